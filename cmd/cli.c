@@ -1,0 +1,280 @@
+/* Option parsing and fabric access shared by the commands. */
+#include "cli.h"
+#include "../core/capture.h"
+#include "../core/engine.h"
+#include "../core/log.h"
+#include "../core/xalloc.h"
+#include "../fabric/namemap.h"
+#include "../fabric/walk.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void cli_common_init(struct cli_common *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->window = IBS_ENGINE_DEFAULT_WINDOW;
+	c->timeout_ms = IBS_ENGINE_DEFAULT_TIMEOUT_MS;
+	c->retries = IBS_ENGINE_DEFAULT_RETRIES;
+	c->deadline_s = 300;
+}
+
+bool cli_parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return false;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		return false;
+	*out = (unsigned)v;
+	return true;
+}
+
+int cli_usage_error(const struct cmd_desc *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("ibscan: error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	if (cmd)
+		fprintf(stderr, "ibscan: hint: usage: ibscan %s %s (see 'ibscan help %s')\n", cmd->name, cmd->usage,
+			cmd->name);
+	else
+		fputs("ibscan: hint: see 'ibscan --help'\n", stderr);
+	return EXIT_USAGE;
+}
+
+int cli_bad_option(const struct cmd_desc *cmd, char **argv, int opt)
+{
+	const char *arg = argv[optind - 1];
+
+	if (opt == ':')
+		return cli_usage_error(cmd, "option '%s' needs a value", arg);
+	if (optopt && optopt < 256 && optopt != '?')
+		return cli_usage_error(cmd, "unknown option '-%c'", optopt);
+	return cli_usage_error(cmd, "unknown option '%s'", arg);
+}
+
+int cli_common_opt(const struct cmd_desc *cmd, struct cli_common *c, int opt, const char *arg)
+{
+	unsigned u;
+
+	switch (opt) {
+	case 'C':
+		c->ca = arg;
+		return 1;
+	case 'P':
+		if (!cli_parse_uint(arg, 0, 254, &u)) {
+			cli_usage_error(cmd, "--port wants a port number, not '%s'", arg);
+			return -1;
+		}
+		c->port = (int)u;
+		return 1;
+	case OPT_WINDOW:
+		if (!cli_parse_uint(arg, 1, IBS_ENGINE_MAX_WINDOW, &c->window)) {
+			cli_usage_error(cmd, "--window wants a number from 1 to %d, not '%s'", IBS_ENGINE_MAX_WINDOW, arg);
+			return -1;
+		}
+		return 1;
+	case OPT_TIMEOUT:
+		if (!cli_parse_uint(arg, 1, 600000, &c->timeout_ms)) {
+			cli_usage_error(cmd, "--timeout wants milliseconds from 1 to 600000, not '%s'", arg);
+			return -1;
+		}
+		return 1;
+	case OPT_RETRIES:
+		if (!cli_parse_uint(arg, 0, 100, &c->retries)) {
+			cli_usage_error(cmd, "--retries wants a number from 0 to 100, not '%s'", arg);
+			return -1;
+		}
+		return 1;
+	case OPT_DEADLINE: {
+		char *end;
+		double d;
+		errno = 0;
+		d = strtod(arg, &end);
+		if (errno || *end || end == arg || !(d > 0) || d > 86400 || isnan(d)) {
+			cli_usage_error(cmd, "--deadline wants seconds (more than 0, at most 86400), not '%s'", arg);
+			return -1;
+		}
+		c->deadline_s = d;
+		return 1;
+	}
+	case OPT_NAMEMAP:
+		c->namemap = arg;
+		return 1;
+	case 'o':
+		c->output = arg;
+		return 1;
+	case OPT_FORMAT:
+		c->format = arg;
+		return 1;
+	case OPT_JSON:
+		c->format = "json";
+		return 1;
+	case OPT_PROGRESS:
+		c->progress = true;
+		return 1;
+	case OPT_RECORD:
+		c->record = arg;
+		return 1;
+	case OPT_RECORD_TIMES:
+		c->record_times = true;
+		return 1;
+	case OPT_REPLAY:
+		c->replay = arg;
+		return 1;
+	case OPT_REPLAY_STRICT:
+		c->replay_strict = true;
+		return 1;
+	case OPT_NO_GIDS:
+		c->no_gids = true;
+		return 1;
+	case 'v':
+		log_set_level(log_get_level() + 1);
+		return 1;
+	case 'q':
+		log_set_level(LOG_ERROR);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int cli_print_help(const struct cmd_desc *cmd)
+{
+	printf("usage: ibscan %s %s\n\n%s\n\n%s", cmd->name, cmd->usage, cmd->summary, cmd->help);
+	return EXIT_OK;
+}
+
+struct progress {
+	bool on;
+	bool shown;
+};
+
+static void show_progress(void *ctx, const struct ibs_fabric *f, const struct ibs_engine_stats *s)
+{
+	struct progress *p = ctx;
+
+	if (!p->on)
+		return;
+	fprintf(stderr, "\ribscan: walking: %zu nodes, %llu MADs sent, %llu timeouts ", f->n_nodes,
+		(unsigned long long)s->sent, (unsigned long long)s->timeouts);
+	p->shown = true;
+}
+
+int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *walk_rc)
+{
+	struct ibs_transport *t = NULL, *rec = NULL;
+	struct ibs_engine_opts eo;
+	struct ibs_engine *e;
+	struct ibs_walk_opts wo;
+	struct ibs_fabric *f;
+	struct ibs_namemap *map = NULL;
+	struct progress prog = { false, false };
+	enum ibs_err rc;
+	char *msg = NULL;
+
+	*out = NULL;
+	*walk_rc = IBS_OK;
+	if (c->replay && c->record) {
+		log_error("--replay and --record cannot be used together");
+		return EXIT_USAGE;
+	}
+	if (c->namemap) {
+		rc = ibs_namemap_load(c->namemap, &map, &msg);
+		if (rc) {
+			log_error("%s", msg);
+			free(msg);
+			return EXIT_RUNTIME;
+		}
+	}
+	if (c->replay) {
+		rc = ibs_replay_open(c->replay, c->replay_strict, &t);
+	} else {
+		struct ibs_umad_opts uo = { c->ca, c->port, (int)c->timeout_ms };
+		rc = ibs_umad_open(&uo, &t);
+	}
+	if (rc) {
+		ibs_namemap_free(map);
+		return EXIT_RUNTIME;
+	}
+	if (c->record) {
+		struct ibs_local_port lp;
+		ibs_transport_local_port(t, &lp);
+		rc = ibs_recorder_wrap(t, c->record, c->record_times, &lp, &rec);
+		if (rc) {
+			ibs_transport_close(t);
+			ibs_namemap_free(map);
+			return EXIT_RUNTIME;
+		}
+		t = rec;
+	}
+	f = ibs_fabric_new();
+	ibs_transport_local_port(t, &f->local);
+	memset(&eo, 0, sizeof(eo));
+	eo.window = c->window;
+	eo.timeout_ms = c->timeout_ms;
+	eo.retries = c->retries;
+	eo.deadline_ms = (unsigned)(c->deadline_s * 1000.0);
+	e = ibs_engine_new(t, &eo);
+	memset(&wo, 0, sizeof(wo));
+	wo.gids = !c->no_gids;
+	wo.sm = true;
+	prog.on = c->progress || isatty(STDERR_FILENO);
+	wo.progress = show_progress;
+	wo.progress_ctx = &prog;
+	rc = ibs_walk(e, f, &wo);
+	if (prog.shown)
+		fputs("\r\033[K", stderr);
+	log_info("%zu nodes, %llu MADs sent, %llu received, %llu retries, %llu timeouts, %llu bad status in %llu ms",
+		 f->n_nodes, (unsigned long long)f->stats.sent, (unsigned long long)f->stats.received,
+		 (unsigned long long)f->stats.retries, (unsigned long long)f->stats.timeouts,
+		 (unsigned long long)f->stats.bad_status, (unsigned long long)ibs_engine_elapsed_ms(e));
+	ibs_engine_free(e);
+	ibs_transport_close(t);
+	if (map) {
+		ibs_namemap_apply(map, f);
+		ibs_namemap_free(map);
+	}
+	*walk_rc = rc;
+	if (rc == IBS_E_DEADLINE)
+		log_error("the walk did not finish within --deadline %.3g s: the result is partial", c->deadline_s);
+	else if (rc == IBS_E_TRANSPORT)
+		log_error("the transport failed during the walk (did the device or the simulator go away?): "
+			  "the result is partial");
+	else if (rc)
+		log_error("the walk failed: %s", ibs_strerror(rc));
+	if (f->n_nodes == 0) {
+		ibs_fabric_free(f);
+		return EXIT_RUNTIME;
+	}
+	*out = f;
+	return EXIT_OK;
+}
+
+int cli_write_output(const struct cli_common *c, int (*fn)(FILE *out, void *ctx), void *ctx)
+{
+	struct ibs_out o;
+
+	if (ibs_out_open(&o, c->output))
+		return EXIT_RUNTIME;
+	if (fn(o.fp, ctx) != 0) {
+		ibs_out_abort(&o);
+		log_error("cannot write %s", c->output ? c->output : "standard output");
+		return EXIT_RUNTIME;
+	}
+	return ibs_out_commit(&o) ? EXIT_RUNTIME : EXIT_OK;
+}

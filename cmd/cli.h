@@ -1,0 +1,133 @@
+/*
+ * The command table and what commands share: option parsing for fabric
+ * access (device or replay, engine settings, outputs) and exit codes.
+ * Only cmd/ chooses exit codes.
+ */
+#ifndef IBSCAN_CLI_H
+#define IBSCAN_CLI_H
+
+#include <getopt.h>
+#include <stdbool.h>
+
+#include "../core/file.h"
+#include "../fabric/model.h"
+
+/* Exit codes (one table for every command but health). */
+enum {
+	EXIT_OK = 0,
+	EXIT_FINDINGS = 1,
+	EXIT_USAGE = 2,
+	EXIT_RUNTIME = 3,
+};
+
+struct cmd_desc {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *usage;   /* after "ibscan NAME " */
+	const char *summary; /* one line */
+	const char *help;    /* options, one per line */
+};
+
+extern const struct cmd_desc ibs_commands[];
+const struct cmd_desc *cmd_find(const char *name);
+
+/* Options shared by every command that reads the fabric. */
+struct cli_common {
+	const char *ca;
+	int port;
+	unsigned window, timeout_ms, retries;
+	double deadline_s;
+	const char *namemap;
+	const char *output;
+	const char *format;
+	bool progress;
+	const char *record;
+	bool record_times;
+	const char *replay;
+	bool replay_strict;
+	bool no_gids;
+};
+
+/* getopt ids for long-only options. */
+enum {
+	OPT_WINDOW = 1000,
+	OPT_TIMEOUT,
+	OPT_RETRIES,
+	OPT_DEADLINE,
+	OPT_NAMEMAP,
+	OPT_FORMAT,
+	OPT_JSON,
+	OPT_PROGRESS,
+	OPT_RECORD,
+	OPT_RECORD_TIMES,
+	OPT_REPLAY,
+	OPT_REPLAY_STRICT,
+	OPT_NO_GIDS,
+	OPT_HELP,
+	OPT_CMD_BASE = 1100, /* commands' own options start here */
+};
+
+#define CLI_FABRIC_OPTIONS                                                        \
+	{ "ca", required_argument, NULL, 'C' }, { "port", required_argument, NULL, 'P' }, \
+	{ "window", required_argument, NULL, OPT_WINDOW },                        \
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },                      \
+	{ "retries", required_argument, NULL, OPT_RETRIES },                      \
+	{ "deadline", required_argument, NULL, OPT_DEADLINE },                    \
+	{ "node-name-map", required_argument, NULL, OPT_NAMEMAP },                \
+	{ "progress", no_argument, NULL, OPT_PROGRESS },                          \
+	{ "record", required_argument, NULL, OPT_RECORD },                        \
+	{ "record-times", no_argument, NULL, OPT_RECORD_TIMES },                  \
+	{ "replay", required_argument, NULL, OPT_REPLAY },                        \
+	{ "replay-strict", no_argument, NULL, OPT_REPLAY_STRICT },                \
+	{ "no-gids", no_argument, NULL, OPT_NO_GIDS }
+
+#define CLI_OUTPUT_OPTIONS                                                        \
+	{ "output", required_argument, NULL, 'o' }, { "format", required_argument, NULL, OPT_FORMAT }, \
+	{ "json", no_argument, NULL, OPT_JSON }
+
+#define CLI_BASE_OPTIONS                                                          \
+	{ "help", no_argument, NULL, 'h' }, { "verbose", no_argument, NULL, 'v' },       \
+	{ "quiet", no_argument, NULL, 'q' }
+
+#define CLI_FABRIC_HELP                                                                          \
+	"  -C, --ca NAME          CA to use (default: the first with an active IB port)\n"           \
+	"  -P, --port N           port of that CA (default: its first active port)\n"               \
+	"      --window N         MADs in flight at most (default 32, 1-1024)\n"                    \
+	"      --timeout MS       per-MAD deadline in milliseconds (default 500)\n"                 \
+	"      --retries N        attempts after the first (default 2)\n"                           \
+	"      --deadline S       deadline for the whole run in seconds (default 300)\n"            \
+	"      --node-name-map F  name nodes from an ib-node-name-map file\n"                       \
+	"      --no-gids          do not read GUIDInfo (GID tables)\n"                              \
+	"      --record FILE      record every MAD exchanged into a capture\n"                      \
+	"      --record-times     put timestamps in the capture\n"                                  \
+	"      --replay FILE      answer from a capture instead of a device\n"                      \
+	"      --replay-strict    a request the capture lacks is an error, not a dead target\n"      \
+	"      --progress         show progress on stderr even when it is not a terminal\n"
+
+#define CLI_BASE_HELP                                                                            \
+	"  -v, --verbose          more diagnostics on stderr (repeat for more)\n"                   \
+	"  -q, --quiet            errors only\n"                                                    \
+	"  -h, --help             this help\n"
+
+void cli_common_init(struct cli_common *c);
+/* Handle a shared option: 1 handled, 0 not a shared option, -1 usage error (reported). */
+int cli_common_opt(const struct cmd_desc *cmd, struct cli_common *c, int opt, const char *arg);
+/* Report an unknown option or missing argument as getopt saw it; returns EXIT_USAGE. */
+int cli_bad_option(const struct cmd_desc *cmd, char **argv, int opt);
+int cli_usage_error(const struct cmd_desc *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int cli_print_help(const struct cmd_desc *cmd);
+/* Parse an unsigned within [lo, hi]. */
+bool cli_parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out);
+
+/*
+ * Walk the fabric (device or replay), with recording and the node-name map
+ * applied. Returns EXIT_OK with *out set (f->partial may be true), or
+ * EXIT_RUNTIME with nothing, after reporting why. When the walk was cut short
+ * *out is still set and *walk_rc says why.
+ */
+int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *walk_rc);
+
+/* Open the output (-o or stdout) and write through fn; EXIT_RUNTIME on write errors. */
+int cli_write_output(const struct cli_common *c, int (*fn)(FILE *out, void *ctx), void *ctx);
+
+#endif

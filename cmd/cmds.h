@@ -1,0 +1,10 @@
+/* Every subcommand: int cmd_foo(argc, argv) returns the exit status (argv[0] is the command name). */
+#ifndef IBSCAN_CMDS_H
+#define IBSCAN_CMDS_H
+
+int cmd_topology(int argc, char **argv);
+int cmd_nodes(int argc, char **argv);
+int cmd_links(int argc, char **argv);
+int cmd_sm(int argc, char **argv);
+
+#endif

@@ -1,0 +1,121 @@
+/* ibscan's entry point: global options, the command table, help and version. */
+#include "cli.h"
+#include "cmds.h"
+#include "../core/log.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#ifndef IBSCAN_VERSION
+#define IBSCAN_VERSION "0.0.0"
+#endif
+
+#define VIEW_HELP                                                                                \
+	"      --format F         text (default) or json\n"                                           \
+	"      --json             same as --format json\n"                                            \
+	"  -o, --output FILE      write there (atomically: temporary file, then rename)\n"
+
+const struct cmd_desc ibs_commands[] = {
+	{ "topology", cmd_topology, "[options]",
+	  "Walk the fabric and show every node, port and link.",
+	  "options:\n"
+	  "      --format F         text (default), json, dot (Graphviz) or netfile (ibnetdiscover format)\n"
+	  "      --json             same as --format json\n"
+	  "  -o, --output FILE      write there (atomically: temporary file, then rename)\n" CLI_FABRIC_HELP
+		  CLI_BASE_HELP },
+	{ "nodes", cmd_nodes, "[options]", "Walk the fabric and list its nodes, one per line.",
+	  "options:\n" VIEW_HELP CLI_FABRIC_HELP CLI_BASE_HELP },
+	{ "links", cmd_links, "[options]", "Walk the fabric and list its links, one per line.",
+	  "options:\n" VIEW_HELP CLI_FABRIC_HELP CLI_BASE_HELP },
+	{ "sm", cmd_sm, "[options]", "Show the subnet manager(s): LID, GUID, priority and state.",
+	  "options:\n" VIEW_HELP CLI_FABRIC_HELP CLI_BASE_HELP },
+	{ NULL, NULL, NULL, NULL, NULL },
+};
+
+const struct cmd_desc *cmd_find(const char *name)
+{
+	const struct cmd_desc *c;
+
+	for (c = ibs_commands; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+static int usage(FILE *out)
+{
+	const struct cmd_desc *c;
+
+	fprintf(out, "usage: ibscan [--version] [--help] COMMAND [options]\n\n"
+		     "Inspect an InfiniBand fabric: discovery, health, counters, captures.\n\ncommands:\n");
+	for (c = ibs_commands; c->name; c++)
+		fprintf(out, "  %-10s %s\n", c->name, c->summary);
+	fprintf(out, "  %-10s %s\n", "help", "Show help for a command: ibscan help COMMAND.");
+	fprintf(out, "\nexit status: 0 ok, 1 findings, 2 usage error, 3 runtime failure or partial result\n"
+		     "(ibscan health: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN)\n");
+	return 0;
+}
+
+/* The closest command by prefix, for a hint only: ibscan never guesses. */
+static const char *suggest(const char *name)
+{
+	const struct cmd_desc *c;
+	size_t n = strlen(name);
+
+	for (c = ibs_commands; c->name; c++)
+		if (n >= 2 && !strncmp(c->name, name, n))
+			return c->name;
+	return NULL;
+}
+
+static int finish(int rc)
+{
+	/* A full disk or a closed pipe on stdout must not look like success. */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "ibscan: error: cannot write to standard output\n");
+		return EXIT_RUNTIME;
+	}
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	const struct cmd_desc *c;
+	const char *name;
+
+	/* A closed pipe shows up as EPIPE on write, reported, not as a silent death. */
+	signal(SIGPIPE, SIG_IGN);
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	name = argv[1];
+	if (!strcmp(name, "--help") || !strcmp(name, "-h"))
+		return finish(usage(stdout));
+	if (!strcmp(name, "--version") || !strcmp(name, "-V")) {
+		printf("ibscan %s\n", IBSCAN_VERSION);
+		return finish(EXIT_OK);
+	}
+	if (!strcmp(name, "help")) {
+		if (argc < 3)
+			return finish(usage(stdout));
+		c = cmd_find(argv[2]);
+		if (!c)
+			return cli_usage_error(NULL, "unknown command '%s'", argv[2]);
+		return finish(cli_print_help(c));
+	}
+	if (name[0] == '-')
+		return cli_usage_error(NULL, "unknown option '%s' (options go after the command)", name);
+	c = cmd_find(name);
+	if (!c) {
+		const char *s = suggest(name);
+		fprintf(stderr, "ibscan: error: unknown command '%s'\n", name);
+		if (s)
+			fprintf(stderr, "ibscan: hint: did you mean '%s'?\n", s);
+		else
+			fprintf(stderr, "ibscan: hint: see 'ibscan --help'\n");
+		return EXIT_USAGE;
+	}
+	return finish(c->fn(argc - 1, argv + 1));
+}

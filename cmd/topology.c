@@ -1,0 +1,121 @@
+/* `ibscan topology`, `nodes`, `links` and `sm`: views of one walk of the fabric. */
+#include "cli.h"
+#include "cmds.h"
+#include "../core/log.h"
+#include "../output/render.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum view { VIEW_TOPOLOGY, VIEW_NODES, VIEW_LINKS, VIEW_SM };
+enum fmt { FMT_TEXT, FMT_JSON, FMT_DOT, FMT_NETFILE };
+
+struct job {
+	enum view view;
+	enum fmt fmt;
+	const struct ibs_fabric *f;
+};
+
+static int write_view(FILE *out, void *ctx)
+{
+	struct job *j = ctx;
+	struct emit *e;
+	int rc;
+
+	if (j->fmt == FMT_DOT)
+		return render_dot(out, j->f);
+	if (j->fmt == FMT_NETFILE)
+		return render_netfile(out, j->f);
+	e = emit_new(j->fmt == FMT_JSON ? EMIT_JSON : EMIT_TEXT);
+	switch (j->view) {
+	case VIEW_TOPOLOGY:
+		render_topology(e, j->f);
+		break;
+	case VIEW_NODES:
+		render_nodes(e, j->f);
+		break;
+	case VIEW_LINKS:
+		render_links(e, j->f);
+		break;
+	case VIEW_SM:
+		render_sm(e, j->f);
+		break;
+	}
+	rc = emit_write(e, out);
+	emit_free(e);
+	return rc;
+}
+
+static int run_view(int argc, char **argv, enum view view)
+{
+	static const struct option opts[] = { CLI_FABRIC_OPTIONS, CLI_OUTPUT_OPTIONS, CLI_BASE_OPTIONS,
+					      { NULL, 0, NULL, 0 } };
+	const struct cmd_desc *cmd = cmd_find(argv[0]);
+	struct cli_common c;
+	struct ibs_fabric *f;
+	struct job j;
+	enum ibs_err wrc;
+	int opt, rc, st;
+
+	cli_common_init(&c);
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, ":C:P:o:hvq", opts, NULL)) != -1) {
+		if (opt == 'h')
+			return cli_print_help(cmd);
+		rc = cli_common_opt(cmd, &c, opt, optarg);
+		if (rc < 0)
+			return EXIT_USAGE;
+		if (rc == 0)
+			return cli_bad_option(cmd, argv, opt);
+	}
+	if (optind < argc)
+		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+	j.view = view;
+	j.fmt = FMT_TEXT;
+	if (c.format) {
+		if (!strcmp(c.format, "text"))
+			j.fmt = FMT_TEXT;
+		else if (!strcmp(c.format, "json"))
+			j.fmt = FMT_JSON;
+		else if (view == VIEW_TOPOLOGY && !strcmp(c.format, "dot"))
+			j.fmt = FMT_DOT;
+		else if (view == VIEW_TOPOLOGY && !strcmp(c.format, "netfile"))
+			j.fmt = FMT_NETFILE;
+		else
+			return cli_usage_error(cmd, "unknown format '%s' (%s)", c.format,
+					       view == VIEW_TOPOLOGY ? "text, json, dot or netfile" : "text or json");
+	}
+	rc = cli_walk(&c, &f, &wrc);
+	if (rc)
+		return rc;
+	j.f = f;
+	st = cli_write_output(&c, write_view, &j);
+	if (st == EXIT_OK && f->partial) {
+		log_error("the result is partial: %zu part%s of the fabric could not be reached or read "
+			  "(listed in the output)", f->n_errors, f->n_errors == 1 ? "" : "s");
+		st = EXIT_RUNTIME;
+	}
+	ibs_fabric_free(f);
+	return st;
+}
+
+int cmd_topology(int argc, char **argv)
+{
+	return run_view(argc, argv, VIEW_TOPOLOGY);
+}
+
+int cmd_nodes(int argc, char **argv)
+{
+	return run_view(argc, argv, VIEW_NODES);
+}
+
+int cmd_links(int argc, char **argv)
+{
+	return run_view(argc, argv, VIEW_LINKS);
+}
+
+int cmd_sm(int argc, char **argv)
+{
+	return run_view(argc, argv, VIEW_SM);
+}

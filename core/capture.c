@@ -1,0 +1,812 @@
+/*
+ * Capture files: the recorder (a transport wrapper), the parser and the
+ * replay transport. Format: docs/capture-format.md. Request bytes are stored
+ * with the TID zeroed so that identical requests are identical text; replay
+ * writes the live request's TID into the recorded response.
+ */
+#include "capture.h"
+#include "file.h"
+#include "log.h"
+#include "xalloc.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifndef IBSCAN_VERSION
+#define IBSCAN_VERSION "0.0.0"
+#endif
+
+#define TID_OFFS 8 /* IBA 13.4.3: TransactionID at bytes 8-15 */
+
+/* ---- shared helpers ---- */
+
+static void addr_fmt(const struct ibs_addr *a, char *buf, size_t len)
+{
+	size_t off;
+	unsigned i;
+
+	if (a->lid) {
+		snprintf(buf, len, "lid:%u", a->lid);
+		return;
+	}
+	off = (size_t)snprintf(buf, len, "dr:0");
+	for (i = 1; i <= a->hops && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, ",%u", a->path[i]);
+}
+
+static bool addr_parse(const char *s, struct ibs_addr *a)
+{
+	char tmp[300];
+
+	if (!strncmp(s, "lid:", 4)) {
+		snprintf(tmp, sizeof(tmp), "lid %s", s + 4);
+		return ibs_addr_parse(a, tmp) == IBS_OK;
+	}
+	if (!strncmp(s, "dr:", 3))
+		return ibs_addr_parse(a, s + 3) == IBS_OK;
+	return false;
+}
+
+static size_t trimmed(const uint8_t *b, size_t len)
+{
+	while (len && !b[len - 1])
+		len--;
+	return len;
+}
+
+static void put_hex(FILE *f, const uint8_t *b, size_t len)
+{
+	static const char hx[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		fputc(hx[b[i] >> 4], f);
+		fputc(hx[b[i] & 15], f);
+	}
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Parse hex into out (at most IBS_MAD_SIZE bytes); false when malformed. */
+static bool get_hex(const char *s, size_t n, uint8_t *out, size_t *len)
+{
+	size_t i;
+
+	if (n % 2 || n / 2 > IBS_MAD_SIZE)
+		return false;
+	for (i = 0; i < n / 2; i++) {
+		int hi = hexval((unsigned char)s[2 * i]), lo = hexval((unsigned char)s[2 * i + 1]);
+		if (hi < 0 || lo < 0)
+			return false;
+		out[i] = (uint8_t)(hi << 4 | lo);
+	}
+	*len = n / 2;
+	return true;
+}
+
+/* FNV-1a over the address and the request bytes (TID zeroed, trailing zeros trimmed). */
+static uint64_t req_key(const struct ibs_addr *a, const uint8_t *req, size_t len)
+{
+	uint8_t b[IBS_MAD_SIZE];
+	char as[300];
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t i, n;
+
+	addr_fmt(a, as, sizeof(as));
+	for (i = 0; as[i]; i++)
+		h = (h ^ (uint8_t)as[i]) * 0x100000001b3ull;
+	memset(b, 0, sizeof(b));
+	memcpy(b, req, len < sizeof(b) ? len : sizeof(b));
+	memset(b + TID_OFFS, 0, 8);
+	n = trimmed(b, sizeof(b));
+	for (i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static void write_local(FILE *f, const struct ibs_local_port *lp)
+{
+	fprintf(f,
+		"local ca=%s port=%d node_guid=0x%016" PRIx64 " port_guid=0x%016" PRIx64
+		" system_image_guid=0x%016" PRIx64 " lid=%u sm_lid=%u lmc=%u state=%u node_type=%d\n",
+		lp->ca[0] ? lp->ca : "-", lp->port, lp->node_guid, lp->port_guid, lp->system_image_guid, lp->lid,
+		lp->sm_lid, lp->lmc, lp->state, lp->node_type);
+}
+
+/* ---- recorder ---- */
+
+struct rec_pending {
+	uint32_t tid;
+	struct ibs_mad_req req;
+	uint8_t mad[IBS_MAD_SIZE];
+	uint64_t t;
+	bool used;
+};
+
+struct rec_priv {
+	struct ibs_transport *inner;
+	FILE *f;
+	char *path;
+	bool times;
+	bool failed;
+	uint64_t start;
+	struct rec_pending *p;
+	size_t n, cap;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void rec_write(struct rec_priv *r, struct rec_pending *p, enum ibs_cap_outcome oc, const struct ibs_packet *pkt)
+{
+	char as[300];
+	uint8_t b[IBS_MAD_SIZE];
+
+	if (r->failed)
+		return;
+	addr_fmt(&p->req.addr, as, sizeof(as));
+	fprintf(r->f, "x %s %s %s mod=%" PRIu32 " addr=%s", ibs_class_name(p->req.mgmt_class),
+		ibs_method_name(p->req.method), ibs_attr_name(p->req.mgmt_class, p->req.attr_id), p->req.attr_mod,
+		as);
+	if (r->times)
+		fprintf(r->f, " t=%" PRIu64, p->t - r->start);
+	fputs("\n> ", r->f);
+	memcpy(b, p->mad, sizeof(b));
+	memset(b + TID_OFFS, 0, 8);
+	put_hex(r->f, b, trimmed(b, sizeof(b)));
+	fputs("\n< ", r->f);
+	if (oc == IBS_CAP_NONE) {
+		fputs("none", r->f);
+	} else {
+		memcpy(b, pkt->mad, sizeof(b));
+		memset(b + TID_OFFS, 0, 8);
+		if (oc == IBS_CAP_ERROR)
+			fprintf(r->f, "error %d ", pkt->status);
+		else if (pkt->len != IBS_MAD_SIZE)
+			fprintf(r->f, "resp len=%zu ", pkt->len);
+		else
+			fputs("resp ", r->f);
+		put_hex(r->f, b, trimmed(b, pkt->len));
+	}
+	fputc('\n', r->f);
+	/* A crash loses at most the exchange in flight. */
+	if (fflush(r->f) != 0 || ferror(r->f)) {
+		log_error("cannot write capture '%s': %s", r->path, strerror(errno));
+		r->failed = true;
+	}
+}
+
+static struct rec_pending *rec_find(struct rec_priv *r, uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		if (r->p[i].used && r->p[i].tid == tid)
+			return &r->p[i];
+	return NULL;
+}
+
+static void rec_done(struct rec_priv *r, struct rec_pending *p)
+{
+	p->used = false;
+	while (r->n && !r->p[r->n - 1].used)
+		r->n--;
+}
+
+static enum ibs_err rec_send(struct ibs_transport *t, const struct ibs_mad_req *req, const uint8_t *mad)
+{
+	struct rec_priv *r = t->priv;
+	struct rec_pending *p = NULL;
+	struct ibs_mad_hdr h;
+	size_t i;
+	enum ibs_err rc;
+
+	ibs_mad_decode_hdr(mad, IBS_MAD_SIZE, &h);
+	for (i = 0; i < r->n; i++)
+		if (!r->p[i].used) {
+			p = &r->p[i];
+			break;
+		}
+	if (!p) {
+		r->p = xgrow(r->p, &r->cap, r->n + 1, sizeof(*r->p));
+		p = &r->p[r->n++];
+	}
+	p->used = true;
+	p->tid = (uint32_t)h.tid;
+	p->req = *req;
+	p->req.data = NULL;
+	memcpy(p->mad, mad, IBS_MAD_SIZE);
+	p->t = r->times ? mono_ns() : 0;
+	rc = r->inner->ops->send(r->inner, req, mad);
+	if (rc)
+		rec_done(r, p);
+	return rc;
+}
+
+static enum ibs_err rec_recv(struct ibs_transport *t, struct ibs_packet *pkt, int ms)
+{
+	struct rec_priv *r = t->priv;
+	enum ibs_err rc = r->inner->ops->recv(r->inner, pkt, ms);
+	struct ibs_mad_hdr h;
+	struct rec_pending *p;
+
+	if (rc != IBS_OK || ibs_mad_decode_hdr(pkt->mad, pkt->len, &h) != IBS_OK)
+		return rc;
+	p = rec_find(r, (uint32_t)h.tid);
+	if (p) {
+		rec_write(r, p, pkt->status ? IBS_CAP_ERROR : IBS_CAP_RESP, pkt);
+		rec_done(r, p);
+	}
+	return rc;
+}
+
+static void rec_expire(struct ibs_transport *t, const struct ibs_mad_req *req, uint32_t tid)
+{
+	struct rec_priv *r = t->priv;
+	struct rec_pending *p = rec_find(r, tid);
+
+	(void)req;
+	if (p) {
+		rec_write(r, p, IBS_CAP_NONE, NULL);
+		rec_done(r, p);
+	}
+	if (r->inner->ops->expire)
+		r->inner->ops->expire(r->inner, req, tid);
+}
+
+static enum ibs_err rec_local(struct ibs_transport *t, struct ibs_local_port *out)
+{
+	struct rec_priv *r = t->priv;
+	return ibs_transport_local_port(r->inner, out);
+}
+
+static void rec_close(struct ibs_transport *t)
+{
+	struct rec_priv *r = t->priv;
+	size_t i;
+
+	/* Whatever was still in flight never got an answer. */
+	for (i = 0; i < r->n; i++)
+		if (r->p[i].used)
+			rec_write(r, &r->p[i], IBS_CAP_NONE, NULL);
+	if (fclose(r->f) != 0 && !r->failed)
+		log_error("cannot write capture '%s': %s", r->path, strerror(errno));
+	ibs_transport_close(r->inner);
+	free(r->p);
+	free(r->path);
+	free(r);
+	free(t);
+}
+
+static const struct ibs_transport_ops rec_ops = {
+	.name = "recorder",
+	.send = rec_send,
+	.recv = rec_recv,
+	.expire = rec_expire,
+	.local_port = rec_local,
+	.close = rec_close,
+};
+
+enum ibs_err ibs_recorder_wrap(struct ibs_transport *inner, const char *path, bool times,
+			       const struct ibs_local_port *lp, struct ibs_transport **out)
+{
+	struct rec_priv *r;
+	struct ibs_transport *t;
+	FILE *f = fopen(path, "w");
+
+	*out = NULL;
+	if (!f) {
+		log_error("cannot create capture '%s': %s", path, strerror(errno));
+		return IBS_E_IO;
+	}
+	fprintf(f, "%s %d\n", IBS_CAPTURE_MAGIC, IBS_CAPTURE_VERSION);
+	fprintf(f, "# format: docs/capture-format.md\n");
+	fprintf(f, "tool ibscan %s\n", IBSCAN_VERSION);
+	write_local(f, lp);
+	if (fflush(f) != 0) {
+		log_error("cannot write capture '%s': %s", path, strerror(errno));
+		fclose(f);
+		return IBS_E_IO;
+	}
+	r = xcalloc(1, sizeof(*r));
+	r->inner = inner;
+	r->f = f;
+	r->path = xstrdup(path);
+	r->times = times;
+	r->start = mono_ns();
+	t = xcalloc(1, sizeof(*t));
+	t->ops = &rec_ops;
+	t->priv = r;
+	*out = t;
+	return IBS_OK;
+}
+
+/* ---- parser ---- */
+
+static enum ibs_err perr(char **msg, const char *name, unsigned line, const char *why)
+{
+	*msg = xasprintf("%s:%u: %s", name, line, why);
+	return IBS_E_INPUT;
+}
+
+/* key=value from a "local" line. */
+static const char *kv(const char *line, const char *key, char *val, size_t vlen)
+{
+	size_t kl = strlen(key);
+	const char *p = line;
+
+	while ((p = strstr(p, key))) {
+		if ((p == line || p[-1] == ' ') && p[kl] == '=') {
+			size_t i = 0;
+			p += kl + 1;
+			while (p[i] && p[i] != ' ' && i + 1 < vlen) {
+				val[i] = p[i];
+				i++;
+			}
+			val[i] = '\0';
+			return val;
+		}
+		p += kl;
+	}
+	return NULL;
+}
+
+static bool kv_u64(const char *line, const char *key, uint64_t max, uint64_t *out)
+{
+	char v[64], *end;
+	unsigned long long x;
+
+	if (!kv(line, key, v, sizeof(v)) || !v[0])
+		return false;
+	errno = 0;
+	x = strtoull(v, &end, 0);
+	if (errno || *end || x > max || v[0] == '-')
+		return false;
+	*out = x;
+	return true;
+}
+
+static enum ibs_err parse_local(const char *name, unsigned ln, const char *line, struct ibs_local_port *lp,
+				char **msg)
+{
+	uint64_t v;
+
+	memset(lp, 0, sizeof(*lp));
+	if (!kv(line, "ca", lp->ca, sizeof(lp->ca)))
+		return perr(msg, name, ln, "local: missing ca=");
+#define NEED(key, max, field)                                                   \
+	do {                                                                    \
+		if (!kv_u64(line, key, max, &v))                                \
+			return perr(msg, name, ln, "local: missing or bad " key "="); \
+		lp->field = (__typeof__(lp->field))v;                           \
+	} while (0)
+	NEED("port", 255, port);
+	NEED("node_guid", UINT64_MAX, node_guid);
+	NEED("port_guid", UINT64_MAX, port_guid);
+	NEED("system_image_guid", UINT64_MAX, system_image_guid);
+	NEED("lid", 0xffff, lid);
+	NEED("sm_lid", 0xffff, sm_lid);
+	NEED("lmc", 7, lmc);
+	NEED("state", 255, state);
+	NEED("node_type", 255, node_type);
+#undef NEED
+	return IBS_OK;
+}
+
+enum ibs_err ibs_capture_parse(const char *name, const char *buf, size_t len, struct ibs_capture **out,
+			       char **msg)
+{
+	struct ibs_capture *c = xcalloc(1, sizeof(*c));
+	size_t pos = 0;
+	unsigned ln = 0;
+	int state = 0; /* 0 header, 1 want x, 2 want >, 3 want < */
+	bool have_local = false;
+	struct ibs_cap_exchange *x = NULL;
+	enum ibs_err rc = IBS_OK;
+	char line[IBS_CAPTURE_MAX_LINE + 1];
+
+	*out = NULL;
+	*msg = NULL;
+	if (len && memchr(buf, '\0', len)) {
+		const char *z = memchr(buf, '\0', len);
+		unsigned zl = 1;
+		for (const char *q = buf; q < z; q++)
+			zl += *q == '\n';
+		rc = perr(msg, name, zl, "NUL byte: this is not a capture (binary file?)");
+		goto fail;
+	}
+	while (pos < len) {
+		const char *s = buf + pos, *nl = memchr(s, '\n', len - pos);
+		size_t ll = nl ? (size_t)(nl - s) : len - pos;
+
+		ln++;
+		pos += ll + (nl ? 1 : 0);
+		if (ll > IBS_CAPTURE_MAX_LINE) {
+			rc = perr(msg, name, ln, "line too long");
+			goto fail;
+		}
+		memcpy(line, s, ll);
+		line[ll] = '\0';
+		if (ll && line[ll - 1] == '\r')
+			line[--ll] = '\0';
+		if (ln == 1) {
+			int ver;
+			char tail;
+			if (sscanf(line, IBS_CAPTURE_MAGIC " %d%c", &ver, &tail) != 1) {
+				rc = perr(msg, name, ln, "not an ibscan capture (no 'ibscan-capture 1' header)");
+				goto fail;
+			}
+			if (ver != IBS_CAPTURE_VERSION) {
+				*msg = xasprintf("%s:%u: capture format version %d is not supported (this ibscan reads version %d)",
+						 name, ln, ver, IBS_CAPTURE_VERSION);
+				rc = IBS_E_INPUT;
+				goto fail;
+			}
+			continue;
+		}
+		if (!ll || line[0] == '#')
+			continue;
+		if (state <= 1 && !strncmp(line, "tool ", 5)) {
+			free(c->tool);
+			c->tool = xstrdup(line + 5);
+			continue;
+		}
+		if (state <= 1 && !strncmp(line, "local ", 6)) {
+			rc = parse_local(name, ln, line + 6, &c->local, msg);
+			if (rc)
+				goto fail;
+			have_local = true;
+			state = 1;
+			continue;
+		}
+		if (line[0] == 'x' && line[1] == ' ') {
+			char as[300];
+			const char *t;
+			if (state == 0 && !have_local) {
+				rc = perr(msg, name, ln, "exchange before the 'local' line");
+				goto fail;
+			}
+			if (state == 2 || state == 3) {
+				rc = perr(msg, name, ln, "the previous exchange is incomplete");
+				goto fail;
+			}
+			c->x = xgrow(c->x, &c->cap, c->n + 1, sizeof(*c->x));
+			x = &c->x[c->n++];
+			memset(x, 0, sizeof(*x));
+			x->line = ln;
+			if (!kv(line, "addr", as, sizeof(as)) || !addr_parse(as, &x->addr)) {
+				rc = perr(msg, name, ln, "missing or bad addr= (dr:0,1,... or lid:N)");
+				goto fail;
+			}
+			if ((t = strstr(line, " t="))) {
+				uint64_t v;
+				if (!kv_u64(line, "t", UINT64_MAX, &v)) {
+					rc = perr(msg, name, ln, "bad t=");
+					goto fail;
+				}
+				x->time_ns = v;
+			}
+			state = 2;
+			continue;
+		}
+		if (line[0] == '>' && line[1] == ' ') {
+			struct ibs_mad_hdr h;
+			if (state != 2) {
+				rc = perr(msg, name, ln, "request line without an 'x' line before it");
+				goto fail;
+			}
+			if (!get_hex(line + 2, ll - 2, x->req, &x->req_len) ||
+			    ibs_mad_decode_hdr(x->req, x->req_len, &h) != IBS_OK) {
+				rc = perr(msg, name, ln, "bad request bytes (hex of a MAD, at most 256 bytes)");
+				goto fail;
+			}
+			if ((h.mgmt_class == IBS_CLASS_SMI_DR) != (x->addr.lid == 0)) {
+				rc = perr(msg, name, ln, "directed-route requests need a dr: address, others a lid:");
+				goto fail;
+			}
+			state = 3;
+			continue;
+		}
+		if (line[0] == '<' && line[1] == ' ') {
+			const char *p = line + 2;
+			if (state != 3) {
+				rc = perr(msg, name, ln, "outcome line without a request line before it");
+				goto fail;
+			}
+			if (!strcmp(p, "none")) {
+				x->outcome = IBS_CAP_NONE;
+			} else if (!strncmp(p, "resp ", 5)) {
+				size_t want = IBS_MAD_SIZE;
+				x->outcome = IBS_CAP_RESP;
+				p += 5;
+				if (!strncmp(p, "len=", 4)) {
+					char *end;
+					unsigned long v;
+					errno = 0;
+					v = strtoul(p + 4, &end, 10);
+					if (errno || end == p + 4 || *end != ' ' || v > IBS_MAD_SIZE) {
+						rc = perr(msg, name, ln, "bad len= (0 to 256)");
+						goto fail;
+					}
+					want = v;
+					p = end + 1;
+				}
+				if (!get_hex(p, strlen(p), x->resp, &x->resp_len) || x->resp_len > want) {
+					rc = perr(msg, name, ln, "bad response bytes (hex of a MAD, at most 256 bytes)");
+					goto fail;
+				}
+				x->resp_len = want;
+			} else if (!strncmp(p, "error ", 6)) {
+				char *end;
+				long st;
+				errno = 0;
+				st = strtol(p + 6, &end, 10);
+				if (errno || end == p + 6 || st <= 0 || st > 4095 || (*end && *end != ' ')) {
+					rc = perr(msg, name, ln, "bad error status");
+					goto fail;
+				}
+				x->outcome = IBS_CAP_ERROR;
+				x->status = (int)st;
+				if (*end == ' ' && !get_hex(end + 1, strlen(end + 1), x->resp, &x->resp_len)) {
+					rc = perr(msg, name, ln, "bad bytes after the error status");
+					goto fail;
+				}
+			} else {
+				rc = perr(msg, name, ln, "outcome must be 'resp HEX', 'error N [HEX]' or 'none'");
+				goto fail;
+			}
+			state = 1;
+			continue;
+		}
+		rc = perr(msg, name, ln, "unrecognised line");
+		goto fail;
+	}
+	if (ln == 0) {
+		rc = perr(msg, name, 1, "empty file: not an ibscan capture");
+		goto fail;
+	}
+	if (!have_local) {
+		rc = perr(msg, name, ln, "no 'local' line: truncated capture?");
+		goto fail;
+	}
+	if (state == 2 || state == 3) {
+		rc = perr(msg, name, ln, "truncated: the last exchange is incomplete");
+		goto fail;
+	}
+	*out = c;
+	return IBS_OK;
+fail:
+	ibs_capture_free(c);
+	return rc;
+}
+
+enum ibs_err ibs_capture_load(const char *path, struct ibs_capture **out, char **msg)
+{
+	char *buf;
+	size_t n;
+	enum ibs_err rc;
+
+	*out = NULL;
+	rc = ibs_read_file(path, IBS_CAPTURE_MAX_BYTES, &buf, &n, msg);
+	if (rc)
+		return rc;
+	rc = ibs_capture_parse(path, buf, n, out, msg);
+	free(buf);
+	return rc;
+}
+
+void ibs_capture_free(struct ibs_capture *c)
+{
+	if (!c)
+		return;
+	free(c->tool);
+	free(c->x);
+	free(c);
+}
+
+/* ---- replay ---- */
+
+struct rp_bucket {
+	uint64_t key;
+	size_t first;   /* head of this key's exchanges, chained by next[] */
+	size_t next_up; /* the next one to answer with */
+	bool used;
+};
+
+struct rp_priv {
+	struct ibs_capture *c;
+	char *path;
+	bool strict;
+	size_t *next;   /* per exchange: next exchange with the same key, or SIZE_MAX */
+	struct rp_bucket *tab;
+	size_t cap;
+	struct ibs_packet *q; /* deliveries waiting for recv */
+	size_t qh, qn, qcap;
+	bool failed;
+};
+
+static struct rp_bucket *rp_find(struct rp_priv *p, uint64_t key, bool add)
+{
+	size_t s = (size_t)(key * 0x9e3779b97f4a7c15ull >> 17) & (p->cap - 1);
+
+	while (p->tab[s].used) {
+		if (p->tab[s].key == key)
+			return &p->tab[s];
+		s = (s + 1) & (p->cap - 1);
+	}
+	if (!add)
+		return NULL;
+	p->tab[s].used = true;
+	p->tab[s].key = key;
+	p->tab[s].first = p->tab[s].next_up = SIZE_MAX;
+	return &p->tab[s];
+}
+
+static void rp_push(struct rp_priv *p, const struct ibs_packet *pkt)
+{
+	if (p->qn == p->qcap) {
+		size_t i, ncap = p->qcap ? p->qcap * 2 : 64;
+		struct ibs_packet *nq = xmalloc(ncap * sizeof(*nq));
+		for (i = 0; i < p->qn; i++)
+			nq[i] = p->q[(p->qh + i) % p->qcap];
+		free(p->q);
+		p->q = nq;
+		p->qh = 0;
+		p->qcap = ncap;
+	}
+	p->q[(p->qh + p->qn) % p->qcap] = *pkt;
+	p->qn++;
+}
+
+static enum ibs_err rp_send(struct ibs_transport *t, const struct ibs_mad_req *req, const uint8_t *mad)
+{
+	struct rp_priv *p = t->priv;
+	struct rp_bucket *b = rp_find(p, req_key(&req->addr, mad, IBS_MAD_SIZE), false);
+	struct ibs_packet pkt;
+	struct ibs_cap_exchange *x;
+
+	memset(&pkt, 0, sizeof(pkt));
+	if (!b || b->next_up == SIZE_MAX) {
+		char as[300];
+		addr_fmt(&req->addr, as, sizeof(as));
+		if (p->strict) {
+			log_error("replay: '%s' has no %sanswer for %s %s %s mod=%u addr=%s (--replay-strict)", p->path,
+				  b ? "further " : "", ibs_class_name(req->mgmt_class),
+				  ibs_method_name(req->method), ibs_attr_name(req->mgmt_class, req->attr_id),
+				  req->attr_mod, as);
+			p->failed = true;
+			return IBS_E_TRANSPORT;
+		}
+		log_debug("replay: no answer for %s mod=%u addr=%s: a dead target",
+			  ibs_attr_name(req->mgmt_class, req->attr_id), req->attr_mod, as);
+		/* Like the simulator, give the request back as undeliverable at once. */
+		memcpy(pkt.mad, mad, IBS_MAD_SIZE);
+		pkt.len = IBS_MAD_SIZE;
+		pkt.status = 110;
+		rp_push(p, &pkt);
+		return IBS_OK;
+	}
+	x = &p->c->x[b->next_up];
+	b->next_up = p->next[b->next_up];
+	if (x->outcome == IBS_CAP_RESP) {
+		memcpy(pkt.mad, x->resp, x->resp_len);
+		pkt.len = x->resp_len;
+	} else {
+		/* error and none both come back as a failed attempt, at once. */
+		memcpy(pkt.mad, x->resp_len ? x->resp : mad, x->resp_len ? x->resp_len : IBS_MAD_SIZE);
+		pkt.len = IBS_MAD_SIZE;
+		pkt.status = x->outcome == IBS_CAP_ERROR ? x->status : 110;
+	}
+	if (pkt.len >= 16)
+		memcpy(pkt.mad + TID_OFFS, mad + TID_OFFS, 8);
+	rp_push(p, &pkt);
+	return IBS_OK;
+}
+
+static enum ibs_err rp_recv(struct ibs_transport *t, struct ibs_packet *pkt, int ms)
+{
+	struct rp_priv *p = t->priv;
+
+	(void)ms;
+	if (p->failed)
+		return IBS_E_TRANSPORT;
+	if (!p->qn)
+		return IBS_E_AGAIN;
+	*pkt = p->q[p->qh];
+	p->qh = (p->qh + 1) % p->qcap;
+	p->qn--;
+	return IBS_OK;
+}
+
+static enum ibs_err rp_local(struct ibs_transport *t, struct ibs_local_port *out)
+{
+	struct rp_priv *p = t->priv;
+
+	*out = p->c->local;
+	return IBS_OK;
+}
+
+static void rp_close(struct ibs_transport *t)
+{
+	struct rp_priv *p = t->priv;
+
+	ibs_capture_free(p->c);
+	free(p->next);
+	free(p->tab);
+	free(p->q);
+	free(p->path);
+	free(p);
+	free(t);
+}
+
+static const struct ibs_transport_ops replay_ops = {
+	.name = "replay",
+	.send = rp_send,
+	.recv = rp_recv,
+	.local_port = rp_local,
+	.close = rp_close,
+};
+
+enum ibs_err ibs_replay_open(const char *path, bool strict, struct ibs_transport **out)
+{
+	struct ibs_capture *c;
+	struct rp_priv *p;
+	struct ibs_transport *t;
+	char *msg = NULL;
+	enum ibs_err rc;
+	size_t i, *last;
+
+	*out = NULL;
+	rc = ibs_capture_load(path, &c, &msg);
+	if (rc) {
+		log_error("%s", msg);
+		free(msg);
+		return rc;
+	}
+	p = xcalloc(1, sizeof(*p));
+	p->c = c;
+	p->path = xstrdup(path);
+	p->strict = strict;
+	p->next = xmalloc((c->n ? c->n : 1) * sizeof(*p->next));
+	for (p->cap = 64; p->cap < c->n * 2; p->cap *= 2)
+		;
+	p->tab = xcalloc(p->cap, sizeof(*p->tab));
+	/* Chain exchanges of the same request in file order; last[] tracks the tails. */
+	last = xmalloc(p->cap * sizeof(*last));
+	for (i = 0; i < c->n; i++) {
+		struct rp_bucket *b = rp_find(p, req_key(&c->x[i].addr, c->x[i].req, c->x[i].req_len), true);
+		size_t bi = (size_t)(b - p->tab);
+		p->next[i] = SIZE_MAX;
+		if (b->first == SIZE_MAX) {
+			b->first = b->next_up = i;
+		} else {
+			p->next[last[bi]] = i;
+		}
+		last[bi] = i;
+	}
+	free(last);
+	t = xcalloc(1, sizeof(*t));
+	t->ops = &replay_ops;
+	t->priv = p;
+	*out = t;
+	return IBS_OK;
+}

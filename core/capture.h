@@ -1,0 +1,59 @@
+/*
+ * Captures: ibscan's own line-oriented record of every MAD exchange (format
+ * in docs/capture-format.md). The recorder wraps any transport and writes as
+ * it goes; the replay transport answers from a capture, matching requests by
+ * what they ask (class, method, attribute, modifier, address and payload),
+ * never by TID.
+ */
+#ifndef IBSCAN_CAPTURE_H
+#define IBSCAN_CAPTURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "transport.h"
+
+#define IBS_CAPTURE_MAGIC "ibscan-capture"
+#define IBS_CAPTURE_VERSION 1
+#define IBS_CAPTURE_MAX_BYTES ((size_t)1 << 30)
+#define IBS_CAPTURE_MAX_LINE 2048
+
+enum ibs_cap_outcome {
+	IBS_CAP_RESP,  /* a response was delivered (umad status 0) */
+	IBS_CAP_ERROR, /* the transport gave the request back with a non-zero status */
+	IBS_CAP_NONE,  /* nothing came back before the engine gave up */
+};
+
+struct ibs_cap_exchange {
+	unsigned line;            /* where the record starts */
+	struct ibs_addr addr;
+	uint8_t req[IBS_MAD_SIZE];
+	size_t req_len;
+	enum ibs_cap_outcome outcome;
+	int status;               /* umad status for IBS_CAP_ERROR */
+	uint8_t resp[IBS_MAD_SIZE];
+	size_t resp_len;
+	uint64_t time_ns;         /* with --record-times, else 0 */
+};
+
+struct ibs_capture {
+	char *tool;               /* "ibscan 0.1.0" */
+	struct ibs_local_port local;
+	struct ibs_cap_exchange *x;
+	size_t n, cap;
+};
+
+/* Parse a capture; on error *msg says "file:line: reason". */
+enum ibs_err ibs_capture_parse(const char *name, const char *buf, size_t len, struct ibs_capture **out,
+			       char **msg);
+enum ibs_err ibs_capture_load(const char *path, struct ibs_capture **out, char **msg);
+void ibs_capture_free(struct ibs_capture *c);
+
+/* Wrap inner: every exchange through it is written to path. Closing closes inner too. */
+enum ibs_err ibs_recorder_wrap(struct ibs_transport *inner, const char *path, bool times,
+			       const struct ibs_local_port *lp, struct ibs_transport **out);
+/* A transport that answers from the capture at path. */
+enum ibs_err ibs_replay_open(const char *path, bool strict, struct ibs_transport **out);
+
+#endif

@@ -1,0 +1,75 @@
+/*
+ * The asynchronous MAD engine: keeps up to `window` requests in flight on one
+ * transport, matches responses on the low 32 bits of the TID, applies its own
+ * per-MAD deadline and retries, and a global deadline for the whole run.
+ * A request always completes exactly once, through its callback, whatever
+ * happens (answer, bad status, timeout, malformed response, abort).
+ */
+#ifndef IBSCAN_ENGINE_H
+#define IBSCAN_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "mad.h"
+#include "transport.h"
+
+#define IBS_ENGINE_MAX_WINDOW 1024
+
+struct ibs_engine_opts {
+	unsigned window;      /* MADs in flight at most (1..IBS_ENGINE_MAX_WINDOW) */
+	unsigned timeout_ms;  /* per attempt */
+	unsigned retries;     /* extra attempts after the first */
+	unsigned deadline_ms; /* for everything, from ibs_engine_new(); 0: none */
+};
+
+#define IBS_ENGINE_DEFAULT_WINDOW 32
+#define IBS_ENGINE_DEFAULT_TIMEOUT_MS 500
+#define IBS_ENGINE_DEFAULT_RETRIES 2
+
+enum ibs_outcome {
+	IBS_MAD_OK,        /* a response with status 0 */
+	IBS_MAD_STATUS,    /* a response with a non-zero status */
+	IBS_MAD_TIMEOUT,   /* no response after all attempts */
+	IBS_MAD_MALFORMED, /* a response that does not fit the request */
+	IBS_MAD_ABORTED,   /* the run was aborted (global deadline, transport failure) */
+};
+
+const char *ibs_outcome_str(enum ibs_outcome o);
+
+struct ibs_mad_result {
+	enum ibs_outcome outcome;
+	uint16_t status;       /* MAD status when outcome is IBS_MAD_STATUS */
+	const uint8_t *mad;    /* the response, valid only during the callback */
+	size_t len;
+	unsigned attempts;
+};
+
+typedef void (*ibs_mad_cb)(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *res);
+
+struct ibs_engine_stats {
+	uint64_t submitted, sent, received, completed;
+	uint64_t retries, timeouts, bad_status, malformed, unexpected, aborted;
+};
+
+struct ibs_engine;
+
+struct ibs_engine *ibs_engine_new(struct ibs_transport *t, const struct ibs_engine_opts *o);
+/* Queue a request; the payload (req->data) is copied. cb runs from ibs_engine_run(). */
+void ibs_engine_submit(struct ibs_engine *e, const struct ibs_mad_req *req, ibs_mad_cb cb, void *ctx);
+/*
+ * Run until nothing is queued or in flight. IBS_OK, or IBS_E_DEADLINE /
+ * IBS_E_TRANSPORT when the run was aborted (every request still completed,
+ * as IBS_MAD_ABORTED). Once aborted, later runs abort at once.
+ */
+enum ibs_err ibs_engine_run(struct ibs_engine *e);
+const struct ibs_engine_stats *ibs_engine_stats(const struct ibs_engine *e);
+/* Milliseconds since the engine was created. */
+uint64_t ibs_engine_elapsed_ms(const struct ibs_engine *e);
+/* Called at most every 200 ms while running. */
+void ibs_engine_set_progress(struct ibs_engine *e, void (*fn)(void *ctx, const struct ibs_engine_stats *s),
+			     void *ctx);
+void ibs_engine_free(struct ibs_engine *e);
+
+#endif

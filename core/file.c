@@ -1,0 +1,138 @@
+/* Bounded file reading and atomic output files. */
+#include "file.h"
+#include "log.h"
+#include "xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum ibs_err ibs_read_file(const char *path, size_t max, char **buf, size_t *len, char **msg)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+	char *b = NULL;
+	size_t n = 0, cap = 0;
+
+	*buf = NULL;
+	*len = 0;
+	if (!f) {
+		*msg = xasprintf("cannot open '%s': %s", path, strerror(errno));
+		return errno == ENOENT || errno == EACCES ? IBS_E_IO : IBS_E_IO;
+	}
+	for (;;) {
+		size_t r;
+		b = xgrow(b, &cap, n + 65536 + 1, 1);
+		r = fread(b + n, 1, cap - n - 1, f);
+		n += r;
+		if (n > max) {
+			*msg = xasprintf("'%s' is larger than the limit of %zu bytes", path, max);
+			goto fail_input;
+		}
+		if (r == 0)
+			break;
+	}
+	if (ferror(f)) {
+		*msg = xasprintf("cannot read '%s': %s", path, strerror(errno));
+		free(b);
+		if (f != stdin)
+			fclose(f);
+		return IBS_E_IO;
+	}
+	if (f != stdin)
+		fclose(f);
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	return IBS_OK;
+fail_input:
+	free(b);
+	if (f != stdin)
+		fclose(f);
+	return IBS_E_INPUT;
+}
+
+enum ibs_err ibs_out_open(struct ibs_out *o, const char *path)
+{
+	int fd;
+
+	memset(o, 0, sizeof(*o));
+	if (!path || !strcmp(path, "-")) {
+		o->fp = stdout;
+		return IBS_OK;
+	}
+	o->path = xstrdup(path);
+	o->tmp = xasprintf("%s.tmp.XXXXXX", path);
+	fd = mkstemp(o->tmp);
+	if (fd < 0) {
+		log_error("cannot create '%s': %s", o->tmp, strerror(errno));
+		free(o->path);
+		free(o->tmp);
+		memset(o, 0, sizeof(*o));
+		return IBS_E_IO;
+	}
+	/* mkstemp makes 0600; an output file is as readable as any other. */
+	{
+		mode_t um = umask(0);
+		umask(um);
+		fchmod(fd, 0666 & ~um);
+	}
+	o->fp = fdopen(fd, "w");
+	if (!o->fp) {
+		log_error("cannot open '%s': %s", o->tmp, strerror(errno));
+		close(fd);
+		unlink(o->tmp);
+		free(o->path);
+		free(o->tmp);
+		memset(o, 0, sizeof(*o));
+		return IBS_E_IO;
+	}
+	return IBS_OK;
+}
+
+enum ibs_err ibs_out_commit(struct ibs_out *o)
+{
+	const char *name = o->path ? o->path : "standard output";
+	int err = 0;
+
+	if (!o->fp)
+		return IBS_E_IO;
+	if (fflush(o->fp) != 0 || ferror(o->fp))
+		err = errno ? errno : EIO;
+	if (!o->path) {
+		if (err) {
+			log_error("cannot write to %s: %s", name, strerror(err));
+			return IBS_E_IO;
+		}
+		return IBS_OK;
+	}
+	if (!err && fsync(fileno(o->fp)) != 0)
+		err = errno;
+	if (fclose(o->fp) != 0 && !err)
+		err = errno;
+	o->fp = NULL;
+	if (!err && rename(o->tmp, o->path) != 0)
+		err = errno;
+	if (err) {
+		log_error("cannot write '%s': %s", name, strerror(err));
+		unlink(o->tmp);
+	}
+	free(o->path);
+	free(o->tmp);
+	o->path = o->tmp = NULL;
+	return err ? IBS_E_IO : IBS_OK;
+}
+
+void ibs_out_abort(struct ibs_out *o)
+{
+	if (o->path) {
+		if (o->fp)
+			fclose(o->fp);
+		unlink(o->tmp);
+	}
+	free(o->path);
+	free(o->tmp);
+	memset(o, 0, sizeof(*o));
+}

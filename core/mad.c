@@ -1,0 +1,446 @@
+/*
+ * MAD codec on top of libibmad: requests are built with mad_build_pkt() and
+ * attributes decoded with mad_decode_field(), so no field offset is written
+ * by hand here. Every decoder first checks that the response holds the whole
+ * attribute, then decodes from a zero-padded copy (libibmad's API is not
+ * const-correct and must never read past what was received).
+ */
+#include "mad.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/mad.h>
+#include <infiniband/umad.h>
+
+void ibs_addr_dr(struct ibs_addr *a, const uint8_t *ports, unsigned hops)
+{
+	memset(a, 0, sizeof(*a));
+	if (hops > IBS_DR_MAX_HOPS)
+		hops = IBS_DR_MAX_HOPS;
+	a->hops = (uint8_t)hops;
+	if (hops)
+		memcpy(a->path + 1, ports, hops);
+}
+
+void ibs_addr_lid(struct ibs_addr *a, uint16_t lid, uint32_t qp)
+{
+	memset(a, 0, sizeof(*a));
+	a->lid = lid;
+	a->qp = qp;
+	if (qp)
+		a->qkey = IB_DEFAULT_QP1_QKEY;
+}
+
+bool ibs_addr_dr_extend(struct ibs_addr *out, const struct ibs_addr *in, uint8_t port)
+{
+	if (in->lid || in->hops >= IBS_DR_MAX_HOPS)
+		return false;
+	if (out != in)
+		*out = *in;
+	out->hops++;
+	out->path[out->hops] = port;
+	return true;
+}
+
+char *ibs_addr_str(const struct ibs_addr *a, char *buf, size_t len)
+{
+	size_t off;
+	unsigned i;
+
+	if (a->lid) {
+		snprintf(buf, len, "lid %u", a->lid);
+		return buf;
+	}
+	off = (size_t)snprintf(buf, len, "0");
+	for (i = 1; i <= a->hops && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, ",%u", a->path[i]);
+	return buf;
+}
+
+enum ibs_err ibs_addr_parse(struct ibs_addr *a, const char *s)
+{
+	char *end;
+	unsigned long v;
+
+	memset(a, 0, sizeof(*a));
+	if (!strncmp(s, "lid ", 4)) {
+		errno = 0;
+		v = strtoul(s + 4, &end, 10);
+		if (errno || end == s + 4 || *end || v == 0 || v > 0xffff)
+			return IBS_E_INPUT;
+		a->lid = (uint16_t)v;
+		return IBS_OK;
+	}
+	if (s[0] != '0' || (s[1] != '\0' && s[1] != ','))
+		return IBS_E_INPUT;
+	s++;
+	while (*s == ',') {
+		s++;
+		if (!isdigit((unsigned char)*s))
+			return IBS_E_INPUT;
+		errno = 0;
+		v = strtoul(s, &end, 10);
+		if (errno || v > 255 || a->hops >= IBS_DR_MAX_HOPS)
+			return IBS_E_INPUT;
+		a->path[++a->hops] = (uint8_t)v;
+		s = end;
+	}
+	return *s ? IBS_E_INPUT : IBS_OK;
+}
+
+void ibs_req_get(struct ibs_mad_req *req, const struct ibs_addr *addr, uint8_t mgmt_class,
+		 uint16_t attr_id, uint32_t attr_mod)
+{
+	memset(req, 0, sizeof(*req));
+	req->addr = *addr;
+	req->mgmt_class = mgmt_class;
+	req->method = IBS_METHOD_GET;
+	req->attr_id = attr_id;
+	req->attr_mod = attr_mod;
+}
+
+static int class_data_offset(uint8_t mgmt_class)
+{
+	switch (mgmt_class) {
+	case IBS_CLASS_SA:
+		return IBS_SA_DATA_OFFS;
+	case IBS_CLASS_SMI:
+	case IBS_CLASS_SMI_DR:
+		return IBS_SMP_DATA_OFFS;
+	default:
+		return IBS_GMP_DATA_OFFS;
+	}
+}
+
+enum ibs_err ibs_mad_encode(const struct ibs_mad_req *req, uint64_t tid, uint8_t *out)
+{
+	/* mad_build_pkt writes a umad header in front of the MAD. */
+	union {
+		struct ib_user_mad umad;
+		uint8_t raw[sizeof(struct ib_user_mad) + IBS_MAD_SIZE];
+	} u;
+	ib_rpc_t rpc;
+	ib_portid_t port;
+	uint8_t data[IBS_MAD_SIZE];
+	int off = class_data_offset(req->mgmt_class);
+
+	if (req->data_len > IBS_MAD_SIZE - off)
+		return IBS_E_INVAL;
+	if (req->mgmt_class == IBS_CLASS_SMI_DR && (req->addr.lid || req->addr.hops > IBS_DR_MAX_HOPS))
+		return IBS_E_INVAL;
+	memset(&u, 0, sizeof(u));
+	memset(&rpc, 0, sizeof(rpc));
+	memset(&port, 0, sizeof(port));
+	memset(data, 0, sizeof(data));
+	rpc.mgtclass = req->mgmt_class;
+	rpc.method = req->method;
+	rpc.attr.id = req->attr_id;
+	rpc.attr.mod = req->attr_mod;
+	rpc.trid = tid & 0xffffffffu;
+	rpc.mask = req->sa_mask;
+	rpc.dataoffs = off;
+	rpc.datasz = req->data_len;
+	if (req->data_len)
+		memcpy(data, req->data, req->data_len);
+	port.lid = req->addr.lid;
+	port.qp = req->addr.qp;
+	port.qkey = req->addr.qkey;
+	port.sl = req->addr.sl;
+	if (req->mgmt_class == IBS_CLASS_SMI_DR) {
+		port.lid = 0;
+		port.drpath.cnt = req->addr.hops;
+		memcpy(port.drpath.p, req->addr.path, sizeof(req->addr.path));
+		port.drpath.p[0] = 0;
+		port.drpath.drslid = 0xffff;
+		port.drpath.drdlid = 0xffff;
+	}
+	if (mad_build_pkt(&u.umad, &rpc, &port, NULL, req->data_len ? data : NULL) < 0)
+		return IBS_E_INVAL;
+	memcpy(out, umad_get_mad(&u.umad), IBS_MAD_SIZE);
+	return IBS_OK;
+}
+
+enum ibs_err ibs_mad_decode_hdr(const uint8_t *mad, size_t len, struct ibs_mad_hdr *h)
+{
+	uint8_t b[IBS_MAD_SIZE];
+
+	/* The common header is 24 bytes (IBA 13.4.3). */
+	if (!mad || len < 24)
+		return IBS_E_MALFORMED;
+	memset(b, 0, sizeof(b));
+	memcpy(b, mad, len < sizeof(b) ? len : sizeof(b));
+	memset(h, 0, sizeof(*h));
+	h->base_version = (uint8_t)mad_get_field(b, 0, IB_MAD_BASEVER_F);
+	h->mgmt_class = (uint8_t)mad_get_field(b, 0, IB_MAD_MGMTCLASS_F);
+	h->class_version = (uint8_t)mad_get_field(b, 0, IB_MAD_CLASSVER_F);
+	h->method = (uint8_t)(mad_get_field(b, 0, IB_MAD_METHOD_F) |
+			      (mad_get_field(b, 0, IB_MAD_RESPONSE_F) ? 0x80 : 0));
+	h->status = (uint16_t)mad_get_field(b, 0, IB_MAD_STATUS_F);
+	h->tid = mad_get_field64(b, 0, IB_MAD_TRID_F);
+	h->attr_id = (uint16_t)mad_get_field(b, 0, IB_MAD_ATTRID_F);
+	h->attr_mod = mad_get_field(b, 0, IB_MAD_ATTRMOD_F);
+	if (h->mgmt_class == IBS_CLASS_SMI_DR) {
+		h->hop_ptr = (uint8_t)mad_get_field(b, 0, IB_DRSMP_HOPPTR_F);
+		h->hop_cnt = (uint8_t)mad_get_field(b, 0, IB_DRSMP_HOPCNT_F);
+	}
+	return IBS_OK;
+}
+
+uint16_t ibs_mad_status(const struct ibs_mad_hdr *h)
+{
+	/* In a DR SMP the top bit of the status word is the direction bit. */
+	if (h->mgmt_class == IBS_CLASS_SMI_DR)
+		return h->status & 0x7fff;
+	return h->status;
+}
+
+const char *ibs_mad_status_str(uint16_t status)
+{
+	/* IBA 13.4.7, table 132: bits 2-4 code, bit 0 busy, bit 1 redirect. */
+	if (status == 0)
+		return "success";
+	if (status & 0x1)
+		return "busy";
+	if (status & 0x2)
+		return "redirect required";
+	switch ((status >> 2) & 0x7) {
+	case 1:
+		return "bad version";
+	case 2:
+		return "method not supported";
+	case 3:
+		return "method/attribute not supported";
+	case 7:
+		return "invalid attribute or modifier";
+	default:
+		break;
+	}
+	if (status >> 8)
+		return "class-specific error";
+	return "reserved status";
+}
+
+const char *ibs_class_name(uint8_t c)
+{
+	switch (c) {
+	case IBS_CLASS_SMI:
+		return "SMI";
+	case IBS_CLASS_SMI_DR:
+		return "SMI-DR";
+	case IBS_CLASS_SA:
+		return "SA";
+	case IBS_CLASS_PMA:
+		return "PMA";
+	default:
+		return "class";
+	}
+}
+
+const char *ibs_method_name(uint8_t m)
+{
+	switch (m) {
+	case IBS_METHOD_GET:
+		return "Get";
+	case IBS_METHOD_SET:
+		return "Set";
+	case IBS_METHOD_GET_RESP:
+		return "GetResp";
+	case IBS_METHOD_GET_TABLE:
+		return "GetTable";
+	case IBS_METHOD_GET_TABLE_RESP:
+		return "GetTableResp";
+	default:
+		return "method";
+	}
+}
+
+const char *ibs_attr_name(uint8_t c, uint16_t a)
+{
+	if (c == IBS_CLASS_SMI || c == IBS_CLASS_SMI_DR) {
+		switch (a) {
+		case IBS_ATTR_NODE_DESC:
+			return "NodeDescription";
+		case IBS_ATTR_NODE_INFO:
+			return "NodeInfo";
+		case IBS_ATTR_SWITCH_INFO:
+			return "SwitchInfo";
+		case IBS_ATTR_GUID_INFO:
+			return "GUIDInfo";
+		case IBS_ATTR_PORT_INFO:
+			return "PortInfo";
+		case IBS_ATTR_LFT:
+			return "LinearForwardingTable";
+		case IBS_ATTR_SM_INFO:
+			return "SMInfo";
+		}
+	} else if (c == IBS_CLASS_PMA) {
+		switch (a) {
+		case IBS_ATTR_CLASS_PORT_INFO:
+			return "ClassPortInfo";
+		case IBS_ATTR_PORT_COUNTERS:
+			return "PortCounters";
+		case IBS_ATTR_PORT_COUNTERS_EXT:
+			return "PortCountersExtended";
+		}
+	} else if (c == IBS_CLASS_SA) {
+		switch (a) {
+		case IBS_ATTR_CLASS_PORT_INFO:
+			return "ClassPortInfo";
+		case IBS_ATTR_SA_PATH_RECORD:
+			return "PathRecord";
+		}
+	}
+	return "attribute";
+}
+
+/* Copy the SMP data area of a response into a zeroed buffer, after a length check. */
+static enum ibs_err smp_data(const uint8_t *mad, size_t len, size_t need, uint8_t *out)
+{
+	if (!mad || len < IBS_SMP_DATA_OFFS + need)
+		return IBS_E_MALFORMED;
+	memset(out, 0, IBS_MAD_SIZE);
+	memcpy(out, mad + IBS_SMP_DATA_OFFS, IBS_SMP_DATA_SIZE);
+	return IBS_OK;
+}
+
+#define GET32(b, f) ((uint32_t)mad_get_field((b), 0, (f)))
+#define GET64(b, f) ((uint64_t)mad_get_field64((b), 0, (f)))
+
+/* IBA 14.2.5.3: NodeInfo is 40 bytes. */
+enum ibs_err ibs_decode_nodeinfo(const uint8_t *mad, size_t len, struct ibs_nodeinfo *o)
+{
+	uint8_t d[IBS_MAD_SIZE];
+
+	if (smp_data(mad, len, 40, d))
+		return IBS_E_MALFORMED;
+	memset(o, 0, sizeof(*o));
+	o->base_version = (uint8_t)GET32(d, IB_NODE_BASE_VERS_F);
+	o->class_version = (uint8_t)GET32(d, IB_NODE_CLASS_VERS_F);
+	o->node_type = (uint8_t)GET32(d, IB_NODE_TYPE_F);
+	o->num_ports = (uint8_t)GET32(d, IB_NODE_NPORTS_F);
+	o->system_image_guid = GET64(d, IB_NODE_SYSTEM_GUID_F);
+	o->node_guid = GET64(d, IB_NODE_GUID_F);
+	o->port_guid = GET64(d, IB_NODE_PORT_GUID_F);
+	o->partition_cap = (uint16_t)GET32(d, IB_NODE_PARTITION_CAP_F);
+	o->device_id = (uint16_t)GET32(d, IB_NODE_DEVID_F);
+	o->revision = GET32(d, IB_NODE_REVISION_F);
+	o->local_port = (uint8_t)GET32(d, IB_NODE_LOCAL_PORT_F);
+	o->vendor_id = GET32(d, IB_NODE_VENDORID_F);
+	if (o->node_type < IBS_NODE_CA || o->node_type > IBS_NODE_ROUTER)
+		return IBS_E_MALFORMED;
+	return IBS_OK;
+}
+
+/* IBA 14.2.5.6: PortInfo fills the 64-byte SMP data area. */
+enum ibs_err ibs_decode_portinfo(const uint8_t *mad, size_t len, struct ibs_portinfo *o)
+{
+	uint8_t d[IBS_MAD_SIZE];
+
+	if (smp_data(mad, len, 64, d))
+		return IBS_E_MALFORMED;
+	memset(o, 0, sizeof(*o));
+	o->gid_prefix = GET64(d, IB_PORT_GID_PREFIX_F);
+	o->lid = (uint16_t)GET32(d, IB_PORT_LID_F);
+	o->sm_lid = (uint16_t)GET32(d, IB_PORT_SMLID_F);
+	o->cap_mask = GET32(d, IB_PORT_CAPMASK_F);
+	o->local_port = (uint8_t)GET32(d, IB_PORT_LOCAL_PORT_F);
+	o->width_enabled = (uint8_t)GET32(d, IB_PORT_LINK_WIDTH_ENABLED_F);
+	o->width_supported = (uint8_t)GET32(d, IB_PORT_LINK_WIDTH_SUPPORTED_F);
+	o->width_active = (uint8_t)GET32(d, IB_PORT_LINK_WIDTH_ACTIVE_F);
+	o->speed_supported = (uint8_t)GET32(d, IB_PORT_LINK_SPEED_SUPPORTED_F);
+	o->state = (uint8_t)GET32(d, IB_PORT_STATE_F);
+	o->phys_state = (uint8_t)GET32(d, IB_PORT_PHYS_STATE_F);
+	o->lmc = (uint8_t)GET32(d, IB_PORT_LMC_F);
+	o->speed_active = (uint8_t)GET32(d, IB_PORT_LINK_SPEED_ACTIVE_F);
+	o->speed_enabled = (uint8_t)GET32(d, IB_PORT_LINK_SPEED_ENABLED_F);
+	o->neighbor_mtu = (uint8_t)GET32(d, IB_PORT_NEIGHBOR_MTU_F);
+	o->sm_sl = (uint8_t)GET32(d, IB_PORT_SMSL_F);
+	o->vl_cap = (uint8_t)GET32(d, IB_PORT_VL_CAP_F);
+	o->mtu_cap = (uint8_t)GET32(d, IB_PORT_MTU_CAP_F);
+	o->oper_vls = (uint8_t)GET32(d, IB_PORT_OPER_VLS_F);
+	o->guid_cap = (uint8_t)GET32(d, IB_PORT_GUID_CAP_F);
+	o->cap_mask2 = (uint16_t)GET32(d, IB_PORT_CAPMASK2_F);
+	/*
+	 * Extended speeds are meaningful only where IsExtendedSpeedsSupported is
+	 * set, and a switch says so on port 0 only: the caller decides (see
+	 * ibs_fabric_fix_ext_speeds()).
+	 */
+	o->speed_ext_active = (uint8_t)GET32(d, IB_PORT_LINK_SPEED_EXT_ACTIVE_F);
+	o->speed_ext_supported = (uint8_t)GET32(d, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F);
+	o->speed_ext_enabled = (uint8_t)GET32(d, IB_PORT_LINK_SPEED_EXT_ENABLED_F);
+	return IBS_OK;
+}
+
+/* IBA 14.2.5.4: SwitchInfo is 17 bytes. */
+enum ibs_err ibs_decode_switchinfo(const uint8_t *mad, size_t len, struct ibs_switchinfo *o)
+{
+	uint8_t d[IBS_MAD_SIZE];
+
+	if (smp_data(mad, len, 17, d))
+		return IBS_E_MALFORMED;
+	memset(o, 0, sizeof(*o));
+	o->lft_cap = (uint16_t)GET32(d, IB_SW_LINEAR_FDB_CAP_F);
+	o->lft_top = (uint16_t)GET32(d, IB_SW_LINEAR_FDB_TOP_F);
+	o->mcast_cap = (uint16_t)GET32(d, IB_SW_MCAST_FDB_CAP_F);
+	o->default_port = (uint8_t)GET32(d, IB_SW_DEF_PORT_F);
+	o->lids_per_port = (uint8_t)GET32(d, IB_SW_LIDS_PER_PORT_F);
+	o->enhanced_port0 = GET32(d, IB_SW_ENHANCED_PORT0_F) != 0;
+	return IBS_OK;
+}
+
+/* IBA 14.2.5.13: SMInfo is 21 bytes. */
+enum ibs_err ibs_decode_sminfo(const uint8_t *mad, size_t len, struct ibs_sminfo *o)
+{
+	uint8_t d[IBS_MAD_SIZE];
+
+	if (smp_data(mad, len, 21, d))
+		return IBS_E_MALFORMED;
+	memset(o, 0, sizeof(*o));
+	o->guid = GET64(d, IB_SMINFO_GUID_F);
+	o->act_count = GET32(d, IB_SMINFO_ACT_F);
+	o->priority = (uint8_t)GET32(d, IB_SMINFO_PRIO_F);
+	o->state = (uint8_t)GET32(d, IB_SMINFO_STATE_F);
+	return IBS_OK;
+}
+
+/* IBA 14.2.5.5: a GUIDInfo block holds 8 GUIDs. */
+enum ibs_err ibs_decode_guidinfo(const uint8_t *mad, size_t len, uint64_t out[IBS_GUIDINFO_PER_BLOCK])
+{
+	static const enum MAD_FIELDS f[IBS_GUIDINFO_PER_BLOCK] = {
+		IB_GI_GUID0_F, IB_GI_GUID1_F, IB_GI_GUID2_F, IB_GI_GUID3_F,
+		IB_GI_GUID4_F, IB_GI_GUID5_F, IB_GI_GUID6_F, IB_GI_GUID7_F,
+	};
+	uint8_t d[IBS_MAD_SIZE];
+	int i;
+
+	if (smp_data(mad, len, 64, d))
+		return IBS_E_MALFORMED;
+	for (i = 0; i < IBS_GUIDINFO_PER_BLOCK; i++)
+		out[i] = GET64(d, f[i]);
+	return IBS_OK;
+}
+
+/* IBA 14.2.5.2: NodeDescription is 64 bytes, UTF-8, NUL padded. */
+enum ibs_err ibs_decode_nodedesc(const uint8_t *mad, size_t len, char out[IBS_NODE_DESC_LEN + 1])
+{
+	uint8_t d[IBS_MAD_SIZE];
+	char raw[IBS_NODE_DESC_LEN];
+	size_t i, n = 0;
+
+	if (smp_data(mad, len, IBS_NODE_DESC_LEN, d))
+		return IBS_E_MALFORMED;
+	mad_decode_field(d, IB_NODE_DESC_F, raw);
+	for (i = 0; i < IBS_NODE_DESC_LEN && raw[i]; i++) {
+		unsigned char c = (unsigned char)raw[i];
+		/* Control characters would corrupt every text format; keep UTF-8 bytes. */
+		out[n++] = (c < 0x20 || c == 0x7f) ? ' ' : (char)c;
+	}
+	while (n && out[n - 1] == ' ')
+		n--;
+	out[n] = '\0';
+	return IBS_OK;
+}

@@ -1,0 +1,174 @@
+/*
+ * MAD codec: builds requests with libibmad's mad_build_pkt and decodes the
+ * attributes ibscan uses with libibmad's field tables, after checking that
+ * the response is long enough. Nothing here touches a device.
+ */
+#ifndef IBSCAN_MAD_H
+#define IBSCAN_MAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+#define IBS_MAD_SIZE 256
+#define IBS_DR_MAX_HOPS 63
+#define IBS_SMP_DATA_OFFS 64
+#define IBS_SMP_DATA_SIZE 64
+#define IBS_GMP_DATA_OFFS 64 /* PMA (IBA 16.1.3) */
+#define IBS_SA_DATA_OFFS 56
+
+/* Management classes (IBA 13.4.4). */
+enum {
+	IBS_CLASS_SMI = 0x01,
+	IBS_CLASS_SA = 0x03,
+	IBS_CLASS_PMA = 0x04,
+	IBS_CLASS_SMI_DR = 0x81,
+};
+
+/* Methods (IBA 13.4.5). */
+enum {
+	IBS_METHOD_GET = 0x01,
+	IBS_METHOD_SET = 0x02,
+	IBS_METHOD_GET_RESP = 0x81,
+	IBS_METHOD_GET_TABLE = 0x12,
+	IBS_METHOD_GET_TABLE_RESP = 0x92,
+};
+
+/* Attribute ids (IBA 14.2.5, 16.1.3, 15.2.5). */
+enum {
+	IBS_ATTR_CLASS_PORT_INFO = 0x0001,
+	IBS_ATTR_NODE_DESC = 0x0010,
+	IBS_ATTR_NODE_INFO = 0x0011,
+	IBS_ATTR_SWITCH_INFO = 0x0012,
+	IBS_ATTR_GUID_INFO = 0x0014,
+	IBS_ATTR_PORT_INFO = 0x0015,
+	IBS_ATTR_LFT = 0x0019,
+	IBS_ATTR_SM_INFO = 0x0020,
+	IBS_ATTR_PORT_COUNTERS = 0x0012,
+	IBS_ATTR_PORT_COUNTERS_EXT = 0x001d,
+	IBS_ATTR_SA_PATH_RECORD = 0x0035,
+};
+
+/* Where a MAD goes: a LID, or (lid == 0) a directed-route path. */
+struct ibs_addr {
+	uint16_t lid;
+	uint8_t hops;                    /* directed route: number of hops */
+	uint8_t path[IBS_DR_MAX_HOPS + 1]; /* path[1..hops]; path[0] is 0 */
+	uint32_t qp;
+	uint32_t qkey;
+	uint8_t sl;
+};
+
+/* A request, as the engine and the capture see it. */
+struct ibs_mad_req {
+	struct ibs_addr addr;
+	uint8_t mgmt_class;
+	uint8_t method;
+	uint16_t attr_id;
+	uint32_t attr_mod;
+	uint64_t sa_mask;    /* SA component mask */
+	uint16_t data_len;   /* payload bytes (PMA, SA); 0 for none */
+	const uint8_t *data; /* payload, placed at the class's data offset */
+};
+
+/* The common MAD header (IBA 13.4.3), plus the DR fields for SMPs. */
+struct ibs_mad_hdr {
+	uint8_t base_version;
+	uint8_t mgmt_class;
+	uint8_t class_version;
+	uint8_t method;
+	uint16_t status;
+	uint16_t attr_id;
+	uint32_t attr_mod;
+	uint64_t tid;
+	uint8_t hop_ptr;
+	uint8_t hop_cnt;
+};
+
+/* Address helpers. */
+void ibs_addr_dr(struct ibs_addr *a, const uint8_t *ports, unsigned hops);
+void ibs_addr_lid(struct ibs_addr *a, uint16_t lid, uint32_t qp);
+/* Extend a DR path by one hop; false when the path would exceed 63 hops. */
+bool ibs_addr_dr_extend(struct ibs_addr *out, const struct ibs_addr *in, uint8_t port);
+/* "0,1,3" for DR (the leading 0 is the local node, as ibnetdiscover writes), "lid 5" otherwise. */
+char *ibs_addr_str(const struct ibs_addr *a, char *buf, size_t len);
+/* Parse what ibs_addr_str wrote. */
+enum ibs_err ibs_addr_parse(struct ibs_addr *a, const char *s);
+
+/* Fill req for a Get of attr_id/attr_mod in mgmt_class to addr. */
+void ibs_req_get(struct ibs_mad_req *req, const struct ibs_addr *addr, uint8_t mgmt_class,
+		 uint16_t attr_id, uint32_t attr_mod);
+
+/* Encode req with the given TID into out (IBS_MAD_SIZE bytes). */
+enum ibs_err ibs_mad_encode(const struct ibs_mad_req *req, uint64_t tid, uint8_t *out);
+/* Decode the header; IBS_E_MALFORMED when len is shorter than a MAD header. */
+enum ibs_err ibs_mad_decode_hdr(const uint8_t *mad, size_t len, struct ibs_mad_hdr *h);
+/* Status to report for a response (DR SMPs carry a 15-bit status). */
+uint16_t ibs_mad_status(const struct ibs_mad_hdr *h);
+const char *ibs_mad_status_str(uint16_t status);
+const char *ibs_attr_name(uint8_t mgmt_class, uint16_t attr_id);
+const char *ibs_class_name(uint8_t mgmt_class);
+const char *ibs_method_name(uint8_t method);
+
+/* NodeInfo (IBA 14.2.5.3). */
+struct ibs_nodeinfo {
+	uint8_t base_version, class_version, node_type, num_ports;
+	uint64_t system_image_guid, node_guid, port_guid;
+	uint16_t partition_cap, device_id;
+	uint32_t revision;
+	uint8_t local_port;
+	uint32_t vendor_id;
+};
+
+/* PortInfo (IBA 14.2.5.6). */
+struct ibs_portinfo {
+	uint64_t gid_prefix;
+	uint16_t lid, sm_lid;
+	uint32_t cap_mask;
+	uint16_t cap_mask2;
+	uint8_t local_port;
+	uint8_t width_enabled, width_supported, width_active;
+	uint8_t speed_supported, speed_enabled, speed_active;
+	uint8_t speed_ext_supported, speed_ext_enabled, speed_ext_active;
+	uint8_t state, phys_state, lmc;
+	uint8_t neighbor_mtu, mtu_cap, vl_cap, oper_vls;
+	uint8_t guid_cap;
+	uint8_t sm_sl;
+};
+
+/* SwitchInfo (IBA 14.2.5.4). */
+struct ibs_switchinfo {
+	uint16_t lft_cap, lft_top, mcast_cap;
+	uint8_t default_port, lids_per_port;
+	bool enhanced_port0;
+};
+
+/* SMInfo (IBA 14.2.5.13). */
+struct ibs_sminfo {
+	uint64_t guid;
+	uint32_t act_count;
+	uint8_t priority, state;
+};
+
+#define IBS_GUIDINFO_PER_BLOCK 8
+#define IBS_NODE_DESC_LEN 64
+
+enum ibs_err ibs_decode_nodeinfo(const uint8_t *mad, size_t len, struct ibs_nodeinfo *out);
+enum ibs_err ibs_decode_portinfo(const uint8_t *mad, size_t len, struct ibs_portinfo *out);
+enum ibs_err ibs_decode_switchinfo(const uint8_t *mad, size_t len, struct ibs_switchinfo *out);
+enum ibs_err ibs_decode_sminfo(const uint8_t *mad, size_t len, struct ibs_sminfo *out);
+enum ibs_err ibs_decode_guidinfo(const uint8_t *mad, size_t len, uint64_t out[IBS_GUIDINFO_PER_BLOCK]);
+/* NodeDescription: out gets a NUL-terminated, printable-only copy (at most 64 chars). */
+enum ibs_err ibs_decode_nodedesc(const uint8_t *mad, size_t len, char out[IBS_NODE_DESC_LEN + 1]);
+
+/* Port capability mask bits (IBA 14.2.5.6). */
+#define IBS_CAP_IS_SM (1u << 1)
+#define IBS_CAP_EXT_SPEEDS (1u << 14)
+#define IBS_CAP_HAS_CAP_MASK2 (1u << 15)
+
+/* Node types (IBA 14.2.5.3). */
+enum { IBS_NODE_CA = 1, IBS_NODE_SWITCH = 2, IBS_NODE_ROUTER = 3 };
+
+#endif

@@ -1,0 +1,16 @@
+/* Allocation helpers that end the process with one message on out-of-memory. */
+#ifndef IBSCAN_XALLOC_H
+#define IBSCAN_XALLOC_H
+
+#include <stddef.h>
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *p, size_t n);
+/* Grow *p (holding *cap elements of size sz) so that it holds at least need. */
+void *xgrow(void *p, size_t *cap, size_t need, size_t sz);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

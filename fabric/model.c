@@ -1,0 +1,511 @@
+/* The fabric model and the small vocabulary used to print it. */
+#include "model.h"
+#include "../core/xalloc.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ibs_fabric *ibs_fabric_new(void)
+{
+	return xcalloc(1, sizeof(struct ibs_fabric));
+}
+
+static void node_free(struct ibs_node *n)
+{
+	unsigned i;
+
+	for (i = 0; i <= n->ni.num_ports; i++) {
+		free(n->ports[i].gids);
+		free(n->ports[i].error);
+	}
+	free(n->ports);
+	free(n->name);
+	free(n->error);
+	free(n);
+}
+
+void ibs_fabric_free(struct ibs_fabric *f)
+{
+	size_t i;
+
+	if (!f)
+		return;
+	for (i = 0; i < f->n_nodes; i++)
+		node_free(f->nodes[i]);
+	free(f->nodes);
+	free(f->errors);
+	free(f->sms);
+	free(f->hash);
+	free(f->abort_reason);
+	free(f);
+}
+
+static size_t guid_slot(uint64_t guid, size_t cap)
+{
+	/* Fibonacci hashing: GUIDs are often sequential. */
+	return (size_t)((guid * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+}
+
+static void hash_insert(struct ibs_node **tab, size_t cap, struct ibs_node *n)
+{
+	size_t s = guid_slot(n->ni.node_guid, cap);
+
+	while (tab[s]) {
+		if (tab[s]->ni.node_guid == n->ni.node_guid) {
+			struct ibs_node *t = tab[s];
+			while (t->next_same_guid)
+				t = t->next_same_guid;
+			t->next_same_guid = n;
+			return;
+		}
+		s = (s + 1) & (cap - 1);
+	}
+	tab[s] = n;
+}
+
+static void hash_grow(struct ibs_fabric *f)
+{
+	size_t cap = f->hash_cap ? f->hash_cap * 2 : 256, i;
+	struct ibs_node **tab = xcalloc(cap, sizeof(*tab));
+
+	for (i = 0; i < f->hash_cap; i++) {
+		if (f->hash[i]) {
+			size_t s = guid_slot(f->hash[i]->ni.node_guid, cap);
+			while (tab[s])
+				s = (s + 1) & (cap - 1);
+			tab[s] = f->hash[i];
+		}
+	}
+	free(f->hash);
+	f->hash = tab;
+	f->hash_cap = cap;
+}
+
+struct ibs_node *ibs_fabric_add_node(struct ibs_fabric *f, const struct ibs_nodeinfo *ni,
+				     const struct ibs_addr *path)
+{
+	struct ibs_node *n = xcalloc(1, sizeof(*n));
+	unsigned i;
+
+	n->ni = *ni;
+	n->path = *path;
+	n->entry_port = ni->local_port;
+	n->level = path->hops;
+	n->ports = xcalloc((size_t)ni->num_ports + 1, sizeof(*n->ports));
+	for (i = 0; i <= ni->num_ports; i++)
+		n->ports[i].num = (uint8_t)i;
+	f->nodes = xgrow(f->nodes, &f->cap_nodes, f->n_nodes + 1, sizeof(*f->nodes));
+	n->index = f->n_nodes;
+	f->nodes[f->n_nodes++] = n;
+	/* Keep the table at most half full. */
+	if (f->n_nodes * 2 > f->hash_cap)
+		hash_grow(f);
+	hash_insert(f->hash, f->hash_cap, n);
+	return n;
+}
+
+struct ibs_node *ibs_fabric_find_guid(const struct ibs_fabric *f, uint64_t guid)
+{
+	size_t s;
+
+	if (!f->hash_cap)
+		return NULL;
+	s = guid_slot(guid, f->hash_cap);
+	while (f->hash[s]) {
+		if (f->hash[s]->ni.node_guid == guid)
+			return f->hash[s];
+		s = (s + 1) & (f->hash_cap - 1);
+	}
+	return NULL;
+}
+
+struct ibs_port *ibs_fabric_find_lid(const struct ibs_fabric *f, uint16_t lid, struct ibs_node **node)
+{
+	size_t i;
+	unsigned p;
+
+	if (!lid)
+		return NULL;
+	for (i = 0; i < f->n_nodes; i++) {
+		struct ibs_node *n = f->nodes[i];
+		for (p = ibs_node_first_port(n); p <= n->ni.num_ports; p++) {
+			struct ibs_port *pt = &n->ports[p];
+			unsigned span;
+			if (!pt->valid || !pt->pi.lid)
+				continue;
+			if (n->ni.node_type == IBS_NODE_SWITCH && p != 0)
+				continue;
+			span = 1u << (pt->pi.lmc & 7);
+			if (lid >= pt->pi.lid && lid < pt->pi.lid + span) {
+				if (node)
+					*node = n;
+				return pt;
+			}
+		}
+	}
+	return NULL;
+}
+
+void ibs_fabric_connect(struct ibs_node *a, uint8_t pa, struct ibs_node *b, uint8_t pb)
+{
+	a->ports[pa].peer = b;
+	a->ports[pa].peer_port = pb;
+	b->ports[pb].peer = a;
+	b->ports[pb].peer_port = pa;
+}
+
+struct ibs_walk_error *ibs_fabric_add_error(struct ibs_fabric *f)
+{
+	f->errors = xgrow(f->errors, &f->cap_errors, f->n_errors + 1, sizeof(*f->errors));
+	memset(&f->errors[f->n_errors], 0, sizeof(f->errors[0]));
+	return &f->errors[f->n_errors++];
+}
+
+struct ibs_sm *ibs_fabric_add_sm(struct ibs_fabric *f)
+{
+	f->sms = xgrow(f->sms, &f->cap_sms, f->n_sms + 1, sizeof(*f->sms));
+	memset(&f->sms[f->n_sms], 0, sizeof(f->sms[0]));
+	return &f->sms[f->n_sms++];
+}
+
+static int path_cmp(const struct ibs_addr *a, const struct ibs_addr *b)
+{
+	unsigned i, n = a->hops < b->hops ? a->hops : b->hops;
+
+	if (a->hops != b->hops)
+		return a->hops < b->hops ? -1 : 1;
+	for (i = 1; i <= n; i++)
+		if (a->path[i] != b->path[i])
+			return a->path[i] < b->path[i] ? -1 : 1;
+	return 0;
+}
+
+static int node_cmp(const void *x, const void *y)
+{
+	const struct ibs_node *a = *(struct ibs_node *const *)x, *b = *(struct ibs_node *const *)y;
+
+	if (a->ni.node_guid != b->ni.node_guid)
+		return a->ni.node_guid < b->ni.node_guid ? -1 : 1;
+	return path_cmp(&a->path, &b->path);
+}
+
+static int err_cmp(const void *x, const void *y)
+{
+	const struct ibs_walk_error *a = x, *b = y;
+	int c = path_cmp(&a->path, &b->path);
+
+	if (c)
+		return c;
+	if (a->attr_id != b->attr_id)
+		return a->attr_id < b->attr_id ? -1 : 1;
+	if (a->attr_mod != b->attr_mod)
+		return a->attr_mod < b->attr_mod ? -1 : 1;
+	return 0;
+}
+
+static int sm_cmp(const void *x, const void *y)
+{
+	const struct ibs_sm *a = x, *b = y;
+
+	if (a->port_guid != b->port_guid)
+		return a->port_guid < b->port_guid ? -1 : 1;
+	return a->port < b->port ? -1 : a->port > b->port;
+}
+
+void ibs_fabric_sort(struct ibs_fabric *f)
+{
+	size_t i;
+
+	qsort(f->nodes, f->n_nodes, sizeof(*f->nodes), node_cmp);
+	for (i = 0; i < f->n_nodes; i++)
+		f->nodes[i]->index = i;
+	if (f->n_errors)
+		qsort(f->errors, f->n_errors, sizeof(*f->errors), err_cmp);
+	if (f->n_sms)
+		qsort(f->sms, f->n_sms, sizeof(*f->sms), sm_cmp);
+}
+
+size_t ibs_fabric_links(const struct ibs_fabric *f, struct ibs_link **out)
+{
+	struct ibs_link *v = NULL;
+	size_t n = 0, cap = 0, i;
+	unsigned p;
+
+	for (i = 0; i < f->n_nodes; i++) {
+		struct ibs_node *a = f->nodes[i];
+		for (p = 1; p <= a->ni.num_ports; p++) {
+			struct ibs_port *pt = &a->ports[p];
+			if (!pt->peer)
+				continue;
+			if (pt->peer->index < a->index ||
+			    (pt->peer == a && pt->peer_port < p))
+				continue;
+			v = xgrow(v, &cap, n + 1, sizeof(*v));
+			v[n].a = a;
+			v[n].pa = (uint8_t)p;
+			v[n].b = pt->peer;
+			v[n].pb = pt->peer_port;
+			n++;
+		}
+	}
+	*out = v;
+	return n;
+}
+
+void ibs_node_set_error(struct ibs_node *n, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[256];
+
+	if (n->error)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	n->error = xstrdup(buf);
+}
+
+uint16_t ibs_node_lid(const struct ibs_node *n)
+{
+	unsigned p;
+
+	for (p = ibs_node_first_port(n); p <= n->ni.num_ports; p++)
+		if (n->ports[p].valid)
+			return n->ports[p].pi.lid;
+	return 0;
+}
+
+const char *ibs_node_name(const struct ibs_node *n)
+{
+	if (n->name)
+		return n->name;
+	return n->desc;
+}
+
+const char *ibs_port_state_str(unsigned s)
+{
+	static const char *const v[] = { "NoChange", "Down", "Init", "Armed", "Active" };
+	return s < 5 ? v[s] : "Unknown";
+}
+
+const char *ibs_phys_state_str(unsigned s)
+{
+	static const char *const v[] = { "NoChange", "Sleep", "Polling", "Disabled",
+					 "PortConfigurationTraining", "LinkUp", "LinkErrorRecovery",
+					 "PhyTest" };
+	return s < 8 ? v[s] : "Unknown";
+}
+
+const char *ibs_width_str(unsigned w)
+{
+	switch (w) {
+	case 1:
+		return "1x";
+	case 2:
+		return "4x";
+	case 4:
+		return "8x";
+	case 8:
+		return "12x";
+	case 16:
+		return "2x";
+	default:
+		return "?";
+	}
+}
+
+unsigned ibs_width_lanes(unsigned w)
+{
+	switch (w) {
+	case 1:
+		return 1;
+	case 2:
+		return 4;
+	case 4:
+		return 8;
+	case 8:
+		return 12;
+	case 16:
+		return 2;
+	default:
+		return 0;
+	}
+}
+
+const char *ibs_speed_str(unsigned speed, unsigned ext)
+{
+	switch (ext) {
+	case 1:
+		return "FDR";
+	case 2:
+		return "EDR";
+	case 4:
+		return "HDR";
+	case 8:
+		return "NDR";
+	default:
+		break;
+	}
+	switch (speed) {
+	case 1:
+		return "SDR";
+	case 2:
+		return "DDR";
+	case 4:
+		return "QDR";
+	default:
+		return "?";
+	}
+}
+
+unsigned ibs_speed_mbps(unsigned speed, unsigned ext)
+{
+	switch (ext) {
+	case 1:
+		return 14062;
+	case 2:
+		return 25781;
+	case 4:
+		return 53125;
+	case 8:
+		return 106250;
+	default:
+		break;
+	}
+	switch (speed) {
+	case 1:
+		return 2500;
+	case 2:
+		return 5000;
+	case 4:
+		return 10000;
+	default:
+		return 0;
+	}
+}
+
+const char *ibs_node_type_str(unsigned t)
+{
+	switch (t) {
+	case IBS_NODE_CA:
+		return "ca";
+	case IBS_NODE_SWITCH:
+		return "switch";
+	case IBS_NODE_ROUTER:
+		return "router";
+	default:
+		return "unknown";
+	}
+}
+
+const char *ibs_mtu_str(unsigned m)
+{
+	static const char *const v[] = { "?", "256", "512", "1024", "2048", "4096" };
+	return m < 6 ? v[m] : "?";
+}
+
+const char *ibs_sm_state_str(unsigned s)
+{
+	static const char *const v[] = { "not-active", "discovering", "standby", "master" };
+	return s < 4 ? v[s] : "unknown";
+}
+
+bool ibs_port_is_up(const struct ibs_port *p)
+{
+	return p->valid && (p->pi.phys_state == 5 || p->pi.state >= 2);
+}
+
+void ibs_port_active_rate(const struct ibs_port *p, struct ibs_link_rate *r)
+{
+	memset(r, 0, sizeof(*r));
+	if (!p->valid)
+		return;
+	r->width = p->pi.width_active;
+	r->speed_ext = p->pi.speed_ext_active;
+	r->speed = r->speed_ext ? 0 : p->pi.speed_active;
+}
+
+static unsigned best_width(unsigned mask)
+{
+	/* Rank by lanes: 12x > 8x > 4x > 2x > 1x. */
+	static const unsigned order[] = { 8, 4, 2, 16, 1 };
+	unsigned i;
+
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (mask & order[i])
+			return order[i];
+	return 0;
+}
+
+bool ibs_link_best_rate(const struct ibs_port *a, const struct ibs_port *b, struct ibs_link_rate *r)
+{
+	unsigned w, s, x;
+
+	memset(r, 0, sizeof(*r));
+	if (!a->valid || !b->valid)
+		return false;
+	w = (a->pi.width_enabled & a->pi.width_supported) & (b->pi.width_enabled & b->pi.width_supported);
+	s = (a->pi.speed_enabled & a->pi.speed_supported) & (b->pi.speed_enabled & b->pi.speed_supported);
+	x = (a->pi.speed_ext_enabled & a->pi.speed_ext_supported) &
+	    (b->pi.speed_ext_enabled & b->pi.speed_ext_supported);
+	r->width = best_width(w);
+	if (x) {
+		unsigned bit;
+		for (bit = 8; bit; bit >>= 1)
+			if (x & bit) {
+				r->speed_ext = bit;
+				break;
+			}
+	} else {
+		unsigned bit;
+		for (bit = 4; bit; bit >>= 1)
+			if (s & bit) {
+				r->speed = bit;
+				break;
+			}
+	}
+	return r->width && (r->speed || r->speed_ext);
+}
+
+bool ibs_link_degraded(const struct ibs_port *a, const struct ibs_port *b, const char **why)
+{
+	struct ibs_link_rate best, act;
+
+	if (!ibs_link_best_rate(a, b, &best))
+		return false;
+	ibs_port_active_rate(a, &act);
+	if (a->pi.state != 4 && a->pi.phys_state != 5)
+		return false;
+	if (ibs_width_lanes(act.width) < ibs_width_lanes(best.width)) {
+		if (why)
+			*why = "width";
+		return true;
+	}
+	if (ibs_speed_mbps(act.speed, act.speed_ext) < ibs_speed_mbps(best.speed, best.speed_ext)) {
+		if (why)
+			*why = "speed";
+		return true;
+	}
+	return false;
+}
+
+void ibs_fabric_fix_ext_speeds(struct ibs_fabric *f)
+{
+	size_t i;
+	unsigned p;
+
+	for (i = 0; i < f->n_nodes; i++) {
+		struct ibs_node *n = f->nodes[i];
+		bool sw = n->ni.node_type == IBS_NODE_SWITCH;
+		/* IBA 14.2.5.6: a switch's CapabilityMask is valid on port 0 only. */
+		uint32_t sw_cap = sw && n->ports[0].valid ? n->ports[0].pi.cap_mask : 0;
+		for (p = 0; p <= n->ni.num_ports; p++) {
+			struct ibs_port *pt = &n->ports[p];
+			uint32_t cap = sw ? sw_cap : pt->pi.cap_mask;
+			if (pt->valid && !(cap & IBS_CAP_EXT_SPEEDS))
+				pt->pi.speed_ext_active = pt->pi.speed_ext_enabled = pt->pi.speed_ext_supported = 0;
+		}
+	}
+}

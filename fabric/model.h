@@ -1,0 +1,156 @@
+/*
+ * The fabric model: nodes, ports, links, the subnet manager and what could
+ * not be reached. Ownership: the fabric owns every node, port, error and SM
+ * record; lookups return borrowed pointers valid until ibs_fabric_free().
+ * Nodes are never merged by GUID: two nodes that report the same GUID are two
+ * nodes here (duplicate GUIDs are a health finding, not something to hide).
+ */
+#ifndef IBSCAN_MODEL_H
+#define IBSCAN_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/engine.h"
+#include "../core/mad.h"
+#include "../core/transport.h"
+
+struct ibs_node;
+
+struct ibs_port {
+	uint8_t num;
+	bool valid;               /* PortInfo was received */
+	struct ibs_portinfo pi;
+	uint64_t guid;            /* port GUID (switch ports share port 0's) */
+	uint64_t *gids;           /* GUIDInfo entries (GID = prefix + guid), n_gids of them */
+	unsigned n_gids;
+	struct ibs_node *peer;    /* the other end of the cable, or NULL */
+	uint8_t peer_port;
+	struct ibs_addr path;     /* DR path used to query this port */
+	char *error;              /* why PortInfo/GUIDInfo is missing, or NULL */
+};
+
+struct ibs_node {
+	size_t index;             /* position after ibs_fabric_sort() */
+	struct ibs_nodeinfo ni;
+	char desc[IBS_NODE_DESC_LEN + 1];
+	bool has_desc;
+	struct ibs_switchinfo si;
+	bool has_si;
+	struct ibs_addr path;     /* the DR path that first reached it */
+	uint8_t entry_port;       /* the port that path enters through */
+	unsigned level;           /* hops from the local node */
+	struct ibs_port *ports;   /* num_ports + 1 entries; [0] is switch port 0 */
+	char *name;               /* from --node-name-map, or NULL */
+	char *error;              /* first error about this node, or NULL */
+	struct ibs_node *next_same_guid;
+};
+
+/* Something the walk could not get: a neighbour or an attribute. */
+struct ibs_walk_error {
+	struct ibs_addr path;
+	struct ibs_node *node;    /* the node it was about, or the node it was reached from */
+	uint8_t port;             /* port on that node, or 0 */
+	uint8_t mgmt_class;
+	uint16_t attr_id;
+	uint32_t attr_mod;
+	enum ibs_outcome outcome;
+	uint16_t status;
+	bool unreachable;         /* a neighbour behind node/port could not be discovered */
+};
+
+struct ibs_sm {
+	struct ibs_node *node;
+	uint8_t port;
+	uint16_t lid;
+	uint64_t port_guid;
+	bool ok;                  /* SMInfo answered */
+	struct ibs_sminfo info;
+	enum ibs_outcome outcome;
+	uint16_t status;
+};
+
+struct ibs_fabric {
+	struct ibs_local_port local;
+	struct ibs_node **nodes;
+	size_t n_nodes, cap_nodes;
+	struct ibs_walk_error *errors;
+	size_t n_errors, cap_errors;
+	struct ibs_sm *sms;
+	size_t n_sms, cap_sms;
+	bool partial;             /* something could not be reached or read */
+	bool aborted;             /* the walk stopped early (deadline, transport) */
+	char *abort_reason;
+	struct ibs_engine_stats stats;
+	/* GUID hash: open addressing on node GUID, duplicates chained per slot. */
+	struct ibs_node **hash;
+	size_t hash_cap;
+};
+
+struct ibs_link {
+	struct ibs_node *a;
+	uint8_t pa;
+	struct ibs_node *b;
+	uint8_t pb;
+};
+
+struct ibs_fabric *ibs_fabric_new(void);
+void ibs_fabric_free(struct ibs_fabric *f);
+struct ibs_node *ibs_fabric_add_node(struct ibs_fabric *f, const struct ibs_nodeinfo *ni,
+				     const struct ibs_addr *path);
+/* First node with this GUID (then node->next_same_guid), or NULL. */
+struct ibs_node *ibs_fabric_find_guid(const struct ibs_fabric *f, uint64_t guid);
+/* The port owning this LID (LMC range included), or NULL. */
+struct ibs_port *ibs_fabric_find_lid(const struct ibs_fabric *f, uint16_t lid, struct ibs_node **node);
+void ibs_fabric_connect(struct ibs_node *a, uint8_t pa, struct ibs_node *b, uint8_t pb);
+struct ibs_walk_error *ibs_fabric_add_error(struct ibs_fabric *f);
+struct ibs_sm *ibs_fabric_add_sm(struct ibs_fabric *f);
+/* Clear extended-speed fields where the port (or a switch's port 0) does not support them. */
+void ibs_fabric_fix_ext_speeds(struct ibs_fabric *f);
+/* Sort nodes by GUID then DR path and number them; links and output follow this order. */
+void ibs_fabric_sort(struct ibs_fabric *f);
+/* Every link once, from the lower (index, port) end; returns the count. Caller frees *out. */
+size_t ibs_fabric_links(const struct ibs_fabric *f, struct ibs_link **out);
+void ibs_node_set_error(struct ibs_node *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The node's LID: port 0's for switches, else the lowest valid port's. */
+uint16_t ibs_node_lid(const struct ibs_node *n);
+/* First port number that exists on the node (0 for switches, 1 otherwise). */
+static inline unsigned ibs_node_first_port(const struct ibs_node *n)
+{
+	return n->ni.node_type == IBS_NODE_SWITCH ? 0 : 1;
+}
+/* The display name: node-name-map entry, else the description, else the GUID. */
+const char *ibs_node_name(const struct ibs_node *n);
+
+/* Decoding of PortInfo codes into words (IBA 14.2.5.6). */
+const char *ibs_port_state_str(unsigned state);
+const char *ibs_phys_state_str(unsigned phys);
+const char *ibs_width_str(unsigned width);     /* one active width code: "4x" */
+unsigned ibs_width_lanes(unsigned width);
+/* Active speed name, using the extended speed when there is one: "SDR" ... "NDR". */
+const char *ibs_speed_str(unsigned speed, unsigned speed_ext);
+/* Lane rate in Mb/s for ranking speeds (0 when unknown). */
+unsigned ibs_speed_mbps(unsigned speed, unsigned speed_ext);
+const char *ibs_node_type_str(unsigned type);   /* "switch", "ca", "router" */
+const char *ibs_mtu_str(unsigned mtu);
+const char *ibs_sm_state_str(unsigned state);
+
+/* Port is physically linked (LinkUp) or at least not Down. */
+bool ibs_port_is_up(const struct ibs_port *p);
+
+
+/* Link quality (IBA 14.2.5.6 width/speed codes). */
+struct ibs_link_rate {
+	unsigned width;   /* width code (1x=1, 4x=2, 8x=4, 12x=8, 2x=16), 0 unknown */
+	unsigned speed;   /* LinkSpeed code, 0 when an extended speed applies */
+	unsigned speed_ext;
+};
+/* Active rate of a port, from its PortInfo. */
+void ibs_port_active_rate(const struct ibs_port *p, struct ibs_link_rate *r);
+/* The best rate both ends support and have enabled; false when unknown. */
+bool ibs_link_best_rate(const struct ibs_port *a, const struct ibs_port *b, struct ibs_link_rate *r);
+/* Active below best: set *why to "width" or "speed". */
+bool ibs_link_degraded(const struct ibs_port *a, const struct ibs_port *b, const char **why);
+#endif

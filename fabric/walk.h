@@ -1,0 +1,26 @@
+/*
+ * The directed-route walker: breadth-first from the local port, level by
+ * level, so that the path that reaches each node (and so every request, and
+ * the output) does not depend on the order responses arrive in.
+ */
+#ifndef IBSCAN_WALK_H
+#define IBSCAN_WALK_H
+
+#include "model.h"
+
+struct ibs_walk_opts {
+	bool gids;      /* read GUIDInfo for ports with more than one GUID */
+	bool sm;        /* read SMInfo from the master and every IsSM port */
+	void (*progress)(void *ctx, const struct ibs_fabric *f, const struct ibs_engine_stats *s);
+	void *progress_ctx;
+};
+
+/*
+ * Walk the fabric into f (which must be empty, with f->local filled in).
+ * IBS_OK when the walk ran to the end (f->partial says whether everything
+ * answered); IBS_E_DEADLINE or IBS_E_TRANSPORT when it stopped early, with
+ * what was found so far kept in f and f->aborted set.
+ */
+enum ibs_err ibs_walk(struct ibs_engine *e, struct ibs_fabric *f, const struct ibs_walk_opts *o);
+
+#endif

@@ -1,0 +1,90 @@
+/*
+ * Graphviz DOT: switches as boxes, CAs as ellipses, routers as diamonds;
+ * edges labelled with port numbers and width/speed; links that are not Active
+ * drawn red and dashed, degraded ones orange and bold. Works with `dot` on
+ * small fabrics and `sfdp` on large ones (no rank constraints).
+ */
+#include "render.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+
+/* DOT strings: escape quotes and backslashes; drop control characters. */
+static void dot_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fputc('\\', out);
+		if (c >= 0x20)
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+int render_dot(FILE *out, const struct ibs_fabric *f)
+{
+	struct ibs_link *v;
+	size_t n, i;
+
+	fprintf(out, "graph ibscan {\n");
+	fprintf(out, "\tgraph [overlap=false, splines=true, outputorder=edgesfirst];\n");
+	fprintf(out, "\tnode [fontname=\"Helvetica\", fontsize=10];\n");
+	fprintf(out, "\tedge [fontname=\"Helvetica\", fontsize=8];\n");
+	for (i = 0; i < f->n_nodes; i++) {
+		const struct ibs_node *nd = f->nodes[i];
+		char label[256];
+		uint16_t lid = ibs_node_lid(nd);
+		const char *shape = "ellipse", *fill = "#e2f0d9";
+
+		if (nd->ni.node_type == IBS_NODE_SWITCH) {
+			shape = "box";
+			fill = "#cfe2f3";
+		} else if (nd->ni.node_type == IBS_NODE_ROUTER) {
+			shape = "diamond";
+			fill = "#fff2cc";
+		}
+		if (lid)
+			snprintf(label, sizeof(label), "%s\\n0x%016" PRIx64 "\\nLID %u", ibs_node_name(nd),
+				 nd->ni.node_guid, lid);
+		else
+			snprintf(label, sizeof(label), "%s\\n0x%016" PRIx64, ibs_node_name(nd), nd->ni.node_guid);
+		fprintf(out, "\tn%zu [shape=%s, style=filled, fillcolor=\"%s\", label=", nd->index, shape, fill);
+		/* The label already holds \n escapes for DOT; escape only quotes. */
+		fputc('"', out);
+		for (const char *s = label; *s; s++) {
+			if (*s == '"')
+				fputc('\\', out);
+			if ((unsigned char)*s >= 0x20)
+				fputc(*s, out);
+		}
+		fputc('"', out);
+		if (nd->error)
+			fprintf(out, ", color=red");
+		fprintf(out, "];\n");
+	}
+	n = ibs_fabric_links(f, &v);
+	for (i = 0; i < n; i++) {
+		const struct ibs_port *pa = &v[i].a->ports[v[i].pa], *pb = &v[i].b->ports[v[i].pb];
+		const struct ibs_port *src = pa->valid ? pa : pb;
+		char label[64];
+		const char *style = "";
+
+		if (src->valid)
+			snprintf(label, sizeof(label), "%u:%u %s%s", v[i].pa, v[i].pb, ibs_width_str(src->pi.width_active),
+				 ibs_speed_str(src->pi.speed_active, src->pi.speed_ext_active));
+		else
+			snprintf(label, sizeof(label), "%u:%u", v[i].pa, v[i].pb);
+		if (!src->valid || src->pi.state != 4 || (pa->valid && pb->valid && pb->pi.state != 4))
+			style = ", color=red, style=dashed, penwidth=2";
+		else if (pa->valid && pb->valid && ibs_link_degraded(pa, pb, NULL))
+			style = ", color=orange, style=bold, penwidth=2";
+		fprintf(out, "\tn%zu -- n%zu [label=", v[i].a->index, v[i].b->index);
+		dot_str(out, label);
+		fprintf(out, "%s];\n", style);
+	}
+	free(v);
+	fprintf(out, "}\n");
+	return ferror(out) ? -1 : 0;
+}

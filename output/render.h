@@ -1,0 +1,24 @@
+/* Renderers of the fabric model: text and JSON (through emit), DOT and netfile. */
+#ifndef IBSCAN_RENDER_H
+#define IBSCAN_RENDER_H
+
+#include <stdio.h>
+
+#include "emit.h"
+#include "../fabric/model.h"
+
+#define IBS_TOPOLOGY_SCHEMA "ibscan.topology/1"
+#define IBS_NODES_SCHEMA "ibscan.nodes/1"
+#define IBS_LINKS_SCHEMA "ibscan.links/1"
+#define IBS_SM_SCHEMA "ibscan.sm/1"
+
+void render_topology(struct emit *e, const struct ibs_fabric *f);
+void render_nodes(struct emit *e, const struct ibs_fabric *f);
+void render_links(struct emit *e, const struct ibs_fabric *f);
+void render_sm(struct emit *e, const struct ibs_fabric *f);
+/* Graphviz DOT; returns -1 on a write error. */
+int render_dot(FILE *out, const struct ibs_fabric *f);
+/* ibnetdiscover topology format (loadable by ibsim); returns -1 on a write error. */
+int render_netfile(FILE *out, const struct ibs_fabric *f);
+
+#endif

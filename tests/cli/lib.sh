@@ -1,0 +1,30 @@
+# shellcheck shell=bash
+# Helpers for CLI tests: run ibscan, assert exit codes and messages.
+set -euo pipefail
+ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+IBSCAN=${IBSCAN:-$ROOT/ibscan}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/ibscan-cli.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+# No simulator here: make sure the shim is not preloaded by the caller.
+unset LD_PRELOAD IBSIM_SOCKNAME SIM_HOST
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# run WANT_RC ARGS...: run ibscan; stdout in $TMP/out, stderr in $TMP/err.
+run() {
+	local want=$1 rc=0
+	shift
+	"$IBSCAN" "$@" >"$TMP/out" 2>"$TMP/err" || rc=$?
+	if [ "$rc" != "$want" ]; then
+		echo "--- stdout:" >&2; head -20 "$TMP/out" >&2
+		echo "--- stderr:" >&2; head -20 "$TMP/err" >&2
+		fail "ibscan $* exited $rc, want $want"
+	fi
+}
+
+# err_has TEXT: stderr contains TEXT.
+err_has() { grep -qF -- "$1" "$TMP/err" || { cat "$TMP/err" >&2; fail "stderr lacks: $1"; }; }
+out_has() { grep -qF -- "$1" "$TMP/out" || { head -20 "$TMP/out" >&2; fail "stdout lacks: $1"; }; }

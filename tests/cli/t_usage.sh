@@ -1,0 +1,47 @@
+#!/bin/bash
+# Usage errors exit 2 with one line saying what is wrong and a hint; help and version exit 0.
+. "$(dirname "$0")/lib.sh"
+run 2
+err_has "usage: ibscan"
+run 0 --help
+out_has "topology"
+out_has "exit status: 0 ok, 1 findings, 2 usage error, 3 runtime failure"
+run 0 --version
+grep -qE '^ibscan [0-9]+\.[0-9]+\.[0-9]+$' "$TMP/out" || fail "version line"
+run 0 help topology
+out_has "usage: ibscan topology [options]"
+out_has "--format F"
+run 0 topology --help
+out_has "--window N"
+run 2 help nosuch
+err_has "ibscan: error: unknown command 'nosuch'"
+run 2 frobnicate
+err_has "ibscan: error: unknown command 'frobnicate'"
+# Exact names only: a prefix is not run, only suggested.
+run 2 top
+err_has "did you mean 'topology'?"
+run 2 topology --bogus
+err_has "ibscan: error: unknown option '--bogus'"
+err_has "see 'ibscan help topology'"
+run 2 topology -Z
+err_has "unknown option '-Z'"
+run 2 topology --window
+err_has "option '--window' needs a value"
+for bad in 0 1025 -1 abc 3x ""; do
+	run 2 topology --window "$bad"
+	err_has "--window wants a number from 1 to 1024"
+done
+run 2 topology --timeout 0
+err_has "--timeout wants milliseconds"
+run 2 topology --deadline -5
+err_has "--deadline wants seconds"
+run 2 topology --deadline nan
+run 2 topology --retries 101
+run 2 topology --format yaml
+err_has "unknown format 'yaml' (text, json, dot or netfile)"
+run 2 nodes --format dot
+err_has "unknown format 'dot' (text or json)"
+run 2 topology extra
+err_has "unexpected argument 'extra'"
+run 2 --frob
+err_has "unknown option '--frob'"

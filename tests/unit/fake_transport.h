@@ -1,0 +1,327 @@
+/*
+ * Test doubles for the transport: a scripted transport whose answers the test
+ * decides request by request (delay, drop, duplicate, bad status), and an
+ * in-process fabric of switches and CAs that answers directed-route SMPs the
+ * way an SMA does (IBA 14.2.2), built with libibmad's field encoders.
+ */
+#ifndef IBSCAN_FAKE_TRANSPORT_H
+#define IBSCAN_FAKE_TRANSPORT_H
+
+#include <infiniband/mad.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../../core/transport.h"
+#include "../../core/xalloc.h"
+
+struct fake_pkt {
+	struct ibs_packet pkt;
+	uint64_t due_ns;
+};
+
+struct fake {
+	struct ibs_transport t;
+	/* Decide what happens to a request; push answers with fake_answer(). */
+	void (*on_send)(struct fake *f, const struct ibs_mad_req *req, const uint8_t *mad);
+	void *ctx;
+	struct fake_pkt *q;
+	size_t n, cap;
+	unsigned sent, max_inflight_seen, inflight;
+	bool dead; /* recv fails: the device went away */
+	struct ibs_local_port local;
+};
+
+static inline uint64_t fake_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Queue a packet for delivery after delay_ms. */
+static inline void fake_push(struct fake *f, const uint8_t *mad, size_t len, int status, unsigned delay_ms)
+{
+	f->q = xgrow(f->q, &f->cap, f->n + 1, sizeof(*f->q));
+	memset(&f->q[f->n], 0, sizeof(f->q[0]));
+	memcpy(f->q[f->n].pkt.mad, mad, len > IBS_MAD_SIZE ? IBS_MAD_SIZE : len);
+	f->q[f->n].pkt.len = len;
+	f->q[f->n].pkt.status = status;
+	f->q[f->n].due_ns = fake_now() + (uint64_t)delay_ms * 1000000ull;
+	f->n++;
+}
+
+/* Turn a request into its response with the given status and attribute data (64 bytes). */
+static inline void fake_make_resp(const uint8_t *req, uint16_t status, const uint8_t *data, uint8_t *out)
+{
+	memcpy(out, req, IBS_MAD_SIZE);
+	mad_set_field(out, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET_RESPONSE & 0x7f);
+	mad_set_field(out, 0, IB_MAD_RESPONSE_F, 1);
+	if (mad_get_field(out, 0, IB_MAD_MGMTCLASS_F) == IB_SMI_DIRECT_CLASS) {
+		mad_set_field(out, 0, IB_DRSMP_STATUS_F, status);
+		mad_set_field(out, 0, IB_DRSMP_DIRECTION_F, 1);
+	} else {
+		mad_set_field(out, 0, IB_MAD_STATUS_F, status);
+	}
+	if (data)
+		memcpy(out + IBS_SMP_DATA_OFFS, data, IBS_SMP_DATA_SIZE);
+}
+
+static inline void fake_answer(struct fake *f, const uint8_t *req, uint16_t status, const uint8_t *data,
+			       unsigned delay_ms)
+{
+	uint8_t out[IBS_MAD_SIZE];
+	fake_make_resp(req, status, data, out);
+	fake_push(f, out, IBS_MAD_SIZE, 0, delay_ms);
+}
+
+static inline enum ibs_err fake_send(struct ibs_transport *t, const struct ibs_mad_req *req, const uint8_t *mad)
+{
+	struct fake *f = (struct fake *)t;
+	f->sent++;
+	f->inflight++;
+	if (f->inflight > f->max_inflight_seen)
+		f->max_inflight_seen = f->inflight;
+	f->on_send(f, req, mad);
+	return IBS_OK;
+}
+
+static inline enum ibs_err fake_recv(struct ibs_transport *t, struct ibs_packet *pkt, int ms)
+{
+	struct fake *f = (struct fake *)t;
+	uint64_t end = fake_now() + (uint64_t)(ms > 0 ? ms : 0) * 1000000ull;
+
+	if (f->dead)
+		return IBS_E_TRANSPORT;
+	for (;;) {
+		uint64_t now = fake_now(), next = UINT64_MAX;
+		size_t i, best = SIZE_MAX;
+		for (i = 0; i < f->n; i++) {
+			if (f->q[i].due_ns <= now && (best == SIZE_MAX || f->q[i].due_ns < f->q[best].due_ns))
+				best = i;
+			if (f->q[i].due_ns < next)
+				next = f->q[i].due_ns;
+		}
+		if (best != SIZE_MAX) {
+			*pkt = f->q[best].pkt;
+			memmove(&f->q[best], &f->q[best + 1], (f->n - best - 1) * sizeof(*f->q));
+			f->n--;
+			if (f->inflight)
+				f->inflight--;
+			return IBS_OK;
+		}
+		if (now >= end)
+			return IBS_E_AGAIN;
+		{
+			uint64_t until = next < end ? next : end;
+			struct timespec ts = { 0, (long)(until - now) };
+			if (until - now >= 1000000000ull) {
+				ts.tv_sec = (time_t)((until - now) / 1000000000ull);
+				ts.tv_nsec = (long)((until - now) % 1000000000ull);
+			}
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
+static inline void fake_expire(struct ibs_transport *t, const struct ibs_mad_req *req, uint32_t tid)
+{
+	struct fake *f = (struct fake *)t;
+	(void)req;
+	(void)tid;
+	if (f->inflight)
+		f->inflight--;
+}
+
+static inline enum ibs_err fake_local(struct ibs_transport *t, struct ibs_local_port *out)
+{
+	*out = ((struct fake *)t)->local;
+	return IBS_OK;
+}
+
+static inline void fake_close(struct ibs_transport *t)
+{
+	struct fake *f = (struct fake *)t;
+	free(f->q);
+	f->q = NULL;
+	f->n = f->cap = 0;
+}
+
+static const struct ibs_transport_ops fake_ops = {
+	.name = "fake",
+	.send = fake_send,
+	.recv = fake_recv,
+	.expire = fake_expire,
+	.local_port = fake_local,
+	.close = fake_close,
+};
+
+static inline void fake_init(struct fake *f, void (*on_send)(struct fake *, const struct ibs_mad_req *, const uint8_t *),
+			     void *ctx)
+{
+	memset(f, 0, sizeof(*f));
+	f->t.ops = &fake_ops;
+	f->t.priv = f;
+	f->on_send = on_send;
+	f->ctx = ctx;
+	strcpy(f->local.ca, "fake0");
+	f->local.port = 1;
+}
+
+/* ---- an in-process fabric ---- */
+
+#define FF_MAX_NODES 64
+#define FF_MAX_PORTS 36
+
+struct ff_node {
+	int type; /* IB_NODE_CA / IB_NODE_SWITCH / IB_NODE_ROUTER */
+	int nports;
+	uint64_t guid;
+	char desc[64];
+	int peer[FF_MAX_PORTS + 1];      /* node index + 1, 0 = none */
+	int peer_port[FF_MAX_PORTS + 1];
+	int lid;
+	bool dead;                        /* answers nothing */
+	uint16_t bad_status_attr;         /* answer this attribute with status 0x1c */
+	bool down[FF_MAX_PORTS + 1];      /* cable present but port Down (no link) */
+};
+
+struct ff {
+	struct ff_node n[FF_MAX_NODES];
+	int count;
+	int root; /* where the fake device sits */
+	int root_port;
+	unsigned delay_ms;
+};
+
+static inline int ff_add(struct ff *ff, int type, int nports, uint64_t guid, const char *desc)
+{
+	struct ff_node *n = &ff->n[ff->count];
+	memset(n, 0, sizeof(*n));
+	n->type = type;
+	n->nports = nports;
+	n->guid = guid;
+	snprintf(n->desc, sizeof(n->desc), "%s", desc);
+	n->lid = ff->count + 1;
+	return ff->count++;
+}
+
+static inline void ff_link(struct ff *ff, int a, int pa, int b, int pb)
+{
+	ff->n[a].peer[pa] = b + 1;
+	ff->n[a].peer_port[pa] = pb;
+	ff->n[b].peer[pb] = a + 1;
+	ff->n[b].peer_port[pb] = pa;
+}
+
+static inline uint64_t ff_port_guid(const struct ff_node *n, int port)
+{
+	return n->type == IB_NODE_SWITCH ? n->guid : n->guid + (uint64_t)port;
+}
+
+static inline void ff_on_send(struct fake *f, const struct ibs_mad_req *req, const uint8_t *mad)
+{
+	struct ff *ff = f->ctx;
+	int cur = ff->root, in_port = ff->root_port, i;
+	uint8_t d[IBS_SMP_DATA_SIZE];
+	struct ff_node *n;
+	unsigned attr = req->attr_id, mod = req->attr_mod;
+	/* With delay_ms set, answers come back shuffled (0..4 ms by request). */
+	unsigned dl = ff->delay_ms ? (req->addr.hops * 7u + mod * 3u + attr + req->addr.path[req->addr.hops]) % 5u : 0;
+
+	/* Follow the initial path (IBA 14.2.2.1); the first hop leaves the local port. */
+	for (i = 1; i <= req->addr.hops; i++) {
+		int p = req->addr.path[i];
+		struct ff_node *c = &ff->n[cur];
+		if (i > 1 && c->type != IB_NODE_SWITCH)
+			return; /* CAs do not forward: dropped */
+		if (i == 1 && c->type != IB_NODE_SWITCH)
+			p = ff->root_port;
+		if (p < 1 || p > c->nports || !c->peer[p] || c->down[p]) {
+			fake_push(f, mad, IBS_MAD_SIZE, 110, dl); /* undeliverable */
+			return;
+		}
+		in_port = c->peer_port[p];
+		cur = c->peer[p] - 1;
+	}
+	n = &ff->n[cur];
+	if (n->dead)
+		return;
+	memset(d, 0, sizeof(d));
+	if (n->bad_status_attr == attr) {
+		fake_answer(f, mad, 0x1c, NULL, dl);
+		return;
+	}
+	switch (attr) {
+	case IB_ATTR_NODE_INFO: {
+		uint32_t v;
+		uint64_t g;
+		v = 1; mad_encode_field(d, IB_NODE_BASE_VERS_F, &v);
+		v = 1; mad_encode_field(d, IB_NODE_CLASS_VERS_F, &v);
+		v = (uint32_t)n->type; mad_encode_field(d, IB_NODE_TYPE_F, &v);
+		v = (uint32_t)n->nports; mad_encode_field(d, IB_NODE_NPORTS_F, &v);
+		g = n->guid; mad_encode_field(d, IB_NODE_SYSTEM_GUID_F, &g);
+		g = n->guid; mad_encode_field(d, IB_NODE_GUID_F, &g);
+		g = ff_port_guid(n, in_port); mad_encode_field(d, IB_NODE_PORT_GUID_F, &g);
+		v = (uint32_t)(n->type == IB_NODE_SWITCH ? in_port : in_port); mad_encode_field(d, IB_NODE_LOCAL_PORT_F, &v);
+		v = 0x02c9; mad_encode_field(d, IB_NODE_VENDORID_F, &v);
+		v = 0x1017; mad_encode_field(d, IB_NODE_DEVID_F, &v);
+		break;
+	}
+	case IB_ATTR_NODE_DESC:
+		memcpy(d, n->desc, strlen(n->desc));
+		break;
+	case IB_ATTR_SWITCH_INFO: {
+		uint32_t v = 49151;
+		if (n->type != IB_NODE_SWITCH) {
+			fake_answer(f, mad, 0x0c, NULL, dl);
+			return;
+		}
+		mad_encode_field(d, IB_SW_LINEAR_FDB_CAP_F, &v);
+		break;
+	}
+	case IB_ATTR_PORT_INFO: {
+		uint32_t v;
+		uint64_t g = 0xfe80000000000000ull;
+		int p = (int)mod;
+		bool up;
+		if (p > n->nports || (p == 0 && n->type != IB_NODE_SWITCH)) {
+			fake_answer(f, mad, 0x1c, NULL, dl);
+			return;
+		}
+		up = p == 0 || (n->peer[p] && !n->down[p]);
+		mad_encode_field(d, IB_PORT_GID_PREFIX_F, &g);
+		v = (uint32_t)n->lid; mad_encode_field(d, IB_PORT_LID_F, &v);
+		v = 1; mad_encode_field(d, IB_PORT_SMLID_F, &v);
+		v = (uint32_t)p; mad_encode_field(d, IB_PORT_LOCAL_PORT_F, &v);
+		v = 2; mad_encode_field(d, IB_PORT_LINK_WIDTH_ENABLED_F, &v);
+		v = 3; mad_encode_field(d, IB_PORT_LINK_WIDTH_SUPPORTED_F, &v);
+		v = 2; mad_encode_field(d, IB_PORT_LINK_WIDTH_ACTIVE_F, &v);
+		v = 1; mad_encode_field(d, IB_PORT_LINK_SPEED_SUPPORTED_F, &v);
+		v = up ? 4 : 1; mad_encode_field(d, IB_PORT_STATE_F, &v);
+		v = up ? 5 : 2; mad_encode_field(d, IB_PORT_PHYS_STATE_F, &v);
+		v = 1; mad_encode_field(d, IB_PORT_LINK_SPEED_ACTIVE_F, &v);
+		v = 1; mad_encode_field(d, IB_PORT_LINK_SPEED_ENABLED_F, &v);
+		v = 5; mad_encode_field(d, IB_PORT_MTU_CAP_F, &v);
+		v = 5; mad_encode_field(d, IB_PORT_NEIGHBOR_MTU_F, &v);
+		v = 1; mad_encode_field(d, IB_PORT_GUID_CAP_F, &v);
+		v = 0x02010048u; mad_encode_field(d, IB_PORT_CAPMASK_F, &v);
+		break;
+	}
+	case IB_ATTR_SMINFO: {
+		uint64_t g = n->guid;
+		uint32_t v = 3;
+		mad_encode_field(d, IB_SMINFO_GUID_F, &g);
+		mad_encode_field(d, IB_SMINFO_STATE_F, &v);
+		v = 7;
+		mad_encode_field(d, IB_SMINFO_PRIO_F, &v);
+		break;
+	}
+	default:
+		fake_answer(f, mad, 0x0c, NULL, dl);
+		return;
+	}
+	fake_answer(f, mad, 0, d, dl);
+}
+
+#endif

@@ -1,0 +1,192 @@
+/* Unit tests of captures: record a walk, replay it, and reject bad files. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <unistd.h>
+
+#include "fake_transport.h"
+#include "../../core/capture.h"
+#include "../../fabric/walk.h"
+#include "../../output/render.h"
+
+static struct ff ff;
+
+static void build(void)
+{
+	int s1, s2, i;
+
+	memset(&ff, 0, sizeof(ff));
+	s1 = ff_add(&ff, IB_NODE_SWITCH, 8, 0x200000, "Switch1");
+	s2 = ff_add(&ff, IB_NODE_SWITCH, 8, 0x200001, "Switch2");
+	ff_link(&ff, s1, 3, s2, 3);
+	for (i = 0; i < 4; i++)
+		ff_link(&ff, i < 2 ? s1 : s2, 1 + i % 2, ff_add(&ff, IB_NODE_CA, 1, 0x100000 + (uint64_t)i * 4, "hca"), 1);
+	ff.n[5].dead = true; /* one dead target, so timeouts are recorded too */
+	ff.n[1].bad_status_attr = IB_ATTR_SWITCH_INFO;
+}
+
+static char *walk_json(struct ibs_transport *t)
+{
+	struct ibs_engine_opts o = { 8, 50, 1, 10000 };
+	struct ibs_walk_opts wo = { true, true, NULL, NULL };
+	struct ibs_engine *e = ibs_engine_new(t, &o);
+	struct ibs_fabric *f = ibs_fabric_new();
+	struct emit *em = emit_new(EMIT_JSON);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	ibs_transport_local_port(t, &f->local);
+	assert_int_equal(ibs_walk(e, f, &wo), IBS_OK);
+	render_topology(em, f);
+	emit_write(em, m);
+	fclose(m);
+	emit_free(em);
+	ibs_engine_free(e);
+	ibs_fabric_free(f);
+	return buf;
+}
+
+static void test_record_then_replay(void **state)
+{
+	char path[] = "/tmp/ibscan-test-capXXXXXX";
+	int fd = mkstemp(path);
+	struct fake f;
+	struct ibs_transport *rec, *rp;
+	char *live, *replayed, *msg = NULL;
+	struct ibs_capture *c;
+	size_t i, none = 0, resp = 0;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	build();
+	fake_init(&f, ff_on_send, &ff);
+	f.local.lid = 1;
+	f.local.node_guid = 0x200000;
+	assert_int_equal(ibs_recorder_wrap(&f.t, path, false, &f.local, &rec), IBS_OK);
+	live = walk_json(rec);
+	ibs_transport_close(rec);
+	assert_non_null(strstr(live, "\"partial\": true"));
+
+	assert_int_equal(ibs_capture_load(path, &c, &msg), IBS_OK);
+	assert_true(c->local.node_guid == 0x200000);
+	assert_int_equal(c->local.lid, 1);
+	for (i = 0; i < c->n; i++) {
+		none += c->x[i].outcome == IBS_CAP_NONE;
+		resp += c->x[i].outcome == IBS_CAP_RESP;
+	}
+	assert_int_equal(none, 2); /* the dead CA: first attempt and one retry */
+	assert_true(resp > 20);
+	ibs_capture_free(c);
+
+	assert_int_equal(ibs_replay_open(path, false, &rp), IBS_OK);
+	replayed = walk_json(rp);
+	ibs_transport_close(rp);
+	assert_string_equal(live, replayed);
+	free(live);
+	free(replayed);
+	unlink(path);
+}
+
+static void test_replay_strict_and_missing(void **state)
+{
+	const char *cap = "ibscan-capture 1\ntool ibscan test\n"
+			  "local ca=x port=1 node_guid=0x1 port_guid=0x1 system_image_guid=0x1 lid=1 sm_lid=1 lmc=0 state=4 node_type=1\n";
+	char path[] = "/tmp/ibscan-test-capXXXXXX";
+	int fd = mkstemp(path);
+	struct ibs_transport *rp;
+	struct ibs_engine_opts o = { 8, 50, 1, 10000 };
+	struct ibs_walk_opts wo = { true, true, NULL, NULL };
+	struct ibs_engine *e;
+	struct ibs_fabric *f;
+
+	(void)state;
+	assert_int_equal(write(fd, cap, strlen(cap)), (ssize_t)strlen(cap));
+	close(fd);
+	/* Not strict: the missing local NodeInfo is a dead target. */
+	assert_int_equal(ibs_replay_open(path, false, &rp), IBS_OK);
+	e = ibs_engine_new(rp, &o);
+	f = ibs_fabric_new();
+	assert_int_equal(ibs_walk(e, f, &wo), IBS_E_TIMEOUT);
+	assert_int_equal(f->n_nodes, 0);
+	ibs_engine_free(e);
+	ibs_fabric_free(f);
+	ibs_transport_close(rp);
+	/* Strict: an error naming the request ends the run. */
+	assert_int_equal(ibs_replay_open(path, true, &rp), IBS_OK);
+	e = ibs_engine_new(rp, &o);
+	f = ibs_fabric_new();
+	assert_int_equal(ibs_walk(e, f, &wo), IBS_E_TRANSPORT);
+	ibs_engine_free(e);
+	ibs_fabric_free(f);
+	ibs_transport_close(rp);
+	unlink(path);
+}
+
+#define HDR "ibscan-capture 1\nlocal ca=x port=1 node_guid=0x1 port_guid=0x1 system_image_guid=0x1 lid=1 sm_lid=1 lmc=0 state=4 node_type=1\n"
+#define MADHEX "01810101" "0000000000000000000000000000000000000000"
+#define REQ "x SMI-DR Get NodeInfo mod=0 addr=dr:0\n> " MADHEX "\n"
+
+static void test_bad_captures(void **state)
+{
+	struct {
+		const char *text;
+		const char *msg;
+	} cases[] = {
+		{ "", "c:1: empty file: not an ibscan capture" },
+		{ "hello\n", "c:1: not an ibscan capture (no 'ibscan-capture 1' header)" },
+		{ "ibscan-capture 2\n", "c:1: capture format version 2 is not supported (this ibscan reads version 1)" },
+		{ "ibscan-capture 1\n", "c:1: no 'local' line: truncated capture?" },
+		{ "ibscan-capture 1\nlocal ca=x port=1\n", "c:2: local: missing or bad node_guid=" },
+		{ HDR REQ, "c:4: truncated: the last exchange is incomplete" },
+		{ HDR REQ "< resp 0g\n", "c:5: bad response bytes (hex of a MAD, at most 256 bytes)" },
+		{ HDR REQ "< maybe\n", "c:5: outcome must be 'resp HEX', 'error N [HEX]' or 'none'" },
+		{ HDR REQ "< error -1\n", "c:5: bad error status" },
+		{ HDR "x SMI-DR Get NodeInfo mod=0 addr=dr:0,999\n", "c:3: missing or bad addr= (dr:0,1,... or lid:N)" },
+		{ HDR "x SMI-DR Get NodeInfo mod=0 addr=lid:3\n> " MADHEX "\n< none\n",
+		  "c:4: directed-route requests need a dr: address, others a lid:" },
+		{ HDR "> " MADHEX "\n", "c:3: request line without an 'x' line before it" },
+		{ HDR "garbage\n", "c:3: unrecognised line" },
+		{ HDR "x SMI-DR Get NodeInfo mod=0 addr=dr:0\n> 01\n", "c:4: bad request bytes (hex of a MAD, at most 256 bytes)" },
+		{ "ibscan-capture 1\n\x01\x02\0\0", "c:2: NUL byte: this is not a capture (binary file?)" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ibs_capture *c = NULL;
+		char *msg = NULL;
+		size_t len = strlen(cases[i].text);
+		if (i == sizeof(cases) / sizeof(cases[0]) - 1)
+			len += 2;
+		assert_int_equal(ibs_capture_parse("c", cases[i].text, len, &c, &msg), IBS_E_INPUT);
+		assert_null(c);
+		assert_string_equal(msg, cases[i].msg);
+		free(msg);
+	}
+	{
+		/* A huge line is refused without reading it whole. */
+		size_t n = IBS_CAPTURE_MAX_LINE * 4;
+		char *big = xmalloc(n);
+		struct ibs_capture *c = NULL;
+		char *msg = NULL;
+		memset(big, 'a', n);
+		memcpy(big, "ibscan-capture 1\n", 17);
+		assert_int_equal(ibs_capture_parse("c", big, n, &c, &msg), IBS_E_INPUT);
+		assert_string_equal(msg, "c:2: line too long");
+		free(msg);
+		free(big);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_record_then_replay),
+		cmocka_unit_test(test_replay_strict_and_missing),
+		cmocka_unit_test(test_bad_captures),
+	};
+	return cmocka_run_group_tests_name("capture", tests, NULL, NULL);
+}

@@ -1,0 +1,197 @@
+/* Unit tests of the MAD codec (core/mad.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "fake_transport.h"
+#include "../../core/mad.h"
+
+static void test_encode_dr_nodeinfo(void **state)
+{
+	struct ibs_addr a;
+	struct ibs_mad_req req;
+	struct ibs_mad_hdr h;
+	uint8_t mad[IBS_MAD_SIZE], path[3] = { 1, 3, 5 };
+
+	(void)state;
+	ibs_addr_dr(&a, path, 3);
+	ibs_req_get(&req, &a, IBS_CLASS_SMI_DR, IBS_ATTR_NODE_INFO, 0);
+	assert_int_equal(ibs_mad_encode(&req, 0x1234567890abcdefull, mad), IBS_OK);
+	assert_int_equal(ibs_mad_decode_hdr(mad, sizeof(mad), &h), IBS_OK);
+	assert_int_equal(h.mgmt_class, 0x81);
+	assert_int_equal(h.method, IBS_METHOD_GET);
+	assert_int_equal(h.attr_id, IBS_ATTR_NODE_INFO);
+	/* Only the low 32 bits of a TID are ours. */
+	assert_int_equal(h.tid, 0x90abcdefull);
+	assert_int_equal(h.hop_cnt, 3);
+	assert_int_equal(h.hop_ptr, 0);
+	/* IBA 14.2.1.2: DrSLID/DrDLID permissive, initial path at byte 128. */
+	assert_int_equal(mad_get_field(mad, 0, IB_DRSMP_DRSLID_F), 0xffff);
+	assert_int_equal(mad_get_field(mad, 0, IB_DRSMP_DRDLID_F), 0xffff);
+	assert_int_equal(mad[128 + 1], 1);
+	assert_int_equal(mad[128 + 2], 3);
+	assert_int_equal(mad[128 + 3], 5);
+}
+
+static void test_encode_rejects_long_path(void **state)
+{
+	struct ibs_addr a;
+	struct ibs_mad_req req;
+	uint8_t mad[IBS_MAD_SIZE];
+
+	(void)state;
+	ibs_addr_dr(&a, NULL, 0);
+	a.hops = 64;
+	ibs_req_get(&req, &a, IBS_CLASS_SMI_DR, IBS_ATTR_NODE_INFO, 0);
+	assert_int_equal(ibs_mad_encode(&req, 1, mad), IBS_E_INVAL);
+	assert_false(ibs_addr_dr_extend(&a, &a, 1));
+}
+
+static void test_pma_payload(void **state)
+{
+	struct ibs_addr a;
+	struct ibs_mad_req req;
+	uint8_t mad[IBS_MAD_SIZE], data[4] = { 0, 7, 0xff, 0xff };
+
+	(void)state;
+	ibs_addr_lid(&a, 12, 1);
+	ibs_req_get(&req, &a, IBS_CLASS_PMA, IBS_ATTR_PORT_COUNTERS, 0);
+	req.data = data;
+	req.data_len = sizeof(data);
+	assert_int_equal(ibs_mad_encode(&req, 9, mad), IBS_OK);
+	assert_int_equal(mad_get_field(mad + IBS_GMP_DATA_OFFS, 0, IB_PC_PORT_SELECT_F), 7);
+	assert_int_equal(mad_get_field(mad, 0, IB_MAD_MGMTCLASS_F), 4);
+}
+
+static void make_nodeinfo(uint8_t *mad, size_t *len)
+{
+	struct ibs_addr a;
+	struct ibs_mad_req req;
+	uint8_t req_mad[IBS_MAD_SIZE], d[64];
+	uint32_t v;
+	uint64_t g;
+
+	ibs_addr_dr(&a, NULL, 0);
+	ibs_req_get(&req, &a, IBS_CLASS_SMI_DR, IBS_ATTR_NODE_INFO, 0);
+	ibs_mad_encode(&req, 5, req_mad);
+	memset(d, 0, sizeof(d));
+	v = 2; mad_encode_field(d, IB_NODE_TYPE_F, &v);
+	v = 36; mad_encode_field(d, IB_NODE_NPORTS_F, &v);
+	g = 0xf452140300abcdefull; mad_encode_field(d, IB_NODE_GUID_F, &g);
+	g = 0xf452140300abcdeeull; mad_encode_field(d, IB_NODE_SYSTEM_GUID_F, &g);
+	v = 0x02c9; mad_encode_field(d, IB_NODE_VENDORID_F, &v);
+	v = 7; mad_encode_field(d, IB_NODE_LOCAL_PORT_F, &v);
+	fake_make_resp(req_mad, 0, d, mad);
+	*len = IBS_MAD_SIZE;
+}
+
+static void test_decode_nodeinfo(void **state)
+{
+	uint8_t mad[IBS_MAD_SIZE];
+	size_t len;
+	struct ibs_nodeinfo ni;
+
+	(void)state;
+	make_nodeinfo(mad, &len);
+	assert_int_equal(ibs_decode_nodeinfo(mad, len, &ni), IBS_OK);
+	assert_int_equal(ni.node_type, IBS_NODE_SWITCH);
+	assert_int_equal(ni.num_ports, 36);
+	/* GUIDs above 2^63 survive. */
+	assert_true(ni.node_guid == 0xf452140300abcdefull);
+	assert_true(ni.system_image_guid == 0xf452140300abcdeeull);
+	assert_int_equal(ni.vendor_id, 0x02c9);
+	assert_int_equal(ni.local_port, 7);
+}
+
+static void test_decode_short_is_error(void **state)
+{
+	uint8_t mad[IBS_MAD_SIZE];
+	size_t len, l;
+	struct ibs_nodeinfo ni;
+	struct ibs_portinfo pi;
+	struct ibs_mad_hdr h;
+	char desc[IBS_NODE_DESC_LEN + 1];
+	uint64_t g[8];
+
+	(void)state;
+	make_nodeinfo(mad, &len);
+	/* Every length short of the attribute is an error, never a read past the end. */
+	for (l = 0; l < IBS_SMP_DATA_OFFS + 40; l++)
+		assert_int_equal(ibs_decode_nodeinfo(mad, l, &ni), IBS_E_MALFORMED);
+	assert_int_equal(ibs_decode_portinfo(mad, 100, &pi), IBS_E_MALFORMED);
+	assert_int_equal(ibs_decode_nodedesc(mad, 127, desc), IBS_E_MALFORMED);
+	assert_int_equal(ibs_decode_guidinfo(mad, 64, g), IBS_E_MALFORMED);
+	assert_int_equal(ibs_mad_decode_hdr(mad, 23, &h), IBS_E_MALFORMED);
+	assert_int_equal(ibs_decode_nodeinfo(NULL, 256, &ni), IBS_E_MALFORMED);
+	/* A node type outside 1..3 is malformed. */
+	mad[IBS_SMP_DATA_OFFS + 2] = 9;
+	assert_int_equal(ibs_decode_nodeinfo(mad, len, &ni), IBS_E_MALFORMED);
+}
+
+static void test_nodedesc_sanitised(void **state)
+{
+	uint8_t mad[IBS_MAD_SIZE];
+	char desc[IBS_NODE_DESC_LEN + 1];
+
+	(void)state;
+	memset(mad, 0, sizeof(mad));
+	memcpy(mad + IBS_SMP_DATA_OFFS, "node01\nmlx5_0\x1b[31m  ", 21);
+	assert_int_equal(ibs_decode_nodedesc(mad, sizeof(mad), desc), IBS_OK);
+	assert_string_equal(desc, "node01 mlx5_0 [31m");
+	/* 64 bytes with no NUL stay 64 characters. */
+	memset(mad + IBS_SMP_DATA_OFFS, 'a', 64);
+	assert_int_equal(ibs_decode_nodedesc(mad, sizeof(mad), desc), IBS_OK);
+	assert_int_equal(strlen(desc), 64);
+}
+
+static void test_addr_roundtrip(void **state)
+{
+	struct ibs_addr a, b;
+	uint8_t p[2] = { 17, 255 };
+	char buf[300];
+
+	(void)state;
+	ibs_addr_dr(&a, p, 2);
+	assert_string_equal(ibs_addr_str(&a, buf, sizeof(buf)), "0,17,255");
+	assert_int_equal(ibs_addr_parse(&b, buf), IBS_OK);
+	assert_int_equal(b.hops, 2);
+	assert_int_equal(b.path[2], 255);
+	assert_int_equal(ibs_addr_parse(&b, "0"), IBS_OK);
+	assert_int_equal(b.hops, 0);
+	assert_int_equal(ibs_addr_parse(&b, "lid 7"), IBS_OK);
+	assert_int_equal(b.lid, 7);
+	assert_int_equal(ibs_addr_parse(&b, "0,256"), IBS_E_INPUT);
+	assert_int_equal(ibs_addr_parse(&b, "1,2"), IBS_E_INPUT);
+	assert_int_equal(ibs_addr_parse(&b, "0,,2"), IBS_E_INPUT);
+	assert_int_equal(ibs_addr_parse(&b, "lid 0"), IBS_E_INPUT);
+	assert_int_equal(ibs_addr_parse(&b, "lid 65536"), IBS_E_INPUT);
+}
+
+static void test_status_words(void **state)
+{
+	struct ibs_mad_hdr h = { 0 };
+
+	(void)state;
+	h.mgmt_class = IBS_CLASS_SMI_DR;
+	h.status = 0x801c; /* D bit + invalid attribute */
+	assert_int_equal(ibs_mad_status(&h), 0x1c);
+	assert_string_equal(ibs_mad_status_str(0x1c), "invalid attribute or modifier");
+	assert_string_equal(ibs_mad_status_str(0x0c), "method/attribute not supported");
+	assert_string_equal(ibs_mad_status_str(1), "busy");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_encode_dr_nodeinfo),
+		cmocka_unit_test(test_encode_rejects_long_path),
+		cmocka_unit_test(test_pma_payload),
+		cmocka_unit_test(test_decode_nodeinfo),
+		cmocka_unit_test(test_decode_short_is_error),
+		cmocka_unit_test(test_nodedesc_sanitised),
+		cmocka_unit_test(test_addr_roundtrip),
+		cmocka_unit_test(test_status_words),
+	};
+	return cmocka_run_group_tests_name("mad", tests, NULL, NULL);
+}

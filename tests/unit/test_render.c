@@ -1,0 +1,225 @@
+/* Unit tests of the renderers and the node-name map. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "fake_transport.h"
+#include "../../fabric/namemap.h"
+#include "../../fabric/walk.h"
+#include "../../output/render.h"
+
+static struct ibs_fabric *walk_2sw(void)
+{
+	static struct ff ff;
+	struct fake f;
+	struct ibs_engine_opts o = { 8, 100, 1, 10000 };
+	struct ibs_walk_opts wo = { true, true, NULL, NULL };
+	struct ibs_engine *e;
+	struct ibs_fabric *fab = ibs_fabric_new();
+	int s1, s2;
+
+	memset(&ff, 0, sizeof(ff));
+	s1 = ff_add(&ff, IB_NODE_SWITCH, 8, 0x200000, "Switch1");
+	s2 = ff_add(&ff, IB_NODE_SWITCH, 8, 0xf452140300200001ull, "Switch \"2\"");
+	ff_link(&ff, s1, 3, s2, 3);
+	ff_link(&ff, s1, 1, ff_add(&ff, IB_NODE_CA, 1, 0x100000, "node01 mlx5_0"), 1);
+	ff_link(&ff, s2, 1, ff_add(&ff, IB_NODE_CA, 1, 0x100010, "node02 mlx5_0"), 1);
+	fake_init(&f, ff_on_send, &ff);
+	e = ibs_engine_new(&f.t, &o);
+	assert_int_equal(ibs_walk(e, fab, &wo), IBS_OK);
+	ibs_engine_free(e);
+	fake_close(&f.t);
+	return fab;
+}
+
+static char *capture(const struct ibs_fabric *f, int kind)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	struct emit *e = NULL;
+
+	if (kind == 2) {
+		assert_int_equal(render_dot(m, f), 0);
+	} else if (kind == 3) {
+		assert_int_equal(render_netfile(m, f), 0);
+	} else {
+		e = emit_new(kind == 1 ? EMIT_JSON : EMIT_TEXT);
+		render_topology(e, f);
+		assert_int_equal(emit_write(e, m), 0);
+		emit_free(e);
+	}
+	fclose(m);
+	return buf;
+}
+
+static void test_json_schema(void **state)
+{
+	struct ibs_fabric *f = walk_2sw();
+	char *s = capture(f, 1);
+	json_error_t err;
+	json_t *j = json_loads(s, 0, &err), *nodes, *n, *p, *links;
+	size_t i;
+
+	(void)state;
+	assert_non_null(j);
+	assert_string_equal(json_string_value(json_object_get(j, "schema")), IBS_TOPOLOGY_SCHEMA);
+	assert_true(json_is_false(json_object_get(j, "partial")));
+	nodes = json_object_get(j, "nodes");
+	assert_int_equal(json_array_size(nodes), 4);
+	/* GUIDs above 2^63 are strings, never negative numbers. */
+	n = json_array_get(nodes, 3);
+	assert_string_equal(json_string_value(json_object_get(n, "guid")), "0xf452140300200001");
+	assert_string_equal(json_string_value(json_object_get(n, "type")), "switch");
+	assert_string_equal(json_string_value(json_object_get(n, "description")), "Switch \"2\"");
+	json_array_foreach(nodes, i, n) {
+		const char *keys[] = { "index", "type", "guid", "lid", "num_ports", "name", "description",
+				       "system_image_guid", "dr_path", "ports", "error" };
+		size_t k;
+		for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			assert_non_null(json_object_get(n, keys[k]));
+		assert_int_equal(json_integer_value(json_object_get(n, "index")), (json_int_t)i);
+	}
+	p = json_array_get(json_object_get(json_array_get(nodes, 0), "ports"), 0);
+	assert_string_equal(json_string_value(json_object_get(p, "state")), "Active");
+	assert_string_equal(json_string_value(json_object_get(p, "width")), "4x");
+	assert_string_equal(json_string_value(json_object_get(p, "speed")), "SDR");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(p, "peer"), "guid")), "0x0000000000200000");
+	links = json_object_get(j, "links");
+	assert_int_equal(json_array_size(links), 3);
+	assert_true(json_is_array(json_object_get(j, "errors")));
+	json_decref(j);
+	free(s);
+	ibs_fabric_free(f);
+}
+
+static void test_text_view(void **state)
+{
+	struct ibs_fabric *f = walk_2sw();
+	char *s = capture(f, 0);
+
+	(void)state;
+	assert_non_null(strstr(s, "topology: 4 nodes (2 switches, 2 CAs, 0 routers), 3 links\n"));
+	assert_non_null(strstr(s, "ca     0x0000000000100000 LID 3, 1 ports \"node01 mlx5_0\", path 0,1\n"));
+	assert_non_null(strstr(s, "    [ 3] Active LinkUp     4x SDR -> switch 0xf452140300200001[3] \"Switch \"2\"\""));
+	assert_null(strstr(s, "PARTIAL"));
+	free(s);
+	ibs_fabric_free(f);
+}
+
+static void test_dot(void **state)
+{
+	struct ibs_fabric *f = walk_2sw();
+	struct ibs_node *s1 = ibs_fabric_find_guid(f, 0x200000);
+	char *s;
+
+	(void)state;
+	/* Make the inter-switch link run 1x: degraded, drawn orange. */
+	s1->ports[3].pi.width_active = 1;
+	s1->ports[3].peer->ports[3].pi.width_active = 1;
+	s = capture(f, 2);
+	assert_non_null(strstr(s, "graph ibscan {"));
+	assert_non_null(strstr(s, "shape=box"));
+	assert_non_null(strstr(s, "shape=ellipse"));
+	assert_non_null(strstr(s, "label=\"Switch \\\"2\\\"\\n0xf452140300200001\\nLID 2\""));
+	assert_non_null(strstr(s, "[label=\"3:3 1xSDR\", color=orange"));
+	free(s);
+	/* A link that is not Active is red and dashed. */
+	s1->ports[3].pi.state = 2;
+	s = capture(f, 2);
+	assert_non_null(strstr(s, "[label=\"3:3 1xSDR\", color=red, style=dashed"));
+	free(s);
+	ibs_fabric_free(f);
+}
+
+static void test_netfile(void **state)
+{
+	struct ibs_fabric *f = walk_2sw();
+	char *s = capture(f, 3);
+
+	(void)state;
+	/* The local node first, as ibsim attaches to the first node. */
+	assert_non_null(strstr(s, "\nswitchguid=0x200000(200000)\nSwitch\t8 \"S-0000000000200000\"\t\t# \"Switch1\" base port 0 lid 1 lmc 0\n"));
+	assert_true(strstr(s, "S-0000000000200000") < strstr(s, "S-f452140300200001"));
+	assert_non_null(strstr(s, "[1]\t\"H-0000000000100000\"[1](100001) \t\t# \"node01 mlx5_0\" lid 3 4xSDR\n"));
+	assert_non_null(strstr(s, "caguid=0x100000\nCa\t1 \"H-0000000000100000\"\t\t# \"node01 mlx5_0\"\n"));
+	/* Quotes in descriptions cannot break the format. */
+	assert_non_null(strstr(s, "# \"Switch '2'\""));
+	free(s);
+	ibs_fabric_free(f);
+}
+
+static void test_namemap(void **state)
+{
+	const char *map = "# comment\n\n0x200000 \"spine-a\"\n  0x0000000000100000   \"node-one\" # trailing\n"
+			  "0x100010 bare\n";
+	struct ibs_namemap *m;
+	struct ibs_fabric *f;
+	char *msg = NULL, *s;
+
+	(void)state;
+	assert_int_equal(ibs_namemap_parse("m", map, strlen(map), &m, &msg), IBS_OK);
+	assert_int_equal(ibs_namemap_count(m), 3);
+	assert_string_equal(ibs_namemap_get(m, 0x100000), "node-one");
+	assert_string_equal(ibs_namemap_get(m, 0x100010), "bare");
+	assert_null(ibs_namemap_get(m, 0x1));
+	f = walk_2sw();
+	ibs_namemap_apply(m, f);
+	s = capture(f, 0);
+	assert_non_null(strstr(s, "\"spine-a\""));
+	assert_non_null(strstr(s, "\"node-one\""));
+	free(s);
+	ibs_fabric_free(f);
+	ibs_namemap_free(m);
+}
+
+static void test_namemap_errors(void **state)
+{
+	struct {
+		const char *text;
+		const char *msg;
+	} cases[] = {
+		{ "0x1 \"a\"\nzzz \"b\"\n", "m:2: expected a GUID followed by a quoted name" },
+		{ "0x1 \"unterminated\n", "m:1: unterminated quoted name" },
+		{ "0x1\n", "m:1: expected a GUID followed by a quoted name" },
+		{ "0x1 \"\"\n", "m:1: empty name" },
+		{ "0x1 \"a\"\n\n\n0x99999999999999999999 \"b\"\n", "m:4: expected a GUID followed by a quoted name" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ibs_namemap *m = NULL;
+		char *msg = NULL;
+		assert_int_equal(ibs_namemap_parse("m", cases[i].text, strlen(cases[i].text), &m, &msg), IBS_E_INPUT);
+		assert_null(m);
+		assert_string_equal(msg, cases[i].msg);
+		free(msg);
+	}
+	{
+		char big[IBS_NAMEMAP_MAX_LINE + 10];
+		struct ibs_namemap *m = NULL;
+		char *msg = NULL;
+		memset(big, 'a', sizeof(big));
+		assert_int_equal(ibs_namemap_parse("m", big, sizeof(big), &m, &msg), IBS_E_INPUT);
+		assert_string_equal(msg, "m:1: line too long");
+		free(msg);
+		assert_int_equal(ibs_namemap_parse("m", "0x1 \"a\0b\"", 9, &m, &msg), IBS_E_INPUT);
+		free(msg);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json_schema),
+		cmocka_unit_test(test_text_view),
+		cmocka_unit_test(test_dot),
+		cmocka_unit_test(test_netfile),
+		cmocka_unit_test(test_namemap),
+		cmocka_unit_test(test_namemap_errors),
+	};
+	return cmocka_run_group_tests_name("render", tests, NULL, NULL);
+}
