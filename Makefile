@@ -22,58 +22,66 @@ BASE_CFLAGS := -std=gnu11 $(WARN) -DIBSCAN_VERSION='"$(VERSION)"' -MMD -MP \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -libumad -libmad -ljansson) -lm
 
-ifeq ($(SANITIZE),1)
-BUILD ?= build/san
-SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-else
-BUILD ?= build/rel
-SAN :=
-endif
-
-ALL_CFLAGS = $(BASE_CFLAGS) $(SAN) $(CFLAGS)
-ALL_LDFLAGS = $(SAN) $(LDFLAGS)
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+REL := build/rel
+SANB := build/san
 
 LIB_SRCS := $(wildcard core/*.c) $(wildcard fabric/*.c) $(wildcard output/*.c)
 CMD_SRCS := $(wildcard cmd/*.c)
-LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
-CMD_OBJS := $(CMD_SRCS:%.c=$(BUILD)/%.o)
-LIB := $(BUILD)/libibscan.a
-
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
-UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
+
+# Two builds from one set of rules: release (build/rel) and sanitized (build/san).
+# The unit and CLI tiers always run the sanitized one; `make SANITIZE=1`
+# makes ./ibscan the sanitized build too.
+define BUILD_template
+$(1)_CFLAGS = $$(BASE_CFLAGS) $(2) $$(CFLAGS)
+$(1)_LDFLAGS = $(2) $$(LDFLAGS)
+$(1)_LIB_OBJS := $$(LIB_SRCS:%.c=$$($(1))/%.o)
+$(1)_CMD_OBJS := $$(CMD_SRCS:%.c=$$($(1))/%.o)
+$(1)_UNIT_BINS := $$(UNIT_SRCS:tests/unit/%.c=$$($(1))/tests/%)
+
+$$($(1))/%.o: %.c
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$($(1)_CFLAGS) -c -o $$@ $$<
+
+$$($(1))/libibscan.a: $$($(1)_LIB_OBJS)
+	rm -f $$@
+	ar rcs $$@ $$^
+
+$$($(1))/ibscan: $$($(1)_CMD_OBJS) $$($(1))/libibscan.a
+	$$(CC) $$($(1)_LDFLAGS) -o $$@ $$($(1)_CMD_OBJS) $$($(1))/libibscan.a $$(LIBS)
+
+$$($(1))/tests/%: tests/unit/%.c $$($(1))/libibscan.a tests/unit/fake_transport.h
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$($(1)_CFLAGS) $$($(1)_LDFLAGS) -o $$@ $$< $$($(1))/libibscan.a $$(LIBS) $$(CMOCKA_LIBS)
+
+-include $$($(1)_LIB_OBJS:.o=.d) $$($(1)_CMD_OBJS:.o=.d)
+endef
+$(eval $(call BUILD_template,REL,))
+$(eval $(call BUILD_template,SANB,$(SAN_FLAGS)))
+
+ifeq ($(SANITIZE),1)
+MAIN := $(SANB)
+else
+MAIN := $(REL)
+endif
 
 .PHONY: all check check-unit check-cli check-sim deps demo clean install uninstall fixtures golden fuzz bench format
 
 all: ibscan
 
-ibscan: $(BUILD)/ibscan
+ibscan: $(MAIN)/ibscan
 	cp $< $@
-
-$(BUILD)/ibscan: $(CMD_OBJS) $(LIB)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(CMD_OBJS) $(LIB) $(LIBS)
-
-$(LIB): $(LIB_OBJS)
-	@mkdir -p $(dir $@)
-	rm -f $@
-	ar rcs $@ $^
-
-$(BUILD)/%.o: %.c
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
-
-$(BUILD)/tests/%: tests/unit/%.c $(LIB) tests/unit/fake_transport.h
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(LIBS) $(CMOCKA_LIBS)
 
 # ---- tests ----
 check: check-unit check-cli check-sim
 
-check-unit: $(UNIT_BINS)
-	@tests/run-unit.sh $(UNIT_BINS)
+check-unit: $(SANB_UNIT_BINS)
+	@tests/run-unit.sh $(SANB_UNIT_BINS)
 
-check-cli: ibscan
-	@tests/cli/run.sh
+check-cli: ibscan $(SANB)/ibscan
+	@IBSCAN=$(CURDIR)/$(SANB)/ibscan tests/cli/run.sh
 
 check-sim: ibscan
 	@tests/sim/run.sh
@@ -88,7 +96,7 @@ fixtures: ibscan
 	@tools/record-fixtures.sh
 
 golden: ibscan
-	@tests/cli/run.sh --regenerate
+	@IBSCAN=$(CURDIR)/ibscan tests/cli/run.sh --regenerate
 
 format:
 	clang-format -i $(LIB_SRCS) $(CMD_SRCS) $(wildcard */*.h) $(UNIT_SRCS)
@@ -102,5 +110,3 @@ uninstall:
 
 clean:
 	rm -rf build ibscan topology.json topology.svg topology.dot
-
--include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d)

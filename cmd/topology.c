@@ -92,8 +92,11 @@ static int run_view(int argc, char **argv, enum view view)
 	j.f = f;
 	st = cli_write_output(&c, write_view, &j);
 	if (st == EXIT_OK && f->partial) {
-		log_error("the result is partial: %zu part%s of the fabric could not be reached or read "
-			  "(listed in the output)", f->n_errors, f->n_errors == 1 ? "" : "s");
+		if (f->aborted)
+			log_error("the result is partial: the walk stopped early (%s)", f->abort_reason);
+		else
+			log_error("the result is partial: %zu quer%s got no valid answer (listed in the output)",
+				  f->n_errors, f->n_errors == 1 ? "y" : "ies");
 		st = EXIT_RUNTIME;
 	}
 	ibs_fabric_free(f);

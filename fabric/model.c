@@ -218,7 +218,8 @@ void ibs_fabric_sort(struct ibs_fabric *f)
 {
 	size_t i;
 
-	qsort(f->nodes, f->n_nodes, sizeof(*f->nodes), node_cmp);
+	if (f->n_nodes)
+		qsort(f->nodes, f->n_nodes, sizeof(*f->nodes), node_cmp);
 	for (i = 0; i < f->n_nodes; i++)
 		f->nodes[i]->index = i;
 	if (f->n_errors)

@@ -82,6 +82,7 @@ struct ibs_fabric {
 	bool partial;             /* something could not be reached or read */
 	bool aborted;             /* the walk stopped early (deadline, transport) */
 	char *abort_reason;
+	size_t n_aborted;         /* queries cut off by the abort */
 	struct ibs_engine_stats stats;
 	/* GUID hash: open addressing on node GUID, duplicates chained per slot. */
 	struct ibs_node **hash;

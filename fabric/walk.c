@@ -64,9 +64,16 @@ static struct qctx *qctx(struct walker *w, struct ibs_node *n, uint8_t port)
 static void record_error(struct walker *w, const struct ibs_mad_req *req, struct ibs_node *n,
 			 uint8_t port, const struct ibs_mad_result *r, bool unreachable)
 {
-	struct ibs_walk_error *er = ibs_fabric_add_error(w->f);
+	struct ibs_walk_error *er;
 	char pb[256];
 
+	w->f->partial = true;
+	if (r->outcome == IBS_MAD_ABORTED) {
+		/* Not the target's fault: the run stopped (see abort_reason). */
+		w->f->n_aborted++;
+		return;
+	}
+	er = ibs_fabric_add_error(w->f);
 	er->path = req->addr;
 	er->node = n;
 	er->port = port;
@@ -76,9 +83,7 @@ static void record_error(struct walker *w, const struct ibs_mad_req *req, struct
 	er->outcome = r->outcome;
 	er->status = r->status;
 	er->unreachable = unreachable;
-	w->f->partial = true;
-	if (r->outcome != IBS_MAD_ABORTED)
-		log_debug("%s to %s: %s", ibs_attr_name(req->mgmt_class, req->attr_id),
+	log_debug("%s to %s: %s", ibs_attr_name(req->mgmt_class, req->attr_id),
 			  ibs_addr_str(&req->addr, pb, sizeof(pb)), ibs_outcome_str(r->outcome));
 }
 

@@ -244,7 +244,8 @@ static void render_errors(struct emit *e, const struct ibs_fabric *f)
 	size_t i;
 
 	emit_bool(e, "partial", NULL, f->partial);
-	emit_str(e, "abort_reason", f->abort_reason ? "walk stopped early: %s\n" : NULL, f->abort_reason);
+	emit_str(e, "abort_reason", f->abort_reason ? "\nwalk stopped early: %s" : NULL, f->abort_reason);
+	emit_uint(e, "aborted_queries", f->abort_reason ? "; %" PRIu64 " queries were cut off\n" : NULL, f->n_aborted);
 	if (f->n_errors)
 		emit_text(e, "\nnot reachable or not answering:\n");
 	emit_arr_open(e, "errors");

@@ -43,7 +43,7 @@ SM = {"master_lid": INT, "sms": [SMREC]}
 ERROR = {"kind": STR, "dr_path": STR, "node_guid": opt(GUID), "node_name": opt(STR), "port": INT,
          "class": STR, "attribute": STR, "modifier": INT, "outcome": STR, "status": opt(STR),
          "status_text": opt(STR)}
-TAIL = {"partial": BOOL, "abort_reason": opt(STR), "errors": [ERROR]}
+TAIL = {"partial": BOOL, "abort_reason": opt(STR), "aborted_queries": INT, "errors": [ERROR]}
 
 VIEWS = {
     "topology": dict({"schema": "ibscan.topology/1", "summary": SUMMARY, "local": LOCAL,

@@ -1,0 +1,66 @@
+#!/bin/bash
+# Faults during discovery: a pulled cable, a node that drops every MAD, a node
+# answering with bad status, and the simulator killed mid-walk.
+. "$(dirname "$0")/lib.sh"
+
+# 1. Both cables between the two switches pulled: the reachable half is reported,
+#    the pulled ports show Down, and nothing else is claimed.
+sim_start "$FABRICS/net.2sw2path4hca"
+n=$(sim_subnet_up_count)
+sim_console 'Unlink "Switch1"[3]' >/dev/null
+sim_console 'Unlink "Switch1"[5]' >/dev/null
+[ "$(sim_port_state Switch1 3)" = "Down/Polling" ] || fail "Unlink did not take effect"
+expect_rc 0 ibs topology --json
+python3 - "$TMP/out" <<'PY' || fail "pulled cable: wrong model"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["summary"]["nodes"] == 3, d["summary"]
+assert d["summary"]["links"] == 2, d["summary"]
+sw = [n for n in d["nodes"] if n["guid"] == "0x0000000000200000"][0]
+p3 = [p for p in sw["ports"] if p["port"] == 3][0]
+assert p3["state"] == "Down" and p3["peer"] is None, p3
+PY
+ok "pulled cable: reachable part (3 nodes, 2 links) reported, ports Down"
+sim_stop
+
+# 2. A switch that drops every MAD (ibsim's Error at 100%): the walk goes on,
+#    lists what it could not reach, says partial and exits 3.
+sim_start "$FABRICS/net.2sw2path4hca"
+sim_console 'Error "Switch2" 100' >/dev/null
+expect_rc 3 ibs topology --json --timeout 200 --retries 1
+grep -q "the result is partial" "$TMP/err" || fail "no partial message"
+python3 - "$TMP/out" <<'PY' || fail "dead switch: wrong model"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["partial"] is True
+assert d["summary"]["nodes"] == 3, d["summary"]
+un = [e for e in d["errors"] if e["kind"] == "unreachable"]
+assert len(un) == 2, un          # through Switch1 ports 3 and 5
+assert {e["port"] for e in un} == {3, 5}, un
+assert all(e["node_guid"] == "0x0000000000200000" and e["attribute"] == "NodeInfo" for e in un), un
+PY
+expect_rc 3 ibs topology --timeout 200 --retries 1
+grep -q "PARTIAL" "$TMP/out" || fail "text view does not say PARTIAL"
+grep -q "unreachable path 0,3 behind 0x0000000000200000 \"Switch1\" port 3: NodeInfo timeout" "$TMP/out" || fail "text view does not list the unreachable port"
+ok "dead switch: partial, exit 3, unreachable ports listed"
+sim_stop
+
+# 3. The simulator killed mid-walk: a clear error within --deadline, partial output kept.
+sim_start "$FABRICS/fattree3"
+ibs topology --json --window 1 --deadline 20 -o "$TMP/k.json" >"$TMP/k.out" 2>"$TMP/k.err" &
+pid=$!
+sim_poll 10 test -s "$SIM_DIR/ibsim.log" || true
+sleep 0.2 # let the walk get going; the kill must land mid-walk
+sim_kill_ibsim
+t0=$(date +%s)
+rc=0
+wait $pid || rc=$?
+t1=$(date +%s)
+[ $rc -eq 3 ] || { cat "$TMP/k.err"; fail "killed simulator: exit $rc, want 3"; }
+[ $((t1 - t0)) -le 20 ] || fail "killed simulator: took $((t1 - t0)) s"
+grep -q "the transport failed during the walk" "$TMP/k.err" || { cat "$TMP/k.err"; fail "no clear error"; }
+if [ -s "$TMP/k.json" ]; then
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['partial'] and d['abort_reason']" "$TMP/k.json" || fail "partial JSON not marked"
+fi
+ok "killed simulator: exit 3 after $((t1 - t0)) s, clear error"
+sim_stop
