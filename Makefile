@@ -12,6 +12,8 @@ PKG_CONFIG ?= pkg-config
 PREFIX ?= /usr/local
 DESTDIR ?=
 
+.DEFAULT_GOAL := all
+
 PKGS := libibumad libibmad jansson
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla -Wwrite-strings

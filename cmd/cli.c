@@ -87,18 +87,21 @@ int cli_common_opt(const struct cmd_desc *cmd, struct cli_common *c, int opt, co
 			cli_usage_error(cmd, "--window wants a number from 1 to %d, not '%s'", IBS_ENGINE_MAX_WINDOW, arg);
 			return -1;
 		}
+		c->window_set = true;
 		return 1;
 	case OPT_TIMEOUT:
 		if (!cli_parse_uint(arg, 1, 600000, &c->timeout_ms)) {
 			cli_usage_error(cmd, "--timeout wants milliseconds from 1 to 600000, not '%s'", arg);
 			return -1;
 		}
+		c->timeout_set = true;
 		return 1;
 	case OPT_RETRIES:
 		if (!cli_parse_uint(arg, 0, 100, &c->retries)) {
 			cli_usage_error(cmd, "--retries wants a number from 0 to 100, not '%s'", arg);
 			return -1;
 		}
+		c->retries_set = true;
 		return 1;
 	case OPT_DEADLINE: {
 		char *end;
@@ -201,8 +204,23 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 			return EXIT_RUNTIME;
 		}
 	}
+	memset(&eo, 0, sizeof(eo));
+	eo.window = c->window;
+	eo.timeout_ms = c->timeout_ms;
+	eo.retries = c->retries;
+	eo.deadline_ms = (unsigned)(c->deadline_s * 1000.0);
 	if (c->replay) {
-		rc = ibs_replay_open(c->replay, c->replay_strict, &t);
+		struct ibs_capture_engine ce;
+		rc = ibs_replay_open(c->replay, c->replay_strict, &t, &ce);
+		/* Replay as recorded: the same retries and window give the same walk. */
+		if (!rc && ce.present) {
+			if (!c->window_set)
+				eo.window = ce.window;
+			if (!c->timeout_set)
+				eo.timeout_ms = ce.timeout_ms;
+			if (!c->retries_set)
+				eo.retries = ce.retries;
+		}
 	} else {
 		struct ibs_umad_opts uo = { c->ca, c->port, (int)c->timeout_ms };
 		rc = ibs_umad_open(&uo, &t);
@@ -213,8 +231,9 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 	}
 	if (c->record) {
 		struct ibs_local_port lp;
+		struct ibs_capture_engine ce = { true, eo.window, eo.timeout_ms, eo.retries };
 		ibs_transport_local_port(t, &lp);
-		rc = ibs_recorder_wrap(t, c->record, c->record_times, &lp, &rec);
+		rc = ibs_recorder_wrap(t, c->record, c->record_times, &lp, &ce, &rec);
 		if (rc) {
 			ibs_transport_close(t);
 			ibs_namemap_free(map);
@@ -224,11 +243,6 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 	}
 	f = ibs_fabric_new();
 	ibs_transport_local_port(t, &f->local);
-	memset(&eo, 0, sizeof(eo));
-	eo.window = c->window;
-	eo.timeout_ms = c->timeout_ms;
-	eo.retries = c->retries;
-	eo.deadline_ms = (unsigned)(c->deadline_s * 1000.0);
 	e = ibs_engine_new(t, &eo);
 	memset(&wo, 0, sizeof(wo));
 	wo.gids = !c->no_gids;

@@ -36,6 +36,7 @@ struct cli_common {
 	const char *ca;
 	int port;
 	unsigned window, timeout_ms, retries;
+	bool window_set, timeout_set, retries_set; /* given on the command line */
 	double deadline_s;
 	const char *namemap;
 	const char *output;

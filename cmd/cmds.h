@@ -6,5 +6,6 @@ int cmd_topology(int argc, char **argv);
 int cmd_nodes(int argc, char **argv);
 int cmd_links(int argc, char **argv);
 int cmd_sm(int argc, char **argv);
+int cmd_capture(int argc, char **argv);
 
 #endif

@@ -30,6 +30,15 @@ const struct cmd_desc ibs_commands[] = {
 	  "options:\n" VIEW_HELP CLI_FABRIC_HELP CLI_BASE_HELP },
 	{ "sm", cmd_sm, "[options]", "Show the subnet manager(s): LID, GUID, priority and state.",
 	  "options:\n" VIEW_HELP CLI_FABRIC_HELP CLI_BASE_HELP },
+	{ "capture", cmd_capture, "info|export FILE [options]",
+	  "Inspect a capture (info) or convert it to pcap for Wireshark (export).",
+	  "subcommands:\n"
+	  "  info FILE              local port, counts by class/attribute/method, outcomes, nodes touched\n"
+	  "  export FILE -o OUT     pcap (LINKTYPE_ERF, InfiniBand records) that Wireshark/tshark decode\n"
+	  "options:\n"
+	  "      --format F         text (default) or json (info only)\n"
+	  "      --json             same as --format json\n"
+	  "  -o, --output FILE      write there (atomically)\n" CLI_BASE_HELP },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
 

@@ -110,7 +110,8 @@ static uint64_t req_key(const struct ibs_addr *a, const uint8_t *req, size_t len
 	for (i = 0; as[i]; i++)
 		h = (h ^ (uint8_t)as[i]) * 0x100000001b3ull;
 	memset(b, 0, sizeof(b));
-	memcpy(b, req, len < sizeof(b) ? len : sizeof(b));
+	if (req && len)
+		memcpy(b, req, len < sizeof(b) ? len : sizeof(b));
 	memset(b + TID_OFFS, 0, 8);
 	n = trimmed(b, sizeof(b));
 	for (i = 0; i < n; i++)
@@ -307,7 +308,8 @@ static const struct ibs_transport_ops rec_ops = {
 };
 
 enum ibs_err ibs_recorder_wrap(struct ibs_transport *inner, const char *path, bool times,
-			       const struct ibs_local_port *lp, struct ibs_transport **out)
+			       const struct ibs_local_port *lp, const struct ibs_capture_engine *eng,
+			       struct ibs_transport **out)
 {
 	struct rec_priv *r;
 	struct ibs_transport *t;
@@ -322,6 +324,8 @@ enum ibs_err ibs_recorder_wrap(struct ibs_transport *inner, const char *path, bo
 	fprintf(f, "# format: docs/capture-format.md\n");
 	fprintf(f, "tool ibscan %s\n", IBSCAN_VERSION);
 	write_local(f, lp);
+	if (eng && eng->present)
+		fprintf(f, "engine window=%u timeout=%u retries=%u\n", eng->window, eng->timeout_ms, eng->retries);
 	if (fflush(f) != 0) {
 		log_error("cannot write capture '%s': %s", path, strerror(errno));
 		fclose(f);
@@ -468,6 +472,19 @@ enum ibs_err ibs_capture_parse(const char *name, const char *buf, size_t len, st
 		if (state <= 1 && !strncmp(line, "tool ", 5)) {
 			free(c->tool);
 			c->tool = xstrdup(line + 5);
+			continue;
+		}
+		if (state <= 1 && !strncmp(line, "engine ", 7)) {
+			uint64_t w, t, r;
+			if (!kv_u64(line + 7, "window", 1024, &w) || !kv_u64(line + 7, "timeout", 600000, &t) ||
+			    !kv_u64(line + 7, "retries", 100, &r) || w < 1 || t < 1) {
+				rc = perr(msg, name, ln, "engine: want window=1..1024 timeout=1..600000 retries=0..100");
+				goto fail;
+			}
+			c->engine.present = true;
+			c->engine.window = (unsigned)w;
+			c->engine.timeout_ms = (unsigned)t;
+			c->engine.retries = (unsigned)r;
 			continue;
 		}
 		if (state <= 1 && !strncmp(line, "local ", 6)) {
@@ -766,7 +783,8 @@ static const struct ibs_transport_ops replay_ops = {
 	.close = rp_close,
 };
 
-enum ibs_err ibs_replay_open(const char *path, bool strict, struct ibs_transport **out)
+enum ibs_err ibs_replay_open(const char *path, bool strict, struct ibs_transport **out,
+			     struct ibs_capture_engine *eng)
 {
 	struct ibs_capture *c;
 	struct rp_priv *p;
@@ -782,6 +800,8 @@ enum ibs_err ibs_replay_open(const char *path, bool strict, struct ibs_transport
 		free(msg);
 		return rc;
 	}
+	if (eng)
+		*eng = c->engine;
 	p = xcalloc(1, sizeof(*p));
 	p->c = c;
 	p->path = xstrdup(path);
@@ -809,4 +829,115 @@ enum ibs_err ibs_replay_open(const char *path, bool strict, struct ibs_transport
 	t->priv = p;
 	*out = t;
 	return IBS_OK;
+}
+
+/* ---- statistics ---- */
+
+uint16_t ibs_capture_resp_status(const struct ibs_cap_exchange *x)
+{
+	struct ibs_mad_hdr h;
+
+	if (x->outcome != IBS_CAP_RESP || ibs_mad_decode_hdr(x->resp, x->resp_len, &h) != IBS_OK)
+		return 0;
+	return ibs_mad_status(&h);
+}
+
+static int kind_cmp(const void *a, const void *b)
+{
+	const struct ibs_capture_kind *x = a, *y = b;
+
+	if (x->mgmt_class != y->mgmt_class)
+		return x->mgmt_class < y->mgmt_class ? -1 : 1;
+	if (x->attr_id != y->attr_id)
+		return x->attr_id < y->attr_id ? -1 : 1;
+	return x->method < y->method ? -1 : x->method > y->method;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static size_t uniq_u64(uint64_t *v, size_t n)
+{
+	size_t i, k = 0;
+
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), u64_cmp);
+	for (i = 1; i < n; i++)
+		if (v[i] != v[k])
+			v[++k] = v[i];
+	return k + 1;
+}
+
+void ibs_capture_stats(const struct ibs_capture *c, struct ibs_capture_stats *st)
+{
+	size_t i, j, cap_k = 0, cap_g = 0;
+	uint64_t *addrs = xcalloc(c->n ? c->n : 1, sizeof(*addrs));
+
+	memset(st, 0, sizeof(*st));
+	for (i = 0; i < c->n; i++) {
+		const struct ibs_cap_exchange *x = &c->x[i];
+		struct ibs_mad_hdr h;
+		struct ibs_capture_kind *k = NULL;
+		uint16_t status = ibs_capture_resp_status(x);
+
+		ibs_mad_decode_hdr(x->req, x->req_len, &h);
+		for (j = 0; j < st->n_kinds; j++)
+			if (st->kinds[j].mgmt_class == h.mgmt_class && st->kinds[j].attr_id == h.attr_id &&
+			    st->kinds[j].method == h.method)
+				k = &st->kinds[j];
+		if (!k) {
+			st->kinds = xgrow(st->kinds, &cap_k, st->n_kinds + 1, sizeof(*st->kinds));
+			k = &st->kinds[st->n_kinds++];
+			memset(k, 0, sizeof(*k));
+			k->mgmt_class = h.mgmt_class;
+			k->attr_id = h.attr_id;
+			k->method = h.method;
+		}
+		k->count++;
+		st->exchanges++;
+		switch (x->outcome) {
+		case IBS_CAP_RESP:
+			if (status) {
+				k->bad_status++;
+				st->bad_status++;
+			} else {
+				k->resp++;
+				st->resp++;
+			}
+			break;
+		case IBS_CAP_ERROR:
+			k->error++;
+			st->error++;
+			break;
+		case IBS_CAP_NONE:
+			k->none++;
+			st->none++;
+			break;
+		}
+		addrs[i] = req_key(&x->addr, NULL, 0);
+		if (x->outcome == IBS_CAP_RESP && !status && h.attr_id == IBS_ATTR_NODE_INFO &&
+		    (h.mgmt_class == IBS_CLASS_SMI_DR || h.mgmt_class == IBS_CLASS_SMI)) {
+			struct ibs_nodeinfo ni;
+			if (ibs_decode_nodeinfo(x->resp, x->resp_len, &ni) == IBS_OK) {
+				st->node_guids = xgrow(st->node_guids, &cap_g, st->n_node_guids + 1, sizeof(uint64_t));
+				st->node_guids[st->n_node_guids++] = ni.node_guid;
+			}
+		}
+	}
+	if (st->n_kinds)
+		qsort(st->kinds, st->n_kinds, sizeof(*st->kinds), kind_cmp);
+	st->n_node_guids = uniq_u64(st->node_guids, st->n_node_guids);
+	st->targets = uniq_u64(addrs, c->n);
+	free(addrs);
+}
+
+void ibs_capture_stats_free(struct ibs_capture_stats *st)
+{
+	free(st->kinds);
+	free(st->node_guids);
+	memset(st, 0, sizeof(*st));
 }

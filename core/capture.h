@@ -37,8 +37,15 @@ struct ibs_cap_exchange {
 	uint64_t time_ns;         /* with --record-times, else 0 */
 };
 
+/* Engine settings of the recorded run; replay uses them unless told otherwise. */
+struct ibs_capture_engine {
+	bool present;
+	unsigned window, timeout_ms, retries;
+};
+
 struct ibs_capture {
 	char *tool;               /* "ibscan 0.1.0" */
+	struct ibs_capture_engine engine;
 	struct ibs_local_port local;
 	struct ibs_cap_exchange *x;
 	size_t n, cap;
@@ -52,8 +59,32 @@ void ibs_capture_free(struct ibs_capture *c);
 
 /* Wrap inner: every exchange through it is written to path. Closing closes inner too. */
 enum ibs_err ibs_recorder_wrap(struct ibs_transport *inner, const char *path, bool times,
-			       const struct ibs_local_port *lp, struct ibs_transport **out);
-/* A transport that answers from the capture at path. */
-enum ibs_err ibs_replay_open(const char *path, bool strict, struct ibs_transport **out);
+			       const struct ibs_local_port *lp, const struct ibs_capture_engine *eng,
+			       struct ibs_transport **out);
+/* A transport that answers from the capture at path; *eng (if not NULL) gets the recorded settings. */
+enum ibs_err ibs_replay_open(const char *path, bool strict, struct ibs_transport **out,
+			     struct ibs_capture_engine *eng);
+
+/* What a capture holds, for `ibscan capture info`. */
+struct ibs_capture_kind {
+	uint8_t mgmt_class;
+	uint8_t method;
+	uint16_t attr_id;
+	size_t count, resp, bad_status, error, none;
+};
+
+struct ibs_capture_stats {
+	size_t exchanges, resp, bad_status, error, none;
+	struct ibs_capture_kind *kinds; /* sorted by class, attribute, method */
+	size_t n_kinds;
+	uint64_t *node_guids;           /* distinct NodeGUIDs in NodeInfo answers, sorted */
+	size_t n_node_guids;
+	size_t targets;                 /* distinct addresses queried */
+};
+
+void ibs_capture_stats(const struct ibs_capture *c, struct ibs_capture_stats *st);
+void ibs_capture_stats_free(struct ibs_capture_stats *st);
+/* The response status of exchange x (0 when none or not a response). */
+uint16_t ibs_capture_resp_status(const struct ibs_cap_exchange *x);
 
 #endif

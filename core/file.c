@@ -4,6 +4,7 @@
 #include "xalloc.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,14 @@ enum ibs_err ibs_read_file(const char *path, size_t max, char **buf, size_t *len
 	if (!f) {
 		*msg = xasprintf("cannot open '%s': %s", path, strerror(errno));
 		return errno == ENOENT || errno == EACCES ? IBS_E_IO : IBS_E_IO;
+	}
+	{
+		/* Refuse an oversized regular file before reading any of it. */
+		struct stat st;
+		if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (uintmax_t)st.st_size > max) {
+			*msg = xasprintf("'%s' is larger than the limit of %zu bytes", path, max);
+			goto fail_input;
+		}
 	}
 	for (;;) {
 		size_t r;

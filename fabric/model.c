@@ -90,6 +90,7 @@ struct ibs_node *ibs_fabric_add_node(struct ibs_fabric *f, const struct ibs_node
 	unsigned i;
 
 	n->ni = *ni;
+	snprintf(n->guid_name, sizeof(n->guid_name), "0x%016llx", (unsigned long long)ni->node_guid);
 	n->path = *path;
 	n->entry_port = ni->local_port;
 	n->level = path->hops;
@@ -282,7 +283,9 @@ const char *ibs_node_name(const struct ibs_node *n)
 {
 	if (n->name)
 		return n->name;
-	return n->desc;
+	if (n->has_desc && n->desc[0])
+		return n->desc;
+	return n->guid_name;
 }
 
 const char *ibs_port_state_str(unsigned s)

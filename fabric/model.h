@@ -44,6 +44,7 @@ struct ibs_node {
 	struct ibs_port *ports;   /* num_ports + 1 entries; [0] is switch port 0 */
 	char *name;               /* from --node-name-map, or NULL */
 	char *error;              /* first error about this node, or NULL */
+	char guid_name[20];       /* "0x%016x", the name of last resort */
 	struct ibs_node *next_same_guid;
 };
 

@@ -65,7 +65,7 @@ static void test_record_then_replay(void **state)
 	fake_init(&f, ff_on_send, &ff);
 	f.local.lid = 1;
 	f.local.node_guid = 0x200000;
-	assert_int_equal(ibs_recorder_wrap(&f.t, path, false, &f.local, &rec), IBS_OK);
+	assert_int_equal(ibs_recorder_wrap(&f.t, path, false, &f.local, NULL, &rec), IBS_OK);
 	live = walk_json(rec);
 	ibs_transport_close(rec);
 	assert_non_null(strstr(live, "\"partial\": true"));
@@ -81,7 +81,7 @@ static void test_record_then_replay(void **state)
 	assert_true(resp > 20);
 	ibs_capture_free(c);
 
-	assert_int_equal(ibs_replay_open(path, false, &rp), IBS_OK);
+	assert_int_equal(ibs_replay_open(path, false, &rp, NULL), IBS_OK);
 	replayed = walk_json(rp);
 	ibs_transport_close(rp);
 	assert_string_equal(live, replayed);
@@ -106,7 +106,7 @@ static void test_replay_strict_and_missing(void **state)
 	assert_int_equal(write(fd, cap, strlen(cap)), (ssize_t)strlen(cap));
 	close(fd);
 	/* Not strict: the missing local NodeInfo is a dead target. */
-	assert_int_equal(ibs_replay_open(path, false, &rp), IBS_OK);
+	assert_int_equal(ibs_replay_open(path, false, &rp, NULL), IBS_OK);
 	e = ibs_engine_new(rp, &o);
 	f = ibs_fabric_new();
 	assert_int_equal(ibs_walk(e, f, &wo), IBS_E_TIMEOUT);
@@ -115,7 +115,7 @@ static void test_replay_strict_and_missing(void **state)
 	ibs_fabric_free(f);
 	ibs_transport_close(rp);
 	/* Strict: an error naming the request ends the run. */
-	assert_int_equal(ibs_replay_open(path, true, &rp), IBS_OK);
+	assert_int_equal(ibs_replay_open(path, true, &rp, NULL), IBS_OK);
 	e = ibs_engine_new(rp, &o);
 	f = ibs_fabric_new();
 	assert_int_equal(ibs_walk(e, f, &wo), IBS_E_TRANSPORT);

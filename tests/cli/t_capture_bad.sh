@@ -1,0 +1,68 @@
+#!/bin/bash
+# Bad captures: truncated, corrupted, wrong version, binary, enormous, missing:
+# a clear error naming the file and line, exit 3, no crash, no hang.
+. "$(dirname "$0")/lib.sh"
+good=$ROOT/fixtures/captures/net.2sw2path4hca.cap
+
+head -c 20000 "$good" >"$TMP/trunc.cap"
+run 3 topology --replay "$TMP/trunc.cap"
+err_has "$TMP/trunc.cap:"
+grep -qE "trunc.cap:[0-9]+: (truncated|bad)" "$TMP/err" || fail "truncated: no file:line reason"
+
+# Cut right after a request line: the exchange is incomplete.
+awk 'BEGIN{n=0} /^> /{n++} {print} n==3 && /^> /{exit}' "$good" >"$TMP/cut.cap"
+run 3 topology --replay "$TMP/cut.cap"
+err_has "cut.cap:"
+err_has "truncated: the last exchange is incomplete"
+
+ln=$(grep -n '^< resp ' "$good" | sed -n 3p | cut -d: -f1)
+sed "${ln}s/^< resp ../< resp zz/" "$good" >"$TMP/corrupt.cap"
+run 3 nodes --replay "$TMP/corrupt.cap"
+err_has "corrupt.cap:$ln: bad response bytes"
+
+sed '1s/.*/ibscan-capture 9/' "$good" >"$TMP/v9.cap"
+run 3 topology --replay "$TMP/v9.cap"
+err_has "v9.cap:1: capture format version 9 is not supported"
+
+run 3 topology --replay "$IBSCAN"
+err_has "not a capture (binary file?)"
+
+run 3 topology --replay "$TMP/nonexistent.cap"
+err_has "cannot open '$TMP/nonexistent.cap': No such file or directory"
+
+# Enormous: refused from its size, before reading (a sparse 2 GiB file).
+truncate -s 2G "$TMP/huge.cap"
+start=$(date +%s)
+run 3 topology --replay "$TMP/huge.cap"
+err_has "is larger than the limit"
+[ $(($(date +%s) - start)) -le 5 ] || fail "enormous capture took too long"
+
+# A line of 100 MB with no newline.
+{ echo "ibscan-capture 1"; head -c 100000000 /dev/zero | tr '\0' 'a'; } >"$TMP/longline.cap"
+run 3 capture info "$TMP/longline.cap"
+err_has "longline.cap:2: line too long"
+
+# A directory.
+run 3 topology --replay "$TMP"
+err_has "$TMP"
+
+# capture info and export share the parser.
+run 3 capture info "$TMP/v9.cap"
+err_has "v9.cap:1:"
+run 3 capture export "$TMP/corrupt.cap" -o "$TMP/x.pcap"
+[ ! -e "$TMP/x.pcap" ] || fail "export left a file behind on error"
+run 2 capture export "$good"
+err_has "export needs -o OUT.pcap"
+run 2 capture
+err_has "missing subcommand"
+run 2 capture frob "$good"
+err_has "unknown subcommand 'frob'"
+
+# --replay-strict: a request the capture does not hold is an error naming it.
+grep -v '^#' "$good" | awk '/^x SMI-DR Get PortInfo mod=5 addr=dr:0$/{skip=3} skip>0{skip--; next} {print}' >"$TMP/hole.cap"
+run 3 topology --replay "$TMP/hole.cap" --replay-strict
+err_has "has no answer for SMI-DR Get PortInfo mod=5 addr=dr:0 (--replay-strict)"
+# Without it the hole is a dead target: the walk goes on and says partial.
+run 3 topology --replay "$TMP/hole.cap" --json
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['partial'] and d['summary']['nodes']==6" "$TMP/out" || fail "hole: not partial"
+run 2 topology --replay "$good" --record "$TMP/r.cap"
