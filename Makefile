@@ -14,7 +14,7 @@ DESTDIR ?=
 
 .DEFAULT_GOAL := all
 
-PKGS := libibumad libibmad jansson
+PKGS := libibumad libibmad libibnetdisc jansson
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla -Wwrite-strings
 ifeq ($(WERROR),1)
@@ -22,7 +22,7 @@ WARN += -Werror
 endif
 BASE_CFLAGS := -std=gnu11 $(WARN) -DIBSCAN_VERSION='"$(VERSION)"' -MMD -MP \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -libumad -libmad -ljansson) -lm
+LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -libumad -libmad -libnetdisc -ljansson) -lm
 
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 REL := build/rel
@@ -69,7 +69,7 @@ else
 MAIN := $(REL)
 endif
 
-.PHONY: all check check-unit check-cli check-sim deps demo clean install uninstall fixtures golden fuzz bench format
+.PHONY: all check check-unit check-cli check-sim check-fuzz deps demo clean install uninstall fixtures golden bench format
 
 all: ibscan
 
@@ -77,7 +77,7 @@ ibscan: $(MAIN)/ibscan
 	cp $< $@
 
 # ---- tests ----
-check: check-unit check-cli check-sim
+check: check-unit check-cli check-sim check-fuzz
 
 check-unit: $(SANB_UNIT_BINS)
 	@tests/run-unit.sh $(SANB_UNIT_BINS)
@@ -87,6 +87,10 @@ check-cli: ibscan $(SANB)/ibscan
 
 check-sim: ibscan
 	@tests/sim/run.sh
+
+# Every fuzz target for FUZZ_SECONDS (default 60) each, known crashes first.
+check-fuzz fuzz:
+	@tools/fuzz.sh
 
 deps:
 	@tools/deps.sh

@@ -46,6 +46,7 @@ struct cli_common {
 	bool record_times;
 	const char *replay;
 	bool replay_strict;
+	const char *load_cache;
 	bool no_gids;
 };
 
@@ -64,6 +65,7 @@ enum {
 	OPT_REPLAY,
 	OPT_REPLAY_STRICT,
 	OPT_NO_GIDS,
+	OPT_LOAD_CACHE,
 	OPT_HELP,
 	OPT_CMD_BASE = 1100, /* commands' own options start here */
 };
@@ -80,7 +82,8 @@ enum {
 	{ "record-times", no_argument, NULL, OPT_RECORD_TIMES },                  \
 	{ "replay", required_argument, NULL, OPT_REPLAY },                        \
 	{ "replay-strict", no_argument, NULL, OPT_REPLAY_STRICT },                \
-	{ "no-gids", no_argument, NULL, OPT_NO_GIDS }
+	{ "no-gids", no_argument, NULL, OPT_NO_GIDS },                            \
+	{ "load-cache", required_argument, NULL, OPT_LOAD_CACHE }
 
 #define CLI_OUTPUT_OPTIONS                                                        \
 	{ "output", required_argument, NULL, 'o' }, { "format", required_argument, NULL, OPT_FORMAT }, \
@@ -103,6 +106,7 @@ enum {
 	"      --record-times     put timestamps in the capture\n"                                  \
 	"      --replay FILE      answer from a capture instead of a device\n"                      \
 	"      --replay-strict    a request the capture lacks is an error, not a dead target\n"      \
+	"      --load-cache FILE  read an 'ibnetdiscover --cache' file instead of walking\n"         \
 	"      --progress         show progress on stderr even when it is not a terminal\n"
 
 #define CLI_BASE_HELP                                                                            \

@@ -95,7 +95,8 @@ enum ibs_err ibs_namemap_parse(const char *name, const char *buf, size_t len, st
 		m->v[m->n].name = xstrdup(p);
 		m->n++;
 	}
-	qsort(m->v, m->n, sizeof(*m->v), entry_cmp);
+	if (m->n)
+		qsort(m->v, m->n, sizeof(*m->v), entry_cmp);
 	*out = m;
 	return IBS_OK;
 }

@@ -8,7 +8,6 @@ LIDs and `lid N WxSPEED` on every cabled port.  Same arguments, same bytes.
 """
 
 import argparse
-import math
 import re
 import sys
 
@@ -49,8 +48,8 @@ speed and degraded links
   --speed WxSPEED is written on every port line (`lid N 4xEDR`); ibsim takes it
   as the port's ENABLED width/speed and activates each link at the best value
   both ends enable.  Widths 1 2 4 8 12; speeds SDR DDR QDR FDR10 FDR EDR HDR
-  (ibsim 0.10 knows no NDR).  --degrade 'H-node0003[1]=1xEDR' writes another
-  value on one port only (its peer keeps --speed), e.g. 1x opposite 4x or SDR
+  (ibsim 0.10 knows no NDR).  --degrade 'S-leaf01[3]=1xEDR' writes another
+  value on one port only (its peer keeps --speed), e.g. 1x opposite 4x or QDR
   opposite EDR.  ibsim aborts on links whose enabled widths do not overlap
   (2x or 8x opposite 4x): such a --degrade is refused.
   Measured with opensm 3.3.23: every PortInfo Set that opensm sends makes
@@ -71,7 +70,9 @@ ibsim limits
   (-L).  The header of each generated file says which -N/-S/-P/-L it needs;
   tests/sim/simlib.sh computes and passes them itself.  ibsim serves at most
   10 clients at once (opensm included); a client killed by a signal keeps
-  its slot until ibsim restarts.
+  its slot until ibsim restarts.  Measured on 2 cores: --levels 3 --radix 12
+  (612 nodes) is up in 0.9 s, --levels 2 --radix 40 (860 nodes) in 1.1 s,
+  --levels 3 --radix 36 (13284 nodes, -S 1620 -P 71604) in 64 s.
 """
 
 SPEEDS = ("SDR", "DDR", "QDR", "FDR10", "FDR", "EDR", "HDR")
@@ -429,7 +430,7 @@ def main(argv=None):
     ap.add_argument("--degrade", type=parse_degrade, action="append",
                     default=[], metavar="NODEID[PORT]=WxSPEED",
                     help="write another width/speed on one port only, e.g. "
-                         "'H-node0003[1]=1xEDR' (repeatable)")
+                         "'S-leaf01[3]=1xEDR' (repeatable; see below)")
     ap.add_argument("--switch-model", choices=sorted(SWITCH_MODELS) + ["none"],
                     help="switch description style: MSB7800 (default for "
                          "radix 36), MQM8790 (radix 40), none = plain names")

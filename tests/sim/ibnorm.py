@@ -14,6 +14,7 @@ end A lower than end B.  Both scripts build a Topology and call render(), so
 their output cannot drift apart in form.
 """
 
+import os
 import re
 import sys
 
@@ -86,7 +87,13 @@ def open_input(path):
 
 def write_output(text, path):
     if path in (None, "-"):
-        sys.stdout.write(text)
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            # reader went away (e.g. `| head`): not worth a traceback
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(1)
     else:
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)

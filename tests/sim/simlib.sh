@@ -35,7 +35,11 @@
 #       other arguments are passed as they are (use absolute paths).  Returns
 #       CMD's exit status.  Do not kill such clients with a signal: ibsim
 #       keeps a killed client's slot (it serves at most 10 clients, opensm
-#       included).
+#       included).  So do not pipe a client into `grep -q` or `head` (SIGPIPE):
+#       capture its output first (out=$(sim_run ...) or > file).  A client
+#       started while no ibsim listens on $IBSIM_SOCKNAME does not fail: the
+#       shim retries the connection every 2 s for ever; wrap such runs in
+#       `timeout` (a timed-out client has no slot to leak).
 #   sim_console 'COMMAND'
 #       Send one console command to ibsim (through the FIFO on its stdin),
 #       e.g. 'Unlink "S-leaf01"[3]', 'ReLink "S-leaf01"[3]',
@@ -207,11 +211,13 @@ _sim_trap_handler() {
 
 _sim_install_traps() {
 	local sig t
+	local -a _sim_words=()
 	for sig in EXIT INT TERM; do
 		t=$(trap -p "$sig")
 		if [[ -n $t ]]; then
-			eval "set -- $t"
-			printf -v "_sim_prev_trap_$sig" '%s' "$3"
+			# t is: trap -- 'COMMAND' SIG
+			eval "_sim_words=($t)"
+			printf -v "_sim_prev_trap_$sig" '%s' "${_sim_words[2]}"
 		else
 			printf -v "_sim_prev_trap_$sig" '%s' ""
 		fi
@@ -239,7 +245,7 @@ _sim_restore_traps() {
 sim_start() {
 	local -
 	set +e +u +o pipefail
-	local fabric=${1:-} host=${2:-} size nodes switches ports lids
+	local fabric=${1:-} host=${2:-} nodes switches ports lids
 	local -a limits
 	local timeout end t0 i
 
@@ -262,6 +268,7 @@ sim_start() {
 		return 1
 	fi
 	[[ $fabric == /* ]] || fabric=$PWD/$fabric
+	# shellcheck disable=SC2034 # documented output
 	SIM_FABRIC=$fabric
 
 	read -r nodes switches ports lids < <(_sim_fabric_size "$fabric")
@@ -283,7 +290,7 @@ sim_start() {
 
 	SIM_DIR=$(mktemp -d "${TMPDIR:-/tmp}/ibscan-sim.XXXXXX") || {
 		_sim_err "sim_start: mktemp failed"
-		SIM_DIR=
+		SIM_DIR=''
 		return 1
 	}
 	export IBSIM_SOCKNAME="ibscan-${BASHPID}-${RANDOM}${RANDOM}"
@@ -301,11 +308,12 @@ sim_start() {
 		_sim_set_host=1
 	fi
 	_sim_ack=0
-	SIM_IBSIM_PID= SIM_OSM_PID= SIM_FIFO_PID= SIM_UP_SECONDS=
+	SIM_IBSIM_PID='' SIM_OSM_PID='' SIM_FIFO_PID='' SIM_UP_SECONDS=''
 	_sim_install_traps
 
 	mkfifo "$SIM_DIR/console" || { _sim_fail "sim_start: mkfifo failed"; return 1; }
 	# The holder keeps a writer on the FIFO so ibsim never reads EOF.
+	# shellcheck disable=SC2217
 	sleep infinity 1<>"$SIM_DIR/console" </dev/null 2>/dev/null &
 	SIM_FIFO_PID=$!
 	(cd "$SIM_DIR" && exec "$(_sim_bin ibsim)" -s "${limits[@]}" "$fabric") \
@@ -397,12 +405,13 @@ sim_subnet_up_count() {
 	grep -c "SUBNET UP" "$SIM_DIR/osm.log" 2>/dev/null || true
 }
 
+_sim_up_ge() { (($(sim_subnet_up_count) >= $1)); }
+
 sim_wait_subnet_up() {
 	local -
 	set +e +u +o pipefail
 	local want=${1:-1} timeout=${2:-60}
-	_sim_up_ge() { (($(sim_subnet_up_count) >= want)); }
-	sim_poll "$timeout" _sim_up_ge
+	sim_poll "$timeout" _sim_up_ge "$want"
 }
 
 sim_console() {
@@ -453,7 +462,7 @@ sim_console() {
 	# ibsim's console errors: "# ..." lines (but not Dump's own "#" lines)
 	# and a few bare messages.
 	if grep -E "^# |^(command '|bad |wait: bad|no route found|Bad port state|do_cmd_from_file)" <<<"$reply" |
-		grep -qvE "^# (Net status|nodeid .* not found - use default)"; then
+		grep -qvE "^(# Net status|#  dumped)"; then
 		return 1
 	fi
 	return 0
@@ -512,7 +521,7 @@ sim_stop() {
 	else
 		rm -rf "$SIM_DIR"
 	fi
-	SIM_DIR= SIM_OSM_PID= SIM_IBSIM_PID= SIM_FIFO_PID=
+	SIM_DIR='' SIM_OSM_PID='' SIM_IBSIM_PID='' SIM_FIFO_PID=''
 	unset IBSIM_SOCKNAME
 	[[ ${_sim_set_host:-0} == 1 ]] && unset SIM_HOST
 	_sim_set_host=0

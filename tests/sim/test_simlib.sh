@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2016 # the bash -c '...' scripts take their values as "$1"...
 # test_simlib.sh: simulator checks of the bundled fabrics and of simlib.sh.
 # Needs ibsim-utils, libumad2sim0, opensm and infiniband-diags; fails (never
 # skips) without them.  For every fixtures/fabrics/* file: ibsim loads it,
@@ -12,7 +13,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 fabrics=$root/fixtures/fabrics
 samples=$here/samples
-# shellcheck source=simlib.sh
+# shellcheck source=tests/sim/simlib.sh
 . "$here/simlib.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ibscan-simtest.XXXXXX")
 trap 'sim_stop; rm -rf "$tmp"' EXIT
@@ -89,6 +90,8 @@ if sim_start "$fabrics/degraded" H-node0008; then
 	expect "SIM_HOST=H-node0008: ibnetdiscover starts from that HCA" from_node 0002c90300f00020
 	n=$(sim_subnet_up_count)
 	expect "console: Unlink" sim_console 'Unlink "S-leaf01"[3]'
+	expect "console: Dump succeeds" sim_ibsim_dump S-leaf01
+	expect "console: Dump of all nodes succeeds" sim_ibsim_dump
 	expect "console: port is Down/Polling at once" test "$(sim_port_state S-leaf01 3)" = "Down/Polling"
 	discover unlinked
 	expect "console: ibnetdiscover sees 13 nodes, 15 links after Unlink" \

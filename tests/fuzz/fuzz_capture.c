@@ -1,0 +1,22 @@
+/* libFuzzer target: the capture parser, and the replay index built on it. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "../../core/capture.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct ibs_capture *c = NULL;
+	char *msg = NULL;
+
+	if (ibs_capture_parse("fuzz", (const char *)data, size, &c, &msg) == IBS_OK) {
+		struct ibs_capture_stats st;
+		ibs_capture_stats(c, &st);
+		ibs_capture_stats_free(&st);
+		ibs_capture_free(c);
+	}
+	free(msg);
+	return 0;
+}

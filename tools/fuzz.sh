@@ -1,0 +1,43 @@
+#!/bin/bash
+# make fuzz: build every libFuzzer target in tests/fuzz (clang, with ASan +
+# UBSan) and run each for FUZZ_SECONDS (default 60), two at a time, from its
+# seed corpus. Crashes found before are kept in tests/fuzz/regress/TARGET/
+# and replayed first: each is a regression test. A new crash fails the run
+# and is copied there (review it, fix the bug, commit the file).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+secs=${FUZZ_SECONDS:-60}
+out=$root/build/fuzz
+mkdir -p "$out"
+command -v clang >/dev/null || { echo "fuzz: clang is missing: run 'make deps'" >&2; exit 1; }
+srcs=$(ls "$root"/core/*.c "$root"/fabric/*.c "$root"/output/*.c)
+flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DIBSCAN_VERSION=\"fuzz\" $(pkg-config --cflags libibumad libibmad jansson)"
+libs="$(pkg-config --libs libibumad libibmad libibnetdisc jansson) -lm"
+targets=()
+for t in "$root"/tests/fuzz/fuzz_*.c; do
+	name=$(basename "$t" .c)
+	name=${name#fuzz_}
+	targets+=("$name")
+	# shellcheck disable=SC2086
+	clang $flags -o "$out/fuzz_$name" "$t" $srcs $libs
+done
+run_target() {
+	local name=$1 corpus=$out/corpus-$1 regress=$root/tests/fuzz/regress/$1 art=$out/crash-$1
+	mkdir -p "$corpus" "$regress" "$art"
+	cp -n "$root"/tests/fuzz/seeds/"$name"/* "$corpus"/ 2>/dev/null || true
+	# Replay the known crashes first.
+	if ls "$regress"/* >/dev/null 2>&1; then
+		"$out/fuzz_$name" "$regress"/* >"$out/$name.regress.log" 2>&1 || { echo "fuzz: $name: a regression input crashes again" >&2; tail -30 "$out/$name.regress.log" >&2; return 1; }
+	fi
+	if ! "$out/fuzz_$name" -max_total_time="$secs" -print_final_stats=1 -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
+		-artifact_prefix="$art/" "$corpus" >"$out/$name.log" 2>&1; then
+		echo "fuzz: $name: crash; input saved in $regress" >&2
+		cp "$art"/* "$regress"/ 2>/dev/null || true
+		tail -40 "$out/$name.log" >&2
+		return 1
+	fi
+	echo "fuzz: $name: $(grep -o 'stat::number_of_executed_units: [0-9]*' "$out/$name.log" | awk '{print $2}') runs, $(grep -Eo 'cov: [0-9]+' "$out/$name.log" | tail -1) in ${secs}s, no crash"
+}
+export -f run_target
+export out root secs
+printf '%s\n' "${targets[@]}" | xargs -P 2 -I{} bash -c 'run_target {}'
