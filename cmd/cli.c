@@ -5,6 +5,7 @@
 #include "../core/log.h"
 #include "../core/xalloc.h"
 #include "../fabric/cache.h"
+#include "../fabric/counters.h"
 #include "../fabric/namemap.h"
 #include "../fabric/walk.h"
 
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 void cli_common_init(struct cli_common *c)
@@ -297,6 +299,40 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 	wo.progress = show_progress;
 	wo.progress_ctx = &prog;
 	rc = ibs_walk(e, f, &wo);
+	if (rc == IBS_OK && c->want_counters) {
+		struct ibs_counter_opts co = { c->reset_counters && !c->interval_s };
+		rc = ibs_read_counters(e, f, &co, &f->no_lids);
+		f->counters_read = true;
+		if (rc == IBS_OK && c->interval_s > 0 && !f->no_lids) {
+			/* Keep the first reading, wait, read again: deltas and rates. */
+			struct timespec ts = { (time_t)c->interval_s,
+					       (long)((c->interval_s - (double)(time_t)c->interval_s) * 1e9) };
+			size_t i;
+			unsigned p;
+			for (i = 0; i < f->n_nodes; i++)
+				for (p = 0; p <= f->nodes[i]->ni.num_ports; p++) {
+					struct ibs_port *pt = &f->nodes[i]->ports[p];
+					if (pt->ctr && pt->ctr->ok) {
+						pt->ctr->prev = pt->ctr->c;
+						pt->ctr->have_prev = true;
+					}
+					if (pt->ctr)
+						pt->ctr->ok = false;
+				}
+			alarm(0);
+			nanosleep(&ts, NULL);
+			arm_watchdog(c->deadline_s);
+			co.reset = c->reset_counters;
+			rc = ibs_read_counters(e, f, &co, &f->no_lids);
+			f->interval_s = c->interval_s;
+		}
+	}
+	if (rc != IBS_OK && !f->aborted) {
+		f->aborted = true;
+		f->partial = true;
+		f->abort_reason = xstrdup(rc == IBS_E_DEADLINE ? "the global deadline (--deadline) expired"
+								 : "the transport failed");
+	}
 	if (prog.shown)
 		fputs("\r\033[K", stderr);
 	log_info("%zu nodes, %llu MADs sent, %llu received, %llu retries, %llu timeouts, %llu bad status in %llu ms",

@@ -48,6 +48,10 @@ struct cli_common {
 	bool replay_strict;
 	const char *load_cache;
 	bool no_gids;
+	/* Set by commands that need PMA counters after the walk. */
+	bool want_counters;
+	bool reset_counters;
+	double interval_s;
 };
 
 /* getopt ids for long-only options. */

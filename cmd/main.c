@@ -30,6 +30,28 @@ const struct cmd_desc ibs_commands[] = {
 	  "options:\n" VIEW_HELP CLI_FABRIC_HELP CLI_BASE_HELP },
 	{ "sm", cmd_sm, "[options]", "Show the subnet manager(s): LID, GUID, priority and state.",
 	  "options:\n" VIEW_HELP CLI_FABRIC_HELP CLI_BASE_HELP },
+	{ "health", cmd_health, "[options]",
+	  "Check fabric health for cron and monitoring (exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).",
+	  "options:\n"
+	  "      --format F         text (default: status line, then findings), json or prom\n"
+	  "      --json             same as --format json\n"
+	  "  -o, --output FILE      write there atomically (for node_exporter's textfile collector)\n"
+	  "      --baseline FILE    compare with a saved 'topology --json' or an ibnetdiscover netfile\n"
+	  "      --thresholds FILE  counter thresholds, one Name=N per line\n"
+	  "      --threshold N=V    one counter threshold (repeatable), e.g. SymbolErrorCounter=100\n"
+	  "      --no-counters      do not read PMA error counters\n"
+	  "      --reset-counters   clear the counters after reading them\n" CLI_FABRIC_HELP CLI_BASE_HELP },
+	{ "counters", cmd_counters, "[options]",
+	  "Read every port's PMA counters (errors, data in bytes, packets), optionally as rates.",
+	  "options:\n"
+	  "      --format F         text (default), json or prom\n"
+	  "      --json             same as --format json\n"
+	  "  -o, --output FILE      write there (atomically)\n"
+	  "      --interval S       read twice, S seconds apart: deltas and rates\n"
+	  "      --reset-counters   clear the counters after reading them\n" CLI_FABRIC_HELP CLI_BASE_HELP },
+	{ "diff", cmd_diff, "A B [options]",
+	  "Compare two topologies (ibscan JSON, ibnetdiscover netfile, or 'live'); exit 1 when they differ.",
+	  "options:\n" VIEW_HELP CLI_FABRIC_HELP CLI_BASE_HELP },
 	{ "capture", cmd_capture, "info|export FILE [options]",
 	  "Inspect a capture (info) or convert it to pcap for Wireshark (export).",
 	  "subcommands:\n"

@@ -444,3 +444,83 @@ enum ibs_err ibs_decode_nodedesc(const uint8_t *mad, size_t len, char out[IBS_NO
 	out[n] = '\0';
 	return IBS_OK;
 }
+
+/* GMP data area (PMA attributes start at byte 64, IBA 16.1.1). */
+static enum ibs_err gmp_data(const uint8_t *mad, size_t len, size_t need, uint8_t *out)
+{
+	if (!mad || len < IBS_GMP_DATA_OFFS + need)
+		return IBS_E_MALFORMED;
+	memset(out, 0, IBS_MAD_SIZE);
+	memcpy(out, mad + IBS_GMP_DATA_OFFS, (len > IBS_MAD_SIZE ? IBS_MAD_SIZE : len) - IBS_GMP_DATA_OFFS);
+	return IBS_OK;
+}
+
+/* IBA 13.4.8.1: ClassPortInfo, CapabilityMask at bytes 2-3. */
+enum ibs_err ibs_decode_pma_capmask(const uint8_t *mad, size_t len, uint16_t *capmask)
+{
+	uint8_t d[IBS_MAD_SIZE];
+
+	if (gmp_data(mad, len, 4, d))
+		return IBS_E_MALFORMED;
+	*capmask = (uint16_t)GET32(d, IB_CPI_CAPMASK_F);
+	return IBS_OK;
+}
+
+/* IBA 16.1.3.5: PortCounters is 44 bytes (XmitWait in the last 4). */
+enum ibs_err ibs_decode_port_counters(const uint8_t *mad, size_t len, struct ibs_pma_counters *o)
+{
+	uint8_t d[IBS_MAD_SIZE];
+
+	if (gmp_data(mad, len, 44, d))
+		return IBS_E_MALFORMED;
+	o->symbol_errors = GET32(d, IB_PC_ERR_SYM_F);
+	o->link_error_recovery = GET32(d, IB_PC_LINK_RECOVERS_F);
+	o->link_downed = GET32(d, IB_PC_LINK_DOWNED_F);
+	o->rcv_errors = GET32(d, IB_PC_ERR_RCV_F);
+	o->rcv_remote_phys_errors = GET32(d, IB_PC_ERR_PHYSRCV_F);
+	o->rcv_switch_relay_errors = GET32(d, IB_PC_ERR_SWITCH_REL_F);
+	o->xmit_discards = GET32(d, IB_PC_XMT_DISCARDS_F);
+	o->xmit_constraint_errors = GET32(d, IB_PC_ERR_XMTCONSTR_F);
+	o->rcv_constraint_errors = GET32(d, IB_PC_ERR_RCVCONSTR_F);
+	o->local_link_integrity_errors = GET32(d, IB_PC_ERR_LOCALINTEG_F);
+	o->excessive_buffer_overrun_errors = GET32(d, IB_PC_ERR_EXCESS_OVR_F);
+	o->vl15_dropped = GET32(d, IB_PC_VL15_DROPPED_F);
+	o->xmit_data = GET32(d, IB_PC_XMT_BYTES_F);
+	o->rcv_data = GET32(d, IB_PC_RCV_BYTES_F);
+	o->xmit_pkts = GET32(d, IB_PC_XMT_PKTS_F);
+	o->rcv_pkts = GET32(d, IB_PC_RCV_PKTS_F);
+	o->xmit_wait = GET32(d, IB_PC_XMT_WAIT_F);
+	return IBS_OK;
+}
+
+/* IBA 16.1.4.11: PortCountersExtended is 72 bytes of 64-bit counters. */
+enum ibs_err ibs_decode_port_counters_ext(const uint8_t *mad, size_t len, struct ibs_pma_counters *o)
+{
+	uint8_t d[IBS_MAD_SIZE];
+
+	if (gmp_data(mad, len, 72, d))
+		return IBS_E_MALFORMED;
+	o->xmit_data = GET64(d, IB_PC_EXT_XMT_BYTES_F);
+	o->rcv_data = GET64(d, IB_PC_EXT_RCV_BYTES_F);
+	o->xmit_pkts = GET64(d, IB_PC_EXT_XMT_PKTS_F);
+	o->rcv_pkts = GET64(d, IB_PC_EXT_RCV_PKTS_F);
+	o->unicast_xmit_pkts = GET64(d, IB_PC_EXT_XMT_UPKTS_F);
+	o->unicast_rcv_pkts = GET64(d, IB_PC_EXT_RCV_UPKTS_F);
+	o->multicast_xmit_pkts = GET64(d, IB_PC_EXT_XMT_MPKTS_F);
+	o->multicast_rcv_pkts = GET64(d, IB_PC_EXT_RCV_MPKTS_F);
+	return IBS_OK;
+}
+
+void ibs_pma_select(uint8_t *data, size_t len, uint8_t port, bool ext, bool reset)
+{
+	uint32_t p = port, sel = reset ? 0xffff : 0;
+
+	memset(data, 0, len);
+	mad_encode_field(data, ext ? IB_PC_EXT_PORT_SELECT_F : IB_PC_PORT_SELECT_F, &p);
+	mad_encode_field(data, ext ? IB_PC_EXT_COUNTER_SELECT_F : IB_PC_COUNTER_SELECT_F, &sel);
+	if (reset && !ext) {
+		/* CounterSelect2 covers LocalLinkIntegrity, ExcessiveBufferOverrun, VL15Dropped, XmitWait. */
+		uint32_t sel2 = 0xff;
+		mad_encode_field(data, IB_PC_COUNTER_SELECT2_F, &sel2);
+	}
+}

@@ -152,6 +152,30 @@ struct ibs_sminfo {
 	uint8_t priority, state;
 };
 
+/* PortCounters (IBA 16.1.3.5) and PortCountersExtended (16.1.4.11), one struct. */
+struct ibs_pma_counters {
+	uint64_t symbol_errors, link_error_recovery, link_downed, rcv_errors, rcv_remote_phys_errors,
+		rcv_switch_relay_errors, xmit_discards, xmit_constraint_errors, rcv_constraint_errors,
+		local_link_integrity_errors, excessive_buffer_overrun_errors, vl15_dropped, xmit_wait;
+	/* Data counters count 4-octet words on the wire. */
+	uint64_t xmit_data, rcv_data, xmit_pkts, rcv_pkts;
+	uint64_t unicast_xmit_pkts, unicast_rcv_pkts, multicast_xmit_pkts, multicast_rcv_pkts;
+};
+
+/* PMA ClassPortInfo CapabilityMask bits (IBA 16.1.3.1, table 207; infiniband-diags names). */
+#define IBS_PM_ALL_PORT_SELECT (1u << 8)
+#define IBS_PM_EXT_WIDTH_SUPPORTED (1u << 9)
+#define IBS_PM_EXT_WIDTH_NOIETF_SUP (1u << 10)
+#define IBS_PM_XMIT_WAIT_SUP (1u << 12)
+
+enum ibs_err ibs_decode_pma_capmask(const uint8_t *mad, size_t len, uint16_t *capmask);
+/* PortCounters: error counters, 32-bit data counters, XmitWait. */
+enum ibs_err ibs_decode_port_counters(const uint8_t *mad, size_t len, struct ibs_pma_counters *out);
+/* PortCountersExtended: 64-bit data and packet counters, merged into out. */
+enum ibs_err ibs_decode_port_counters_ext(const uint8_t *mad, size_t len, struct ibs_pma_counters *out);
+/* Payload selecting a port for PortCounters/PortCountersExtended; reset: CounterSelect all. */
+void ibs_pma_select(uint8_t *data, size_t len, uint8_t port, bool ext, bool reset);
+
 #define IBS_GUIDINFO_PER_BLOCK 8
 #define IBS_NODE_DESC_LEN 64
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 struct ibs_fabric *ibs_fabric_new(void)
 {
@@ -19,6 +20,7 @@ static void node_free(struct ibs_node *n)
 	for (i = 0; i <= n->ni.num_ports; i++) {
 		free(n->ports[i].gids);
 		free(n->ports[i].error);
+		free(n->ports[i].ctr);
 	}
 	free(n->ports);
 	free(n->name);
@@ -473,21 +475,60 @@ bool ibs_link_best_rate(const struct ibs_port *a, const struct ibs_port *b, stru
 	return r->width && (r->speed || r->speed_ext);
 }
 
+/* The best rate one port supports and has enabled. */
+static void port_best(const struct ibs_port *p, struct ibs_link_rate *r)
+{
+	unsigned bit;
+
+	memset(r, 0, sizeof(*r));
+	r->width = best_width(p->pi.width_enabled & p->pi.width_supported);
+	for (bit = 8; bit; bit >>= 1)
+		if (p->pi.speed_ext_enabled & p->pi.speed_ext_supported & bit) {
+			r->speed_ext = bit;
+			return;
+		}
+	for (bit = 4; bit; bit >>= 1)
+		if (p->pi.speed_enabled & p->pi.speed_supported & bit) {
+			r->speed = bit;
+			return;
+		}
+}
+
 bool ibs_link_degraded(const struct ibs_port *a, const struct ibs_port *b, const char **why)
 {
-	struct ibs_link_rate best, act;
+	struct ibs_link_rate best, act, ba, bb;
+	unsigned lanes, mbps;
 
 	if (!ibs_link_best_rate(a, b, &best))
 		return false;
 	ibs_port_active_rate(a, &act);
 	if (a->pi.state != 4 && a->pi.phys_state != 5)
 		return false;
-	if (ibs_width_lanes(act.width) < ibs_width_lanes(best.width)) {
+	lanes = ibs_width_lanes(act.width);
+	mbps = ibs_speed_mbps(act.speed, act.speed_ext);
+	/* Trained below what both ends allow: a bad lane, cable or connector. */
+	if (lanes < ibs_width_lanes(best.width)) {
 		if (why)
 			*why = "width";
 		return true;
 	}
-	if (ibs_speed_mbps(act.speed, act.speed_ext) < ibs_speed_mbps(best.speed, best.speed_ext)) {
+	if (mbps < ibs_speed_mbps(best.speed, best.speed_ext)) {
+		if (why)
+			*why = "speed";
+		return true;
+	}
+	/*
+	 * Held down by one end: one port allows less than the other, so the link
+	 * runs at the lower (e.g. a port narrowed to 1x facing a 4x port).
+	 */
+	port_best(a, &ba);
+	port_best(b, &bb);
+	if (lanes < ibs_width_lanes(ba.width) || lanes < ibs_width_lanes(bb.width)) {
+		if (why)
+			*why = "width";
+		return true;
+	}
+	if (mbps < ibs_speed_mbps(ba.speed, ba.speed_ext) || mbps < ibs_speed_mbps(bb.speed, bb.speed_ext)) {
 		if (why)
 			*why = "speed";
 		return true;
@@ -512,4 +553,115 @@ void ibs_fabric_fix_ext_speeds(struct ibs_fabric *f)
 				pt->pi.speed_ext_active = pt->pi.speed_ext_enabled = pt->pi.speed_ext_supported = 0;
 		}
 	}
+}
+
+unsigned ibs_port_state_code(const char *s)
+{
+	unsigned i;
+
+	for (i = 1; i < 5; i++)
+		if (!strcmp(s, ibs_port_state_str(i)))
+			return i;
+	return 0;
+}
+
+unsigned ibs_phys_state_code(const char *s)
+{
+	unsigned i;
+
+	for (i = 1; i < 8; i++)
+		if (!strcmp(s, ibs_phys_state_str(i)))
+			return i;
+	return 0;
+}
+
+unsigned ibs_width_code(const char *s)
+{
+	static const unsigned codes[] = { 1, 2, 4, 8, 16 };
+	unsigned i;
+
+	for (i = 0; i < 5; i++)
+		if (!strcasecmp(s, ibs_width_str(codes[i])))
+			return codes[i];
+	return 0;
+}
+
+bool ibs_speed_code(const char *s, unsigned *speed, unsigned *ext)
+{
+	unsigned b;
+
+	*speed = *ext = 0;
+	for (b = 1; b <= 4; b <<= 1)
+		if (!strcmp(s, ibs_speed_str(b, 0))) {
+			*speed = b;
+			return true;
+		}
+	for (b = 1; b <= 8; b <<= 1)
+		if (!strcmp(s, ibs_speed_str(0, b))) {
+			*ext = b;
+			*speed = 4;
+			return true;
+		}
+	if (!strcmp(s, "FDR10")) {
+		*speed = 4;
+		return true;
+	}
+	return false;
+}
+
+unsigned ibs_node_type_code(const char *s)
+{
+	unsigned i;
+
+	for (i = 1; i <= 3; i++)
+		if (!strcmp(s, ibs_node_type_str(i)))
+			return i;
+	return 0;
+}
+
+/* The fastest speed any external port of the node supports and has enabled. */
+static unsigned node_best_mbps(const struct ibs_node *n)
+{
+	unsigned p, best = 0;
+
+	for (p = 1; p <= n->ni.num_ports; p++) {
+		struct ibs_link_rate r;
+		unsigned m;
+		if (!n->ports[p].valid)
+			continue;
+		port_best(&n->ports[p], &r);
+		m = ibs_speed_mbps(r.speed, r.speed_ext);
+		if (m > best)
+			best = m;
+	}
+	return best;
+}
+
+bool ibs_node_link_degraded(const struct ibs_node *na, uint8_t pa, const struct ibs_node *nb, uint8_t pb,
+			    const char **why)
+{
+	const struct ibs_port *a = &na->ports[pa], *b = &nb->ports[pb];
+	struct ibs_link_rate act;
+	unsigned ma, mb;
+
+	if (!a->valid || !b->valid)
+		return false;
+	if (ibs_link_degraded(a, b, why) || ibs_link_degraded(b, a, why))
+		return true;
+	if (a->pi.state != 4 && a->pi.phys_state != 5)
+		return false;
+	/*
+	 * Both nodes run faster links on other ports, so this one could too (a
+	 * slowed link whose ends no longer advertise the faster speed, as ibsim
+	 * and some firmware do after training down).
+	 */
+	ibs_port_active_rate(a, &act);
+	ma = node_best_mbps(na);
+	mb = node_best_mbps(nb);
+	if (ibs_speed_mbps(act.speed, act.speed_ext) < (ma < mb ? ma : mb)) {
+		if (why)
+			*why = "speed";
+		return true;
+	}
+	return false;
 }

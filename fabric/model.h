@@ -18,6 +18,17 @@
 
 struct ibs_node;
 
+/* What the port's PMA said (fabric/counters.c). */
+struct ibs_port_counters {
+	bool ok;                  /* PortCounters answered */
+	bool extended;            /* 64-bit data counters from PortCountersExtended */
+	enum ibs_outcome outcome; /* when !ok */
+	uint16_t status;
+	struct ibs_pma_counters c;
+	bool have_prev;           /* an earlier reading, for --interval */
+	struct ibs_pma_counters prev;
+};
+
 struct ibs_port {
 	uint8_t num;
 	bool valid;               /* PortInfo was received */
@@ -29,6 +40,7 @@ struct ibs_port {
 	uint8_t peer_port;
 	struct ibs_addr path;     /* DR path used to query this port */
 	char *error;              /* why PortInfo/GUIDInfo is missing, or NULL */
+	struct ibs_port_counters *ctr; /* NULL until counters are read */
 };
 
 struct ibs_node {
@@ -45,6 +57,8 @@ struct ibs_node {
 	char *name;               /* from --node-name-map, or NULL */
 	char *error;              /* first error about this node, or NULL */
 	char guid_name[20];       /* "0x%016x", the name of last resort */
+	uint16_t pma_capmask;     /* PMA ClassPortInfo CapabilityMask, when read */
+	bool pma_cpi_ok;
 	struct ibs_node *next_same_guid;
 };
 
@@ -84,6 +98,9 @@ struct ibs_fabric {
 	bool aborted;             /* the walk stopped early (deadline, transport) */
 	char *abort_reason;
 	size_t n_aborted;         /* queries cut off by the abort */
+	bool counters_read;       /* PMA counters were read into port->ctr */
+	bool no_lids;             /* ... but could not be: no port has a LID */
+	double interval_s;        /* seconds between two counter readings, or 0 */
 	struct ibs_engine_stats stats;
 	/* GUID hash: open addressing on node GUID, duplicates chained per slot. */
 	struct ibs_node **hash;
@@ -139,6 +156,14 @@ const char *ibs_node_type_str(unsigned type);   /* "switch", "ca", "router" */
 const char *ibs_mtu_str(unsigned mtu);
 const char *ibs_sm_state_str(unsigned state);
 
+/* Reverse of the *_str functions, for loading saved topologies; 0 when unknown. */
+unsigned ibs_port_state_code(const char *s);
+unsigned ibs_phys_state_code(const char *s);
+unsigned ibs_width_code(const char *s);
+/* "SDR".."QDR" set *speed, "FDR".."NDR" set *ext; false when unknown. */
+bool ibs_speed_code(const char *s, unsigned *speed, unsigned *ext);
+unsigned ibs_node_type_code(const char *s);
+
 /* Port is physically linked (LinkUp) or at least not Down. */
 bool ibs_port_is_up(const struct ibs_port *p);
 
@@ -155,4 +180,7 @@ void ibs_port_active_rate(const struct ibs_port *p, struct ibs_link_rate *r);
 bool ibs_link_best_rate(const struct ibs_port *a, const struct ibs_port *b, struct ibs_link_rate *r);
 /* Active below best: set *why to "width" or "speed". */
 bool ibs_link_degraded(const struct ibs_port *a, const struct ibs_port *b, const char **why);
+/* The link's check as health runs it: either end's view, and the nodes' other ports. */
+bool ibs_node_link_degraded(const struct ibs_node *na, uint8_t pa, const struct ibs_node *nb, uint8_t pb,
+			    const char **why);
 #endif

@@ -78,7 +78,7 @@ int render_dot(FILE *out, const struct ibs_fabric *f)
 			snprintf(label, sizeof(label), "%u:%u", v[i].pa, v[i].pb);
 		if (!src->valid || src->pi.state != 4 || (pa->valid && pb->valid && pb->pi.state != 4))
 			style = ", color=red, style=dashed, penwidth=2";
-		else if (pa->valid && pb->valid && ibs_link_degraded(pa, pb, NULL))
+		else if (ibs_node_link_degraded(v[i].a, v[i].pa, v[i].b, v[i].pb, NULL))
 			style = ", color=orange, style=bold, penwidth=2";
 		fprintf(out, "\tn%zu -- n%zu [label=", v[i].a->index, v[i].b->index);
 		dot_str(out, label);

@@ -297,7 +297,7 @@ static void render_link(struct emit *e, const struct ibs_link *l)
 		emit_str(e, "state", " %s", ibs_port_state_str(pa->valid && pb->valid && pb->pi.state < pa->pi.state
 								       ? pb->pi.state
 								       : src->pi.state));
-		degraded = pa->valid && pb->valid && ibs_link_degraded(pa, pb, &why);
+		degraded = ibs_node_link_degraded(l->a, l->pa, l->b, l->pb, &why);
 	} else {
 		emit_null(e, "width", NULL);
 		emit_null(e, "speed", NULL);

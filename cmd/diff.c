@@ -1,0 +1,106 @@
+/* `ibscan diff A B`: two topologies (ibscan JSON, ibnetdiscover netfile, or `live`); exit 1 when they differ. */
+#include "cli.h"
+#include "cmds.h"
+#include "../core/log.h"
+#include "../fabric/diff.h"
+#include "../fabric/load.h"
+#include "../output/health.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct djob {
+	bool json;
+	const char *a, *b;
+	const struct ibs_diff *d;
+};
+
+static int write_diff(FILE *out, void *ctx)
+{
+	struct djob *j = ctx;
+	struct emit *e = emit_new(j->json ? EMIT_JSON : EMIT_TEXT);
+	int rc;
+
+	render_diff(e, j->a, j->b, j->d);
+	rc = emit_write(e, out);
+	emit_free(e);
+	return rc;
+}
+
+static int get(const struct cli_common *c, const char *what, struct ibs_fabric **f)
+{
+	char *msg = NULL;
+	enum ibs_err wrc;
+	int rc;
+
+	if (!strcmp(what, "live")) {
+		rc = cli_walk(c, f, &wrc);
+		if (rc == EXIT_OK && (*f)->partial) {
+			log_error("the live walk is partial: a diff against it would report what is unreachable as removed");
+			ibs_fabric_free(*f);
+			*f = NULL;
+			return EXIT_RUNTIME;
+		}
+		return rc;
+	}
+	if (ibs_fabric_load(what, f, &msg)) {
+		log_error("%s", msg);
+		free(msg);
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	static const struct option opts[] = { CLI_FABRIC_OPTIONS, CLI_OUTPUT_OPTIONS, CLI_BASE_OPTIONS,
+					      { NULL, 0, NULL, 0 } };
+	const struct cmd_desc *cmd = cmd_find("diff");
+	struct cli_common c;
+	struct ibs_fabric *a = NULL, *b = NULL;
+	struct ibs_diff d;
+	struct djob j;
+	int opt, rc;
+
+	cli_common_init(&c);
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, ":C:P:o:hvq", opts, NULL)) != -1) {
+		if (opt == 'h')
+			return cli_print_help(cmd);
+		rc = cli_common_opt(cmd, &c, opt, optarg);
+		if (rc < 0)
+			return EXIT_USAGE;
+		if (rc == 0)
+			return cli_bad_option(cmd, argv, opt);
+	}
+	if (argc - optind != 2)
+		return cli_usage_error(cmd, "want two topologies to compare (files, or 'live')");
+	j.json = false;
+	if (c.format) {
+		if (!strcmp(c.format, "json"))
+			j.json = true;
+		else if (strcmp(c.format, "text"))
+			return cli_usage_error(cmd, "unknown format '%s' (text or json)", c.format);
+	}
+	if (!strcmp(argv[optind], "live") && !strcmp(argv[optind + 1], "live"))
+		return cli_usage_error(cmd, "at most one side can be 'live'");
+	rc = get(&c, argv[optind], &a);
+	if (rc == EXIT_OK)
+		rc = get(&c, argv[optind + 1], &b);
+	if (rc) {
+		ibs_fabric_free(a);
+		return rc;
+	}
+	ibs_diff_fabrics(a, b, &d);
+	j.a = argv[optind];
+	j.b = argv[optind + 1];
+	j.d = &d;
+	rc = cli_write_output(&c, write_diff, &j);
+	if (rc == EXIT_OK && d.n)
+		rc = EXIT_FINDINGS;
+	ibs_diff_free(&d);
+	ibs_fabric_free(a);
+	ibs_fabric_free(b);
+	return rc;
+}

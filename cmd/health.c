@@ -1,0 +1,212 @@
+/*
+ * `ibscan health` (monitoring-plugin exit codes: 0 OK, 1 WARNING, 2 CRITICAL,
+ * 3 UNKNOWN) and `ibscan counters`.
+ */
+#include "cli.h"
+#include "cmds.h"
+#include "../core/log.h"
+#include "../fabric/health.h"
+#include "../fabric/load.h"
+#include "../output/health.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { FMT_TEXT, FMT_JSON, FMT_PROM };
+
+enum {
+	OPT_BASELINE = OPT_CMD_BASE,
+	OPT_THRESHOLDS,
+	OPT_THRESHOLD,
+	OPT_NO_COUNTERS,
+	OPT_RESET,
+	OPT_INTERVAL,
+};
+
+struct hjob {
+	int fmt;
+	const struct ibs_fabric *f;
+	const struct ibs_findings *fs;
+	bool counters_view;
+};
+
+static int write_health(FILE *out, void *ctx)
+{
+	struct hjob *j = ctx;
+	struct emit *e;
+	int rc;
+
+	if (j->fmt == FMT_PROM)
+		return j->counters_view ? render_counters_prom(out, j->f) : render_health_prom(out, j->f, j->fs);
+	e = emit_new(j->fmt == FMT_JSON ? EMIT_JSON : EMIT_TEXT);
+	if (j->counters_view)
+		render_counters(e, j->f);
+	else
+		render_health(e, j->f, j->fs);
+	rc = emit_write(e, out);
+	emit_free(e);
+	return rc;
+}
+
+/* A failure before any finding: UNKNOWN, said the way the format says things. */
+static int unknown(const struct cli_common *c, int fmt, const char *why)
+{
+	struct hjob j = { fmt, NULL, NULL, false };
+	struct ibs_findings fs;
+
+	if (fmt == FMT_PROM) {
+		memset(&fs, 0, sizeof(fs));
+		fs.verdict = IBS_SEV_UNKNOWN;
+		j.fs = &fs;
+		cli_write_output(c, write_health, &j);
+	} else if (fmt == FMT_TEXT && !c->output) {
+		printf("IBSCAN UNKNOWN - %s\n", why);
+	}
+	return IBS_SEV_UNKNOWN;
+}
+
+static int run(int argc, char **argv, bool counters_view)
+{
+	static const struct option opts[] = {
+		CLI_FABRIC_OPTIONS, CLI_OUTPUT_OPTIONS, CLI_BASE_OPTIONS,
+		{ "baseline", required_argument, NULL, OPT_BASELINE },
+		{ "thresholds", required_argument, NULL, OPT_THRESHOLDS },
+		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+		{ "no-counters", no_argument, NULL, OPT_NO_COUNTERS },
+		{ "reset-counters", no_argument, NULL, OPT_RESET },
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct cmd_desc *cmd = cmd_find(argv[0]);
+	/* health speaks the monitoring-plugin language: a usage error is UNKNOWN there. */
+	int usage_rc = counters_view ? EXIT_USAGE : IBS_SEV_UNKNOWN;
+	struct cli_common c;
+	struct ibs_thresholds thr;
+	struct ibs_fabric *f = NULL, *base = NULL;
+	struct ibs_findings fs;
+	struct ibs_health_opts ho;
+	struct hjob j;
+	enum ibs_err wrc;
+	const char *baseline = NULL;
+	bool counters = true;
+	int opt, rc, fmt = FMT_TEXT;
+	char *msg = NULL;
+
+	cli_common_init(&c);
+	ibs_thresholds_default(&thr);
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, ":C:P:o:hvq", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'h':
+			return cli_print_help(cmd);
+		case OPT_BASELINE:
+			baseline = optarg;
+			continue;
+		case OPT_THRESHOLDS:
+			if (ibs_thresholds_load(optarg, &thr, &msg)) {
+				log_error("%s", msg);
+				free(msg);
+				return counters_view ? EXIT_RUNTIME : unknown(&c, fmt, "bad thresholds file");
+			}
+			continue;
+		case OPT_THRESHOLD:
+			if (ibs_thresholds_set(&thr, optarg, &msg)) {
+				cli_usage_error(cmd, "%s", msg);
+				free(msg);
+				return usage_rc;
+			}
+			continue;
+		case OPT_NO_COUNTERS:
+			counters = false;
+			continue;
+		case OPT_RESET:
+			c.reset_counters = true;
+			continue;
+		case OPT_INTERVAL: {
+			unsigned s;
+			if (!counters_view || !cli_parse_uint(optarg, 1, 3600, &s)) {
+				cli_usage_error(cmd, "--interval wants seconds from 1 to 3600 (counters only), not '%s'", optarg);
+				return usage_rc;
+			}
+			c.interval_s = s;
+			continue;
+		}
+		default:
+			break;
+		}
+		rc = cli_common_opt(cmd, &c, opt, optarg);
+		if (rc < 0)
+			return usage_rc;
+		if (rc == 0) {
+			cli_bad_option(cmd, argv, opt);
+			return usage_rc;
+		}
+	}
+	if (optind < argc) {
+		cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+		return usage_rc;
+	}
+	if (c.format) {
+		if (!strcmp(c.format, "text"))
+			fmt = FMT_TEXT;
+		else if (!strcmp(c.format, "json"))
+			fmt = FMT_JSON;
+		else if (!strcmp(c.format, "prom"))
+			fmt = FMT_PROM;
+		else {
+			cli_usage_error(cmd, "unknown format '%s' (text, json or prom)", c.format);
+			return usage_rc;
+		}
+	}
+	if (c.interval_s && c.interval_s + 1 >= c.deadline_s) {
+		cli_usage_error(cmd, "--interval %.0f does not fit in --deadline %.3g", c.interval_s, c.deadline_s);
+		return usage_rc;
+	}
+	if (baseline && ibs_fabric_load(baseline, &base, &msg)) {
+		log_error("%s", msg);
+		free(msg);
+		return counters_view ? EXIT_RUNTIME : unknown(&c, fmt, "the baseline cannot be read");
+	}
+	c.want_counters = counters || counters_view;
+	rc = cli_walk(&c, &f, &wrc);
+	if (rc) {
+		ibs_fabric_free(base);
+		if (counters_view)
+			return rc;
+		return unknown(&c, fmt, "the fabric could not be walked (see the errors above)");
+	}
+	memset(&ho, 0, sizeof(ho));
+	ho.thresholds = &thr;
+	ho.baseline = base;
+	ho.counters = f->counters_read;
+	ho.no_lids = f->no_lids;
+	ibs_health_check(f, &ho, &fs);
+	j.fmt = fmt;
+	j.f = f;
+	j.fs = &fs;
+	j.counters_view = counters_view;
+	rc = cli_write_output(&c, write_health, &j);
+	if (counters_view) {
+		if (rc == EXIT_OK && (f->partial || f->no_lids))
+			rc = EXIT_RUNTIME;
+	} else {
+		rc = rc == EXIT_OK ? (int)fs.verdict : IBS_SEV_UNKNOWN;
+	}
+	if (f->no_lids)
+		log_error("PMA counters could not be read: no port has a LID (is a subnet manager running?)");
+	ibs_findings_free(&fs);
+	ibs_fabric_free(f);
+	ibs_fabric_free(base);
+	return rc;
+}
+
+int cmd_health(int argc, char **argv)
+{
+	return run(argc, argv, false);
+}
+
+int cmd_counters(int argc, char **argv)
+{
+	return run(argc, argv, true);
+}

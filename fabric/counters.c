@@ -1,0 +1,252 @@
+/* PMA counter sweep over the whole fabric (IBA 16.1: PortCounters, PortCountersExtended). */
+#include "counters.h"
+#include "../core/log.h"
+#include "../core/xalloc.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define DEF(n, k, err, thr, b) { n, #k, offsetof(struct ibs_pma_counters, k), err, thr, b }
+/* Default thresholds: a count above them in one reading is a finding. */
+const struct ibs_counter_def ibs_counter_defs[] = {
+	DEF("SymbolErrorCounter", symbol_errors, true, 10, 16),
+	DEF("LinkErrorRecoveryCounter", link_error_recovery, true, 10, 8),
+	DEF("LinkDownedCounter", link_downed, true, 10, 8),
+	DEF("PortRcvErrors", rcv_errors, true, 10, 16),
+	DEF("PortRcvRemotePhysicalErrors", rcv_remote_phys_errors, true, 100, 16),
+	DEF("PortRcvSwitchRelayErrors", rcv_switch_relay_errors, true, 100, 16),
+	DEF("PortXmitDiscards", xmit_discards, true, 100, 16),
+	DEF("PortXmitConstraintErrors", xmit_constraint_errors, true, 100, 8),
+	DEF("PortRcvConstraintErrors", rcv_constraint_errors, true, 100, 8),
+	DEF("LocalLinkIntegrityErrors", local_link_integrity_errors, true, 10, 4),
+	DEF("ExcessiveBufferOverrunErrors", excessive_buffer_overrun_errors, true, 10, 4),
+	DEF("VL15Dropped", vl15_dropped, true, 100, 16),
+	DEF("PortXmitWait", xmit_wait, false, 0, 32),
+};
+const size_t ibs_n_counter_defs = sizeof(ibs_counter_defs) / sizeof(ibs_counter_defs[0]);
+
+const struct ibs_counter_def *ibs_counter_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ibs_n_counter_defs; i++)
+		if (!strcasecmp(ibs_counter_defs[i].name, name) || !strcasecmp(ibs_counter_defs[i].key, name))
+			return &ibs_counter_defs[i];
+	return NULL;
+}
+
+bool ibs_port_wants_counters(const struct ibs_node *n, const struct ibs_port *p)
+{
+	if (p->num == 0 || !p->valid)
+		return false;
+	(void)n;
+	/* A port with a cable (or at least LinkUp) has counters worth reading. */
+	return p->peer || p->pi.phys_state == 5;
+}
+
+uint16_t ibs_port_pma_lid(const struct ibs_node *n, const struct ibs_port *p)
+{
+	if (n->ni.node_type == IBS_NODE_SWITCH)
+		return n->ports[0].valid ? n->ports[0].pi.lid : 0;
+	return p->valid ? p->pi.lid : 0;
+}
+
+struct cctx {
+	struct ibs_fabric *f;
+	struct ibs_engine *e;
+	const struct ibs_counter_opts *o;
+	struct ibs_node *node;
+	struct ibs_port *port;
+	bool ext;
+};
+
+static struct cctx *cctx(struct cctx *base, struct ibs_node *n, struct ibs_port *p, bool ext)
+{
+	struct cctx *c = xmalloc(sizeof(*c));
+
+	*c = *base;
+	c->node = n;
+	c->port = p;
+	c->ext = ext;
+	return c;
+}
+
+static void pma_req(struct ibs_mad_req *req, uint16_t lid, uint16_t attr, uint8_t port, bool ext, bool reset,
+		    uint8_t *data)
+{
+	struct ibs_addr a;
+
+	ibs_addr_lid(&a, lid, 1);
+	ibs_req_get(req, &a, IBS_CLASS_PMA, attr, 0);
+	if (attr != IBS_ATTR_CLASS_PORT_INFO) {
+		ibs_pma_select(data, 64, port, ext, reset);
+		req->data = data;
+		req->data_len = 64;
+		if (reset)
+			req->method = IBS_METHOD_SET;
+	}
+}
+
+static void on_reset(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r)
+{
+	struct cctx *c = ctx;
+
+	(void)req;
+	if (r->outcome != IBS_MAD_OK)
+		log_warn("could not reset the counters of 0x%016llx port %u: %s",
+			 (unsigned long long)c->node->ni.node_guid, c->port->num, ibs_outcome_str(r->outcome));
+	free(c);
+}
+
+static void submit_reset(struct cctx *c, bool ext)
+{
+	struct ibs_mad_req req;
+	uint8_t data[64];
+
+	pma_req(&req, ibs_port_pma_lid(c->node, c->port), ext ? IBS_ATTR_PORT_COUNTERS_EXT : IBS_ATTR_PORT_COUNTERS,
+		c->port->num, ext, true, data);
+	ibs_engine_submit(c->e, &req, on_reset, cctx(c, c->node, c->port, ext));
+}
+
+static void on_ext(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r)
+{
+	struct cctx *c = ctx;
+	struct ibs_port_counters *pc = c->port->ctr;
+
+	(void)req;
+	/* Without the extended counters the 32-bit ones still stand. */
+	if (r->outcome == IBS_MAD_OK && ibs_decode_port_counters_ext(r->mad, r->len, &pc->c) == IBS_OK)
+		pc->extended = true;
+	if (pc->extended && c->o->reset)
+		submit_reset(c, true);
+	free(c);
+}
+
+static void on_counters(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r)
+{
+	struct cctx *c = ctx;
+	struct ibs_port_counters *pc = c->port->ctr;
+	struct ibs_mad_req ext;
+	uint8_t data[64];
+
+	(void)req;
+	pc->outcome = r->outcome;
+	pc->status = r->status;
+	if (r->outcome == IBS_MAD_OK && ibs_decode_port_counters(r->mad, r->len, &pc->c) == IBS_OK) {
+		pc->ok = true;
+		if (c->node->pma_capmask & (IBS_PM_EXT_WIDTH_SUPPORTED | IBS_PM_EXT_WIDTH_NOIETF_SUP)) {
+			pma_req(&ext, req->addr.lid, IBS_ATTR_PORT_COUNTERS_EXT, c->port->num, true, false, data);
+			ibs_engine_submit(c->e, &ext, on_ext, cctx(c, c->node, c->port, true));
+		}
+		if (c->o->reset)
+			submit_reset(c, false);
+	} else if (r->outcome == IBS_MAD_OK) {
+		pc->outcome = IBS_MAD_MALFORMED;
+	}
+	if (!pc->ok)
+		c->f->partial = true;
+	free(c);
+}
+
+/* A fresh reading for the port, keeping an earlier one (--interval). */
+static struct ibs_port_counters *fresh(struct ibs_port *pt)
+{
+	if (!pt->ctr) {
+		pt->ctr = xcalloc(1, sizeof(*pt->ctr));
+	} else {
+		pt->ctr->ok = pt->ctr->extended = false;
+		pt->ctr->outcome = IBS_MAD_OK;
+		pt->ctr->status = 0;
+		memset(&pt->ctr->c, 0, sizeof(pt->ctr->c));
+	}
+	return pt->ctr;
+}
+
+static void read_ports(struct cctx *base, struct ibs_node *n)
+{
+	unsigned p;
+	uint8_t data[64];
+	struct ibs_mad_req req;
+
+	for (p = 1; p <= n->ni.num_ports; p++) {
+		struct ibs_port *pt = &n->ports[p];
+		uint16_t lid;
+		if (!ibs_port_wants_counters(n, pt))
+			continue;
+		fresh(pt);
+		lid = ibs_port_pma_lid(n, pt);
+		if (!lid) {
+			pt->ctr->outcome = IBS_MAD_ABORTED;
+			continue;
+		}
+		pma_req(&req, lid, IBS_ATTR_PORT_COUNTERS, (uint8_t)p, false, false, data);
+		ibs_engine_submit(base->e, &req, on_counters, cctx(base, n, pt, false));
+	}
+}
+
+static void on_cpi(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r)
+{
+	struct cctx *c = ctx;
+
+	(void)req;
+	if (r->outcome == IBS_MAD_OK && ibs_decode_pma_capmask(r->mad, r->len, &c->node->pma_capmask) == IBS_OK)
+		c->node->pma_cpi_ok = true;
+	if (r->outcome == IBS_MAD_TIMEOUT || r->outcome == IBS_MAD_ABORTED) {
+		/* A PMA that does not answer at all would only time out once per port more. */
+		unsigned p;
+		for (p = 1; p <= c->node->ni.num_ports; p++) {
+			struct ibs_port *pt = &c->node->ports[p];
+			if (!ibs_port_wants_counters(c->node, pt))
+				continue;
+			fresh(pt)->outcome = r->outcome;
+		}
+		c->f->partial = true;
+	} else {
+		/* Whatever else ClassPortInfo said, PortCounters is mandatory: read it. */
+		read_ports(c, c->node);
+	}
+	free(c);
+}
+
+enum ibs_err ibs_read_counters(struct ibs_engine *e, struct ibs_fabric *f, const struct ibs_counter_opts *o,
+			       bool *no_lids)
+{
+	struct cctx base;
+	size_t i;
+	unsigned with_lid = 0, wanted = 0;
+
+	memset(&base, 0, sizeof(base));
+	base.f = f;
+	base.e = e;
+	base.o = o;
+	for (i = 0; i < f->n_nodes; i++) {
+		struct ibs_node *n = f->nodes[i];
+		struct ibs_mad_req req;
+		uint16_t lid = 0;
+		unsigned p;
+		bool any = false;
+
+		/* ClassPortInfo goes to the node's PMA through any port with a LID. */
+		for (p = 1; p <= n->ni.num_ports; p++) {
+			if (ibs_port_wants_counters(n, &n->ports[p])) {
+				any = true;
+				if (!lid)
+					lid = ibs_port_pma_lid(n, &n->ports[p]);
+			}
+		}
+		if (!any)
+			continue;
+		wanted++;
+		if (!lid) {
+			read_ports(&base, n); /* records every port as unreadable */
+			continue;
+		}
+		with_lid++;
+		pma_req(&req, lid, IBS_ATTR_CLASS_PORT_INFO, 0, false, false, NULL);
+		ibs_engine_submit(e, &req, on_cpi, cctx(&base, n, NULL, false));
+	}
+	*no_lids = wanted && !with_lid;
+	return ibs_engine_run(e);
+}

@@ -1,0 +1,46 @@
+/*
+ * Reading every port's PMA counters through the engine (many in flight):
+ * ClassPortInfo once per node to learn whether PortCountersExtended is
+ * there, then PortCounters (and PortCountersExtended) per linked port.
+ */
+#ifndef IBSCAN_COUNTERS_H
+#define IBSCAN_COUNTERS_H
+
+#include "model.h"
+
+struct ibs_counter_opts {
+	bool reset;  /* clear the counters after reading (Set with CounterSelect all) */
+};
+
+/*
+ * Fill port->ctr for every linked port of every node with a LID. Ports
+ * whose PMA did not answer get ctr->ok false and the outcome. Without LIDs
+ * (no SM) nothing can be read: *no_lids is set. Returns the engine's result.
+ */
+enum ibs_err ibs_read_counters(struct ibs_engine *e, struct ibs_fabric *f, const struct ibs_counter_opts *o,
+			       bool *no_lids);
+
+/* The ports whose counters ibs_read_counters reads. */
+bool ibs_port_wants_counters(const struct ibs_node *n, const struct ibs_port *p);
+/* LID to address a node's PMA: a switch's port 0, else the port's own. */
+uint16_t ibs_port_pma_lid(const struct ibs_node *n, const struct ibs_port *p);
+
+/* The error counters health looks at, by IBA name, with accessors. */
+struct ibs_counter_def {
+	const char *name;      /* IBA name, e.g. "SymbolErrorCounter" */
+	const char *key;       /* JSON / Prometheus key, e.g. "symbol_errors" */
+	size_t offset;         /* in struct ibs_pma_counters */
+	bool error;            /* an error counter (false: congestion or data) */
+	uint64_t threshold;    /* default threshold for health */
+	unsigned bits;         /* width on the wire (saturates at 2^bits - 1) */
+};
+
+extern const struct ibs_counter_def ibs_counter_defs[];
+extern const size_t ibs_n_counter_defs;
+static inline uint64_t ibs_counter_get(const struct ibs_pma_counters *c, const struct ibs_counter_def *d)
+{
+	return *(const uint64_t *)((const char *)c + d->offset);
+}
+const struct ibs_counter_def *ibs_counter_find(const char *name);
+
+#endif

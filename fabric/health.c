@@ -1,0 +1,530 @@
+/*
+ * Health checks over the model (docs/checks.md). Each check adds findings;
+ * the verdict is the worst severity found, except that a run which did not
+ * finish, or found nothing, is UNKNOWN: an incomplete look cannot say OK.
+ */
+#include "health.h"
+#include "diff.h"
+#include "../core/file.h"
+#include "../core/xalloc.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+	CK_LINK_DOWN,
+	CK_LINK_DEGRADED,
+	CK_COUNTERS,
+	CK_DUP_GUID,
+	CK_DUP_PORT_GUID,
+	CK_DUP_LID,
+	CK_LID_ZERO,
+	CK_SM_NONE,
+	CK_SM_MULTI,
+	CK_SM_UNREACHABLE,
+	CK_DRIFT_MISSING,
+	CK_DRIFT_NEW,
+	CK_DRIFT_MOVED,
+	CK_DRIFT_RATE,
+	CK_PARTIAL,
+	CK__N
+};
+
+const struct ibs_check_def ibs_checks[] = {
+	[CK_LINK_DOWN] = { "link.down", "link down", "links down", "links_down" },
+	[CK_LINK_DEGRADED] = { "link.degraded", "degraded link", "degraded links", "links_degraded" },
+	[CK_COUNTERS] = { "counters", "port with errors", "ports with errors", "ports_with_errors" },
+	[CK_DUP_GUID] = { "identity.duplicate_guid", "duplicate GUID", "duplicate GUIDs", "duplicate_guids" },
+	[CK_DUP_PORT_GUID] = { "identity.duplicate_port_guid", "duplicate port GUID", "duplicate port GUIDs",
+			       "duplicate_port_guids" },
+	[CK_DUP_LID] = { "identity.duplicate_lid", "duplicate LID", "duplicate LIDs", "duplicate_lids" },
+	[CK_LID_ZERO] = { "identity.lid_zero", "active port without LID", "active ports without LID",
+			  "ports_lid_zero" },
+	[CK_SM_NONE] = { "sm.no_master", "no master SM", "no master SM", "sm_no_master" },
+	[CK_SM_MULTI] = { "sm.multiple_masters", "extra master SM", "extra master SMs", "sm_extra_masters" },
+	[CK_SM_UNREACHABLE] = { "sm.unreachable", "unreachable master SM", "unreachable master SMs",
+				"sm_unreachable" },
+	[CK_DRIFT_MISSING] = { "drift.node_missing", "node missing", "nodes missing", "nodes_missing" },
+	[CK_DRIFT_NEW] = { "drift.node_new", "new node", "new nodes", "nodes_new" },
+	[CK_DRIFT_MOVED] = { "drift.cable_moved", "cable moved", "cables moved", "cables_moved" },
+	[CK_DRIFT_RATE] = { "drift.rate_changed", "rate change", "rate changes", "rates_changed" },
+	[CK_PARTIAL] = { "partial", "unreachable part", "unreachable parts", "unreachable" },
+};
+const size_t ibs_n_checks = CK__N;
+
+const char *ibs_severity_str(enum ibs_severity s)
+{
+	static const char *const v[] = { "OK", "WARNING", "CRITICAL", "UNKNOWN" };
+	return (unsigned)s < 4 ? v[s] : "UNKNOWN";
+}
+
+static struct ibs_finding *add(struct ibs_findings *fs, int ck, enum ibs_severity sev, const struct ibs_node *n,
+			       uint8_t port, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+static struct ibs_finding *add(struct ibs_findings *fs, int ck, enum ibs_severity sev, const struct ibs_node *n,
+			       uint8_t port, const char *fmt, ...)
+{
+	struct ibs_finding *x;
+	va_list ap;
+	char buf[512];
+
+	fs->v = xgrow(fs->v, &fs->cap, fs->n + 1, sizeof(*fs->v));
+	x = &fs->v[fs->n++];
+	memset(x, 0, sizeof(*x));
+	x->check = &ibs_checks[ck];
+	x->severity = sev;
+	x->node = n;
+	x->port = port;
+	if (n) {
+		x->guid = n->ni.node_guid;
+		x->lid = n->ni.node_type == IBS_NODE_SWITCH || !port || !n->ports[port].valid ? ibs_node_lid(n)
+											  : n->ports[port].pi.lid;
+		if (port && port <= n->ni.num_ports && n->ports[port].peer) {
+			x->peer = n->ports[port].peer;
+			x->peer_port = n->ports[port].peer_port;
+		}
+	}
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	x->message = xstrdup(buf);
+	fs->count[ck]++;
+	return x;
+}
+
+/* ---- thresholds ---- */
+
+void ibs_thresholds_default(struct ibs_thresholds *t)
+{
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < ibs_n_counter_defs; i++)
+		t->t[i] = ibs_counter_defs[i].threshold;
+}
+
+enum ibs_err ibs_thresholds_set(struct ibs_thresholds *t, const char *spec, char **msg)
+{
+	const char *eq = strchr(spec, '=');
+	char name[64], *end;
+	const struct ibs_counter_def *d;
+	unsigned long long v;
+
+	if (!eq || (size_t)(eq - spec) >= sizeof(name)) {
+		*msg = xasprintf("threshold '%s': want Name=N (e.g. SymbolErrorCounter=100)", spec);
+		return IBS_E_INPUT;
+	}
+	memcpy(name, spec, (size_t)(eq - spec));
+	name[eq - spec] = '\0';
+	while (*name && isspace((unsigned char)name[strlen(name) - 1]))
+		name[strlen(name) - 1] = '\0';
+	d = ibs_counter_find(name);
+	if (!d) {
+		*msg = xasprintf("threshold '%s': unknown counter '%s'", spec, name);
+		return IBS_E_INPUT;
+	}
+	eq++;
+	while (isspace((unsigned char)*eq))
+		eq++;
+	errno = 0;
+	v = strtoull(eq, &end, 10);
+	while (isspace((unsigned char)*end))
+		end++;
+	if (errno || end == eq || *end || *eq == '-') {
+		*msg = xasprintf("threshold '%s': want a whole number", spec);
+		return IBS_E_INPUT;
+	}
+	t->t[d - ibs_counter_defs] = v;
+	return IBS_OK;
+}
+
+enum ibs_err ibs_thresholds_parse(const char *name, const char *buf, size_t len, struct ibs_thresholds *t,
+				  char **msg)
+{
+	size_t pos = 0;
+	unsigned ln = 0;
+
+	while (pos < len) {
+		const char *s = buf + pos, *nl = memchr(s, '\n', len - pos);
+		size_t ll = nl ? (size_t)(nl - s) : len - pos;
+		char line[256], *p, *e;
+		char *m = NULL;
+
+		ln++;
+		pos += ll + (nl ? 1 : 0);
+		if (ll >= sizeof(line)) {
+			*msg = xasprintf("%s:%u: line too long", name, ln);
+			return IBS_E_INPUT;
+		}
+		memcpy(line, s, ll);
+		line[ll] = '\0';
+		if (memchr(s, '\0', ll)) {
+			*msg = xasprintf("%s:%u: NUL byte (binary file?)", name, ln);
+			return IBS_E_INPUT;
+		}
+		if ((e = strchr(line, '#')))
+			*e = '\0';
+		for (p = line; isspace((unsigned char)*p); p++)
+			;
+		if (!*p)
+			continue;
+		if (ibs_thresholds_set(t, p, &m)) {
+			*msg = xasprintf("%s:%u: %s", name, ln, m);
+			free(m);
+			return IBS_E_INPUT;
+		}
+	}
+	return IBS_OK;
+}
+
+enum ibs_err ibs_thresholds_load(const char *path, struct ibs_thresholds *t, char **msg)
+{
+	char *buf;
+	size_t n;
+	enum ibs_err rc = ibs_read_file(path, 1 << 20, &buf, &n, msg);
+
+	if (rc)
+		return rc;
+	rc = ibs_thresholds_parse(path, buf, n, t, msg);
+	free(buf);
+	return rc;
+}
+
+/* ---- checks ---- */
+
+static const char *nm(const struct ibs_node *n)
+{
+	return ibs_node_name(n);
+}
+
+static void check_links(const struct ibs_fabric *f, struct ibs_findings *fs)
+{
+	size_t i;
+	unsigned p;
+
+	for (i = 0; i < f->n_nodes; i++) {
+		const struct ibs_node *n = f->nodes[i];
+		for (p = 1; p <= n->ni.num_ports; p++) {
+			const struct ibs_port *pt = &n->ports[p];
+			const char *why;
+			if (!pt->valid)
+				continue;
+			/* Physically up but not Active: the SM has not finished bringing it up. */
+			if (pt->pi.phys_state == 5 && (pt->pi.state == 2 || pt->pi.state == 3))
+				add(fs, CK_LINK_DOWN, IBS_SEV_CRITICAL, n, (uint8_t)p,
+				    "%s port %u is LinkUp but %s: the subnet manager has not made it Active", nm(n), p,
+				    ibs_port_state_str(pt->pi.state));
+			/* Each cable once, from its lower end. */
+			if (pt->peer && (pt->peer->index > n->index || (pt->peer == n && pt->peer_port > p)) &&
+			    ibs_node_link_degraded(n, (uint8_t)p, pt->peer, pt->peer_port, &why)) {
+				struct ibs_link_rate act;
+				ibs_port_active_rate(pt, &act);
+				add(fs, CK_LINK_DEGRADED, IBS_SEV_WARNING, n, (uint8_t)p,
+				    "%s port %u to %s port %u runs %s%s: its %s is below what both ends can run", nm(n),
+				    p, nm(pt->peer), pt->peer_port, ibs_width_str(act.width),
+				    ibs_speed_str(act.speed, act.speed_ext), why);
+			}
+		}
+	}
+}
+
+static void check_counters(const struct ibs_fabric *f, const struct ibs_health_opts *o, struct ibs_findings *fs)
+{
+	size_t i, k;
+	unsigned p;
+
+	for (i = 0; i < f->n_nodes; i++) {
+		const struct ibs_node *n = f->nodes[i];
+		for (p = 1; p <= n->ni.num_ports; p++) {
+			const struct ibs_port *pt = &n->ports[p];
+			if (!pt->ctr)
+				continue;
+			if (!pt->ctr->ok) {
+				if (!o->no_lids)
+					add(fs, CK_PARTIAL, IBS_SEV_WARNING, n, (uint8_t)p,
+					    "%s port %u: PMA did not answer PortCounters (%s)", nm(n), p,
+					    ibs_outcome_str(pt->ctr->outcome));
+				continue;
+			}
+			for (k = 0; k < ibs_n_counter_defs; k++) {
+				const struct ibs_counter_def *d = &ibs_counter_defs[k];
+				uint64_t v = ibs_counter_get(&pt->ctr->c, d);
+				struct ibs_finding *x;
+				if (!d->error || v <= o->thresholds->t[k])
+					continue;
+				x = add(fs, CK_COUNTERS, IBS_SEV_WARNING, n, (uint8_t)p,
+					"%s port %u: %s is %" PRIu64 " (threshold %" PRIu64 ")", nm(n), p, d->name, v,
+					o->thresholds->t[k]);
+				x->counter = d;
+				x->value = v;
+				x->threshold = o->thresholds->t[k];
+			}
+		}
+	}
+}
+
+static int lid_cmp(const void *a, const void *b)
+{
+	const struct ibs_finding *x = a, *y = b;
+	return x->lid < y->lid ? -1 : x->lid > y->lid;
+}
+
+static void check_identity(const struct ibs_fabric *f, struct ibs_findings *fs)
+{
+	struct lidref {
+		uint16_t lid, span;
+		const struct ibs_node *n;
+		uint8_t p;
+	} *v = NULL;
+	size_t nv = 0, cap = 0, i, j;
+	unsigned p;
+
+	for (i = 0; i < f->n_nodes; i++) {
+		const struct ibs_node *n = f->nodes[i], *m;
+		/* Duplicate node GUIDs: the walker kept them apart; report each extra node. */
+		m = ibs_fabric_find_guid(f, n->ni.node_guid);
+		if (m != n) {
+			char pa[256], pb[256];
+			struct ibs_finding *x = add(fs, CK_DUP_GUID, IBS_SEV_CRITICAL, n, 0,
+						    "node GUID 0x%016" PRIx64 " is used by two nodes: %s at path %s and %s at path %s",
+						    n->ni.node_guid, nm(m), ibs_addr_str(&m->path, pa, sizeof(pa)), nm(n),
+						    ibs_addr_str(&n->path, pb, sizeof(pb)));
+			x->peer = m;
+		}
+		for (p = ibs_node_first_port(n); p <= n->ni.num_ports; p++) {
+			const struct ibs_port *pt = &n->ports[p];
+			if (!pt->valid)
+				continue;
+			if (n->ni.node_type == IBS_NODE_SWITCH && p != 0)
+				continue;
+			if (pt->pi.state == 4 && pt->pi.lid == 0)
+				add(fs, CK_LID_ZERO, IBS_SEV_CRITICAL, n, (uint8_t)p, "%s port %u is Active with LID 0",
+				    nm(n), p);
+			if (pt->pi.lid) {
+				v = xgrow(v, &cap, nv + 1, sizeof(*v));
+				v[nv].lid = pt->pi.lid;
+				v[nv].span = (uint16_t)(1u << (pt->pi.lmc & 7));
+				v[nv].n = n;
+				v[nv].p = (uint8_t)p;
+				nv++;
+			}
+		}
+	}
+	/* Duplicate LIDs: overlapping LID ranges (LMC included). */
+	for (i = 0; i < nv; i++)
+		for (j = i + 1; j < nv; j++)
+			if (v[i].lid < v[j].lid + v[j].span && v[j].lid < v[i].lid + v[i].span &&
+			    !(v[i].n == v[j].n && v[i].n->ni.node_type == IBS_NODE_SWITCH)) {
+				struct ibs_finding *x = add(fs, CK_DUP_LID, IBS_SEV_CRITICAL, v[j].n, v[j].p,
+							    "LID %u of %s port %u is also LID of %s port %u", v[j].lid,
+							    nm(v[j].n), v[j].p, nm(v[i].n), v[i].p);
+				x->peer = v[i].n;
+				x->peer_port = v[i].p;
+				x->lid = v[j].lid;
+			}
+	free(v);
+	/* Duplicate port GUIDs across nodes (CA and router ports; switch ports share port 0's). */
+	{
+		struct pg {
+			uint64_t g;
+			const struct ibs_node *n;
+			uint8_t p;
+		} *g = NULL;
+		size_t ng = 0, gc = 0;
+		for (i = 0; i < f->n_nodes; i++) {
+			const struct ibs_node *n = f->nodes[i];
+			for (p = ibs_node_first_port(n); p <= n->ni.num_ports; p++) {
+				if (!n->ports[p].guid || (n->ni.node_type == IBS_NODE_SWITCH && p))
+					continue;
+				g = xgrow(g, &gc, ng + 1, sizeof(*g));
+				g[ng].g = n->ports[p].guid;
+				g[ng].n = n;
+				g[ng].p = (uint8_t)p;
+				ng++;
+			}
+		}
+		for (i = 0; i < ng; i++)
+			for (j = i + 1; j < ng; j++)
+				if (g[i].g == g[j].g && g[i].n != g[j].n && g[i].n->ni.node_guid != g[j].n->ni.node_guid) {
+					struct ibs_finding *x = add(fs, CK_DUP_PORT_GUID, IBS_SEV_CRITICAL, g[j].n, g[j].p,
+								    "port GUID 0x%016" PRIx64 " of %s port %u is also on %s port %u",
+								    g[j].g, nm(g[j].n), g[j].p, nm(g[i].n), g[i].p);
+					x->guid = g[j].g;
+				}
+		free(g);
+	}
+	(void)lid_cmp;
+}
+
+static void check_sm(const struct ibs_fabric *f, struct ibs_findings *fs)
+{
+	size_t i, masters = 0;
+	const struct ibs_sm *master_by_lid = NULL;
+
+	for (i = 0; i < f->n_sms; i++) {
+		const struct ibs_sm *s = &f->sms[i];
+		if (s->lid == f->local.sm_lid)
+			master_by_lid = s;
+		if (s->ok && s->info.state == 3)
+			masters++;
+	}
+	if (!f->local.sm_lid) {
+		add(fs, CK_SM_NONE, IBS_SEV_CRITICAL, NULL, 0,
+		    "no subnet manager: the local port has SM LID 0 (no SM has swept the subnet)");
+	} else if (!master_by_lid) {
+		struct ibs_finding *x = add(fs, CK_SM_UNREACHABLE, IBS_SEV_CRITICAL, NULL, 0,
+					    "the master SM (LID %u, as the local port knows it) is not in the fabric",
+					    f->local.sm_lid);
+		x->lid = f->local.sm_lid;
+	} else if (!master_by_lid->ok) {
+		struct ibs_finding *x = add(fs, CK_SM_UNREACHABLE, IBS_SEV_CRITICAL, master_by_lid->node,
+					    master_by_lid->port, "the master SM at LID %u (%s) does not answer SMInfo (%s)",
+					    f->local.sm_lid, nm(master_by_lid->node), ibs_outcome_str(master_by_lid->outcome));
+		x->lid = f->local.sm_lid;
+	} else if (masters == 0) {
+		add(fs, CK_SM_NONE, IBS_SEV_CRITICAL, master_by_lid->node, master_by_lid->port,
+		    "no SM is in MASTER state (the SM at LID %u says %s)", f->local.sm_lid,
+		    ibs_sm_state_str(master_by_lid->info.state));
+	}
+	if (masters > 1) {
+		for (i = 0; i < f->n_sms; i++) {
+			const struct ibs_sm *s = &f->sms[i];
+			if (s->ok && s->info.state == 3 && s != master_by_lid) {
+				struct ibs_finding *x = add(fs, CK_SM_MULTI, IBS_SEV_CRITICAL, s->node, s->port,
+							    "%s port %u (LID %u) is a second master SM", nm(s->node),
+							    s->port, s->lid);
+				x->guid = s->port_guid;
+			}
+		}
+	}
+}
+
+static void check_drift(const struct ibs_fabric *f, const struct ibs_fabric *base, struct ibs_findings *fs)
+{
+	struct ibs_diff d;
+	size_t i;
+
+	ibs_diff_fabrics(base, f, &d);
+	for (i = 0; i < d.n; i++) {
+		const struct ibs_change *c = &d.v[i];
+		struct ibs_finding *x;
+		switch (c->kind) {
+		case IBS_CHG_NODE_REMOVED:
+			x = add(fs, CK_DRIFT_MISSING, IBS_SEV_CRITICAL, NULL, 0, "%s %s (0x%016" PRIx64 ") is missing",
+				ibs_node_type_str(c->node->ni.node_type), nm(c->node), c->node->ni.node_guid);
+			x->guid = c->node->ni.node_guid;
+			break;
+		case IBS_CHG_NODE_ADDED:
+			add(fs, CK_DRIFT_NEW, IBS_SEV_WARNING, c->node, 0, "%s %s (0x%016" PRIx64 ") is new",
+			    ibs_node_type_str(c->node->ni.node_type), nm(c->node), c->node->ni.node_guid);
+			break;
+		case IBS_CHG_LINK_REMOVED: {
+			/* The baseline says linked; now it is not: down (or its node is gone). */
+			const struct ibs_node *now = ibs_fabric_find_guid(f, c->node->ni.node_guid);
+			const struct ibs_port *pt = now && c->port <= now->ni.num_ports ? &now->ports[c->port] : NULL;
+			x = add(fs, CK_LINK_DOWN, IBS_SEV_CRITICAL, now, c->port,
+				"%s port %u was linked to %s port %u and is now %s", nm(c->node), c->port, nm(c->was),
+				c->was_port,
+				pt && pt->valid ? ibs_phys_state_str(pt->pi.phys_state) : "unreachable");
+			x->guid = c->node->ni.node_guid;
+			x->peer = c->was;
+			x->peer_port = c->was_port;
+			break;
+		}
+		case IBS_CHG_LINK_ADDED:
+			break; /* a new cable is not a problem */
+		case IBS_CHG_LINK_MOVED:
+			x = add(fs, CK_DRIFT_MOVED, IBS_SEV_WARNING, c->node, c->port,
+				"%s port %u moved from %s port %u to %s port %u", nm(c->node), c->port, nm(c->was),
+				c->was_port, nm(c->now), c->now_port);
+			break;
+		case IBS_CHG_STATE:
+			break; /* a port not Active is link.down already */
+		case IBS_CHG_WIDTH:
+		case IBS_CHG_SPEED:
+			add(fs, CK_DRIFT_RATE, IBS_SEV_WARNING, c->node, c->port, "%s port %u %s changed from %s to %s",
+			    nm(c->node), c->port, c->kind == IBS_CHG_WIDTH ? "width" : "speed", c->before, c->after);
+			break;
+		}
+	}
+	ibs_diff_free(&d);
+}
+
+static void check_partial(const struct ibs_fabric *f, struct ibs_findings *fs)
+{
+	size_t i;
+
+	for (i = 0; i < f->n_errors; i++) {
+		const struct ibs_walk_error *e = &f->errors[i];
+		char path[256];
+		if (e->unreachable && e->node)
+			add(fs, CK_PARTIAL, IBS_SEV_WARNING, e->node, e->port,
+			    "nothing answers behind %s port %u (path %s): %s", nm(e->node), e->port,
+			    ibs_addr_str(&e->path, path, sizeof(path)), ibs_outcome_str(e->outcome));
+		else if (e->node)
+			add(fs, CK_PARTIAL, IBS_SEV_WARNING, e->node, e->port, "%s: %s %s", nm(e->node),
+			    ibs_attr_name(e->mgmt_class, e->attr_id), ibs_outcome_str(e->outcome));
+	}
+}
+
+static int finding_cmp(const void *a, const void *b)
+{
+	const struct ibs_finding *x = a, *y = b;
+
+	if (x->severity != y->severity)
+		return x->severity > y->severity ? -1 : 1;
+	if (x->check != y->check)
+		return x->check < y->check ? -1 : 1;
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
+	if (x->port != y->port)
+		return x->port < y->port ? -1 : 1;
+	return strcmp(x->message, y->message);
+}
+
+void ibs_health_check(const struct ibs_fabric *f, const struct ibs_health_opts *o, struct ibs_findings *fs)
+{
+	size_t i;
+
+	memset(fs, 0, sizeof(*fs));
+	check_links(f, fs);
+	if (o->counters)
+		check_counters(f, o, fs);
+	check_identity(f, fs);
+	check_sm(f, fs);
+	if (o->baseline)
+		check_drift(f, o->baseline, fs);
+	check_partial(f, fs);
+	if (fs->n)
+		qsort(fs->v, fs->n, sizeof(*fs->v), finding_cmp);
+	fs->verdict = IBS_SEV_OK;
+	for (i = 0; i < fs->n; i++)
+		if (fs->v[i].severity > fs->verdict)
+			fs->verdict = fs->v[i].severity;
+	if (f->aborted) {
+		fs->verdict = IBS_SEV_UNKNOWN;
+		fs->verdict_reason = xasprintf("the walk stopped early: %s", f->abort_reason);
+	} else if (!f->n_nodes) {
+		fs->verdict = IBS_SEV_UNKNOWN;
+		fs->verdict_reason = xstrdup("nothing was found");
+	} else if (o->counters && o->no_lids && fs->verdict < IBS_SEV_CRITICAL) {
+		fs->verdict = IBS_SEV_UNKNOWN;
+		fs->verdict_reason = xstrdup("error counters could not be read: no port has a LID (is a subnet manager running?)");
+	}
+}
+
+void ibs_findings_free(struct ibs_findings *fs)
+{
+	size_t i;
+
+	for (i = 0; i < fs->n; i++)
+		free(fs->v[i].message);
+	free(fs->v);
+	free(fs->verdict_reason);
+	memset(fs, 0, sizeof(*fs));
+}

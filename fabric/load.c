@@ -1,0 +1,524 @@
+/* Loaders for saved topologies: ibscan JSON (docs/json-schema.md) and ibnetdiscover netfiles. */
+#include "load.h"
+#include "../core/file.h"
+#include "../core/xalloc.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_NODES 1000000
+
+static enum ibs_err jfail(char **msg, const char *name, size_t idx, const char *why)
+{
+	*msg = xasprintf("%s: node %zu: %s", name, idx, why);
+	return IBS_E_INPUT;
+}
+
+static bool jguid(json_t *v, uint64_t *out)
+{
+	const char *s = json_string_value(v);
+	char *end;
+
+	if (!s || strncmp(s, "0x", 2) || strlen(s) > 18 || !s[2])
+		return false;
+	errno = 0;
+	*out = strtoull(s + 2, &end, 16);
+	return !errno && !*end;
+}
+
+static bool juint(json_t *v, uint64_t max, uint64_t *out)
+{
+	json_int_t i;
+
+	if (!json_is_integer(v))
+		return false;
+	i = json_integer_value(v);
+	if (i < 0 || (uint64_t)i > max)
+		return false;
+	*out = (uint64_t)i;
+	return true;
+}
+
+static const char *jstr(json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+enum ibs_err ibs_fabric_parse_json(const char *name, const char *buf, size_t len, struct ibs_fabric **out, char **msg)
+{
+	json_error_t err;
+	json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &err), *nodes, *n;
+	struct ibs_fabric *f;
+	struct ibs_node **byidx = NULL;
+	size_t i, nn;
+	enum ibs_err rc = IBS_E_INPUT;
+
+	*out = NULL;
+	if (!root) {
+		*msg = xasprintf("%s:%d: not valid JSON: %s", name, err.line, err.text);
+		return IBS_E_INPUT;
+	}
+	if (!jstr(root, "schema") || strcmp(jstr(root, "schema"), "ibscan.topology/1")) {
+		*msg = xasprintf("%s: not an ibscan topology (want \"schema\": \"ibscan.topology/1\", from "
+				 "'ibscan topology --json')", name);
+		json_decref(root);
+		return IBS_E_INPUT;
+	}
+	nodes = json_object_get(root, "nodes");
+	if (!json_is_array(nodes) || json_array_size(nodes) > MAX_NODES) {
+		*msg = xasprintf("%s: \"nodes\" is not an array of at most %d nodes", name, MAX_NODES);
+		json_decref(root);
+		return IBS_E_INPUT;
+	}
+	nn = json_array_size(nodes);
+	f = ibs_fabric_new();
+	byidx = xcalloc(nn ? nn : 1, sizeof(*byidx));
+	json_array_foreach(nodes, i, n) {
+		struct ibs_nodeinfo ni;
+		struct ibs_addr path;
+		struct ibs_node *nd;
+		uint64_t v;
+		const char *t = jstr(n, "type"), *desc = jstr(n, "description"), *dp = jstr(n, "dr_path");
+
+		memset(&ni, 0, sizeof(ni));
+		if (!json_is_object(n) || !jguid(json_object_get(n, "guid"), &ni.node_guid)) {
+			rc = jfail(msg, name, i, "missing or bad \"guid\"");
+			goto fail;
+		}
+		if (!t || !(ni.node_type = (uint8_t)ibs_node_type_code(t))) {
+			rc = jfail(msg, name, i, "missing or bad \"type\"");
+			goto fail;
+		}
+		if (!juint(json_object_get(n, "num_ports"), 254, &v)) {
+			rc = jfail(msg, name, i, "missing or bad \"num_ports\"");
+			goto fail;
+		}
+		ni.num_ports = (uint8_t)v;
+		if (!juint(json_object_get(n, "index"), nn - 1, &v) || v != i) {
+			rc = jfail(msg, name, i, "\"index\" must be its position");
+			goto fail;
+		}
+		jguid(json_object_get(n, "system_image_guid"), &ni.system_image_guid);
+		jguid(json_object_get(n, "port_guid"), &ni.port_guid);
+		if (juint(json_object_get(n, "vendor_id"), 0xffffff, &v))
+			ni.vendor_id = (uint32_t)v;
+		if (juint(json_object_get(n, "device_id"), 0xffff, &v))
+			ni.device_id = (uint16_t)v;
+		ibs_addr_dr(&path, NULL, 0);
+		if (dp && ibs_addr_parse(&path, dp) != IBS_OK) {
+			rc = jfail(msg, name, i, "bad \"dr_path\"");
+			goto fail;
+		}
+		nd = ibs_fabric_add_node(f, &ni, &path);
+		byidx[i] = nd;
+		if (desc) {
+			snprintf(nd->desc, sizeof(nd->desc), "%s", desc);
+			nd->has_desc = true;
+		}
+	}
+	json_array_foreach(nodes, i, n) {
+		json_t *ports = json_object_get(n, "ports"), *p;
+		size_t k;
+
+		if (!json_is_array(ports))
+			continue; /* a nodes-only document: no ports, no links */
+		json_array_foreach(ports, k, p) {
+			struct ibs_node *nd = byidx[i], *peer;
+			struct ibs_port *pt;
+			json_t *pr = json_object_get(p, "peer");
+			uint64_t v, pi, pp;
+			const char *s;
+			unsigned sp, ex;
+
+			if (!juint(json_object_get(p, "port"), nd->ni.num_ports, &v)) {
+				rc = jfail(msg, name, i, "a port number is missing or out of range");
+				goto fail;
+			}
+			pt = &nd->ports[v];
+			if ((s = jstr(p, "state"))) {
+				pt->valid = true;
+				pt->pi.state = (uint8_t)ibs_port_state_code(s);
+				if ((s = jstr(p, "phys_state")))
+					pt->pi.phys_state = (uint8_t)ibs_phys_state_code(s);
+				if (juint(json_object_get(p, "lid"), 0xffff, &v))
+					pt->pi.lid = (uint16_t)v;
+				if (juint(json_object_get(p, "lmc"), 7, &v))
+					pt->pi.lmc = (uint8_t)v;
+				if ((s = jstr(p, "width")))
+					pt->pi.width_active = (uint8_t)ibs_width_code(s);
+				if ((s = jstr(p, "speed")) && ibs_speed_code(s, &sp, &ex)) {
+					pt->pi.speed_active = (uint8_t)sp;
+					pt->pi.speed_ext_active = (uint8_t)ex;
+				}
+			}
+			jguid(json_object_get(p, "guid"), &pt->guid);
+			if (json_is_object(pr)) {
+				if (!juint(json_object_get(pr, "index"), nn ? nn - 1 : 0, &pi) || !nn ||
+				    !juint(json_object_get(pr, "port"), 254, &pp)) {
+					rc = jfail(msg, name, i, "a peer has a bad index or port");
+					goto fail;
+				}
+				peer = byidx[pi];
+				if (pp < 1 || pp > peer->ni.num_ports) {
+					rc = jfail(msg, name, i, "a peer port is out of range");
+					goto fail;
+				}
+				ibs_fabric_connect(nd, pt->num, peer, (uint8_t)pp);
+			}
+		}
+	}
+	{
+		json_t *local = json_object_get(root, "local");
+		uint64_t v;
+		if (json_is_object(local)) {
+			jguid(json_object_get(local, "node_guid"), &f->local.node_guid);
+			jguid(json_object_get(local, "port_guid"), &f->local.port_guid);
+			if (juint(json_object_get(local, "lid"), 0xffff, &v))
+				f->local.lid = (uint16_t)v;
+			if (juint(json_object_get(local, "sm_lid"), 0xffff, &v))
+				f->local.sm_lid = (uint16_t)v;
+		}
+		f->partial = json_is_true(json_object_get(root, "partial"));
+	}
+	free(byidx);
+	json_decref(root);
+	ibs_fabric_sort(f);
+	*out = f;
+	return IBS_OK;
+fail:
+	free(byidx);
+	json_decref(root);
+	ibs_fabric_free(f);
+	return rc;
+}
+
+/* ---- netfile ---- */
+
+struct nf_node {
+	char *id;
+	unsigned type, nports;
+	uint64_t guid, sysguid;
+	uint32_t vendor;
+	uint16_t device;
+	char desc[IBS_NODE_DESC_LEN + 1];
+	uint16_t lid;
+	unsigned line;
+	struct nf_port {
+		unsigned port;
+		char *peer_id;
+		unsigned peer_port;
+		uint64_t guid;
+		uint16_t lid;
+		unsigned width, speed, ext;
+		unsigned line;
+	} *ports;
+	size_t n_ports, cap_ports;
+	struct ibs_node *made;
+};
+
+static enum ibs_err nfail(char **msg, const char *name, unsigned line, const char *why)
+{
+	*msg = xasprintf("%s:%u: %s", name, line, why);
+	return IBS_E_INPUT;
+}
+
+/* "..." starting at *p; returns a copy and moves *p past it. */
+static char *quoted(const char **p)
+{
+	const char *s = strchr(*p, '"'), *e;
+
+	if (!s || !(e = strchr(s + 1, '"')))
+		return NULL;
+	*p = e + 1;
+	return xstrndup(s + 1, (size_t)(e - s - 1));
+}
+
+/* The last "NxSPEED" token of a comment, as ibnetdiscover writes the link rate. */
+static void parse_rate(const char *c, unsigned *w, unsigned *sp, unsigned *ex)
+{
+	const char *p = c;
+	char tok[32];
+
+	*w = *sp = *ex = 0;
+	while (*p) {
+		size_t n;
+		while (*p && isspace((unsigned char)*p))
+			p++;
+		n = strcspn(p, " \t");
+		if (n && n < sizeof(tok)) {
+			unsigned width;
+			char rest[16];
+			memcpy(tok, p, n);
+			tok[n] = '\0';
+			if (sscanf(tok, "%ux%15s", &width, rest) == 2) {
+				char ws[8];
+				snprintf(ws, sizeof(ws), "%ux", width);
+				if (ibs_width_code(ws) && ibs_speed_code(rest, sp, ex))
+					*w = ibs_width_code(ws);
+			}
+		}
+		p += n;
+	}
+}
+
+static uint64_t guid_from_id(const char *id)
+{
+	char *end;
+	uint64_t g;
+
+	if (strlen(id) != 18 || id[1] != '-' || !strchr("SHR", id[0]))
+		return 0;
+	errno = 0;
+	g = strtoull(id + 2, &end, 16);
+	return errno || *end ? 0 : g;
+}
+
+static void nf_free(struct nf_node *v, size_t n)
+{
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < v[i].n_ports; k++)
+			free(v[i].ports[k].peer_id);
+		free(v[i].ports);
+		free(v[i].id);
+	}
+	free(v);
+}
+
+static unsigned uint_after(const char *s, const char *key)
+{
+	const char *p = strstr(s, key);
+	return p ? (unsigned)strtoul(p + strlen(key), NULL, 10) : 0;
+}
+
+enum ibs_err ibs_fabric_parse_netfile(const char *name, const char *buf, size_t len, struct ibs_fabric **out,
+				      char **msg)
+{
+	struct nf_node *v = NULL, *cur = NULL;
+	size_t n = 0, cap = 0, pos = 0, i, k;
+	unsigned ln = 0;
+	uint64_t next_guid = 0, sysguid = 0;
+	uint32_t vendor = 0;
+	uint16_t device = 0;
+	enum ibs_err rc = IBS_OK;
+	struct ibs_fabric *f;
+	char line[4096];
+
+	*out = NULL;
+	if (len && memchr(buf, '\0', len))
+		return nfail(msg, name, 1, "NUL byte: not a topology file (binary?)");
+	while (pos < len) {
+		const char *s = buf + pos, *nl = memchr(s, '\n', len - pos), *p;
+		size_t ll = nl ? (size_t)(nl - s) : len - pos;
+
+		ln++;
+		pos += ll + (nl ? 1 : 0);
+		if (ll >= sizeof(line)) {
+			rc = nfail(msg, name, ln, "line too long");
+			goto fail;
+		}
+		memcpy(line, s, ll);
+		line[ll] = '\0';
+		for (p = line; isspace((unsigned char)*p); p++)
+			;
+		if (!*p || *p == '#')
+			continue;
+		if (!strncmp(p, "vendid=", 7)) {
+			vendor = (uint32_t)strtoul(p + 7, NULL, 0);
+		} else if (!strncmp(p, "devid=", 6)) {
+			device = (uint16_t)strtoul(p + 6, NULL, 0);
+		} else if (!strncmp(p, "sysimgguid=", 11)) {
+			sysguid = strtoull(p + 11, NULL, 0);
+		} else if (!strncmp(p, "switchguid=", 11) || !strncmp(p, "caguid=", 7) || !strncmp(p, "rtguid=", 7) ||
+			   !strncmp(p, "hcaguids=", 9)) {
+			next_guid = strtoull(strchr(p, '=') + 1, NULL, 0);
+		} else if (!strncmp(p, "Switch", 6) || !strncmp(p, "Ca", 2) || !strncmp(p, "Hca", 3) ||
+			   !strncmp(p, "Rt", 2)) {
+			char *end;
+			const char *q = p;
+			unsigned long np;
+			char *id, *desc;
+
+			while (*q && !isspace((unsigned char)*q))
+				q++;
+			np = strtoul(q, &end, 10);
+			if (end == q || np < 1 || np > 254) {
+				rc = nfail(msg, name, ln, "node line: bad port count");
+				goto fail;
+			}
+			q = end;
+			id = quoted(&q);
+			if (!id) {
+				rc = nfail(msg, name, ln, "node line: missing quoted node id");
+				goto fail;
+			}
+			if (n >= MAX_NODES) {
+				free(id);
+				rc = nfail(msg, name, ln, "too many nodes");
+				goto fail;
+			}
+			v = xgrow(v, &cap, n + 1, sizeof(*v));
+			cur = &v[n++];
+			memset(cur, 0, sizeof(*cur));
+			cur->id = id;
+			cur->line = ln;
+			cur->type = p[0] == 'S' ? IBS_NODE_SWITCH : p[0] == 'R' ? IBS_NODE_ROUTER : IBS_NODE_CA;
+			cur->nports = (unsigned)np;
+			cur->guid = next_guid ? next_guid : guid_from_id(id);
+			cur->sysguid = sysguid ? sysguid : cur->guid;
+			cur->vendor = vendor;
+			cur->device = device;
+			if (!cur->guid) {
+				rc = nfail(msg, name, ln, "node has no GUID (no switchguid=/caguid= line, and its id is not S-/H-<guid>)");
+				goto fail;
+			}
+			if ((desc = strchr(q, '#'))) {
+				const char *dq = desc;
+				char *d = quoted(&dq);
+				if (d) {
+					snprintf(cur->desc, sizeof(cur->desc), "%s", d);
+					free(d);
+				}
+				cur->lid = (uint16_t)uint_after(desc, " lid ");
+			}
+			next_guid = sysguid = 0;
+			vendor = device = 0;
+		} else if (*p == '[') {
+			struct nf_port *pt;
+			char *end, *comment;
+			const char *q = p + 1;
+			unsigned long port = strtoul(q, &end, 10);
+
+			if (!cur) {
+				rc = nfail(msg, name, ln, "port line before any node line");
+				goto fail;
+			}
+			if (end == q || *end != ']' || port < 1 || port > cur->nports) {
+				rc = nfail(msg, name, ln, "port line: bad port number");
+				goto fail;
+			}
+			cur->ports = xgrow(cur->ports, &cur->cap_ports, cur->n_ports + 1, sizeof(*cur->ports));
+			pt = &cur->ports[cur->n_ports++];
+			memset(pt, 0, sizeof(*pt));
+			pt->port = (unsigned)port;
+			pt->line = ln;
+			q = end + 1;
+			if (*q == '(') {
+				pt->guid = strtoull(q + 1, NULL, 16);
+				q = strchr(q, ')');
+				if (!q) {
+					rc = nfail(msg, name, ln, "port line: unterminated (port GUID)");
+					goto fail;
+				}
+				q++;
+			}
+			pt->peer_id = quoted(&q);
+			if (!pt->peer_id || *q != '[') {
+				rc = nfail(msg, name, ln, "port line: want [port] \"peer\"[port]");
+				goto fail;
+			}
+			pt->peer_port = (unsigned)strtoul(q + 1, &end, 10);
+			if (*end != ']' || pt->peer_port < 1 || pt->peer_port > 254) {
+				rc = nfail(msg, name, ln, "port line: bad peer port number");
+				goto fail;
+			}
+			if ((comment = strchr(end, '#'))) {
+				parse_rate(comment, &pt->width, &pt->speed, &pt->ext);
+				if (cur->type != IBS_NODE_SWITCH)
+					pt->lid = (uint16_t)uint_after(comment, "# lid ");
+			}
+		} else {
+			rc = nfail(msg, name, ln, "unrecognised line (not ibnetdiscover topology format)");
+			goto fail;
+		}
+	}
+	if (!n) {
+		rc = nfail(msg, name, ln ? ln : 1, "no nodes: not an ibnetdiscover topology file");
+		goto fail;
+	}
+	f = ibs_fabric_new();
+	for (i = 0; i < n; i++) {
+		struct ibs_nodeinfo ni;
+		struct ibs_addr path;
+		memset(&ni, 0, sizeof(ni));
+		ni.node_type = (uint8_t)v[i].type;
+		ni.num_ports = (uint8_t)v[i].nports;
+		ni.node_guid = v[i].guid;
+		ni.system_image_guid = v[i].sysguid;
+		ni.port_guid = v[i].guid;
+		ni.vendor_id = v[i].vendor;
+		ni.device_id = v[i].device;
+		ibs_addr_dr(&path, NULL, 0);
+		v[i].made = ibs_fabric_add_node(f, &ni, &path);
+		if (v[i].desc[0]) {
+			snprintf(v[i].made->desc, sizeof(v[i].made->desc), "%s", v[i].desc);
+			v[i].made->has_desc = true;
+		}
+		if (v[i].type == IBS_NODE_SWITCH) {
+			v[i].made->ports[0].valid = true;
+			v[i].made->ports[0].pi.lid = v[i].lid;
+			v[i].made->ports[0].pi.state = 4;
+			v[i].made->ports[0].pi.phys_state = 5;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < v[i].n_ports; k++) {
+			struct nf_port *np = &v[i].ports[k];
+			struct ibs_port *pt = &v[i].made->ports[np->port];
+			struct nf_node *peer = NULL;
+			size_t j;
+			for (j = 0; j < n; j++)
+				if (!strcmp(v[j].id, np->peer_id)) {
+					peer = &v[j];
+					break;
+				}
+			if (!peer || np->peer_port > peer->nports) {
+				ibs_fabric_free(f);
+				rc = nfail(msg, name, np->line, peer ? "peer port beyond the peer's port count"
+								   : "peer node id not defined in the file");
+				goto fail;
+			}
+			/* A netfile lists only cables; a listed port was linked and Active. */
+			pt->valid = true;
+			pt->pi.state = 4;
+			pt->pi.phys_state = 5;
+			pt->pi.width_active = (uint8_t)np->width;
+			pt->pi.speed_active = (uint8_t)np->speed;
+			pt->pi.speed_ext_active = (uint8_t)np->ext;
+			pt->pi.lid = v[i].type == IBS_NODE_SWITCH ? v[i].lid : np->lid;
+			pt->guid = np->guid ? np->guid : v[i].guid;
+			ibs_fabric_connect(v[i].made, (uint8_t)np->port, peer->made, (uint8_t)np->peer_port);
+		}
+	}
+	nf_free(v, n);
+	ibs_fabric_sort(f);
+	*out = f;
+	return IBS_OK;
+fail:
+	nf_free(v, n);
+	return rc;
+}
+
+enum ibs_err ibs_fabric_load(const char *path, struct ibs_fabric **out, char **msg)
+{
+	char *buf;
+	size_t n, i = 0;
+	enum ibs_err rc;
+
+	*out = NULL;
+	rc = ibs_read_file(path, IBS_TOPO_MAX_BYTES, &buf, &n, msg);
+	if (rc)
+		return rc;
+	while (i < n && isspace((unsigned char)buf[i]))
+		i++;
+	if (i < n && buf[i] == '{')
+		rc = ibs_fabric_parse_json(path, buf, n, out, msg);
+	else
+		rc = ibs_fabric_parse_netfile(path, buf, n, out, msg);
+	free(buf);
+	return rc;
+}
