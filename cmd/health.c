@@ -65,6 +65,15 @@ static int unknown(const struct cli_common *c, int fmt, const char *why)
 	return IBS_SEV_UNKNOWN;
 }
 
+/* health speaks the monitoring-plugin language even about its own usage. */
+static int usage_fail(bool counters_view)
+{
+	if (counters_view)
+		return EXIT_USAGE;
+	printf("IBSCAN UNKNOWN - usage error (see 'ibscan help health')\n");
+	return IBS_SEV_UNKNOWN;
+}
+
 static int run(int argc, char **argv, bool counters_view)
 {
 	static const struct option opts[] = {
@@ -78,8 +87,6 @@ static int run(int argc, char **argv, bool counters_view)
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct cmd_desc *cmd = cmd_find(argv[0]);
-	/* health speaks the monitoring-plugin language: a usage error is UNKNOWN there. */
-	int usage_rc = counters_view ? EXIT_USAGE : IBS_SEV_UNKNOWN;
 	struct cli_common c;
 	struct ibs_thresholds thr;
 	struct ibs_fabric *f = NULL, *base = NULL;
@@ -114,7 +121,7 @@ static int run(int argc, char **argv, bool counters_view)
 			if (ibs_thresholds_set(&thr, optarg, &msg)) {
 				cli_usage_error(cmd, "%s", msg);
 				free(msg);
-				return usage_rc;
+				return usage_fail(counters_view);
 			}
 			continue;
 		case OPT_NO_COUNTERS:
@@ -127,7 +134,7 @@ static int run(int argc, char **argv, bool counters_view)
 			unsigned s;
 			if (!counters_view || !cli_parse_uint(optarg, 1, 3600, &s)) {
 				cli_usage_error(cmd, "--interval wants seconds from 1 to 3600 (counters only), not '%s'", optarg);
-				return usage_rc;
+				return usage_fail(counters_view);
 			}
 			c.interval_s = s;
 			continue;
@@ -137,15 +144,15 @@ static int run(int argc, char **argv, bool counters_view)
 		}
 		rc = cli_common_opt(cmd, &c, opt, optarg);
 		if (rc < 0)
-			return usage_rc;
+			return usage_fail(counters_view);
 		if (rc == 0) {
 			cli_bad_option(cmd, argv, opt);
-			return usage_rc;
+			return usage_fail(counters_view);
 		}
 	}
 	if (optind < argc) {
 		cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-		return usage_rc;
+		return usage_fail(counters_view);
 	}
 	if (c.format) {
 		if (!strcmp(c.format, "text"))
@@ -156,12 +163,12 @@ static int run(int argc, char **argv, bool counters_view)
 			fmt = FMT_PROM;
 		else {
 			cli_usage_error(cmd, "unknown format '%s' (text, json or prom)", c.format);
-			return usage_rc;
+			return usage_fail(counters_view);
 		}
 	}
 	if (c.interval_s && c.interval_s + 1 >= c.deadline_s) {
 		cli_usage_error(cmd, "--interval %.0f does not fit in --deadline %.3g", c.interval_s, c.deadline_s);
-		return usage_rc;
+		return usage_fail(counters_view);
 	}
 	if (baseline && ibs_fabric_load(baseline, &base, &msg)) {
 		log_error("%s", msg);

@@ -531,8 +531,9 @@ enum ibs_err ibs_capture_parse(const char *name, const char *buf, size_t len, st
 				rc = perr(msg, name, ln, "request line without an 'x' line before it");
 				goto fail;
 			}
-			if (!get_hex(line + 2, ll - 2, x->req, &x->req_len) ||
-			    ibs_mad_decode_hdr(x->req, x->req_len, &h) != IBS_OK) {
+			/* Trailing zeros are left out: a request always stands for 256 bytes. */
+			if (!get_hex(line + 2, ll - 2, x->req, &x->req_len) || x->req_len < 2 ||
+			    (x->req_len = IBS_MAD_SIZE, ibs_mad_decode_hdr(x->req, x->req_len, &h) != IBS_OK)) {
 				rc = perr(msg, name, ln, "bad request bytes (hex of a MAD, at most 256 bytes)");
 				goto fail;
 			}

@@ -355,6 +355,8 @@ static void check_identity(const struct ibs_fabric *f, struct ibs_findings *fs)
 								    "port GUID 0x%016" PRIx64 " of %s port %u is also on %s port %u",
 								    g[j].g, nm(g[j].n), g[j].p, nm(g[i].n), g[i].p);
 					x->guid = g[j].g;
+					x->peer = g[i].n;
+					x->peer_port = g[i].p;
 				}
 		free(g);
 	}
@@ -415,9 +417,10 @@ static void check_drift(const struct ibs_fabric *f, const struct ibs_fabric *bas
 		struct ibs_finding *x;
 		switch (c->kind) {
 		case IBS_CHG_NODE_REMOVED:
-			x = add(fs, CK_DRIFT_MISSING, IBS_SEV_CRITICAL, NULL, 0, "%s %s (0x%016" PRIx64 ") is missing",
+			/* The node is the baseline's: it is not in the fabric any more. */
+			x = add(fs, CK_DRIFT_MISSING, IBS_SEV_CRITICAL, c->node, 0, "%s %s (0x%016" PRIx64 ") is missing",
 				ibs_node_type_str(c->node->ni.node_type), nm(c->node), c->node->ni.node_guid);
-			x->guid = c->node->ni.node_guid;
+			x->lid = 0;
 			break;
 		case IBS_CHG_NODE_ADDED:
 			add(fs, CK_DRIFT_NEW, IBS_SEV_WARNING, c->node, 0, "%s %s (0x%016" PRIx64 ") is new",
@@ -427,7 +430,7 @@ static void check_drift(const struct ibs_fabric *f, const struct ibs_fabric *bas
 			/* The baseline says linked; now it is not: down (or its node is gone). */
 			const struct ibs_node *now = ibs_fabric_find_guid(f, c->node->ni.node_guid);
 			const struct ibs_port *pt = now && c->port <= now->ni.num_ports ? &now->ports[c->port] : NULL;
-			x = add(fs, CK_LINK_DOWN, IBS_SEV_CRITICAL, now, c->port,
+			x = add(fs, CK_LINK_DOWN, IBS_SEV_CRITICAL, now ? now : c->node, c->port,
 				"%s port %u was linked to %s port %u and is now %s", nm(c->node), c->port, nm(c->was),
 				c->was_port,
 				pt && pt->valid ? ibs_phys_state_str(pt->pi.phys_state) : "unreachable");
@@ -462,6 +465,8 @@ static void check_partial(const struct ibs_fabric *f, struct ibs_findings *fs)
 	for (i = 0; i < f->n_errors; i++) {
 		const struct ibs_walk_error *e = &f->errors[i];
 		char path[256];
+		if (e->attr_id == IBS_ATTR_SM_INFO)
+			continue; /* the sm checks say it */
 		if (e->unreachable && e->node)
 			add(fs, CK_PARTIAL, IBS_SEV_WARNING, e->node, e->port,
 			    "nothing answers behind %s port %u (path %s): %s", nm(e->node), e->port,

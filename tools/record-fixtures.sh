@@ -1,30 +1,44 @@
 #!/bin/bash
 # make fixtures: re-record fixtures/captures/ from the bundled topology files
-# with ibsim + opensm, using ibscan's own --record. One capture per fabric,
-# plus fault captures:
+# with ibsim + opensm, with ibscan's own --record on `ibscan health` (so each
+# capture holds the walk, SMInfo and every PMA counter query). One capture per
+# fabric, plus fault captures:
 #   cable-pulled   net.2sw2path4hca with both inter-switch cables unlinked
 #   dropped        fattree2-small with ibsim dropping 10% of MADs (Error)
 #   dead-switch    net.2sw2path4hca with Switch2 dropping every MAD
-#   bad-status     net.2sw2path4hca with Switch2's NodeDescription answer
-#                  edited by hand to status 0x001c (ibsim never answers so)
-# Then regenerate the golden files on purpose with `make golden`.
+#   counters       net.2sw2path4hca with error counters set (PerformanceSet)
+#   dup-guid       net.2sw2path4hca with Hca4 given Hca1's node GUID (Guid)
+#   dup-lid        net.2sw2path4hca with Hca2 given Hca1's LID (Baselid)
+#   no-sm          net.2sw2path4hca with opensm stopped after the sweep
+#   port-init      Hca1 recabled to Switch1 port 4 with no SM: LinkUp but Init
+#   moved          Hca1 recabled to Switch1 port 4, the SM running
+#   bad-status     Switch2's NodeDescription answer edited to status 0x001c
+#   dup-port-guid  Hca3's NodeInfo PortGUID edited to Hca1's port GUID
+#   lid-zero       Hca2's PortInfo LID edited to 0
+# The last three are edited by hand, as docs/capture-format.md allows: ibsim
+# cannot produce them. fixtures/baselines/ holds the baseline the drift
+# captures are checked against. Then regenerate the golden files on purpose
+# with `make golden` and review them.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$root/fixtures/captures
 fab=$root/fixtures/fabrics
 . "$root/tests/sim/simlib.sh"
-mkdir -p "$out"
+mkdir -p "$out" "$root/fixtures/baselines"
 
 record() { # NAME [ibscan options...]
-	local name=$1
+	local name=$1 rc=0
 	shift
-	sim_run "$root/ibscan" topology --record "$out/$name.cap" -o /dev/null "$@" || [ $? -eq 3 ]
-	echo "fixtures: $name.cap: $(grep -c '^x ' "$out/$name.cap") exchanges"
+	sim_run "$root/ibscan" health --record "$out/$name.cap" -o /dev/null "$@" || rc=$?
+	[ $rc -le 3 ] || { echo "fixtures: $name: ibscan health exited $rc" >&2; exit 1; }
+	echo "fixtures: $name.cap: $(grep -c '^x ' "$out/$name.cap") exchanges (health exit $rc)"
 }
+port_active() { [ "$(sim_port_state "$1" "$2")" = "Active/LinkUp" ]; }
 
 for f in net.2sw2path4hca fattree2-small dualrail fattree3 degraded; do
 	sim_start "$fab/$f"
 	record "$f"
+	[ "$f" = net.2sw2path4hca ] && sim_run "$root/ibscan" topology --json -o "$root/fixtures/baselines/net.2sw2path4hca.json"
 	sim_stop
 done
 
@@ -45,23 +59,58 @@ sim_console 'Error "Switch2" 100' >/dev/null
 record dead-switch --retries 1
 sim_stop
 
-# bad-status: a copy of the healthy capture with one answer edited, as the
-# capture format allows (docs/capture-format.md): Switch2's NodeDescription
-# (path 0,3) answers "invalid attribute or modifier" (status 0x001c: bytes
-# 4-5 of a DR SMP hold the D bit and the 15-bit status).
-python3 - "$out/net.2sw2path4hca.cap" "$out/bad-status.cap" <<'PY'
+sim_start "$fab/net.2sw2path4hca"
+sim_console 'PerformanceSet "Switch1"[1] PortCounters.SymbolErrorCounter=5000' >/dev/null
+sim_console 'PerformanceSet "Switch2"[3] PortCounters.LinkDownedCounter=40' >/dev/null
+sim_console 'PerformanceSet "Hca2"[1] PortCounters.PortRcvErrors=777' >/dev/null
+sim_console 'PerformanceSet "Hca3"[1] PortCounters.PortXmitWait=123456' >/dev/null
+record counters --reset-counters # reset, so the later captures show only their own fault
+sim_console 'Guid "Hca4" 0x0000000000100000' >/dev/null
+record dup-guid
+sim_console 'Guid "Hca4" 0x0000000000100009' >/dev/null
+sim_console 'Baselid "Hca2"[1] 2' >/dev/null
+record dup-lid
+sim_console 'Baselid "Hca2"[1] 4' >/dev/null
+n=$(sim_subnet_up_count)
+sim_console 'Unlink "Switch1"[1]' >/dev/null
+sim_console 'Link "Switch1"[4] "Hca1"[1]' >/dev/null || true # ibsim may say "can't link" and link anyway
+sim_poll 30 port_active Switch1 4
+record moved
+sim_stop_opensm
+record no-sm --timeout 200 --retries 1
+sim_console 'Unlink "Switch1"[4]' >/dev/null
+sim_console 'Link "Switch1"[1] "Hca1"[1]' >/dev/null || true
+record port-init --timeout 200 --retries 1
+sim_stop
+
+# Hand edits: the hex of one response each (offsets are MAD bytes, 2 hex digits each).
+python3 - "$out" <<'PY'
 import sys
-src, dst = sys.argv[1], sys.argv[2]
-lines = open(src).read().split("\n")
-done = False
-for i, l in enumerate(lines):
-    if l.startswith("x SMI-DR Get NodeDescription ") and l.endswith(" addr=dr:0,3") and not done:
-        r = lines[i + 2]
-        assert r.startswith("< resp "), r
-        hexs = r[7:]
-        lines[i + 2] = "< resp " + hexs[:8] + "801c" + hexs[12:]
-        done = True
-assert done, "no NodeDescription exchange for dr:0,3"
-open(dst, "w").write("\n".join(lines))
+d = sys.argv[1]
+
+def edit(src, dst, attr, addr, byte_off, new_hex):
+    lines = open(f"{d}/{src}.cap").read().split("\n")
+    done = False
+    for i, l in enumerate(lines):
+        if l.startswith(f"x SMI-DR Get {attr} ") and l.endswith(f" addr={addr}") and not done:
+            r = lines[i + 2]
+            assert r.startswith("< resp "), r
+            h = r[7:].ljust(512, "0")
+            h = h[:2 * byte_off] + new_hex + h[2 * byte_off + len(new_hex):]
+            while h.endswith("00"):
+                h = h[:-2]
+            lines[i + 2] = "< resp " + h
+            done = True
+    assert done, (src, attr, addr)
+    open(f"{d}/{dst}.cap", "w").write("\n".join(lines))
+
+# DR SMP status: bytes 4-5 (D bit + status 0x001c).
+edit("net.2sw2path4hca", "bad-status", "NodeDescription", "dr:0,3", 4, "801c")
+# NodeInfo PortGUID: SMP data (byte 64) + 20 = byte 84. Hca3 is behind Switch1 port 2.
+edit("net.2sw2path4hca", "dup-port-guid", "NodeInfo", "dr:0,2", 84, "0000000000100001")
+# PortInfo LID: SMP data + 16 = byte 80. Hca2 is behind Switch1 port 3, Switch2 port 1.
+edit("net.2sw2path4hca", "lid-zero", "PortInfo mod=1", "dr:0,3,1", 80, "0000")
 PY
-echo "fixtures: bad-status.cap: edited from net.2sw2path4hca.cap"
+cp "$root/fixtures/baselines/net.2sw2path4hca.json" "$root/fixtures/baselines/cable-pulled.json"
+cp "$root/fixtures/baselines/net.2sw2path4hca.json" "$root/fixtures/baselines/moved.json"
+echo "fixtures: bad-status, dup-port-guid, lid-zero: edited from net.2sw2path4hca.cap"

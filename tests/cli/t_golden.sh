@@ -16,6 +16,11 @@ cases=(
 	"links.json links --json"
 	"sm.txt sm"
 	"sm.json sm --json"
+	"health.txt health"
+	"health.json health --json"
+	"health.prom health --format prom"
+	"counters.txt counters"
+	"counters.json counters --json"
 )
 n=0
 for cap in "$ROOT"/fixtures/captures/*.cap; do
@@ -29,6 +34,16 @@ for cap in "$ROOT"/fixtures/captures/*.cap; do
 		"$IBSCAN" $args --replay "$cap" -o "$TMP/$name/$file" 2>/dev/null || rc=$?
 		echo "$file $rc" >>"$TMP/$name/rc.txt"
 	done
+	base=$ROOT/fixtures/baselines/$name.json
+	if [ -f "$base" ]; then
+		rc=0
+		"$IBSCAN" health --baseline "$base" --replay "$cap" -o "$TMP/$name/health-baseline.txt" 2>/dev/null || rc=$?
+		echo "health-baseline.txt $rc" >>"$TMP/$name/rc.txt"
+		rc=0
+		"$IBSCAN" diff "$base" live --replay "$cap" -o "$TMP/$name/diff.txt" 2>/dev/null || rc=$?
+		echo "diff.txt $rc" >>"$TMP/$name/rc.txt"
+		sed -i "s|$ROOT/||" "$TMP/$name/diff.txt"
+	fi
 	rc=0
 	"$IBSCAN" capture info "$cap" -o "$TMP/$name/capinfo.txt" || rc=$?
 	echo "capinfo.txt $rc" >>"$TMP/$name/rc.txt"
@@ -45,5 +60,5 @@ for cap in "$ROOT"/fixtures/captures/*.cap; do
 	diff -r "$gold/$name" "$TMP/$name" >"$TMP/diff" || { head -40 "$TMP/diff"; fail "$name differs from its golden files"; }
 	n=$((n + 1))
 done
-[ "$REGENERATE" = 1 ] || [ $n -ge 9 ] || fail "only $n captures checked"
+[ "$REGENERATE" = 1 ] || [ $n -ge 17 ] || fail "only $n captures checked"
 echo "golden: $n captures match"

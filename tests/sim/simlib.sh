@@ -88,6 +88,7 @@
 #   SIM_CONSOLE_TIMEOUT seconds for sim_console to see its reply (default 10)
 #   SIM_OSM_HOST        SIM_HOST for opensm (default: the first node)
 #   SIM_OSM_ARGS        extra opensm arguments
+#   SIM_IBSIM_ARGS      extra ibsim arguments (e.g. -I: accept duplicate GUIDs)
 #   SIM_KEEP=1          keep $SIM_DIR after sim_stop (for debugging)
 #   SIM_VERBOSE=1       say on stderr how long the subnet took to come up
 #   SIM_SHIM            path of libumad2sim.so (default: Debian's)
@@ -316,7 +317,7 @@ sim_start() {
 	# shellcheck disable=SC2217
 	sleep infinity 1<>"$SIM_DIR/console" </dev/null 2>/dev/null &
 	SIM_FIFO_PID=$!
-	(cd "$SIM_DIR" && exec "$(_sim_bin ibsim)" -s "${limits[@]}" "$fabric") \
+	(cd "$SIM_DIR" && exec "$(_sim_bin ibsim)" -s "${limits[@]}" ${SIM_IBSIM_ARGS:-} "$fabric") \
 		<"$SIM_DIR/console" >"$SIM_DIR/ibsim.log" 2>&1 &
 	SIM_IBSIM_PID=$!
 

@@ -149,7 +149,7 @@ static void test_bad_captures(void **state)
 		  "c:4: directed-route requests need a dr: address, others a lid:" },
 		{ HDR "> " MADHEX "\n", "c:3: request line without an 'x' line before it" },
 		{ HDR "garbage\n", "c:3: unrecognised line" },
-		{ HDR "x SMI-DR Get NodeInfo mod=0 addr=dr:0\n> 01\n", "c:4: bad request bytes (hex of a MAD, at most 256 bytes)" },
+		{ HDR "x SMI-DR Get NodeInfo mod=0 addr=dr:0\n> 0\n", "c:4: bad request bytes (hex of a MAD, at most 256 bytes)" },
 		{ "ibscan-capture 1\n\x01\x02\0\0", "c:2: NUL byte: this is not a capture (binary file?)" },
 	};
 	size_t i;

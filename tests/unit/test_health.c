@@ -1,0 +1,319 @@
+/* Unit tests of health checks, thresholds, the diff and the topology loaders. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "fake_transport.h"
+#include "../../fabric/diff.h"
+#include "../../fabric/health.h"
+#include "../../fabric/load.h"
+#include "../../fabric/walk.h"
+#include "../../output/render.h"
+
+static struct ff ff;
+
+static void build(void)
+{
+	int s1, s2, i;
+
+	memset(&ff, 0, sizeof(ff));
+	s1 = ff_add(&ff, IB_NODE_SWITCH, 8, 0x200000, "Switch1");
+	s2 = ff_add(&ff, IB_NODE_SWITCH, 8, 0x200001, "Switch2");
+	ff_link(&ff, s1, 3, s2, 3);
+	ff_link(&ff, s1, 5, s2, 5);
+	for (i = 0; i < 4; i++)
+		ff_link(&ff, i < 2 ? s1 : s2, 1 + i % 2, ff_add(&ff, IB_NODE_CA, 1, 0x100000 + 4 * (uint64_t)i, "hca"), 1);
+}
+
+static struct ibs_fabric *walk(void)
+{
+	struct fake f;
+	struct ibs_engine_opts o = { 8, 50, 1, 10000 };
+	struct ibs_walk_opts wo = { true, true, NULL, NULL };
+	struct ibs_engine *e;
+	struct ibs_fabric *fab = ibs_fabric_new();
+
+	fake_init(&f, ff_on_send, &ff);
+	f.local.sm_lid = 1;
+	fab->local = f.local;
+	e = ibs_engine_new(&f.t, &o);
+	ibs_walk(e, fab, &wo);
+	ibs_engine_free(e);
+	fake_close(&f.t);
+	return fab;
+}
+
+static size_t count(const struct ibs_findings *fs, const char *id)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < fs->n; i++)
+		n += !strcmp(fs->v[i].check->id, id);
+	return n;
+}
+
+static void run(struct ibs_fabric *f, const struct ibs_fabric *base, struct ibs_findings *fs)
+{
+	static struct ibs_thresholds t;
+	struct ibs_health_opts o = { &t, base, false, false };
+
+	ibs_thresholds_default(&t);
+	ibs_health_check(f, &o, fs);
+}
+
+static void test_healthy(void **state)
+{
+	struct ibs_fabric *f;
+	struct ibs_findings fs;
+
+	(void)state;
+	build();
+	f = walk();
+	/* The fake SMA answers SMInfo as master on Switch1 (LID 1). */
+	f->nodes[4]->ports[0].pi.cap_mask |= IBS_CAP_IS_SM;
+	run(f, NULL, &fs);
+	assert_int_equal(fs.verdict, IBS_SEV_OK);
+	assert_int_equal(fs.n, 0);
+	ibs_findings_free(&fs);
+	ibs_fabric_free(f);
+}
+
+static void test_identity(void **state)
+{
+	struct ibs_fabric *f;
+	struct ibs_findings fs;
+
+	(void)state;
+	build();
+	ff.n[5].guid = ff.n[2].guid;   /* duplicate node GUID (and so port GUID) */
+	ff.n[3].lid = ff.n[4].lid;     /* duplicate LID */
+	f = walk();
+	run(f, NULL, &fs);
+	assert_int_equal(fs.verdict, IBS_SEV_CRITICAL);
+	assert_int_equal(count(&fs, "identity.duplicate_guid"), 1);
+	assert_int_equal(count(&fs, "identity.duplicate_lid"), 1);
+	ibs_findings_free(&fs);
+	ibs_fabric_free(f);
+}
+
+static void test_sm_states(void **state)
+{
+	struct ibs_fabric *f;
+	struct ibs_findings fs;
+	struct ibs_sm *a, *b;
+
+	(void)state;
+	build();
+	f = walk();
+	/* Two masters. */
+	f->n_sms = 0;
+	a = ibs_fabric_add_sm(f);
+	a->node = f->nodes[4];
+	a->lid = 1;
+	a->ok = true;
+	a->info.state = 3;
+	b = ibs_fabric_add_sm(f);
+	b->node = f->nodes[5];
+	b->lid = 2;
+	b->ok = true;
+	b->info.state = 3;
+	run(f, NULL, &fs);
+	assert_int_equal(count(&fs, "sm.multiple_masters"), 1);
+	assert_int_equal(fs.verdict, IBS_SEV_CRITICAL);
+	ibs_findings_free(&fs);
+	/* The SM at the master LID says standby: no master. */
+	a->info.state = 2;
+	b->info.state = 2;
+	run(f, NULL, &fs);
+	assert_int_equal(count(&fs, "sm.no_master"), 1);
+	ibs_findings_free(&fs);
+	/* No SM LID at all. */
+	f->local.sm_lid = 0;
+	run(f, NULL, &fs);
+	assert_int_equal(count(&fs, "sm.no_master"), 1);
+	ibs_findings_free(&fs);
+	ibs_fabric_free(f);
+}
+
+static void test_verdict_unknown_when_aborted(void **state)
+{
+	struct ibs_fabric *f;
+	struct ibs_findings fs;
+
+	(void)state;
+	build();
+	f = walk();
+	f->aborted = true;
+	f->abort_reason = xstrdup("the transport failed");
+	run(f, NULL, &fs);
+	assert_int_equal(fs.verdict, IBS_SEV_UNKNOWN);
+	assert_non_null(strstr(fs.verdict_reason, "transport"));
+	ibs_findings_free(&fs);
+	ibs_fabric_free(f);
+}
+
+static void test_thresholds(void **state)
+{
+	struct ibs_thresholds t;
+	char *msg = NULL;
+	const char *ok = "# comment\n SymbolErrorCounter = 100 \nportrcverrors=5\n\n";
+	const char *bad[][2] = {
+		{ "Nope=1\n", "t:1: threshold 'Nope=1': unknown counter 'Nope'" },
+		{ "\nSymbolErrorCounter=-1\n", "t:2: threshold 'SymbolErrorCounter=-1': want a whole number" },
+		{ "SymbolErrorCounter\n", "t:1: threshold 'SymbolErrorCounter': want Name=N (e.g. SymbolErrorCounter=100)" },
+		{ "VL15Dropped=1x\n", "t:1: threshold 'VL15Dropped=1x': want a whole number" },
+	};
+	size_t i;
+
+	(void)state;
+	ibs_thresholds_default(&t);
+	assert_int_equal(t.t[0], 10);
+	assert_int_equal(ibs_thresholds_parse("t", ok, strlen(ok), &t, &msg), IBS_OK);
+	assert_int_equal(t.t[0], 100);
+	assert_int_equal(t.t[ibs_counter_find("PortRcvErrors") - ibs_counter_defs], 5);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(ibs_thresholds_parse("t", bad[i][0], strlen(bad[i][0]), &t, &msg), IBS_E_INPUT);
+		assert_string_equal(msg, bad[i][1]);
+		free(msg);
+	}
+}
+
+static char *to_json(const struct ibs_fabric *f)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	struct emit *e = emit_new(EMIT_JSON);
+
+	render_topology(e, f);
+	emit_write(e, m);
+	emit_free(e);
+	fclose(m);
+	return buf;
+}
+
+static char *to_netfile(const struct ibs_fabric *f)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	render_netfile(m, f);
+	fclose(m);
+	return buf;
+}
+
+static void test_load_roundtrip_and_diff(void **state)
+{
+	struct ibs_fabric *f, *j, *n, *g;
+	struct ibs_diff d;
+	char *js, *nf, *msg = NULL;
+
+	(void)state;
+	build();
+	f = walk();
+	js = to_json(f);
+	nf = to_netfile(f);
+	assert_int_equal(ibs_fabric_parse_json("a.json", js, strlen(js), &j, &msg), IBS_OK);
+	assert_int_equal(ibs_fabric_parse_netfile("a.net", nf, strlen(nf), &n, &msg), IBS_OK);
+	ibs_diff_fabrics(f, j, &d);
+	assert_int_equal(d.n, 0);
+	ibs_diff_free(&d);
+	ibs_diff_fabrics(j, n, &d);
+	assert_int_equal(d.n, 0);
+	ibs_diff_free(&d);
+
+	/* Move Hca1 from Switch1 port 1 to port 4, drop Hca4, slow a link. */
+	ff.n[0].peer[1] = 0;
+	ff_link(&ff, 0, 4, 2, 1);
+	ff.n[1].peer[2] = 0;
+	ff.n[5].peer[1] = 0;
+	g = walk();
+	ibs_diff_fabrics(f, g, &d);
+	{
+		size_t i, moved = 0, removed = 0, linkrm = 0;
+		for (i = 0; i < d.n; i++) {
+			moved += d.v[i].kind == IBS_CHG_LINK_MOVED;
+			removed += d.v[i].kind == IBS_CHG_NODE_REMOVED;
+			linkrm += d.v[i].kind == IBS_CHG_LINK_REMOVED;
+			if (d.v[i].kind == IBS_CHG_LINK_MOVED) {
+				assert_true(d.v[i].node->ni.node_guid == 0x100000);
+				assert_int_equal(d.v[i].was_port, 1);
+				assert_int_equal(d.v[i].now_port, 4);
+			}
+		}
+		assert_int_equal(moved, 1);
+		assert_int_equal(removed, 1);
+		assert_int_equal(linkrm, 1);
+	}
+	ibs_diff_free(&d);
+	{
+		struct ibs_findings fs;
+		run(g, f, &fs);
+		assert_int_equal(count(&fs, "drift.cable_moved"), 1);
+		assert_int_equal(count(&fs, "drift.node_missing"), 1);
+		assert_int_equal(count(&fs, "link.down"), 1);
+		assert_int_equal(fs.verdict, IBS_SEV_CRITICAL);
+		ibs_findings_free(&fs);
+	}
+	free(js);
+	free(nf);
+	ibs_fabric_free(f);
+	ibs_fabric_free(g);
+	ibs_fabric_free(j);
+	ibs_fabric_free(n);
+}
+
+static void test_load_errors(void **state)
+{
+	const char *cases[][2] = {
+		{ "{", "x:1: not valid JSON:" },
+		{ "{\"schema\": \"ibscan.nodes/1\"}", "x: not an ibscan topology" },
+		{ "{\"schema\": \"ibscan.topology/1\", \"nodes\": [{\"index\": 0, \"guid\": \"12\"}]}", "x: node 0: missing or bad \"guid\"" },
+		{ "{\"schema\": \"ibscan.topology/1\", \"nodes\": [{\"index\": 0, \"guid\": \"0x1\", \"type\": \"ca\", \"num_ports\": 1,"
+		  " \"ports\": [{\"port\": 1, \"peer\": {\"index\": 7, \"port\": 1}}]}]}", "x: node 0: a peer has a bad index or port" },
+	};
+	const char *net[][2] = {
+		{ "garbage\n", "n:1: unrecognised line" },
+		{ "Switch 8 \"S-0000000000000001\"\n[9] \"S-0000000000000001\"[1]\n", "n:2: port line: bad port number" },
+		{ "Switch 8 \"S-0000000000000001\"\n[1] \"nosuch\"[1]\n", "n:2: peer node id not defined" },
+		{ "Ca 2 \"H-nothex\"\n", "n:1: node has no GUID" },
+		{ "[1] \"x\"[1]\n", "n:1: port line before any node line" },
+		{ "# only comments\n", "n:1: no nodes" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ibs_fabric *f = NULL;
+		char *msg = NULL;
+		assert_int_equal(ibs_fabric_parse_json("x", cases[i][0], strlen(cases[i][0]), &f, &msg), IBS_E_INPUT);
+		assert_null(f);
+		assert_non_null(strstr(msg, cases[i][1]));
+		free(msg);
+	}
+	for (i = 0; i < sizeof(net) / sizeof(net[0]); i++) {
+		struct ibs_fabric *f = NULL;
+		char *msg = NULL;
+		assert_int_equal(ibs_fabric_parse_netfile("n", net[i][0], strlen(net[i][0]), &f, &msg), IBS_E_INPUT);
+		assert_null(f);
+		if (!strstr(msg, net[i][1]))
+			fail_msg("%s: got '%s'", net[i][1], msg);
+		free(msg);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_healthy),
+		cmocka_unit_test(test_identity),
+		cmocka_unit_test(test_sm_states),
+		cmocka_unit_test(test_verdict_unknown_when_aborted),
+		cmocka_unit_test(test_thresholds),
+		cmocka_unit_test(test_load_roundtrip_and_diff),
+		cmocka_unit_test(test_load_errors),
+	};
+	return cmocka_run_group_tests_name("health", tests, NULL, NULL);
+}
