@@ -40,6 +40,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ibs_decode_sminfo(mad, len, &sm);
 	ibs_decode_guidinfo(mad, len, g);
 	ibs_decode_nodedesc(mad, len, desc);
+	{
+		struct ibs_pma_counters pc;
+		uint16_t cm;
+		ibs_decode_pma_capmask(mad, len, &cm);
+		ibs_decode_port_counters(mad, len, &pc);
+		ibs_decode_port_counters_ext(mad, len, &pc);
+	}
 	/* Address strings as found in captures. */
 	if (size > 1 && size < sizeof(s)) {
 		memcpy(s, data + 1, size - 1);
