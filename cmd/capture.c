@@ -17,7 +17,7 @@ struct capjob {
 static int write_info(FILE *out, void *ctx)
 {
 	struct capjob *j = ctx;
-	struct emit *e = emit_new(j->json ? EMIT_JSON : EMIT_TEXT);
+	struct emit *e = emit_new_stream(j->json ? EMIT_JSON : EMIT_TEXT, out);
 	int rc;
 
 	render_capture_info(e, j->path, j->c);

@@ -18,7 +18,7 @@ struct djob {
 static int write_diff(FILE *out, void *ctx)
 {
 	struct djob *j = ctx;
-	struct emit *e = emit_new(j->json ? EMIT_JSON : EMIT_TEXT);
+	struct emit *e = emit_new_stream(j->json ? EMIT_JSON : EMIT_TEXT, out);
 	int rc;
 
 	render_diff(e, j->a, j->b, j->d);

@@ -38,7 +38,7 @@ static int write_health(FILE *out, void *ctx)
 
 	if (j->fmt == FMT_PROM)
 		return j->counters_view ? render_counters_prom(out, j->f) : render_health_prom(out, j->f, j->fs);
-	e = emit_new(j->fmt == FMT_JSON ? EMIT_JSON : EMIT_TEXT);
+	e = emit_new_stream(j->fmt == FMT_JSON ? EMIT_JSON : EMIT_TEXT, out);
 	if (j->counters_view)
 		render_counters(e, j->f);
 	else

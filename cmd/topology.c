@@ -26,7 +26,7 @@ static int write_view(FILE *out, void *ctx)
 		return render_dot(out, j->f);
 	if (j->fmt == FMT_NETFILE)
 		return render_netfile(out, j->f);
-	e = emit_new(j->fmt == FMT_JSON ? EMIT_JSON : EMIT_TEXT);
+	e = emit_new_stream(j->fmt == FMT_JSON ? EMIT_JSON : EMIT_TEXT, out);
 	switch (j->view) {
 	case VIEW_TOPOLOGY:
 		render_topology(e, j->f);

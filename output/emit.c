@@ -1,10 +1,15 @@
-/* Text/JSON emitter: JSON is built with jansson, text in a string buffer. */
+/*
+ * Text/JSON emitter. JSON is serialised as it is emitted (no document tree:
+ * a 27,000-node topology must not cost gigabytes), in the layout of
+ * jansson's JSON_INDENT(2), into the output stream or a buffer. Strings are
+ * escaped per RFC 8259; bytes that are not valid UTF-8 (a NodeDescription is
+ * whatever the device says) become U+FFFD.
+ */
 #include "emit.h"
 #include "../core/strbuf.h"
 #include "../core/xalloc.h"
 
 #include <inttypes.h>
-#include <jansson.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,10 +21,14 @@
 
 struct emit {
 	enum emit_mode mode;
-	struct strbuf text;
-	json_t *root;
-	json_t *stack[EMIT_MAX_DEPTH];
+	FILE *out;            /* streaming sink, or NULL: buffer in sb */
+	struct strbuf sb;
+	bool failed;
 	int depth;
+	struct {
+		bool array;
+		size_t count;
+	} st[EMIT_MAX_DEPTH];
 };
 
 struct emit *emit_new(enum emit_mode mode)
@@ -27,6 +36,14 @@ struct emit *emit_new(enum emit_mode mode)
 	struct emit *e = xcalloc(1, sizeof(*e));
 
 	e->mode = mode;
+	return e;
+}
+
+struct emit *emit_new_stream(enum emit_mode mode, FILE *out)
+{
+	struct emit *e = emit_new(mode);
+
+	e->out = out;
 	return e;
 }
 
@@ -40,59 +57,205 @@ bool emit_is_json(const struct emit *e)
 	return e->mode == EMIT_JSON;
 }
 
-static void oom_check(const void *p)
+static void put(struct emit *e, const char *s, size_t n)
 {
-	if (!p) {
-		fputs("ibscan: fatal: out of memory building JSON\n", stderr);
-		exit(3);
-	}
-}
-
-/* Attach v under key in the current container (or make it the root). */
-static void put(struct emit *e, const char *key, json_t *v)
-{
-	json_t *top;
-
-	oom_check(v);
-	if (e->depth == 0) {
-		if (e->root)
-			json_decref(e->root);
-		e->root = v;
+	if (!n)
 		return;
+	if (e->out) {
+		if (fwrite(s, 1, n, e->out) != n)
+			e->failed = true;
+	} else {
+		sb_add(&e->sb, s, n);
 	}
-	top = e->stack[e->depth - 1];
-	if (json_is_array(top))
-		json_array_append_new(top, v);
-	else
-		json_object_set_new(top, key ? key : "?", v);
 }
 
-static void open_container(struct emit *e, const char *key, json_t *v)
+static void puts_(struct emit *e, const char *s)
+{
+	put(e, s, strlen(s));
+}
+
+static void putf(struct emit *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void putf(struct emit *e, const char *fmt, ...)
+{
+	char small[256], *p = small;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(small)) {
+		p = xmalloc((size_t)n + 1);
+		va_start(ap, fmt);
+		vsnprintf(p, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
+	put(e, p, (size_t)n);
+	if (p != small)
+		free(p);
+}
+
+static void indent(struct emit *e, int depth)
+{
+	static const char sp[] = "                                                                ";
+	int n = depth * 2;
+
+	while (n > 0) {
+		int k = n > (int)sizeof(sp) - 1 ? (int)sizeof(sp) - 1 : n;
+		put(e, sp, (size_t)k);
+		n -= k;
+	}
+}
+
+/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len, i;
+	unsigned cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0) {
+		len = 2;
+		cp = s[0] & 0x1f;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		len = 3;
+		cp = s[0] & 0x0f;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		len = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	/* Overlong forms, surrogates and values past U+10FFFF are not UTF-8. */
+	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+static void json_string(struct emit *e, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s);
+
+	put(e, "\"", 1);
+	while (n) {
+		size_t run = 0, l;
+		/* Copy runs of plain characters at once. */
+		while (run < n && p[run] >= 0x20 && p[run] < 0x80 && p[run] != '"' && p[run] != '\\')
+			run++;
+		put(e, (const char *)p, run);
+		p += run;
+		n -= run;
+		if (!n)
+			break;
+		switch (*p) {
+		case '"':
+			puts_(e, "\\\"");
+			break;
+		case '\\':
+			puts_(e, "\\\\");
+			break;
+		case '\n':
+			puts_(e, "\\n");
+			break;
+		case '\r':
+			puts_(e, "\\r");
+			break;
+		case '\t':
+			puts_(e, "\\t");
+			break;
+		case '\b':
+			puts_(e, "\\b");
+			break;
+		case '\f':
+			puts_(e, "\\f");
+			break;
+		default:
+			if (*p < 0x20) {
+				putf(e, "\\u%04x", *p);
+				break;
+			}
+			l = utf8_len(p, n);
+			if (l) {
+				put(e, (const char *)p, l);
+				p += l;
+				n -= l;
+				continue;
+			}
+			puts_(e, "\\ufffd");
+			break;
+		}
+		p++;
+		n--;
+	}
+	put(e, "\"", 1);
+}
+
+/* Separator, indentation and key before a value in the current container. */
+static void prefix(struct emit *e, const char *key)
+{
+	if (e->depth == 0)
+		return;
+	put(e, e->st[e->depth - 1].count ? ",\n" : "\n", e->st[e->depth - 1].count ? 2 : 1);
+	e->st[e->depth - 1].count++;
+	indent(e, e->depth);
+	if (!e->st[e->depth - 1].array) {
+		json_string(e, key ? key : "?");
+		put(e, ": ", 2);
+	}
+}
+
+static void open_container(struct emit *e, const char *key, bool array)
 {
 	if (e->depth >= EMIT_MAX_DEPTH) {
 		fputs("ibscan: fatal: JSON nesting too deep\n", stderr);
 		exit(3);
 	}
-	put(e, key, v); /* the parent (or root) owns v from here */
-	e->stack[e->depth++] = v;
+	prefix(e, key);
+	put(e, array ? "[" : "{", 1);
+	e->st[e->depth].array = array;
+	e->st[e->depth].count = 0;
+	e->depth++;
 }
 
 void emit_obj_open(struct emit *e, const char *key)
 {
 	if (e->mode == EMIT_JSON)
-		open_container(e, key, json_object());
+		open_container(e, key, false);
 }
 
 void emit_arr_open(struct emit *e, const char *key)
 {
 	if (e->mode == EMIT_JSON)
-		open_container(e, key, json_array());
+		open_container(e, key, true);
 }
 
 void emit_obj_close(struct emit *e)
 {
-	if (e->mode == EMIT_JSON && e->depth > 0)
-		e->depth--;
+	bool array;
+
+	if (e->mode != EMIT_JSON || e->depth == 0)
+		return;
+	e->depth--;
+	array = e->st[e->depth].array;
+	if (e->st[e->depth].count) {
+		put(e, "\n", 1);
+		indent(e, e->depth);
+	}
+	put(e, array ? "]" : "}", 1);
+	if (e->depth == 0)
+		put(e, "\n", 1);
 }
 
 void emit_arr_close(struct emit *e)
@@ -100,54 +263,90 @@ void emit_arr_close(struct emit *e)
 	emit_obj_close(e);
 }
 
+static void text(struct emit *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void text(struct emit *e, const char *fmt, ...)
+{
+	va_list ap;
+	char small[256], *p = small;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(small)) {
+		p = xmalloc((size_t)n + 1);
+		va_start(ap, fmt);
+		vsnprintf(p, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
+	put(e, p, (size_t)n);
+	if (p != small)
+		free(p);
+}
+
 void emit_str(struct emit *e, const char *key, const char *fmt, const char *val)
 {
 	if (e->mode == EMIT_JSON) {
-		put(e, key, val ? json_string(val) : json_null());
+		prefix(e, key);
+		if (val)
+			json_string(e, val);
+		else
+			puts_(e, "null");
 		return;
 	}
 	if (fmt)
-		sb_addf(&e->text, fmt, val ? val : "-");
+		text(e, fmt, val ? val : "-");
 }
 
 void emit_uint(struct emit *e, const char *key, const char *fmt, uint64_t v)
 {
 	if (e->mode == EMIT_JSON) {
-		put(e, key, json_integer((json_int_t)v));
+		prefix(e, key);
+		putf(e, "%" PRIu64, v);
 		return;
 	}
 	if (fmt)
-		sb_addf(&e->text, fmt, v);
+		text(e, fmt, v);
 }
 
 void emit_int(struct emit *e, const char *key, const char *fmt, int64_t v)
 {
 	if (e->mode == EMIT_JSON) {
-		put(e, key, json_integer((json_int_t)v));
+		prefix(e, key);
+		putf(e, "%" PRId64, v);
 		return;
 	}
 	if (fmt)
-		sb_addf(&e->text, fmt, v);
+		text(e, fmt, v);
 }
 
 void emit_double(struct emit *e, const char *key, const char *fmt, double v)
 {
 	if (e->mode == EMIT_JSON) {
-		put(e, key, json_real(v));
+		char buf[64];
+		prefix(e, key);
+		/* As jansson writes reals: shortest round-trip form, always with a '.' or exponent. */
+		snprintf(buf, sizeof(buf), "%.17g", v);
+		if (!strpbrk(buf, ".eEn"))
+			strncat(buf, ".0", sizeof(buf) - strlen(buf) - 1);
+		puts_(e, buf);
 		return;
 	}
 	if (fmt)
-		sb_addf(&e->text, fmt, v);
+		text(e, fmt, v);
 }
 
 void emit_bool(struct emit *e, const char *key, const char *fmt, bool v)
 {
 	if (e->mode == EMIT_JSON) {
-		put(e, key, json_boolean(v));
+		prefix(e, key);
+		puts_(e, v ? "true" : "false");
 		return;
 	}
 	if (fmt)
-		sb_addf(&e->text, fmt, v ? "yes" : "no");
+		text(e, fmt, v ? "yes" : "no");
 }
 
 void emit_guid(struct emit *e, const char *key, const char *fmt, uint64_t guid)
@@ -166,36 +365,32 @@ void emit_null(struct emit *e, const char *key, const char *fmt)
 void emit_text(struct emit *e, const char *fmt, ...)
 {
 	va_list ap;
-	char *s;
+	char small[256], *p = small;
 	int n;
 
 	if (e->mode != EMIT_TEXT)
 		return;
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
 	va_end(ap);
 	if (n <= 0)
 		return;
-	s = xmalloc((size_t)n + 1);
-	va_start(ap, fmt);
-	vsnprintf(s, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	sb_add(&e->text, s, (size_t)n);
-	free(s);
+	if ((size_t)n >= sizeof(small)) {
+		p = xmalloc((size_t)n + 1);
+		va_start(ap, fmt);
+		vsnprintf(p, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
+	put(e, p, (size_t)n);
+	if (p != small)
+		free(p);
 }
 
 int emit_write(struct emit *e, FILE *out)
 {
-	if (e->mode == EMIT_JSON) {
-		if (!e->root)
-			return 0;
-		if (json_dumpf(e->root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0)
-			return -1;
-		if (fputc('\n', out) == EOF)
-			return -1;
-		return 0;
-	}
-	if (e->text.len && fwrite(e->text.buf, 1, e->text.len, out) != e->text.len)
+	if (e->out)
+		return e->failed || ferror(e->out) ? -1 : 0;
+	if (e->sb.len && fwrite(e->sb.buf, 1, e->sb.len, out) != e->sb.len)
 		return -1;
 	return 0;
 }
@@ -204,8 +399,6 @@ void emit_free(struct emit *e)
 {
 	if (!e)
 		return;
-	if (e->root)
-		json_decref(e->root);
-	sb_free(&e->text);
+	sb_free(&e->sb);
 	free(e);
 }

@@ -15,7 +15,10 @@ enum emit_mode { EMIT_TEXT, EMIT_JSON };
 
 struct emit;
 
+/* Buffer the output; emit_write() writes it out. */
 struct emit *emit_new(enum emit_mode mode);
+/* Write to out as values are emitted; emit_write() then only reports errors. */
+struct emit *emit_new_stream(enum emit_mode mode, FILE *out);
 enum emit_mode emit_mode(const struct emit *e);
 bool emit_is_json(const struct emit *e);
 void emit_obj_open(struct emit *e, const char *key);
@@ -33,7 +36,7 @@ void emit_guid(struct emit *e, const char *key, const char *fmt, uint64_t guid);
 void emit_null(struct emit *e, const char *key, const char *fmt);
 /* Text only. */
 void emit_text(struct emit *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Write everything to out; returns 0, or -1 when writing failed. */
+/* Write what was buffered to out (streams: check for errors); 0, or -1 when writing failed. */
 int emit_write(struct emit *e, FILE *out);
 void emit_free(struct emit *e);
 

@@ -211,6 +211,41 @@ static void test_namemap_errors(void **state)
 	}
 }
 
+static void test_json_escaping(void **state)
+{
+	struct emit *e = emit_new(EMIT_JSON);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	json_t *j;
+	json_error_t err;
+
+	(void)state;
+	emit_obj_open(e, NULL);
+	emit_str(e, "bad", NULL, "a\xff\xc3(\"q\"\\\t\x01\xc3\xa9");
+	emit_arr_open(e, "empty");
+	emit_arr_close(e);
+	emit_obj_open(e, "o");
+	emit_obj_close(e);
+	emit_double(e, "d", NULL, 2.0);
+	emit_uint(e, "big", NULL, 0xf452140300200001ull);
+	emit_obj_close(e);
+	assert_int_equal(emit_write(e, m), 0);
+	fclose(m);
+	emit_free(e);
+	assert_non_null(strstr(buf, "\"empty\": [],\n  \"o\": {},\n  \"d\": 2.0,\n"));
+	assert_non_null(strstr(buf, "\"big\": 17605155896464244737\n}\n"));
+	assert_non_null(strstr(buf, "\"a\\ufffd\\ufffd("));
+	/* And a JSON parser agrees. */
+	j = json_loads(buf, JSON_DECODE_INT_AS_REAL, &err);
+	assert_non_null(j);
+	/* Invalid bytes became U+FFFD; quotes, backslash, tab, control and UTF-8 survive. */
+	assert_string_equal(json_string_value(json_object_get(j, "bad")),
+			    "a\xef\xbf\xbd\xef\xbf\xbd(\"q\"\\\t\x01\xc3\xa9");
+	json_decref(j);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -220,6 +255,7 @@ int main(void)
 		cmocka_unit_test(test_netfile),
 		cmocka_unit_test(test_namemap),
 		cmocka_unit_test(test_namemap_errors),
+		cmocka_unit_test(test_json_escaping),
 	};
 	return cmocka_run_group_tests_name("render", tests, NULL, NULL);
 }
