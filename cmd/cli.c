@@ -146,8 +146,8 @@ int cli_common_opt(const struct cmd_desc *cmd, struct cli_common *c, int opt, co
 	case OPT_REPLAY_STRICT:
 		c->replay_strict = true;
 		return 1;
-	case OPT_NO_GIDS:
-		c->no_gids = true;
+	case OPT_GIDS:
+		c->gids = true;
 		return 1;
 	case OPT_LOAD_CACHE:
 		c->load_cache = arg;
@@ -293,7 +293,7 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 	ibs_transport_local_port(t, &f->local);
 	e = ibs_engine_new(t, &eo);
 	memset(&wo, 0, sizeof(wo));
-	wo.gids = !c->no_gids;
+	wo.gids = c->gids;
 	wo.sm = true;
 	prog.on = c->progress || isatty(STDERR_FILENO);
 	wo.progress = show_progress;

@@ -47,7 +47,7 @@ struct cli_common {
 	const char *replay;
 	bool replay_strict;
 	const char *load_cache;
-	bool no_gids;
+	bool gids;
 	/* Set by commands that need PMA counters after the walk. */
 	bool want_counters;
 	bool reset_counters;
@@ -68,7 +68,7 @@ enum {
 	OPT_RECORD_TIMES,
 	OPT_REPLAY,
 	OPT_REPLAY_STRICT,
-	OPT_NO_GIDS,
+	OPT_GIDS,
 	OPT_LOAD_CACHE,
 	OPT_HELP,
 	OPT_CMD_BASE = 1100, /* commands' own options start here */
@@ -86,7 +86,7 @@ enum {
 	{ "record-times", no_argument, NULL, OPT_RECORD_TIMES },                  \
 	{ "replay", required_argument, NULL, OPT_REPLAY },                        \
 	{ "replay-strict", no_argument, NULL, OPT_REPLAY_STRICT },                \
-	{ "no-gids", no_argument, NULL, OPT_NO_GIDS },                            \
+	{ "gids", no_argument, NULL, OPT_GIDS },                                  \
 	{ "load-cache", required_argument, NULL, OPT_LOAD_CACHE }
 
 #define CLI_OUTPUT_OPTIONS                                                        \
@@ -105,7 +105,7 @@ enum {
 	"      --retries N        attempts after the first (default 2)\n"                           \
 	"      --deadline S       deadline for the whole run in seconds (default 300)\n"            \
 	"      --node-name-map F  name nodes from an ib-node-name-map file\n"                       \
-	"      --no-gids          do not read GUIDInfo (GID tables)\n"                              \
+	"      --gids             read GUIDInfo: whole GID tables, alias GUIDs included\n"         \
 	"      --record FILE      record every MAD exchanged into a capture\n"                      \
 	"      --record-times     put timestamps in the capture\n"                                  \
 	"      --replay FILE      answer from a capture instead of a device\n"                      \

@@ -72,13 +72,20 @@ static void put_hex(FILE *f, const uint8_t *b, size_t len)
 
 static int hexval(int c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	static signed char tab[256];
+	static bool init;
+
+	if (!init) {
+		int i;
+		for (i = 0; i < 256; i++)
+			tab[i] = -1;
+		for (i = 0; i < 10; i++)
+			tab['0' + i] = (signed char)i;
+		for (i = 0; i < 6; i++)
+			tab['a' + i] = tab['A' + i] = (signed char)(10 + i);
+		init = true;
+	}
+	return tab[c & 0xff];
 }
 
 /* Parse hex into out (at most IBS_MAD_SIZE bytes); false when malformed. */

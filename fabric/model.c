@@ -536,6 +536,36 @@ bool ibs_link_degraded(const struct ibs_port *a, const struct ibs_port *b, const
 	return false;
 }
 
+void ibs_fabric_fix_inferred(struct ibs_fabric *f)
+{
+	size_t i;
+	unsigned p;
+
+	for (i = 0; i < f->n_nodes; i++) {
+		struct ibs_node *n = f->nodes[i];
+		for (p = 1; p <= n->ni.num_ports; p++) {
+			struct ibs_port *pt = &n->ports[p];
+			if (!pt->inferred)
+				continue;
+			/* The far end's words, now that its extended speeds are settled. */
+			if (pt->peer && pt->peer->ports[pt->peer_port].valid) {
+				const struct ibs_port *far = &pt->peer->ports[pt->peer_port];
+				pt->pi.state = far->pi.state;
+				pt->pi.phys_state = far->pi.phys_state;
+				pt->pi.width_active = far->pi.width_active;
+				pt->pi.speed_active = far->pi.speed_active;
+				pt->pi.speed_ext_active = far->pi.speed_ext_active;
+			}
+			/* A switch port's LID and LMC are port 0's (IBA 14.2.5.6). */
+			if (n->ports[0].valid) {
+				pt->pi.lid = n->ports[0].pi.lid;
+				pt->pi.lmc = n->ports[0].pi.lmc;
+				pt->pi.sm_lid = n->ports[0].pi.sm_lid;
+			}
+		}
+	}
+}
+
 void ibs_fabric_fix_ext_speeds(struct ibs_fabric *f)
 {
 	size_t i;
@@ -549,7 +579,7 @@ void ibs_fabric_fix_ext_speeds(struct ibs_fabric *f)
 		for (p = 0; p <= n->ni.num_ports; p++) {
 			struct ibs_port *pt = &n->ports[p];
 			uint32_t cap = sw ? sw_cap : pt->pi.cap_mask;
-			if (pt->valid && !(cap & IBS_CAP_EXT_SPEEDS))
+			if (pt->valid && !pt->inferred && !(cap & IBS_CAP_EXT_SPEEDS))
 				pt->pi.speed_ext_active = pt->pi.speed_ext_enabled = pt->pi.speed_ext_supported = 0;
 		}
 	}
@@ -619,22 +649,38 @@ unsigned ibs_node_type_code(const char *s)
 	return 0;
 }
 
-/* The fastest speed any external port of the node supports and has enabled. */
-static unsigned node_best_mbps(const struct ibs_node *n)
+/*
+ * The fastest speed and widest width the node runs, or supports and has
+ * enabled, on any external port. Ports whose PortInfo was not read count
+ * with what their link runs.
+ */
+static void node_best(const struct ibs_node *n, unsigned *mbps, unsigned *lanes)
 {
-	unsigned p, best = 0;
+	unsigned p;
 
+	*mbps = *lanes = 0;
 	for (p = 1; p <= n->ni.num_ports; p++) {
 		struct ibs_link_rate r;
-		unsigned m;
+		unsigned m, l;
 		if (!n->ports[p].valid)
+			continue;
+		if (n->ports[p].pi.phys_state == 5) {
+			ibs_port_active_rate(&n->ports[p], &r);
+			if (ibs_speed_mbps(r.speed, r.speed_ext) > *mbps)
+				*mbps = ibs_speed_mbps(r.speed, r.speed_ext);
+			if (ibs_width_lanes(r.width) > *lanes)
+				*lanes = ibs_width_lanes(r.width);
+		}
+		if (n->ports[p].inferred)
 			continue;
 		port_best(&n->ports[p], &r);
 		m = ibs_speed_mbps(r.speed, r.speed_ext);
-		if (m > best)
-			best = m;
+		l = ibs_width_lanes(r.width);
+		if (m > *mbps)
+			*mbps = m;
+		if (l > *lanes)
+			*lanes = l;
 	}
-	return best;
 }
 
 bool ibs_node_link_degraded(const struct ibs_node *na, uint8_t pa, const struct ibs_node *nb, uint8_t pb,
@@ -642,7 +688,7 @@ bool ibs_node_link_degraded(const struct ibs_node *na, uint8_t pa, const struct 
 {
 	const struct ibs_port *a = &na->ports[pa], *b = &nb->ports[pb];
 	struct ibs_link_rate act;
-	unsigned ma, mb;
+	unsigned ma, mb, la, lb;
 
 	if (!a->valid || !b->valid)
 		return false;
@@ -656,8 +702,13 @@ bool ibs_node_link_degraded(const struct ibs_node *na, uint8_t pa, const struct 
 	 * and some firmware do after training down).
 	 */
 	ibs_port_active_rate(a, &act);
-	ma = node_best_mbps(na);
-	mb = node_best_mbps(nb);
+	node_best(na, &ma, &la);
+	node_best(nb, &mb, &lb);
+	if (ibs_width_lanes(act.width) < (la < lb ? la : lb)) {
+		if (why)
+			*why = "width";
+		return true;
+	}
 	if (ibs_speed_mbps(act.speed, act.speed_ext) < (ma < mb ? ma : mb)) {
 		if (why)
 			*why = "speed";

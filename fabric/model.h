@@ -31,7 +31,8 @@ struct ibs_port_counters {
 
 struct ibs_port {
 	uint8_t num;
-	bool valid;               /* PortInfo was received */
+	bool valid;               /* PortInfo was received (or inferred) */
+	bool inferred;            /* state, width, speed and MTU taken from the far end's PortInfo */
 	struct ibs_portinfo pi;
 	uint64_t guid;            /* port GUID (switch ports share port 0's) */
 	uint64_t *gids;           /* GUIDInfo entries (GID = prefix + guid), n_gids of them */
@@ -125,6 +126,8 @@ struct ibs_port *ibs_fabric_find_lid(const struct ibs_fabric *f, uint16_t lid, s
 void ibs_fabric_connect(struct ibs_node *a, uint8_t pa, struct ibs_node *b, uint8_t pb);
 struct ibs_walk_error *ibs_fabric_add_error(struct ibs_fabric *f);
 struct ibs_sm *ibs_fabric_add_sm(struct ibs_fabric *f);
+/* Give inferred switch ports their switch's LID. */
+void ibs_fabric_fix_inferred(struct ibs_fabric *f);
 /* Clear extended-speed fields where the port (or a switch's port 0) does not support them. */
 void ibs_fabric_fix_ext_speeds(struct ibs_fabric *f);
 /* Sort nodes by GUID then DR path and number them; links and output follow this order. */

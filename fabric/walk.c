@@ -201,6 +201,30 @@ static void query_port(struct walker *w, struct ibs_node *n, uint8_t port, const
 	submit(w, path, IBS_ATTR_PORT_INFO, port, on_portinfo, qctx(w, n, port));
 }
 
+/* Fill a switch port from the PortInfo of the port at the other end of its cable. */
+static bool infer_from_peer(struct ibs_node *n, struct ibs_port *pt)
+{
+	const struct ibs_port *far;
+
+	if (!pt->peer)
+		return false;
+	far = &pt->peer->ports[pt->peer_port];
+	if (!far->valid || far->inferred)
+		return false;
+	pt->valid = true;
+	pt->inferred = true;
+	pt->guid = n->ni.port_guid;
+	pt->path = n->path;
+	pt->pi.local_port = pt->num;
+	pt->pi.state = far->pi.state;
+	pt->pi.phys_state = far->pi.phys_state;
+	pt->pi.width_active = far->pi.width_active;
+	pt->pi.speed_active = far->pi.speed_active;
+	pt->pi.speed_ext_active = far->pi.speed_ext_active;
+	pt->pi.neighbor_mtu = far->pi.neighbor_mtu;
+	return true;
+}
+
 /* Phase A: everything about the nodes of this level. */
 static void read_details(struct walker *w)
 {
@@ -212,8 +236,15 @@ static void read_details(struct walker *w)
 		submit(w, &n->path, IBS_ATTR_NODE_DESC, 0, on_nodedesc, qctx(w, n, 0));
 		if (n->ni.node_type == IBS_NODE_SWITCH) {
 			submit(w, &n->path, IBS_ATTR_SWITCH_INFO, 0, on_switchinfo, qctx(w, n, 0));
-			for (p = 0; p <= n->ni.num_ports; p++)
+			for (p = 0; p <= n->ni.num_ports; p++) {
+				/*
+				 * A cable already learnt from its other end: that end's
+				 * PortInfo says the state, width and speed of the link.
+				 */
+				if (p && infer_from_peer(n, &n->ports[p]))
+					continue;
 				query_port(w, n, (uint8_t)p, &n->path);
+			}
 		} else if (n->entry_port >= 1 && n->entry_port <= n->ni.num_ports) {
 			/* A CA or router port is read through the cable that reached it. */
 			n->ports[n->entry_port].guid = n->ni.port_guid;
@@ -486,6 +517,7 @@ out:
 	free(w.tasks);
 	free(w.probes);
 	ibs_fabric_fix_ext_speeds(f);
+	ibs_fabric_fix_inferred(f);
 	ibs_fabric_sort(f);
 	return rc;
 }

@@ -18,11 +18,14 @@
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 
 #define EMIT_MAX_DEPTH 32
+#define OBUF_SIZE 65536
 
 struct emit {
 	enum emit_mode mode;
 	FILE *out;            /* streaming sink, or NULL: buffer in sb */
 	struct strbuf sb;
+	char *obuf;           /* streaming: batches small writes into large ones */
+	size_t olen;
 	bool failed;
 	int depth;
 	struct {
@@ -44,6 +47,7 @@ struct emit *emit_new_stream(enum emit_mode mode, FILE *out)
 	struct emit *e = emit_new(mode);
 
 	e->out = out;
+	e->obuf = xmalloc(OBUF_SIZE);
 	return e;
 }
 
@@ -57,16 +61,30 @@ bool emit_is_json(const struct emit *e)
 	return e->mode == EMIT_JSON;
 }
 
+static void flush_obuf(struct emit *e)
+{
+	if (e->olen && fwrite(e->obuf, 1, e->olen, e->out) != e->olen)
+		e->failed = true;
+	e->olen = 0;
+}
+
 static void put(struct emit *e, const char *s, size_t n)
 {
 	if (!n)
 		return;
-	if (e->out) {
+	if (!e->out) {
+		sb_add(&e->sb, s, n);
+		return;
+	}
+	if (e->olen + n > OBUF_SIZE)
+		flush_obuf(e);
+	if (n >= OBUF_SIZE) {
 		if (fwrite(s, 1, n, e->out) != n)
 			e->failed = true;
-	} else {
-		sb_add(&e->sb, s, n);
+		return;
 	}
+	memcpy(e->obuf + e->olen, s, n);
+	e->olen += n;
 }
 
 static void puts_(struct emit *e, const char *s)
@@ -303,8 +321,13 @@ void emit_str(struct emit *e, const char *key, const char *fmt, const char *val)
 void emit_uint(struct emit *e, const char *key, const char *fmt, uint64_t v)
 {
 	if (e->mode == EMIT_JSON) {
+		char buf[24], *q = buf + sizeof(buf);
 		prefix(e, key);
-		putf(e, "%" PRIu64, v);
+		do {
+			*--q = (char)('0' + v % 10);
+			v /= 10;
+		} while (v);
+		put(e, q, (size_t)(buf + sizeof(buf) - q));
 		return;
 	}
 	if (fmt)
@@ -388,8 +411,10 @@ void emit_text(struct emit *e, const char *fmt, ...)
 
 int emit_write(struct emit *e, FILE *out)
 {
-	if (e->out)
+	if (e->out) {
+		flush_obuf(e);
 		return e->failed || ferror(e->out) ? -1 : 0;
+	}
 	if (e->sb.len && fwrite(e->sb.buf, 1, e->sb.len, out) != e->sb.len)
 		return -1;
 	return 0;
@@ -399,6 +424,9 @@ void emit_free(struct emit *e)
 {
 	if (!e)
 		return;
+	if (e->out)
+		flush_obuf(e);
+	free(e->obuf);
 	sb_free(&e->sb);
 	free(e);
 }

@@ -89,7 +89,8 @@ static void render_port(struct emit *e, const struct ibs_node *n, const struct i
 		if (p->num == 0 || n->ni.node_type != IBS_NODE_SWITCH)
 			emit_text(e, " LID %u", p->pi.lid);
 	}
-	if (p->valid) {
+	emit_bool(e, "inferred", NULL, p->inferred);
+	if (p->valid && !p->inferred) {
 		emit_widths(e, "width_enabled", p->pi.width_enabled);
 		emit_widths(e, "width_supported", p->pi.width_supported);
 		emit_speeds(e, "speed_enabled", p->pi.speed_enabled, p->pi.speed_ext_enabled);

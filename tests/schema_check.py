@@ -24,7 +24,7 @@ PORT = {
     "width_enabled": opt([STR]), "width_supported": opt([STR]),
     "speed_enabled": opt([STR]), "speed_supported": opt([STR]), "mtu": opt(INT), "mtu_cap": opt(INT),
     "capability_mask": opt(STR), "sm_lid": opt(INT), "guid_cap": opt(INT), "gid_prefix": opt(STR),
-    "gids": [STR], "peer": opt(PEER), "error": opt(STR),
+    "inferred": BOOL, "gids": [STR], "peer": opt(PEER), "error": opt(STR),
 }
 NODE = {
     "index": INT, "type": STR, "guid": GUID, "lid": opt(INT), "num_ports": INT, "name": STR,

@@ -41,3 +41,6 @@ compare_with_ibnetdiscover() {
 	bash "$ROOT/tests/sim/compare.sh" "$TMP/$name.a" "$TMP/$name.b" || fail "$name: ibscan and ibnetdiscover differ"
 	ok "$name: $(grep -c '^node' "$TMP/$name.a") nodes, $(grep -c '^port' "$TMP/$name.a") ports, $(grep -c '^link' "$TMP/$name.a") links equal to ibnetdiscover"
 }
+
+# mid_walk CAPTURE N: the capture being recorded holds at least N exchanges.
+mid_walk() { [ -f "$1" ] && [ "$(grep -c '^x ' "$1")" -ge "$2" ]; }

@@ -47,10 +47,10 @@ sim_stop
 
 # 3. The simulator killed mid-walk: a clear error within --deadline, partial output kept.
 sim_start "$FABRICS/fattree3"
-ibs topology --json --window 1 --deadline 20 -o "$TMP/k.json" >"$TMP/k.out" 2>"$TMP/k.err" &
+ibs topology --json --window 1 --deadline 20 --record "$TMP/k.cap" -o "$TMP/k.json" >"$TMP/k.out" 2>"$TMP/k.err" &
 pid=$!
-sim_poll 10 test -s "$SIM_DIR/ibsim.log" || true
-sleep 0.2 # let the walk get going; the kill must land mid-walk
+# Kill the simulator mid-walk: once the capture shows 300 exchanges done.
+sim_poll 20 mid_walk "$TMP/k.cap" 300 || fail "the walk did not get going"
 sim_kill_ibsim
 t0=$(date +%s)
 rc=0

@@ -194,9 +194,9 @@ head -1 "$TMP/out" | grep -q "^IBSCAN WARNING - 2 unreachable parts |" || fail "
 ok "unreachable switch: partial x2, WARNING, exit 1 (the documented rule)"
 sim_stop
 sim_start "$FABRICS/fattree3"
-ibs health --window 1 --deadline 30 >"$TMP/k.out" 2>"$TMP/k.err" &
+ibs health --window 1 --deadline 30 --record "$TMP/k.cap" >"$TMP/k.out" 2>"$TMP/k.err" &
 pid=$!
-sleep 0.2
+sim_poll 20 mid_walk "$TMP/k.cap" 300 || fail "the walk did not get going"
 sim_kill_ibsim
 rc=0
 wait $pid || rc=$?
