@@ -98,6 +98,16 @@ deps:
 demo: ibscan
 	@tools/demo.sh
 
+# Discovery speed and scale against ibnetdiscover on simulated fat trees (minutes).
+bench: ibscan $(REL)/rawrate $(REL)/madcount.so
+	@tools/bench.sh
+
+$(REL)/rawrate: tools/rawrate.c $(REL)/libibscan.a
+	$(CC) $(REL_CFLAGS) -o $@ $< $(REL)/libibscan.a $(LIBS)
+
+$(REL)/madcount.so: tools/madcount.c
+	$(CC) -shared -fPIC -O2 -o $@ $< -ldl
+
 fixtures: ibscan
 	@tools/record-fixtures.sh
 

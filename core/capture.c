@@ -70,59 +70,52 @@ static void put_hex(FILE *f, const uint8_t *b, size_t len)
 	}
 }
 
-static int hexval(int c)
-{
-	static signed char tab[256];
-	static bool init;
-
-	if (!init) {
-		int i;
-		for (i = 0; i < 256; i++)
-			tab[i] = -1;
-		for (i = 0; i < 10; i++)
-			tab['0' + i] = (signed char)i;
-		for (i = 0; i < 6; i++)
-			tab['a' + i] = tab['A' + i] = (signed char)(10 + i);
-		init = true;
-	}
-	return tab[c & 0xff];
-}
+/* Hex digit values plus one; 0 for anything else. */
+static const unsigned char hexv1[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
 
 /* Parse hex into out (at most IBS_MAD_SIZE bytes); false when malformed. */
 static bool get_hex(const char *s, size_t n, uint8_t *out, size_t *len)
 {
+	const unsigned char *p = (const unsigned char *)s;
 	size_t i;
+	unsigned ok = 1;
 
 	if (n % 2 || n / 2 > IBS_MAD_SIZE)
 		return false;
 	for (i = 0; i < n / 2; i++) {
-		int hi = hexval((unsigned char)s[2 * i]), lo = hexval((unsigned char)s[2 * i + 1]);
-		if (hi < 0 || lo < 0)
-			return false;
-		out[i] = (uint8_t)(hi << 4 | lo);
+		unsigned hi = hexv1[p[2 * i]], lo = hexv1[p[2 * i + 1]];
+		ok &= (hi != 0) & (lo != 0);
+		out[i] = (uint8_t)(((hi - 1) << 4) | ((lo - 1) & 15));
 	}
 	*len = n / 2;
-	return true;
+	return ok;
 }
 
 /* FNV-1a over the address and the request bytes (TID zeroed, trailing zeros trimmed). */
 static uint64_t req_key(const struct ibs_addr *a, const uint8_t *req, size_t len)
 {
-	uint8_t b[IBS_MAD_SIZE];
-	char as[300];
 	uint64_t h = 0xcbf29ce484222325ull;
 	size_t i, n;
 
-	addr_fmt(a, as, sizeof(as));
-	for (i = 0; as[i]; i++)
-		h = (h ^ (uint8_t)as[i]) * 0x100000001b3ull;
-	memset(b, 0, sizeof(b));
-	if (req && len)
-		memcpy(b, req, len < sizeof(b) ? len : sizeof(b));
-	memset(b + TID_OFFS, 0, 8);
-	n = trimmed(b, sizeof(b));
+#define MIX(byte) (h = (h ^ (uint8_t)(byte)) * 0x100000001b3ull)
+	MIX(a->lid >> 8);
+	MIX(a->lid);
+	MIX(a->lid ? 0 : a->hops);
+	for (i = 1; !a->lid && i <= a->hops; i++)
+		MIX(a->path[i]);
+	if (!req)
+		return h;
+	n = len < IBS_MAD_SIZE ? len : IBS_MAD_SIZE;
+	/* Trim trailing zeros, counting the TID (bytes 8-15) as zeros. */
+	while (n && ((n - 1 >= 8 && n - 1 < 16) || !req[n - 1]))
+		n--;
 	for (i = 0; i < n; i++)
-		h = (h ^ b[i]) * 0x100000001b3ull;
+		MIX(i >= 8 && i < 16 ? 0 : req[i]); /* bytes 8-15: the TID */
+#undef MIX
 	return h;
 }
 
