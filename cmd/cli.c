@@ -300,7 +300,7 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 	wo.progress_ctx = &prog;
 	rc = ibs_walk(e, f, &wo);
 	if (rc == IBS_OK && c->want_counters) {
-		struct ibs_counter_opts co = { c->reset_counters && !c->interval_s };
+		struct ibs_counter_opts co = { c->reset_counters && !c->interval_s, c->ext_counters };
 		rc = ibs_read_counters(e, f, &co, &f->no_lids);
 		f->counters_read = true;
 		if (rc == IBS_OK && c->interval_s > 0 && !f->no_lids) {

@@ -51,6 +51,7 @@ struct cli_common {
 	/* Set by commands that need PMA counters after the walk. */
 	bool want_counters;
 	bool reset_counters;
+	bool ext_counters;  /* 64-bit data counters too */
 	double interval_s;
 };
 

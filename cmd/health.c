@@ -176,6 +176,8 @@ static int run(int argc, char **argv, bool counters_view)
 		return counters_view ? EXIT_RUNTIME : unknown(&c, fmt, "the baseline cannot be read");
 	}
 	c.want_counters = counters || counters_view;
+	/* Data counters matter for the counters view and the metrics, not for findings. */
+	c.ext_counters = counters_view || fmt == FMT_PROM;
 	rc = cli_walk(&c, &f, &wrc);
 	if (rc) {
 		ibs_fabric_free(base);

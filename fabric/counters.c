@@ -244,6 +244,11 @@ enum ibs_err ibs_read_counters(struct ibs_engine *e, struct ibs_fabric *f, const
 			continue;
 		}
 		with_lid++;
+		if (!o->extended) {
+			/* Error counters are all in PortCounters: no need to ask what else the PMA has. */
+			read_ports(&base, n);
+			continue;
+		}
 		pma_req(&req, lid, IBS_ATTR_CLASS_PORT_INFO, 0, false, false, NULL);
 		ibs_engine_submit(e, &req, on_cpi, cctx(&base, n, NULL, false));
 	}

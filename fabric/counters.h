@@ -9,7 +9,8 @@
 #include "model.h"
 
 struct ibs_counter_opts {
-	bool reset;  /* clear the counters after reading (Set with CounterSelect all) */
+	bool reset;    /* clear the counters after reading (Set with CounterSelect all) */
+	bool extended; /* also 64-bit data counters (ClassPortInfo, PortCountersExtended) */
 };
 
 /*
