@@ -54,7 +54,7 @@ $$($(1))/libibscan.a: $$($(1)_LIB_OBJS)
 $$($(1))/ibscan: $$($(1)_CMD_OBJS) $$($(1))/libibscan.a
 	$$(CC) $$($(1)_LDFLAGS) -o $$@ $$($(1)_CMD_OBJS) $$($(1))/libibscan.a $$(LIBS)
 
-$$($(1))/tests/%: tests/unit/%.c $$($(1))/libibscan.a tests/unit/fake_transport.h
+$$($(1))/tests/%: tests/unit/%.c $$($(1))/libibscan.a tests/unit/fake_transport.h tests/unit/fake_verbs.h
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$($(1)_CFLAGS) $$($(1)_LDFLAGS) -o $$@ $$< $$($(1))/libibscan.a $$(LIBS) $$(CMOCKA_LIBS)
 
@@ -117,12 +117,33 @@ golden: ibscan
 format:
 	clang-format -i $(LIB_SRCS) $(CMD_SRCS) $(wildcard */*.h) $(UNIT_SRCS)
 
+# What `make install` puts under $(DESTDIR)$(PREFIX), and `make uninstall` removes.
+MAN1DIR = $(PREFIX)/share/man/man1
+COMPDIR = $(PREFIX)/share/bash-completion/completions
+DOCDIR = $(PREFIX)/share/doc/ibscan
+INSTALL_DOCS = README.md $(wildcard docs/*.md)
+INSTALL_EXAMPLES = $(sort $(shell find examples -type f 2>/dev/null))
+INSTALL_EXAMPLE_DIRS = $(sort $(patsubst %/,%,$(dir $(INSTALL_EXAMPLES))))
+
 install: ibscan
-	install -d $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(COMPDIR) \
+		$(addprefix $(DESTDIR)$(DOCDIR)/,$(INSTALL_EXAMPLE_DIRS))
 	install -m 0755 ibscan $(DESTDIR)$(PREFIX)/bin/ibscan
+	install -m 0644 docs/ibscan.1 $(DESTDIR)$(MAN1DIR)/ibscan.1
+	install -m 0644 completion/ibscan.bash $(DESTDIR)$(COMPDIR)/ibscan
+	install -m 0644 $(INSTALL_DOCS) $(DESTDIR)$(DOCDIR)/
+	@set -e; for f in $(INSTALL_EXAMPLES); do \
+		if [ -x "$$f" ]; then m=0755; else m=0644; fi; \
+		echo "install -m $$m $$f $(DESTDIR)$(DOCDIR)/$$f"; \
+		install -m $$m "$$f" "$(DESTDIR)$(DOCDIR)/$$f"; \
+	done
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/ibscan
+	rm -f $(DESTDIR)$(PREFIX)/bin/ibscan $(DESTDIR)$(MAN1DIR)/ibscan.1 $(DESTDIR)$(COMPDIR)/ibscan
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(INSTALL_DOCS)) $(INSTALL_EXAMPLES))
+	@# ibscan's own directories, deepest first, when they are empty.
+	@printf '%s\n' $(DESTDIR)$(DOCDIR) $(addprefix $(DESTDIR)$(DOCDIR)/,$(INSTALL_EXAMPLE_DIRS)) | sort -r | \
+		while read -r d; do [ ! -d "$$d" ] || rmdir "$$d" 2>/dev/null || true; done
 
 clean:
 	rm -rf build ibscan topology.json topology.svg topology.dot

@@ -7,6 +7,8 @@ int cmd_nodes(int argc, char **argv);
 int cmd_links(int argc, char **argv);
 int cmd_sm(int argc, char **argv);
 int cmd_capture(int argc, char **argv);
+int cmd_local(int argc, char **argv);
+int cmd_ping(int argc, char **argv);
 int cmd_health(int argc, char **argv);
 int cmd_counters(int argc, char **argv);
 int cmd_diff(int argc, char **argv);

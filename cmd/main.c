@@ -20,7 +20,8 @@ const struct cmd_desc ibs_commands[] = {
 	{ "topology", cmd_topology, "[options]",
 	  "Walk the fabric and show every node, port and link.",
 	  "options:\n"
-	  "      --format F         text (default), json, dot (Graphviz) or netfile (ibnetdiscover format)\n"
+	  "      --format F         text (default), json, dot (Graphviz), netfile (ibnetdiscover format)\n"
+	  "                         or slurm (topology.conf for Slurm's topology/tree plugin)\n"
 	  "      --json             same as --format json\n"
 	  "  -o, --output FILE      write there (atomically: temporary file, then rename)\n" CLI_FABRIC_HELP
 		  CLI_BASE_HELP },
@@ -61,6 +62,28 @@ const struct cmd_desc ibs_commands[] = {
 	  "      --format F         text (default) or json (info only)\n"
 	  "      --json             same as --format json\n"
 	  "  -o, --output FILE      write there (atomically)\n" CLI_BASE_HELP },
+	{ "local", cmd_local, "[--sysfs DIR] [options]",
+	  "Show this host's RDMA devices, ports, GID tables (RoCE types) and IPoIB interfaces.",
+	  "options:\n"
+	  "      --sysfs DIR        read DIR laid out like /sys instead of /sys\n" VIEW_HELP CLI_BASE_HELP },
+	{ "ping", cmd_ping, "--listen [options] | HOST [options]",
+	  "Probe RDMA between two hosts: RC ping-pong latency or bandwidth, with deadlines.",
+	  "roles:\n"
+	  "      --listen           wait for one probe (one peer at a time; silent or malformed peers are dropped)\n"
+	  "  HOST                   probe the host running 'ibscan ping --listen'\n"
+	  "options:\n"
+	  "      --tcp-port N       TCP port of the out-of-band exchange (default 18515)\n"
+	  "      --bind ADDR        listener: the address to listen on (default 0.0.0.0, every IPv4 address)\n"
+	  "      --wait S           listener: give up when no probe completes within S seconds (default 600; 0: never)\n"
+	  "  -C, --ca NAME          RDMA device (default: the first with an active port)\n"
+	  "  -P, --port N           its port (default: its first active port)\n"
+	  "      --gid-index N      GID to use (default: RoCE picks RoCE v2 with an IPv4 address; InfiniBand uses LIDs)\n"
+	  "      --op OP            send (send/recv, default), write (RDMA write), read (RDMA read), atomic (fetch-and-add)\n"
+	  "      --bw               a bandwidth run instead of latency round trips\n"
+	  "      --iters N          operations (default 1000)\n"
+	  "      --size BYTES       bytes per operation, K and M suffixes (default 64; atomic: 8)\n"
+	  "      --timeout MS       deadline of every wait: completions, TCP messages (default 5000)\n" VIEW_HELP
+		  CLI_BASE_HELP },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
 
@@ -104,7 +127,9 @@ static int finish(int rc)
 {
 	/* A full disk or a closed pipe on stdout must not look like success. */
 	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "ibscan: error: cannot write to standard output\n");
+		/* Said already when the command itself saw the write fail. */
+		if (rc != EXIT_RUNTIME && rc != 3)
+			fprintf(stderr, "ibscan: error: cannot write to standard output\n");
 		return EXIT_RUNTIME;
 	}
 	return rc;

@@ -1,0 +1,82 @@
+/* `ibscan local`: this host's RDMA devices, ports, GID tables and IPoIB interfaces, read from sysfs. */
+#include "cli.h"
+#include "cmds.h"
+#include "../core/log.h"
+#include "../output/hostinfo.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { OPT_SYSFS = OPT_CMD_BASE };
+
+struct local_job {
+	const struct ibs_host *h;
+	bool json;
+};
+
+static int write_local(FILE *out, void *ctx)
+{
+	struct local_job *j = ctx;
+	struct emit *e = emit_new(j->json ? EMIT_JSON : EMIT_TEXT);
+	int rc;
+
+	render_local(e, j->h);
+	rc = emit_write(e, out);
+	emit_free(e);
+	return rc;
+}
+
+int cmd_local(int argc, char **argv)
+{
+	static const struct option opts[] = { { "sysfs", required_argument, NULL, OPT_SYSFS }, CLI_OUTPUT_OPTIONS,
+					      CLI_BASE_OPTIONS, { NULL, 0, NULL, 0 } };
+	const struct cmd_desc *cmd = cmd_find("local");
+	const char *sysfs = "/sys";
+	struct cli_common c;
+	struct ibs_host *h;
+	struct local_job j;
+	enum ibs_err err;
+	char *msg = NULL;
+	int opt, rc;
+
+	cli_common_init(&c);
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, ":o:hvq", opts, NULL)) != -1) {
+		if (opt == 'h')
+			return cli_print_help(cmd);
+		if (opt == OPT_SYSFS) {
+			if (!*optarg)
+				return cli_usage_error(cmd, "--sysfs wants a directory");
+			sysfs = optarg;
+			continue;
+		}
+		rc = cli_common_opt(cmd, &c, opt, optarg);
+		if (rc < 0)
+			return EXIT_USAGE;
+		if (rc == 0)
+			return cli_bad_option(cmd, argv, opt);
+	}
+	if (optind < argc)
+		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+	j.json = false;
+	if (c.format) {
+		if (!strcmp(c.format, "json"))
+			j.json = true;
+		else if (strcmp(c.format, "text"))
+			return cli_usage_error(cmd, "unknown format '%s' (text or json)", c.format);
+	}
+	err = ibs_host_load(sysfs, &h, &msg);
+	if (err) {
+		log_error("%s", msg);
+		if (err == IBS_E_NODEV)
+			log_hint("this host has no RDMA device or its driver is not loaded (e.g. 'modprobe mlx5_ib'); "
+				 "in a VM or container the device must be passed through; --sysfs DIR reads another tree");
+		free(msg);
+		return EXIT_RUNTIME;
+	}
+	j.h = h;
+	rc = cli_write_output(&c, write_local, &j);
+	ibs_host_free(h);
+	return rc;
+}

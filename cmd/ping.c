@@ -1,0 +1,226 @@
+/* `ibscan ping`: an RC ping-pong or bandwidth probe between two hosts over libibverbs. */
+#include "cli.h"
+#include "cmds.h"
+#include "../core/log.h"
+#include "../core/rcping.h"
+#include "../output/hostinfo.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum {
+	OPT_LISTEN = OPT_CMD_BASE,
+	OPT_BIND,
+	OPT_TCP_PORT,
+	OPT_GID_INDEX,
+	OPT_OP,
+	OPT_BW,
+	OPT_ITERS,
+	OPT_SIZE,
+	OPT_WAIT,
+};
+
+#define DEFAULT_WAIT_S 600
+
+struct ping_job {
+	const struct ibs_ping_result *r;
+	bool json;
+};
+
+static int write_ping(FILE *out, void *ctx)
+{
+	struct ping_job *j = ctx;
+	struct emit *e = emit_new(j->json ? EMIT_JSON : EMIT_TEXT);
+	int rc;
+
+	render_ping(e, j->r);
+	rc = emit_write(e, out);
+	emit_free(e);
+	return rc;
+}
+
+/* A size in bytes, with an optional K or M (binary) suffix. */
+static bool parse_size(const char *s, unsigned *out)
+{
+	char *end;
+	unsigned long long v;
+	unsigned shift = 0;
+
+	if (!s || *s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return false;
+	if (*end == 'k' || *end == 'K')
+		shift = 10, end++;
+	else if (*end == 'm' || *end == 'M')
+		shift = 20, end++;
+	if (*end || v == 0 || v > (IBS_PING_MAX_SIZE >> shift))
+		return false;
+	*out = (unsigned)(v << shift);
+	return true;
+}
+
+int cmd_ping(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "listen", no_argument, NULL, OPT_LISTEN },
+		{ "bind", required_argument, NULL, OPT_BIND },
+		{ "tcp-port", required_argument, NULL, OPT_TCP_PORT },
+		{ "ca", required_argument, NULL, 'C' },
+		{ "port", required_argument, NULL, 'P' },
+		{ "gid-index", required_argument, NULL, OPT_GID_INDEX },
+		{ "op", required_argument, NULL, OPT_OP },
+		{ "bw", no_argument, NULL, OPT_BW },
+		{ "iters", required_argument, NULL, OPT_ITERS },
+		{ "size", required_argument, NULL, OPT_SIZE },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "wait", required_argument, NULL, OPT_WAIT },
+		CLI_OUTPUT_OPTIONS,
+		CLI_BASE_OPTIONS,
+		{ NULL, 0, NULL, 0 },
+	};
+	static const char *const op_names[] = { "send", "write", "read", "atomic" };
+	const struct cmd_desc *cmd = cmd_find("ping");
+	struct ibs_ping_opts o;
+	struct ibs_ping_result res;
+	struct ibs_ping *p = NULL;
+	struct cli_common c;
+	struct ping_job j;
+	const char *bind_addr = NULL, *host = NULL;
+	unsigned tcp_port = IBS_OOB_DEFAULT_PORT, u, wait_s = DEFAULT_WAIT_S;
+	bool listen = false, size_set = false, wait_set = false;
+	enum ibs_err err;
+	int opt, rc, lfd = -1, i;
+	char *msg = NULL;
+
+	cli_common_init(&c);
+	c.timeout_ms = IBS_PING_DEFAULT_TIMEOUT_MS;
+	memset(&o, 0, sizeof(o));
+	o.gid_index = -1;
+	o.op = IBS_OP_SEND;
+	o.iters = IBS_PING_DEFAULT_ITERS;
+	o.size = IBS_PING_DEFAULT_SIZE;
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, ":C:P:o:hvq", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'h':
+			return cli_print_help(cmd);
+		case OPT_LISTEN:
+			listen = true;
+			continue;
+		case OPT_BIND:
+			bind_addr = optarg;
+			continue;
+		case OPT_TCP_PORT:
+			if (!cli_parse_uint(optarg, 1, 65535, &tcp_port))
+				return cli_usage_error(cmd, "--tcp-port wants a port number from 1 to 65535, not '%s'",
+						       optarg);
+			continue;
+		case OPT_GID_INDEX:
+			if (!cli_parse_uint(optarg, 0, 65535, &u))
+				return cli_usage_error(cmd, "--gid-index wants a GID table index, not '%s'", optarg);
+			o.gid_index = (int)u;
+			continue;
+		case OPT_OP:
+			for (i = 0; i < IBS_OP__COUNT; i++)
+				if (!strcmp(optarg, op_names[i]))
+					break;
+			if (i == IBS_OP__COUNT)
+				return cli_usage_error(cmd, "unknown --op '%s' (send, write, read or atomic)", optarg);
+			o.op = (enum ibs_ping_op)i;
+			continue;
+		case OPT_BW:
+			o.bw = true;
+			continue;
+		case OPT_ITERS:
+			if (!cli_parse_uint(optarg, 1, IBS_PING_MAX_ITERS, &o.iters))
+				return cli_usage_error(cmd, "--iters wants a number from 1 to %u, not '%s'",
+						       IBS_PING_MAX_ITERS, optarg);
+			continue;
+		case OPT_SIZE:
+			if (!parse_size(optarg, &o.size))
+				return cli_usage_error(cmd, "--size wants bytes from 1 to 16M (K and M suffixes), not '%s'",
+						       optarg);
+			size_set = true;
+			continue;
+		case OPT_WAIT:
+			if (!cli_parse_uint(optarg, 0, 86400, &wait_s))
+				return cli_usage_error(cmd, "--wait wants seconds from 0 (forever) to 86400, not '%s'",
+						       optarg);
+			wait_set = true;
+			continue;
+		default:
+			break;
+		}
+		rc = cli_common_opt(cmd, &c, opt, optarg);
+		if (rc < 0)
+			return EXIT_USAGE;
+		if (rc == 0)
+			return cli_bad_option(cmd, argv, opt);
+	}
+	if (optind < argc)
+		host = argv[optind++];
+	if (optind < argc)
+		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+	if (listen && host)
+		return cli_usage_error(cmd, "--listen takes no HOST: the client names the listener");
+	if (!listen && !host)
+		return cli_usage_error(cmd, "missing HOST (the host running 'ibscan ping --listen'), or --listen");
+	if (!listen && (bind_addr || wait_set))
+		return cli_usage_error(cmd, "%s is for the listener (--listen)", bind_addr ? "--bind" : "--wait");
+	if (o.op == IBS_OP_ATOMIC) {
+		if (size_set && o.size != IBS_PING_ATOMIC_SIZE)
+			return cli_usage_error(cmd, "--op atomic moves 8 bytes: --size must be 8 or left out");
+		o.size = IBS_PING_ATOMIC_SIZE;
+	}
+	j.json = false;
+	if (c.format) {
+		if (!strcmp(c.format, "json"))
+			j.json = true;
+		else if (strcmp(c.format, "text"))
+			return cli_usage_error(cmd, "unknown format '%s' (text or json)", c.format);
+	}
+	o.ca = c.ca;
+	o.port = (unsigned)c.port;
+	o.timeout_ms = c.timeout_ms;
+
+	/* The device first: without one there is nothing to probe, whatever the peer does. */
+	err = ibs_ping_open(&ibs_verbs_ibv, &o, &p);
+	if (err) {
+		ibs_ping_close(p);
+		return EXIT_RUNTIME;
+	}
+	if (listen) {
+		unsigned bound = tcp_port;
+		const struct ibs_vdev_info *d = ibs_ping_device(p);
+		err = ibs_tcp_listen(bind_addr, tcp_port, &lfd, &bound, &msg);
+		if (err) {
+			log_error("%s", msg);
+			log_hint("another program may hold that port: pick another with --tcp-port on both hosts");
+			free(msg);
+			ibs_ping_close(p);
+			return EXIT_RUNTIME;
+		}
+		if (log_get_level() >= LOG_WARN)
+			fprintf(stderr, "ibscan: listening on %s port %u%s with %s port %u; waiting %s for a probe\n",
+				bind_addr ? bind_addr : "0.0.0.0", bound,
+				bind_addr ? "" : " (every IPv4 address: --bind ADDR limits it)", d->name, d->port,
+				wait_s ? "up to --wait seconds" : "without limit");
+		err = ibs_ping_serve(p, lfd, wait_s ? (int)(wait_s * 1000) : -1, &res);
+		close(lfd);
+	} else {
+		err = ibs_ping_client(p, host, tcp_port, &res);
+	}
+	ibs_ping_close(p);
+	if (err)
+		return EXIT_RUNTIME;
+	j.r = &res;
+	rc = cli_write_output(&c, write_ping, &j);
+	ibs_ping_result_free(&res);
+	return rc;
+}

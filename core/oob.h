@@ -1,0 +1,105 @@
+/*
+ * The link probe's out-of-band exchange over TCP: a small, versioned,
+ * length-checked binary message (codec), and TCP helpers in which every wait
+ * has a deadline. Everything a peer sends is untrusted: the header is checked
+ * before any payload is read, and each message type has one exact length.
+ *
+ * Wire format, big-endian:
+ *   header (12 bytes): magic "IBSP" (0x49425350), version (u16, 1),
+ *                      type (u16), payload length (u32)
+ *   HELLO, HELLO_REPLY (64 bytes):
+ *      0 op (u8)       1 flags (u8: bit 0 bandwidth run)
+ *      2 link layer (u8: 1 InfiniBand, 2 Ethernet)   3 path MTU (u8: 1..5)
+ *      4 iterations (u32)   8 size (u32)   12 timeout in ms (u32)
+ *     16 LID (u16)    18 GID index (u16)   20 QPN (u32)   24 PSN (u32)
+ *     28 RDMA read/atomic depth (u8)   29 GID type (u8)   30 zero (u16)
+ *     32 GID (16)     48 buffer address (u64)   56 rkey (u32)   60 buffer length (u32)
+ *   KEEPALIVE, DONE: empty
+ *   ERROR: 1..256 bytes of text
+ */
+#ifndef IBSCAN_OOB_H
+#define IBSCAN_OOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+#define IBS_OOB_MAGIC 0x49425350u /* "IBSP" */
+#define IBS_OOB_VERSION 1
+#define IBS_OOB_HDR_LEN 12
+#define IBS_OOB_HELLO_LEN 64
+#define IBS_OOB_MAX_TEXT 256
+#define IBS_OOB_MAX_PAYLOAD 256 /* the longest message type */
+#define IBS_OOB_MAX_MSG (IBS_OOB_HDR_LEN + IBS_OOB_MAX_PAYLOAD)
+#define IBS_OOB_DEFAULT_PORT 18515
+
+/* Limits a peer may ask for: they bound what a listener pins and allocates. */
+#define IBS_PING_MAX_ITERS 10000000u
+#define IBS_PING_MAX_SIZE (16u << 20)
+#define IBS_PING_MAX_TIMEOUT_MS 600000u
+
+enum ibs_oob_type {
+	IBS_OOB_HELLO = 1,       /* client -> listener: the test and the client's QP */
+	IBS_OOB_HELLO_REPLY = 2, /* listener -> client: the listener's QP, ready */
+	IBS_OOB_KEEPALIVE = 3,   /* client -> listener while the listener has nothing to do */
+	IBS_OOB_DONE = 4,        /* both ways: the run is over */
+	IBS_OOB_ERROR = 5,       /* both ways: this side failed, and why */
+};
+
+/* What a probe measures. */
+enum ibs_ping_op { IBS_OP_SEND, IBS_OP_WRITE, IBS_OP_READ, IBS_OP_ATOMIC, IBS_OP__COUNT };
+
+struct ibs_oob_hello {
+	uint8_t op;         /* enum ibs_ping_op */
+	bool bw;
+	uint8_t link_layer; /* enum ibs_link_layer */
+	uint8_t mtu;
+	uint32_t iters, size, timeout_ms;
+	uint16_t lid;
+	uint16_t gid_index;
+	uint32_t qpn, psn;
+	uint8_t rd_atomic;
+	uint8_t gid_type; /* enum ibs_gid_type */
+	uint8_t gid[16];
+	uint64_t addr;
+	uint32_t rkey, len;
+};
+
+struct ibs_oob_msg {
+	enum ibs_oob_type type;
+	struct ibs_oob_hello hello;          /* HELLO, HELLO_REPLY */
+	char text[IBS_OOB_MAX_TEXT + 1];     /* ERROR: printable ASCII, NUL-terminated */
+};
+
+const char *ibs_oob_type_name(unsigned type);
+const char *ibs_ping_op_name(enum ibs_ping_op op);
+
+/* Encode into buf (at least IBS_OOB_MAX_MSG bytes); returns the length. */
+size_t ibs_oob_encode(const struct ibs_oob_msg *m, uint8_t *buf);
+/* Check a header: magic, version, known type, the exact length for that type. */
+enum ibs_err ibs_oob_check_header(const uint8_t *hdr, size_t len, unsigned *type, uint32_t *plen, char **msg);
+/* Decode a whole message (header and payload) from len bytes; every field is validated. */
+enum ibs_err ibs_oob_decode(const uint8_t *buf, size_t len, struct ibs_oob_msg *m, char **msg);
+
+/* Monotonic clock, and the milliseconds left before a deadline (0 when past). */
+uint64_t ibs_mono_ns(void);
+int ibs_ms_left(uint64_t deadline_ns);
+
+/*
+ * TCP. Errors: IBS_E_TIMEOUT when a deadline passed, IBS_E_MALFORMED for a
+ * peer that broke the protocol, IBS_E_TRANSPORT for a socket error or a
+ * closed connection; *msg says which (owned by the caller).
+ */
+/* Listen on addr (NULL: 0.0.0.0) and port (0: any; *bound says which). */
+enum ibs_err ibs_tcp_listen(const char *addr, unsigned port, int *fd, unsigned *bound, char **msg);
+/* Wait up to timeout_ms (negative: forever) for a connection; *peer is "addr:port". */
+enum ibs_err ibs_tcp_accept(int lfd, int timeout_ms, int *fd, char **peer, char **msg);
+/* Resolve and connect within timeout_ms (name resolution included). */
+enum ibs_err ibs_tcp_connect(const char *host, unsigned port, int timeout_ms, int *fd, char **msg);
+/* Send or receive one whole message within timeout_ms. */
+enum ibs_err ibs_oob_send(int fd, const struct ibs_oob_msg *m, int timeout_ms, char **msg);
+enum ibs_err ibs_oob_recv(int fd, int timeout_ms, struct ibs_oob_msg *m, char **msg);
+
+#endif

@@ -1,0 +1,1283 @@
+/* The link probe's engine: RC QP setup, the out-of-band hello, timed operations, all under deadlines. */
+#include "rcping.h"
+#include "log.h"
+#include "xalloc.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#define RECV_TAG ((uint64_t)1 << 63)
+#define MAX_GIDS 1024          /* GID table entries looked at, at most */
+#define MAX_TX_DEPTH 128       /* sends in flight in a bandwidth run */
+#define MAX_RX_DEPTH 512       /* receives posted ahead in a send bandwidth run */
+#define MAX_RD_DEPTH 16        /* RDMA reads/atomics in flight */
+#define FINISH_TIMEOUT_MS 1000 /* telling a peer why we stop: best effort */
+
+/* One measured run: the test, its buffers and queue pair. */
+struct run {
+	enum ibs_ping_op op;
+	bool bw;
+	unsigned iters, size;
+	unsigned timeout_ms;
+	int fd;
+	const char *peer;
+	uint8_t *buf; /* send region at 0, exposed (receive) region at stride */
+	size_t buflen, stride;
+	struct ibs_vmr *mr;
+	uint32_t lkey, rkey;
+	double reg_us;
+	struct ibs_vcq *cq;
+	struct ibs_vqp *qp;
+	uint32_t qpn, psn;
+	unsigned tx_depth, rx_depth, rd_resp;
+	uint64_t send_done, recv_done, recv_posted, recv_target;
+	struct ibs_oob_hello peer_hello;
+	unsigned mtu;
+	unsigned ka_ms; /* keepalive interval while the listener is passive (client), 0: none */
+	uint64_t next_ka;
+};
+
+struct ibs_ping {
+	const struct ibs_verbs_ops *ops;
+	struct ibs_ping_opts o;
+	char *ca;
+	struct ibs_vdev *dev;
+	struct ibs_vdev_info info;
+	struct ibs_vpd *pd;
+	int gid_index;
+	enum ibs_gid_type gid_type;
+	uint8_t gid[16];
+	bool use_grh;
+	const char *gid_choice;
+	struct run r;
+	enum ibs_ping_step step;
+	char *err, *hint;
+};
+
+static const char *const step_names[] = {
+	[IBS_STEP_NONE] = "none",	  [IBS_STEP_OPEN] = "open", [IBS_STEP_GID] = "GID",
+	[IBS_STEP_PD] = "PD",		  [IBS_STEP_MR] = "MR",	    [IBS_STEP_CQ] = "CQ",
+	[IBS_STEP_QP] = "QP",		  [IBS_STEP_INIT] = "INIT", [IBS_STEP_CONNECT] = "connect",
+	[IBS_STEP_EXCHANGE] = "exchange", [IBS_STEP_RTR] = "RTR",   [IBS_STEP_RTS] = "RTS",
+	[IBS_STEP_RUN] = "run",		  [IBS_STEP_FINISH] = "finish",
+};
+
+const char *ibs_ping_step_name(enum ibs_ping_step s)
+{
+	return (unsigned)s < sizeof(step_names) / sizeof(step_names[0]) ? step_names[s] : "?";
+}
+
+static const struct {
+	const char *name, *text, *hint;
+} wc_status[IBS_WC_STATUS__COUNT] = {
+	{ "SUCCESS", "success", NULL },
+	{ "LOC_LEN_ERR", "local length error", "a message was longer than the receive buffer" },
+	{ "LOC_QP_OP_ERR", "local QP operation error", NULL },
+	{ "LOC_EEC_OP_ERR", "local EE context operation error", NULL },
+	{ "LOC_PROT_ERR", "local protection error", "a local buffer lies outside its memory registration" },
+	{ "WR_FLUSH_ERR", "work request flushed", "the queue pair had already failed: the first error says why" },
+	{ "MW_BIND_ERR", "memory window bind error", NULL },
+	{ "BAD_RESP_ERR", "bad response", NULL },
+	{ "LOC_ACCESS_ERR", "local access error", NULL },
+	{ "REM_INV_REQ_ERR", "remote invalid request",
+	  "the peer cannot do this operation (atomics unsupported, or a message larger than its buffer)" },
+	{ "REM_ACCESS_ERR", "remote access error", "the peer rejected the rkey or the address range" },
+	{ "REM_OP_ERR", "remote operation error", "the peer's queue pair could not complete the request" },
+	{ "RETRY_EXC_ERR", "transport retry counter exceeded",
+	  "the peer did not acknowledge: a wrong GID or LID, GIDs of different RoCE types, an MTU the path does "
+	  "not carry, or the peer's queue pair is gone; on RoCE try --gid-index N (ibscan local lists them)" },
+	{ "RNR_RETRY_EXC_ERR", "RNR retry counter exceeded", "the peer posted no receive buffer in time" },
+	{ "LOC_RDD_VIOL_ERR", "local RDD violation", NULL },
+	{ "REM_INV_RD_REQ_ERR", "remote invalid RD request", NULL },
+	{ "REM_ABORT_ERR", "operation aborted", NULL },
+	{ "INV_EECN_ERR", "invalid EE context number", NULL },
+	{ "INV_EEC_STATE_ERR", "invalid EE context state", NULL },
+	{ "FATAL_ERR", "fatal error", "the device reported a fatal error: see the kernel log (dmesg)" },
+	{ "RESP_TIMEOUT_ERR", "response timeout", NULL },
+	{ "GENERAL_ERR", "general error", NULL },
+};
+
+const char *ibs_wc_status_name(unsigned status)
+{
+	return status < IBS_WC_STATUS__COUNT ? wc_status[status].name : "UNKNOWN";
+}
+
+static const char *port_state_name(unsigned s)
+{
+	static const char *const names[] = { "NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER" };
+	return s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown";
+}
+
+static const char *gid_type_name(enum ibs_gid_type t)
+{
+	return t == IBS_GID_ROCE_V2 ? "RoCE v2" : t == IBS_GID_IB_ROCE_V1 ? "IB/RoCE v1" : "unknown";
+}
+
+/* Record and report a failure: the step, what failed and why, and a hint (owned, may be NULL). */
+static enum ibs_err __attribute__((format(printf, 5, 6)))
+fail(struct ibs_ping *p, enum ibs_ping_step step, enum ibs_err rc, char *hint, const char *fmt, ...)
+{
+	va_list ap;
+	char *m;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	m = xmalloc(n > 0 ? (size_t)n + 1 : 1);
+	m[0] = '\0';
+	va_start(ap, fmt);
+	if (n > 0)
+		vsnprintf(m, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	free(p->err);
+	free(p->hint);
+	p->step = step;
+	p->err = m;
+	p->hint = hint;
+	log_error("%s", m);
+	if (hint)
+		log_hint("%s", hint);
+	return rc;
+}
+
+enum ibs_ping_step ibs_ping_failed_step(const struct ibs_ping *p)
+{
+	return p->step;
+}
+
+const char *ibs_ping_error(const struct ibs_ping *p)
+{
+	return p->err;
+}
+
+const char *ibs_ping_hint(const struct ibs_ping *p)
+{
+	return p->hint;
+}
+
+const struct ibs_vdev_info *ibs_ping_device(const struct ibs_ping *p)
+{
+	return &p->info;
+}
+
+/* ---- GID choice ---- */
+
+static int gid_rank(const struct ibs_ping_gid *g, const char **why)
+{
+	bool v4 = ibs_gid_is_v4mapped(g->gid);
+	bool ll = g->gid[0] == 0xfe && (g->gid[1] & 0xc0) == 0x80;
+
+	if (g->type == IBS_GID_ROCE_V2 && v4)
+		return *why = "RoCE v2 with an IPv4 address", 0;
+	if (g->type == IBS_GID_ROCE_V2 && !ll)
+		return *why = "RoCE v2 with a global IPv6 address", 1;
+	if (g->type == IBS_GID_ROCE_V2)
+		return *why = "RoCE v2, link-local", 2;
+	if (g->type == IBS_GID_UNKNOWN && v4)
+		return *why = "an IPv4 address (GID type unknown)", 3;
+	if (v4)
+		return *why = "RoCE v1 with an IPv4 address", 4;
+	return *why = "the first GID in the table", 5;
+}
+
+int ibs_ping_choose_gid(const struct ibs_ping_gid *t, unsigned n, const char **why)
+{
+	int best = -1, best_rank = 99;
+	const char *w, *best_why = NULL;
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		int r;
+		if (ibs_gid_is_zero(t[i].gid))
+			continue;
+		r = gid_rank(&t[i], &w);
+		if (r < best_rank) {
+			best = (int)i;
+			best_rank = r;
+			best_why = w;
+		}
+	}
+	*why = best_why;
+	return best;
+}
+
+static enum ibs_err choose_gid(struct ibs_ping *p)
+{
+	const struct ibs_vdev_info *d = &p->info;
+	struct ibs_ping_gid *t;
+	unsigned i, n = 0, len = d->gid_tbl_len < MAX_GIDS ? d->gid_tbl_len : MAX_GIDS;
+	int k;
+
+	if (p->o.gid_index >= 0) {
+		uint8_t g[16];
+		enum ibs_gid_type ty;
+		if (p->ops->query_gid(p->dev, (unsigned)p->o.gid_index, g, &ty) || ibs_gid_is_zero(g))
+			return fail(p, IBS_STEP_GID, IBS_E_INVAL,
+				    xstrdup("'ibscan local' lists the GID table of every port"),
+				    "GID index %d of %s port %u is empty", p->o.gid_index, d->name, d->port);
+		p->gid_index = p->o.gid_index;
+		memcpy(p->gid, g, 16);
+		p->gid_type = ty;
+		p->use_grh = true;
+		p->gid_choice = "given with --gid-index";
+		return IBS_OK;
+	}
+	if (d->link_layer == IBS_LL_IB) {
+		/* InfiniBand routes on LIDs; GID 0 (the port GUID) is shown for reference. */
+		p->gid_index = 0;
+		if (p->ops->query_gid(p->dev, 0, p->gid, &p->gid_type))
+			memset(p->gid, 0, sizeof(p->gid));
+		p->use_grh = false;
+		p->gid_choice = "InfiniBand: addressed by LID";
+		return IBS_OK;
+	}
+	t = xcalloc(len ? len : 1, sizeof(*t));
+	for (i = 0; i < len; i++) {
+		t[n].index = i;
+		if (p->ops->query_gid(p->dev, i, t[n].gid, &t[n].type) == 0 && !ibs_gid_is_zero(t[n].gid))
+			n++;
+	}
+	k = ibs_ping_choose_gid(t, n, &p->gid_choice);
+	if (k < 0) {
+		free(t);
+		return fail(p, IBS_STEP_GID, IBS_E_NODEV,
+			    xstrdup("RoCE needs an address on the port's network interface (IPv4, or at least an "
+				    "IPv6 link-local one); 'ibscan local' shows the GID table"),
+			    "no usable GID on %s port %u", d->name, d->port);
+	}
+	p->gid_index = (int)t[k].index;
+	memcpy(p->gid, t[k].gid, 16);
+	p->gid_type = t[k].type;
+	p->use_grh = true;
+	free(t);
+	return IBS_OK;
+}
+
+/* ---- open and close ---- */
+
+enum ibs_err ibs_ping_open(const struct ibs_verbs_ops *ops, const struct ibs_ping_opts *o, struct ibs_ping **out)
+{
+	struct ibs_ping *p = xcalloc(1, sizeof(*p));
+	char *msg = NULL;
+	enum ibs_err rc;
+	int e;
+
+	*out = p;
+	p->ops = ops;
+	p->o = *o;
+	p->ca = o->ca ? xstrdup(o->ca) : NULL;
+	p->o.ca = p->ca;
+	p->r.fd = -1;
+	e = ops->open(o->ca, o->port, &p->dev, &p->info, &msg);
+	if (e) {
+		switch (e) {
+		case ENODEV:
+			rc = fail(p, IBS_STEP_OPEN, IBS_E_NODEV,
+				  xstrdup("this host has no RDMA device, or its driver is not loaded: 'ibscan local' "
+					  "shows what the kernel offers (ls /sys/class/infiniband)"),
+				  "no RDMA device found%s%s%s", msg ? " (" : "", msg ? msg : "", msg ? ")" : "");
+			break;
+		case ENOENT:
+			rc = fail(p, IBS_STEP_OPEN, IBS_E_NODEV, xstrdup("'ibscan local' lists the RDMA devices"),
+				  "no RDMA device named '%s'", o->ca ? o->ca : "?");
+			break;
+		case ENXIO:
+			rc = fail(p, IBS_STEP_OPEN, IBS_E_NODEV, xstrdup("-P picks the port; 'ibscan local' lists them"),
+				  "%s", msg ? msg : "no such port");
+			break;
+		case EACCES:
+		case EPERM:
+			rc = fail(p, IBS_STEP_OPEN, IBS_E_PERM,
+				  xstrdup("the probe needs read/write access to /dev/infiniband/uverbs*: run as root, "
+					  "or give a group access with a udev rule (see README)"),
+				  "%s", msg ? msg : strerror(e));
+			break;
+		default:
+			rc = fail(p, IBS_STEP_OPEN, IBS_E_NODEV, NULL, "cannot open the RDMA device: %s",
+				  msg ? msg : strerror(e));
+			break;
+		}
+		free(msg);
+		return rc;
+	}
+	free(msg);
+	if (p->info.state != 4)
+		return fail(p, IBS_STEP_OPEN, IBS_E_NODEV,
+			    xstrdup("the link is down, or (InfiniBand) no subnet manager has brought the port up: "
+				    "'ibscan local' shows every port's state; -C and -P pick another"),
+			    "%s port %u is not active (state %s)", p->info.name, p->info.port,
+			    port_state_name(p->info.state));
+	rc = choose_gid(p);
+	if (rc)
+		return rc;
+	e = ops->alloc_pd(p->dev, &p->pd);
+	if (e)
+		return fail(p, IBS_STEP_PD, IBS_E_TRANSPORT, NULL, "cannot allocate a protection domain on %s: %s",
+			    p->info.name, strerror(e));
+	return IBS_OK;
+}
+
+static void run_free(struct ibs_ping *p)
+{
+	struct run *r = &p->r;
+
+	if (r->qp)
+		p->ops->destroy_qp(r->qp);
+	if (r->cq)
+		p->ops->destroy_cq(r->cq);
+	if (r->mr)
+		p->ops->dereg_mr(r->mr);
+	free(r->buf);
+	memset(r, 0, sizeof(*r));
+	r->fd = -1;
+}
+
+void ibs_ping_close(struct ibs_ping *p)
+{
+	if (!p)
+		return;
+	run_free(p);
+	if (p->pd)
+		p->ops->dealloc_pd(p->pd);
+	if (p->dev)
+		p->ops->close(p->dev);
+	free(p->ca);
+	free(p->err);
+	free(p->hint);
+	free(p);
+}
+
+void ibs_ping_result_free(struct ibs_ping_result *r)
+{
+	free(r->peer);
+	free(r->device);
+	memset(r, 0, sizeof(*r));
+}
+
+/* ---- setting up a run ---- */
+
+static unsigned cap(unsigned want, unsigned limit)
+{
+	return limit && want > limit ? limit : want;
+}
+
+static char *memlock_hint(void)
+{
+	struct rlimit rl;
+	char now[64] = "unknown";
+
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0) {
+		if (rl.rlim_cur == RLIM_INFINITY)
+			snprintf(now, sizeof(now), "unlimited");
+		else
+			snprintf(now, sizeof(now), "%llu KiB", (unsigned long long)rl.rlim_cur / 1024);
+	}
+	return xasprintf("registered memory is pinned and counts against RLIMIT_MEMLOCK (now %s): raise it with "
+			 "'ulimit -l unlimited' in the shell, a '* - memlock unlimited' line in "
+			 "/etc/security/limits.conf, or LimitMEMLOCK=infinity for a systemd service",
+			 now);
+}
+
+static uint32_t new_psn(void)
+{
+	uint64_t x = ibs_mono_ns() ^ ((uint64_t)getpid() << 32);
+
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	return (uint32_t)x & 0xffffff;
+}
+
+static enum ibs_err post_recv(struct ibs_ping *p, struct run *r)
+{
+	int e = p->ops->post_recv(r->qp, RECV_TAG | r->recv_posted, r->buf + r->stride, r->size, r->lkey);
+
+	if (e)
+		return fail(p, IBS_STEP_RUN, IBS_E_TRANSPORT, NULL, "posting a receive buffer failed: %s", strerror(e));
+	r->recv_posted++;
+	return IBS_OK;
+}
+
+/* Buffers, MR, CQ, QP to INIT, receives posted (if this side receives): everything before the hello. */
+static enum ibs_err setup(struct ibs_ping *p, struct run *r, bool receives)
+{
+	const struct ibs_vdev_info *d = &p->info;
+	struct ibs_qp_caps caps;
+	struct ibs_qp_conn c;
+	unsigned access = IBS_ACCESS_LOCAL_WRITE | IBS_ACCESS_REMOTE_WRITE | IBS_ACCESS_REMOTE_READ;
+	size_t alloc;
+	uint64_t t0;
+	void *mem = NULL;
+	int e;
+
+	if (r->op == IBS_OP_ATOMIC)
+		access |= IBS_ACCESS_REMOTE_ATOMIC;
+	r->stride = ((r->size < 8 ? 8 : r->size) + 63) & ~(size_t)63;
+	r->buflen = 2 * r->stride;
+	alloc = (r->buflen + 4095) & ~(size_t)4095;
+	e = posix_memalign(&mem, 4096, alloc);
+	if (e)
+		return fail(p, IBS_STEP_MR, IBS_E_TRANSPORT, NULL, "cannot allocate %zu bytes for the buffers: %s", alloc,
+			    strerror(e));
+	r->buf = mem;
+	memset(r->buf, 0, alloc);
+	t0 = ibs_mono_ns();
+	e = p->ops->reg_mr(p->pd, r->buf, r->buflen, access, &r->mr, &r->lkey, &r->rkey);
+	r->reg_us = (double)(ibs_mono_ns() - t0) / 1000.0;
+	if (e) {
+		r->mr = NULL;
+		return fail(p, IBS_STEP_MR, IBS_E_TRANSPORT,
+			    e == ENOMEM || e == EPERM || e == EAGAIN ? memlock_hint() : NULL,
+			    "memory registration of %zu bytes failed: %s", r->buflen, strerror(e));
+	}
+	r->tx_depth = cap(r->bw ? MAX_TX_DEPTH : 4, d->max_qp_wr);
+	r->rx_depth = 1;
+	if (receives)
+		r->rx_depth = cap(r->bw ? (r->iters < MAX_RX_DEPTH ? r->iters : MAX_RX_DEPTH) : 4, d->max_qp_wr);
+	e = p->ops->create_cq(p->dev, cap(r->tx_depth + r->rx_depth, d->max_cqe), &r->cq);
+	if (e) {
+		r->cq = NULL;
+		return fail(p, IBS_STEP_CQ, IBS_E_TRANSPORT, NULL, "cannot create a completion queue of %u entries: %s",
+			    r->tx_depth + r->rx_depth, strerror(e));
+	}
+	caps.max_send_wr = r->tx_depth;
+	caps.max_recv_wr = r->rx_depth;
+	e = p->ops->create_qp(p->pd, r->cq, &caps, &r->qp, &r->qpn);
+	if (e) {
+		r->qp = NULL;
+		return fail(p, IBS_STEP_QP, IBS_E_TRANSPORT,
+			    xasprintf("the device allows %u work requests per queue; it may be out of queue pairs",
+				      d->max_qp_wr),
+			    "cannot create the RC queue pair (%u sends, %u receives): %s", caps.max_send_wr,
+			    caps.max_recv_wr, strerror(e));
+	}
+	memset(&c, 0, sizeof(c));
+	c.port = d->port;
+	c.access = IBS_ACCESS_REMOTE_WRITE | IBS_ACCESS_REMOTE_READ |
+		   (r->op == IBS_OP_ATOMIC ? IBS_ACCESS_REMOTE_ATOMIC : 0);
+	e = p->ops->modify_qp(r->qp, IBS_QPS_INIT, &c);
+	if (e)
+		return fail(p, IBS_STEP_INIT, IBS_E_TRANSPORT,
+			    xstrdup("check the port (-P) and its state ('ibscan local')"),
+			    "INIT failed: %s (%s port %u)", strerror(e), d->name, d->port);
+	r->psn = new_psn();
+	r->rd_resp = cap(MAX_RD_DEPTH, d->max_rd_atom);
+	if (!r->rd_resp)
+		r->rd_resp = 1;
+	if (receives) {
+		r->recv_target = r->iters;
+		while (r->recv_posted < r->rx_depth && r->recv_posted < r->recv_target)
+			if (post_recv(p, r))
+				return IBS_E_TRANSPORT;
+	}
+	return IBS_OK;
+}
+
+static void make_hello(const struct ibs_ping *p, const struct run *r, enum ibs_oob_type type, struct ibs_oob_msg *m)
+{
+	struct ibs_oob_hello *h = &m->hello;
+
+	memset(m, 0, sizeof(*m));
+	m->type = type;
+	h->op = (uint8_t)r->op;
+	h->bw = r->bw;
+	h->link_layer = (uint8_t)p->info.link_layer;
+	h->mtu = (uint8_t)(p->info.active_mtu >= 1 && p->info.active_mtu <= 5 ? p->info.active_mtu : 1);
+	h->iters = r->iters;
+	h->size = r->size;
+	h->timeout_ms = r->timeout_ms;
+	h->lid = p->info.lid;
+	h->gid_index = (uint16_t)(p->gid_index > 0 ? p->gid_index : 0);
+	h->qpn = r->qpn;
+	h->psn = r->psn;
+	h->rd_atomic = (uint8_t)(r->rd_resp > 255 ? 255 : r->rd_resp);
+	h->gid_type = (uint8_t)p->gid_type;
+	memcpy(h->gid, p->gid, 16);
+	/* The peer writes into, reads from and adds to the exposed region. */
+	h->addr = (uint64_t)(uintptr_t)(r->buf + r->stride);
+	h->rkey = r->rkey;
+	h->len = (uint32_t)r->stride;
+}
+
+/* Can these two ports talk at all? Checked on both sides before RTR. */
+static enum ibs_err check_peer(struct ibs_ping *p, const struct ibs_oob_hello *h, const char *peer)
+{
+	static const char *const ll[] = { "unknown", "InfiniBand", "Ethernet (RoCE)" };
+
+	if (h->link_layer != p->info.link_layer)
+		return fail(p, IBS_STEP_EXCHANGE, IBS_E_INVAL,
+			    xstrdup("InfiniBand and RoCE ports cannot reach each other: pick matching ports with -C/-P"),
+			    "the peer %s uses an %s port and this host %s port %u is %s", peer, ll[h->link_layer],
+			    p->info.name, p->info.port, ll[p->info.link_layer]);
+	if (p->info.link_layer == IBS_LL_ETH && h->gid_type && p->gid_type && h->gid_type != p->gid_type)
+		return fail(p, IBS_STEP_EXCHANGE, IBS_E_INVAL,
+			    xstrdup("both hosts must use GIDs of the same type: pick them with --gid-index "
+				    "('ibscan local' lists them)"),
+			    "this host uses a %s GID (index %d) and the peer %s a %s GID (index %u)",
+			    gid_type_name(p->gid_type), p->gid_index, peer,
+			    gid_type_name((enum ibs_gid_type)h->gid_type), h->gid_index);
+	if (!p->use_grh && (h->lid == 0 || h->lid >= 0xc000))
+		return fail(p, IBS_STEP_EXCHANGE, IBS_E_INVAL,
+			    xstrdup("a subnet manager must assign LIDs (is opensm running?); 'ibscan local' "
+				    "shows the LID and SM LID"),
+			    "the peer %s has no unicast LID (0x%x)", peer, h->lid);
+	if (ibs_gid_is_zero(h->gid) && p->use_grh)
+		return fail(p, IBS_STEP_EXCHANGE, IBS_E_INVAL, NULL, "the peer %s sent an empty GID", peer);
+	if (h->op == IBS_OP_ATOMIC && (h->addr & 7))
+		return fail(p, IBS_STEP_EXCHANGE, IBS_E_MALFORMED, NULL,
+			    "the peer %s exposes a buffer at 0x%" PRIx64 ", not 8-byte aligned for atomics", peer, h->addr);
+	return IBS_OK;
+}
+
+/* RTR with the peer's address, then RTS. */
+static enum ibs_err connect_qp(struct ibs_ping *p, struct run *r, const struct ibs_oob_hello *h)
+{
+	struct ibs_qp_conn c;
+	char gid[64];
+	int e;
+
+	memset(&c, 0, sizeof(c));
+	c.port = p->info.port;
+	c.remote_qpn = h->qpn;
+	c.remote_psn = h->psn;
+	c.local_psn = r->psn;
+	c.remote_lid = h->lid;
+	c.use_grh = p->use_grh;
+	memcpy(c.remote_gid, h->gid, 16);
+	c.sgid_index = p->gid_index > 0 ? (unsigned)p->gid_index : 0;
+	c.hop_limit = 64;
+	r->mtu = p->info.active_mtu < h->mtu ? p->info.active_mtu : h->mtu;
+	if (r->mtu < 1 || r->mtu > 5)
+		r->mtu = 1;
+	c.mtu = r->mtu;
+	c.max_dest_rd_atomic = r->rd_resp;
+	c.max_rd_atomic = cap(cap(MAX_RD_DEPTH, p->info.max_init_rd_atom), h->rd_atomic ? h->rd_atomic : 1);
+	c.min_rnr_timer = 12; /* 0.64 ms */
+	c.timeout = 14;       /* 4.096 us * 2^14 = 67 ms per try */
+	c.retry_cnt = 7;
+	c.rnr_retry = 7; /* 7: retry forever on receiver-not-ready; our own deadlines end a run */
+	e = p->ops->modify_qp(r->qp, IBS_QPS_RTR, &c);
+	if (e) {
+		snprintf(gid, sizeof(gid), "%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x",
+			 h->gid[0], h->gid[1], h->gid[2], h->gid[3], h->gid[4], h->gid[5], h->gid[6], h->gid[7],
+			 h->gid[8], h->gid[9], h->gid[10], h->gid[11], h->gid[12], h->gid[13], h->gid[14], h->gid[15]);
+		if (p->use_grh)
+			return fail(p, IBS_STEP_RTR, IBS_E_TRANSPORT,
+				    xasprintf("on RoCE try --gid-index N (ibscan local lists them; this host uses "
+					      "index %d)",
+					      p->gid_index),
+				    "RTR failed: remote GID %s unreachable from GID index %d (%s)", gid, p->gid_index,
+				    strerror(e));
+		return fail(p, IBS_STEP_RTR, IBS_E_TRANSPORT,
+			    xstrdup("check that both ports are Active with a LID ('ibscan local'), or route by GID "
+				    "with --gid-index 0"),
+			    "RTR failed: remote LID %u, QPN 0x%x: %s", h->lid, h->qpn, strerror(e));
+	}
+	e = p->ops->modify_qp(r->qp, IBS_QPS_RTS, &c);
+	if (e)
+		return fail(p, IBS_STEP_RTS, IBS_E_TRANSPORT, NULL, "RTS failed: %s", strerror(e));
+	return IBS_OK;
+}
+
+/* Tell the peer why this side stops (best effort: it may be gone). */
+static void tell_peer(struct ibs_ping *p, struct run *r)
+{
+	struct ibs_oob_msg m;
+	char *msg = NULL;
+
+	if (r->fd < 0 || !p->err)
+		return;
+	memset(&m, 0, sizeof(m));
+	m.type = IBS_OOB_ERROR;
+	snprintf(m.text, sizeof(m.text), "%s", p->err);
+	ibs_oob_send(r->fd, &m, FINISH_TIMEOUT_MS, &msg);
+	free(msg);
+}
+
+/* If the peer has already said why it stopped, the text (owned), else NULL. */
+static char *peer_says(struct run *r)
+{
+	struct pollfd pfd = { r->fd, POLLIN, 0 };
+	struct ibs_oob_msg m;
+	char *msg = NULL;
+
+	if (r->fd < 0 || poll(&pfd, 1, 100) <= 0)
+		return NULL;
+	if (ibs_oob_recv(r->fd, 100, &m, &msg) == IBS_OK && m.type == IBS_OOB_ERROR)
+		return xstrdup(m.text);
+	free(msg);
+	return NULL;
+}
+
+/* ---- the data path ---- */
+
+static const char *op_verb(enum ibs_ping_op op)
+{
+	static const char *const v[] = { "send", "RDMA write", "RDMA read", "atomic fetch-and-add" };
+	return (unsigned)op < IBS_OP__COUNT ? v[op] : "?";
+}
+
+static enum ibs_err wc_failed(struct ibs_ping *p, struct run *r, const struct ibs_wc *wc)
+{
+	unsigned st = wc->status;
+	const char *text = st < IBS_WC_STATUS__COUNT ? wc_status[st].text : "unknown status";
+	const char *hint = st < IBS_WC_STATUS__COUNT ? wc_status[st].hint : NULL;
+	char *said = peer_says(r);
+	enum ibs_err rc;
+
+	rc = fail(p, IBS_STEP_RUN, IBS_E_STATUS, hint ? xstrdup(hint) : NULL,
+		  "%s %" PRIu64 " of %u completed with status %s (%s; vendor error 0x%x)%s%s",
+		  wc->wr_id & RECV_TAG ? "receive" : op_verb(r->op), (uint64_t)((wc->wr_id & ~RECV_TAG) + 1), r->iters,
+		  ibs_wc_status_name(st), text, wc->vendor_err, said ? "; the peer says: " : "", said ? said : "");
+	free(said);
+	return rc;
+}
+
+static enum ibs_err keepalive(struct ibs_ping *p, struct run *r, uint64_t now)
+{
+	struct ibs_oob_msg m;
+	char *msg = NULL;
+
+	r->next_ka = now + (uint64_t)r->ka_ms * 1000000ull;
+	memset(&m, 0, sizeof(m));
+	m.type = IBS_OOB_KEEPALIVE;
+	if (ibs_oob_send(r->fd, &m, (int)r->timeout_ms, &msg) == IBS_OK)
+		return IBS_OK;
+	fail(p, IBS_STEP_RUN, IBS_E_TRANSPORT, NULL, "lost the TCP connection to the peer %s: %s", r->peer, msg);
+	free(msg);
+	return IBS_E_TRANSPORT;
+}
+
+/*
+ * Poll the CQ until want_send send and want_recv receive completions have
+ * arrived (and *flag equals val, for RDMA write round trips), within the
+ * timeout. Receives are reposted as they complete.
+ */
+static enum ibs_err wait_for(struct ibs_ping *p, struct run *r, uint64_t want_send, uint64_t want_recv,
+			     const volatile uint8_t *flag, uint8_t val, uint64_t iter)
+{
+	uint64_t now, deadline = ibs_mono_ns() + (uint64_t)r->timeout_ms * 1000000ull;
+	struct ibs_wc wc[16];
+	int i, n;
+
+	for (;;) {
+		if (r->send_done >= want_send && r->recv_done >= want_recv && (!flag || *flag == val))
+			return IBS_OK;
+		n = p->ops->poll_cq(r->cq, 16, wc);
+		if (n < 0)
+			return fail(p, IBS_STEP_RUN, IBS_E_TRANSPORT, NULL, "polling the completion queue failed: %s",
+				    strerror(-n));
+		for (i = 0; i < n; i++) {
+			if (wc[i].status != IBS_WC_SUCCESS)
+				return wc_failed(p, r, &wc[i]);
+			if (!(wc[i].wr_id & RECV_TAG)) {
+				r->send_done++;
+				continue;
+			}
+			r->recv_done++;
+			if (wc[i].byte_len != r->size)
+				return fail(p, IBS_STEP_RUN, IBS_E_MALFORMED, NULL,
+					    "received a message of %u bytes, expected %u", wc[i].byte_len, r->size);
+			if (r->recv_posted < r->recv_target && post_recv(p, r))
+				return IBS_E_TRANSPORT;
+		}
+		if (n)
+			continue;
+		now = ibs_mono_ns();
+		if (r->ka_ms && now >= r->next_ka && keepalive(p, r, now))
+			return IBS_E_TRANSPORT;
+		if (now >= deadline) {
+			char *said = peer_says(r);
+			enum ibs_err rc = fail(
+				p, IBS_STEP_RUN, IBS_E_TIMEOUT,
+				xstrdup("the peer stopped answering or the network drops packets; on RoCE check that both "
+					"hosts use GIDs of the same type and subnet (--gid-index, 'ibscan local'); "
+					"raise --timeout for a slow path"),
+				"no completion within %u ms (--timeout): %s %" PRIu64 " of %u%s%s", r->timeout_ms,
+				op_verb(r->op), iter + 1, r->iters, said ? "; the peer says: " : "", said ? said : "");
+			free(said);
+			return rc;
+		}
+	}
+}
+
+static enum ibs_err post(struct ibs_ping *p, struct run *r, uint64_t i)
+{
+	const struct ibs_oob_hello *h = &r->peer_hello;
+	struct ibs_send_wr w;
+	int e;
+
+	memset(&w, 0, sizeof(w));
+	w.wr_id = i;
+	w.signaled = true;
+	w.lkey = r->lkey;
+	w.length = r->size;
+	w.addr = r->buf;
+	w.remote_addr = h->addr;
+	w.rkey = h->rkey;
+	switch (r->op) {
+	case IBS_OP_SEND:
+		w.opcode = IBS_WR_SEND;
+		break;
+	case IBS_OP_WRITE:
+		w.opcode = IBS_WR_RDMA_WRITE;
+		break;
+	case IBS_OP_READ:
+		w.opcode = IBS_WR_RDMA_READ;
+		w.addr = r->buf + r->stride;
+		break;
+	case IBS_OP_ATOMIC:
+	default:
+		w.opcode = IBS_WR_FETCH_ADD;
+		w.addr = r->buf + r->stride;
+		w.length = IBS_PING_ATOMIC_SIZE;
+		w.add = 1;
+		break;
+	}
+	e = p->ops->post_send(r->qp, &w);
+	if (e)
+		return fail(p, IBS_STEP_RUN, IBS_E_TRANSPORT, NULL, "posting %s %" PRIu64 " of %u failed: %s",
+			    op_verb(r->op), i + 1, r->iters, strerror(e));
+	return IBS_OK;
+}
+
+static uint8_t seq_byte(uint64_t i)
+{
+	return (uint8_t)(i % 255 + 1);
+}
+
+/* The atomic counter, in either byte order: some HCAs do atomics big-endian. */
+static bool counter_is(uint64_t v, uint64_t want)
+{
+	return v == want || __builtin_bswap64(v) == want;
+}
+
+static uint8_t pattern(size_t i)
+{
+	return (uint8_t)(i * 31 + 7);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void stats(struct ibs_ping_result *res, uint64_t *lat, unsigned n, bool half)
+{
+	double div = half ? 2000.0 : 1000.0, sum = 0;
+	size_t k;
+	unsigned i;
+
+	qsort(lat, n, sizeof(*lat), cmp_u64);
+	for (i = 0; i < n; i++)
+		sum += (double)lat[i];
+	res->has_latency = true;
+	res->half_rtt = half;
+	res->lat_min_us = (double)lat[0] / div;
+	res->lat_max_us = (double)lat[n - 1] / div;
+	res->lat_median_us = n % 2 ? (double)lat[n / 2] / div : ((double)lat[n / 2 - 1] + (double)lat[n / 2]) / 2 / div;
+	/* Nearest rank. */
+	k = (size_t)((99ull * n + 99) / 100);
+	res->lat_p99_us = (double)lat[k ? k - 1 : 0] / div;
+	res->lat_mean_us = sum / n / div;
+}
+
+static enum ibs_err client_latency(struct ibs_ping *p, struct run *r, uint64_t *lat)
+{
+	volatile uint8_t *flag = r->buf + r->stride + r->size - 1;
+	uint64_t i, t0;
+	enum ibs_err rc;
+
+	for (i = 0; i < r->iters; i++) {
+		if (r->op == IBS_OP_WRITE)
+			r->buf[r->size - 1] = seq_byte(i);
+		t0 = ibs_mono_ns();
+		rc = post(p, r, i);
+		if (!rc && r->op == IBS_OP_SEND)
+			rc = wait_for(p, r, i + 1, i + 1, NULL, 0, i);
+		else if (!rc && r->op == IBS_OP_WRITE)
+			rc = wait_for(p, r, i, 0, flag, seq_byte(i), i);
+		else if (!rc)
+			rc = wait_for(p, r, i + 1, 0, NULL, 0, i);
+		if (rc)
+			return rc;
+		lat[i] = ibs_mono_ns() - t0;
+		if (r->op == IBS_OP_ATOMIC) {
+			uint64_t v;
+			memcpy(&v, r->buf + r->stride, sizeof(v));
+			if (!counter_is(v, i))
+				return fail(p, IBS_STEP_RUN, IBS_E_MALFORMED, NULL,
+					    "atomic fetch-and-add %" PRIu64 " returned %" PRIu64 ", expected %" PRIu64, i + 1,
+					    v, i);
+		}
+	}
+	if (r->op == IBS_OP_WRITE)
+		return wait_for(p, r, r->iters, 0, NULL, 0, r->iters - 1);
+	return IBS_OK;
+}
+
+static enum ibs_err client_bw(struct ibs_ping *p, struct run *r)
+{
+	uint64_t posted = 0;
+	enum ibs_err rc;
+
+	while (r->send_done < r->iters) {
+		while (posted < r->iters && posted - r->send_done < r->tx_depth) {
+			rc = post(p, r, posted);
+			if (rc)
+				return rc;
+			posted++;
+		}
+		rc = wait_for(p, r, r->send_done + 1, 0, NULL, 0, r->send_done);
+		if (rc)
+			return rc;
+	}
+	return IBS_OK;
+}
+
+/* What the data says after a run: a read brings the listener's pattern, atomics count. */
+static enum ibs_err client_verify(struct ibs_ping *p, struct run *r)
+{
+	size_t i;
+
+	if (r->op == IBS_OP_READ) {
+		for (i = 0; i < r->size; i++)
+			if (r->buf[r->stride + i] != pattern(i))
+				return fail(p, IBS_STEP_RUN, IBS_E_MALFORMED, NULL,
+					    "RDMA read returned wrong data at byte %zu: 0x%02x, expected 0x%02x", i,
+					    r->buf[r->stride + i], pattern(i));
+	}
+	if (r->op == IBS_OP_ATOMIC && r->bw) {
+		/* Bandwidth completions land in any order: one more add shows the count. */
+		uint64_t v;
+		enum ibs_err rc = post(p, r, r->iters);
+		if (!rc)
+			rc = wait_for(p, r, r->iters + 1ull, 0, NULL, 0, r->iters);
+		if (rc)
+			return rc;
+		memcpy(&v, r->buf + r->stride, sizeof(v));
+		if (!counter_is(v, r->iters))
+			return fail(p, IBS_STEP_RUN, IBS_E_MALFORMED, NULL,
+				    "after %u atomic fetch-and-adds the counter is %" PRIu64, r->iters, v);
+	}
+	return IBS_OK;
+}
+
+/* The listener's side of a run; for reads, atomics and RDMA write bandwidth it has nothing to do. */
+static enum ibs_err server_run(struct ibs_ping *p, struct run *r)
+{
+	volatile uint8_t *flag = r->buf + r->stride + r->size - 1;
+	enum ibs_err rc = IBS_OK;
+	uint64_t i;
+
+	if (r->op == IBS_OP_SEND && r->bw) {
+		while (!rc && r->recv_done < r->iters)
+			rc = wait_for(p, r, 0, r->recv_done + 1, NULL, 0, r->recv_done);
+		return rc;
+	}
+	if (r->bw || (r->op != IBS_OP_SEND && r->op != IBS_OP_WRITE))
+		return IBS_OK;
+	for (i = 0; i < r->iters && !rc; i++) {
+		if (r->op == IBS_OP_SEND)
+			rc = wait_for(p, r, i, i + 1, NULL, 0, i);
+		else
+			rc = wait_for(p, r, i, 0, flag, seq_byte(i), i);
+		if (rc)
+			break;
+		if (r->op == IBS_OP_WRITE)
+			r->buf[r->size - 1] = seq_byte(i);
+		rc = post(p, r, i);
+	}
+	if (!rc)
+		rc = wait_for(p, r, r->iters, 0, NULL, 0, r->iters - 1);
+	return rc;
+}
+
+static void fill_result(const struct ibs_ping *p, const struct run *r, bool server, const char *peer,
+			struct ibs_ping_result *res)
+{
+	const struct ibs_oob_hello *h = &r->peer_hello;
+
+	res->server = server;
+	res->peer = xstrdup(peer ? peer : "?");
+	res->device = xstrdup(p->info.name ? p->info.name : "?");
+	res->port = p->info.port;
+	res->op = r->op;
+	res->bw = r->bw;
+	res->iters = r->iters;
+	res->size = r->op == IBS_OP_ATOMIC ? IBS_PING_ATOMIC_SIZE : r->size;
+	res->use_grh = p->use_grh;
+	res->gid_choice = p->gid_choice;
+	res->local.link_layer = p->info.link_layer;
+	res->local.lid = p->info.lid;
+	res->local.qpn = r->qpn;
+	res->local.psn = r->psn;
+	res->local.gid_index = p->gid_index;
+	res->local.gid_type = p->gid_type;
+	memcpy(res->local.gid, p->gid, 16);
+	res->local.mtu = p->info.active_mtu;
+	res->local.addr = (uint64_t)(uintptr_t)(r->buf + r->stride);
+	res->local.rkey = r->rkey;
+	res->local.len = (uint32_t)r->stride;
+	res->remote.link_layer = (enum ibs_link_layer)h->link_layer;
+	res->remote.lid = h->lid;
+	res->remote.qpn = h->qpn;
+	res->remote.psn = h->psn;
+	res->remote.gid_index = h->gid_index;
+	res->remote.gid_type = (enum ibs_gid_type)h->gid_type;
+	memcpy(res->remote.gid, h->gid, 16);
+	res->remote.mtu = h->mtu;
+	res->remote.addr = h->addr;
+	res->remote.rkey = h->rkey;
+	res->remote.len = h->len;
+	res->mtu = r->mtu;
+	res->mr.bytes = r->buflen;
+	res->mr.reg_us = r->reg_us;
+	res->mr.lkey = r->lkey;
+	res->mr.rkey = r->rkey;
+}
+
+/* ---- the two roles ---- */
+
+static void run_init(struct ibs_ping *p, int fd, const char *peer)
+{
+	run_free(p);
+	p->r.fd = fd;
+	p->r.peer = peer;
+	p->r.timeout_ms = p->o.timeout_ms ? p->o.timeout_ms : IBS_PING_DEFAULT_TIMEOUT_MS;
+}
+
+/* Wait for the peer's DONE (skipping keepalives), or its reason for stopping. */
+static enum ibs_err await_done(struct ibs_ping *p, struct run *r, enum ibs_ping_step step, bool answer)
+{
+	struct ibs_oob_msg m;
+	enum ibs_err rc;
+	char *msg = NULL;
+
+	for (;;) {
+		rc = ibs_oob_recv(r->fd, (int)r->timeout_ms, &m, &msg);
+		if (rc == IBS_E_TIMEOUT) {
+			free(msg);
+			return fail(p, step, rc,
+				    xstrdup("the peer's run may take longer than this side's --timeout: give both "
+					    "hosts the same --timeout"),
+				    "the peer %s went silent for %u ms", r->peer, r->timeout_ms);
+		}
+		if (rc) {
+			fail(p, step, rc, NULL, "the peer %s: %s", r->peer, msg);
+			free(msg);
+			return rc;
+		}
+		if (m.type == IBS_OOB_KEEPALIVE)
+			continue;
+		if (m.type == IBS_OOB_ERROR)
+			return fail(p, step, IBS_E_TRANSPORT, NULL, "the peer %s stopped: %s", r->peer, m.text);
+		if (m.type != IBS_OOB_DONE)
+			return fail(p, step, IBS_E_MALFORMED, NULL, "unexpected %s message from the peer %s",
+				    ibs_oob_type_name(m.type), r->peer);
+		break;
+	}
+	if (answer) {
+		memset(&m, 0, sizeof(m));
+		m.type = IBS_OOB_DONE;
+		rc = ibs_oob_send(r->fd, &m, (int)r->timeout_ms, &msg);
+		if (rc) {
+			fail(p, step, rc, NULL, "the peer %s: %s", r->peer, msg);
+			free(msg);
+			return rc;
+		}
+	}
+	return IBS_OK;
+}
+
+enum ibs_err ibs_ping_client_fd(struct ibs_ping *p, int fd, const char *peer, struct ibs_ping_result *res)
+{
+	struct run *r = &p->r;
+	struct ibs_oob_msg m;
+	struct ibs_oob_hello *h;
+	uint64_t *lat = NULL, t0, t1;
+	enum ibs_err rc;
+	char *msg = NULL;
+
+	memset(res, 0, sizeof(*res));
+	run_init(p, fd, peer);
+	r->op = p->o.op;
+	r->bw = p->o.bw;
+	r->iters = p->o.iters ? p->o.iters : IBS_PING_DEFAULT_ITERS;
+	r->size = r->op == IBS_OP_ATOMIC ? IBS_PING_ATOMIC_SIZE : p->o.size ? p->o.size : IBS_PING_DEFAULT_SIZE;
+	if (r->op == IBS_OP_ATOMIC && !p->info.atomics)
+		return fail(p, IBS_STEP_OPEN, IBS_E_INVAL, xstrdup("--op send, write or read work without atomics"),
+			    "%s does not support atomic operations", p->info.name);
+	rc = setup(p, r, r->op == IBS_OP_SEND && !r->bw);
+	if (rc)
+		return rc;
+	make_hello(p, r, IBS_OOB_HELLO, &m);
+	rc = ibs_oob_send(fd, &m, (int)r->timeout_ms, &msg);
+	if (!rc)
+		rc = ibs_oob_recv(fd, (int)r->timeout_ms, &m, &msg);
+	if (rc == IBS_E_TIMEOUT) {
+		free(msg);
+		return fail(p, IBS_STEP_EXCHANGE, rc,
+			    xstrdup("is it 'ibscan ping --listen', on this --tcp-port? a listener busy with another "
+				    "peer answers after that one"),
+			    "no answer from the listener %s within %u ms", peer, r->timeout_ms);
+	}
+	if (rc) {
+		fail(p, IBS_STEP_EXCHANGE, rc, NULL, "the listener %s: %s", peer, msg);
+		free(msg);
+		return rc;
+	}
+	if (m.type == IBS_OOB_ERROR)
+		return fail(p, IBS_STEP_EXCHANGE, IBS_E_TRANSPORT,
+			    xstrdup("the listener's own messages say more"), "the listener %s refused the probe: %s",
+			    peer, m.text);
+	h = &m.hello;
+	if (m.type != IBS_OOB_HELLO_REPLY)
+		return fail(p, IBS_STEP_EXCHANGE, IBS_E_MALFORMED, NULL, "the listener %s sent a %s message, not a "
+			    "hello reply", peer, ibs_oob_type_name(m.type));
+	if (h->op != r->op || h->bw != r->bw || h->iters != r->iters || h->size != r->size)
+		return fail(p, IBS_STEP_EXCHANGE, IBS_E_MALFORMED, NULL,
+			    "the listener %s answered for another test (%s%s, %u x %u bytes)", peer,
+			    ibs_ping_op_name((enum ibs_ping_op)h->op), h->bw ? " bandwidth" : "", h->iters, h->size);
+	r->peer_hello = *h;
+	rc = check_peer(p, h, peer);
+	if (!rc)
+		rc = connect_qp(p, r, h);
+	if (rc) {
+		tell_peer(p, r);
+		return rc;
+	}
+	/* The listener waits on TCP while we read, add or write-stream to it: keep it from dropping us. */
+	if (r->op == IBS_OP_READ || r->op == IBS_OP_ATOMIC || (r->op == IBS_OP_WRITE && r->bw)) {
+		unsigned t = r->timeout_ms < h->timeout_ms ? r->timeout_ms : h->timeout_ms;
+		r->ka_ms = t / 3 ? t / 3 : 1;
+		r->next_ka = ibs_mono_ns() + (uint64_t)r->ka_ms * 1000000ull;
+	}
+	if (!r->bw)
+		lat = xmalloc((size_t)r->iters * sizeof(*lat));
+	t0 = ibs_mono_ns();
+	rc = r->bw ? client_bw(p, r) : client_latency(p, r, lat);
+	t1 = ibs_mono_ns();
+	if (!rc)
+		rc = client_verify(p, r);
+	if (rc) {
+		free(lat);
+		tell_peer(p, r);
+		return rc;
+	}
+	memset(&m, 0, sizeof(m));
+	m.type = IBS_OOB_DONE;
+	rc = ibs_oob_send(fd, &m, (int)r->timeout_ms, &msg);
+	if (rc) {
+		fail(p, IBS_STEP_FINISH, rc, NULL, "the listener %s: %s", peer, msg);
+		free(msg);
+		free(lat);
+		return rc;
+	}
+	r->ka_ms = 0;
+	rc = await_done(p, r, IBS_STEP_FINISH, false);
+	if (rc) {
+		free(lat);
+		return rc;
+	}
+	fill_result(p, r, false, peer, res);
+	res->measured = true;
+	if (lat)
+		stats(res, lat, r->iters, r->op == IBS_OP_SEND || r->op == IBS_OP_WRITE);
+	free(lat);
+	res->elapsed_s = (double)(t1 - t0) / 1e9;
+	res->bytes = (uint64_t)r->iters * res->size;
+	if (res->elapsed_s > 0) {
+		res->msg_rate = r->iters / res->elapsed_s;
+		res->gbit_s = (double)res->bytes * 8 / res->elapsed_s / 1e9;
+	}
+	return IBS_OK;
+}
+
+enum ibs_err ibs_ping_client(struct ibs_ping *p, const char *host, unsigned tcp_port, struct ibs_ping_result *r)
+{
+	unsigned timeout = p->o.timeout_ms ? p->o.timeout_ms : IBS_PING_DEFAULT_TIMEOUT_MS;
+	enum ibs_err rc;
+	char *msg = NULL, *peer;
+	int fd;
+
+	memset(r, 0, sizeof(*r));
+	rc = ibs_tcp_connect(host, tcp_port, (int)timeout, &fd, &msg);
+	if (rc) {
+		fail(p, IBS_STEP_CONNECT, rc,
+		     xasprintf("start 'ibscan ping --listen' on %s first (same --tcp-port); a firewall must let TCP "
+			       "port %u through",
+			       host, tcp_port),
+		     "%s", msg);
+		free(msg);
+		return rc;
+	}
+	peer = strchr(host, ':') ? xasprintf("[%s]:%u", host, tcp_port) : xasprintf("%s:%u", host, tcp_port);
+	rc = ibs_ping_client_fd(p, fd, peer, r);
+	run_free(p);
+	close(fd);
+	free(peer);
+	return rc;
+}
+
+/* A peer broke the protocol before its hello was accepted: warn, keep listening. */
+static enum ibs_err __attribute__((format(printf, 4, 5)))
+drop(struct ibs_ping *p, const char *peer, enum ibs_err rc, const char *fmt, ...)
+{
+	va_list ap;
+	char *m;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	m = xmalloc(n > 0 ? (size_t)n + 1 : 1);
+	m[0] = '\0';
+	va_start(ap, fmt);
+	if (n > 0)
+		vsnprintf(m, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	free(p->err);
+	free(p->hint);
+	p->step = IBS_STEP_EXCHANGE;
+	p->err = m;
+	p->hint = NULL;
+	log_warn("dropped peer %s: %s", peer, m);
+	return rc;
+}
+
+/* Refuse a hello with a reason the client will show; the peer is dropped. */
+static enum ibs_err refuse(struct ibs_ping *p, struct run *r, const char *reason)
+{
+	struct ibs_oob_msg m;
+	char *msg = NULL;
+
+	memset(&m, 0, sizeof(m));
+	m.type = IBS_OOB_ERROR;
+	snprintf(m.text, sizeof(m.text), "%s", reason);
+	ibs_oob_send(r->fd, &m, FINISH_TIMEOUT_MS, &msg);
+	free(msg);
+	return drop(p, r->peer, IBS_E_INVAL, "%s", reason);
+}
+
+enum ibs_err ibs_ping_serve_fd(struct ibs_ping *p, int fd, const char *peer, struct ibs_ping_result *res,
+			       bool *accepted)
+{
+	struct run *r = &p->r;
+	struct ibs_oob_msg m;
+	struct ibs_oob_hello h;
+	enum ibs_err rc;
+	char *msg = NULL;
+
+	memset(res, 0, sizeof(*res));
+	*accepted = false;
+	run_init(p, fd, peer);
+	rc = ibs_oob_recv(fd, (int)r->timeout_ms, &m, &msg);
+	if (rc) {
+		rc = drop(p, peer, rc, "%s", msg);
+		free(msg);
+		return rc;
+	}
+	if (m.type != IBS_OOB_HELLO)
+		return drop(p, peer, IBS_E_MALFORMED, "a %s message before any hello", ibs_oob_type_name(m.type));
+	h = m.hello;
+	if (h.op == IBS_OP_ATOMIC && !p->info.atomics)
+		return refuse(p, r, "the listener's device does not support atomic operations");
+	if (h.op == IBS_OP_ATOMIC && h.size != IBS_PING_ATOMIC_SIZE)
+		return refuse(p, r, "atomic operations move 8 bytes");
+	if (h.link_layer != p->info.link_layer)
+		return refuse(p, r,
+			      h.link_layer == IBS_LL_ETH ? "the listener's port is InfiniBand, the client's is RoCE"
+							 : "the listener's port is RoCE, the client's is InfiniBand");
+	*accepted = true;
+	log_info("probe from %s: %s%s, %u x %u bytes", peer, ibs_ping_op_name((enum ibs_ping_op)h.op),
+		 h.bw ? " bandwidth" : " latency", h.iters, h.size);
+	r->op = (enum ibs_ping_op)h.op;
+	r->bw = h.bw;
+	r->iters = h.iters;
+	r->size = h.size;
+	r->peer_hello = h;
+	rc = check_peer(p, &h, peer);
+	if (!rc)
+		rc = setup(p, r, r->op == IBS_OP_SEND);
+	if (!rc && r->op == IBS_OP_READ) {
+		size_t i;
+		for (i = 0; i < r->size; i++)
+			r->buf[r->stride + i] = pattern(i);
+	}
+	if (!rc)
+		rc = connect_qp(p, r, &h);
+	if (rc) {
+		tell_peer(p, r);
+		return rc;
+	}
+	make_hello(p, r, IBS_OOB_HELLO_REPLY, &m);
+	rc = ibs_oob_send(fd, &m, (int)r->timeout_ms, &msg);
+	if (rc) {
+		fail(p, IBS_STEP_EXCHANGE, rc, NULL, "the peer %s: %s", peer, msg);
+		free(msg);
+		return rc;
+	}
+	rc = server_run(p, r);
+	if (rc) {
+		tell_peer(p, r);
+		return rc;
+	}
+	rc = await_done(p, r, IBS_STEP_FINISH, true);
+	if (rc)
+		return rc;
+	fill_result(p, r, true, peer, res);
+	return IBS_OK;
+}
+
+enum ibs_err ibs_ping_serve(struct ibs_ping *p, int lfd, int wait_ms, struct ibs_ping_result *res)
+{
+	uint64_t deadline = ibs_mono_ns() + (uint64_t)(wait_ms > 0 ? wait_ms : 0) * 1000000ull;
+	enum ibs_err rc;
+	char *msg = NULL, *peer = NULL;
+	unsigned dropped = 0;
+	bool accepted;
+	int fd;
+
+	for (;;) {
+		int left = wait_ms < 0 ? -1 : ibs_ms_left(deadline);
+		if (wait_ms >= 0 && left == 0)
+			left = 1;
+		rc = ibs_tcp_accept(lfd, left, &fd, &peer, &msg);
+		if (rc == IBS_E_TIMEOUT) {
+			free(msg);
+			return fail(p, IBS_STEP_CONNECT, rc,
+				    xstrdup("start 'ibscan ping HOST' on the other host, or raise --wait"),
+				    "no probe arrived within %.3g s (--wait)", wait_ms / 1000.0);
+		}
+		if (rc) {
+			fail(p, IBS_STEP_CONNECT, rc, NULL, "%s", msg);
+			free(msg);
+			return rc;
+		}
+		log_info("connection from %s", peer);
+		rc = ibs_ping_serve_fd(p, fd, peer, res, &accepted);
+		run_free(p);
+		close(fd);
+		free(peer);
+		peer = NULL;
+		if (rc == IBS_OK || accepted) {
+			res->dropped = dropped;
+			return rc;
+		}
+		dropped++;
+		if (wait_ms >= 0 && ibs_ms_left(deadline) == 0)
+			return fail(p, IBS_STEP_CONNECT, IBS_E_TIMEOUT,
+				    xstrdup("start 'ibscan ping HOST' on the other host, or raise --wait"),
+				    "no probe completed within %.3g s (--wait)", wait_ms / 1000.0);
+	}
+}

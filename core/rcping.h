@@ -1,0 +1,142 @@
+/*
+ * The link probe (`ibscan ping`): an RC queue pair taken through INIT, RTR
+ * and RTS over the verbs ops table (verbs.h), the out-of-band exchange with
+ * the peer (oob.h), then timed send/recv, RDMA write, RDMA read or atomic
+ * round trips, or a bandwidth run. Every wait has a deadline. A failure is
+ * logged where it is detected, naming the step, with a hint; the caller gets
+ * the code and can read the step and message back (ibs_ping_failed_step).
+ */
+#ifndef IBSCAN_RCPING_H
+#define IBSCAN_RCPING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "oob.h"
+#include "verbs.h"
+
+#define IBS_PING_DEFAULT_ITERS 1000
+#define IBS_PING_DEFAULT_SIZE 64
+#define IBS_PING_DEFAULT_TIMEOUT_MS 5000
+#define IBS_PING_ATOMIC_SIZE 8
+
+enum ibs_ping_step {
+	IBS_STEP_NONE,
+	IBS_STEP_OPEN,     /* device and port */
+	IBS_STEP_GID,      /* choosing the GID */
+	IBS_STEP_PD,
+	IBS_STEP_MR,       /* allocating and registering the buffers */
+	IBS_STEP_CQ,
+	IBS_STEP_QP,
+	IBS_STEP_INIT,
+	IBS_STEP_CONNECT,  /* TCP: waiting for or reaching the peer */
+	IBS_STEP_EXCHANGE, /* the out-of-band hello */
+	IBS_STEP_RTR,
+	IBS_STEP_RTS,
+	IBS_STEP_RUN,      /* the measured operations */
+	IBS_STEP_FINISH,   /* the closing handshake */
+};
+
+const char *ibs_ping_step_name(enum ibs_ping_step s);
+/* "RETRY_EXC_ERR" and friends: enum ibv_wc_status names without the IBV_WC_ prefix. */
+const char *ibs_wc_status_name(unsigned status);
+
+struct ibs_ping_opts {
+	const char *ca;    /* NULL: the first device with an active port */
+	unsigned port;     /* 0: its first active port */
+	int gid_index;     /* -1: chosen (RoCE) or none (InfiniBand, which uses LIDs) */
+	enum ibs_ping_op op;
+	bool bw;
+	unsigned iters, size, timeout_ms;
+};
+
+/* One end of the connection, as exchanged. */
+struct ibs_ping_end {
+	enum ibs_link_layer link_layer;
+	uint16_t lid;
+	uint32_t qpn, psn;
+	int gid_index;
+	enum ibs_gid_type gid_type;
+	uint8_t gid[16];
+	unsigned mtu; /* active MTU, 1..5 */
+	uint64_t addr;
+	uint32_t rkey, len;
+};
+
+struct ibs_ping_result {
+	bool server;
+	char *peer;   /* "addr:port" */
+	char *device;
+	unsigned port;
+	enum ibs_ping_op op;
+	bool bw;
+	unsigned iters, size;
+	bool use_grh;
+	const char *gid_choice; /* why this GID (static string) */
+	struct ibs_ping_end local, remote;
+	unsigned mtu; /* the path MTU used, 1..5 */
+	struct {
+		uint64_t bytes;
+		double reg_us;
+		uint32_t lkey, rkey;
+	} mr;
+	bool measured;    /* the client measured what follows; a listener does not */
+	bool has_latency; /* latency runs */
+	bool half_rtt;    /* send and write: one-way latency is half the round trip */
+	double lat_min_us, lat_median_us, lat_p99_us, lat_max_us, lat_mean_us;
+	double elapsed_s, msg_rate, gbit_s;
+	uint64_t bytes;
+	unsigned dropped; /* listener: peers dropped (malformed, silent) before this probe */
+};
+
+void ibs_ping_result_free(struct ibs_ping_result *r);
+
+/* A GID table entry for ibs_ping_choose_gid. */
+struct ibs_ping_gid {
+	unsigned index;
+	uint8_t gid[16];
+	enum ibs_gid_type type;
+};
+
+/*
+ * The GID a RoCE port should use: RoCE v2 with an IPv4-mapped address first
+ * (routable, what most RoCE fabrics are set up for), then RoCE v2 global,
+ * RoCE v2 link-local, then RoCE v1. Returns a position in t, or -1; *why
+ * says why (static string).
+ */
+int ibs_ping_choose_gid(const struct ibs_ping_gid *t, unsigned n, const char **why);
+
+struct ibs_ping;
+
+/*
+ * Open the device and port, choose the GID, allocate the PD: what either role
+ * needs first. *out is set even on failure (for the step and message): close it.
+ */
+enum ibs_err ibs_ping_open(const struct ibs_verbs_ops *ops, const struct ibs_ping_opts *o, struct ibs_ping **out);
+const struct ibs_vdev_info *ibs_ping_device(const struct ibs_ping *p);
+/* Client: connect to host:port within the timeout, then ibs_ping_client_fd. */
+enum ibs_err ibs_ping_client(struct ibs_ping *p, const char *host, unsigned tcp_port, struct ibs_ping_result *r);
+/* Client over a connected socket; peer names it in messages. */
+enum ibs_err ibs_ping_client_fd(struct ibs_ping *p, int fd, const char *peer, struct ibs_ping_result *r);
+/*
+ * Listener: serve one peer over a connected socket. A peer that breaks the
+ * protocol before a valid hello is dropped (a warning) and *accepted stays
+ * false; after it, the probe's outcome is the result.
+ */
+enum ibs_err ibs_ping_serve_fd(struct ibs_ping *p, int fd, const char *peer, struct ibs_ping_result *r,
+			       bool *accepted);
+/*
+ * Listener: accept on lfd, one peer at a time, until a probe completes (or
+ * fails after its hello), dropping peers that break the protocol or stay
+ * silent for the timeout. wait_ms bounds the wait for peers (negative: none).
+ */
+enum ibs_err ibs_ping_serve(struct ibs_ping *p, int lfd, int wait_ms, struct ibs_ping_result *r);
+void ibs_ping_close(struct ibs_ping *p);
+
+/* The last failure: its step, message and hint (NULL when none). */
+enum ibs_ping_step ibs_ping_failed_step(const struct ibs_ping *p);
+const char *ibs_ping_error(const struct ibs_ping *p);
+const char *ibs_ping_hint(const struct ibs_ping *p);
+
+#endif

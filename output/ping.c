@@ -1,0 +1,112 @@
+/* `ibscan ping`: a link probe's result (either side), one render function per object for text and JSON. */
+#include "hostinfo.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+static uint64_t mtu_bytes(unsigned mtu)
+{
+	return mtu >= 1 && mtu <= 5 ? 128u << mtu : 0;
+}
+
+static const char *gid_type(enum ibs_gid_type t)
+{
+	return t == IBS_GID_ROCE_V2 ? "RoCE v2" : t == IBS_GID_IB_ROCE_V1 ? "IB/RoCE v1" : NULL;
+}
+
+static void render_end(struct emit *e, const char *key, const char *label, const struct ibs_ping_end *n)
+{
+	char gid[48], hex[24];
+
+	ibs_gid_str(n->gid, gid, sizeof(gid));
+	emit_obj_open(e, key);
+	emit_text(e, "  %-7s", label);
+	emit_str(e, "link_layer", " %s", n->link_layer == IBS_LL_ETH ? "Ethernet" : "InfiniBand");
+	emit_uint(e, "lid", ", LID %" PRIu64, n->lid);
+	emit_uint(e, "qpn", ", QPN 0x%06" PRIx64, n->qpn);
+	emit_uint(e, "psn", ", PSN 0x%06" PRIx64, n->psn);
+	emit_uint(e, "gid_index", ", GID[%" PRIu64 "]", (uint64_t)(n->gid_index > 0 ? n->gid_index : 0));
+	emit_str(e, "gid", " %s", gid);
+	emit_str(e, "gid_type", " (%s)", gid_type(n->gid_type));
+	emit_uint(e, "mtu", ", MTU %" PRIu64 "\n", mtu_bytes(n->mtu));
+	emit_obj_open(e, "buffer");
+	snprintf(hex, sizeof(hex), "0x%016" PRIx64, n->addr);
+	emit_str(e, "addr", NULL, hex);
+	snprintf(hex, sizeof(hex), "0x%08" PRIx32, n->rkey);
+	emit_str(e, "rkey", NULL, hex);
+	emit_uint(e, "bytes", NULL, n->len);
+	emit_obj_close(e);
+	emit_obj_close(e);
+}
+
+static void render_memory(struct emit *e, const struct ibs_ping_result *r)
+{
+	char key[16];
+
+	emit_obj_open(e, "memory");
+	emit_uint(e, "bytes", "  memory: %" PRIu64 " bytes registered", r->mr.bytes);
+	emit_double(e, "register_us", " in %.1f us", r->mr.reg_us);
+	snprintf(key, sizeof(key), "0x%08" PRIx32, r->mr.lkey);
+	emit_str(e, "lkey", ", lkey %s", key);
+	snprintf(key, sizeof(key), "0x%08" PRIx32, r->mr.rkey);
+	emit_str(e, "rkey", ", rkey %s\n", key);
+	emit_obj_close(e);
+}
+
+static void render_latency(struct emit *e, const struct ibs_ping_result *r)
+{
+	if (!r->has_latency) {
+		emit_null(e, "latency_us", NULL);
+		return;
+	}
+	emit_obj_open(e, "latency_us");
+	emit_str(e, "kind", "  latency in us (%s):", r->half_rtt ? "half_round_trip" : "round_trip");
+	emit_double(e, "min", " min %.2f", r->lat_min_us);
+	emit_double(e, "median", ", median %.2f", r->lat_median_us);
+	emit_double(e, "p99", ", p99 %.2f", r->lat_p99_us);
+	emit_double(e, "max", ", max %.2f", r->lat_max_us);
+	emit_double(e, "mean", ", mean %.2f\n", r->lat_mean_us);
+	emit_obj_close(e);
+}
+
+void render_ping(struct emit *e, const struct ibs_ping_result *r)
+{
+	const char *what = r->bw ? "bandwidth" : "latency";
+
+	emit_obj_open(e, NULL);
+	emit_str(e, "schema", NULL, IBS_PING_SCHEMA);
+	emit_str(e, "role", NULL, r->server ? "listener" : "client");
+	emit_text(e, r->server ? "served " : "probe of ");
+	emit_str(e, "peer", "%s:", r->peer);
+	emit_str(e, "op", " %s", ibs_ping_op_name(r->op));
+	emit_bool(e, "bandwidth", NULL, r->bw);
+	emit_text(e, " %s", what);
+	emit_uint(e, "iterations", ", %" PRIu64, r->iters);
+	emit_uint(e, "size", " x %" PRIu64 " bytes", r->size);
+	emit_str(e, "device", ", from %s", r->device);
+	emit_uint(e, "port", " port %" PRIu64 "\n", r->port);
+	emit_str(e, "addressing", "  addressed by %s", r->use_grh ? "GID" : "LID");
+	emit_str(e, "gid_choice", r->use_grh ? " (index chosen: %s)" : NULL, r->gid_choice);
+	emit_uint(e, "path_mtu", ", path MTU %" PRIu64 "\n", mtu_bytes(r->mtu));
+	render_end(e, "local", "local:", &r->local);
+	render_end(e, "remote", "remote:", &r->remote);
+	render_memory(e, r);
+	emit_uint(e, "dropped_peers", r->dropped ? "  %" PRIu64 " peer(s) dropped before this one (malformed or silent)\n" : NULL,
+		  r->dropped);
+	render_latency(e, r);
+	if (!r->measured) {
+		emit_null(e, "elapsed_s", NULL);
+		emit_null(e, "messages_per_s", NULL);
+		emit_null(e, "gbit_per_s", NULL);
+		emit_null(e, "bytes", NULL);
+		emit_text(e, "  ok (the client reports the measurements)\n");
+		emit_obj_close(e);
+		return;
+	}
+	emit_text(e, "  %u operations", r->iters);
+	emit_double(e, "elapsed_s", " in %.6f s", r->elapsed_s);
+	emit_double(e, "messages_per_s", ": %.0f per second", r->msg_rate);
+	emit_double(e, "gbit_per_s", ", %.3f Gb/s", r->gbit_s);
+	emit_uint(e, "bytes", " of payload (%" PRIu64 " bytes)\n", r->bytes);
+	emit_obj_close(e);
+}

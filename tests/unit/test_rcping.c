@@ -1,0 +1,794 @@
+/*
+ * Unit tests of the link probe engine over the fake verbs: both sides of a
+ * probe run in this process (the listener in a thread, the out-of-band
+ * exchange over a socket pair or loopback TCP); every --op and --bw, lost
+ * and failed completions, each failing setup step, peers that do not fit.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "fake_verbs.h"
+#include "../../core/log.h"
+#include "../../core/rcping.h"
+#include "../../output/hostinfo.h"
+
+struct side {
+	struct ibs_ping_opts o;
+	struct ibs_ping *p;
+	int fd;
+	enum ibs_err rc;
+	bool accepted;
+	struct ibs_ping_result res;
+	enum ibs_ping_step step;
+	char *err, *hint;
+};
+
+static void opts(struct side *s, enum ibs_ping_op op, bool bw, unsigned iters, unsigned size)
+{
+	memset(s, 0, sizeof(*s));
+	s->o.gid_index = -1;
+	s->o.op = op;
+	s->o.bw = bw;
+	s->o.iters = iters;
+	s->o.size = size;
+	s->o.timeout_ms = 5000;
+	s->fd = -1;
+}
+
+/* Keep what failed, then close. */
+static void finish(struct side *s)
+{
+	if (s->p) {
+		s->step = ibs_ping_failed_step(s->p);
+		s->err = ibs_ping_error(s->p) ? xstrdup(ibs_ping_error(s->p)) : NULL;
+		s->hint = ibs_ping_hint(s->p) ? xstrdup(ibs_ping_hint(s->p)) : NULL;
+	}
+	ibs_ping_close(s->p);
+	s->p = NULL;
+}
+
+static void side_free(struct side *s)
+{
+	ibs_ping_result_free(&s->res);
+	free(s->err);
+	free(s->hint);
+}
+
+static void has(const char *s, const char *want)
+{
+	if (!s || !strstr(s, want))
+		fail_msg("'%s' lacks '%s'", s ? s : "(null)", want);
+}
+
+static void *serve_main(void *arg)
+{
+	struct side *s = arg;
+
+	s->rc = ibs_ping_serve_fd(s->p, s->fd, "client", &s->res, &s->accepted);
+	close(s->fd);
+	return NULL;
+}
+
+/* Both sides, the listener in a thread; the devices are opened listener first. */
+static void run_pair(struct side *c, struct side *s)
+{
+	pthread_t th;
+	int sv[2];
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	s->fd = sv[1];
+	c->fd = sv[0];
+	s->rc = ibs_ping_open(&fake_verbs, &s->o, &s->p);
+	assert_int_equal(s->rc, IBS_OK);
+	c->rc = ibs_ping_open(&fake_verbs, &c->o, &c->p);
+	assert_int_equal(pthread_create(&th, NULL, serve_main, s), 0);
+	if (c->rc == IBS_OK)
+		c->rc = ibs_ping_client_fd(c->p, c->fd, "listener", &c->res);
+	finish(c);
+	close(c->fd);
+	pthread_join(th, NULL);
+	finish(s);
+	assert_false(fv.overrun);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	fv_reset();
+	return 0;
+}
+
+static void roce_table(void)
+{
+	static const uint8_t ll[16] = { 0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x0e, 0x42, 0xa1, 0xff, 0xfe, 0x5b, 0x3c, 0x10 };
+	static const uint8_t v4[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 168, 10, 5 };
+
+	fv.ll = IBS_LL_ETH;
+	fv.n_gids = 6;
+	memcpy(fv.gids[0].gid, ll, 16);
+	fv.gids[0].type = IBS_GID_IB_ROCE_V1;
+	memcpy(fv.gids[1].gid, ll, 16);
+	fv.gids[1].type = IBS_GID_ROCE_V2;
+	memcpy(fv.gids[2].gid, v4, 16);
+	fv.gids[2].type = IBS_GID_IB_ROCE_V1;
+	memcpy(fv.gids[3].gid, v4, 16);
+	fv.gids[3].type = IBS_GID_ROCE_V2;
+	/* 4 and 5 stay empty, as unused entries of a real table do. */
+}
+
+static void check_latency(const struct ibs_ping_result *r)
+{
+	assert_true(r->measured);
+	assert_true(r->has_latency);
+	assert_true(r->lat_min_us >= 0);
+	assert_true(r->lat_min_us <= r->lat_median_us);
+	assert_true(r->lat_median_us <= r->lat_p99_us);
+	assert_true(r->lat_p99_us <= r->lat_max_us);
+	assert_true(r->lat_mean_us >= r->lat_min_us && r->lat_mean_us <= r->lat_max_us);
+	assert_true(r->elapsed_s > 0);
+	assert_true(r->msg_rate > 0);
+}
+
+/* The two results describe the same connection from both ends. */
+static void check_pair(const struct side *c, const struct side *s)
+{
+	assert_int_equal(c->rc, IBS_OK);
+	assert_int_equal(s->rc, IBS_OK);
+	assert_true(s->accepted);
+	assert_false(c->res.server);
+	assert_true(s->res.server);
+	assert_false(s->res.measured);
+	assert_int_equal(c->res.local.qpn, s->res.remote.qpn);
+	assert_int_equal(c->res.remote.qpn, s->res.local.qpn);
+	assert_int_equal(c->res.local.psn, s->res.remote.psn);
+	assert_int_equal(c->res.remote.rkey, s->res.mr.rkey);
+	assert_int_equal(c->res.mtu, 5);
+	assert_true(c->res.mr.bytes >= 2 * c->res.size);
+	assert_true(c->res.mr.reg_us >= 0);
+	assert_int_equal(c->res.op, s->res.op);
+	assert_int_equal(c->res.iters, s->res.iters);
+}
+
+static void test_choose_gid(void **state)
+{
+	static const struct {
+		const char *gids[4];
+		enum ibs_gid_type types[4];
+		int want;
+		const char *why;
+	} cases[] = {
+		{ { "fe80::1", "fe80::1", "::ffff:10.0.0.1", "::ffff:10.0.0.1" },
+		  { IBS_GID_IB_ROCE_V1, IBS_GID_ROCE_V2, IBS_GID_IB_ROCE_V1, IBS_GID_ROCE_V2 },
+		  3,
+		  "RoCE v2 with an IPv4 address" },
+		{ { "fe80::1", "fe80::1", NULL, NULL }, { IBS_GID_IB_ROCE_V1, IBS_GID_ROCE_V2 }, 1, "RoCE v2, link-local" },
+		{ { "fe80::1", "2001:db8::1", "fe80::1", NULL },
+		  { IBS_GID_IB_ROCE_V1, IBS_GID_ROCE_V2, IBS_GID_ROCE_V2 },
+		  1,
+		  "RoCE v2 with a global IPv6 address" },
+		{ { "fe80::1", "::ffff:10.0.0.1", NULL, NULL },
+		  { IBS_GID_IB_ROCE_V1, IBS_GID_IB_ROCE_V1 },
+		  1,
+		  "RoCE v1 with an IPv4 address" },
+		{ { "::", "::ffff:10.0.0.1", NULL, NULL },
+		  { IBS_GID_UNKNOWN, IBS_GID_UNKNOWN },
+		  1,
+		  "an IPv4 address (GID type unknown)" },
+		{ { "fe80::1", NULL, NULL, NULL }, { IBS_GID_IB_ROCE_V1 }, 0, "the first GID in the table" },
+		{ { "::", "::", NULL, NULL }, { IBS_GID_ROCE_V2, IBS_GID_ROCE_V2 }, -1, NULL },
+	};
+	size_t i, k;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ibs_ping_gid t[4];
+		const char *why = NULL;
+		unsigned n = 0;
+		memset(t, 0, sizeof(t));
+		for (k = 0; k < 4 && cases[i].gids[k]; k++, n++) {
+			struct in6_addr a;
+			assert_int_equal(inet_pton(AF_INET6, cases[i].gids[k], &a), 1);
+			t[k].index = (unsigned)k;
+			memcpy(t[k].gid, a.s6_addr, 16);
+			t[k].type = cases[i].types[k];
+		}
+		assert_int_equal(ibs_ping_choose_gid(t, n, &why), cases[i].want);
+		if (cases[i].why)
+			assert_string_equal(why, cases[i].why);
+		else
+			assert_null(why);
+	}
+}
+
+/* Latency runs of every operation, end to end. */
+static void test_latency_every_op(void **state)
+{
+	enum ibs_ping_op op;
+
+	(void)state;
+	for (op = IBS_OP_SEND; op < IBS_OP__COUNT; op++) {
+		struct side c, s;
+		fv_reset();
+		opts(&c, op, false, 500, 100);
+		opts(&s, op, false, 0, 0);
+		run_pair(&c, &s);
+		check_pair(&c, &s);
+		check_latency(&c.res);
+		/* Ping-pongs report half the round trip; reads and atomics the whole operation. */
+		assert_int_equal(c.res.half_rtt, op == IBS_OP_SEND || op == IBS_OP_WRITE);
+		assert_int_equal(c.res.size, op == IBS_OP_ATOMIC ? 8 : 100);
+		assert_int_equal(c.res.bytes, 500ull * c.res.size);
+		assert_false(c.res.use_grh);
+		side_free(&c);
+		side_free(&s);
+	}
+}
+
+/* Bandwidth runs of every operation: more operations than queue depths, so queues wrap and refill. */
+static void test_bandwidth_every_op(void **state)
+{
+	enum ibs_ping_op op;
+
+	(void)state;
+	for (op = IBS_OP_SEND; op < IBS_OP__COUNT; op++) {
+		struct side c, s;
+		fv_reset();
+		opts(&c, op, true, 3000, 4096);
+		opts(&s, op, false, 0, 0);
+		run_pair(&c, &s);
+		check_pair(&c, &s);
+		assert_true(c.res.measured);
+		assert_false(c.res.has_latency);
+		assert_true(c.res.gbit_s > 0);
+		assert_true(c.res.bw);
+		assert_true(s.res.bw);
+		side_free(&c);
+		side_free(&s);
+	}
+}
+
+/* RoCE: the GID is chosen (RoCE v2 with IPv4) and the QP is addressed by it. */
+static void test_roce_gid(void **state)
+{
+	struct side c, s;
+
+	(void)state;
+	roce_table();
+	opts(&c, IBS_OP_SEND, false, 50, 64);
+	opts(&s, IBS_OP_SEND, false, 0, 0);
+	run_pair(&c, &s);
+	check_pair(&c, &s);
+	assert_true(c.res.use_grh);
+	assert_int_equal(c.res.local.gid_index, 3);
+	assert_int_equal(c.res.remote.gid_index, 3);
+	assert_int_equal(c.res.local.gid_type, IBS_GID_ROCE_V2);
+	assert_string_equal(c.res.gid_choice, "RoCE v2 with an IPv4 address");
+	assert_true(fv.last_rtr.use_grh);
+	assert_int_equal(fv.last_rtr.sgid_index, 3);
+	assert_int_equal(fv.last_rtr.remote_gid[15], 5);
+	side_free(&c);
+	side_free(&s);
+	/* --gid-index overrides the choice; an empty entry is refused. */
+	fv_reset();
+	roce_table();
+	opts(&c, IBS_OP_SEND, false, 10, 64);
+	c.o.gid_index = 4;
+	assert_int_equal(ibs_ping_open(&fake_verbs, &c.o, &c.p), IBS_E_INVAL);
+	finish(&c);
+	assert_int_equal(c.step, IBS_STEP_GID);
+	has(c.err, "GID index 4 of fake0 port 1 is empty");
+	has(c.hint, "'ibscan local' lists the GID table");
+	side_free(&c);
+	/* No usable GID at all. */
+	fv_reset();
+	fv.ll = IBS_LL_ETH;
+	opts(&c, IBS_OP_SEND, false, 10, 64);
+	assert_int_equal(ibs_ping_open(&fake_verbs, &c.o, &c.p), IBS_E_NODEV);
+	finish(&c);
+	assert_int_equal(c.step, IBS_STEP_GID);
+	has(c.err, "no usable GID on fake0 port 1");
+	side_free(&c);
+}
+
+/* A completion that never comes: the deadline ends the run with a clear error on both sides. */
+static void test_lost_completion(void **state)
+{
+	struct side c, s;
+	uint64_t t0 = ibs_mono_ns();
+
+	(void)state;
+	fv.lose_from = 7; /* the client's 4th send, as posts alternate */
+	opts(&c, IBS_OP_SEND, false, 100, 64);
+	opts(&s, IBS_OP_SEND, false, 0, 0);
+	c.o.timeout_ms = s.o.timeout_ms = 500;
+	run_pair(&c, &s);
+	assert_true((ibs_mono_ns() - t0) / 1000000 < 20000);
+	assert_int_equal(c.rc, IBS_E_TIMEOUT);
+	assert_int_equal(c.step, IBS_STEP_RUN);
+	has(c.err, "no completion within 500 ms (--timeout): send 4 of 100");
+	has(c.hint, "raise --timeout");
+	assert_true(s.accepted);
+	assert_int_not_equal(s.rc, IBS_OK);
+	assert_int_equal(s.step, IBS_STEP_RUN);
+	side_free(&c);
+	side_free(&s);
+}
+
+/* A completion with an error status: named, with a hint; the listener is told why. */
+static void test_error_completion(void **state)
+{
+	struct side c, s;
+
+	(void)state;
+	fv.err_at = 5;
+	fv.err_status = IBS_WC_RETRY_EXC_ERR;
+	opts(&c, IBS_OP_READ, false, 100, 64);
+	opts(&s, IBS_OP_READ, false, 0, 0);
+	run_pair(&c, &s);
+	assert_int_equal(c.rc, IBS_E_STATUS);
+	assert_int_equal(c.step, IBS_STEP_RUN);
+	has(c.err, "RDMA read 5 of 100 completed with status RETRY_EXC_ERR (transport retry counter exceeded; "
+		   "vendor error 0x81)");
+	has(c.hint, "on RoCE try --gid-index N");
+	assert_int_equal(s.rc, IBS_E_TRANSPORT);
+	has(s.err, "the peer client stopped: RDMA read 5 of 100 completed with status RETRY_EXC_ERR");
+	side_free(&c);
+	side_free(&s);
+	fv_reset();
+	fv.err_at = 2;
+	fv.err_status = IBS_WC_REM_ACCESS_ERR;
+	opts(&c, IBS_OP_WRITE, true, 100, 64);
+	opts(&s, IBS_OP_WRITE, false, 0, 0);
+	run_pair(&c, &s);
+	assert_int_equal(c.rc, IBS_E_STATUS);
+	has(c.err, "status REM_ACCESS_ERR (remote access error");
+	has(c.hint, "rkey");
+	side_free(&c);
+	side_free(&s);
+	assert_string_equal(ibs_wc_status_name(IBS_WC_WR_FLUSH_ERR), "WR_FLUSH_ERR");
+	assert_string_equal(ibs_wc_status_name(99), "UNKNOWN");
+}
+
+/* The client's device fails one setup step: the step is named, with its hint. */
+static void client_setup_fails(enum fv_op op, int err, enum ibs_ping_step step, enum ibs_err want, const char *msg,
+			       const char *hint)
+{
+	struct side c;
+	int sv[2];
+
+	fv_reset();
+	fv_fail(op, err, 0);
+	opts(&c, IBS_OP_SEND, false, 10, 64);
+	c.rc = ibs_ping_open(&fake_verbs, &c.o, &c.p);
+	if (c.rc == IBS_OK) {
+		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+		c.rc = ibs_ping_client_fd(c.p, sv[0], "listener", &c.res);
+		close(sv[0]);
+		close(sv[1]);
+	}
+	finish(&c);
+	assert_int_equal(c.rc, want);
+	assert_int_equal(c.step, step);
+	has(c.err, msg);
+	if (hint)
+		has(c.hint, hint);
+	side_free(&c);
+}
+
+static void test_setup_failures(void **state)
+{
+	(void)state;
+	client_setup_fails(FV_OPEN, ENODEV, IBS_STEP_OPEN, IBS_E_NODEV,
+			   "no RDMA device found (the kernel has no RDMA support", "ibscan local");
+	client_setup_fails(FV_OPEN, EACCES, IBS_STEP_OPEN, IBS_E_PERM, "cannot open fake0: Permission denied",
+			   "/dev/infiniband/uverbs");
+	client_setup_fails(FV_PD, ENOMEM, IBS_STEP_PD, IBS_E_TRANSPORT, "cannot allocate a protection domain on fake0",
+			   NULL);
+	client_setup_fails(FV_MR, ENOMEM, IBS_STEP_MR, IBS_E_TRANSPORT,
+			   "memory registration of 128 bytes failed: Cannot allocate memory", "RLIMIT_MEMLOCK");
+	client_setup_fails(FV_MR, EPERM, IBS_STEP_MR, IBS_E_TRANSPORT, "Operation not permitted", "ulimit -l");
+	client_setup_fails(FV_CQ, ENOMEM, IBS_STEP_CQ, IBS_E_TRANSPORT, "cannot create a completion queue", NULL);
+	client_setup_fails(FV_QP, ENOMEM, IBS_STEP_QP, IBS_E_TRANSPORT, "cannot create the RC queue pair", "queue pairs");
+	client_setup_fails(FV_INIT, EINVAL, IBS_STEP_INIT, IBS_E_TRANSPORT,
+			   "INIT failed: Invalid argument (fake0 port 1)", "check the port");
+	assert_string_equal(ibs_ping_step_name(IBS_STEP_MR), "MR");
+	assert_string_equal(ibs_ping_step_name(IBS_STEP_EXCHANGE), "exchange");
+	assert_string_equal(ibs_ping_step_name((enum ibs_ping_step)99), "?");
+}
+
+static void test_open_failures(void **state)
+{
+	struct side c;
+
+	(void)state;
+	opts(&c, IBS_OP_SEND, false, 10, 64);
+	c.o.ca = "mlx5_9";
+	assert_int_equal(ibs_ping_open(&fake_verbs, &c.o, &c.p), IBS_E_NODEV);
+	finish(&c);
+	has(c.err, "no RDMA device named 'mlx5_9'");
+	side_free(&c);
+	opts(&c, IBS_OP_SEND, false, 10, 64);
+	c.o.port = 2;
+	assert_int_equal(ibs_ping_open(&fake_verbs, &c.o, &c.p), IBS_E_NODEV);
+	finish(&c);
+	has(c.err, "fake0 has no port 2 (it has 1)");
+	side_free(&c);
+	fv.port_state = 2;
+	opts(&c, IBS_OP_SEND, false, 10, 64);
+	assert_int_equal(ibs_ping_open(&fake_verbs, &c.o, &c.p), IBS_E_NODEV);
+	finish(&c);
+	has(c.err, "fake0 port 1 is not active (state INIT)");
+	has(c.hint, "no subnet manager");
+	side_free(&c);
+}
+
+/* A scripted listener: answers a hello with a reply the test shaped, then records what it is told. */
+struct script {
+	int fd;
+	struct ibs_oob_msg reply;
+	void (*shape)(struct ibs_oob_hello *h);
+	char told[IBS_OOB_MAX_TEXT + 1];
+};
+
+static void *script_main(void *arg)
+{
+	struct script *s = arg;
+	struct ibs_oob_msg m;
+	char *msg = NULL;
+
+	if (ibs_oob_recv(s->fd, 2000, &m, &msg) == IBS_OK) {
+		s->reply = m;
+		s->reply.type = IBS_OOB_HELLO_REPLY;
+		s->reply.hello.qpn = 0x999;
+		s->reply.hello.psn = 0x42;
+		s->reply.hello.lid = 42;
+		s->reply.hello.gid[0] = 0xfe;
+		s->reply.hello.gid[1] = 0x80;
+		s->reply.hello.gid[15] = 0x99;
+		if (s->shape)
+			s->shape(&s->reply.hello);
+		ibs_oob_send(s->fd, &s->reply, 2000, &msg);
+		if (ibs_oob_recv(s->fd, 2000, &m, &msg) == IBS_OK && m.type == IBS_OOB_ERROR)
+			snprintf(s->told, sizeof(s->told), "%s", m.text);
+	}
+	free(msg);
+	close(s->fd);
+	return NULL;
+}
+
+static void run_scripted(struct side *c, void (*shape)(struct ibs_oob_hello *h), struct script *sc)
+{
+	pthread_t th;
+	int sv[2];
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	memset(sc, 0, sizeof(*sc));
+	sc->fd = sv[1];
+	sc->shape = shape;
+	assert_int_equal(pthread_create(&th, NULL, script_main, sc), 0);
+	c->rc = ibs_ping_open(&fake_verbs, &c->o, &c->p);
+	if (c->rc == IBS_OK)
+		c->rc = ibs_ping_client_fd(c->p, sv[0], "listener", &c->res);
+	finish(c);
+	close(sv[0]);
+	pthread_join(th, NULL);
+}
+
+static void shape_roce_peer(struct ibs_oob_hello *h)
+{
+	static const uint8_t v4[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 168, 10, 6 };
+
+	memcpy(h->gid, v4, 16);
+}
+
+static void test_rtr_rts_failures(void **state)
+{
+	struct script sc;
+	struct side c;
+
+	(void)state;
+	/* InfiniBand: addressed by LID. */
+	fv_fail(FV_RTR, EINVAL, 0);
+	opts(&c, IBS_OP_SEND, false, 10, 64);
+	run_scripted(&c, NULL, &sc);
+	assert_int_equal(c.rc, IBS_E_TRANSPORT);
+	assert_int_equal(c.step, IBS_STEP_RTR);
+	has(c.err, "RTR failed: remote LID 42, QPN 0x999: Invalid argument");
+	has(c.hint, "Active with a LID");
+	has(sc.told, "RTR failed: remote LID 42"); /* the peer learns why */
+	side_free(&c);
+	/* RoCE: addressed by GID. */
+	fv_reset();
+	roce_table();
+	fv_fail(FV_RTR, ENETUNREACH, 0);
+	opts(&c, IBS_OP_SEND, false, 10, 64);
+	run_scripted(&c, shape_roce_peer, &sc);
+	assert_int_equal(c.step, IBS_STEP_RTR);
+	has(c.err, "RTR failed: remote GID 0000:0000:0000:0000:0000:ffff:c0a8:0a06 unreachable from GID index 3 "
+		   "(Network is unreachable)");
+	has(c.hint, "on RoCE try --gid-index N (ibscan local lists them");
+	side_free(&c);
+	fv_reset();
+	fv_fail(FV_RTS, EINVAL, 0);
+	opts(&c, IBS_OP_SEND, false, 10, 64);
+	run_scripted(&c, NULL, &sc);
+	assert_int_equal(c.step, IBS_STEP_RTS);
+	has(c.err, "RTS failed: Invalid argument");
+	side_free(&c);
+}
+
+static void shape_ethernet(struct ibs_oob_hello *h)
+{
+	h->link_layer = IBS_LL_ETH;
+}
+
+static void shape_v1(struct ibs_oob_hello *h)
+{
+	h->gid_type = IBS_GID_IB_ROCE_V1;
+	h->gid_index = 2;
+}
+
+static void shape_other_test(struct ibs_oob_hello *h)
+{
+	h->iters = 7;
+}
+
+static void shape_no_lid(struct ibs_oob_hello *h)
+{
+	h->lid = 0;
+}
+
+/* Peers that cannot be talked to are refused before RTR, saying why. */
+static void test_peer_mismatch(void **state)
+{
+	struct script sc;
+	struct side c;
+
+	(void)state;
+	opts(&c, IBS_OP_SEND, false, 10, 64);
+	run_scripted(&c, shape_ethernet, &sc);
+	assert_int_equal(c.step, IBS_STEP_EXCHANGE);
+	has(c.err, "the peer listener uses an Ethernet (RoCE) port and this host fake0 port 1 is InfiniBand");
+	side_free(&c);
+	fv_reset();
+	roce_table();
+	opts(&c, IBS_OP_SEND, false, 10, 64);
+	run_scripted(&c, shape_v1, &sc);
+	assert_int_equal(c.step, IBS_STEP_EXCHANGE);
+	has(c.err, "this host uses a RoCE v2 GID (index 3) and the peer listener a IB/RoCE v1 GID (index 2)");
+	has(c.hint, "--gid-index");
+	side_free(&c);
+	fv_reset();
+	opts(&c, IBS_OP_SEND, false, 10, 64);
+	run_scripted(&c, shape_other_test, &sc);
+	has(c.err, "the listener listener answered for another test (send, 7 x 64 bytes)");
+	side_free(&c);
+	fv_reset();
+	opts(&c, IBS_OP_SEND, false, 10, 64);
+	run_scripted(&c, shape_no_lid, &sc);
+	has(c.err, "the peer listener has no unicast LID (0x0)");
+	has(c.hint, "subnet manager");
+	side_free(&c);
+}
+
+/* The listener's own setup fails: the client hears why. */
+static void test_listener_fails(void **state)
+{
+	struct side c, s;
+
+	(void)state;
+	fv_fail(FV_MR, ENOMEM, 1); /* the client registers first, then the listener */
+	opts(&c, IBS_OP_SEND, false, 10, 64);
+	opts(&s, IBS_OP_SEND, false, 0, 0);
+	run_pair(&c, &s);
+	assert_int_equal(s.rc, IBS_E_TRANSPORT);
+	assert_int_equal(s.step, IBS_STEP_MR);
+	has(s.hint, "RLIMIT_MEMLOCK");
+	assert_int_equal(c.rc, IBS_E_TRANSPORT);
+	assert_int_equal(c.step, IBS_STEP_EXCHANGE);
+	has(c.err, "the listener listener refused the probe: memory registration of 128 bytes failed");
+	side_free(&c);
+	side_free(&s);
+	/* A listener without atomics refuses an atomic probe; a client without them does not start one. */
+	fv_reset();
+	fv.no_atomics[0] = true;
+	opts(&c, IBS_OP_ATOMIC, false, 10, 8);
+	opts(&s, IBS_OP_SEND, false, 0, 0);
+	run_pair(&c, &s);
+	assert_false(s.accepted);
+	assert_int_equal(s.rc, IBS_E_INVAL);
+	has(c.err, "refused the probe: the listener's device does not support atomic operations");
+	side_free(&c);
+	side_free(&s);
+	fv_reset();
+	fv.no_atomics[1] = true;
+	opts(&c, IBS_OP_ATOMIC, false, 10, 8);
+	opts(&s, IBS_OP_SEND, false, 0, 0);
+	run_pair(&c, &s);
+	assert_int_equal(c.step, IBS_STEP_OPEN);
+	has(c.err, "fake0 does not support atomic operations");
+	assert_false(s.accepted);
+	side_free(&c);
+	side_free(&s);
+}
+
+struct listener {
+	struct ibs_ping *p;
+	int lfd, wait_ms;
+	enum ibs_err rc;
+	struct ibs_ping_result res;
+};
+
+static void *listen_main(void *arg)
+{
+	struct listener *l = arg;
+
+	l->rc = ibs_ping_serve(l->p, l->lfd, l->wait_ms, &l->res);
+	return NULL;
+}
+
+/*
+ * The listener over loopback TCP serves one peer at a time: a silent peer is
+ * dropped after --timeout, a stranger at once, and then a real probe runs.
+ */
+static void test_listener_drops_bad_peers(void **state)
+{
+	struct listener l;
+	struct side c, s;
+	pthread_t th;
+	char *msg = NULL;
+	unsigned port = 0;
+	int silent, stranger;
+	uint64_t t0;
+
+	(void)state;
+	memset(&l, 0, sizeof(l));
+	opts(&s, IBS_OP_SEND, false, 0, 0);
+	s.o.timeout_ms = 300;
+	assert_int_equal(ibs_ping_open(&fake_verbs, &s.o, &l.p), IBS_OK);
+	assert_int_equal(ibs_tcp_listen("127.0.0.1", 0, &l.lfd, &port, &msg), IBS_OK);
+	l.wait_ms = 10000;
+	assert_int_equal(pthread_create(&th, NULL, listen_main, &l), 0);
+	t0 = ibs_mono_ns();
+	assert_int_equal(ibs_tcp_connect("127.0.0.1", port, 2000, &silent, &msg), IBS_OK);
+	assert_int_equal(ibs_tcp_connect("127.0.0.1", port, 2000, &stranger, &msg), IBS_OK);
+	assert_int_equal(send(stranger, "GET / HTTP/1.0\r\n\r\n", 18, MSG_NOSIGNAL), 18);
+	opts(&c, IBS_OP_WRITE, false, 200, 64);
+	assert_int_equal(ibs_ping_open(&fake_verbs, &c.o, &c.p), IBS_OK);
+	c.rc = ibs_ping_client(c.p, "127.0.0.1", port, &c.res);
+	finish(&c);
+	pthread_join(th, NULL);
+	/* The silent peer held the listener for its timeout, not longer. */
+	assert_true((ibs_mono_ns() - t0) / 1000000 >= 250);
+	assert_true((ibs_mono_ns() - t0) / 1000000 < 30000);
+	assert_int_equal(c.rc, IBS_OK);
+	assert_int_equal(l.rc, IBS_OK);
+	assert_int_equal(l.res.dropped, 2);
+	assert_true(l.res.server);
+	check_latency(&c.res);
+	close(silent);
+	close(stranger);
+	side_free(&c);
+	ibs_ping_result_free(&l.res);
+	/* Nobody comes: --wait ends the listener. */
+	l.wait_ms = 100;
+	l.rc = ibs_ping_serve(l.p, l.lfd, l.wait_ms, &l.res);
+	assert_int_equal(l.rc, IBS_E_TIMEOUT);
+	assert_int_equal(ibs_ping_failed_step(l.p), IBS_STEP_CONNECT);
+	has(ibs_ping_error(l.p), "no probe arrived within 0.1 s (--wait)");
+	close(l.lfd);
+	ibs_ping_close(l.p);
+	/* Nobody listens: the client names the step and says what to start. */
+	opts(&c, IBS_OP_SEND, false, 10, 64);
+	assert_int_equal(ibs_ping_open(&fake_verbs, &c.o, &c.p), IBS_OK);
+	c.rc = ibs_ping_client(c.p, "127.0.0.1", port, &c.res);
+	finish(&c);
+	assert_int_equal(c.rc, IBS_E_TRANSPORT);
+	assert_int_equal(c.step, IBS_STEP_CONNECT);
+	has(c.err, "Connection refused");
+	has(c.hint, "start 'ibscan ping --listen' on 127.0.0.1 first");
+	side_free(&c);
+	assert_false(fv.overrun);
+}
+
+/* The result renders with every key present, in both formats. */
+static void test_render(void **state)
+{
+	struct side c, s;
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *m;
+	struct emit *e;
+	json_t *j;
+	json_error_t jerr;
+	static const char *const keys[] = { "schema",	     "role",	"peer",	      "op",	     "bandwidth",
+					    "iterations",    "size",	"device",     "port",	     "addressing",
+					    "gid_choice",    "path_mtu", "local",     "remote",	     "memory",
+					    "dropped_peers", "latency_us", "elapsed_s", "messages_per_s", "gbit_per_s",
+					    "bytes" };
+
+	(void)state;
+	opts(&c, IBS_OP_SEND, false, 20, 64);
+	opts(&s, IBS_OP_SEND, false, 0, 0);
+	run_pair(&c, &s);
+	assert_int_equal(c.rc, IBS_OK);
+	m = open_memstream(&buf, &len);
+	e = emit_new(EMIT_JSON);
+	render_ping(e, &c.res);
+	assert_int_equal(emit_write(e, m), 0);
+	emit_free(e);
+	fclose(m);
+	j = json_loads(buf, 0, &jerr);
+	assert_non_null(j);
+	assert_int_equal(json_object_size(j), sizeof(keys) / sizeof(keys[0]));
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!json_object_get(j, keys[i]))
+			fail_msg("key '%s' missing", keys[i]);
+	assert_string_equal(json_string_value(json_object_get(j, "schema")), IBS_PING_SCHEMA);
+	assert_string_equal(json_string_value(json_object_get(j, "role")), "client");
+	assert_true(json_is_object(json_object_get(j, "latency_us")));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "latency_us"), "kind")),
+			    "half_round_trip");
+	json_decref(j);
+	free(buf);
+	buf = NULL;
+	/* The listener's view has no measurements: null, not absent. */
+	m = open_memstream(&buf, &len);
+	e = emit_new(EMIT_JSON);
+	render_ping(e, &s.res);
+	assert_int_equal(emit_write(e, m), 0);
+	emit_free(e);
+	fclose(m);
+	j = json_loads(buf, 0, &jerr);
+	assert_non_null(j);
+	assert_int_equal(json_object_size(j), sizeof(keys) / sizeof(keys[0]));
+	assert_true(json_is_null(json_object_get(j, "latency_us")));
+	assert_true(json_is_null(json_object_get(j, "gbit_per_s")));
+	json_decref(j);
+	free(buf);
+	buf = NULL;
+	m = open_memstream(&buf, &len);
+	e = emit_new(EMIT_TEXT);
+	render_ping(e, &c.res);
+	assert_int_equal(emit_write(e, m), 0);
+	emit_free(e);
+	fclose(m);
+	has(buf, "probe of listener: send latency, 20 x 64 bytes, from fake0 port 1");
+	has(buf, "latency in us (half_round_trip): min ");
+	has(buf, "memory: 128 bytes registered in ");
+	free(buf);
+	side_free(&c);
+	side_free(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_choose_gid, setup),
+		cmocka_unit_test_setup(test_latency_every_op, setup),
+		cmocka_unit_test_setup(test_bandwidth_every_op, setup),
+		cmocka_unit_test_setup(test_roce_gid, setup),
+		cmocka_unit_test_setup(test_lost_completion, setup),
+		cmocka_unit_test_setup(test_error_completion, setup),
+		cmocka_unit_test_setup(test_setup_failures, setup),
+		cmocka_unit_test_setup(test_open_failures, setup),
+		cmocka_unit_test_setup(test_rtr_rts_failures, setup),
+		cmocka_unit_test_setup(test_peer_mismatch, setup),
+		cmocka_unit_test_setup(test_listener_fails, setup),
+		cmocka_unit_test_setup(test_listener_drops_bad_peers, setup),
+		cmocka_unit_test_setup(test_render, setup),
+	};
+	log_set_level(LOG_QUIET);
+	return cmocka_run_group_tests_name("rcping", tests, NULL, NULL);
+}
