@@ -327,6 +327,8 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 			f->interval_s = c->interval_s;
 		}
 	}
+	if (rc == IBS_OK && c->after_walk && f->n_nodes)
+		rc = c->after_walk(e, f, c->after_ctx);
 	if (rc != IBS_OK && !f->aborted) {
 		f->aborted = true;
 		f->partial = true;

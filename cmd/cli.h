@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <stdbool.h>
 
+#include "../core/engine.h"
 #include "../core/file.h"
 #include "../fabric/model.h"
 
@@ -52,6 +53,9 @@ struct cli_common {
 	bool want_counters;
 	bool reset_counters;
 	bool ext_counters;  /* 64-bit data counters too */
+	/* Run after the walk with the same engine (routes, path records). */
+	enum ibs_err (*after_walk)(struct ibs_engine *e, struct ibs_fabric *f, void *ctx);
+	void *after_ctx;
 	double interval_s;
 };
 

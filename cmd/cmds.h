@@ -12,5 +12,8 @@ int cmd_ping(int argc, char **argv);
 int cmd_health(int argc, char **argv);
 int cmd_counters(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_route(int argc, char **argv);
+int cmd_routes(int argc, char **argv);
+int cmd_path(int argc, char **argv);
 
 #endif

@@ -53,6 +53,17 @@ const struct cmd_desc ibs_commands[] = {
 	{ "diff", cmd_diff, "A B [options]",
 	  "Compare two topologies (ibscan JSON, ibnetdiscover netfile, or 'live'); exit 1 when they differ.",
 	  "options:\n" VIEW_HELP CLI_FABRIC_HELP CLI_BASE_HELP },
+	{ "route", cmd_route, "SRC DST [options]",
+	  "Trace the route from SRC to DST through the switches' forwarding tables (exit 1: a hole or a loop).",
+	  "SRC and DST: a LID, a node or port GUID (0x...), or a node name.\n"
+	  "options:\n" VIEW_HELP CLI_FABRIC_HELP CLI_BASE_HELP },
+	{ "routes", cmd_routes, "--dump [options]", "Dump every switch's linear forwarding table.",
+	  "options:\n"
+	  "      --dump             read and print every switch's LFT\n" VIEW_HELP CLI_FABRIC_HELP CLI_BASE_HELP },
+	{ "path", cmd_path, "SRC DST [options]",
+	  "Ask the subnet administrator for the PathRecord from SRC to DST, as RDMA applications do.",
+	  "SRC and DST: a LID, a node or port GUID (0x...), or a node name.\n"
+	  "options:\n" VIEW_HELP CLI_FABRIC_HELP CLI_BASE_HELP },
 	{ "capture", cmd_capture, "info|export FILE [options]",
 	  "Inspect a capture (info) or convert it to pcap for Wireshark (export).",
 	  "subcommands:\n"

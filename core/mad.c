@@ -524,3 +524,63 @@ void ibs_pma_select(uint8_t *data, size_t len, uint8_t port, bool ext, bool rese
 		mad_encode_field(data, IB_PC_COUNTER_SELECT2_F, &sel2);
 	}
 }
+
+void ibs_path_record_query(uint8_t *data, uint16_t slid, uint16_t dlid)
+{
+	uint32_t v;
+
+	memset(data, 0, IBS_SA_PR_SIZE);
+	v = slid;
+	mad_encode_field(data, IB_SA_PR_SLID_F, &v);
+	v = dlid;
+	mad_encode_field(data, IB_SA_PR_DLID_F, &v);
+	v = 1;
+	mad_encode_field(data, IB_SA_PR_NPATH_F, &v);
+}
+
+/*
+ * IBA 15.2.5.16, table 206. libibmad has field tables for the GIDs, LIDs,
+ * NumbPath and SL only; the other fields are read at their byte offsets in
+ * the 64-byte record: 44-47 RawTraffic/FlowLabel/HopLimit, 48 TClass,
+ * 49 Reversible/NumbPath, 50-51 P_Key, 54 MTU, 55 Rate, 56 PacketLifeTime
+ * (each with a 2-bit selector above 6 bits of value).
+ */
+enum ibs_err ibs_decode_path_record(const uint8_t *mad, size_t len, struct ibs_path_record *o)
+{
+	uint8_t d[IBS_MAD_SIZE];
+	uint32_t w;
+
+	if (!mad || len < IBS_SA_DATA_OFFS + IBS_SA_PR_SIZE)
+		return IBS_E_MALFORMED;
+	memset(d, 0, sizeof(d));
+	memcpy(d, mad + IBS_SA_DATA_OFFS, IBS_SA_PR_SIZE);
+	memset(o, 0, sizeof(*o));
+	mad_decode_field(d, IB_SA_PR_DGID_F, o->dgid);
+	mad_decode_field(d, IB_SA_PR_SGID_F, o->sgid);
+	o->dlid = (uint16_t)GET32(d, IB_SA_PR_DLID_F);
+	o->slid = (uint16_t)GET32(d, IB_SA_PR_SLID_F);
+	o->num_path = (uint8_t)GET32(d, IB_SA_PR_NPATH_F);
+	o->sl = (uint8_t)GET32(d, IB_SA_PR_SL_F);
+	w = (uint32_t)d[44] << 24 | (uint32_t)d[45] << 16 | (uint32_t)d[46] << 8 | d[47];
+	o->flow_label = (w >> 8) & 0xfffff;
+	o->hop_limit = (uint8_t)(w & 0xff);
+	o->tclass = d[48];
+	o->reversible = (d[49] & 0x80) != 0;
+	o->pkey = (uint16_t)(d[50] << 8 | d[51]);
+	o->mtu_sel = d[54] >> 6;
+	o->mtu = d[54] & 0x3f;
+	o->rate_sel = d[55] >> 6;
+	o->rate = d[55] & 0x3f;
+	o->pkt_life_sel = d[56] >> 6;
+	o->pkt_life = d[56] & 0x3f;
+	return IBS_OK;
+}
+
+enum ibs_err ibs_decode_lft_block(const uint8_t *mad, size_t len, uint8_t ports[64])
+{
+	/* The block is the SMP data area as it is: one port number per byte. */
+	if (!mad || len < IBS_SMP_DATA_OFFS + IBS_SMP_DATA_SIZE)
+		return IBS_E_MALFORMED;
+	memcpy(ports, mad + IBS_SMP_DATA_OFFS, 64);
+	return IBS_OK;
+}

@@ -176,6 +176,30 @@ enum ibs_err ibs_decode_port_counters_ext(const uint8_t *mad, size_t len, struct
 /* Payload selecting a port for PortCounters/PortCountersExtended; reset: CounterSelect all. */
 void ibs_pma_select(uint8_t *data, size_t len, uint8_t port, bool ext, bool reset);
 
+/* SA PathRecord (IBA 15.2.5.16). */
+struct ibs_path_record {
+	uint8_t dgid[16], sgid[16];
+	uint16_t dlid, slid, pkey;
+	uint8_t sl, mtu, mtu_sel, rate, rate_sel, pkt_life, pkt_life_sel, hop_limit, tclass;
+	uint8_t num_path;
+	bool reversible;
+	uint32_t flow_label;
+};
+
+/* PathRecord ComponentMask bits (IBA 15.2.5.16, table 207). */
+#define IBS_PR_COMPMASK_DGID (1ull << 2)
+#define IBS_PR_COMPMASK_SGID (1ull << 3)
+#define IBS_PR_COMPMASK_DLID (1ull << 4)
+#define IBS_PR_COMPMASK_SLID (1ull << 5)
+#define IBS_PR_COMPMASK_NUMBPATH (1ull << 12)
+#define IBS_SA_PR_SIZE 64
+
+/* Fill data (IBS_SA_PR_SIZE bytes) for a PathRecord query from slid to dlid. */
+void ibs_path_record_query(uint8_t *data, uint16_t slid, uint16_t dlid);
+enum ibs_err ibs_decode_path_record(const uint8_t *mad, size_t len, struct ibs_path_record *out);
+/* LinearForwardingTable block (IBA 14.2.5.10): 64 egress ports, one per LID. */
+enum ibs_err ibs_decode_lft_block(const uint8_t *mad, size_t len, uint8_t ports[64]);
+
 #define IBS_GUIDINFO_PER_BLOCK 8
 #define IBS_NODE_DESC_LEN 64
 

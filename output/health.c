@@ -90,7 +90,7 @@ void render_health(struct emit *e, const struct ibs_fabric *f, const struct ibs_
 		ref(e, "node", x->node, x->port, "node \"%s\"");
 		if (!x->node)
 			emit_text(e, "fabric");
-		emit_guid(e, "guid", x->node ? NULL : " %s", x->guid);
+		emit_guid(e, "guid", x->node || !x->guid ? NULL : " %s", x->guid);
 		emit_uint(e, "lid", x->lid ? " LID %" PRIu64 : NULL, x->lid);
 		emit_uint(e, "port", NULL, x->port);
 		emit_text(e, x->peer ? ", peer " : "");
@@ -325,7 +325,10 @@ void render_counters(struct emit *e, const struct ibs_fabric *f)
 			emit_uint(e, "port", "[%2" PRIu64 "]", p);
 			emit_str(e, "name", " %-24s", ibs_node_name(n));
 			if (!c->ok) {
-				emit_str(e, "error", " no answer: %s\n", ibs_outcome_str(c->outcome));
+				if (f->no_lids || !ibs_port_pma_lid(n, &n->ports[p]))
+					emit_str(e, "error", " not read: %s\n", "the port has no LID");
+				else
+					emit_str(e, "error", " no answer: %s\n", ibs_outcome_str(c->outcome));
 				emit_null(e, "extended", NULL);
 				emit_null(e, "counters", NULL);
 				emit_null(e, "deltas", NULL);

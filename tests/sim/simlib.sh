@@ -87,6 +87,7 @@
 #                       fabrics over 3000 nodes)
 #   SIM_CONSOLE_TIMEOUT seconds for sim_console to see its reply (default 10)
 #   SIM_OSM_HOST        SIM_HOST for opensm (default: the first node)
+#   SIM_NO_SM           1: start ibsim only, no opensm (a fabric without LIDs)
 #   SIM_OSM_ARGS        extra opensm arguments
 #   SIM_IBSIM_ARGS      extra ibsim arguments (e.g. -I: accept duplicate GUIDs)
 #   SIM_KEEP=1          keep $SIM_DIR after sim_stop (for debugging)
@@ -334,6 +335,11 @@ sim_start() {
 		sleep 0.05
 	done
 
+	if [[ ${SIM_NO_SM:-0} == 1 ]]; then
+		# No subnet manager: nothing assigns LIDs (no-SM fault tests).
+		SIM_UP_SECONDS=0
+		return 0
+	fi
 	t0=$(_sim_now_ms)
 	(
 		cd "$SIM_DIR" || exit 1

@@ -184,6 +184,7 @@ struct ff_node {
 	bool dead;                        /* answers nothing */
 	uint16_t bad_status_attr;         /* answer this attribute with status 0x1c */
 	bool down[FF_MAX_PORTS + 1];      /* cable present but port Down (no link) */
+	uint8_t lft[128];                 /* switches: egress port per LID (0xff: none) */
 };
 
 struct ff {
@@ -203,6 +204,7 @@ static inline int ff_add(struct ff *ff, int type, int nports, uint64_t guid, con
 	n->guid = guid;
 	snprintf(n->desc, sizeof(n->desc), "%s", desc);
 	n->lid = ff->count + 1;
+	memset(n->lft, 0xff, sizeof(n->lft));
 	return ff->count++;
 }
 
@@ -278,6 +280,16 @@ static inline void ff_on_send(struct fake *f, const struct ibs_mad_req *req, con
 			return;
 		}
 		mad_encode_field(d, IB_SW_LINEAR_FDB_CAP_F, &v);
+		v = 127;
+		mad_encode_field(d, IB_SW_LINEAR_FDB_TOP_F, &v);
+		break;
+	}
+	case IB_ATTR_LINEARFORWTBL: {
+		if (n->type != IB_NODE_SWITCH || mod > 1) {
+			fake_answer(f, mad, 0x1c, NULL, dl);
+			return;
+		}
+		memcpy(d, n->lft + 64 * mod, 64);
 		break;
 	}
 	case IB_ATTR_PORT_INFO: {

@@ -1,0 +1,185 @@
+/* `ibscan route SRC DST`, `ibscan routes --dump` and `ibscan path SRC DST`. */
+#include "cli.h"
+#include "cmds.h"
+#include "../core/log.h"
+#include "../fabric/route.h"
+#include "../output/route.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { OPT_DUMP = OPT_CMD_BASE };
+
+enum kind { K_ROUTE, K_ROUTES, K_PATH };
+
+struct rjob {
+	enum kind kind;
+	const char *src, *dst;
+	bool json;
+	int status;            /* exit status decided after the walk */
+	struct ibs_route route;
+	bool have_route;
+	struct ibs_lft *lfts;
+	size_t n_lfts;
+	struct ibs_path_record pr;
+	bool have_pr;
+};
+
+static enum ibs_err after(struct ibs_engine *e, struct ibs_fabric *f, void *ctx)
+{
+	struct rjob *j = ctx;
+	const struct ibs_node *sn, *dn;
+	uint8_t sp, dp;
+	uint16_t sl, dl;
+	char *msg = NULL;
+	enum ibs_err rc;
+	enum ibs_outcome oc;
+	uint16_t st;
+
+	if (j->kind == K_ROUTES) {
+		rc = ibs_read_lfts(e, f, &j->lfts, &j->n_lfts);
+		return rc;
+	}
+	if (ibs_fabric_resolve(f, j->src, &sn, &sp, &sl, &msg) ||
+	    (free(msg), msg = NULL, ibs_fabric_resolve(f, j->dst, &dn, &dp, &dl, &msg))) {
+		log_error("%s", msg);
+		free(msg);
+		j->status = EXIT_USAGE;
+		return IBS_OK;
+	}
+	if (j->kind == K_ROUTE) {
+		rc = ibs_route_trace(e, f, sn, sp, dl, &j->route);
+		if (rc == IBS_OK) {
+			j->have_route = true;
+			j->status = j->route.result == IBS_ROUTE_OK ? EXIT_OK : EXIT_FINDINGS;
+			if (j->route.result == IBS_ROUTE_UNREAD)
+				j->status = EXIT_RUNTIME;
+		}
+		return rc;
+	}
+	if (!f->local.sm_lid) {
+		log_error("no subnet administrator to ask: the local port has SM LID 0");
+		j->status = EXIT_RUNTIME;
+		return IBS_OK;
+	}
+	rc = ibs_query_path(e, f, sl, dl, &j->pr, &oc, &st);
+	if (rc == IBS_OK) {
+		j->have_pr = true;
+	} else if (rc != IBS_E_DEADLINE && rc != IBS_E_TRANSPORT) {
+		if (oc == IBS_MAD_STATUS)
+			log_error("the SA refused the PathRecord query from LID %u to LID %u: status 0x%04x (%s)", sl, dl,
+				  st, ibs_mad_status_str(st));
+		else
+			log_error("the SA at LID %u did not answer the PathRecord query (%s)", f->local.sm_lid,
+				  ibs_outcome_str(oc));
+		j->status = EXIT_RUNTIME;
+		return IBS_OK;
+	}
+	return rc;
+}
+
+static int write_out(FILE *out, void *ctx)
+{
+	struct rjob *j = ctx;
+	struct emit *e = emit_new_stream(j->json ? EMIT_JSON : EMIT_TEXT, out);
+	int rc;
+
+	if (j->kind == K_ROUTE)
+		render_route(e, &j->route);
+	else if (j->kind == K_ROUTES)
+		render_lfts(e, j->lfts, j->n_lfts);
+	else
+		render_path_record(e, &j->pr);
+	rc = emit_write(e, out);
+	emit_free(e);
+	return rc;
+}
+
+static int run(int argc, char **argv, enum kind kind)
+{
+	static const struct option opts[] = { CLI_FABRIC_OPTIONS, CLI_OUTPUT_OPTIONS, CLI_BASE_OPTIONS,
+					      { "dump", no_argument, NULL, OPT_DUMP }, { NULL, 0, NULL, 0 } };
+	const struct cmd_desc *cmd = cmd_find(argv[0]);
+	struct cli_common c;
+	struct ibs_fabric *f;
+	struct rjob j;
+	enum ibs_err wrc;
+	bool dump = false;
+	int opt, rc;
+
+	memset(&j, 0, sizeof(j));
+	j.kind = kind;
+	cli_common_init(&c);
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, ":C:P:o:hvq", opts, NULL)) != -1) {
+		if (opt == 'h')
+			return cli_print_help(cmd);
+		if (opt == OPT_DUMP && kind == K_ROUTES) {
+			dump = true;
+			continue;
+		}
+		rc = cli_common_opt(cmd, &c, opt, optarg);
+		if (rc < 0)
+			return EXIT_USAGE;
+		if (rc == 0)
+			return cli_bad_option(cmd, argv, opt);
+	}
+	if (kind == K_ROUTES) {
+		if (!dump)
+			return cli_usage_error(cmd, "say what to do with the routes: --dump");
+		if (optind < argc)
+			return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+	} else {
+		if (argc - optind != 2)
+			return cli_usage_error(cmd, "want a source and a destination (LID, GUID or name)");
+		j.src = argv[optind];
+		j.dst = argv[optind + 1];
+	}
+	if (c.format) {
+		if (!strcmp(c.format, "json"))
+			j.json = true;
+		else if (strcmp(c.format, "text"))
+			return cli_usage_error(cmd, "unknown format '%s' (text or json)", c.format);
+	}
+	c.after_walk = after;
+	c.after_ctx = &j;
+	rc = cli_walk(&c, &f, &wrc);
+	if (rc)
+		return rc;
+	if (j.status == 0 && !f->aborted) {
+		if (j.have_route || j.have_pr || kind == K_ROUTES)
+			rc = cli_write_output(&c, write_out, &j);
+		if (rc == EXIT_OK && kind == K_ROUTES) {
+			size_t i;
+			for (i = 0; i < j.n_lfts; i++)
+				if (!j.lfts[i].ok)
+					rc = EXIT_RUNTIME;
+		}
+	} else if (j.status == EXIT_FINDINGS) {
+		rc = cli_write_output(&c, write_out, &j);
+		if (rc == EXIT_OK)
+			rc = EXIT_FINDINGS;
+	} else {
+		rc = f->aborted ? EXIT_RUNTIME : j.status;
+	}
+	ibs_route_free(&j.route);
+	ibs_lfts_free(j.lfts, j.n_lfts);
+	ibs_fabric_free(f);
+	return rc;
+}
+
+int cmd_route(int argc, char **argv)
+{
+	return run(argc, argv, K_ROUTE);
+}
+
+int cmd_routes(int argc, char **argv)
+{
+	return run(argc, argv, K_ROUTES);
+}
+
+int cmd_path(int argc, char **argv)
+{
+	return run(argc, argv, K_PATH);
+}

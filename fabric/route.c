@@ -1,0 +1,387 @@
+/* Route tracing through linear forwarding tables (IBA 18.2.4.3.2) and PathRecord queries (IBA 15.2.5.16). */
+#include "route.h"
+#include "../core/log.h"
+#include "../core/xalloc.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_HOPS 64
+
+const char *ibs_route_result_str(enum ibs_route_result r)
+{
+	switch (r) {
+	case IBS_ROUTE_OK:
+		return "ok";
+	case IBS_ROUTE_HOLE:
+		return "hole";
+	case IBS_ROUTE_LOOP:
+		return "loop";
+	case IBS_ROUTE_DEAD_END:
+		return "dead-end";
+	case IBS_ROUTE_WRONG:
+		return "misrouted";
+	case IBS_ROUTE_UNREAD:
+		return "unread";
+	}
+	return "unknown";
+}
+
+struct one {
+	bool done;
+	enum ibs_outcome outcome;
+	uint16_t status;
+	uint8_t mad[IBS_MAD_SIZE];
+	size_t len;
+};
+
+static void on_one(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r)
+{
+	struct one *o = ctx;
+
+	(void)req;
+	o->done = true;
+	o->outcome = r->outcome;
+	o->status = r->status;
+	o->len = r->mad && r->len <= sizeof(o->mad) ? r->len : 0;
+	if (o->len)
+		memcpy(o->mad, r->mad, o->len);
+}
+
+/* One LFT block of a switch, synchronously. */
+static enum ibs_err lft_block(struct ibs_engine *e, const struct ibs_node *sw, unsigned block, uint8_t ports[64],
+			      enum ibs_outcome *oc)
+{
+	struct ibs_mad_req req;
+	struct one o;
+	enum ibs_err rc;
+
+	memset(&o, 0, sizeof(o));
+	ibs_req_get(&req, &sw->path, IBS_CLASS_SMI_DR, IBS_ATTR_LFT, block);
+	ibs_engine_submit(e, &req, on_one, &o);
+	rc = ibs_engine_run(e);
+	*oc = o.outcome;
+	if (rc)
+		return rc;
+	if (o.outcome != IBS_MAD_OK || ibs_decode_lft_block(o.mad, o.len, ports) != IBS_OK)
+		return IBS_E_TIMEOUT;
+	return IBS_OK;
+}
+
+static void set_why(struct ibs_route *r, enum ibs_route_result res, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void set_why(struct ibs_route *r, enum ibs_route_result res, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	r->result = res;
+	r->why = xstrdup(buf);
+}
+
+static bool owns_lid(const struct ibs_port *p, uint16_t lid)
+{
+	return p->valid && p->pi.lid && lid >= p->pi.lid && lid < p->pi.lid + (1u << (p->pi.lmc & 7));
+}
+
+enum ibs_err ibs_route_trace(struct ibs_engine *e, const struct ibs_fabric *f, const struct ibs_node *src,
+			     uint8_t src_port, uint16_t dlid, struct ibs_route *r)
+{
+	const struct ibs_node *cur;
+	uint8_t in_port = 0;
+	size_t cap = 0;
+	struct ibs_node *dnode = NULL;
+	struct ibs_port *dport;
+
+	memset(r, 0, sizeof(*r));
+	r->src = src;
+	r->src_port = src_port;
+	r->dlid = dlid;
+	dport = ibs_fabric_find_lid(f, dlid, &dnode);
+	if (dport) {
+		r->dst = dnode;
+		r->dst_port = dport->num;
+	}
+	if (src->ni.node_type != IBS_NODE_SWITCH) {
+		const struct ibs_port *sp = &src->ports[src_port];
+		if (owns_lid(sp, dlid))
+			return IBS_OK; /* to itself */
+		if (!sp->peer) {
+			set_why(r, IBS_ROUTE_DEAD_END, "%s port %u has no cable", ibs_node_name(src), src_port);
+			return IBS_OK;
+		}
+		cur = sp->peer;
+		in_port = sp->peer_port;
+	} else {
+		cur = src;
+	}
+	for (;;) {
+		uint8_t ports[64], out;
+		enum ibs_outcome oc;
+		size_t i;
+		enum ibs_err rc;
+		const struct ibs_port *op;
+
+		if (cur->ni.node_type != IBS_NODE_SWITCH) {
+			unsigned p;
+			for (p = 1; p <= cur->ni.num_ports; p++)
+				if (owns_lid(&cur->ports[p], dlid))
+					return IBS_OK;
+			set_why(r, IBS_ROUTE_WRONG, "arrived at %s, which does not own LID %u", ibs_node_name(cur), dlid);
+			return IBS_OK;
+		}
+		for (i = 0; i < r->n_hops; i++)
+			if (r->hops[i].node == cur) {
+				set_why(r, IBS_ROUTE_LOOP, "%s comes up twice: the forwarding tables loop", ibs_node_name(cur));
+				return IBS_OK;
+			}
+		if (r->n_hops >= MAX_HOPS) {
+			set_why(r, IBS_ROUTE_LOOP, "more than %d switches on the way", MAX_HOPS);
+			return IBS_OK;
+		}
+		if (owns_lid(&cur->ports[0], dlid)) {
+			r->hops = xgrow(r->hops, &cap, r->n_hops + 1, sizeof(*r->hops));
+			r->hops[r->n_hops].node = cur;
+			r->hops[r->n_hops].in_port = in_port;
+			r->hops[r->n_hops].out_port = 0;
+			r->n_hops++;
+			return IBS_OK;
+		}
+		rc = lft_block(e, cur, dlid / 64, ports, &oc);
+		if (rc == IBS_E_DEADLINE || rc == IBS_E_TRANSPORT)
+			return rc;
+		if (rc) {
+			set_why(r, IBS_ROUTE_UNREAD, "the forwarding table of %s could not be read (%s)", ibs_node_name(cur),
+				ibs_outcome_str(oc));
+			return IBS_OK;
+		}
+		out = ports[dlid % 64];
+		r->hops = xgrow(r->hops, &cap, r->n_hops + 1, sizeof(*r->hops));
+		r->hops[r->n_hops].node = cur;
+		r->hops[r->n_hops].in_port = in_port;
+		r->hops[r->n_hops].out_port = out;
+		r->n_hops++;
+		if (out == 0xff || out > cur->ni.num_ports) {
+			set_why(r, IBS_ROUTE_HOLE, "%s has no route to LID %u (forwarding table entry %u)",
+				ibs_node_name(cur), dlid, out);
+			return IBS_OK;
+		}
+		if (out == 0) {
+			set_why(r, IBS_ROUTE_WRONG, "%s forwards LID %u to itself (port 0)", ibs_node_name(cur), dlid);
+			return IBS_OK;
+		}
+		op = &cur->ports[out];
+		if (!op->peer) {
+			set_why(r, IBS_ROUTE_DEAD_END, "%s forwards LID %u to port %u, which has no cable (%s)",
+				ibs_node_name(cur), dlid, out, op->valid ? ibs_phys_state_str(op->pi.phys_state) : "unread");
+			return IBS_OK;
+		}
+		in_port = op->peer_port;
+		cur = op->peer;
+	}
+}
+
+void ibs_route_free(struct ibs_route *r)
+{
+	free(r->hops);
+	free(r->why);
+	memset(r, 0, sizeof(*r));
+}
+
+struct lctx {
+	struct ibs_lft *l;
+	unsigned block;
+};
+
+static void on_lft(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r)
+{
+	struct lctx *c = ctx;
+	uint8_t ports[64];
+
+	(void)req;
+	if (r->outcome == IBS_MAD_OK && ibs_decode_lft_block(r->mad, r->len, ports) == IBS_OK) {
+		size_t base = (size_t)c->block * 64, k;
+		for (k = 0; k < 64 && base + k < c->l->n; k++)
+			c->l->ports[base + k] = ports[k];
+	} else {
+		c->l->ok = false;
+	}
+	free(c);
+}
+
+enum ibs_err ibs_read_lfts(struct ibs_engine *e, const struct ibs_fabric *f, struct ibs_lft **out, size_t *n)
+{
+	struct ibs_lft *v;
+	size_t nv = 0, i;
+
+	/* Sized once: the requests in flight point into v. */
+	for (i = 0; i < f->n_nodes; i++)
+		nv += f->nodes[i]->ni.node_type == IBS_NODE_SWITCH && f->nodes[i]->has_si;
+	v = xcalloc(nv ? nv : 1, sizeof(*v));
+	nv = 0;
+	for (i = 0; i < f->n_nodes; i++) {
+		const struct ibs_node *s = f->nodes[i];
+		struct ibs_lft *l;
+		unsigned b, blocks;
+		if (s->ni.node_type != IBS_NODE_SWITCH || !s->has_si)
+			continue;
+		l = &v[nv++];
+		l->node = s;
+		l->ok = true;
+		/* LinearFDBTop is the highest LID with an entry (IBA 14.2.5.4). */
+		l->n = (size_t)s->si.lft_top + 1;
+		if (l->n > s->si.lft_cap && s->si.lft_cap)
+			l->n = s->si.lft_cap;
+		l->ports = xmalloc(l->n);
+		memset(l->ports, 0xff, l->n);
+		blocks = (unsigned)((l->n + 63) / 64);
+		for (b = 0; b < blocks; b++) {
+			struct lctx *c = xmalloc(sizeof(*c));
+			struct ibs_mad_req req;
+			c->l = l;
+			c->block = b;
+			ibs_req_get(&req, &s->path, IBS_CLASS_SMI_DR, IBS_ATTR_LFT, b);
+			ibs_engine_submit(e, &req, on_lft, c);
+		}
+	}
+	*out = v;
+	*n = nv;
+	return ibs_engine_run(e);
+}
+
+void ibs_lfts_free(struct ibs_lft *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i].ports);
+	free(v);
+}
+
+enum ibs_err ibs_query_path(struct ibs_engine *e, const struct ibs_fabric *f, uint16_t slid, uint16_t dlid,
+			    struct ibs_path_record *out, enum ibs_outcome *outcome, uint16_t *status)
+{
+	struct ibs_mad_req req;
+	struct ibs_addr a;
+	uint8_t data[IBS_SA_PR_SIZE];
+	struct one o;
+	enum ibs_err rc;
+
+	memset(&o, 0, sizeof(o));
+	ibs_addr_lid(&a, f->local.sm_lid, 1);
+	ibs_req_get(&req, &a, IBS_CLASS_SA, IBS_ATTR_SA_PATH_RECORD, 0);
+	ibs_path_record_query(data, slid, dlid);
+	req.data = data;
+	req.data_len = sizeof(data);
+	req.sa_mask = IBS_PR_COMPMASK_SLID | IBS_PR_COMPMASK_DLID | IBS_PR_COMPMASK_NUMBPATH;
+	ibs_engine_submit(e, &req, on_one, &o);
+	rc = ibs_engine_run(e);
+	*outcome = o.outcome;
+	*status = o.status;
+	if (rc)
+		return rc;
+	if (o.outcome != IBS_MAD_OK)
+		return o.outcome == IBS_MAD_STATUS ? IBS_E_STATUS : IBS_E_TIMEOUT;
+	return ibs_decode_path_record(o.mad, o.len, out) == IBS_OK ? IBS_OK : IBS_E_MALFORMED;
+}
+
+/* The first port of a CA that has a LID (the port a name or node GUID means). */
+static uint8_t first_lid_port(const struct ibs_node *n)
+{
+	unsigned p;
+
+	if (n->ni.node_type == IBS_NODE_SWITCH)
+		return 0;
+	for (p = 1; p <= n->ni.num_ports; p++)
+		if (n->ports[p].valid && n->ports[p].pi.lid)
+			return (uint8_t)p;
+	return 0;
+}
+
+enum ibs_err ibs_fabric_resolve(const struct ibs_fabric *f, const char *spec, const struct ibs_node **node,
+				uint8_t *port, uint16_t *lid, char **msg)
+{
+	const struct ibs_node *hit = NULL;
+	uint8_t hport = 0;
+	size_t i, nhits = 0;
+	unsigned p;
+	char *end;
+
+	*node = NULL;
+	if (!*spec) {
+		*msg = xstrdup("an empty endpoint");
+		return IBS_E_INVAL;
+	}
+	if (spec[0] >= '0' && spec[0] <= '9' && strncmp(spec, "0x", 2)) {
+		unsigned long l = strtoul(spec, &end, 10);
+		struct ibs_node *n;
+		struct ibs_port *pt;
+		if (*end || !l || l > 0xbfff) {
+			*msg = xasprintf("'%s' is not a unicast LID (1-49151)", spec);
+			return IBS_E_INVAL;
+		}
+		pt = ibs_fabric_find_lid(f, (uint16_t)l, &n);
+		if (!pt) {
+			*msg = xasprintf("no port has LID %lu", l);
+			return IBS_E_NOTFOUND;
+		}
+		*node = n;
+		*port = pt->num;
+		*lid = (uint16_t)l;
+		return IBS_OK;
+	}
+	if (!strncmp(spec, "0x", 2)) {
+		unsigned long long g = strtoull(spec, &end, 16);
+		if (*end || end == spec + 2) {
+			*msg = xasprintf("'%s' is not a GUID", spec);
+			return IBS_E_INVAL;
+		}
+		for (i = 0; i < f->n_nodes; i++) {
+			const struct ibs_node *n = f->nodes[i];
+			if (n->ni.node_guid == g) {
+				nhits += hit != n;
+				hit = n;
+				hport = first_lid_port(n);
+				continue;
+			}
+			for (p = 0; p <= n->ni.num_ports; p++)
+				if (n->ports[p].guid == g && (n->ni.node_type != IBS_NODE_SWITCH || p == 0)) {
+					nhits += hit != n;
+					hit = n;
+					hport = (uint8_t)p;
+				}
+		}
+	} else {
+		size_t sl = strlen(spec);
+		for (i = 0; i < f->n_nodes; i++) {
+			const struct ibs_node *n = f->nodes[i];
+			const char *name = ibs_node_name(n);
+			/* A name, or the host part of a description like "node0001 mlx5_0". */
+			if (!strcmp(name, spec) || (!strncmp(name, spec, sl) && name[sl] == ' ')) {
+				nhits++;
+				hit = n;
+				hport = first_lid_port(n);
+			}
+		}
+	}
+	if (!nhits) {
+		*msg = xasprintf("no node or port matches '%s' (give a LID, a GUID or a node name)", spec);
+		return IBS_E_NOTFOUND;
+	}
+	if (nhits > 1) {
+		*msg = xasprintf("'%s' matches %zu nodes: give a LID or a port GUID", spec, nhits);
+		return IBS_E_INVAL;
+	}
+	*node = hit;
+	*port = hport;
+	*lid = hit->ports[hport].valid ? hit->ports[hport].pi.lid : 0;
+	if (!*lid) {
+		*msg = xasprintf("'%s' has no LID (is a subnet manager running?)", spec);
+		return IBS_E_NOTFOUND;
+	}
+	return IBS_OK;
+}
