@@ -322,6 +322,15 @@ static bool same_node(const struct ibs_node *cand, uint8_t k, const struct probe
 
 	if (k < 1 || k > cand->ni.num_ports)
 		return false;
+	/*
+	 * NodeGUID alone can lie (a duplicate): the rest of NodeInfo must agree
+	 * too. A switch's PortGUID is its port 0's, the same from any side.
+	 */
+	if (cand->ni.system_image_guid != pr->ni.system_image_guid || cand->ni.vendor_id != pr->ni.vendor_id ||
+	    cand->ni.device_id != pr->ni.device_id || cand->ni.revision != pr->ni.revision ||
+	    cand->ni.num_ports != pr->ni.num_ports ||
+	    (cand->ni.node_type == IBS_NODE_SWITCH && cand->ni.port_guid != pr->ni.port_guid))
+		return false;
 	cp = &cand->ports[k];
 	if (cp->peer)
 		return cp->peer == pr->from && cp->peer_port == pr->port;

@@ -79,3 +79,19 @@ timed 30 ibs path 1 2 || rc=$?
 [ $rc -ne 0 ] || fail "no SM: path succeeded"
 ok "no SM: walk complete, counters exit 3 naming the cause, health CRITICAL sm.no_master"
 sim_stop
+
+# Duplicate GUIDs in a loop: Switch2 (joined to Switch1 by two cables) takes
+# Switch1's GUID. Both switches stay in the model, the cables stay right.
+sim_start "$FABRICS/net.2sw2path4hca"
+sim_console 'Guid "Switch2" 0x0000000000200000' >/dev/null
+rc=0
+timed 30 ibs health --json --no-counters || rc=$?
+[ $rc -eq 2 ] || fail "duplicate switch GUID in a loop: health exit $rc, want 2"
+python3 - "$TMP/out" <<'PY' || fail "duplicate switch GUID in a loop: wrong model"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["nodes"] == 6 and d["links"] == 6, (d["nodes"], d["links"])
+assert d["counts"]["identity.duplicate_guid"] == 1, d["counts"]
+PY
+ok "duplicate GUIDs in a loop: 6 nodes, 6 links kept, CRITICAL"
+sim_stop

@@ -177,6 +177,7 @@ struct ff_node {
 	int type; /* IB_NODE_CA / IB_NODE_SWITCH / IB_NODE_ROUTER */
 	int nports;
 	uint64_t guid;
+	uint64_t pguid;                   /* switches: port 0 GUID (the node GUID unless changed) */
 	char desc[64];
 	int peer[FF_MAX_PORTS + 1];      /* node index + 1, 0 = none */
 	int peer_port[FF_MAX_PORTS + 1];
@@ -202,6 +203,7 @@ static inline int ff_add(struct ff *ff, int type, int nports, uint64_t guid, con
 	n->type = type;
 	n->nports = nports;
 	n->guid = guid;
+	n->pguid = guid;
 	snprintf(n->desc, sizeof(n->desc), "%s", desc);
 	n->lid = ff->count + 1;
 	memset(n->lft, 0xff, sizeof(n->lft));
@@ -218,7 +220,7 @@ static inline void ff_link(struct ff *ff, int a, int pa, int b, int pb)
 
 static inline uint64_t ff_port_guid(const struct ff_node *n, int port)
 {
-	return n->type == IB_NODE_SWITCH ? n->guid : n->guid + (uint64_t)port;
+	return n->type == IB_NODE_SWITCH ? n->pguid : n->pguid + (uint64_t)port;
 }
 
 static inline void ff_on_send(struct fake *f, const struct ibs_mad_req *req, const uint8_t *mad)
@@ -262,7 +264,7 @@ static inline void ff_on_send(struct fake *f, const struct ibs_mad_req *req, con
 		v = 1; mad_encode_field(d, IB_NODE_CLASS_VERS_F, &v);
 		v = (uint32_t)n->type; mad_encode_field(d, IB_NODE_TYPE_F, &v);
 		v = (uint32_t)n->nports; mad_encode_field(d, IB_NODE_NPORTS_F, &v);
-		g = n->guid; mad_encode_field(d, IB_NODE_SYSTEM_GUID_F, &g);
+		g = n->pguid; mad_encode_field(d, IB_NODE_SYSTEM_GUID_F, &g);
 		g = n->guid; mad_encode_field(d, IB_NODE_GUID_F, &g);
 		g = ff_port_guid(n, in_port); mad_encode_field(d, IB_NODE_PORT_GUID_F, &g);
 		v = (uint32_t)(n->type == IB_NODE_SWITCH ? in_port : in_port); mad_encode_field(d, IB_NODE_LOCAL_PORT_F, &v);

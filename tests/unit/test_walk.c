@@ -163,6 +163,32 @@ static void test_ring_of_switches(void **state)
 	ibs_fabric_free(f);
 }
 
+/* ibsim's `Guid` changes NodeGUID only: two switches of a ring share it. */
+static void test_duplicate_guids_in_a_loop(void **state)
+{
+	struct ff ff;
+	struct ibs_fabric *f;
+	struct ibs_node *a;
+	int s[3], i;
+
+	(void)state;
+	memset(&ff, 0, sizeof(ff));
+	for (i = 0; i < 3; i++)
+		s[i] = ff_add(&ff, IB_NODE_SWITCH, 4, 0x300000 + (uint64_t)i, "ring");
+	ff_link(&ff, s[0], 1, s[1], 2);
+	ff_link(&ff, s[1], 1, s[2], 2);
+	ff_link(&ff, s[2], 1, s[0], 2);
+	ff.n[2].guid = ff.n[0].guid;
+	ff.root = s[1];
+	f = walk(&ff, NULL);
+	assert_int_equal(f->n_nodes, 3);
+	assert_int_equal(nlinks(f), 3);
+	a = ibs_fabric_find_guid(f, 0x300000);
+	assert_non_null(a);
+	assert_non_null(a->next_same_guid);
+	ibs_fabric_free(f);
+}
+
 static void test_dead_node_is_partial(void **state)
 {
 	struct ff ff;
@@ -287,6 +313,7 @@ int main(void)
 		cmocka_unit_test(test_dual_port_ca_two_leaves),
 		cmocka_unit_test(test_duplicate_guids_kept),
 		cmocka_unit_test(test_ring_of_switches),
+		cmocka_unit_test(test_duplicate_guids_in_a_loop),
 		cmocka_unit_test(test_dead_node_is_partial),
 		cmocka_unit_test(test_bad_status_kept),
 		cmocka_unit_test(test_local_ca),
