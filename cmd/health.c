@@ -104,6 +104,13 @@ static int run(int argc, char **argv, bool counters_view)
 	opterr = 0;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, ":C:P:o:hvq", opts, NULL)) != -1) {
+		if (counters_view && (opt == OPT_BASELINE || opt == OPT_THRESHOLDS || opt == OPT_THRESHOLD ||
+				      opt == OPT_NO_COUNTERS)) {
+			cli_usage_error(cmd, "--%s is an option of 'ibscan health'",
+					opt == OPT_BASELINE ? "baseline" : opt == OPT_THRESHOLDS ? "thresholds"
+									 : opt == OPT_THRESHOLD ? "threshold" : "no-counters");
+			return usage_fail(counters_view);
+		}
 		switch (opt) {
 		case 'h':
 			return cli_print_help(cmd);

@@ -8,7 +8,7 @@
 #include <string.h>
 
 enum view { VIEW_TOPOLOGY, VIEW_NODES, VIEW_LINKS, VIEW_SM };
-enum fmt { FMT_TEXT, FMT_JSON, FMT_DOT, FMT_NETFILE };
+enum fmt { FMT_TEXT, FMT_JSON, FMT_DOT, FMT_NETFILE, FMT_SLURM };
 
 struct job {
 	enum view view;
@@ -26,6 +26,8 @@ static int write_view(FILE *out, void *ctx)
 		return render_dot(out, j->f);
 	if (j->fmt == FMT_NETFILE)
 		return render_netfile(out, j->f);
+	if (j->fmt == FMT_SLURM)
+		return render_slurm(out, j->f);
 	e = emit_new_stream(j->fmt == FMT_JSON ? EMIT_JSON : EMIT_TEXT, out);
 	switch (j->view) {
 	case VIEW_TOPOLOGY:
@@ -82,9 +84,11 @@ static int run_view(int argc, char **argv, enum view view)
 			j.fmt = FMT_DOT;
 		else if (view == VIEW_TOPOLOGY && !strcmp(c.format, "netfile"))
 			j.fmt = FMT_NETFILE;
+		else if (view == VIEW_TOPOLOGY && !strcmp(c.format, "slurm"))
+			j.fmt = FMT_SLURM;
 		else
 			return cli_usage_error(cmd, "unknown format '%s' (%s)", c.format,
-					       view == VIEW_TOPOLOGY ? "text, json, dot or netfile" : "text or json");
+					       view == VIEW_TOPOLOGY ? "text, json, dot, netfile or slurm" : "text or json");
 	}
 	rc = cli_walk(&c, &f, &wrc);
 	if (rc)

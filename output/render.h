@@ -1,4 +1,4 @@
-/* Renderers of the fabric model: text and JSON (through emit), DOT and netfile. */
+/* Renderers of the fabric model: text and JSON (through emit), DOT, netfile and Slurm. */
 #ifndef IBSCAN_RENDER_H
 #define IBSCAN_RENDER_H
 
@@ -20,5 +20,12 @@ void render_sm(struct emit *e, const struct ibs_fabric *f);
 int render_dot(FILE *out, const struct ibs_fabric *f);
 /* ibnetdiscover topology format (loadable by ibsim); returns -1 on a write error. */
 int render_netfile(FILE *out, const struct ibs_fabric *f);
+/* Slurm topology.conf for the topology/tree plugin; returns -1 on a write error. */
+int render_slurm(FILE *out, const struct ibs_fabric *f);
+/*
+ * Names as one Slurm hostlist expression: "node[001-040,042],login1".
+ * Duplicates collapse; zero padding is kept. Caller frees the result.
+ */
+char *render_hostlist(const char *const *names, size_t n);
 
 #endif

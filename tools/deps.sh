@@ -8,7 +8,7 @@ PKGS=(
 	libibumad-dev libibmad-dev libibnetdisc-dev libibverbs-dev
 	libjansson-dev libcmocka-dev
 	ibsim-utils libumad2sim0 opensm infiniband-diags
-	graphviz tshark prometheus jq python3 valgrind mandoc
+	graphviz tshark prometheus jq python3 valgrind mandoc man-db
 )
 
 missing=()

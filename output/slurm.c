@@ -1,0 +1,672 @@
+/*
+ * Slurm topology.conf for the topology/tree plugin: one SwitchName line per
+ * switch of the fabric's tree, hosts compressed into hostlist ranges.
+ *
+ * The rules (docs/slurm.md explains them for operators):
+ *
+ * Names. Slurm reads Nodes= and Switches= with its hostlist parser, so a
+ * name must not hold whitespace, '#' (comment), '=', ',', '[' or ']'.
+ * Every run of characters outside [A-Za-z0-9._-] becomes one '_', and '_'
+ * at either end is dropped. A host's name is the first word of its CA's
+ * node-name-map entry or node description ("node0001 mlx5_0" is host
+ * node0001, as rdma-ndd writes descriptions). A switch's name is its
+ * node-name-map entry, else its description, where the Mellanox form
+ * "MF0;leaf01:MSB7800/U1" gives the part between ';' and ':' (the name the
+ * operator gave the switch); a switch with nothing left is "switch-<GUID>".
+ * Switches that end up with the same name all get "-<GUID>" appended (then
+ * "-<index>" if GUIDs collide too), so every SwitchName is unique.
+ *
+ * Levels. A leaf is a switch with a CA cabled to it: level 1. Any other
+ * switch's level is 1 + the lowest level among the switches cabled to it,
+ * i.e. breadth-first distance from the nearest leaf. On a fat tree that is
+ * leaves 1, spines 2, cores 3. Switches= lists the neighbours exactly one
+ * level down, so every child is in the line of each of its parents, as
+ * Slurm counts levels (a switch with Nodes= is a leaf to Slurm too).
+ * Switches that no CA can be reached from have no level and are left out.
+ *
+ * Hosts. Each host is listed under exactly one leaf: of its CAs (by name,
+ * then GUID) the first, and of that CA's ports the lowest-numbered one that
+ * is cabled to a switch. A dual-rail host (port 1 on one leaf, port 2 on
+ * another) is under its port 1 leaf. A switch with nothing to list (a
+ * second-rail leaf, or a spine above only such leaves) is left out with a
+ * comment, because Slurm rejects a switch without children.
+ *
+ * Output order: levels from the bottom, switches by name (numbers compared
+ * as numbers), so the file does not depend on the walk.
+ */
+#include "render.h"
+#include "../core/strbuf.h"
+#include "../core/xalloc.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- hostlist compression ---- */
+
+/* Longer digit runs do not fit in 64 bits: such names are kept whole. */
+#define HL_MAX_DIGITS 18
+
+struct hl_item {
+	const char *s;
+	size_t plen;        /* prefix: everything before the trailing digits */
+	size_t dlen;        /* trailing digits, 0 when none */
+	unsigned long long v;
+	size_t wlo, whi;    /* range widths that print the digits exactly as given */
+};
+
+struct hl_run {
+	const struct hl_item *lo;
+	unsigned long long hi;
+	size_t wlo, whi;
+	size_t n;
+};
+
+static void hl_split(struct hl_item *it, const char *s)
+{
+	size_t len = strlen(s), d = 0;
+
+	while (d < len && isdigit((unsigned char)s[len - 1 - d]))
+		d++;
+	it->s = s;
+	if (d == 0 || d > HL_MAX_DIGITS) {
+		it->plen = len;
+		it->dlen = 0;
+		return;
+	}
+	it->plen = len - d;
+	it->dlen = d;
+	it->v = strtoull(s + it->plen, NULL, 10);
+	/*
+	 * A range "lo-hi" expands to numbers zero-padded to strlen(lo) (Slurm's
+	 * rule): "007" needs exactly width 3; "10" prints as itself with any
+	 * width up to 2.
+	 */
+	if (d > 1 && s[it->plen] == '0') {
+		it->wlo = d;
+		it->whi = d;
+	} else {
+		it->wlo = 1;
+		it->whi = d;
+	}
+}
+
+static int hl_cmp(const void *pa, const void *pb)
+{
+	const struct hl_item *a = pa, *b = pb;
+	size_t n = a->plen < b->plen ? a->plen : b->plen;
+	int c = memcmp(a->s, b->s, n);
+
+	if (c)
+		return c;
+	if (a->plen != b->plen)
+		return a->plen < b->plen ? -1 : 1;
+	if ((a->dlen > 0) != (b->dlen > 0))
+		return a->dlen > 0 ? 1 : -1;
+	if (a->dlen && a->v != b->v)
+		return a->v < b->v ? -1 : 1;
+	if (a->dlen != b->dlen)
+		return a->dlen < b->dlen ? -1 : 1;
+	return strcmp(a->s, b->s);
+}
+
+static int run_cmp(const void *pa, const void *pb)
+{
+	const struct hl_run *a = pa, *b = pb;
+
+	if (a->lo->v != b->lo->v)
+		return a->lo->v < b->lo->v ? -1 : 1;
+	return strcmp(a->lo->s, b->lo->s);
+}
+
+static bool same_prefix(const struct hl_item *a, const struct hl_item *b)
+{
+	return a->plen == b->plen && (a->dlen > 0) == (b->dlen > 0) && !memcmp(a->s, b->s, a->plen);
+}
+
+/* One prefix's numbered names, items[0..n), sorted: "prefix[r1,r2,...]" or a bare name. */
+static void hl_group(struct strbuf *sb, const struct hl_item *items, size_t n)
+{
+	struct hl_run *runs = NULL;
+	size_t *open = NULL, n_runs = 0, cap_runs = 0, n_open = 0, cap_open = 0, i, j;
+
+	for (i = 0; i < n; i++) {
+		const struct hl_item *it = &items[i];
+		size_t k = 0;
+
+		if (i && !strcmp(items[i - 1].s, it->s))
+			continue;
+		/* Runs that stopped below v - 1 cannot grow any more. */
+		for (j = 0; j < n_open; j++)
+			if (runs[open[j]].hi + 1 >= it->v)
+				open[k++] = open[j];
+		n_open = k;
+		for (j = 0; j < n_open; j++) {
+			struct hl_run *r = &runs[open[j]];
+			size_t lo = r->wlo > it->wlo ? r->wlo : it->wlo;
+			size_t hi = r->whi < it->whi ? r->whi : it->whi;
+
+			if (r->hi + 1 == it->v && lo <= hi) {
+				r->hi = it->v;
+				r->wlo = lo;
+				r->whi = hi;
+				r->n++;
+				break;
+			}
+		}
+		if (j < n_open)
+			continue;
+		runs = xgrow(runs, &cap_runs, n_runs + 1, sizeof(*runs));
+		runs[n_runs] = (struct hl_run){ it, it->v, it->wlo, it->whi, 1 };
+		open = xgrow(open, &cap_open, n_open + 1, sizeof(*open));
+		open[n_open++] = n_runs++;
+	}
+	if (n_runs == 1 && runs[0].n == 1) {
+		sb_adds(sb, runs[0].lo->s);
+	} else {
+		qsort(runs, n_runs, sizeof(*runs), run_cmp);
+		sb_add(sb, items[0].s, items[0].plen);
+		sb_addc(sb, '[');
+		for (i = 0; i < n_runs; i++) {
+			const struct hl_run *r = &runs[i];
+
+			if (i)
+				sb_addc(sb, ',');
+			if (r->n == 1)
+				sb_adds(sb, r->lo->s + r->lo->plen);
+			else
+				sb_addf(sb, "%0*llu-%0*llu", (int)r->wlo, r->lo->v, (int)r->wlo, r->hi);
+		}
+		sb_addc(sb, ']');
+	}
+	free(runs);
+	free(open);
+}
+
+char *render_hostlist(const char *const *names, size_t n)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct hl_item *items;
+	size_t i, j;
+
+	if (n == 0)
+		return xstrdup("");
+	items = xcalloc(n, sizeof(*items));
+	for (i = 0; i < n; i++)
+		hl_split(&items[i], names[i]);
+	qsort(items, n, sizeof(*items), hl_cmp);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && same_prefix(&items[i], &items[j]); j++)
+			;
+		if (sb.len)
+			sb_addc(&sb, ',');
+		if (items[i].dlen == 0)
+			sb_adds(&sb, items[i].s); /* identical names sort together: one is enough */
+		else
+			hl_group(&sb, items + i, j - i);
+	}
+	free(items);
+	return sb_detach(&sb);
+}
+
+/* ---- names ---- */
+
+static bool name_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '.' || c == '-' || c == '_';
+}
+
+/* s[0..len) with every run of other characters made one '_', trimmed; NULL when nothing is left. */
+static char *sanitize(const char *s, size_t len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (name_char(s[i]))
+			sb_addc(&sb, s[i]);
+		else if (sb.len && sb.buf[sb.len - 1] != '_')
+			sb_addc(&sb, '_');
+	}
+	while (sb.len && sb.buf[sb.len - 1] == '_')
+		sb.buf[--sb.len] = '\0';
+	while (sb.len && sb.buf[0] == '_') {
+		memmove(sb.buf, sb.buf + 1, sb.len);
+		sb.len--;
+	}
+	if (!sb.len) {
+		sb_free(&sb);
+		return NULL;
+	}
+	return sb_detach(&sb);
+}
+
+/* The name the node is known by, if any: map entry, else description (never the GUID). */
+static const char *given_name(const struct ibs_node *n)
+{
+	if (n->name && n->name[0])
+		return n->name;
+	if (n->has_desc && n->desc[0])
+		return n->desc;
+	return NULL;
+}
+
+static char *host_name(const struct ibs_node *n)
+{
+	const char *s = given_name(n);
+	size_t len;
+
+	if (!s)
+		return NULL;
+	while (isspace((unsigned char)*s))
+		s++;
+	for (len = 0; s[len] && !isspace((unsigned char)s[len]); len++)
+		;
+	return sanitize(s, len);
+}
+
+static char *switch_name(const struct ibs_node *n)
+{
+	const char *s = given_name(n), *semi, *colon;
+	char *r = NULL;
+
+	if (s && !n->name && (semi = strchr(s, ';')) && (colon = strchr(semi + 1, ':')) && colon > semi + 1)
+		r = sanitize(semi + 1, (size_t)(colon - semi - 1));
+	if (!r && s)
+		r = sanitize(s, strlen(s));
+	if (!r)
+		r = xasprintf("switch-%016" PRIx64, n->ni.node_guid);
+	return r;
+}
+
+/* SHARP aggregation nodes inside switches show up as CAs; they are not hosts. */
+static bool is_aggregation_node(const struct ibs_node *n)
+{
+	return n->has_desc && strstr(n->desc, "Aggregation Node");
+}
+
+/* Strings with numbers compared as numbers ("leaf9" < "leaf10"), then bytewise. */
+static int natcmp(const char *a, const char *b)
+{
+	const char *a0 = a, *b0 = b;
+
+	while (*a && *b) {
+		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+			const char *ea = a, *eb = b;
+			size_t la, lb;
+			int c;
+
+			while (*a == '0')
+				a++;
+			while (*b == '0')
+				b++;
+			for (ea = a; isdigit((unsigned char)*ea); ea++)
+				;
+			for (eb = b; isdigit((unsigned char)*eb); eb++)
+				;
+			la = (size_t)(ea - a);
+			lb = (size_t)(eb - b);
+			if (la != lb)
+				return la < lb ? -1 : 1;
+			c = memcmp(a, b, la);
+			if (c)
+				return c;
+			a = ea;
+			b = eb;
+			continue;
+		}
+		if (*a != *b)
+			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+		a++;
+		b++;
+	}
+	if (*a || *b)
+		return *a ? 1 : -1;
+	return strcmp(a0, b0);
+}
+
+/* ---- the tree ---- */
+
+struct sw {
+	const struct ibs_node *n;
+	char *name;
+	unsigned level;     /* 0: no CA can be reached from it */
+	bool listed;        /* has a SwitchName line */
+	char **hosts;       /* borrowed from struct attach */
+	size_t n_hosts, cap_hosts;
+};
+
+/* A CA port cabled to a switch: where a host could be listed. */
+struct attach {
+	char *host;
+	const struct ibs_node *ca;
+	unsigned port;
+	size_t sw;
+};
+
+struct slurm {
+	struct sw *sws;
+	size_t n_sws;
+	size_t *sw_of;      /* node index -> switch index + 1, 0 for CAs and routers */
+};
+
+static int sw_name_cmp(const void *pa, const void *pb)
+{
+	const struct sw *a = *(struct sw *const *)pa, *b = *(struct sw *const *)pb;
+
+	return strcmp(a->name, b->name);
+}
+
+/* Make switch names unique: colliding names get "-<GUID>", then "-<index>" while they still collide. */
+static void unique_names(struct sw *sws, size_t n)
+{
+	struct sw **ord = xcalloc(n ? n : 1, sizeof(*ord));
+	size_t i, j, round;
+	bool again = true;
+
+	for (round = 0; again && round < 8; round++) {
+		again = false;
+		for (i = 0; i < n; i++)
+			ord[i] = &sws[i];
+		qsort(ord, n, sizeof(*ord), sw_name_cmp);
+		for (i = 0; i < n; i = j) {
+			for (j = i + 1; j < n && !strcmp(ord[i]->name, ord[j]->name); j++)
+				;
+			if (j - i < 2)
+				continue;
+			again = true;
+			for (; i < j; i++) {
+				struct sw *s = ord[i];
+				char *nn = round == 0 ? xasprintf("%s-%016" PRIx64, s->name, s->n->ni.node_guid)
+						      : xasprintf("%s-%zu", s->name, s->n->index);
+				free(s->name);
+				s->name = nn;
+			}
+		}
+	}
+	free(ord);
+}
+
+static void compute_levels(struct slurm *st)
+{
+	size_t *queue = xcalloc(st->n_sws ? st->n_sws : 1, sizeof(*queue)), head = 0, tail = 0, i;
+	unsigned p;
+
+	for (i = 0; i < st->n_sws; i++) {
+		const struct ibs_node *n = st->sws[i].n;
+		for (p = 1; p <= n->ni.num_ports; p++) {
+			const struct ibs_node *peer = n->ports[p].peer;
+			if (peer && peer->ni.node_type == IBS_NODE_CA && !is_aggregation_node(peer)) {
+				st->sws[i].level = 1;
+				queue[tail++] = i;
+				break;
+			}
+		}
+	}
+	while (head < tail) {
+		struct sw *s = &st->sws[queue[head++]];
+		for (p = 1; p <= s->n->ni.num_ports; p++) {
+			const struct ibs_node *peer = s->n->ports[p].peer;
+			size_t k;
+			if (!peer || !st->sw_of[peer->index])
+				continue;
+			k = st->sw_of[peer->index] - 1;
+			if (!st->sws[k].level) {
+				st->sws[k].level = s->level + 1;
+				queue[tail++] = k;
+			}
+		}
+	}
+	free(queue);
+}
+
+static int attach_cmp(const void *pa, const void *pb)
+{
+	const struct attach *a = pa, *b = pb;
+	int c = strcmp(a->host, b->host);
+
+	if (c)
+		return c;
+	c = strcmp(ibs_node_name(a->ca), ibs_node_name(b->ca));
+	if (c)
+		return c;
+	if (a->ca->index != b->ca->index)
+		return a->ca->index < b->ca->index ? -1 : 1;
+	return a->port < b->port ? -1 : a->port > b->port;
+}
+
+/* Children of s: the switches one level down that have a line, each once, in node order. */
+static size_t children(const struct slurm *st, const struct sw *s, char ***out)
+{
+	char **v = NULL;
+	bool *seen = xcalloc(st->n_sws ? st->n_sws : 1, sizeof(*seen));
+	size_t n = 0, cap = 0;
+	unsigned p;
+
+	for (p = 1; p <= s->n->ni.num_ports; p++) {
+		const struct ibs_node *peer = s->n->ports[p].peer;
+		size_t k;
+		if (!peer || !st->sw_of[peer->index])
+			continue;
+		k = st->sw_of[peer->index] - 1;
+		if (seen[k] || !st->sws[k].listed || st->sws[k].level + 1 != s->level)
+			continue;
+		seen[k] = true;
+		v = xgrow(v, &cap, n + 1, sizeof(*v));
+		v[n++] = st->sws[k].name;
+	}
+	free(seen);
+	*out = v;
+	return n;
+}
+
+/* Hosts listed under switch k or any listed switch below it. */
+static size_t hosts_below(const struct slurm *st, size_t k, bool *seen, size_t *stack)
+{
+	size_t n = 0, top = 0;
+	unsigned p;
+
+	memset(seen, 0, st->n_sws * sizeof(*seen));
+	seen[k] = true;
+	stack[top++] = k;
+	while (top) {
+		const struct sw *s = &st->sws[stack[--top]];
+		n += s->n_hosts;
+		for (p = 1; p <= s->n->ni.num_ports; p++) {
+			const struct ibs_node *peer = s->n->ports[p].peer;
+			size_t j;
+			if (!peer || !st->sw_of[peer->index])
+				continue;
+			j = st->sw_of[peer->index] - 1;
+			if (!seen[j] && st->sws[j].listed && st->sws[j].level + 1 == s->level) {
+				seen[j] = true;
+				stack[top++] = j;
+			}
+		}
+	}
+	return n;
+}
+
+/*
+ * Slurm places a job only under one switch that reaches all of its hosts;
+ * with no switch reaching every host it warns and never spans the trees.
+ * Say so here too: leaves cabled to each other (no switch above them)
+ * cannot be described in topology.conf.
+ */
+static bool one_tree(const struct slurm *st, size_t n_hosts, unsigned max_level)
+{
+	bool *seen = xcalloc(st->n_sws ? st->n_sws : 1, sizeof(*seen)), found = n_hosts == 0;
+	size_t *stack = xcalloc(st->n_sws ? st->n_sws : 1, sizeof(*stack)), i;
+	unsigned lv;
+
+	for (lv = max_level; lv >= 1 && !found; lv--)
+		for (i = 0; i < st->n_sws && !found; i++)
+			if (st->sws[i].listed && st->sws[i].level == lv)
+				found = hosts_below(st, i, seen, stack) == n_hosts;
+	free(seen);
+	free(stack);
+	return found;
+}
+
+static int line_cmp(const void *pa, const void *pb)
+{
+	const struct sw *a = *(struct sw *const *)pa, *b = *(struct sw *const *)pb;
+
+	/* Levels from the bottom; switches without one last. */
+	if (a->level != b->level) {
+		if (!a->level || !b->level)
+			return a->level ? -1 : 1;
+		return a->level < b->level ? -1 : 1;
+	}
+	return natcmp(a->name, b->name);
+}
+
+int render_slurm(FILE *out, const struct ibs_fabric *f)
+{
+	struct slurm st = { NULL, 0, NULL };
+	struct attach *at = NULL;
+	struct sw **ord;
+	size_t n_at = 0, cap_at = 0, i, j, n_hosts = 0;
+	unsigned max_level = 0, lv;
+	char **unnamed = NULL;
+	size_t n_unnamed = 0, cap_unnamed = 0;
+
+	st.sw_of = xcalloc(f->n_nodes ? f->n_nodes : 1, sizeof(*st.sw_of));
+	st.sws = xcalloc(f->n_nodes ? f->n_nodes : 1, sizeof(*st.sws));
+	for (i = 0; i < f->n_nodes; i++) {
+		const struct ibs_node *n = f->nodes[i];
+		if (n->ni.node_type != IBS_NODE_SWITCH)
+			continue;
+		st.sws[st.n_sws].n = n;
+		st.sws[st.n_sws].name = switch_name(n);
+		st.sw_of[n->index] = ++st.n_sws;
+	}
+	unique_names(st.sws, st.n_sws);
+	compute_levels(&st);
+	for (i = 0; i < st.n_sws; i++)
+		if (st.sws[i].level > max_level)
+			max_level = st.sws[i].level;
+
+	/* Every host's candidate places, then the first one by the rule above. */
+	for (i = 0; i < f->n_nodes; i++) {
+		const struct ibs_node *n = f->nodes[i];
+		char *h;
+		unsigned p;
+		if (n->ni.node_type != IBS_NODE_CA || is_aggregation_node(n))
+			continue;
+		h = host_name(n);
+		if (!h) {
+			unnamed = xgrow(unnamed, &cap_unnamed, n_unnamed + 1, sizeof(*unnamed));
+			unnamed[n_unnamed++] = xstrdup(n->guid_name);
+			continue;
+		}
+		at = xgrow(at, &cap_at, n_at + 1, sizeof(*at));
+		at[n_at++] = (struct attach){ h, n, 0, 0 }; /* port 0: not cabled (yet) */
+		for (p = 1; p <= n->ni.num_ports; p++) {
+			const struct ibs_node *peer = n->ports[p].peer;
+			if (!peer || !st.sw_of[peer->index])
+				continue;
+			at = xgrow(at, &cap_at, n_at + 1, sizeof(*at));
+			at[n_at++] = (struct attach){ xstrdup(h), n, p, st.sw_of[peer->index] - 1 };
+		}
+	}
+	if (n_at)
+		qsort(at, n_at, sizeof(*at), attach_cmp);
+	for (i = 0; i < n_at; i = j) {
+		const struct attach *best = NULL;
+		for (j = i; j < n_at && !strcmp(at[i].host, at[j].host); j++)
+			if (!best && at[j].port)
+				best = &at[j];
+		if (best) {
+			struct sw *s = &st.sws[best->sw];
+			s->hosts = xgrow(s->hosts, &s->cap_hosts, s->n_hosts + 1, sizeof(*s->hosts));
+			s->hosts[s->n_hosts++] = best->host;
+			n_hosts++;
+		}
+	}
+
+	/* Which switches get a line: bottom up, a switch with something to list. */
+	for (lv = 1; lv <= max_level; lv++)
+		for (i = 0; i < st.n_sws; i++) {
+			struct sw *s = &st.sws[i];
+			char **c;
+			if (s->level != lv)
+				continue;
+			if (lv == 1) {
+				s->listed = s->n_hosts > 0;
+			} else {
+				s->listed = children(&st, s, &c) > 0;
+				free(c);
+			}
+		}
+
+	fprintf(out, "# Slurm topology.conf for the topology/tree plugin, generated by ibscan\n");
+	fprintf(out, "# (ibscan topology --format slurm): %zu switch%s in %u level%s, %zu host%s.\n", st.n_sws,
+		st.n_sws == 1 ? "" : "es", max_level, max_level == 1 ? "" : "s", n_hosts, n_hosts == 1 ? "" : "s");
+	fprintf(out, "# Levels count from the hosts, leaves are level 1. Rules: ibscan(1), docs/slurm.md.\n");
+	if (f->partial)
+		fprintf(out, "# PARTIAL: %zu parts of the fabric could not be reached or read\n", f->n_errors);
+	if (!one_tree(&st, n_hosts, max_level))
+		fprintf(out, "# WARNING: no switch reaches every host through the switches below it, so Slurm\n"
+			     "# will not place one job across these trees (see docs/slurm.md).\n");
+	ord = xcalloc(st.n_sws ? st.n_sws : 1, sizeof(*ord));
+	for (i = 0; i < st.n_sws; i++)
+		ord[i] = &st.sws[i];
+	qsort(ord, st.n_sws, sizeof(*ord), line_cmp);
+	for (i = 0; i < st.n_sws; i++) {
+		struct sw *s = ord[i];
+		char **c = NULL, *list;
+		size_t nc;
+
+		if (!s->listed) {
+			const char *why = !s->level     ? "no host can be reached through it"
+					  : s->level == 1 ? "every host cabled to it is listed under another leaf"
+							  : "no switch below it is listed";
+			fprintf(out, "# left out: %s (level %u, 0x%016" PRIx64 "): %s\n", s->name, s->level,
+				s->n->ni.node_guid, why);
+			continue;
+		}
+		fprintf(out, "SwitchName=%s", s->name);
+		nc = children(&st, s, &c);
+		if (nc) {
+			list = render_hostlist((const char *const *)c, nc);
+			fprintf(out, " Switches=%s", list);
+			free(list);
+		}
+		free(c);
+		if (s->n_hosts) {
+			list = render_hostlist((const char *const *)s->hosts, s->n_hosts);
+			fprintf(out, " Nodes=%s", list);
+			free(list);
+		}
+		fprintf(out, "  # level %u, 0x%016" PRIx64 "\n", s->level, s->n->ni.node_guid);
+	}
+	/* Hosts with no port on a switch, and CAs with no name to list them by. */
+	for (i = 0; i < n_at; i = j) {
+		bool cabled = false;
+		for (j = i; j < n_at && !strcmp(at[i].host, at[j].host); j++)
+			cabled |= at[j].port != 0;
+		if (!cabled)
+			fprintf(out, "# left out: host %s: no port cabled to a switch\n", at[i].host);
+	}
+	for (i = 0; i < n_unnamed; i++)
+		fprintf(out, "# left out: CA %s: no node description or node-name-map entry to name it by\n",
+			unnamed[i]);
+
+	for (i = 0; i < n_at; i++)
+		free(at[i].host);
+	free(at);
+	for (i = 0; i < n_unnamed; i++)
+		free(unnamed[i]);
+	free(unnamed);
+	for (i = 0; i < st.n_sws; i++) {
+		free(st.sws[i].name);
+		free(st.sws[i].hosts);
+	}
+	free(st.sws);
+	free(st.sw_of);
+	free(ord);
+	return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,136 @@
+#!/bin/bash
+# examples/: each example runs against the bundled captures (--replay): the
+# cron line's command, the systemd units (systemd-analyze verify when it is
+# there, then their ExecStart), the sfdp script, and every jq recipe's own
+# command line with its expected answer. docs/checks.md shows the same
+# cron and systemd files, and every file in examples/ is covered here.
+. "$(dirname "$0")/lib.sh"
+ex=$ROOT/examples
+caps=$ROOT/fixtures/captures
+covered=(README.md)
+
+# An `ibscan` that replays $CAP, for the examples to find on PATH or in $IBSCAN.
+mkdir -p "$TMP/bin"
+cat >"$TMP/bin/ibscan" <<EOF
+#!/bin/bash
+exec "$IBSCAN" "\$@" --replay "\$CAP"
+EOF
+chmod +x "$TMP/bin/ibscan"
+
+# ---- cron ----
+covered+=(ibscan-health.cron)
+cron=$ex/ibscan-health.cron
+mapfile -t assigns < <(grep -E '^[A-Z_]+=' "$cron")
+line=$(grep -vE '^(#|[A-Z_]+=|$)' "$cron")
+[ "$(wc -l <<<"$line")" = 1 ] || fail "cron: want one schedule line, got: $line"
+read -r m h dom mon dow user cmd <<<"$line"
+[[ "$m $h $dom $mon $dow" =~ ^[0-9*/,-]+( [0-9*/,-]+){4}$ ]] || fail "cron: bad schedule: $line"
+[ "$user" = root ] || fail "cron: /etc/cron.d lines name a user: $line"
+[[ $cmd == *'$IBSCAN '* && $cmd == *'$TEXTFILE_DIR/'* ]] || fail "cron: the command must use \$IBSCAN and \$TEXTFILE_DIR"
+printf '%s\n' "${assigns[@]}" | grep -qx 'IBSCAN=/usr/local/bin/ibscan' || fail "cron: IBSCAN default"
+cron_run() { # CAPTURE WANT_RC: the command as cron runs it (sh, the file's variables, ours over them)
+	local rc=0
+	rm -rf "$TMP/textfile"
+	mkdir "$TMP/textfile"
+	env -i PATH=/usr/bin:/bin "${assigns[@]}" IBSCAN="$TMP/bin/ibscan" TEXTFILE_DIR="$TMP/textfile" \
+		CAP="$caps/$1.cap" sh -c "$cmd" >"$TMP/cron.out" 2>&1 || rc=$?
+	[ "$rc" = "$2" ] || fail "cron on $1: exit $rc, want $2: $(cat "$TMP/cron.out")"
+	[ ! -s "$TMP/cron.out" ] || fail "cron on $1: output (cron would mail it): $(cat "$TMP/cron.out")"
+	[ "$(ls "$TMP/textfile")" = ibscan.prom ] || fail "cron on $1: textfile directory holds: $(ls "$TMP/textfile")"
+	grep -qx 'ibscan_up 1' "$TMP/textfile/ibscan.prom" || fail "cron on $1: no ibscan_up 1"
+	grep -qx "ibscan_health_status $2" "$TMP/textfile/ibscan.prom" || fail "cron on $1: status not $2"
+}
+cron_run fattree2-small 0
+cron_run port-init 2
+
+# ---- systemd ----
+covered+=(ibscan-health.service ibscan-health.timer)
+mkdir -p "$TMP/units"
+grep -q '^ExecStart=/usr/local/bin/ibscan health ' "$ex/ibscan-health.service" || fail "systemd: ExecStart"
+sed "s|^ExecStart=/usr/local/bin/ibscan |ExecStart=$TMP/bin/ibscan |" "$ex/ibscan-health.service" \
+	>"$TMP/units/ibscan-health.service"
+cp "$ex/ibscan-health.timer" "$TMP/units/"
+if command -v systemd-analyze >/dev/null; then
+	# Documentation=man:ibscan(1) must resolve: to this man page.
+	mkdir -p "$TMP/man/man1"
+	cp "$ROOT/docs/ibscan.1" "$TMP/man/man1/"
+	MANPATH=$TMP/man systemd-analyze verify "$TMP/units/ibscan-health.service" \
+		"$TMP/units/ibscan-health.timer" >"$TMP/verify" 2>&1 || fail "systemd-analyze verify: $(cat "$TMP/verify")"
+	systemd-analyze calendar "$(sed -n 's/^OnCalendar=//p' "$ex/ibscan-health.timer")" >/dev/null ||
+		fail "systemd: OnCalendar"
+else
+	echo "systemd-analyze is not installed: checking ExecStart only"
+fi
+grep -qx 'WantedBy=timers.target' "$ex/ibscan-health.timer" || fail "systemd: timer install section"
+exec_start=$(sed -n 's/^ExecStart=//p' "$TMP/units/ibscan-health.service")
+td_default=$(sed -n 's/^Environment=TEXTFILE_DIR=//p' "$ex/ibscan-health.service")
+[ "$td_default" = /var/lib/node_exporter/textfile ] || fail "systemd: TEXTFILE_DIR default"
+ok_codes=" 0 $(sed -n 's/^SuccessExitStatus=//p' "$ex/ibscan-health.service") "
+unit_run() { # CAPTURE WANT_RC: ExecStart with ${TEXTFILE_DIR} expanded as systemd does
+	local rc=0 argv
+	rm -rf "$TMP/textfile"
+	mkdir "$TMP/textfile"
+	read -ra argv <<<"${exec_start//'${TEXTFILE_DIR}'/$TMP/textfile}"
+	CAP="$caps/$1.cap" "${argv[@]}" >"$TMP/unit.out" 2>&1 || rc=$?
+	[ "$rc" = "$2" ] || fail "systemd on $1: exit $rc, want $2"
+	[[ $ok_codes == *" $rc "* ]] || fail "systemd on $1: exit $rc would fail the unit"
+	grep -qx "ibscan_health_status $2" "$TMP/textfile/ibscan.prom" || fail "systemd on $1: status not $2"
+}
+unit_run fattree2-small 0
+unit_run degraded 1
+unit_run port-init 2
+
+# docs/checks.md shows the same files.
+for f in ibscan-health.cron ibscan-health.service ibscan-health.timer; do
+	while IFS= read -r l; do
+		[ -z "$l" ] || [ "${l:0:1}" = "#" ] && continue
+		grep -qxF "    $l" "$ROOT/docs/checks.md" || fail "docs/checks.md lacks $f's line: $l"
+	done <"$ex/$f"
+done
+
+# ---- sfdp ----
+covered+=(fabric-svg.sh)
+command -v sfdp >/dev/null || fail "sfdp is not installed (make deps: graphviz)"
+[ -x "$ex/fabric-svg.sh" ] || fail "fabric-svg.sh is not executable"
+IBSCAN=$IBSCAN "$ex/fabric-svg.sh" "$TMP/f3.svg" --replay "$caps/fattree3.cap" || fail "fabric-svg.sh failed"
+head -c 300 "$TMP/f3.svg" | grep -q '<svg' || fail "fabric-svg.sh: not SVG"
+n=$(grep -c 'class="node"' "$TMP/f3.svg")
+[ "$n" = 612 ] || fail "fabric-svg.sh: $n nodes drawn, want 612"
+IBSCAN=$IBSCAN "$ex/fabric-svg.sh" "$TMP/bad.svg" --replay "$TMP/nonexistent.cap" 2>/dev/null &&
+	fail "fabric-svg.sh succeeded without a fabric"
+
+# ---- jq recipes: each one's own command line (from its header), on a capture ----
+printf '0x0000000000100000 "hca-one"\n0x0000000000200000 "sw-one"\n' >"$TMP/map"
+recipe() { # FILE CAPTURE EXPECTED
+	local f=$1 cmdline out
+	covered+=("jq/$f")
+	cmdline=$(sed -n 's/^#   \(ibscan .*\)$/\1/p' "$ex/jq/$f")
+	[ -n "$cmdline" ] && [[ $cmdline == *"-f $f"* ]] || fail "$f: no usage line '#   ibscan ... -f $f'"
+	cmdline=${cmdline//\/etc\/ib-node-name-map/$TMP/map}
+	out=$(cd "$ex/jq" && PATH=$TMP/bin:$PATH CAP=$caps/$2.cap bash -c "$cmdline" 2>/dev/null)
+	[ "$out" = "$3" ] || fail "$f on $2: got
+$out
+want
+$3"
+}
+recipe hosts-under-switch.jq fattree3 "$(printf 'node%04d mlx5_0\n' 1 2 3 4 5 6)"
+recipe hosts-per-switch.jq degraded "$(printf '%s\n' 'leaf01 4' 'leaf02 4' 'spine01 0' 'spine02 0' 'spine03 0' 'spine04 0')"
+recipe degraded-links.jq degraded "leaf01[3] - node0003 mlx5_0[1] 1x EDR (width)
+leaf02[6] - spine02[2] 4x QDR (speed)"
+recipe degraded-links.jq fattree2-small ""
+recipe links-not-active.jq port-init "Hca1[1] - Switch1[1] Init"
+recipe unnamed-nodes.jq net.2sw2path4hca "0x0000000000100003 ca Hca2
+0x0000000000100006 ca Hca3
+0x0000000000100009 ca Hca4
+0x0000000000200001 switch Switch2"
+# By GUID too, and on a dual-rail fabric each host once.
+out=$(CAP=$caps/dualrail.cap "$TMP/bin/ibscan" topology --json |
+	jq -r --arg switch 0x0002c90300e10002 -f "$ex/jq/hosts-under-switch.jq" | wc -l)
+[ "$out" = 18 ] || fail "hosts-under-switch.jq by GUID: $out hosts"
+
+# ---- nothing in examples/ goes untested, and the README names everything ----
+while IFS= read -r f; do
+	printf '%s\n' "${covered[@]}" | grep -qxF "$f" || fail "examples/$f is not run by this test"
+	[ "$f" = README.md ] || grep -qF "$f" "$ex/README.md" || fail "examples/README.md does not mention $f"
+done < <(cd "$ex" && find . -type f | sed 's|^\./||' | sort)
+echo "examples: ok (${#covered[@]} files)"

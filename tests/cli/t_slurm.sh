@@ -1,0 +1,198 @@
+#!/bin/bash
+# `ibscan topology --format slurm` on the bundled captures: every host under
+# exactly one leaf, Switches= naming only switches one level down, the right
+# levels on the 2- and 3-level fat trees, hostlists that expand back to the
+# hosts `ibscan nodes --json` reports, and dual-rail hosts under the leaf of
+# their port 1 (the rule in docs/slurm.md).
+. "$(dirname "$0")/lib.sh"
+caps=$ROOT/fixtures/captures
+
+cat >"$TMP/check.py" <<'EOF'
+import json, re, sys
+from collections import deque
+
+conf_path, topo_path, nodes_path, kind = sys.argv[1:5]
+
+def expand(expr):
+    """Slurm's hostlist expansion: p[a-b,c] -> p + each number padded to len(a)."""
+    out, i = [], 0
+    for m in re.finditer(r'([^,\[\]]*)(?:\[([^\]]*)\])?(?:,|$)', expr):
+        prefix, ranges = m.group(1), m.group(2)
+        if ranges is None:
+            if prefix:
+                out.append(prefix)
+            continue
+        for r in ranges.split(','):
+            lo, _, hi = r.partition('-')
+            for v in range(int(lo), int(hi or lo) + 1):
+                out.append(prefix + str(v).zfill(len(lo)))
+    return out
+
+def fail(msg):
+    print('FAIL (%s): %s' % (kind, msg))
+    sys.exit(1)
+
+topo = json.load(open(topo_path))
+nodes = json.load(open(nodes_path))['nodes']
+byguid = {n['guid']: n for n in topo['nodes']}
+switches = {n['guid'] for n in topo['nodes'] if n['type'] == 'switch'}
+# Independent level computation: leaves have a CA cabled, then BFS.
+def peers(n):
+    return [p['peer'] for p in n.get('ports', []) if p.get('peer')]
+level = {}
+q = deque()
+for g in sorted(switches):
+    if any(byguid[p['guid']]['type'] == 'ca' for p in peers(byguid[g])):
+        level[g] = 1
+        q.append(g)
+while q:
+    g = q.popleft()
+    for p in peers(byguid[g]):
+        if p['guid'] in switches and p['guid'] not in level:
+            level[p['guid']] = level[g] + 1
+            q.append(p['guid'])
+
+hosts = {n['name'].split()[0] for n in nodes if n['type'] == 'ca'}
+
+lines, left_out = [], []
+for raw in open(conf_path):
+    raw = raw.rstrip('\n')
+    if raw.startswith('# left out: '):
+        left_out.append(raw)
+        continue
+    if not raw or raw.startswith('#'):
+        continue
+    body, _, comment = raw.partition('#')
+    kv = dict(f.split('=', 1) for f in body.split())
+    if set(kv) - {'SwitchName', 'Switches', 'Nodes'} or 'SwitchName' not in kv:
+        fail('bad line: ' + raw)
+    m = re.fullmatch(r' level (\d+), (0x[0-9a-f]{16})', comment)
+    if not m:
+        fail('bad comment: ' + raw)
+    kv['level'], kv['guid'] = int(m.group(1)), m.group(2)
+    lines.append(kv)
+
+names = [l['SwitchName'] for l in lines]
+if len(set(names)) != len(names):
+    fail('SwitchName not unique')
+for n in names:
+    if not re.fullmatch(r'[A-Za-z0-9._-]+', n):
+        fail('switch name Slurm cannot take: ' + n)
+by_name = {l['SwitchName']: l for l in lines}
+
+# Levels: the line's own, the independent computation, and the names' tier.
+tier = {'leaf': 1, 'spine': 2, 'core': 3}
+for l in lines:
+    if l['level'] != level.get(l['guid']):
+        fail('%s: level %s, computed %s' % (l['SwitchName'], l['level'], level.get(l['guid'])))
+    t = re.match(r'(leaf|spine|core)\d', l['SwitchName'])
+    if kind in ('fattree2', 'fattree3', 'dualrail'):
+        if not t or tier[t.group(1)] != l['level']:
+            fail('%s is at level %d' % (l['SwitchName'], l['level']))
+    if ('Nodes' in l) != (l['level'] == 1):
+        fail('%s: Nodes= on a switch of level %d' % (l['SwitchName'], l['level']))
+
+# Switches=: exactly the listed neighbours one level down.
+for l in lines:
+    kids = expand(l.get('Switches', ''))
+    if len(set(kids)) != len(kids):
+        fail('%s lists a switch twice' % l['SwitchName'])
+    for k in kids:
+        if k not in by_name:
+            fail('%s lists %s, which has no line' % (l['SwitchName'], k))
+        if by_name[k]['level'] != l['level'] - 1:
+            fail('%s (level %d) lists %s (level %d)' % (l['SwitchName'], l['level'], k, by_name[k]['level']))
+    want = {by_name[o]['SwitchName'] for o in by_name
+            if by_name[o]['level'] == l['level'] - 1
+            and any(p['guid'] == by_name[o]['guid'] for p in peers(byguid[l['guid']]))}
+    if set(kids) != want:
+        fail('%s lists %s, want %s' % (l['SwitchName'], sorted(kids), sorted(want)))
+    if l['level'] > 1 and not kids:
+        fail('%s has no children' % l['SwitchName'])
+
+# Hosts: each under exactly one leaf; together, every host of the fabric.
+seen = {}
+for l in lines:
+    for h in expand(l.get('Nodes', '')):
+        if h in seen:
+            fail('%s under %s and %s' % (h, seen[h], l['SwitchName']))
+        seen[h] = l['SwitchName']
+if set(seen) != hosts:
+    fail('hosts differ: missing %s, extra %s' % (sorted(hosts - set(seen))[:5], sorted(set(seen) - hosts)[:5]))
+
+# Every host sits under the switch its (first) port 1 is cabled to.
+for n in topo['nodes']:
+    if n['type'] != 'ca':
+        continue
+    p1 = [p for p in n['ports'] if p['port'] == 1][0]
+    leaf = by_name[seen[n['name'].split()[0]]]
+    if p1['peer']['guid'] != leaf['guid']:
+        fail('%s is under %s, not the leaf of its port 1' % (n['name'], leaf['SwitchName']))
+
+maxlevel = max(level.values())
+if kind == 'fattree2' and (maxlevel != 2 or len(lines) != 15):
+    fail('fattree2-small: %d levels, %d lines' % (maxlevel, len(lines)))
+if kind == 'fattree3' and (maxlevel != 3 or len(lines) != 180 or sum(l['level'] == 3 for l in lines) != 36):
+    fail('fattree3: %d levels, %d lines' % (maxlevel, len(lines)))
+if kind == 'dualrail':
+    # Port 2 of every host is on leaf02 or leaf04: those have nothing of their own.
+    if sorted(l['SwitchName'] for l in lines if l['level'] == 1) != ['leaf01', 'leaf03']:
+        fail('dualrail leaves: %s' % [l['SwitchName'] for l in lines if l['level'] == 1])
+    if len(left_out) != 2 or not all('listed under another leaf' in x for x in left_out):
+        fail('dualrail: left out %s' % left_out)
+    for l in lines:
+        if l['level'] == 2 and l['Switches'] != 'leaf[01,03]':
+            fail('%s: Switches=%s' % (l['SwitchName'], l['Switches']))
+if kind == 'net2':
+    if sorted(names) != ['Switch1', 'Switch2'] or maxlevel != 1:
+        fail('net.2sw2path4hca: %s' % names)
+print('ok %s: %d lines, %d hosts, %d levels' % (kind, len(lines), len(seen), maxlevel))
+EOF
+
+check() {
+	local cap=$1 kind=$2
+	run 0 topology --format slurm --replay "$caps/$cap.cap"
+	cp "$TMP/out" "$TMP/$kind.conf"
+	run 0 topology --json --replay "$caps/$cap.cap" -o "$TMP/$kind.topo.json"
+	run 0 nodes --json --replay "$caps/$cap.cap" -o "$TMP/$kind.nodes.json"
+	python3 "$TMP/check.py" "$TMP/$kind.conf" "$TMP/$kind.topo.json" "$TMP/$kind.nodes.json" "$kind" ||
+		fail "$cap: topology.conf is wrong (in $TMP/$kind.conf)"
+	# Deterministic, and -o writes the same bytes.
+	run 0 topology --format slurm --replay "$caps/$cap.cap" -o "$TMP/$kind.again"
+	cmp -s "$TMP/$kind.conf" "$TMP/$kind.again" || fail "$cap: -o output differs from stdout"
+}
+
+check fattree2-small fattree2
+check fattree3 fattree3
+check dualrail dualrail
+check net.2sw2path4hca net2
+
+# The fixture descriptions, as operators see them.
+grep -qx 'SwitchName=leaf01 Nodes=node\[0001-0018\]  # level 1, 0x0002c90300e10001' "$TMP/fattree2.conf" ||
+	fail "fattree2-small: leaf01 line"
+grep -qx 'SwitchName=spine01 Switches=leaf\[01-06\]  # level 2, 0x0002c90300e20001' "$TMP/fattree2.conf" ||
+	fail "fattree2-small: spine01 line"
+grep -qx 'SwitchName=core01 Switches=spine\[01,07,13,19,25,31,37,43,49,55,61,67\]  # level 3, 0x0002c90300e30001' \
+	"$TMP/fattree3.conf" || fail "fattree3: core01 line"
+# Two leaves cabled to each other with no switch above: said in the file.
+grep -q '^# WARNING: no switch reaches every host' "$TMP/net2.conf" || fail "net.2sw2path4hca: no warning"
+! grep -q WARNING "$TMP/fattree3.conf" || fail "fattree3: a warning"
+
+# A node-name map renames switches and hosts; names Slurm cannot take are sanitised.
+printf '0x0002c90300e10001 "edge 1"\n0x0002c90300f00004 "login01 (front end)"\n' >"$TMP/map"
+run 0 topology --format slurm --node-name-map "$TMP/map" --replay "$caps/fattree2-small.cap"
+out_has 'SwitchName=edge_1 Nodes=login01,node[0002-0018]  # level 1'
+out_has 'SwitchName=spine01 Switches=edge_1,leaf[02-06]  # level 2'
+
+# Only the topology view has it.
+run 2 nodes --format slurm --replay "$caps/fattree2-small.cap"
+err_has "unknown format 'slurm' (text or json)"
+run 2 topology --format slurmx --replay "$caps/fattree2-small.cap"
+err_has "(text, json, dot, netfile or slurm)"
+run 0 help topology
+out_has "slurm (topology.conf for Slurm's topology/tree plugin)"
+
+# A partial walk still writes the file, marked, and exits 3.
+run 3 topology --format slurm --replay "$caps/dead-switch.cap"
+out_has "# PARTIAL:"
+echo "slurm: ok"

@@ -1,0 +1,289 @@
+/* Unit tests of the Slurm topology.conf renderer and its hostlist compressor. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "fake_transport.h"
+#include "../../fabric/namemap.h"
+#include "../../fabric/walk.h"
+#include "../../output/render.h"
+
+static char *hostlist(const char *csv)
+{
+	const char *v[64];
+	char *copy = strdup(csv), *save = NULL, *t, *r;
+	size_t n = 0;
+
+	for (t = strtok_r(copy, ",", &save); t && n < 64; t = strtok_r(NULL, ",", &save))
+		v[n++] = t;
+	r = render_hostlist(v, n);
+	free(copy);
+	return r;
+}
+
+static void test_hostlist_cases(void **state)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{ "", "" },
+		{ "node7", "node7" },
+		{ "login", "login" },
+		{ "node003,node001,node002", "node[001-003]" },
+		{ "node1,node2,node3,node5,node7,node8", "node[1-3,5,7-8]" },
+		{ "node9,node10", "node[9-10]" },
+		{ "node10,node9,node100", "node[9-10,100]" },
+		{ "node098,node099,node100", "node[098-100]" },
+		{ "node9,node010", "node[9,010]" },
+		{ "node01,node1,node02,node2", "node[01-02,1-2]" },
+		{ "n0,n1", "n[0-1]" },
+		{ "n00,n01", "n[00-01]" },
+		{ "n0,n00", "n[0,00]" },
+		{ "b1,a2,a1,c", "a[1-2],b1,c" },
+		{ "n1,n1,n2,login,login", "login,n[1-2]" },
+		{ "login,admin", "admin,login" },
+		{ "rack1-node3,rack1-node4,rack2-node1", "rack1-node[3-4],rack2-node1" },
+		{ "x1234567890123456789012,x1234567890123456789013",
+		  "x1234567890123456789012,x1234567890123456789013" },
+		{ "42,43,44", "[42-44]" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = hostlist(cases[i].in);
+		if (strcmp(got, cases[i].want))
+			fail_msg("hostlist(%s) = '%s', want '%s'", cases[i].in, got, cases[i].want);
+		free(got);
+	}
+}
+
+/* Slurm's expansion: "p[a-b,c]" gives p + each number zero-padded to strlen(a). */
+static size_t expand(const char *s, char out[][32], size_t max)
+{
+	size_t n = 0;
+
+	while (*s) {
+		const char *e = s, *prefix = s;
+		int plen;
+
+		while (*e && *e != ',' && *e != '[')
+			e++;
+		if (*e != '[') {
+			assert_true(n < max);
+			snprintf(out[n++], 32, "%.*s", (int)(e - s), s);
+			s = *e ? e + 1 : e;
+			continue;
+		}
+		plen = (int)(e - prefix);
+		s = e + 1;
+		while (*s != ']') {
+			char *end;
+			unsigned long long lo, hi, v;
+			int width;
+
+			assert_true(*s != '\0');
+			lo = strtoull(s, &end, 10);
+			width = (int)(end - s);
+			assert_true(width > 0);
+			hi = lo;
+			if (*end == '-')
+				hi = strtoull(end + 1, &end, 10);
+			for (v = lo; v <= hi; v++) {
+				assert_true(n < max);
+				snprintf(out[n++], 32, "%.*s%0*llu", plen, prefix, width, v);
+			}
+			s = end;
+			if (*s == ',')
+				s++;
+		}
+		s++;
+		if (*s == ',')
+			s++;
+	}
+	return n;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/* Random sets of names, with and without padding: the expansion gives the set back. */
+static void test_hostlist_round_trip(void **state)
+{
+	static const char *const prefixes[] = { "node", "n", "gpu-", "rack1-n" };
+	static char in[64][32], want[64][32], got[256][32];
+	unsigned seed = 12345;
+	int iter;
+
+	(void)state;
+	for (iter = 0; iter < 3000; iter++) {
+		const char *v[64];
+		size_t n = (size_t)(rand_r(&seed) % 40), nw = 0, ng, i;
+		char *expr;
+
+		for (i = 0; i < n; i++) {
+			unsigned num = (unsigned)rand_r(&seed) % 130;
+			int pad = rand_r(&seed) % 3 ? 3 : 0;
+			snprintf(in[i], sizeof(in[i]), "%s%0*u", prefixes[rand_r(&seed) % 4], pad, num);
+			v[i] = in[i];
+		}
+		expr = render_hostlist(v, n);
+		/* The unique input names, sorted. */
+		memcpy(want, in, sizeof(in));
+		qsort(want, n, sizeof(want[0]), str_cmp);
+		for (i = 0; i < n; i++)
+			if (!nw || strcmp(want[nw - 1], want[i]))
+				memmove(want[nw++], want[i], sizeof(want[0]));
+		ng = expand(expr, got, 256);
+		qsort(got, ng, sizeof(got[0]), str_cmp);
+		if (ng != nw)
+			fail_msg("'%s' expands to %zu names, want %zu", expr, ng, nw);
+		for (i = 0; i < nw; i++)
+			if (strcmp(got[i], want[i]))
+				fail_msg("'%s' expands to %s, want %s", expr, got[i], want[i]);
+		free(expr);
+	}
+}
+
+static char *render(const struct ibs_fabric *f)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	assert_int_equal(render_slurm(m, f), 0);
+	fclose(m);
+	return buf;
+}
+
+/*
+ * Two leaves with the same default description, a managed leaf, a spine
+ * above all three; a dual-port host on two leaves, a host without a
+ * description, and a SHARP aggregation node.
+ */
+static struct ibs_fabric *walk_tree(const char *namemap)
+{
+	static struct ff ff;
+	struct fake f;
+	struct ibs_engine_opts o = { 8, 100, 1, 10000 };
+	struct ibs_walk_opts wo = { true, true, NULL, NULL };
+	struct ibs_engine *e;
+	struct ibs_fabric *fab = ibs_fabric_new();
+	int l1, l2, l3, sp, h1;
+
+	memset(&ff, 0, sizeof(ff));
+	l1 = ff_add(&ff, IB_NODE_SWITCH, 8, 0x10, "MF0;leafA:MSB7800/U1");
+	l2 = ff_add(&ff, IB_NODE_SWITCH, 8, 0x20, "SwitchIB Mellanox Technologies");
+	l3 = ff_add(&ff, IB_NODE_SWITCH, 8, 0x30, "SwitchIB Mellanox Technologies");
+	sp = ff_add(&ff, IB_NODE_SWITCH, 8, 0x40, "spine 1");
+	ff_link(&ff, l1, 8, sp, 1);
+	ff_link(&ff, l2, 8, sp, 2);
+	ff_link(&ff, l3, 8, sp, 3);
+	ff_link(&ff, l3, 7, sp, 4); /* a parallel cable: still one child */
+	h1 = ff_add(&ff, IB_NODE_CA, 2, 0x100, "node01 mlx5_0");
+	ff_link(&ff, l2, 1, h1, 1);
+	ff_link(&ff, l1, 1, h1, 2);
+	ff_link(&ff, l2, 2, ff_add(&ff, IB_NODE_CA, 1, 0x200, "node02 mlx5_0"), 1);
+	ff_link(&ff, l3, 1, ff_add(&ff, IB_NODE_CA, 1, 0x300, "node[03]; mlx5_0"), 1);
+	ff_link(&ff, l3, 2, ff_add(&ff, IB_NODE_CA, 1, 0x400, ""), 1);
+	ff_link(&ff, l1, 2, ff_add(&ff, IB_NODE_CA, 1, 0x500, "Mellanox Technologies Aggregation Node"), 1);
+	fake_init(&f, ff_on_send, &ff);
+	e = ibs_engine_new(&f.t, &o);
+	assert_int_equal(ibs_walk(e, fab, &wo), IBS_OK);
+	ibs_engine_free(e);
+	fake_close(&f.t);
+	if (namemap) {
+		struct ibs_namemap *m = NULL;
+		char *msg = NULL;
+		assert_int_equal(ibs_namemap_parse("m", namemap, strlen(namemap), &m, &msg), IBS_OK);
+		ibs_namemap_apply(m, fab);
+		ibs_namemap_free(m);
+	}
+	return fab;
+}
+
+static void test_render_tree(void **state)
+{
+	struct ibs_fabric *f = walk_tree(NULL);
+	char *s = render(f);
+
+	(void)state;
+	/* node01's port 1 is on the second leaf: it goes there, not under leafA (its port 2). */
+	assert_non_null(strstr(s, "\nSwitchName=SwitchIB_Mellanox_Technologies-0000000000000020 Nodes=node[01-02]  "
+				  "# level 1, 0x0000000000000020\n"));
+	assert_non_null(strstr(s, "\nSwitchName=SwitchIB_Mellanox_Technologies-0000000000000030 Nodes=node_03  "));
+	assert_non_null(strstr(s, "\n# left out: leafA (level 1, 0x0000000000000010): every host cabled to it is "
+				  "listed under another leaf\n"));
+	assert_non_null(strstr(s, "\nSwitchName=spine_1 Switches=SwitchIB_Mellanox_Technologies-[0000000000000020,0000000000000030]"
+				  "  # level 2, 0x0000000000000040\n"));
+	assert_non_null(strstr(s, "\n# left out: CA 0x0000000000000400: no node description or node-name-map entry"));
+	assert_null(strstr(s, "Aggregation"));
+	assert_null(strstr(s, "WARNING"));
+	assert_non_null(strstr(s, "4 switches in 2 levels, 3 hosts."));
+	free(s);
+	ibs_fabric_free(f);
+}
+
+static void test_render_namemap(void **state)
+{
+	struct ibs_fabric *f = walk_tree("0x20 \"leaf;02\"\n0x30 \"leaf03\"\n0x400 \"node04 hca\"\n"
+					 "0x10 \"leaf01\"\n");
+	char *s = render(f);
+
+	(void)state;
+	/* Map names are sanitised but not cut at ';' ... ':'. */
+	assert_non_null(strstr(s, "\nSwitchName=leaf_02 Nodes=node[01-02]  "));
+	assert_non_null(strstr(s, "\nSwitchName=leaf03 Nodes=node04,node_03  "));
+	assert_non_null(strstr(s, "\nSwitchName=spine_1 Switches=leaf03,leaf_02  "));
+	assert_null(strstr(s, "CA 0x"));
+	free(s);
+	ibs_fabric_free(f);
+}
+
+/* Two leaves cabled to each other and nothing above: Slurm cannot span them. */
+static void test_render_no_common_parent(void **state)
+{
+	static struct ff ff;
+	struct fake fk;
+	struct ibs_engine_opts o = { 8, 100, 1, 10000 };
+	struct ibs_walk_opts wo = { true, true, NULL, NULL };
+	struct ibs_engine *e;
+	struct ibs_fabric *f = ibs_fabric_new();
+	char *s;
+	int a, b;
+
+	(void)state;
+	memset(&ff, 0, sizeof(ff));
+	a = ff_add(&ff, IB_NODE_SWITCH, 4, 0x1, "sw1");
+	b = ff_add(&ff, IB_NODE_SWITCH, 4, 0x2, "sw2");
+	ff_link(&ff, a, 4, b, 4);
+	ff_link(&ff, a, 1, ff_add(&ff, IB_NODE_CA, 1, 0x100, "h1 mlx5_0"), 1);
+	ff_link(&ff, b, 1, ff_add(&ff, IB_NODE_CA, 1, 0x200, "h2 mlx5_0"), 1);
+	ff_add(&ff, IB_NODE_SWITCH, 4, 0x3, "lonely"); /* not cabled: never found */
+	fake_init(&fk, ff_on_send, &ff);
+	e = ibs_engine_new(&fk.t, &o);
+	assert_int_equal(ibs_walk(e, f, &wo), IBS_OK);
+	ibs_engine_free(e);
+	fake_close(&fk.t);
+	s = render(f);
+	assert_non_null(strstr(s, "\nSwitchName=sw1 Nodes=h1  # level 1"));
+	assert_non_null(strstr(s, "\nSwitchName=sw2 Nodes=h2  # level 1"));
+	assert_non_null(strstr(s, "# WARNING: no switch reaches every host"));
+	free(s);
+	ibs_fabric_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hostlist_cases),
+		cmocka_unit_test(test_hostlist_round_trip),
+		cmocka_unit_test(test_render_tree),
+		cmocka_unit_test(test_render_namemap),
+		cmocka_unit_test(test_render_no_common_parent),
+	};
+	return cmocka_run_group_tests_name("slurm", tests, NULL, NULL);
+}
