@@ -40,4 +40,9 @@ run_target() {
 }
 export -f run_target
 export out root secs
-printf '%s\n' "${targets[@]}" | xargs -P 2 -I{} bash -c 'run_target {}'
+rc=0
+printf '%s\n' "${targets[@]}" | xargs -P 2 -I{} bash -c 'run_target {}' >"$out/summary" 2>&1 || rc=$?
+cat "$out/summary"
+pass=$(grep -c ', no crash$' "$out/summary")
+echo "fuzz: $pass passed, $((${#targets[@]} - pass)) failed"
+[ $rc -eq 0 ] && [ "$pass" -eq ${#targets[@]} ]
