@@ -92,27 +92,37 @@ static void puts_(struct emit *e, const char *s)
 	put(e, s, strlen(s));
 }
 
-static void putf(struct emit *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void putf(struct emit *e, const char *fmt, ...)
+/* printf into the output, through a stack buffer when the result is small. */
+static void vput(struct emit *e, const char *fmt, va_list ap)
 {
 	char small[256], *p = small;
-	va_list ap;
+	va_list ap2;
 	int n;
 
-	va_start(ap, fmt);
+	va_copy(ap2, ap);
 	n = vsnprintf(small, sizeof(small), fmt, ap);
-	va_end(ap);
-	if (n < 0)
+	if (n < 0) {
+		va_end(ap2);
 		return;
+	}
 	if ((size_t)n >= sizeof(small)) {
 		p = xmalloc((size_t)n + 1);
-		va_start(ap, fmt);
-		vsnprintf(p, (size_t)n + 1, fmt, ap);
-		va_end(ap);
+		vsnprintf(p, (size_t)n + 1, fmt, ap2);
 	}
+	va_end(ap2);
 	put(e, p, (size_t)n);
 	if (p != small)
 		free(p);
+}
+
+static void putf(struct emit *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void putf(struct emit *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vput(e, fmt, ap);
+	va_end(ap);
 }
 
 static void indent(struct emit *e, int depth)
@@ -281,29 +291,6 @@ void emit_arr_close(struct emit *e)
 	emit_obj_close(e);
 }
 
-static void text(struct emit *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void text(struct emit *e, const char *fmt, ...)
-{
-	va_list ap;
-	char small[256], *p = small;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(small, sizeof(small), fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n >= sizeof(small)) {
-		p = xmalloc((size_t)n + 1);
-		va_start(ap, fmt);
-		vsnprintf(p, (size_t)n + 1, fmt, ap);
-		va_end(ap);
-	}
-	put(e, p, (size_t)n);
-	if (p != small)
-		free(p);
-}
-
 void emit_str(struct emit *e, const char *key, const char *fmt, const char *val)
 {
 	if (e->mode == EMIT_JSON) {
@@ -315,7 +302,7 @@ void emit_str(struct emit *e, const char *key, const char *fmt, const char *val)
 		return;
 	}
 	if (fmt)
-		text(e, fmt, val ? val : "-");
+		putf(e, fmt, val ? val : "-");
 }
 
 void emit_uint(struct emit *e, const char *key, const char *fmt, uint64_t v)
@@ -331,7 +318,7 @@ void emit_uint(struct emit *e, const char *key, const char *fmt, uint64_t v)
 		return;
 	}
 	if (fmt)
-		text(e, fmt, v);
+		putf(e, fmt, v);
 }
 
 void emit_int(struct emit *e, const char *key, const char *fmt, int64_t v)
@@ -342,7 +329,7 @@ void emit_int(struct emit *e, const char *key, const char *fmt, int64_t v)
 		return;
 	}
 	if (fmt)
-		text(e, fmt, v);
+		putf(e, fmt, v);
 }
 
 void emit_double(struct emit *e, const char *key, const char *fmt, double v)
@@ -358,7 +345,7 @@ void emit_double(struct emit *e, const char *key, const char *fmt, double v)
 		return;
 	}
 	if (fmt)
-		text(e, fmt, v);
+		putf(e, fmt, v);
 }
 
 void emit_bool(struct emit *e, const char *key, const char *fmt, bool v)
@@ -369,7 +356,7 @@ void emit_bool(struct emit *e, const char *key, const char *fmt, bool v)
 		return;
 	}
 	if (fmt)
-		text(e, fmt, v ? "yes" : "no");
+		putf(e, fmt, v ? "yes" : "no");
 }
 
 void emit_guid(struct emit *e, const char *key, const char *fmt, uint64_t guid)
@@ -388,25 +375,12 @@ void emit_null(struct emit *e, const char *key, const char *fmt)
 void emit_text(struct emit *e, const char *fmt, ...)
 {
 	va_list ap;
-	char small[256], *p = small;
-	int n;
 
 	if (e->mode != EMIT_TEXT)
 		return;
 	va_start(ap, fmt);
-	n = vsnprintf(small, sizeof(small), fmt, ap);
+	vput(e, fmt, ap);
 	va_end(ap);
-	if (n <= 0)
-		return;
-	if ((size_t)n >= sizeof(small)) {
-		p = xmalloc((size_t)n + 1);
-		va_start(ap, fmt);
-		vsnprintf(p, (size_t)n + 1, fmt, ap);
-		va_end(ap);
-	}
-	put(e, p, (size_t)n);
-	if (p != small)
-		free(p);
 }
 
 int emit_write(struct emit *e, FILE *out)
