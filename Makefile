@@ -77,7 +77,11 @@ ibscan: $(MAIN)/ibscan
 	cp $< $@
 
 # ---- tests ----
-check: check-unit check-cli check-sim check-fuzz
+# The README's two commands first install what is missing (make deps), then
+# build: the -dev packages must be there before anything compiles.
+check:
+	@tools/deps.sh
+	@$(MAKE) --no-print-directory check-unit check-cli check-sim check-fuzz
 
 check-unit: $(SANB_UNIT_BINS)
 	@tests/run-unit.sh $(SANB_UNIT_BINS)
@@ -95,7 +99,9 @@ check-fuzz fuzz:
 deps:
 	@tools/deps.sh
 
-demo: ibscan
+demo:
+	@tools/deps.sh
+	@$(MAKE) --no-print-directory ibscan
 	@tools/demo.sh
 
 # Discovery speed and scale against ibnetdiscover on simulated fat trees (minutes).
