@@ -17,6 +17,10 @@ DESTDIR ?=
 PKGS := libibumad libibmad libibnetdisc libibverbs jansson
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla -Wwrite-strings
+# CI sets CI=true: warnings are errors there.
+ifeq ($(CI),true)
+WERROR := 1
+endif
 ifeq ($(WERROR),1)
 WARN += -Werror
 endif

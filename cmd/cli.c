@@ -203,7 +203,8 @@ static void show_progress(void *ctx, const struct ibs_fabric *f, const struct ib
 {
 	struct progress *p = ctx;
 
-	if (!p->on)
+	/* Only walks longer than a second deserve a progress line. */
+	if (!p->on || s->elapsed_ms < 1000)
 		return;
 	fprintf(stderr, "\ribscan: walking: %zu nodes, %llu MADs sent, %llu timeouts ", f->n_nodes,
 		(unsigned long long)s->sent, (unsigned long long)s->timeouts);

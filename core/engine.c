@@ -340,6 +340,7 @@ static void tick_progress(struct ibs_engine *e, uint64_t now)
 {
 	if (e->progress && now - e->last_progress >= 200000000ull) {
 		e->last_progress = now;
+		e->st.elapsed_ms = (now - e->start) / 1000000ull;
 		e->progress(e->progress_ctx, &e->st);
 	}
 }

@@ -51,6 +51,7 @@ typedef void (*ibs_mad_cb)(void *ctx, const struct ibs_mad_req *req, const struc
 struct ibs_engine_stats {
 	uint64_t submitted, sent, received, completed;
 	uint64_t retries, timeouts, bad_status, malformed, unexpected, aborted;
+	uint64_t elapsed_ms; /* since the engine was created, as of the last progress call */
 };
 
 struct ibs_engine;

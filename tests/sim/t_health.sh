@@ -204,3 +204,21 @@ wait $pid || rc=$?
 head -1 "$TMP/k.out" | grep -q "^IBSCAN UNKNOWN - " || fail "killed simulator: no UNKNOWN status line: $(head -1 "$TMP/k.out")"
 ok "simulator killed during health: UNKNOWN, exit 3"
 sim_stop
+
+# counters --interval: two readings, deltas and rates in between.
+sim_start "$FABRICS/net.2sw2path4hca"
+expect_rc 0 ibs counters --interval 1 --json --deadline 30
+python3 - "$TMP/out" <<'PY' || fail "counters --interval: no deltas"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["interval_s"] == 1.0, d["interval_s"]
+ports = [p for p in d["ports_counters"] if p["error"] is None]
+assert len(ports) == 12, len(ports)
+for p in ports:
+    dl = p["deltas"]
+    assert dl is not None and dl["xmit_bytes"] >= 0 and dl["xmit_bytes_per_s"] >= 0, p
+    assert all(v >= 0 for k, v in dl.items() if k[0].isupper()), dl
+PY
+expect_rc 2 ibs counters --interval 400 --deadline 300
+ok "counters --interval 1: deltas and rates for all 12 ports"
+sim_stop
