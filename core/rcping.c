@@ -126,16 +126,9 @@ fail(struct ibs_ping *p, enum ibs_ping_step step, enum ibs_err rc, char *hint, c
 {
 	va_list ap;
 	char *m;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	m = xmalloc(n > 0 ? (size_t)n + 1 : 1);
-	m[0] = '\0';
-	va_start(ap, fmt);
-	if (n > 0)
-		vsnprintf(m, (size_t)n + 1, fmt, ap);
+	m = xvasprintf(fmt, ap);
 	va_end(ap);
 	free(p->err);
 	free(p->hint);
@@ -1135,16 +1128,9 @@ drop(struct ibs_ping *p, const char *peer, enum ibs_err rc, const char *fmt, ...
 {
 	va_list ap;
 	char *m;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	m = xmalloc(n > 0 ? (size_t)n + 1 : 1);
-	m[0] = '\0';
-	va_start(ap, fmt);
-	if (n > 0)
-		vsnprintf(m, (size_t)n + 1, fmt, ap);
+	m = xvasprintf(fmt, ap);
 	va_end(ap);
 	free(p->err);
 	free(p->hint);

@@ -68,20 +68,31 @@ char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
-char *xasprintf(const char *fmt, ...)
+char *xvasprintf(const char *fmt, va_list ap)
 {
-	va_list ap;
+	va_list ap2;
 	int n;
 	char *p;
 
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
+	va_copy(ap2, ap);
+	n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
 	if (n < 0)
-		oom(0);
+		n = 0; /* a format error: an empty string rather than garbage */
 	p = xmalloc((size_t)n + 1);
+	p[0] = '\0';
+	if (n)
+		vsnprintf(p, (size_t)n + 1, fmt, ap);
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+
 	va_start(ap, fmt);
-	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	p = xvasprintf(fmt, ap);
 	va_end(ap);
 	return p;
 }

@@ -2,6 +2,7 @@
 #ifndef IBSCAN_XALLOC_H
 #define IBSCAN_XALLOC_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 void *xmalloc(size_t n);
@@ -12,5 +13,6 @@ void *xgrow(void *p, size_t *cap, size_t need, size_t sz);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 #endif

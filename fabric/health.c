@@ -71,7 +71,6 @@ static struct ibs_finding *add(struct ibs_findings *fs, int ck, enum ibs_severit
 {
 	struct ibs_finding *x;
 	va_list ap;
-	char buf[512];
 
 	fs->v = xgrow(fs->v, &fs->cap, fs->n + 1, sizeof(*fs->v));
 	x = &fs->v[fs->n++];
@@ -89,10 +88,10 @@ static struct ibs_finding *add(struct ibs_findings *fs, int ck, enum ibs_severit
 			x->peer_port = n->ports[port].peer_port;
 		}
 	}
+	/* Names from a node-name map have no length limit: no fixed buffer. */
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	x->message = xvasprintf(fmt, ap);
 	va_end(ap);
-	x->message = xstrdup(buf);
 	fs->count[ck]++;
 	return x;
 }

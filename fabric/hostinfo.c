@@ -245,16 +245,9 @@ static char *__attribute__((format(printf, 1, 2))) attr(const char *fmt, ...)
 {
 	va_list ap;
 	char *path, *v;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return NULL;
-	path = xmalloc((size_t)n + 1);
-	va_start(ap, fmt);
-	vsnprintf(path, (size_t)n + 1, fmt, ap);
+	path = xvasprintf(fmt, ap);
 	va_end(ap);
 	v = read_path(path);
 	free(path);
@@ -278,16 +271,9 @@ static char *__attribute__((format(printf, 1, 2))) resolve(const char *fmt, ...)
 {
 	va_list ap;
 	char *path, *r;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return NULL;
-	path = xmalloc((size_t)n + 1);
-	va_start(ap, fmt);
-	vsnprintf(path, (size_t)n + 1, fmt, ap);
+	path = xvasprintf(fmt, ap);
 	va_end(ap);
 	r = realpath(path, NULL);
 	free(path);

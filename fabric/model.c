@@ -261,14 +261,12 @@ size_t ibs_fabric_links(const struct ibs_fabric *f, struct ibs_link **out)
 void ibs_node_set_error(struct ibs_node *n, const char *fmt, ...)
 {
 	va_list ap;
-	char buf[256];
 
 	if (n->error)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	n->error = xvasprintf(fmt, ap);
 	va_end(ap);
-	n->error = xstrdup(buf);
 }
 
 uint16_t ibs_node_lid(const struct ibs_node *n)

@@ -73,14 +73,12 @@ static void set_why(struct ibs_route *r, enum ibs_route_result res, const char *
 	__attribute__((format(printf, 3, 4)));
 static void set_why(struct ibs_route *r, enum ibs_route_result res, const char *fmt, ...)
 {
-	char buf[256];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	r->why = xvasprintf(fmt, ap);
 	va_end(ap);
 	r->result = res;
-	r->why = xstrdup(buf);
 }
 
 static bool owns_lid(const struct ibs_port *p, uint16_t lid)

@@ -9,10 +9,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-/* DOT strings: escape quotes and backslashes; drop control characters. */
-static void dot_str(FILE *out, const char *s)
+/* Inside a DOT string: escape quotes and backslashes; drop control characters. */
+static void dot_esc(FILE *out, const char *s)
 {
-	fputc('"', out);
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 		if (c == '"' || c == '\\')
@@ -20,6 +19,12 @@ static void dot_str(FILE *out, const char *s)
 		if (c >= 0x20)
 			fputc(c, out);
 	}
+}
+
+static void dot_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	dot_esc(out, s);
 	fputc('"', out);
 }
 
@@ -34,7 +39,6 @@ int render_dot(FILE *out, const struct ibs_fabric *f)
 	fprintf(out, "\tedge [fontname=\"Helvetica\", fontsize=8];\n");
 	for (i = 0; i < f->n_nodes; i++) {
 		const struct ibs_node *nd = f->nodes[i];
-		char label[256];
 		uint16_t lid = ibs_node_lid(nd);
 		const char *shape = "ellipse", *fill = "#e2f0d9";
 
@@ -45,20 +49,11 @@ int render_dot(FILE *out, const struct ibs_fabric *f)
 			shape = "diamond";
 			fill = "#fff2cc";
 		}
+		fprintf(out, "\tn%zu [shape=%s, style=filled, fillcolor=\"%s\", label=\"", nd->index, shape, fill);
+		dot_esc(out, ibs_node_name(nd));
+		fprintf(out, "\\n0x%016" PRIx64, nd->ni.node_guid);
 		if (lid)
-			snprintf(label, sizeof(label), "%s\\n0x%016" PRIx64 "\\nLID %u", ibs_node_name(nd),
-				 nd->ni.node_guid, lid);
-		else
-			snprintf(label, sizeof(label), "%s\\n0x%016" PRIx64, ibs_node_name(nd), nd->ni.node_guid);
-		fprintf(out, "\tn%zu [shape=%s, style=filled, fillcolor=\"%s\", label=", nd->index, shape, fill);
-		/* The label already holds \n escapes for DOT; escape only quotes. */
-		fputc('"', out);
-		for (const char *s = label; *s; s++) {
-			if (*s == '"')
-				fputc('\\', out);
-			if ((unsigned char)*s >= 0x20)
-				fputc(*s, out);
-		}
+			fprintf(out, "\\nLID %u", lid);
 		fputc('"', out);
 		if (nd->error)
 			fprintf(out, ", color=red");

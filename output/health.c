@@ -138,9 +138,9 @@ static void port_labels(struct strbuf *sb, const struct ibs_node *n, unsigned p)
 	label(sb, "port", pn, true);
 	label(sb, "name", ibs_node_name(n), true);
 	if (n->ports[p].peer) {
-		char peer[128];
-		snprintf(peer, sizeof(peer), "%s[%u]", ibs_node_name(n->ports[p].peer), n->ports[p].peer_port);
+		char *peer = xasprintf("%s[%u]", ibs_node_name(n->ports[p].peer), n->ports[p].peer_port);
 		label(sb, "peer", peer, true);
+		free(peer);
 	} else {
 		label(sb, "peer", "", true);
 	}

@@ -6,6 +6,7 @@
 #include <jansson.h>
 
 #include "fake_transport.h"
+#include "../../fabric/health.h"
 #include "../../fabric/namemap.h"
 #include "../../fabric/walk.h"
 #include "../../output/render.h"
@@ -175,6 +176,44 @@ static void test_namemap(void **state)
 	ibs_namemap_free(m);
 }
 
+/* A name-map name has no length limit: DOT labels and health messages keep all of it. */
+static void test_long_names_whole(void **state)
+{
+	char map[2048], name[1001], *s;
+	struct ibs_namemap *m;
+	struct ibs_fabric *f;
+	struct ibs_thresholds t;
+	struct ibs_health_opts o;
+	struct ibs_findings fs;
+	char *msg = NULL;
+	size_t i;
+	bool found = false;
+
+	(void)state;
+	memset(name, 'n', 1000);
+	name[1000] = '\0';
+	name[0] = 'Z';
+	snprintf(map, sizeof(map), "0x200000 \"%s\"\n", name);
+	assert_int_equal(ibs_namemap_parse("m", map, strlen(map), &m, &msg), IBS_OK);
+	f = walk_2sw();
+	ibs_namemap_apply(m, f);
+	s = capture(f, 2);
+	assert_non_null(strstr(s, name));
+	free(s);
+	/* Duplicate a LID so that health names the long-named switch in a finding. */
+	ibs_fabric_find_guid(f, 0x100000)->ports[1].pi.lid = 1;
+	ibs_thresholds_default(&t);
+	memset(&o, 0, sizeof(o));
+	o.thresholds = &t;
+	ibs_health_check(f, &o, &fs);
+	for (i = 0; i < fs.n; i++)
+		found = found || strstr(fs.v[i].message, name) != NULL;
+	assert_true(found);
+	ibs_findings_free(&fs);
+	ibs_fabric_free(f);
+	ibs_namemap_free(m);
+}
+
 static void test_namemap_errors(void **state)
 {
 	struct {
@@ -255,6 +294,7 @@ int main(void)
 		cmocka_unit_test(test_netfile),
 		cmocka_unit_test(test_namemap),
 		cmocka_unit_test(test_namemap_errors),
+		cmocka_unit_test(test_long_names_whole),
 		cmocka_unit_test(test_json_escaping),
 	};
 	return cmocka_run_group_tests_name("render", tests, NULL, NULL);
