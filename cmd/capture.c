@@ -41,20 +41,11 @@ int cmd_capture(int argc, char **argv)
 	struct capjob j;
 	const char *sub;
 	char *msg = NULL;
-	int opt, rc;
+	int rc;
 
-	cli_common_init(&c);
-	opterr = 0;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":o:hvq", opts, NULL)) != -1) {
-		if (opt == 'h')
-			return cli_print_help(cmd);
-		rc = cli_common_opt(cmd, &c, opt, optarg);
-		if (rc < 0)
-			return EXIT_USAGE;
-		if (rc == 0)
-			return cli_bad_option(cmd, argv, opt);
-	}
+	rc = cli_parse(cmd, &c, argc, argv, ":o:hvq", opts, NULL, NULL);
+	if (rc != CLI_PARSED)
+		return rc;
 	if (optind >= argc)
 		return cli_usage_error(cmd, "missing subcommand (info or export)");
 	sub = argv[optind++];

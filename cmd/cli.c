@@ -163,6 +163,28 @@ int cli_common_opt(const struct cmd_desc *cmd, struct cli_common *c, int opt, co
 	}
 }
 
+int cli_parse(const struct cmd_desc *cmd, struct cli_common *c, int argc, char **argv, const char *shortopts,
+	      const struct option *opts, int (*own)(int opt, const char *arg, void *ctx), void *ctx)
+{
+	int opt, rc;
+
+	cli_common_init(c);
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
+		if (opt == 'h')
+			return cli_print_help(cmd);
+		rc = own ? own(opt, optarg, ctx) : 0;
+		if (rc == 0)
+			rc = cli_common_opt(cmd, c, opt, optarg);
+		if (rc < 0)
+			return EXIT_USAGE;
+		if (rc == 0)
+			return cli_bad_option(cmd, argv, opt);
+	}
+	return CLI_PARSED;
+}
+
 int cli_print_help(const struct cmd_desc *cmd)
 {
 	printf("usage: ibscan %s %s\n\n%s\n\n%s", cmd->name, cmd->usage, cmd->summary, cmd->help);

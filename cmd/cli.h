@@ -126,6 +126,15 @@ enum {
 void cli_common_init(struct cli_common *c);
 /* Handle a shared option: 1 handled, 0 not a shared option, -1 usage error (reported). */
 int cli_common_opt(const struct cmd_desc *cmd, struct cli_common *c, int opt, const char *arg);
+/*
+ * Parse the options of argv (argv[0] is the command): help, the shared
+ * ones into c, the command's own through own() (1 handled, 0 not its, -1
+ * a usage error it reported; own may be NULL). Returns CLI_PARSED with
+ * optind at the first argument, or the exit status to return at once.
+ */
+#define CLI_PARSED (-1)
+int cli_parse(const struct cmd_desc *cmd, struct cli_common *c, int argc, char **argv, const char *shortopts,
+	      const struct option *opts, int (*own)(int opt, const char *arg, void *ctx), void *ctx);
 /* Report an unknown option or missing argument as getopt saw it; returns EXIT_USAGE. */
 int cli_bad_option(const struct cmd_desc *cmd, char **argv, int opt);
 int cli_usage_error(const struct cmd_desc *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

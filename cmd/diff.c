@@ -60,20 +60,11 @@ int cmd_diff(int argc, char **argv)
 	struct ibs_fabric *a = NULL, *b = NULL;
 	struct ibs_diff d;
 	struct djob j;
-	int opt, rc;
+	int rc;
 
-	cli_common_init(&c);
-	opterr = 0;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":C:P:o:hvq", opts, NULL)) != -1) {
-		if (opt == 'h')
-			return cli_print_help(cmd);
-		rc = cli_common_opt(cmd, &c, opt, optarg);
-		if (rc < 0)
-			return EXIT_USAGE;
-		if (rc == 0)
-			return cli_bad_option(cmd, argv, opt);
-	}
+	rc = cli_parse(cmd, &c, argc, argv, ":C:P:o:hvq", opts, NULL, NULL);
+	if (rc != CLI_PARSED)
+		return rc;
 	if (argc - optind != 2)
 		return cli_usage_error(cmd, "want two topologies to compare (files, or 'live')");
 	j.json = false;

@@ -23,6 +23,7 @@ struct rjob {
 	size_t n_lfts;
 	struct ibs_path_record pr;
 	bool have_pr;
+	bool dump;             /* routes --dump */
 };
 
 static enum ibs_err after(struct ibs_engine *e, struct ibs_fabric *f, void *ctx)
@@ -95,6 +96,18 @@ static int write_out(FILE *out, void *ctx)
 	return rc;
 }
 
+/* --dump belongs to routes only. */
+static int own_opt(int opt, const char *arg, void *ctx)
+{
+	struct rjob *j = ctx;
+
+	(void)arg;
+	if (opt != OPT_DUMP || j->kind != K_ROUTES)
+		return 0;
+	j->dump = true;
+	return 1;
+}
+
 static int run(int argc, char **argv, enum kind kind)
 {
 	static const struct option opts[] = { CLI_FABRIC_OPTIONS, CLI_OUTPUT_OPTIONS, CLI_BASE_OPTIONS,
@@ -104,29 +117,15 @@ static int run(int argc, char **argv, enum kind kind)
 	struct ibs_fabric *f;
 	struct rjob j;
 	enum ibs_err wrc;
-	bool dump = false;
-	int opt, rc;
+	int rc;
 
 	memset(&j, 0, sizeof(j));
 	j.kind = kind;
-	cli_common_init(&c);
-	opterr = 0;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":C:P:o:hvq", opts, NULL)) != -1) {
-		if (opt == 'h')
-			return cli_print_help(cmd);
-		if (opt == OPT_DUMP && kind == K_ROUTES) {
-			dump = true;
-			continue;
-		}
-		rc = cli_common_opt(cmd, &c, opt, optarg);
-		if (rc < 0)
-			return EXIT_USAGE;
-		if (rc == 0)
-			return cli_bad_option(cmd, argv, opt);
-	}
+	rc = cli_parse(cmd, &c, argc, argv, ":C:P:o:hvq", opts, own_opt, &j);
+	if (rc != CLI_PARSED)
+		return rc;
 	if (kind == K_ROUTES) {
-		if (!dump)
+		if (!j.dump)
 			return cli_usage_error(cmd, "say what to do with the routes: --dump");
 		if (optind < argc)
 			return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);

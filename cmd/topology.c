@@ -57,20 +57,11 @@ static int run_view(int argc, char **argv, enum view view)
 	struct ibs_fabric *f;
 	struct job j;
 	enum ibs_err wrc;
-	int opt, rc, st;
+	int rc, st;
 
-	cli_common_init(&c);
-	opterr = 0;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":C:P:o:hvq", opts, NULL)) != -1) {
-		if (opt == 'h')
-			return cli_print_help(cmd);
-		rc = cli_common_opt(cmd, &c, opt, optarg);
-		if (rc < 0)
-			return EXIT_USAGE;
-		if (rc == 0)
-			return cli_bad_option(cmd, argv, opt);
-	}
+	rc = cli_parse(cmd, &c, argc, argv, ":C:P:o:hvq", opts, NULL, NULL);
+	if (rc != CLI_PARSED)
+		return rc;
 	if (optind < argc)
 		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
 	j.view = view;
