@@ -51,7 +51,8 @@ rc=0
 ibs topology --json --window 1 --deadline 30 --record "$TMP/p.cap" -o "$TMP/p.json" 2>"$TMP/p.err" &
 pid=$!
 sim_poll 20 mid_walk "$TMP/p.cap" 200 || fail "the walk did not get going"
-sim_console 'Unlink "S-spine0101"' >/dev/null 2>&1 || sim_console 'Unlink "S-leaf02"[7]' >/dev/null || true
+sim_console 'Unlink "S-leaf02"[7]' >/dev/null || fail "Unlink refused"
+[ "$(sim_port_state S-leaf02 7)" = "Down/Polling" ] || fail "the cable was not pulled"
 wait $pid || rc=$?
 [ $rc -eq 0 ] || [ $rc -eq 3 ] || fail "cable pulled mid-walk: exit $rc"
 python3 -c "
