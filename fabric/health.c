@@ -267,12 +267,6 @@ static void check_counters(const struct ibs_fabric *f, const struct ibs_health_o
 	}
 }
 
-static int lid_cmp(const void *a, const void *b)
-{
-	const struct ibs_finding *x = a, *y = b;
-	return x->lid < y->lid ? -1 : x->lid > y->lid;
-}
-
 static void check_identity(const struct ibs_fabric *f, struct ibs_findings *fs)
 {
 	struct lidref {
@@ -359,7 +353,6 @@ static void check_identity(const struct ibs_fabric *f, struct ibs_findings *fs)
 				}
 		free(g);
 	}
-	(void)lid_cmp;
 }
 
 static void check_sm(const struct ibs_fabric *f, struct ibs_findings *fs)

@@ -279,6 +279,17 @@ uint16_t ibs_node_lid(const struct ibs_node *n)
 	return 0;
 }
 
+uint16_t ibs_port_peer_lid(const struct ibs_port *p)
+{
+	const struct ibs_node *peer = p->peer;
+
+	if (!peer)
+		return 0;
+	if (peer->ni.node_type == IBS_NODE_SWITCH)
+		return ibs_node_lid(peer);
+	return peer->ports[p->peer_port].valid ? peer->ports[p->peer_port].pi.lid : 0;
+}
+
 const char *ibs_node_name(const struct ibs_node *n)
 {
 	if (n->name)

@@ -138,6 +138,8 @@ void ibs_node_set_error(struct ibs_node *n, const char *fmt, ...) __attribute__(
 
 /* The node's LID: port 0's for switches, else the lowest valid port's. */
 uint16_t ibs_node_lid(const struct ibs_node *n);
+/* The LID at the far end of p's cable (a switch's port 0 LID), or 0. */
+uint16_t ibs_port_peer_lid(const struct ibs_port *p);
 /* First port number that exists on the node (0 for switches, 1 otherwise). */
 static inline unsigned ibs_node_first_port(const struct ibs_node *n)
 {

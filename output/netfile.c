@@ -76,9 +76,7 @@ static void write_node(FILE *out, const struct ibs_fabric *f, const struct ibs_n
 		pid = node_id(f, peer);
 		safe_desc(peer, pdesc, sizeof(pdesc));
 		rate(pt, r, sizeof(r));
-		plid = peer->ni.node_type == IBS_NODE_SWITCH
-			       ? ibs_node_lid(peer)
-			       : (peer->ports[pt->peer_port].valid ? peer->ports[pt->peer_port].pi.lid : 0);
+		plid = ibs_port_peer_lid(pt);
 		if (n->ni.node_type == IBS_NODE_SWITCH) {
 			fprintf(out, "[%u]\t\"%s\"[%u]", p, pid, pt->peer_port);
 			if (peer->ni.node_type != IBS_NODE_SWITCH)

@@ -127,15 +127,8 @@ static void render_port(struct emit *e, const struct ibs_node *n, const struct i
 	if (p->peer) {
 		emit_text(e, " -> %s ", ibs_node_type_str(p->peer->ni.node_type));
 		render_peer_ref(e, "peer", p->peer, p->peer_port);
-		if (p->peer->ni.node_type != IBS_NODE_SWITCH || 1) {
-			uint16_t lid = p->peer->ni.node_type == IBS_NODE_SWITCH
-					       ? ibs_node_lid(p->peer)
-					       : (p->peer->ports[p->peer_port].valid
-							  ? p->peer->ports[p->peer_port].pi.lid
-							  : 0);
-			if (lid)
-				emit_text(e, " LID %u", lid);
-		}
+		if (ibs_port_peer_lid(p))
+			emit_text(e, " LID %u", ibs_port_peer_lid(p));
 	} else {
 		emit_null(e, "peer", NULL);
 	}
