@@ -92,6 +92,116 @@ static void puts_(struct emit *e, const char *s)
 	put(e, s, strlen(s));
 }
 
+static size_t fmt_u64(char *end, uint64_t v, unsigned base)
+{
+	static const char digits[] = "0123456789abcdef";
+	char *q = end;
+
+	do {
+		*--q = digits[v % base];
+		v /= base;
+	} while (v);
+	return (size_t)(end - q);
+}
+
+static void pad(struct emit *e, char c, size_t n)
+{
+	static const char spaces[] = "                                ", zeros[] = "00000000000000000000000000000000";
+	const char *src = c == '0' ? zeros : spaces;
+
+	while (n) {
+		size_t k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
+		put(e, src, k);
+		n -= k;
+	}
+}
+
+/*
+ * The renderers' formats use a small part of printf: %s %c %d %u %x %%,
+ * flags - and 0, a width, lengths l, ll and z. Those are formatted here
+ * (vsnprintf was most of the time spent writing a large topology); anything
+ * else returns false before an argument is taken, for vsnprintf to do.
+ */
+static bool vput_fast(struct emit *e, const char *fmt, va_list ap)
+{
+	const char *p, *lit;
+
+	for (p = fmt; *p; p++) {
+		bool zero = false;
+		if (*p != '%')
+			continue;
+		if (*++p == '%')
+			continue;
+		for (; *p == '-' || *p == '0'; p++)
+			zero = zero || *p == '0';
+		while (*p >= '0' && *p <= '9')
+			p++;
+		while (*p == 'l' || *p == 'z')
+			p++;
+		if (!*p || !strchr("scdux", *p) || (zero && (*p == 's' || *p == 'c')))
+			return false;
+	}
+	for (p = lit = fmt; *p;) {
+		bool left = false, zero = false, neg = false;
+		unsigned width = 0, lng = 0;
+		char conv, nb[24], *end = nb + sizeof(nb);
+		const char *s;
+		size_t n;
+
+		if (*p != '%') {
+			p++;
+			continue;
+		}
+		put(e, lit, (size_t)(p - lit));
+		if (*++p == '%') {
+			lit = p++;
+			continue;
+		}
+		for (; *p == '-' || *p == '0'; p++) {
+			left = left || *p == '-';
+			zero = zero || *p == '0';
+		}
+		for (; *p >= '0' && *p <= '9'; p++)
+			width = width < 1000 ? width * 10 + (unsigned)(*p - '0') : width;
+		for (; *p == 'l' || *p == 'z'; p++)
+			lng = *p == 'z' ? 2 : lng + 1;
+		conv = *p++;
+		lit = p;
+		if (conv == 's') {
+			s = va_arg(ap, const char *);
+			if (!s)
+				s = "(null)";
+			n = strlen(s);
+		} else if (conv == 'c') {
+			nb[0] = (char)va_arg(ap, int);
+			s = nb;
+			n = 1;
+		} else if (conv == 'd') {
+			int64_t v = lng >= 2 ? (int64_t)va_arg(ap, long long) : lng ? va_arg(ap, long) : va_arg(ap, int);
+			uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+			neg = v < 0;
+			n = fmt_u64(end, u, 10);
+			s = end - n;
+		} else {
+			uint64_t v = lng >= 2 ? (uint64_t)va_arg(ap, unsigned long long)
+					      : lng ? va_arg(ap, unsigned long) : va_arg(ap, unsigned);
+			n = fmt_u64(end, v, conv == 'x' ? 16 : 10);
+			s = end - n;
+		}
+		if (neg && (zero && !left))
+			put(e, "-", 1);
+		if (!left && width > n + neg)
+			pad(e, zero ? '0' : ' ', width - n - neg);
+		if (neg && !(zero && !left))
+			put(e, "-", 1);
+		put(e, s, n);
+		if (left && width > n + neg)
+			pad(e, ' ', width - n - neg);
+	}
+	put(e, lit, (size_t)(p - lit));
+	return true;
+}
+
 /* printf into the output, through a stack buffer when the result is small. */
 static void vput(struct emit *e, const char *fmt, va_list ap)
 {
@@ -99,6 +209,12 @@ static void vput(struct emit *e, const char *fmt, va_list ap)
 	va_list ap2;
 	int n;
 
+	va_copy(ap2, ap);
+	if (vput_fast(e, fmt, ap2)) {
+		va_end(ap2);
+		return;
+	}
+	va_end(ap2);
 	va_copy(ap2, ap);
 	n = vsnprintf(small, sizeof(small), fmt, ap);
 	if (n < 0) {
@@ -361,9 +477,17 @@ void emit_bool(struct emit *e, const char *key, const char *fmt, bool v)
 
 void emit_guid(struct emit *e, const char *key, const char *fmt, uint64_t guid)
 {
-	char buf[24];
+	static const char hex[] = "0123456789abcdef";
+	char buf[19];
+	int i;
 
-	snprintf(buf, sizeof(buf), "0x%016" PRIx64, guid);
+	if (e->mode != EMIT_JSON && !fmt)
+		return;
+	buf[0] = '0';
+	buf[1] = 'x';
+	for (i = 0; i < 16; i++)
+		buf[2 + i] = hex[(guid >> (60 - 4 * i)) & 15];
+	buf[18] = '\0';
 	emit_str(e, key, fmt, buf);
 }
 

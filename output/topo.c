@@ -90,7 +90,9 @@ static void render_port(struct emit *e, const struct ibs_node *n, const struct i
 			emit_text(e, " LID %u", p->pi.lid);
 	}
 	emit_bool(e, "inferred", NULL, p->inferred);
-	if (p->valid && !p->inferred) {
+	if (!emit_is_json(e)) {
+		/* The rest up to the peer is JSON only. */
+	} else if (p->valid && !p->inferred) {
 		emit_widths(e, "width_enabled", p->pi.width_enabled);
 		emit_widths(e, "width_supported", p->pi.width_supported);
 		emit_speeds(e, "speed_enabled", p->pi.speed_enabled, p->pi.speed_ext_enabled);
@@ -110,7 +112,7 @@ static void render_port(struct emit *e, const struct ibs_node *n, const struct i
 			emit_null(e, k[i], NULL);
 	}
 	emit_arr_open(e, "gids");
-	if (p->valid && (p->num == 0 || n->ni.node_type != IBS_NODE_SWITCH)) {
+	if (emit_is_json(e) && p->valid && (p->num == 0 || n->ni.node_type != IBS_NODE_SWITCH)) {
 		if (p->n_gids) {
 			for (i = 0; i < p->n_gids; i++) {
 				if (!p->gids[i] && i)
