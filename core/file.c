@@ -26,14 +26,20 @@ enum ibs_err ibs_read_file(const char *path, size_t max, char **buf, size_t *len
 	{
 		/* Refuse an oversized regular file before reading any of it. */
 		struct stat st;
-		if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (uintmax_t)st.st_size > max) {
-			*msg = xasprintf("'%s' is larger than the limit of %zu bytes", path, max);
-			goto fail_input;
+		if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {
+			if ((uintmax_t)st.st_size > max) {
+				*msg = xasprintf("'%s' is larger than the limit of %zu bytes", path, max);
+				goto fail_input;
+			}
+			/* Read in one piece, with room for EOF to show. */
+			cap = (size_t)st.st_size + 2;
+			b = xmalloc(cap);
 		}
 	}
 	for (;;) {
 		size_t r;
-		b = xgrow(b, &cap, n + 65536 + 1, 1);
+		if (cap - n < 2)
+			b = xgrow(b, &cap, n + 65536 + 1, 1);
 		r = fread(b + n, 1, cap - n - 1, f);
 		n += r;
 		if (n > max) {
