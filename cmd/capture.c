@@ -1,10 +1,16 @@
-/* `ibscan capture info FILE` and `ibscan capture export FILE -o OUT.pcap`. */
+/*
+ * `ibscan capture info FILE`, `ibscan capture export FILE -o OUT.pcap` and
+ * `ibscan capture index FILE [-o IDX]`.
+ */
 #include "cli.h"
 #include "cmds.h"
+#include "../core/capidx.h"
 #include "../core/capture.h"
 #include "../core/log.h"
+#include "../core/xalloc.h"
 #include "../output/pcapx.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +38,52 @@ static int write_pcap(FILE *out, void *ctx)
 	return render_pcap(out, j->c);
 }
 
+/*
+ * The replay index of a capture, beside it (FILE.idx) unless -o says where.
+ * The capture's identity is taken before and after reading it: a capture
+ * being written meanwhile gets no index that would claim to match it.
+ */
+static int write_index(const struct cli_common *c, const char *path)
+{
+	struct ibs_capidx_src before, after;
+	struct ibs_capture *cap;
+	struct ibs_capidx *ix;
+	char *out, *msg = NULL;
+	int rc = EXIT_OK;
+
+	if (!strcmp(path, "-"))
+		return cli_usage_error(cmd_find("capture"), "index needs a capture file, not standard input");
+	if (c->output && !strcmp(c->output, "-"))
+		return cli_usage_error(cmd_find("capture"), "index writes a binary file: -o needs a file name");
+	if (!ibs_capidx_src_of(path, &before)) {
+		log_error("cannot read capture '%s': %s", path, strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	if (ibs_capture_load(path, &cap, &msg)) {
+		log_error("%s", msg);
+		free(msg);
+		return EXIT_RUNTIME;
+	}
+	if (!ibs_capidx_src_of(path, &after) || memcmp(&before, &after, sizeof(before))) {
+		log_error("capture '%s' changed while it was read: no index written", path);
+		ibs_capture_free(cap);
+		return EXIT_RUNTIME;
+	}
+	ix = ibs_capidx_build(cap, &after);
+	out = c->output ? xstrdup(c->output) : xasprintf("%s%s", path, IBS_CAPIDX_SUFFIX);
+	if (ibs_capidx_write(ix, out, &msg)) {
+		log_error("%s", msg);
+		free(msg);
+		rc = EXIT_RUNTIME;
+	} else {
+		log_info("%s: %zu attempts, %zu bytes", out, ibs_capidx_count(ix), ibs_capidx_size(ix));
+	}
+	free(out);
+	ibs_capidx_free(ix);
+	ibs_capture_free(cap);
+	return rc;
+}
+
 int cmd_capture(int argc, char **argv)
 {
 	static const struct option opts[] = { CLI_OUTPUT_OPTIONS, CLI_BASE_OPTIONS, { NULL, 0, NULL, 0 } };
@@ -47,18 +99,18 @@ int cmd_capture(int argc, char **argv)
 	if (rc != CLI_PARSED)
 		return rc;
 	if (optind >= argc)
-		return cli_usage_error(cmd, "missing subcommand (info or export)");
+		return cli_usage_error(cmd, "missing subcommand (info, export or index)");
 	sub = argv[optind++];
-	if (strcmp(sub, "info") && strcmp(sub, "export"))
-		return cli_usage_error(cmd, "unknown subcommand '%s' (info or export)", sub);
+	if (strcmp(sub, "info") && strcmp(sub, "export") && strcmp(sub, "index"))
+		return cli_usage_error(cmd, "unknown subcommand '%s' (info, export or index)", sub);
 	if (optind >= argc)
 		return cli_usage_error(cmd, "missing capture file");
 	if (optind + 1 < argc)
 		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
 	j.json = false;
 	if (c.format) {
-		if (!strcmp(sub, "export"))
-			return cli_usage_error(cmd, "export writes pcap only; --format is for info");
+		if (strcmp(sub, "info"))
+			return cli_usage_error(cmd, "--format is for info only");
 		if (!strcmp(c.format, "json"))
 			j.json = true;
 		else if (strcmp(c.format, "text"))
@@ -67,6 +119,8 @@ int cmd_capture(int argc, char **argv)
 	if (!strcmp(sub, "export") && !c.output)
 		return cli_usage_error(cmd, "export needs -o OUT.pcap");
 	j.path = argv[optind];
+	if (!strcmp(sub, "index"))
+		return write_index(&c, j.path);
 	if (ibs_capture_load(j.path, &cap, &msg)) {
 		log_error("%s", msg);
 		free(msg);

@@ -64,11 +64,12 @@ const struct cmd_desc ibs_commands[] = {
 	  "Ask the subnet administrator for the PathRecord from SRC to DST, as RDMA applications do.",
 	  "SRC and DST: a LID, a node or port GUID (0x...), or a node name.\n"
 	  "options:\n" VIEW_HELP CLI_FABRIC_HELP CLI_BASE_HELP },
-	{ "capture", cmd_capture, "info|export FILE [options]",
-	  "Inspect a capture (info) or convert it to pcap for Wireshark (export).",
+	{ "capture", cmd_capture, "info|export|index FILE [options]",
+	  "Inspect a capture (info), convert it to pcap for Wireshark (export) or index it for fast replay (index).",
 	  "subcommands:\n"
 	  "  info FILE              local port, counts by class/attribute/method, outcomes, nodes touched\n"
 	  "  export FILE -o OUT     pcap (LINKTYPE_ERF, InfiniBand records) that Wireshark/tshark decode\n"
+	  "  index FILE [-o IDX]    write the replay index (default FILE.idx): --replay FILE then maps it\n"
 	  "options:\n"
 	  "      --format F         text (default) or json (info only)\n"
 	  "      --json             same as --format json\n"

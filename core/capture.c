@@ -5,6 +5,7 @@
  * writes the live request's TID into the recorded response.
  */
 #include "capture.h"
+#include "capidx.h"
 #include "file.h"
 #include "log.h"
 #include "xalloc.h"
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifndef IBSCAN_VERSION
 #define IBSCAN_VERSION "0.0.0"
@@ -95,11 +97,11 @@ static bool get_hex(const char *s, size_t n, uint8_t *out, size_t *len)
 	return ok;
 }
 
-/* FNV-1a over the address and the request bytes (TID zeroed, trailing zeros trimmed). */
-static uint64_t req_key(const struct ibs_addr *a, const uint8_t *req, size_t len)
+/* FNV-1a over an address, to count distinct targets. */
+static uint64_t addr_key(const struct ibs_addr *a)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
-	size_t i, n;
+	unsigned i;
 
 #define MIX(byte) (h = (h ^ (uint8_t)(byte)) * 0x100000001b3ull)
 	MIX(a->lid >> 8);
@@ -107,14 +109,6 @@ static uint64_t req_key(const struct ibs_addr *a, const uint8_t *req, size_t len
 	MIX(a->lid ? 0 : a->hops);
 	for (i = 1; !a->lid && i <= a->hops; i++)
 		MIX(a->path[i]);
-	if (!req)
-		return h;
-	n = len < IBS_MAD_SIZE ? len : IBS_MAD_SIZE;
-	/* Trim trailing zeros, counting the TID (bytes 8-15) as zeros. */
-	while (n && ((n - 1 >= 8 && n - 1 < 16) || !req[n - 1]))
-		n--;
-	for (i = 0; i < n; i++)
-		MIX(i >= 8 && i < 16 ? 0 : req[i]); /* bytes 8-15: the TID */
 #undef MIX
 	return h;
 }
@@ -126,6 +120,31 @@ static void write_local(FILE *f, const struct ibs_local_port *lp)
 		" system_image_guid=0x%016" PRIx64 " lid=%u sm_lid=%u lmc=%u state=%u node_type=%d\n",
 		lp->ca[0] ? lp->ca : "-", lp->port, lp->node_guid, lp->port_guid, lp->system_image_guid, lp->lid,
 		lp->sm_lid, lp->lmc, lp->state, lp->node_type);
+}
+
+static void write_header(FILE *f, const char *tool, const struct ibs_local_port *lp,
+			 const struct ibs_capture_engine *eng)
+{
+	fprintf(f, "%s %d\n", IBS_CAPTURE_MAGIC, IBS_CAPTURE_VERSION);
+	fprintf(f, "# format: docs/capture-format.md\n");
+	if (tool)
+		fprintf(f, "tool %s\n", tool);
+	write_local(f, lp);
+	if (eng && eng->present)
+		fprintf(f, "engine window=%u timeout=%u retries=%u\n", eng->window, eng->timeout_ms, eng->retries);
+}
+
+char *ibs_capture_header_text(const struct ibs_capture *c, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	if (!f)
+		xalloc_die();
+	write_header(f, c->tool, &c->local, &c->engine);
+	if (fclose(f) != 0)
+		xalloc_die();
+	return buf;
 }
 
 /* ---- recorder ---- */
@@ -320,12 +339,7 @@ enum ibs_err ibs_recorder_wrap(struct ibs_transport *inner, const char *path, bo
 		log_error("cannot create capture '%s': %s", path, strerror(errno));
 		return IBS_E_IO;
 	}
-	fprintf(f, "%s %d\n", IBS_CAPTURE_MAGIC, IBS_CAPTURE_VERSION);
-	fprintf(f, "# format: docs/capture-format.md\n");
-	fprintf(f, "tool ibscan %s\n", IBSCAN_VERSION);
-	write_local(f, lp);
-	if (eng && eng->present)
-		fprintf(f, "engine window=%u timeout=%u retries=%u\n", eng->window, eng->timeout_ms, eng->retries);
+	write_header(f, "ibscan " IBSCAN_VERSION, lp, eng);
 	if (fflush(f) != 0) {
 		log_error("cannot write capture '%s': %s", path, strerror(errno));
 		fclose(f);
@@ -643,41 +657,15 @@ void ibs_capture_free(struct ibs_capture *c)
 
 /* ---- replay ---- */
 
-struct rp_bucket {
-	uint64_t key;
-	size_t first;   /* head of this key's exchanges, chained by next[] */
-	size_t next_up; /* the next one to answer with */
-	bool used;
-};
-
 struct rp_priv {
-	struct ibs_capture *c;
+	struct ibs_capidx *ix;
 	char *path;
 	bool strict;
-	size_t *next;   /* per exchange: next exchange with the same key, or SIZE_MAX */
-	struct rp_bucket *tab;
-	size_t cap;
+	uint32_t *next_up;    /* per table slot: 1 + the next attempt to answer with; 0: the first */
 	struct ibs_packet *q; /* deliveries waiting for recv */
 	size_t qh, qn, qcap;
 	bool failed;
 };
-
-static struct rp_bucket *rp_find(struct rp_priv *p, uint64_t key, bool add)
-{
-	size_t s = (size_t)(key * 0x9e3779b97f4a7c15ull >> 17) & (p->cap - 1);
-
-	while (p->tab[s].used) {
-		if (p->tab[s].key == key)
-			return &p->tab[s];
-		s = (s + 1) & (p->cap - 1);
-	}
-	if (!add)
-		return NULL;
-	p->tab[s].used = true;
-	p->tab[s].key = key;
-	p->tab[s].first = p->tab[s].next_up = SIZE_MAX;
-	return &p->tab[s];
-}
 
 static void rp_push(struct rp_priv *p, const struct ibs_packet *pkt)
 {
@@ -698,17 +686,21 @@ static void rp_push(struct rp_priv *p, const struct ibs_packet *pkt)
 static enum ibs_err rp_send(struct ibs_transport *t, const struct ibs_mad_req *req, const uint8_t *mad)
 {
 	struct rp_priv *p = t->priv;
-	struct rp_bucket *b = rp_find(p, req_key(&req->addr, mad, IBS_MAD_SIZE), false);
-	struct ibs_packet pkt;
-	struct ibs_cap_exchange *x;
+	size_t slot = 0;
+	uint32_t i = ibs_capidx_first(p->ix, ibs_capidx_key(&req->addr, mad), &slot);
+	bool known = i != UINT32_MAX;
+	struct ibs_packet *pkt;
+	const struct ibs_capidx_x *x;
 
-	memset(&pkt, 0, sizeof(pkt));
-	if (!b || b->next_up == SIZE_MAX) {
+	/* next_up: 0 before the first answer, then 1 + the next one, UINT32_MAX when all are used. */
+	if (known && p->next_up[slot])
+		i = p->next_up[slot] == UINT32_MAX ? UINT32_MAX : p->next_up[slot] - 1;
+	if (i == UINT32_MAX) {
 		char as[300];
 		addr_fmt(&req->addr, as, sizeof(as));
 		if (p->strict) {
 			log_error("replay: '%s' has no %sanswer for %s %s %s mod=%u addr=%s (--replay-strict)", p->path,
-				  b ? "further " : "", ibs_class_name(req->mgmt_class),
+				  known ? "further " : "", ibs_class_name(req->mgmt_class),
 				  ibs_method_name(req->method), ibs_attr_name(req->mgmt_class, req->attr_id),
 				  req->attr_mod, as);
 			p->failed = true;
@@ -716,27 +708,35 @@ static enum ibs_err rp_send(struct ibs_transport *t, const struct ibs_mad_req *r
 		}
 		log_debug("replay: no answer for %s mod=%u addr=%s: a dead target",
 			  ibs_attr_name(req->mgmt_class, req->attr_id), req->attr_mod, as);
+	}
+	rp_push(p, &(struct ibs_packet){ .len = 0 });
+	pkt = &p->q[(p->qh + p->qn - 1) % p->qcap];
+	if (i == UINT32_MAX) {
 		/* Like the simulator, give the request back as undeliverable at once. */
-		memcpy(pkt.mad, mad, IBS_MAD_SIZE);
-		pkt.len = IBS_MAD_SIZE;
-		pkt.status = 110;
-		rp_push(p, &pkt);
+		memcpy(pkt->mad, mad, IBS_MAD_SIZE);
+		pkt->len = IBS_MAD_SIZE;
+		pkt->status = 110;
 		return IBS_OK;
 	}
-	x = &p->c->x[b->next_up];
-	b->next_up = p->next[b->next_up];
+	x = ibs_capidx_get(p->ix, i);
+	p->next_up[slot] = x->next == UINT32_MAX ? UINT32_MAX : x->next + 1;
 	if (x->outcome == IBS_CAP_RESP) {
-		memcpy(pkt.mad, x->resp, x->resp_len);
-		pkt.len = x->resp_len;
+		memcpy(pkt->mad, ibs_capidx_resp(p->ix, x), x->resp_len);
+		memset(pkt->mad + x->resp_len, 0, IBS_MAD_SIZE - x->resp_len);
+		pkt->len = x->resp_len;
 	} else {
 		/* error and none both come back as a failed attempt, at once. */
-		memcpy(pkt.mad, x->resp_len ? x->resp : mad, x->resp_len ? x->resp_len : IBS_MAD_SIZE);
-		pkt.len = IBS_MAD_SIZE;
-		pkt.status = x->outcome == IBS_CAP_ERROR ? x->status : 110;
+		if (x->resp_len) {
+			memcpy(pkt->mad, ibs_capidx_resp(p->ix, x), x->resp_len);
+			memset(pkt->mad + x->resp_len, 0, IBS_MAD_SIZE - x->resp_len);
+		} else {
+			memcpy(pkt->mad, mad, IBS_MAD_SIZE);
+		}
+		pkt->len = IBS_MAD_SIZE;
+		pkt->status = x->outcome == IBS_CAP_ERROR ? x->status : 110;
 	}
-	if (pkt.len >= 16)
-		memcpy(pkt.mad + TID_OFFS, mad + TID_OFFS, 8);
-	rp_push(p, &pkt);
+	if (pkt->len >= 16)
+		memcpy(pkt->mad + TID_OFFS, mad + TID_OFFS, 8);
 	return IBS_OK;
 }
 
@@ -759,7 +759,7 @@ static enum ibs_err rp_local(struct ibs_transport *t, struct ibs_local_port *out
 {
 	struct rp_priv *p = t->priv;
 
-	*out = p->c->local;
+	*out = ibs_capidx_header(p->ix)->local;
 	return IBS_OK;
 }
 
@@ -767,9 +767,8 @@ static void rp_close(struct ibs_transport *t)
 {
 	struct rp_priv *p = t->priv;
 
-	ibs_capture_free(p->c);
-	free(p->next);
-	free(p->tab);
+	ibs_capidx_free(p->ix);
+	free(p->next_up);
 	free(p->q);
 	free(p->path);
 	free(p);
@@ -784,47 +783,62 @@ static const struct ibs_transport_ops replay_ops = {
 	.close = rp_close,
 };
 
+/*
+ * The index beside the capture, when it is there and belongs to this very
+ * capture; NULL (with a warning when one was there but not usable) otherwise.
+ */
+static struct ibs_capidx *fresh_index(const char *path)
+{
+	struct ibs_capidx_src src;
+	struct ibs_capidx *ix = NULL;
+	char *ipath, *msg = NULL;
+	enum ibs_err rc;
+
+	if (!ibs_capidx_src_of(path, &src))
+		return NULL; /* the text reader names the problem */
+	ipath = xasprintf("%s%s", path, IBS_CAPIDX_SUFFIX);
+	if (access(ipath, F_OK) != 0) {
+		free(ipath);
+		return NULL;
+	}
+	rc = ibs_capidx_open(ipath, &src, &ix, &msg);
+	if (rc)
+		log_warn("%s: %s; reading the capture itself (run 'ibscan capture index %s' to refresh it)", ipath,
+			 msg, path);
+	else
+		log_debug("%s: replaying from the index (%zu attempts)", ipath, ibs_capidx_count(ix));
+	free(msg);
+	free(ipath);
+	return ix;
+}
+
 enum ibs_err ibs_replay_open(const char *path, bool strict, struct ibs_transport **out,
 			     struct ibs_capture_engine *eng)
 {
-	struct ibs_capture *c;
+	struct ibs_capidx *ix = strcmp(path, "-") ? fresh_index(path) : NULL;
 	struct rp_priv *p;
 	struct ibs_transport *t;
-	char *msg = NULL;
-	enum ibs_err rc;
-	size_t i, *last;
 
 	*out = NULL;
-	rc = ibs_capture_load(path, &c, &msg);
-	if (rc) {
-		log_error("%s", msg);
-		free(msg);
-		return rc;
+	if (!ix) {
+		struct ibs_capture *c;
+		char *msg = NULL;
+		enum ibs_err rc = ibs_capture_load(path, &c, &msg);
+		if (rc) {
+			log_error("%s", msg);
+			free(msg);
+			return rc;
+		}
+		ix = ibs_capidx_build(c, NULL);
+		ibs_capture_free(c);
 	}
 	if (eng)
-		*eng = c->engine;
+		*eng = ibs_capidx_header(ix)->engine;
 	p = xcalloc(1, sizeof(*p));
-	p->c = c;
+	p->ix = ix;
 	p->path = xstrdup(path);
 	p->strict = strict;
-	p->next = xmalloc((c->n ? c->n : 1) * sizeof(*p->next));
-	for (p->cap = 64; p->cap < c->n * 2; p->cap *= 2)
-		;
-	p->tab = xcalloc(p->cap, sizeof(*p->tab));
-	/* Chain exchanges of the same request in file order; last[] tracks the tails. */
-	last = xmalloc(p->cap * sizeof(*last));
-	for (i = 0; i < c->n; i++) {
-		struct rp_bucket *b = rp_find(p, req_key(&c->x[i].addr, c->x[i].req, c->x[i].req_len), true);
-		size_t bi = (size_t)(b - p->tab);
-		p->next[i] = SIZE_MAX;
-		if (b->first == SIZE_MAX) {
-			b->first = b->next_up = i;
-		} else {
-			p->next[last[bi]] = i;
-		}
-		last[bi] = i;
-	}
-	free(last);
+	p->next_up = xcalloc(ibs_capidx_slots(ix), sizeof(*p->next_up));
 	t = xcalloc(1, sizeof(*t));
 	t->ops = &replay_ops;
 	t->priv = p;
@@ -919,7 +933,7 @@ void ibs_capture_stats(const struct ibs_capture *c, struct ibs_capture_stats *st
 			st->none++;
 			break;
 		}
-		addrs[i] = req_key(&x->addr, NULL, 0);
+		addrs[i] = addr_key(&x->addr);
 		if (x->outcome == IBS_CAP_RESP && !status && h.attr_id == IBS_ATTR_NODE_INFO &&
 		    (h.mgmt_class == IBS_CLASS_SMI_DR || h.mgmt_class == IBS_CLASS_SMI)) {
 			struct ibs_nodeinfo ni;

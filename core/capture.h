@@ -56,6 +56,8 @@ enum ibs_err ibs_capture_parse(const char *name, const char *buf, size_t len, st
 			       char **msg);
 enum ibs_err ibs_capture_load(const char *path, struct ibs_capture **out, char **msg);
 void ibs_capture_free(struct ibs_capture *c);
+/* The header lines of c (magic, tool, local, engine) as a capture with no exchanges. */
+char *ibs_capture_header_text(const struct ibs_capture *c, size_t *len);
 
 /* Wrap inner: every exchange through it is written to path. Closing closes inner too. */
 enum ibs_err ibs_recorder_wrap(struct ibs_transport *inner, const char *path, bool times,

@@ -13,6 +13,12 @@ static void oom(size_t n)
 	exit(3);
 }
 
+void xalloc_die(void)
+{
+	fprintf(stderr, "ibscan: fatal: out of memory\n");
+	exit(3);
+}
+
 void *xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);

@@ -10,6 +10,8 @@ void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *p, size_t n);
 /* Grow *p (holding *cap elements of size sz) so that it holds at least need. */
 void *xgrow(void *p, size_t *cap, size_t need, size_t sz);
+/* Out of memory somewhere else (open_memstream, say): say so and exit 3. */
+_Noreturn void xalloc_die(void);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

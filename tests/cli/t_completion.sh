@@ -89,7 +89,7 @@ expect "subdir" local --sysfs ""
 expect "" topology --window ""
 
 # capture: subcommands, then its file; diff: files or live.
-expect "export info" capture ""
+expect "export index info" capture ""
 expect "info" capture in
 expect "$files" capture info ""
 expect "fab.cap fab.json" capture export fa

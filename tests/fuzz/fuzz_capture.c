@@ -2,6 +2,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "../../core/capidx.h"
 #include "../../core/capture.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -15,6 +16,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct ibs_capture_stats st;
 		ibs_capture_stats(c, &st);
 		ibs_capture_stats_free(&st);
+		/* The builder checks what it built (and aborts if it disagrees). */
+		ibs_capidx_free(ibs_capidx_build(c, NULL));
 		ibs_capture_free(c);
 	}
 	free(msg);

@@ -3,10 +3,14 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fake_transport.h"
+#include "../../core/capidx.h"
 #include "../../core/capture.h"
+#include "../../core/file.h"
 #include "../../fabric/walk.h"
 #include "../../output/render.h"
 
@@ -48,19 +52,13 @@ static char *walk_json(struct ibs_transport *t)
 	return buf;
 }
 
-static void test_record_then_replay(void **state)
+/* Record a walk of the bundled fake fabric into path; returns the live JSON. */
+static char *record(const char *path)
 {
-	char path[] = "/tmp/ibscan-test-capXXXXXX";
-	int fd = mkstemp(path);
 	struct fake f;
-	struct ibs_transport *rec, *rp;
-	char *live, *replayed, *msg = NULL;
-	struct ibs_capture *c;
-	size_t i, none = 0, resp = 0;
+	struct ibs_transport *rec;
+	char *live;
 
-	(void)state;
-	assert_true(fd >= 0);
-	close(fd);
 	build();
 	fake_init(&f, ff_on_send, &ff);
 	f.local.lid = 1;
@@ -68,6 +66,22 @@ static void test_record_then_replay(void **state)
 	assert_int_equal(ibs_recorder_wrap(&f.t, path, false, &f.local, NULL, &rec), IBS_OK);
 	live = walk_json(rec);
 	ibs_transport_close(rec);
+	return live;
+}
+
+static void test_record_then_replay(void **state)
+{
+	char path[] = "/tmp/ibscan-test-capXXXXXX";
+	int fd = mkstemp(path);
+	struct ibs_transport *rp;
+	char *live, *replayed, *msg = NULL;
+	struct ibs_capture *c;
+	size_t i, none = 0, resp = 0;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	live = record(path);
 	assert_non_null(strstr(live, "\"partial\": true"));
 
 	assert_int_equal(ibs_capture_load(path, &c, &msg), IBS_OK);
@@ -181,12 +195,185 @@ static void test_bad_captures(void **state)
 	}
 }
 
+static char *replay_json(const char *path)
+{
+	struct ibs_transport *rp;
+	char *out;
+
+	if (ibs_replay_open(path, false, &rp, NULL) != IBS_OK)
+		return NULL;
+	out = walk_json(rp);
+	ibs_transport_close(rp);
+	return out;
+}
+
+static void write_index(const char *path, const char *ipath)
+{
+	struct ibs_capidx_src src;
+	struct ibs_capture *c;
+	struct ibs_capidx *ix;
+	char *msg = NULL;
+
+	assert_true(ibs_capidx_src_of(path, &src));
+	assert_int_equal(ibs_capture_load(path, &c, &msg), IBS_OK);
+	ix = ibs_capidx_build(c, &src);
+	assert_int_equal(ibs_capidx_count(ix), c->n);
+	assert_int_equal(ibs_capidx_write(ix, ipath, &msg), IBS_OK);
+	ibs_capidx_free(ix);
+	ibs_capture_free(c);
+}
+
+static void rewrite(const char *path, const char *text, size_t len)
+{
+	int fd = open(path, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, text, len, 0), (ssize_t)len);
+	close(fd);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	char *buf, *msg = NULL;
+	assert_int_equal(ibs_read_file(path, (size_t)1 << 30, &buf, len, &msg), IBS_OK);
+	return buf;
+}
+
+static void test_index_replay(void **state)
+{
+	char path[] = "/tmp/ibscan-test-capXXXXXX", ipath[64], *live, *text, *out, *junk, *msg = NULL;
+	int fd = mkstemp(path);
+	struct ibs_capidx_src src;
+	struct ibs_capidx *ix;
+	struct timespec ts[2];
+	size_t len, ilen;
+	char *idx;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(ipath, sizeof(ipath), "%s%s", path, IBS_CAPIDX_SUFFIX);
+	live = record(path);
+	text = slurp(path, &len);
+	write_index(path, ipath);
+	assert_true(ibs_capidx_src_of(path, &src));
+
+	/* The text replaced in place by junk of the same size and time: only the index can answer. */
+	junk = xmalloc(len);
+	memset(junk, '#', len);
+	rewrite(path, junk, len);
+	ts[0].tv_sec = ts[1].tv_sec = src.mtime_s;
+	ts[0].tv_nsec = ts[1].tv_nsec = src.mtime_ns;
+	assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
+	out = replay_json(path);
+	assert_non_null(out);
+	assert_string_equal(out, live);
+	free(out);
+
+	/* Another time: the index is stale, the junk text is read and refused. */
+	ts[0].tv_sec = ts[1].tv_sec = src.mtime_s + 10;
+	assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
+	assert_int_equal(ibs_capidx_open(ipath, (ibs_capidx_src_of(path, &src), &src), &ix, &msg), IBS_E_NOTFOUND);
+	assert_non_null(strstr(msg, "stale"));
+	free(msg);
+	assert_null(replay_json(path));
+
+	/* The real text back: the stale index is passed over and the text replays. */
+	rewrite(path, text, len);
+	out = replay_json(path);
+	assert_string_equal(out, live);
+	free(out);
+
+	/* A damaged index is refused by its checksum, and replay reads the text. */
+	write_index(path, ipath);
+	assert_true(ibs_capidx_src_of(path, &src));
+	idx = slurp(ipath, &ilen);
+	idx[ilen - 3] ^= 0x40;
+	rewrite(ipath, idx, ilen);
+	assert_int_equal(ibs_capidx_open(ipath, &src, &ix, &msg), IBS_E_INPUT);
+	assert_string_equal(msg, "checksum mismatch: the index is damaged");
+	free(msg);
+	out = replay_json(path);
+	assert_string_equal(out, live);
+	free(out);
+
+	/* Truncated, and not an index at all. */
+	assert_int_equal(truncate(ipath, (off_t)ilen - 8), 0);
+	assert_int_equal(ibs_capidx_open(ipath, &src, &ix, &msg), IBS_E_INPUT);
+	assert_non_null(strstr(msg, "truncated or extended"));
+	free(msg);
+	assert_int_equal(ibs_capidx_open(path, &src, &ix, &msg), IBS_E_INPUT);
+	assert_string_equal(msg, "not an ibscan replay index");
+	free(msg);
+
+	free(idx);
+	free(junk);
+	free(text);
+	free(live);
+	unlink(ipath);
+	unlink(path);
+}
+
+/* Repeated requests get the recorded attempts in order, then nothing. */
+static void test_index_order(void **state)
+{
+	const char *cap = HDR REQ "< none\n" REQ "< resp 0181018100000000000000000000000000110000\n";
+	char path[] = "/tmp/ibscan-test-capXXXXXX";
+	int fd = mkstemp(path);
+	struct ibs_transport *rp;
+	struct ibs_mad_req req;
+	struct ibs_packet pkt;
+	struct ibs_addr root;
+	uint8_t mad[IBS_MAD_SIZE] = { 0x01, 0x81, 0x01, 0x01 };
+	int strict;
+
+	(void)state;
+	assert_int_equal(write(fd, cap, strlen(cap)), (ssize_t)strlen(cap));
+	close(fd);
+	ibs_addr_dr(&root, NULL, 0);
+	ibs_req_get(&req, &root, IBS_CLASS_SMI_DR, IBS_ATTR_NODE_INFO, 0);
+	mad[15] = 0x77; /* a TID: not part of the match, copied into the answer */
+	for (strict = 0; strict <= 1; strict++) {
+		assert_int_equal(ibs_replay_open(path, strict, &rp, NULL), IBS_OK);
+		assert_int_equal(ibs_transport_send(rp, &req, mad), IBS_OK);
+		assert_int_equal(ibs_transport_recv(rp, &pkt, 0), IBS_OK);
+		assert_int_equal(pkt.status, 110); /* the first attempt got nothing */
+		assert_int_equal(ibs_transport_send(rp, &req, mad), IBS_OK);
+		assert_int_equal(ibs_transport_recv(rp, &pkt, 0), IBS_OK);
+		assert_int_equal(pkt.status, 0);
+		assert_int_equal(pkt.len, IBS_MAD_SIZE);
+		assert_int_equal(pkt.mad[3], 0x81);
+		assert_int_equal(pkt.mad[15], 0x77);
+		assert_int_equal(pkt.mad[16], 0x00);
+		assert_int_equal(pkt.mad[17], 0x11);
+		assert_int_equal(ibs_transport_recv(rp, &pkt, 0), IBS_E_AGAIN);
+		if (!strict) {
+			assert_int_equal(ibs_transport_send(rp, &req, mad), IBS_OK);
+			assert_int_equal(ibs_transport_recv(rp, &pkt, 0), IBS_OK);
+			assert_int_equal(pkt.status, 110); /* all used: a dead target */
+		} else {
+			assert_int_equal(ibs_transport_send(rp, &req, mad), IBS_E_TRANSPORT);
+		}
+		/* Another request (a different modifier) was never recorded. */
+		mad[0x14] = 1;
+		if (!strict) {
+			assert_int_equal(ibs_transport_send(rp, &req, mad), IBS_OK);
+			assert_int_equal(ibs_transport_recv(rp, &pkt, 0), IBS_OK);
+			assert_int_equal(pkt.status, 110);
+		}
+		mad[0x14] = 0;
+		ibs_transport_close(rp);
+	}
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_record_then_replay),
 		cmocka_unit_test(test_replay_strict_and_missing),
 		cmocka_unit_test(test_bad_captures),
+		cmocka_unit_test(test_index_replay),
+		cmocka_unit_test(test_index_order),
 	};
 	return cmocka_run_group_tests_name("capture", tests, NULL, NULL);
 }

@@ -1,0 +1,450 @@
+/*
+ * Replay index images (see capidx.h; layout in docs/capture-format.md).
+ *
+ *   header (128 bytes) | capture header text | attempts[n] | table[slots] | response bytes
+ *
+ * Every section starts on an 8-byte boundary. The table is open addressing
+ * on the request key (at most half full); each used slot names the first
+ * attempt of its request, and attempts of one request are chained forward
+ * in file order. The checksum covers everything after the header, so a
+ * damaged index is refused before any of it is believed.
+ */
+#include "capidx.h"
+#include "file.h"
+#include "log.h"
+#include "xalloc.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAGIC "IBSCIDX"
+#define ENDIAN_MARK 0x01020304u
+#define TID_OFFS 8
+
+struct hdr {
+	char magic[8];
+	uint32_t version, endian;
+	uint64_t file_size, checksum;
+	uint64_t cap_size, cap_ino;
+	int64_t cap_mtime_s, cap_mtime_ns;
+	uint64_t n_x, slots;
+	uint64_t text_off, text_len, x_off, tab_off, resp_off, resp_len;
+};
+
+struct slot {
+	uint64_t key;
+	uint32_t first; /* UINT32_MAX: free */
+	uint32_t count;
+};
+
+struct ibs_capidx {
+	const uint8_t *buf;
+	size_t len;
+	bool own, mapped;
+	struct ibs_capture *head;
+	const struct hdr *h;
+	const struct ibs_capidx_x *x;
+	const struct slot *tab;
+	const uint8_t *resp;
+};
+
+_Static_assert(sizeof(struct hdr) == 128, "index header is 128 bytes");
+_Static_assert(sizeof(struct ibs_capidx_x) == 24, "index attempts are 24 bytes");
+_Static_assert(sizeof(struct slot) == 16, "index slots are 16 bytes");
+
+static inline uint64_t rotl(uint64_t v, int r)
+{
+	return (v << r) | (v >> (64 - r));
+}
+
+static inline uint64_t mix(uint64_t h, uint64_t w)
+{
+	h ^= rotl(w * 0xc2b2ae3d27d4eb4full, 31) * 0x9e3779b97f4a7c15ull;
+	return rotl(h, 27) * 0x9e3779b97f4a7c15ull + 0x85ebca77c2b2ae63ull;
+}
+
+static inline uint64_t final(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	return h ^ (h >> 33);
+}
+
+static uint64_t load64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+uint64_t ibs_capidx_key(const struct ibs_addr *a, const uint8_t mad[IBS_MAD_SIZE])
+{
+	uint64_t h = 0x243f6a8885a308d3ull;
+	unsigned i;
+
+	h = mix(h, (uint64_t)a->lid << 8 | (a->lid ? 0 : a->hops));
+	for (i = 1; !a->lid && i <= a->hops; i += 8) {
+		uint8_t w[8] = { 0 };
+		unsigned k;
+		for (k = 0; k < 8 && i + k <= a->hops; k++)
+			w[k] = a->path[i + k];
+		h = mix(h, load64(w));
+	}
+	/* Word 1 (bytes 8-15) is the TID: it never takes part. */
+	h = mix(h, load64(mad));
+	for (i = 16; i < IBS_MAD_SIZE; i += 8)
+		h = mix(h, load64(mad + i));
+	return final(h);
+}
+
+/* Over whole 8-byte words: every section is padded to 8. */
+static uint64_t checksum(const uint8_t *p, size_t n)
+{
+	uint64_t a = 0x6a09e667f3bcc908ull, b = 0xbb67ae8584caa73bull;
+	size_t i;
+
+	for (i = 0; i + 16 <= n; i += 16) {
+		a = mix(a, load64(p + i));
+		b = mix(b, load64(p + i + 8));
+	}
+	if (i < n)
+		a = mix(a, load64(p + i));
+	return final(a ^ rotl(b, 17) ^ n);
+}
+
+bool ibs_capidx_src_of(const char *cap_path, struct ibs_capidx_src *src)
+{
+	struct stat st;
+
+	if (stat(cap_path, &st) != 0)
+		return false;
+	src->size = (uint64_t)st.st_size;
+	src->ino = (uint64_t)st.st_ino;
+	src->mtime_s = (int64_t)st.st_mtim.tv_sec;
+	src->mtime_ns = (int64_t)st.st_mtim.tv_nsec;
+	return true;
+}
+
+static size_t pad8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+struct ibs_capidx *ibs_capidx_build(const struct ibs_capture *c, const struct ibs_capidx_src *src)
+{
+	struct hdr h;
+	struct ibs_capidx *ix;
+	struct slot *tab;
+	struct ibs_capidx_x *xs;
+	uint32_t *last;
+	size_t i, text_len, resp_len = 0, slots, total;
+	char *text = ibs_capture_header_text(c, &text_len);
+	uint8_t *buf;
+	char *msg = NULL;
+
+	for (i = 0; i < c->n; i++)
+		resp_len += pad8(c->x[i].resp_len);
+	for (slots = 64; slots < c->n * 2; slots *= 2)
+		;
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, MAGIC, sizeof(MAGIC));
+	h.version = IBS_CAPIDX_VERSION;
+	h.endian = ENDIAN_MARK;
+	if (src) {
+		h.cap_size = src->size;
+		h.cap_ino = src->ino;
+		h.cap_mtime_s = src->mtime_s;
+		h.cap_mtime_ns = src->mtime_ns;
+	}
+	h.n_x = c->n;
+	h.slots = slots;
+	h.text_off = sizeof(h);
+	h.text_len = text_len;
+	h.x_off = h.text_off + pad8(text_len);
+	h.tab_off = h.x_off + c->n * sizeof(*xs);
+	h.resp_off = h.tab_off + slots * sizeof(*tab);
+	h.resp_len = resp_len;
+	total = h.resp_off + resp_len;
+	h.file_size = total;
+
+	buf = xcalloc(1, total);
+	memcpy(buf + h.text_off, text, text_len);
+	free(text);
+	xs = (struct ibs_capidx_x *)(buf + h.x_off);
+	tab = (struct slot *)(buf + h.tab_off);
+	for (i = 0; i < slots; i++)
+		tab[i].first = UINT32_MAX;
+	last = xmalloc(slots * sizeof(*last));
+	resp_len = 0;
+	for (i = 0; i < c->n; i++) {
+		const struct ibs_cap_exchange *e = &c->x[i];
+		uint64_t key = ibs_capidx_key(&e->addr, e->req);
+		size_t s = (size_t)(key >> 20) & (slots - 1);
+
+		while (tab[s].first != UINT32_MAX && tab[s].key != key)
+			s = (s + 1) & (slots - 1);
+		xs[i].resp_off = resp_len;
+		xs[i].resp_len = (uint16_t)e->resp_len;
+		xs[i].next = UINT32_MAX;
+		xs[i].outcome = (uint8_t)e->outcome;
+		xs[i].status = (uint16_t)e->status;
+		memcpy(buf + h.resp_off + resp_len, e->resp, e->resp_len);
+		resp_len += pad8(e->resp_len);
+		if (tab[s].first == UINT32_MAX) {
+			tab[s].key = key;
+			tab[s].first = (uint32_t)i;
+		} else {
+			xs[last[s]].next = (uint32_t)i;
+		}
+		tab[s].count++;
+		last[s] = (uint32_t)i;
+	}
+	free(last);
+	memcpy(buf, &h, sizeof(h));
+	ibs_capidx_seal(buf, total);
+	if (ibs_capidx_from_mem(buf, total, true, NULL, &ix, &msg) != IBS_OK) {
+		/* Cannot happen: the builder and the checker disagree. */
+		log_error("internal error: built index fails its check: %s", msg);
+		abort();
+	}
+	return ix;
+}
+
+void ibs_capidx_seal(void *buf, size_t len)
+{
+	uint64_t sum;
+
+	if (len < sizeof(struct hdr))
+		return;
+	sum = checksum((const uint8_t *)buf + sizeof(struct hdr), len - sizeof(struct hdr));
+	memcpy((uint8_t *)buf + offsetof(struct hdr, checksum), &sum, sizeof(sum));
+}
+
+enum ibs_err ibs_capidx_write(const struct ibs_capidx *ix, const char *path, char **msg)
+{
+	struct ibs_out o;
+	enum ibs_err rc;
+
+	*msg = NULL;
+	if ((rc = ibs_out_open(&o, path)) != IBS_OK) {
+		*msg = xasprintf("cannot create '%s': %s", path, strerror(errno));
+		return rc;
+	}
+	if (fwrite(ix->buf, 1, ix->len, o.fp) != ix->len) {
+		*msg = xasprintf("cannot write '%s': %s", path, strerror(errno));
+		ibs_out_abort(&o);
+		return IBS_E_IO;
+	}
+	if ((rc = ibs_out_commit(&o)) != IBS_OK)
+		*msg = xasprintf("cannot write '%s'", path);
+	return rc;
+}
+
+static enum ibs_err bad(char **msg, const char *why, ...) __attribute__((format(printf, 2, 3)));
+static enum ibs_err bad(char **msg, const char *why, ...)
+{
+	va_list ap;
+
+	va_start(ap, why);
+	*msg = xvasprintf(why, ap);
+	va_end(ap);
+	return IBS_E_INPUT;
+}
+
+/* off + n within len, and off aligned to 8. */
+static bool section_ok(uint64_t off, uint64_t n, uint64_t elem, size_t len)
+{
+	if (off % 8 || off > len)
+		return false;
+	if (elem && n > (len - off) / elem)
+		return false;
+	return elem ? true : n <= len - off;
+}
+
+static enum ibs_err check(struct ibs_capidx *ix, const struct ibs_capidx_src *src, char **msg)
+{
+	const struct hdr *h = ix->h;
+	char *hmsg = NULL;
+	size_t i;
+
+	if (ix->len < sizeof(*h) || memcmp(h->magic, MAGIC, sizeof(MAGIC)))
+		return bad(msg, "not an ibscan replay index");
+	if (h->endian != ENDIAN_MARK)
+		return bad(msg, "written on a machine of the other byte order");
+	if (h->version != IBS_CAPIDX_VERSION)
+		return bad(msg, "index version %u is not supported (this ibscan reads version %d)", h->version,
+			   IBS_CAPIDX_VERSION);
+	if (h->file_size != ix->len)
+		return bad(msg, "truncated or extended: %zu bytes where the header says %llu", ix->len,
+			   (unsigned long long)h->file_size);
+	if (checksum(ix->buf + sizeof(*h), ix->len - sizeof(*h)) != h->checksum)
+		return bad(msg, "checksum mismatch: the index is damaged");
+	if (src && (h->cap_size != src->size || h->cap_ino != src->ino || h->cap_mtime_s != src->mtime_s ||
+		    h->cap_mtime_ns != src->mtime_ns)) {
+		*msg = xasprintf("stale: the capture changed after the index was written");
+		return IBS_E_NOTFOUND;
+	}
+	if (h->n_x >= UINT32_MAX || h->slots < 64 || h->slots & (h->slots - 1) || h->slots / 2 < h->n_x ||
+	    h->text_off != sizeof(*h) || !section_ok(h->text_off, h->text_len, 0, ix->len) ||
+	    h->x_off != sizeof(*h) + pad8(h->text_len) ||
+	    !section_ok(h->x_off, h->n_x, sizeof(struct ibs_capidx_x), ix->len) ||
+	    h->tab_off != h->x_off + h->n_x * sizeof(struct ibs_capidx_x) ||
+	    !section_ok(h->tab_off, h->slots, sizeof(struct slot), ix->len) ||
+	    h->resp_off != h->tab_off + h->slots * sizeof(struct slot) ||
+	    !section_ok(h->resp_off, h->resp_len, 0, ix->len) || h->resp_off + h->resp_len != ix->len)
+		return bad(msg, "inconsistent section layout");
+	ix->x = (const struct ibs_capidx_x *)(ix->buf + h->x_off);
+	ix->tab = (const struct slot *)(ix->buf + h->tab_off);
+	ix->resp = ix->buf + h->resp_off;
+	for (i = 0; i < h->n_x; i++) {
+		const struct ibs_capidx_x *x = &ix->x[i];
+		if (x->outcome > IBS_CAP_NONE || x->resp_len > IBS_MAD_SIZE || x->resp_off > h->resp_len ||
+		    x->resp_len > h->resp_len - x->resp_off || (x->next != UINT32_MAX && (x->next <= i || x->next >= h->n_x)))
+			return bad(msg, "attempt %zu is inconsistent", i);
+	}
+	for (i = 0; i < h->slots; i++) {
+		const struct slot *s = &ix->tab[i];
+		if (s->first != UINT32_MAX && s->first >= h->n_x)
+			return bad(msg, "table slot %zu is inconsistent", i);
+	}
+	/* The header text is a capture with no exchanges. */
+	if (ibs_capture_parse("index header", (const char *)ix->buf + h->text_off, h->text_len, &ix->head, &hmsg)) {
+		enum ibs_err rc = bad(msg, "bad capture header: %s", hmsg);
+		free(hmsg);
+		return rc;
+	}
+	if (ix->head->n)
+		return bad(msg, "bad capture header: it holds exchanges");
+	return IBS_OK;
+}
+
+enum ibs_err ibs_capidx_from_mem(const void *buf, size_t len, bool own, const struct ibs_capidx_src *src,
+				 struct ibs_capidx **out, char **msg)
+{
+	struct ibs_capidx *ix = xcalloc(1, sizeof(*ix));
+	enum ibs_err rc;
+
+	*out = NULL;
+	*msg = NULL;
+	ix->buf = buf;
+	ix->len = len;
+	ix->own = own;
+	ix->h = buf;
+	/* The header is read in place: the buffer must be 8-byte aligned. */
+	if ((uintptr_t)buf % 8)
+		rc = bad(msg, "misaligned buffer");
+	else
+		rc = check(ix, src, msg);
+	if (rc) {
+		ix->own = false;
+		ibs_capidx_free(ix);
+		return rc;
+	}
+	*out = ix;
+	return IBS_OK;
+}
+
+enum ibs_err ibs_capidx_open(const char *path, const struct ibs_capidx_src *src, struct ibs_capidx **out,
+			     char **msg)
+{
+	struct stat st;
+	void *m;
+	enum ibs_err rc;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	*out = NULL;
+	*msg = NULL;
+	if (fd < 0) {
+		*msg = xasprintf("cannot open: %s", strerror(errno));
+		return IBS_E_IO;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		*msg = xasprintf("not a regular file");
+		close(fd);
+		return IBS_E_IO;
+	}
+	if ((uint64_t)st.st_size < sizeof(struct hdr) || (uint64_t)st.st_size > IBS_CAPIDX_MAX_BYTES) {
+		close(fd);
+		return bad(msg, "%lld bytes is not the size of an index", (long long)st.st_size);
+	}
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED) {
+		*msg = xasprintf("cannot map: %s", strerror(errno));
+		return IBS_E_IO;
+	}
+	rc = ibs_capidx_from_mem(m, (size_t)st.st_size, false, src, out, msg);
+	if (rc) {
+		munmap(m, (size_t)st.st_size);
+		return rc;
+	}
+	(*out)->mapped = true;
+	return IBS_OK;
+}
+
+void ibs_capidx_free(struct ibs_capidx *ix)
+{
+	if (!ix)
+		return;
+	ibs_capture_free(ix->head);
+	if (ix->mapped)
+		munmap((void *)ix->buf, ix->len);
+	else if (ix->own)
+		free((void *)ix->buf);
+	free(ix);
+}
+
+const struct ibs_capture *ibs_capidx_header(const struct ibs_capidx *ix)
+{
+	return ix->head;
+}
+
+size_t ibs_capidx_count(const struct ibs_capidx *ix)
+{
+	return (size_t)ix->h->n_x;
+}
+
+size_t ibs_capidx_size(const struct ibs_capidx *ix)
+{
+	return ix->len;
+}
+
+size_t ibs_capidx_slots(const struct ibs_capidx *ix)
+{
+	return (size_t)ix->h->slots;
+}
+
+uint32_t ibs_capidx_first(const struct ibs_capidx *ix, uint64_t key, size_t *slot)
+{
+	size_t mask = (size_t)ix->h->slots - 1, s = (size_t)(key >> 20) & mask, probes;
+
+	/* At most half the slots are used, so a free one ends every search. */
+	for (probes = 0; probes <= mask && ix->tab[s].first != UINT32_MAX; probes++) {
+		if (ix->tab[s].key == key) {
+			*slot = s;
+			return ix->tab[s].first;
+		}
+		s = (s + 1) & mask;
+	}
+	return UINT32_MAX;
+}
+
+const struct ibs_capidx_x *ibs_capidx_get(const struct ibs_capidx *ix, uint32_t i)
+{
+	return &ix->x[i];
+}
+
+const uint8_t *ibs_capidx_resp(const struct ibs_capidx *ix, const struct ibs_capidx_x *x)
+{
+	return ix->resp + x->resp_off;
+}

@@ -1,0 +1,76 @@
+/*
+ * Replay index: the answers of a capture laid out for lookup by request, in
+ * one flat little-endian image (layout in docs/capture-format.md). Replay
+ * builds the image in memory from the text capture; `ibscan capture index`
+ * writes it beside the capture (FILE.idx) so that later replays map it
+ * instead of parsing megabytes of hex. The image names the capture it was
+ * made from (size, modification time, inode): a changed capture makes it
+ * stale, and replay then reads the text again.
+ */
+#ifndef IBSCAN_CAPIDX_H
+#define IBSCAN_CAPIDX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "capture.h"
+
+#define IBS_CAPIDX_VERSION 1
+#define IBS_CAPIDX_SUFFIX ".idx"
+#define IBS_CAPIDX_MAX_BYTES ((size_t)4 << 30)
+
+/* Which capture file an index belongs to. */
+struct ibs_capidx_src {
+	uint64_t size, ino;
+	int64_t mtime_s, mtime_ns;
+};
+
+/* One recorded attempt, as replay needs it. */
+struct ibs_capidx_x {
+	uint64_t resp_off;  /* into the response bytes */
+	uint32_t next;      /* the next attempt of the same request, or UINT32_MAX */
+	uint16_t status;    /* umad status for IBS_CAP_ERROR */
+	uint16_t resp_len;  /* 0..256 */
+	uint8_t outcome;    /* enum ibs_cap_outcome */
+	uint8_t pad[7];
+};
+
+struct ibs_capidx;
+
+/* The key replay matches on: the address and the request with its TID zeroed. */
+uint64_t ibs_capidx_key(const struct ibs_addr *a, const uint8_t mad[IBS_MAD_SIZE]);
+
+/* stat() of a capture; false (errno set) when it cannot be read. */
+bool ibs_capidx_src_of(const char *cap_path, struct ibs_capidx_src *src);
+
+/* Lay out the answers of c (src may be NULL: an index for memory only). */
+struct ibs_capidx *ibs_capidx_build(const struct ibs_capture *c, const struct ibs_capidx_src *src);
+/* Write the image atomically to path. */
+enum ibs_err ibs_capidx_write(const struct ibs_capidx *ix, const char *path, char **msg);
+/*
+ * Check an image of len bytes at buf, which must stay valid until the index
+ * is freed (own: free(buf) then). src, if not NULL, must match the capture the
+ * image was made from, else IBS_E_NOTFOUND ("stale"). Any inconsistency is
+ * IBS_E_INPUT with *msg saying what.
+ */
+enum ibs_err ibs_capidx_from_mem(const void *buf, size_t len, bool own, const struct ibs_capidx_src *src,
+				 struct ibs_capidx **out, char **msg);
+/* Recompute the checksum of an image of len bytes (for tools and fuzzing that edit one). */
+void ibs_capidx_seal(void *buf, size_t len);
+/* Map and check the index file at path (errors as above; IBS_E_IO when it cannot be read). */
+enum ibs_err ibs_capidx_open(const char *path, const struct ibs_capidx_src *src, struct ibs_capidx **out,
+			     char **msg);
+void ibs_capidx_free(struct ibs_capidx *ix);
+
+/* The capture's header: tool, local port and engine settings (no exchanges). */
+const struct ibs_capture *ibs_capidx_header(const struct ibs_capidx *ix);
+size_t ibs_capidx_count(const struct ibs_capidx *ix);
+size_t ibs_capidx_size(const struct ibs_capidx *ix);
+/* The first recorded attempt of the request with this key, or UINT32_MAX. */
+uint32_t ibs_capidx_first(const struct ibs_capidx *ix, uint64_t key, size_t *slot);
+size_t ibs_capidx_slots(const struct ibs_capidx *ix);
+const struct ibs_capidx_x *ibs_capidx_get(const struct ibs_capidx *ix, uint32_t i);
+const uint8_t *ibs_capidx_resp(const struct ibs_capidx *ix, const struct ibs_capidx_x *x);
+
+#endif
