@@ -57,7 +57,7 @@ struct ibs_capidx {
 };
 
 _Static_assert(sizeof(struct hdr) == 128, "index header is 128 bytes");
-_Static_assert(sizeof(struct ibs_capidx_x) == 24, "index attempts are 24 bytes");
+_Static_assert(sizeof(struct ibs_capidx_x) == 32, "index attempts are 32 bytes");
 _Static_assert(sizeof(struct slot) == 16, "index slots are 16 bytes");
 
 static inline uint64_t rotl(uint64_t v, int r)
@@ -87,39 +87,53 @@ static uint64_t load64(const uint8_t *p)
 	return v;
 }
 
+/*
+ * Four lanes, so that the multiplies of neighbouring words overlap instead
+ * of waiting for each other: a key is computed for every MAD replayed.
+ */
 uint64_t ibs_capidx_key(const struct ibs_addr *a, const uint8_t mad[IBS_MAD_SIZE])
 {
-	uint64_t h = 0x243f6a8885a308d3ull;
+	uint64_t l[4] = { 0x243f6a8885a308d3ull, 0x13198a2e03707344ull, 0xa4093822299f31d0ull, 0x082efa98ec4e6c89ull };
+	uint8_t w[64] = { 0 };
 	unsigned i;
 
-	h = mix(h, (uint64_t)a->lid << 8 | (a->lid ? 0 : a->hops));
-	for (i = 1; !a->lid && i <= a->hops; i += 8) {
-		uint8_t w[8] = { 0 };
-		unsigned k;
-		for (k = 0; k < 8 && i + k <= a->hops; k++)
-			w[k] = a->path[i + k];
-		h = mix(h, load64(w));
-	}
+	if (!a->lid)
+		memcpy(w, a->path + 1, a->hops < 63 ? a->hops : 63);
+	l[0] = mix(l[0], (uint64_t)a->lid << 8 | (a->lid ? 0 : a->hops));
+	for (i = 0; !a->lid && i < 64 && i < a->hops; i += 8)
+		l[1] = mix(l[1], load64(w + i));
 	/* Word 1 (bytes 8-15) is the TID: it never takes part. */
-	h = mix(h, load64(mad));
-	for (i = 16; i < IBS_MAD_SIZE; i += 8)
-		h = mix(h, load64(mad + i));
-	return final(h);
+	l[2] = mix(l[2], load64(mad));
+	l[3] = mix(l[3], load64(mad + 16));
+	l[0] = mix(l[0], load64(mad + 24));
+	l[1] = mix(l[1], load64(mad + 32));
+	l[2] = mix(l[2], load64(mad + 40));
+	l[3] = mix(l[3], load64(mad + 48));
+	l[0] = mix(l[0], load64(mad + 56));
+	for (i = 64; i < IBS_MAD_SIZE; i += 32) {
+		l[0] = mix(l[0], load64(mad + i));
+		l[1] = mix(l[1], load64(mad + i + 8));
+		l[2] = mix(l[2], load64(mad + i + 16));
+		l[3] = mix(l[3], load64(mad + i + 24));
+	}
+	return final(l[0] ^ rotl(l[1], 15) ^ rotl(l[2], 31) ^ rotl(l[3], 47));
 }
 
-/* Over whole 8-byte words: every section is padded to 8. */
+/* Over whole 8-byte words (every section is padded to 8), four lanes. */
 static uint64_t checksum(const uint8_t *p, size_t n)
 {
-	uint64_t a = 0x6a09e667f3bcc908ull, b = 0xbb67ae8584caa73bull;
+	uint64_t l[4] = { 0x6a09e667f3bcc908ull, 0xbb67ae8584caa73bull, 0x3c6ef372fe94f82bull, 0xa54ff53a5f1d36f1ull };
 	size_t i;
 
-	for (i = 0; i + 16 <= n; i += 16) {
-		a = mix(a, load64(p + i));
-		b = mix(b, load64(p + i + 8));
+	for (i = 0; i + 32 <= n; i += 32) {
+		l[0] = mix(l[0], load64(p + i));
+		l[1] = mix(l[1], load64(p + i + 8));
+		l[2] = mix(l[2], load64(p + i + 16));
+		l[3] = mix(l[3], load64(p + i + 24));
 	}
-	if (i < n)
-		a = mix(a, load64(p + i));
-	return final(a ^ rotl(b, 17) ^ n);
+	for (; i + 8 <= n; i += 8)
+		l[0] = mix(l[0], load64(p + i));
+	return final(l[0] ^ rotl(l[1], 15) ^ rotl(l[2], 31) ^ rotl(l[3], 47) ^ n);
 }
 
 bool ibs_capidx_src_of(const char *cap_path, struct ibs_capidx_src *src)
@@ -193,9 +207,10 @@ struct ibs_capidx *ibs_capidx_build(const struct ibs_capture *c, const struct ib
 
 		while (tab[s].first != UINT32_MAX && tab[s].key != key)
 			s = (s + 1) & (slots - 1);
+		xs[i].key = key;
 		xs[i].resp_off = resp_len;
 		xs[i].resp_len = (uint16_t)e->resp_len;
-		xs[i].next = UINT32_MAX;
+		xs[i].next = xs[i].prev = UINT32_MAX;
 		xs[i].outcome = (uint8_t)e->outcome;
 		xs[i].status = (uint16_t)e->status;
 		memcpy(buf + h.resp_off + resp_len, e->resp, e->resp_len);
@@ -205,6 +220,7 @@ struct ibs_capidx *ibs_capidx_build(const struct ibs_capture *c, const struct ib
 			tab[s].first = (uint32_t)i;
 		} else {
 			xs[last[s]].next = (uint32_t)i;
+			xs[i].prev = last[s];
 		}
 		tab[s].count++;
 		last[s] = (uint32_t)i;
@@ -309,6 +325,7 @@ static enum ibs_err check(struct ibs_capidx *ix, const struct ibs_capidx_src *sr
 	for (i = 0; i < h->n_x; i++) {
 		const struct ibs_capidx_x *x = &ix->x[i];
 		if (x->outcome > IBS_CAP_NONE || x->resp_len > IBS_MAD_SIZE || x->resp_off > h->resp_len ||
+		    (x->prev != UINT32_MAX && x->prev >= i) ||
 		    x->resp_len > h->resp_len - x->resp_off || (x->next != UINT32_MAX && (x->next <= i || x->next >= h->n_x)))
 			return bad(msg, "attempt %zu is inconsistent", i);
 	}
@@ -424,16 +441,14 @@ size_t ibs_capidx_slots(const struct ibs_capidx *ix)
 	return (size_t)ix->h->slots;
 }
 
-uint32_t ibs_capidx_first(const struct ibs_capidx *ix, uint64_t key, size_t *slot)
+uint32_t ibs_capidx_first(const struct ibs_capidx *ix, uint64_t key)
 {
 	size_t mask = (size_t)ix->h->slots - 1, s = (size_t)(key >> 20) & mask, probes;
 
 	/* At most half the slots are used, so a free one ends every search. */
 	for (probes = 0; probes <= mask && ix->tab[s].first != UINT32_MAX; probes++) {
-		if (ix->tab[s].key == key) {
-			*slot = s;
+		if (ix->tab[s].key == key)
 			return ix->tab[s].first;
-		}
 		s = (s + 1) & mask;
 	}
 	return UINT32_MAX;

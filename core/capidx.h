@@ -28,12 +28,14 @@ struct ibs_capidx_src {
 
 /* One recorded attempt, as replay needs it. */
 struct ibs_capidx_x {
+	uint64_t key;       /* of the request (ibs_capidx_key) */
 	uint64_t resp_off;  /* into the response bytes */
 	uint32_t next;      /* the next attempt of the same request, or UINT32_MAX */
+	uint32_t prev;      /* the attempt before, of the same request, or UINT32_MAX */
 	uint16_t status;    /* umad status for IBS_CAP_ERROR */
 	uint16_t resp_len;  /* 0..256 */
 	uint8_t outcome;    /* enum ibs_cap_outcome */
-	uint8_t pad[7];
+	uint8_t pad[3];
 };
 
 struct ibs_capidx;
@@ -68,7 +70,7 @@ const struct ibs_capture *ibs_capidx_header(const struct ibs_capidx *ix);
 size_t ibs_capidx_count(const struct ibs_capidx *ix);
 size_t ibs_capidx_size(const struct ibs_capidx *ix);
 /* The first recorded attempt of the request with this key, or UINT32_MAX. */
-uint32_t ibs_capidx_first(const struct ibs_capidx *ix, uint64_t key, size_t *slot);
+uint32_t ibs_capidx_first(const struct ibs_capidx *ix, uint64_t key);
 size_t ibs_capidx_slots(const struct ibs_capidx *ix);
 const struct ibs_capidx_x *ibs_capidx_get(const struct ibs_capidx *ix, uint32_t i);
 const uint8_t *ibs_capidx_resp(const struct ibs_capidx *ix, const struct ibs_capidx_x *x);

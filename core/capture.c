@@ -661,7 +661,8 @@ struct rp_priv {
 	struct ibs_capidx *ix;
 	char *path;
 	bool strict;
-	uint32_t *next_up;    /* per table slot: 1 + the next attempt to answer with; 0: the first */
+	uint64_t *used;       /* a bit per attempt: answered with already */
+	uint32_t cursor;      /* the attempt after the last one answered with */
 	struct ibs_packet *q; /* deliveries waiting for recv */
 	size_t qh, qn, qcap;
 	bool failed;
@@ -683,18 +684,41 @@ static void rp_push(struct rp_priv *p, const struct ibs_packet *pkt)
 	p->qn++;
 }
 
+static bool used(const struct rp_priv *p, uint32_t i)
+{
+	return p->used[i / 64] >> (i % 64) & 1;
+}
+
+/* Attempt i is next for its request: unused, and the one before it used. */
+static bool is_next(const struct rp_priv *p, const struct ibs_capidx_x *x, uint32_t i)
+{
+	return !used(p, i) && (x->prev == UINT32_MAX || used(p, x->prev));
+}
+
 static enum ibs_err rp_send(struct ibs_transport *t, const struct ibs_mad_req *req, const uint8_t *mad)
 {
 	struct rp_priv *p = t->priv;
-	size_t slot = 0;
-	uint32_t i = ibs_capidx_first(p->ix, ibs_capidx_key(&req->addr, mad), &slot);
-	bool known = i != UINT32_MAX;
+	uint64_t key = ibs_capidx_key(&req->addr, mad);
+	uint32_t i = UINT32_MAX;
+	bool known = false;
 	struct ibs_packet *pkt;
 	const struct ibs_capidx_x *x;
 
-	/* next_up: 0 before the first answer, then 1 + the next one, UINT32_MAX when all are used. */
-	if (known && p->next_up[slot])
-		i = p->next_up[slot] == UINT32_MAX ? UINT32_MAX : p->next_up[slot] - 1;
+	/*
+	 * A replay asks in the order it recorded: the attempt after the last
+	 * one answered is nearly always the one. Else the table finds the
+	 * request's first attempt, and its chain the first one not used yet.
+	 */
+	if (p->cursor < ibs_capidx_count(p->ix)) {
+		x = ibs_capidx_get(p->ix, p->cursor);
+		if (x->key == key && is_next(p, x, p->cursor))
+			i = p->cursor;
+	}
+	if (i == UINT32_MAX && (i = ibs_capidx_first(p->ix, key)) != UINT32_MAX) {
+		known = true;
+		while (i != UINT32_MAX && used(p, i))
+			i = ibs_capidx_get(p->ix, i)->next;
+	}
 	if (i == UINT32_MAX) {
 		char as[300];
 		addr_fmt(&req->addr, as, sizeof(as));
@@ -719,7 +743,8 @@ static enum ibs_err rp_send(struct ibs_transport *t, const struct ibs_mad_req *r
 		return IBS_OK;
 	}
 	x = ibs_capidx_get(p->ix, i);
-	p->next_up[slot] = x->next == UINT32_MAX ? UINT32_MAX : x->next + 1;
+	p->used[i / 64] |= 1ull << (i % 64);
+	p->cursor = i + 1;
 	if (x->outcome == IBS_CAP_RESP) {
 		memcpy(pkt->mad, ibs_capidx_resp(p->ix, x), x->resp_len);
 		memset(pkt->mad + x->resp_len, 0, IBS_MAD_SIZE - x->resp_len);
@@ -768,7 +793,7 @@ static void rp_close(struct ibs_transport *t)
 	struct rp_priv *p = t->priv;
 
 	ibs_capidx_free(p->ix);
-	free(p->next_up);
+	free(p->used);
 	free(p->q);
 	free(p->path);
 	free(p);
@@ -838,7 +863,7 @@ enum ibs_err ibs_replay_open(const char *path, bool strict, struct ibs_transport
 	p->ix = ix;
 	p->path = xstrdup(path);
 	p->strict = strict;
-	p->next_up = xcalloc(ibs_capidx_slots(ix), sizeof(*p->next_up));
+	p->used = xcalloc(ibs_capidx_count(ix) / 64 + 1, sizeof(*p->used));
 	t = xcalloc(1, sizeof(*t));
 	t->ops = &replay_ops;
 	t->priv = p;

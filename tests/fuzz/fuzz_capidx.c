@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t *buf = malloc(size + 8);
 	struct ibs_capidx *ix = NULL;
 	char *msg = NULL;
-	size_t i, slot;
+	size_t i;
 
 	memcpy(buf, data, size);
 	ibs_capidx_seal(buf, size);
@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (i = 0; i + 8 <= size && i < 4096; i += 8) {
 			uint64_t key;
 			memcpy(&key, data + i, 8);
-			uint32_t first = ibs_capidx_first(ix, key, &slot);
+			uint32_t first = ibs_capidx_first(ix, key);
 			if (first != UINT32_MAX)
 				sum += ibs_capidx_get(ix, first)->outcome;
 		}
