@@ -41,6 +41,7 @@ struct walker {
 	size_t n_tasks, cap_tasks;
 	struct probe *probes;
 	size_t n_probes, cap_probes;
+	struct qctx *free_ctx;
 };
 
 struct qctx {
@@ -48,17 +49,30 @@ struct qctx {
 	struct ibs_node *node;
 	uint8_t port;
 	size_t probe;
+	struct qctx *next; /* on the walker's free list */
 };
 
+/* One context per MAD in flight, recycled: a walk sends hundreds of thousands. */
 static struct qctx *qctx(struct walker *w, struct ibs_node *n, uint8_t port)
 {
-	struct qctx *c = xmalloc(sizeof(*c));
+	struct qctx *c = w->free_ctx;
+
+	if (c)
+		w->free_ctx = c->next;
+	else
+		c = xmalloc(sizeof(*c));
 
 	c->w = w;
 	c->node = n;
 	c->port = port;
 	c->probe = 0;
 	return c;
+}
+
+static void qctx_put(struct qctx *c)
+{
+	c->next = c->w->free_ctx;
+	c->w->free_ctx = c;
 }
 
 static void record_error(struct walker *w, const struct ibs_mad_req *req, struct ibs_node *n,
@@ -107,7 +121,7 @@ static void on_nodedesc(void *ctx, const struct ibs_mad_req *req, const struct i
 		record_error(c->w, req, c->node, 0, r, false);
 		ibs_node_set_error(c->node, "NodeDescription: %s", ibs_outcome_str(r->outcome));
 	}
-	free(c);
+	qctx_put(c);
 }
 
 static void on_switchinfo(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r)
@@ -120,7 +134,7 @@ static void on_switchinfo(void *ctx, const struct ibs_mad_req *req, const struct
 		record_error(c->w, req, c->node, 0, r, false);
 		ibs_node_set_error(c->node, "SwitchInfo: %s", ibs_outcome_str(r->outcome));
 	}
-	free(c);
+	qctx_put(c);
 }
 
 static void on_guidinfo(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r)
@@ -149,7 +163,7 @@ static void on_guidinfo(void *ctx, const struct ibs_mad_req *req, const struct i
 		if (!p->error)
 			p->error = xasprintf("GUIDInfo: %s", ibs_outcome_str(r->outcome));
 	}
-	free(c);
+	qctx_put(c);
 }
 
 static void on_portinfo(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r)
@@ -163,7 +177,7 @@ static void on_portinfo(void *ctx, const struct ibs_mad_req *req, const struct i
 		if (!p->error)
 			p->error = xasprintf("PortInfo: %s", ibs_outcome_str(r->outcome == IBS_MAD_OK ?
 										IBS_MAD_MALFORMED : r->outcome));
-		free(c);
+		qctx_put(c);
 		return;
 	}
 	p->valid = true;
@@ -178,7 +192,7 @@ static void on_portinfo(void *ctx, const struct ibs_mad_req *req, const struct i
 		p->gids = xcalloc(p->n_gids, sizeof(*p->gids));
 		submit(c->w, &req->addr, IBS_ATTR_GUID_INFO, 0, on_guidinfo, qctx(c->w, n, c->port));
 	}
-	free(c);
+	qctx_put(c);
 }
 
 static void on_probe(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r)
@@ -193,7 +207,7 @@ static void on_probe(void *ctx, const struct ibs_mad_req *req, const struct ibs_
 		pr->ok = true;
 	else if (r->outcome == IBS_MAD_OK)
 		pr->outcome = IBS_MAD_MALFORMED;
-	free(c);
+	qctx_put(c);
 }
 
 static void query_port(struct walker *w, struct ibs_node *n, uint8_t port, const struct ibs_addr *path)
@@ -414,7 +428,7 @@ static void on_sminfo(void *ctx, const struct ibs_mad_req *req, const struct ibs
 		sm->ok = true;
 	else
 		record_error(c->w, req, c->node, c->port, r, false);
-	free(c);
+	qctx_put(c);
 }
 
 static void add_sm(struct walker *w, struct ibs_node *n, uint8_t port)
@@ -525,6 +539,11 @@ out:
 	free(w.level);
 	free(w.tasks);
 	free(w.probes);
+	while (w.free_ctx) {
+		c = w.free_ctx;
+		w.free_ctx = c->next;
+		free(c);
+	}
 	ibs_fabric_fix_ext_speeds(f);
 	ibs_fabric_fix_inferred(f);
 	ibs_fabric_sort(f);
