@@ -48,16 +48,40 @@ bool ibs_addr_dr_extend(struct ibs_addr *out, const struct ibs_addr *in, uint8_t
 
 char *ibs_addr_str(const struct ibs_addr *a, char *buf, size_t len)
 {
-	size_t off;
+	size_t off = 0;
 	unsigned i;
 
+	if (!len)
+		return buf;
 	if (a->lid) {
 		snprintf(buf, len, "lid %u", a->lid);
 		return buf;
 	}
-	off = (size_t)snprintf(buf, len, "0");
-	for (i = 1; i <= a->hops && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, ",%u", a->path[i]);
+	/* Every node's path is printed: by hand, not by snprintf per hop. */
+	buf[off++] = '0';
+	for (i = 1; i <= a->hops && off + 5 <= len; i++) {
+		unsigned v = a->path[i];
+		buf[off++] = ',';
+		if (v >= 100)
+			buf[off++] = (char)('0' + v / 100);
+		if (v >= 10)
+			buf[off++] = (char)('0' + v / 10 % 10);
+		buf[off++] = (char)('0' + v % 10);
+	}
+	buf[off < len ? off : len - 1] = '\0';
+	return buf;
+}
+
+char *ibs_guid_str(uint64_t guid, char buf[IBS_GUID_STR_LEN])
+{
+	static const char hex[] = "0123456789abcdef";
+	int i;
+
+	buf[0] = '0';
+	buf[1] = 'x';
+	for (i = 0; i < 16; i++)
+		buf[2 + i] = hex[(guid >> (60 - 4 * i)) & 15];
+	buf[18] = '\0';
 	return buf;
 }
 
@@ -166,13 +190,12 @@ enum ibs_err ibs_mad_encode(const struct ibs_mad_req *req, uint64_t tid, uint8_t
 
 enum ibs_err ibs_mad_decode_hdr(const uint8_t *mad, size_t len, struct ibs_mad_hdr *h)
 {
-	uint8_t b[IBS_MAD_SIZE];
+	/* mad_get_field only reads; every field below lies in the first 24 bytes. */
+	void *b = (void *)(uintptr_t)mad;
 
 	/* The common header is 24 bytes (IBA 13.4.3). */
 	if (!mad || len < 24)
 		return IBS_E_MALFORMED;
-	memset(b, 0, sizeof(b));
-	memcpy(b, mad, len < sizeof(b) ? len : sizeof(b));
 	memset(h, 0, sizeof(*h));
 	h->base_version = (uint8_t)mad_get_field(b, 0, IB_MAD_BASEVER_F);
 	h->mgmt_class = (uint8_t)mad_get_field(b, 0, IB_MAD_MGMTCLASS_F);

@@ -96,6 +96,9 @@ bool ibs_addr_dr_extend(struct ibs_addr *out, const struct ibs_addr *in, uint8_t
 char *ibs_addr_str(const struct ibs_addr *a, char *buf, size_t len);
 /* Parse what ibs_addr_str wrote. */
 enum ibs_err ibs_addr_parse(struct ibs_addr *a, const char *s);
+/* "0x" and 16 hex digits. */
+#define IBS_GUID_STR_LEN 19
+char *ibs_guid_str(uint64_t guid, char buf[IBS_GUID_STR_LEN]);
 
 /* Fill req for a Get of attr_id/attr_mod in mgmt_class to addr. */
 void ibs_req_get(struct ibs_mad_req *req, const struct ibs_addr *addr, uint8_t mgmt_class,

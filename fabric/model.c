@@ -92,7 +92,7 @@ struct ibs_node *ibs_fabric_add_node(struct ibs_fabric *f, const struct ibs_node
 	unsigned i;
 
 	n->ni = *ni;
-	snprintf(n->guid_name, sizeof(n->guid_name), "0x%016llx", (unsigned long long)ni->node_guid);
+	ibs_guid_str(ni->node_guid, n->guid_name);
 	n->path = *path;
 	n->entry_port = ni->local_port;
 	n->level = path->hops;

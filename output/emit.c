@@ -6,6 +6,7 @@
  * whatever the device says) become U+FFFD.
  */
 #include "emit.h"
+#include "../core/mad.h"
 #include "../core/strbuf.h"
 #include "../core/xalloc.h"
 
@@ -138,8 +139,19 @@ static bool vput_fast(struct emit *e, const char *fmt, va_list ap)
 			p++;
 		while (*p == 'l' || *p == 'z')
 			p++;
-		if (!*p || !strchr("scdux", *p) || (zero && (*p == 's' || *p == 'c')))
+		switch (*p) {
+		case 'd':
+		case 'u':
+		case 'x':
+			break;
+		case 's':
+		case 'c':
+			if (!zero)
+				break;
+			/* fall through */
+		default:
 			return false;
+		}
 	}
 	for (p = lit = fmt; *p;) {
 		bool left = false, zero = false, neg = false;
@@ -477,18 +489,11 @@ void emit_bool(struct emit *e, const char *key, const char *fmt, bool v)
 
 void emit_guid(struct emit *e, const char *key, const char *fmt, uint64_t guid)
 {
-	static const char hex[] = "0123456789abcdef";
-	char buf[19];
-	int i;
+	char buf[IBS_GUID_STR_LEN];
 
 	if (e->mode != EMIT_JSON && !fmt)
 		return;
-	buf[0] = '0';
-	buf[1] = 'x';
-	for (i = 0; i < 16; i++)
-		buf[2 + i] = hex[(guid >> (60 - 4 * i)) & 15];
-	buf[18] = '\0';
-	emit_str(e, key, fmt, buf);
+	emit_str(e, key, fmt, ibs_guid_str(guid, buf));
 }
 
 void emit_null(struct emit *e, const char *key, const char *fmt)
