@@ -7,6 +7,8 @@
 #include "fake_transport.h"
 #include "../../core/mad.h"
 
+#include <infiniband/mad.h>
+
 static void test_encode_dr_nodeinfo(void **state)
 {
 	struct ibs_addr a;
@@ -181,6 +183,54 @@ static void test_status_words(void **state)
 	assert_string_equal(ibs_mad_status_str(1), "busy");
 }
 
+/* Decoded fields equal what libibmad's mad_get_field reads, on random bytes. */
+static void test_fields_match_libibmad(void **state)
+{
+	unsigned seed = 12345, k, i, nodes = 0;
+
+	(void)state;
+	for (k = 0; k < 2000; k++) {
+		uint8_t mad[IBS_MAD_SIZE], d[IBS_MAD_SIZE];
+		struct ibs_portinfo pi;
+		struct ibs_nodeinfo ni;
+		struct ibs_mad_hdr h;
+		for (i = 0; i < IBS_MAD_SIZE; i++) {
+			seed = seed * 1103515245u + 12345u;
+			mad[i] = (uint8_t)(seed >> 16);
+		}
+		if (k % 4)
+			mad_set_field(mad + IBS_SMP_DATA_OFFS, 0, IB_NODE_TYPE_F, 1 + k % 3); /* a valid type */
+		memset(d, 0, sizeof(d));
+		memcpy(d, mad + IBS_SMP_DATA_OFFS, IBS_SMP_DATA_SIZE);
+		assert_int_equal(ibs_decode_portinfo(mad, sizeof(mad), &pi), IBS_OK);
+		assert_int_equal(pi.lid, mad_get_field(d, 0, IB_PORT_LID_F));
+		assert_int_equal(pi.cap_mask, mad_get_field(d, 0, IB_PORT_CAPMASK_F));
+		assert_int_equal(pi.state, mad_get_field(d, 0, IB_PORT_STATE_F));
+		assert_int_equal(pi.phys_state, mad_get_field(d, 0, IB_PORT_PHYS_STATE_F));
+		assert_int_equal(pi.lmc, mad_get_field(d, 0, IB_PORT_LMC_F));
+		assert_int_equal(pi.width_active, mad_get_field(d, 0, IB_PORT_LINK_WIDTH_ACTIVE_F));
+		assert_int_equal(pi.speed_active, mad_get_field(d, 0, IB_PORT_LINK_SPEED_ACTIVE_F));
+		assert_int_equal(pi.speed_ext_active, mad_get_field(d, 0, IB_PORT_LINK_SPEED_EXT_ACTIVE_F));
+		assert_int_equal(pi.neighbor_mtu, mad_get_field(d, 0, IB_PORT_NEIGHBOR_MTU_F));
+		assert_int_equal(pi.guid_cap, mad_get_field(d, 0, IB_PORT_GUID_CAP_F));
+		assert_true(pi.gid_prefix == mad_get_field64(d, 0, IB_PORT_GID_PREFIX_F));
+		/* NodeInfo refuses some random bytes (a node type out of range, say). */
+		if (ibs_decode_nodeinfo(mad, sizeof(mad), &ni) == IBS_OK) {
+			nodes++;
+			assert_true(ni.node_guid == mad_get_field64(d, 0, IB_NODE_GUID_F));
+			assert_int_equal(ni.num_ports, mad_get_field(d, 0, IB_NODE_NPORTS_F));
+			assert_int_equal(ni.local_port, mad_get_field(d, 0, IB_NODE_LOCAL_PORT_F));
+			assert_int_equal(ni.vendor_id, mad_get_field(d, 0, IB_NODE_VENDORID_F));
+		}
+		assert_int_equal(ibs_mad_decode_hdr(mad, 24 + k % 200, &h), IBS_OK);
+		assert_true(h.tid == mad_get_field64(mad, 0, IB_MAD_TRID_F));
+		assert_int_equal(h.attr_mod, mad_get_field(mad, 0, IB_MAD_ATTRMOD_F));
+		assert_int_equal(h.status, mad_get_field(mad, 0, IB_MAD_STATUS_F));
+		assert_int_equal(h.method & 0x7f, mad_get_field(mad, 0, IB_MAD_METHOD_F));
+	}
+	assert_true(nodes >= 1500);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -192,6 +242,7 @@ int main(void)
 		cmocka_unit_test(test_nodedesc_sanitised),
 		cmocka_unit_test(test_addr_roundtrip),
 		cmocka_unit_test(test_status_words),
+		cmocka_unit_test(test_fields_match_libibmad),
 	};
 	return cmocka_run_group_tests_name("mad", tests, NULL, NULL);
 }
