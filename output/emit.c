@@ -105,68 +105,35 @@ static size_t fmt_u64(char *end, uint64_t v, unsigned base)
 	return (size_t)(end - q);
 }
 
-static void pad(struct emit *e, char c, size_t n)
-{
-	static const char spaces[] = "                                ", zeros[] = "00000000000000000000000000000000";
-	const char *src = c == '0' ? zeros : spaces;
-
-	while (n) {
-		size_t k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
-		put(e, src, k);
-		n -= k;
-	}
-}
-
 /*
  * The renderers' formats use a small part of printf: %s %c %d %u %x %%,
- * flags - and 0, a width, lengths l, ll and z. Those are formatted here
- * (vsnprintf was most of the time spent writing a large topology); anything
- * else returns false before an argument is taken, for vsnprintf to do.
+ * flags - and 0, a width, lengths l, ll and z. Those are formatted here, in
+ * one pass into out (vsnprintf was most of the time spent writing a large
+ * topology). Anything else, or more than fits, returns 0 and vsnprintf does
+ * the whole format instead. Returns the length written.
  */
-static bool vput_fast(struct emit *e, const char *fmt, va_list ap)
+static size_t vfmt_fast(char *out, size_t cap, const char *fmt, va_list ap)
 {
-	const char *p, *lit;
+	size_t o = 0;
+	const char *p = fmt;
 
-	for (p = fmt; *p; p++) {
-		bool zero = false;
-		if (*p != '%')
-			continue;
-		if (*++p == '%')
-			continue;
-		for (; *p == '-' || *p == '0'; p++)
-			zero = zero || *p == '0';
-		while (*p >= '0' && *p <= '9')
-			p++;
-		while (*p == 'l' || *p == 'z')
-			p++;
-		switch (*p) {
-		case 'd':
-		case 'u':
-		case 'x':
-			break;
-		case 's':
-		case 'c':
-			if (!zero)
-				break;
-			/* fall through */
-		default:
-			return false;
-		}
-	}
-	for (p = lit = fmt; *p;) {
+	while (*p) {
 		bool left = false, zero = false, neg = false;
 		unsigned width = 0, lng = 0;
-		char conv, nb[24], *end = nb + sizeof(nb);
+		char nb[24], *end = nb + sizeof(nb);
 		const char *s;
-		size_t n;
+		size_t n, padn;
 
 		if (*p != '%') {
-			p++;
+			if (o >= cap)
+				return 0;
+			out[o++] = *p++;
 			continue;
 		}
-		put(e, lit, (size_t)(p - lit));
 		if (*++p == '%') {
-			lit = p++;
+			if (o >= cap)
+				return 0;
+			out[o++] = *p++;
 			continue;
 		}
 		for (; *p == '-' || *p == '0'; p++) {
@@ -177,41 +144,61 @@ static bool vput_fast(struct emit *e, const char *fmt, va_list ap)
 			width = width < 1000 ? width * 10 + (unsigned)(*p - '0') : width;
 		for (; *p == 'l' || *p == 'z'; p++)
 			lng = *p == 'z' ? 2 : lng + 1;
-		conv = *p++;
-		lit = p;
-		if (conv == 's') {
+		switch (*p++) {
+		case 's':
+			if (zero)
+				return 0;
 			s = va_arg(ap, const char *);
 			if (!s)
 				s = "(null)";
 			n = strlen(s);
-		} else if (conv == 'c') {
+			break;
+		case 'c':
+			if (zero)
+				return 0;
 			nb[0] = (char)va_arg(ap, int);
 			s = nb;
 			n = 1;
-		} else if (conv == 'd') {
+			break;
+		case 'd': {
 			int64_t v = lng >= 2 ? (int64_t)va_arg(ap, long long) : lng ? va_arg(ap, long) : va_arg(ap, int);
-			uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
 			neg = v < 0;
-			n = fmt_u64(end, u, 10);
+			n = fmt_u64(end, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, 10);
 			s = end - n;
-		} else {
+			break;
+		}
+		case 'u':
+		case 'x': {
 			uint64_t v = lng >= 2 ? (uint64_t)va_arg(ap, unsigned long long)
 					      : lng ? va_arg(ap, unsigned long) : va_arg(ap, unsigned);
-			n = fmt_u64(end, v, conv == 'x' ? 16 : 10);
+			n = fmt_u64(end, v, p[-1] == 'x' ? 16 : 10);
 			s = end - n;
+			break;
 		}
-		if (neg && (zero && !left))
-			put(e, "-", 1);
-		if (!left && width > n + neg)
-			pad(e, zero ? '0' : ' ', width - n - neg);
-		if (neg && !(zero && !left))
-			put(e, "-", 1);
-		put(e, s, n);
-		if (left && width > n + neg)
-			pad(e, ' ', width - n - neg);
+		default:
+			return 0;
+		}
+		padn = width > n + neg ? width - n - neg : 0;
+		if (o + padn + neg + n > cap)
+			return 0;
+		if (!left && !zero) {
+			memset(out + o, ' ', padn);
+			o += padn;
+		}
+		if (neg)
+			out[o++] = '-';
+		if (!left && zero) {
+			memset(out + o, '0', padn);
+			o += padn;
+		}
+		memcpy(out + o, s, n);
+		o += n;
+		if (left) {
+			memset(out + o, ' ', padn);
+			o += padn;
+		}
 	}
-	put(e, lit, (size_t)(p - lit));
-	return true;
+	return o;
 }
 
 /* printf into the output, through a stack buffer when the result is small. */
@@ -219,14 +206,16 @@ static void vput(struct emit *e, const char *fmt, va_list ap)
 {
 	char small[256], *p = small;
 	va_list ap2;
+	size_t fast;
 	int n;
 
 	va_copy(ap2, ap);
-	if (vput_fast(e, fmt, ap2)) {
-		va_end(ap2);
+	fast = vfmt_fast(small, sizeof(small), fmt, ap2);
+	va_end(ap2);
+	if (fast || !*fmt) {
+		put(e, small, fast);
 		return;
 	}
-	va_end(ap2);
 	va_copy(ap2, ap);
 	n = vsnprintf(small, sizeof(small), fmt, ap);
 	if (n < 0) {
