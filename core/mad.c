@@ -129,67 +129,6 @@ void ibs_req_get(struct ibs_mad_req *req, const struct ibs_addr *addr, uint8_t m
 	req->attr_mod = attr_mod;
 }
 
-static int class_data_offset(uint8_t mgmt_class)
-{
-	switch (mgmt_class) {
-	case IBS_CLASS_SA:
-		return IBS_SA_DATA_OFFS;
-	case IBS_CLASS_SMI:
-	case IBS_CLASS_SMI_DR:
-		return IBS_SMP_DATA_OFFS;
-	default:
-		return IBS_GMP_DATA_OFFS;
-	}
-}
-
-enum ibs_err ibs_mad_encode(const struct ibs_mad_req *req, uint64_t tid, uint8_t *out)
-{
-	/* mad_build_pkt writes a umad header in front of the MAD. */
-	union {
-		struct ib_user_mad umad;
-		uint8_t raw[sizeof(struct ib_user_mad) + IBS_MAD_SIZE];
-	} u;
-	ib_rpc_t rpc;
-	ib_portid_t port;
-	uint8_t data[IBS_MAD_SIZE];
-	int off = class_data_offset(req->mgmt_class);
-
-	if (req->data_len > IBS_MAD_SIZE - off)
-		return IBS_E_INVAL;
-	if (req->mgmt_class == IBS_CLASS_SMI_DR && (req->addr.lid || req->addr.hops > IBS_DR_MAX_HOPS))
-		return IBS_E_INVAL;
-	memset(&u, 0, sizeof(u));
-	memset(&rpc, 0, sizeof(rpc));
-	memset(&port, 0, sizeof(port));
-	memset(data, 0, sizeof(data));
-	rpc.mgtclass = req->mgmt_class;
-	rpc.method = req->method;
-	rpc.attr.id = req->attr_id;
-	rpc.attr.mod = req->attr_mod;
-	rpc.trid = tid & 0xffffffffu;
-	rpc.mask = req->sa_mask;
-	rpc.dataoffs = off;
-	rpc.datasz = req->data_len;
-	if (req->data_len)
-		memcpy(data, req->data, req->data_len);
-	port.lid = req->addr.lid;
-	port.qp = req->addr.qp;
-	port.qkey = req->addr.qkey;
-	port.sl = req->addr.sl;
-	if (req->mgmt_class == IBS_CLASS_SMI_DR) {
-		port.lid = 0;
-		port.drpath.cnt = req->addr.hops;
-		memcpy(port.drpath.p, req->addr.path, sizeof(req->addr.path));
-		port.drpath.p[0] = 0;
-		port.drpath.drslid = 0xffff;
-		port.drpath.drdlid = 0xffff;
-	}
-	if (mad_build_pkt(&u.umad, &rpc, &port, NULL, req->data_len ? data : NULL) < 0)
-		return IBS_E_INVAL;
-	memcpy(out, umad_get_mad(&u.umad), IBS_MAD_SIZE);
-	return IBS_OK;
-}
-
 /*
  * Field reads at the cost of a load and a shift. Where each field lies is
  * learnt from libibmad's own tables, never written here: mad_set_field of all
@@ -275,6 +214,175 @@ static inline uint64_t get_field(const uint8_t *b, enum MAD_FIELDS f, bool wide)
 
 #define GET32(b, f) ((uint32_t)get_field((b), (f), false))
 #define GET64(b, f) get_field((b), (f), true)
+
+static inline void store_be64(uint8_t *b, uint64_t v)
+{
+	v = __builtin_bswap64(v);
+	memcpy(b, &v, 8);
+}
+
+/* Write a field learnt fast; false when it is not (then use libibmad). */
+static bool set_field(uint8_t *b, enum MAD_FIELDS f, bool wide, uint64_t val)
+{
+	const struct fast_field *ff = &fast_fields[f];
+	uint64_t v;
+
+	if (ff->state == 0)
+		learn_field(f, wide);
+	if (ff->state != 1)
+		return false;
+	v = load_be64(b + ff->first) & ~(ff->mask << ff->rshift);
+	store_be64(b + ff->first, v | (val & ff->mask) << ff->rshift);
+	return true;
+}
+
+/*
+ * Directed-route Gets without payload are nearly all a walk sends, and they
+ * differ only in attribute, modifier, hop count, initial path and TID. So
+ * mad_build_pkt builds one template per attribute, and each request patches
+ * its modifier, hop count and TID through set_field and its path where
+ * libibmad's mad_set_array puts IB_DRSMP_PATH_F (learnt the same way).
+ */
+static int dr_path_offs = -1; /* -1 not learnt, -2 unusable */
+
+static void learn_dr_path(void)
+{
+	uint8_t z[IBS_MAD_SIZE] = { 0 }, ones[64];
+	int first = -1, last = -1, i;
+
+	dr_path_offs = -2;
+	memset(ones, 0xff, sizeof(ones));
+	mad_set_array(z, 0, IB_DRSMP_PATH_F, ones);
+	for (i = 0; i < IBS_MAD_SIZE; i++) {
+		if (z[i] == 0xff && first < 0)
+			first = i;
+		if (z[i])
+			last = i;
+	}
+	if (first >= 0 && last - first == 63)
+		dr_path_offs = first;
+}
+
+struct dr_template {
+	bool used;
+	uint16_t attr_id;
+	uint8_t mad[IBS_MAD_SIZE];
+};
+
+static enum ibs_err encode_lib(const struct ibs_mad_req *req, uint64_t tid, uint8_t *out);
+
+static bool encode_dr_get(const struct ibs_mad_req *req, uint64_t tid, uint8_t *out)
+{
+	static struct dr_template tpl[16];
+	struct dr_template *t = NULL;
+	unsigned i;
+
+	if (req->mgmt_class != IBS_CLASS_SMI_DR || req->method != IB_MAD_METHOD_GET || req->data_len ||
+	    req->sa_mask)
+		return false;
+	if (dr_path_offs == -1)
+		learn_dr_path();
+	if (dr_path_offs < 0)
+		return false;
+	for (i = 0; i < sizeof(tpl) / sizeof(tpl[0]) && !t; i++) {
+		if (tpl[i].used && tpl[i].attr_id == req->attr_id) {
+			t = &tpl[i];
+		} else if (!tpl[i].used) {
+			struct ibs_mad_req r0 = *req;
+			ibs_addr_dr(&r0.addr, NULL, 0);
+			r0.attr_mod = 0;
+			if (encode_lib(&r0, 0, tpl[i].mad) != IBS_OK)
+				return false;
+			tpl[i].used = true;
+			tpl[i].attr_id = req->attr_id;
+			t = &tpl[i];
+		}
+	}
+	if (!t)
+		return false;
+	memcpy(out, t->mad, IBS_MAD_SIZE);
+	memcpy(out + dr_path_offs, req->addr.path, 64);
+	out[dr_path_offs] = 0;
+	return set_field(out, IB_MAD_ATTRMOD_F, false, req->attr_mod) &&
+	       set_field(out, IB_DRSMP_HOPCNT_F, false, req->addr.hops) &&
+	       set_field(out, IB_MAD_TRID_F, true, tid & 0xffffffffu);
+}
+
+static int class_data_offset(uint8_t mgmt_class)
+{
+	switch (mgmt_class) {
+	case IBS_CLASS_SA:
+		return IBS_SA_DATA_OFFS;
+	case IBS_CLASS_SMI:
+	case IBS_CLASS_SMI_DR:
+		return IBS_SMP_DATA_OFFS;
+	default:
+		return IBS_GMP_DATA_OFFS;
+	}
+}
+
+enum ibs_err ibs_mad_encode(const struct ibs_mad_req *req, uint64_t tid, uint8_t *out)
+{
+	if (req->mgmt_class == IBS_CLASS_SMI_DR && (req->addr.lid || req->addr.hops > IBS_DR_MAX_HOPS))
+		return IBS_E_INVAL;
+	if (encode_dr_get(req, tid, out))
+		return IBS_OK;
+	return encode_lib(req, tid, out);
+}
+
+enum ibs_err ibs_mad_encode_lib(const struct ibs_mad_req *req, uint64_t tid, uint8_t *out)
+{
+	return encode_lib(req, tid, out);
+}
+
+static enum ibs_err encode_lib(const struct ibs_mad_req *req, uint64_t tid, uint8_t *out)
+{
+	/* mad_build_pkt writes a umad header in front of the MAD. */
+	union {
+		struct ib_user_mad umad;
+		uint8_t raw[sizeof(struct ib_user_mad) + IBS_MAD_SIZE];
+	} u;
+	ib_rpc_t rpc;
+	ib_portid_t port;
+	uint8_t data[IBS_MAD_SIZE];
+	int off = class_data_offset(req->mgmt_class);
+
+	if (req->data_len > IBS_MAD_SIZE - off)
+		return IBS_E_INVAL;
+	if (req->mgmt_class == IBS_CLASS_SMI_DR && (req->addr.lid || req->addr.hops > IBS_DR_MAX_HOPS))
+		return IBS_E_INVAL;
+	memset(&u, 0, sizeof(u));
+	memset(&rpc, 0, sizeof(rpc));
+	memset(&port, 0, sizeof(port));
+	memset(data, 0, sizeof(data));
+	rpc.mgtclass = req->mgmt_class;
+	rpc.method = req->method;
+	rpc.attr.id = req->attr_id;
+	rpc.attr.mod = req->attr_mod;
+	rpc.trid = tid & 0xffffffffu;
+	rpc.mask = req->sa_mask;
+	rpc.dataoffs = off;
+	rpc.datasz = req->data_len;
+	if (req->data_len)
+		memcpy(data, req->data, req->data_len);
+	port.lid = req->addr.lid;
+	port.qp = req->addr.qp;
+	port.qkey = req->addr.qkey;
+	port.sl = req->addr.sl;
+	if (req->mgmt_class == IBS_CLASS_SMI_DR) {
+		port.lid = 0;
+		port.drpath.cnt = req->addr.hops;
+		memcpy(port.drpath.p, req->addr.path, sizeof(req->addr.path));
+		port.drpath.p[0] = 0;
+		port.drpath.drslid = 0xffff;
+		port.drpath.drdlid = 0xffff;
+	}
+	if (mad_build_pkt(&u.umad, &rpc, &port, NULL, req->data_len ? data : NULL) < 0)
+		return IBS_E_INVAL;
+	memcpy(out, umad_get_mad(&u.umad), IBS_MAD_SIZE);
+	return IBS_OK;
+}
+
 
 enum ibs_err ibs_mad_decode_hdr(const uint8_t *mad, size_t len, struct ibs_mad_hdr *h)
 {

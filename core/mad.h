@@ -106,6 +106,8 @@ void ibs_req_get(struct ibs_mad_req *req, const struct ibs_addr *addr, uint8_t m
 
 /* Encode req with the given TID into out (IBS_MAD_SIZE bytes). */
 enum ibs_err ibs_mad_encode(const struct ibs_mad_req *req, uint64_t tid, uint8_t *out);
+/* The same, through mad_build_pkt for every request (the reference the fast path is tested against). */
+enum ibs_err ibs_mad_encode_lib(const struct ibs_mad_req *req, uint64_t tid, uint8_t *out);
 /* Decode the header; IBS_E_MALFORMED when len is shorter than a MAD header. */
 enum ibs_err ibs_mad_decode_hdr(const uint8_t *mad, size_t len, struct ibs_mad_hdr *h);
 /* Status to report for a response (DR SMPs carry a 15-bit status). */
