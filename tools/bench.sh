@@ -4,10 +4,11 @@
 # ibsim + opensm, wait for the subnet, then alternate runs of
 #   ibscan topology        vs  ibnetdiscover (defaults) and ibnetdiscover -o 64
 #   ibscan health          vs  ibqueryerrors
-# (BENCH_RUNS each, default 3), count MADs (tools/madcount.c, an LD_PRELOAD
+# (BENCH_RUNS each, default 5), count MADs (tools/madcount.c, an LD_PRELOAD
 # counter of umad_send), measure wall time and max RSS (/usr/bin/time), and
-# replay the capture of the walk. Also the simulator's raw MAD rate
-# (tools/rawrate.c: NodeInfo to the local node, a window of 32).
+# replay the capture of the walk, from its text and through its index
+# (`capture index`). Also the simulator's raw MAD rate (tools/rawrate.c:
+# NodeInfo to the local node, a window of 32).
 # Prints one table and writes it to build/bench/results.md.
 # BENCH_SIZES picks sizes: small medium large xlarge huge (default all).
 set -uo pipefail
@@ -15,7 +16,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/tests/sim/simlib.sh"
 out=$root/build/bench
 mkdir -p "$out"
-runs=${BENCH_RUNS:-3}
+runs=${BENCH_RUNS:-5}
 sizes=${BENCH_SIZES:-small medium large xlarge huge}
 madcount=$root/build/rel/madcount.so
 ibscan=$root/ibscan
@@ -78,12 +79,17 @@ for size in $sizes; do
 		measure "ibscan-health" "$ibscan" health -o /dev/null
 		measure ibqueryerrors ibqueryerrors
 	done
+	rm -f "$out/$size.cap.idx"
 	(cd "$SIM_DIR" && LD_PRELOAD=$SIM_SHIM "$ibscan" topology --record "$out/$size.cap" -o "$out/$size.live.txt" 2>/dev/null)
-	for i in $(seq "$runs"); do
+	# Replay from the text, then through the index `capture index` writes.
+	replay() {
 		/usr/bin/time -f "time %e %M" "$ibscan" topology --replay "$out/$size.cap" -o /dev/null 2>"$out/err"
 		read -r t rss <<<"$(grep '^time ' "$out/err" | cut -d' ' -f2-)"
-		echo "ibscan-replay $t $rss 0" >>"$out/runs"
-	done
+		echo "$1 $t $rss 0" >>"$out/runs"
+	}
+	for i in $(seq "$runs"); do replay ibscan-replay; done
+	"$ibscan" capture index "$out/$size.cap"
+	for i in $(seq "$runs"); do replay ibscan-replay-idx; done
 	if [ "$size" = large ]; then
 		(cd "$SIM_DIR" && LD_PRELOAD=$SIM_SHIM "$root/build/rel/rawrate" 100000 32) >"$out/rawrate" 2>/dev/null || true
 		for w in 1 4 16 32 64 128; do
@@ -93,13 +99,13 @@ for size in $sizes; do
 		done
 	fi
 	sim_stop
-	for tool in ibscan ibnetdiscover ibnetdiscover-o64 ibscan-health ibqueryerrors ibscan-replay; do
+	for tool in ibscan ibnetdiscover ibnetdiscover-o64 ibscan-health ibqueryerrors ibscan-replay ibscan-replay-idx; do
 		echo "| $size | $nodes | $links | $SIM_UP_SECONDS | $tool | $(stats $tool 4 median) | $(stats $tool 2 min) | $(stats $tool 2 median) | $(awk -v k="$(stats $tool 3 max)" 'BEGIN{if (k=="-") print "-"; else printf "%.1f", k/1024}') |" >>"$out/results.md"
 	done
 	{
 		echo "| $size | | | | ratios | MADs $(ratio "$(stats ibscan 4 median)" "$(stats ibnetdiscover 4 median)") | vs default $(ratio "$(stats ibscan 2 median)" "$(stats ibnetdiscover 2 median)") | vs -o 64 $(ratio "$(stats ibscan 2 median)" "$(stats ibnetdiscover-o64 2 median)") | RSS $(ratio "$(stats ibscan 3 max)" "$(stats ibnetdiscover 3 max)") |"
 		echo "| $size | | | | health/ibqueryerrors | | | $(ratio "$(stats ibscan-health 2 median)" "$(stats ibqueryerrors 2 median)") | |"
-		echo "| $size | | | | replay/live | | | $(ratio "$(stats ibscan-replay 2 median)" "$(stats ibscan 2 median)") | |"
+		echo "| $size | | | | replay/live (text, index) | | | $(ratio "$(stats ibscan-replay 2 median)" "$(stats ibscan 2 median)"), $(ratio "$(stats ibscan-replay-idx 2 median)" "$(stats ibscan 2 median)") | |"
 	} >>"$out/results.md"
 	if [ "$size" = large ]; then
 		cp "$out/runs" "$out/runs-large"
