@@ -90,7 +90,9 @@ expect "" topology --window ""
 
 # capture: subcommands, then its file; diff: files or live.
 expect "export index info" capture ""
-expect "info" capture in
+expect "index info" capture in
+expect "info" capture inf
+expect "fab.cap fab.json" capture index fa
 expect "$files" capture info ""
 expect "fab.cap fab.json" capture export fa
 expect "$files" capture export fab.cap -o ""
