@@ -29,6 +29,8 @@ struct fake {
 	size_t n, cap;
 	unsigned sent, max_inflight_seen, inflight;
 	bool dead; /* recv fails: the device went away */
+	unsigned shuffle; /* nonzero: deliver the packets that are due in an order drawn from this seed */
+	unsigned overtaken; /* deliveries that overtook an earlier packet (with shuffle) */
 	struct ibs_local_port local;
 };
 
@@ -96,11 +98,25 @@ static inline enum ibs_err fake_recv(struct ibs_transport *t, struct ibs_packet 
 	for (;;) {
 		uint64_t now = fake_now(), next = UINT64_MAX;
 		size_t i, best = SIZE_MAX;
+		size_t due = 0;
 		for (i = 0; i < f->n; i++) {
 			if (f->q[i].due_ns <= now && (best == SIZE_MAX || f->q[i].due_ns < f->q[best].due_ns))
 				best = i;
+			due += f->q[i].due_ns <= now;
 			if (f->q[i].due_ns < next)
 				next = f->q[i].due_ns;
+		}
+		if (f->shuffle && due > 1) {
+			/* Any of the due packets, by a small LCG: answers overtake each other. */
+			size_t k;
+			f->shuffle = f->shuffle * 1103515245u + 12345u;
+			k = (f->shuffle >> 16) % due;
+			for (i = 0; i < f->n; i++)
+				if (f->q[i].due_ns <= now && k-- == 0) {
+					f->overtaken += i != best;
+					best = i;
+					break;
+				}
 		}
 		if (best != SIZE_MAX) {
 			*pkt = f->q[best].pkt;
@@ -194,6 +210,8 @@ struct ff {
 	int root; /* where the fake device sits */
 	int root_port;
 	unsigned delay_ms;
+	unsigned shuffle; /* passed to struct fake */
+	unsigned overtaken; /* from struct fake, after a walk */
 };
 
 static inline int ff_add(struct ff *ff, int type, int nports, uint64_t guid, const char *desc)
