@@ -15,6 +15,8 @@
 #include "xalloc.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdarg.h>
 #include <fcntl.h>
@@ -371,6 +373,39 @@ enum ibs_err ibs_capidx_from_mem(const void *buf, size_t len, bool own, const st
 	return IBS_OK;
 }
 
+/*
+ * The index is mapped, not copied (copying the 65 MB of the largest one was
+ * a sixth of its replay). A mapped file cut short in place by someone else
+ * (cp over it, say; `capture index` itself replaces by rename) makes the next
+ * read of a lost page raise SIGBUS: say which file and exit 3 instead of
+ * dying without a word.
+ */
+static char sigbus_msg[PATH_MAX + 160];
+static size_t sigbus_len;
+
+static void on_sigbus(int sig)
+{
+	(void)sig;
+	if (sigbus_len && write(STDERR_FILENO, sigbus_msg, sigbus_len) < 0)
+		sigbus_len = 0;
+	_exit(3);
+}
+
+static void on_sigbus_say(const char *path)
+{
+	struct sigaction sa;
+	int n = snprintf(sigbus_msg, sizeof(sigbus_msg),
+			 "ibscan: error: %s: the replay index was cut short while in use (replaced in place?); "
+			 "run again\n",
+			 path);
+
+	sigbus_len = n > 0 ? ((size_t)n < sizeof(sigbus_msg) ? (size_t)n : sizeof(sigbus_msg) - 1) : 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigbus;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
+}
+
 enum ibs_err ibs_capidx_open(const char *path, const struct ibs_capidx_src *src, struct ibs_capidx **out,
 			     char **msg)
 {
@@ -400,6 +435,7 @@ enum ibs_err ibs_capidx_open(const char *path, const struct ibs_capidx_src *src,
 		*msg = xasprintf("cannot map: %s", strerror(errno));
 		return IBS_E_IO;
 	}
+	on_sigbus_say(path);
 	rc = ibs_capidx_from_mem(m, (size_t)st.st_size, false, src, out, msg);
 	if (rc) {
 		munmap(m, (size_t)st.st_size);
