@@ -4,7 +4,8 @@
 # ibsim + opensm, wait for the subnet, then alternate runs of
 #   ibscan topology        vs  ibnetdiscover (defaults) and ibnetdiscover -o 64
 #   ibscan health          vs  ibqueryerrors
-# (BENCH_RUNS each, default 5), count MADs (tools/madcount.c, an LD_PRELOAD
+# (15 runs each up to the large size, 7 at xlarge, 5 at huge; BENCH_RUNS
+# overrides), count MADs (tools/madcount.c, an LD_PRELOAD
 # counter of umad_send), measure wall time and max RSS (/usr/bin/time), and
 # replay the capture of the walk, from its text and through its index
 # (`capture index`). Also the simulator's raw MAD rate (tools/rawrate.c:
@@ -16,7 +17,19 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/tests/sim/simlib.sh"
 out=$root/build/bench
 mkdir -p "$out"
-runs=${BENCH_RUNS:-5}
+# Runs per tool: the simulator's timing varies by a third from run to run,
+# so the cheap sizes get more (BENCH_RUNS sets one number for all).
+runs_for() {
+	if [ -n "${BENCH_RUNS:-}" ]; then
+		echo "$BENCH_RUNS"
+		return
+	fi
+	case $1 in
+	small | medium | large) echo 15 ;;
+	xlarge) echo 7 ;;
+	*) echo 5 ;;
+	esac
+}
 sizes=${BENCH_SIZES:-small medium large xlarge huge}
 madcount=$root/build/rel/madcount.so
 ibscan=$root/ibscan
@@ -54,6 +67,12 @@ stats() { # NAME FIELD(2 time,3 rss,4 mads) min|median|max
 		if (w == "min") print v[1]; else if (w == "max") print v[c]; else print v[int((c + 1) / 2)] }' "$out/runs"
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0 && a != "-") printf "%.2f", a / b; else print "-" }'; }
+# pairs A B: the ratio A/B of each round (the i-th run of each), as "min-max (median)".
+pairs() {
+	paste -d' ' <(awk -v n="$1" '$1==n {print $2}' "$out/runs") <(awk -v n="$2" '$1==n {print $2}' "$out/runs") |
+		awk '$2 > 0 {print $1 / $2}' | sort -n |
+		awk '{v[NR]=$1} END { if (NR) printf "%.2f-%.2f (median %.2f)", v[1], v[NR], v[int((NR+1)/2)]; else print "-" }'
+}
 
 : >"$out/results.md"
 : >"$out/crashes"
@@ -68,6 +87,7 @@ for size in $sizes; do
 	: >"$out/runs"
 	nodes=$(grep -m1 '^# nodes' "$f" | awk '{print $3}' | tr -d :)
 	links=$(grep -m1 '^# links' "$f" | awk '{print $3}' | tr -d :)
+	runs=$(runs_for "$size")
 	sim_start "$f" || { echo "bench: $size: the simulator did not come up" >&2; continue; }
 	echo "bench: $size: $nodes nodes, subnet up in ${SIM_UP_SECONDS}s" >&2
 	for i in $(seq "$runs"); do
@@ -104,6 +124,7 @@ for size in $sizes; do
 	done
 	{
 		echo "| $size | | | | ratios | MADs $(ratio "$(stats ibscan 4 median)" "$(stats ibnetdiscover 4 median)") | vs default $(ratio "$(stats ibscan 2 median)" "$(stats ibnetdiscover 2 median)") | vs -o 64 $(ratio "$(stats ibscan 2 median)" "$(stats ibnetdiscover-o64 2 median)") | RSS $(ratio "$(stats ibscan 3 max)" "$(stats ibnetdiscover 3 max)") |"
+		echo "| $size | | | | ibscan/-o 64 per round | | | $(pairs ibscan ibnetdiscover-o64) | |"
 		echo "| $size | | | | health/ibqueryerrors | | | $(ratio "$(stats ibscan-health 2 median)" "$(stats ibqueryerrors 2 median)") | |"
 		echo "| $size | | | | replay/live (text, index) | | | $(ratio "$(stats ibscan-replay 2 median)" "$(stats ibscan 2 median)"), $(ratio "$(stats ibscan-replay-idx 2 median)" "$(stats ibscan 2 median)") | |"
 	} >>"$out/results.md"
