@@ -26,6 +26,18 @@ static int write_local(FILE *out, void *ctx)
 	return rc;
 }
 
+static int sysfs_opt(int opt, const char *arg, void *ctx)
+{
+	if (opt != OPT_SYSFS)
+		return 0;
+	if (!*arg) {
+		cli_usage_error(cmd_find("local"), "--sysfs wants a directory");
+		return -1;
+	}
+	*(const char **)ctx = arg;
+	return 1;
+}
+
 int cmd_local(int argc, char **argv)
 {
 	static const struct option opts[] = { { "sysfs", required_argument, NULL, OPT_SYSFS }, CLI_OUTPUT_OPTIONS,
@@ -37,26 +49,11 @@ int cmd_local(int argc, char **argv)
 	struct local_job j;
 	enum ibs_err err;
 	char *msg = NULL;
-	int opt, rc;
+	int rc;
 
-	cli_common_init(&c);
-	opterr = 0;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":o:hvq", opts, NULL)) != -1) {
-		if (opt == 'h')
-			return cli_print_help(cmd);
-		if (opt == OPT_SYSFS) {
-			if (!*optarg)
-				return cli_usage_error(cmd, "--sysfs wants a directory");
-			sysfs = optarg;
-			continue;
-		}
-		rc = cli_common_opt(cmd, &c, opt, optarg);
-		if (rc < 0)
-			return EXIT_USAGE;
-		if (rc == 0)
-			return cli_bad_option(cmd, argv, opt);
-	}
+	rc = cli_parse(cmd, &c, argc, argv, ":o:hvq", opts, sysfs_opt, &sysfs);
+	if (rc != CLI_PARSED)
+		return rc;
 	if (optind < argc)
 		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
 	j.json = false;

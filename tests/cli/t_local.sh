@@ -82,6 +82,10 @@ run 2 local extra
 err_has "unexpected argument 'extra'"
 run 2 local --sysfs
 err_has "option '--sysfs' needs a value"
+run 2 local --sysfs ""
+err_has "--sysfs wants a directory"
+run 2 local -v --sysfs "" --json
+err_has "--sysfs wants a directory"
 run 2 local --window 4
 err_has "unknown option '--window'"
 run 0 help local
