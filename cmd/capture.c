@@ -107,15 +107,11 @@ int cmd_capture(int argc, char **argv)
 		return cli_usage_error(cmd, "missing capture file");
 	if (optind + 1 < argc)
 		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
-	j.json = false;
-	if (c.format) {
-		if (strcmp(sub, "info"))
-			return cli_usage_error(cmd, "--format is for info only");
-		if (!strcmp(c.format, "json"))
-			j.json = true;
-		else if (strcmp(c.format, "text"))
-			return cli_usage_error(cmd, "unknown format '%s' (text or json)", c.format);
-	}
+	if (c.format && strcmp(sub, "info"))
+		return cli_usage_error(cmd, "--format is for info only");
+	rc = cli_text_or_json(cmd, &c, &j.json);
+	if (rc != CLI_PARSED)
+		return rc;
 	if (!strcmp(sub, "export") && !c.output)
 		return cli_usage_error(cmd, "export needs -o OUT.pcap");
 	j.path = argv[optind];

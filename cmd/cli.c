@@ -43,6 +43,14 @@ bool cli_parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
 	return true;
 }
 
+int cli_text_or_json(const struct cmd_desc *cmd, const struct cli_common *c, bool *json)
+{
+	*json = c->format && !strcmp(c->format, "json");
+	if (c->format && !*json && strcmp(c->format, "text"))
+		return cli_usage_error(cmd, "unknown format '%s' (text or json)", c->format);
+	return CLI_PARSED;
+}
+
 int cli_usage_error(const struct cmd_desc *cmd, const char *fmt, ...)
 {
 	va_list ap;

@@ -139,6 +139,8 @@ int cli_parse(const struct cmd_desc *cmd, struct cli_common *c, int argc, char *
 int cli_bad_option(const struct cmd_desc *cmd, char **argv, int opt);
 int cli_usage_error(const struct cmd_desc *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int cli_print_help(const struct cmd_desc *cmd);
+/* --format of a command that writes text or JSON: *json set, or a usage error (CLI_PARSED when fine). */
+int cli_text_or_json(const struct cmd_desc *cmd, const struct cli_common *c, bool *json);
 /* Parse an unsigned within [lo, hi]. */
 bool cli_parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out);
 

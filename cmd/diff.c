@@ -67,13 +67,9 @@ int cmd_diff(int argc, char **argv)
 		return rc;
 	if (argc - optind != 2)
 		return cli_usage_error(cmd, "want two topologies to compare (files, or 'live')");
-	j.json = false;
-	if (c.format) {
-		if (!strcmp(c.format, "json"))
-			j.json = true;
-		else if (strcmp(c.format, "text"))
-			return cli_usage_error(cmd, "unknown format '%s' (text or json)", c.format);
-	}
+	rc = cli_text_or_json(cmd, &c, &j.json);
+	if (rc != CLI_PARSED)
+		return rc;
 	if (!strcmp(argv[optind], "live") && !strcmp(argv[optind + 1], "live"))
 		return cli_usage_error(cmd, "at most one side can be 'live'");
 	rc = get(&c, argv[optind], &a);

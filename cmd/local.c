@@ -56,13 +56,9 @@ int cmd_local(int argc, char **argv)
 		return rc;
 	if (optind < argc)
 		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-	j.json = false;
-	if (c.format) {
-		if (!strcmp(c.format, "json"))
-			j.json = true;
-		else if (strcmp(c.format, "text"))
-			return cli_usage_error(cmd, "unknown format '%s' (text or json)", c.format);
-	}
+	rc = cli_text_or_json(cmd, &c, &j.json);
+	if (rc != CLI_PARSED)
+		return rc;
 	err = ibs_host_load(sysfs, &h, &msg);
 	if (err) {
 		log_error("%s", msg);

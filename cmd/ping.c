@@ -178,13 +178,9 @@ int cmd_ping(int argc, char **argv)
 			return cli_usage_error(cmd, "--op atomic moves 8 bytes: --size must be 8 or left out");
 		o.size = IBS_PING_ATOMIC_SIZE;
 	}
-	j.json = false;
-	if (c.format) {
-		if (!strcmp(c.format, "json"))
-			j.json = true;
-		else if (strcmp(c.format, "text"))
-			return cli_usage_error(cmd, "unknown format '%s' (text or json)", c.format);
-	}
+	rc = cli_text_or_json(cmd, &c, &j.json);
+	if (rc != CLI_PARSED)
+		return rc;
 	o.ca = c.ca;
 	o.port = (unsigned)c.port;
 	o.timeout_ms = c.timeout_ms;

@@ -135,12 +135,9 @@ static int run(int argc, char **argv, enum kind kind)
 		j.src = argv[optind];
 		j.dst = argv[optind + 1];
 	}
-	if (c.format) {
-		if (!strcmp(c.format, "json"))
-			j.json = true;
-		else if (strcmp(c.format, "text"))
-			return cli_usage_error(cmd, "unknown format '%s' (text or json)", c.format);
-	}
+	rc = cli_text_or_json(cmd, &c, &j.json);
+	if (rc != CLI_PARSED)
+		return rc;
 	c.after_walk = after;
 	c.after_ctx = &j;
 	rc = cli_walk(&c, &f, &wrc);

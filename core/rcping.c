@@ -120,6 +120,16 @@ static const char *gid_type_name(enum ibs_gid_type t)
 	return t == IBS_GID_ROCE_V2 ? "RoCE v2" : t == IBS_GID_IB_ROCE_V1 ? "IB/RoCE v1" : "unknown";
 }
 
+/* Keep what failed (msg and hint owned; hint may be NULL) for the result. */
+static void set_error(struct ibs_ping *p, enum ibs_ping_step step, char *msg, char *hint)
+{
+	free(p->err);
+	free(p->hint);
+	p->step = step;
+	p->err = msg;
+	p->hint = hint;
+}
+
 /* Record and report a failure: the step, what failed and why, and a hint (owned, may be NULL). */
 static enum ibs_err __attribute__((format(printf, 5, 6)))
 fail(struct ibs_ping *p, enum ibs_ping_step step, enum ibs_err rc, char *hint, const char *fmt, ...)
@@ -130,11 +140,7 @@ fail(struct ibs_ping *p, enum ibs_ping_step step, enum ibs_err rc, char *hint, c
 	va_start(ap, fmt);
 	m = xvasprintf(fmt, ap);
 	va_end(ap);
-	free(p->err);
-	free(p->hint);
-	p->step = step;
-	p->err = m;
-	p->hint = hint;
+	set_error(p, step, m, hint);
 	log_error("%s", m);
 	if (hint)
 		log_hint("%s", hint);
@@ -1132,11 +1138,7 @@ drop(struct ibs_ping *p, const char *peer, enum ibs_err rc, const char *fmt, ...
 	va_start(ap, fmt);
 	m = xvasprintf(fmt, ap);
 	va_end(ap);
-	free(p->err);
-	free(p->hint);
-	p->step = IBS_STEP_EXCHANGE;
-	p->err = m;
-	p->hint = NULL;
+	set_error(p, IBS_STEP_EXCHANGE, m, NULL);
 	log_warn("dropped peer %s: %s", peer, m);
 	return rc;
 }
