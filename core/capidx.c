@@ -472,11 +472,6 @@ size_t ibs_capidx_size(const struct ibs_capidx *ix)
 	return ix->len;
 }
 
-size_t ibs_capidx_slots(const struct ibs_capidx *ix)
-{
-	return (size_t)ix->h->slots;
-}
-
 uint32_t ibs_capidx_first(const struct ibs_capidx *ix, uint64_t key)
 {
 	size_t mask = (size_t)ix->h->slots - 1, s = (size_t)(key >> 20) & mask, probes;

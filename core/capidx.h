@@ -71,7 +71,6 @@ size_t ibs_capidx_count(const struct ibs_capidx *ix);
 size_t ibs_capidx_size(const struct ibs_capidx *ix);
 /* The first recorded attempt of the request with this key, or UINT32_MAX. */
 uint32_t ibs_capidx_first(const struct ibs_capidx *ix, uint64_t key);
-size_t ibs_capidx_slots(const struct ibs_capidx *ix);
 const struct ibs_capidx_x *ibs_capidx_get(const struct ibs_capidx *ix, uint32_t i);
 const uint8_t *ibs_capidx_resp(const struct ibs_capidx *ix, const struct ibs_capidx_x *x);
 

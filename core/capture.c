@@ -745,21 +745,16 @@ static enum ibs_err rp_send(struct ibs_transport *t, const struct ibs_mad_req *r
 	x = ibs_capidx_get(p->ix, i);
 	p->used[i / 64] |= 1ull << (i % 64);
 	p->cursor = i + 1;
-	if (x->outcome == IBS_CAP_RESP) {
+	if (x->outcome == IBS_CAP_RESP || x->resp_len) {
 		memcpy(pkt->mad, ibs_capidx_resp(p->ix, x), x->resp_len);
 		memset(pkt->mad + x->resp_len, 0, IBS_MAD_SIZE - x->resp_len);
-		pkt->len = x->resp_len;
 	} else {
-		/* error and none both come back as a failed attempt, at once. */
-		if (x->resp_len) {
-			memcpy(pkt->mad, ibs_capidx_resp(p->ix, x), x->resp_len);
-			memset(pkt->mad + x->resp_len, 0, IBS_MAD_SIZE - x->resp_len);
-		} else {
-			memcpy(pkt->mad, mad, IBS_MAD_SIZE);
-		}
-		pkt->len = IBS_MAD_SIZE;
-		pkt->status = x->outcome == IBS_CAP_ERROR ? x->status : 110;
+		memcpy(pkt->mad, mad, IBS_MAD_SIZE); /* given back as sent */
 	}
+	pkt->len = x->outcome == IBS_CAP_RESP ? x->resp_len : IBS_MAD_SIZE;
+	/* error and none both come back as a failed attempt, at once. */
+	if (x->outcome != IBS_CAP_RESP)
+		pkt->status = x->outcome == IBS_CAP_ERROR ? x->status : 110;
 	if (pkt->len >= 16)
 		memcpy(pkt->mad + TID_OFFS, mad + TID_OFFS, 8);
 	return IBS_OK;
