@@ -69,7 +69,12 @@ static int write_index(const struct cli_common *c, const char *path)
 		ibs_capture_free(cap);
 		return EXIT_RUNTIME;
 	}
-	ix = ibs_capidx_build(cap, &after);
+	if (ibs_capidx_build(cap, &after, &ix, &msg)) {
+		log_error("%s: %s", path, msg);
+		free(msg);
+		ibs_capture_free(cap);
+		return EXIT_RUNTIME;
+	}
 	out = c->output ? xstrdup(c->output) : xasprintf("%s%s", path, IBS_CAPIDX_SUFFIX);
 	if (ibs_capidx_write(ix, out, &msg)) {
 		log_error("%s", msg);

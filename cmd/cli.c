@@ -1,5 +1,6 @@
 /* Option parsing and fabric access shared by the commands. */
 #include "cli.h"
+#include "../core/capidx.h"
 #include "../core/capture.h"
 #include "../core/engine.h"
 #include "../core/log.h"
@@ -224,6 +225,37 @@ static void arm_watchdog(double deadline_s)
 	alarm((unsigned)ceil(deadline_s) + 5);
 }
 
+/*
+ * Replay maps FILE.idx (core/capidx.c). If someone cuts that file short in
+ * place meanwhile (cp over it), reading a lost page raises SIGBUS: say so
+ * and exit 3 rather than die without a word.
+ */
+static char *sigbus_msg;
+static size_t sigbus_len;
+
+static void on_sigbus(int sig)
+{
+	(void)sig;
+	if (write(STDERR_FILENO, sigbus_msg, sigbus_len) < 0)
+		_exit(EXIT_RUNTIME);
+	_exit(EXIT_RUNTIME);
+}
+
+static void catch_sigbus(const char *capture)
+{
+	struct sigaction sa;
+
+	/* Built now: a signal handler may only write what exists already. */
+	free(sigbus_msg);
+	sigbus_msg = xasprintf("ibscan: error: %s%s: the replay index was cut short while in use "
+			       "(replaced in place?); run again\n",
+			       capture, IBS_CAPIDX_SUFFIX);
+	sigbus_len = strlen(sigbus_msg);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigbus;
+	sigaction(SIGBUS, &sa, NULL);
+}
+
 struct progress {
 	bool on;
 	bool shown;
@@ -290,6 +322,7 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 	arm_watchdog(c->deadline_s);
 	if (c->replay) {
 		struct ibs_capture_engine ce;
+		catch_sigbus(c->replay);
 		rc = ibs_replay_open(c->replay, c->replay_strict, &t, &ce);
 		/* Replay as recorded: the same retries and window give the same walk. */
 		if (!rc && ce.present) {

@@ -15,8 +15,6 @@
 #include "xalloc.h"
 
 #include <errno.h>
-#include <limits.h>
-#include <signal.h>
 #include <stddef.h>
 #include <stdarg.h>
 #include <fcntl.h>
@@ -156,17 +154,17 @@ static size_t pad8(size_t n)
 	return (n + 7) & ~(size_t)7;
 }
 
-struct ibs_capidx *ibs_capidx_build(const struct ibs_capture *c, const struct ibs_capidx_src *src)
+enum ibs_err ibs_capidx_build(const struct ibs_capture *c, const struct ibs_capidx_src *src, struct ibs_capidx **out,
+			      char **msg)
 {
 	struct hdr h;
-	struct ibs_capidx *ix;
 	struct slot *tab;
 	struct ibs_capidx_x *xs;
 	uint32_t *last;
 	size_t i, text_len, resp_len = 0, slots, total;
 	char *text = ibs_capture_header_text(c, &text_len);
 	uint8_t *buf;
-	char *msg = NULL;
+	enum ibs_err rc;
 
 	for (i = 0; i < c->n; i++)
 		resp_len += pad8(c->x[i].resp_len);
@@ -230,12 +228,15 @@ struct ibs_capidx *ibs_capidx_build(const struct ibs_capture *c, const struct ib
 	free(last);
 	memcpy(buf, &h, sizeof(h));
 	ibs_capidx_seal(buf, total);
-	if (ibs_capidx_from_mem(buf, total, true, NULL, &ix, &msg) != IBS_OK) {
-		/* Cannot happen: the builder and the checker disagree. */
-		log_error("internal error: built index fails its check: %s", msg);
-		abort();
+	/* The builder's work passes the reader's checks too, or it is a bug. */
+	rc = ibs_capidx_from_mem(buf, total, true, NULL, out, msg);
+	if (rc) {
+		char *why = *msg;
+		*msg = xasprintf("internal error: a built index fails its own check: %s", why);
+		free(why);
+		free(buf);
 	}
-	return ix;
+	return rc;
 }
 
 void ibs_capidx_seal(void *buf, size_t len)
@@ -376,36 +377,9 @@ enum ibs_err ibs_capidx_from_mem(const void *buf, size_t len, bool own, const st
 /*
  * The index is mapped, not copied (copying the 65 MB of the largest one was
  * a sixth of its replay). A mapped file cut short in place by someone else
- * (cp over it, say; `capture index` itself replaces by rename) makes the next
- * read of a lost page raise SIGBUS: say which file and exit 3 instead of
- * dying without a word.
+ * raises SIGBUS on the next read of a lost page: the command line turns that
+ * into a message (cmd/cli.c); `capture index` itself replaces by rename.
  */
-static char sigbus_msg[PATH_MAX + 160];
-static size_t sigbus_len;
-
-static void on_sigbus(int sig)
-{
-	(void)sig;
-	if (sigbus_len && write(STDERR_FILENO, sigbus_msg, sigbus_len) < 0)
-		sigbus_len = 0;
-	_exit(3);
-}
-
-static void on_sigbus_say(const char *path)
-{
-	struct sigaction sa;
-	int n = snprintf(sigbus_msg, sizeof(sigbus_msg),
-			 "ibscan: error: %s: the replay index was cut short while in use (replaced in place?); "
-			 "run again\n",
-			 path);
-
-	sigbus_len = n > 0 ? ((size_t)n < sizeof(sigbus_msg) ? (size_t)n : sizeof(sigbus_msg) - 1) : 0;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_sigbus;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGBUS, &sa, NULL);
-}
-
 enum ibs_err ibs_capidx_open(const char *path, const struct ibs_capidx_src *src, struct ibs_capidx **out,
 			     char **msg)
 {
@@ -435,7 +409,6 @@ enum ibs_err ibs_capidx_open(const char *path, const struct ibs_capidx_src *src,
 		*msg = xasprintf("cannot map: %s", strerror(errno));
 		return IBS_E_IO;
 	}
-	on_sigbus_say(path);
 	rc = ibs_capidx_from_mem(m, (size_t)st.st_size, false, src, out, msg);
 	if (rc) {
 		munmap(m, (size_t)st.st_size);

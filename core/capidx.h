@@ -46,8 +46,13 @@ uint64_t ibs_capidx_key(const struct ibs_addr *a, const uint8_t mad[IBS_MAD_SIZE
 /* stat() of a capture; false (errno set) when it cannot be read. */
 bool ibs_capidx_src_of(const char *cap_path, struct ibs_capidx_src *src);
 
-/* Lay out the answers of c (src may be NULL: an index for memory only). */
-struct ibs_capidx *ibs_capidx_build(const struct ibs_capture *c, const struct ibs_capidx_src *src);
+/*
+ * Lay out the answers of c (src may be NULL: an index for memory only). The
+ * image is checked like one read from a file; failing that is a bug in
+ * ibscan, reported with *msg saying so.
+ */
+enum ibs_err ibs_capidx_build(const struct ibs_capture *c, const struct ibs_capidx_src *src, struct ibs_capidx **out,
+			      char **msg);
 /* Write the image atomically to path. */
 enum ibs_err ibs_capidx_write(const struct ibs_capidx *ix, const char *path, char **msg);
 /*

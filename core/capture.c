@@ -849,8 +849,13 @@ enum ibs_err ibs_replay_open(const char *path, bool strict, struct ibs_transport
 			free(msg);
 			return rc;
 		}
-		ix = ibs_capidx_build(c, NULL);
+		rc = ibs_capidx_build(c, NULL, &ix, &msg);
 		ibs_capture_free(c);
+		if (rc) {
+			log_error("%s: %s", path, msg);
+			free(msg);
+			return rc;
+		}
 	}
 	if (eng)
 		*eng = ibs_capidx_header(ix)->engine;
