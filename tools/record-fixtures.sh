@@ -2,7 +2,11 @@
 # make fixtures: re-record fixtures/captures/ from the bundled topology files
 # with ibsim + opensm, with ibscan's own --record on `ibscan health` (so each
 # capture holds the walk, SMInfo and every PMA counter query). One capture per
-# fabric, plus fault captures:
+# fabric; for net.2sw2path4hca also what health does not read, and the
+# ibnetdiscover cache (fixtures/caches/) that --load-cache reads:
+#   net.2sw2path4hca-routes  `ibscan routes --dump`: every forwarding table
+#   net.2sw2path4hca-path    `ibscan path Hca1 Hca4`: one SA PathRecord
+# Then fault captures:
 #   cable-pulled   net.2sw2path4hca with both inter-switch cables unlinked
 #   dropped        fattree2-small with ibsim dropping 10% of MADs (Error)
 #   dead-switch    net.2sw2path4hca with Switch2 dropping every MAD
@@ -38,7 +42,13 @@ port_active() { [ "$(sim_port_state "$1" "$2")" = "Active/LinkUp" ]; }
 for f in net.2sw2path4hca fattree2-small dualrail fattree3 degraded; do
 	sim_start "$fab/$f"
 	record "$f"
-	[ "$f" = net.2sw2path4hca ] && sim_run "$root/ibscan" topology --json -o "$root/fixtures/baselines/net.2sw2path4hca.json"
+	if [ "$f" = net.2sw2path4hca ]; then
+		sim_run "$root/ibscan" topology --json -o "$root/fixtures/baselines/net.2sw2path4hca.json"
+		sim_run "$root/ibscan" routes --dump --record "$out/$f-routes.cap" -o /dev/null
+		sim_run "$root/ibscan" path Hca1 Hca4 --record "$out/$f-path.cap" -o /dev/null
+		mkdir -p "$root/fixtures/caches"
+		sim_run ibnetdiscover --cache "$root/fixtures/caches/$f.cache" >/dev/null
+	fi
 	sim_stop
 done
 
