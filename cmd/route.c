@@ -51,7 +51,7 @@ static enum ibs_err after(struct ibs_engine *e, struct ibs_fabric *f, void *ctx)
 	if (ibs_fabric_resolve(f, j->src, &sn, &sp, &sl, &msg) ||
 	    (free(msg), msg = NULL, ibs_fabric_resolve(f, j->dst, &dn, &dp, &dl, &msg))) {
 		/* Not found in a partial walk may be in the part that did not answer. */
-		log_error("%s%s", msg, f->partial ? " (the walk is partial: it may be behind what did not answer)" : "");
+		log_error("%s%s", msg, f->partial ? "; the walk is partial: it may be behind what did not answer" : "");
 		free(msg);
 		j->status = f->partial ? EXIT_RUNTIME : EXIT_USAGE;
 		return IBS_OK;

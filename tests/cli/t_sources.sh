@@ -6,6 +6,8 @@
 # exit 2 or 3 and exactly one error line naming what the source lacks. No
 # option is silently ignored. The live source is tests/sim/t_sources.sh.
 . "$(dirname "$0")/lib.sh"
+. "$ROOT/tests/sources.sh"
+RUN=("$IBSCAN")
 caps=$ROOT/fixtures/captures
 cache=$ROOT/fixtures/caches/net.2sw2path4hca.cache
 base=$ROOT/fixtures/baselines/net.2sw2path4hca.json
@@ -19,41 +21,6 @@ declare -A SRC=(
 	[none]=""                                             # for commands that take files
 )
 
-# check SOURCE 'ARGS' RC HOW PATTERN (a failure is counted, and the table goes on)
-#   HOW out:  stdout matches PATTERN (ERE), stderr is empty
-#   HOW part: stdout has the (partial) result, stderr is one error line matching PATTERN
-#   HOW err:  stderr is one error line matching PATTERN (plus a usage hint for exit 2)
-n=0 bad=0
-wrong() {
-	echo "FAIL: $what: $*" >&2
-	{ echo "--- stdout:"; head -5 "$TMP/out"; echo "--- stderr:"; head -5 "$TMP/err"; } | sed 's/^/    /' >&2
-	bad=$((bad + 1))
-}
-check() {
-	local src=$1 args=$2 want=$3 how=$4 pat=$5 rc=0 errs
-	n=$((n + 1))
-	# shellcheck disable=SC2086
-	"$IBSCAN" $args ${SRC[$src]} >"$TMP/out" 2>"$TMP/err" || rc=$?
-	what="ibscan $args [$src]"
-	[ "$rc" = "$want" ] || { wrong "exit $rc, want $want"; return; }
-	case $how in
-	out)
-		[ -s "$TMP/err" ] && { wrong "succeeded but wrote to stderr"; return; }
-		grep -Eq -- "$pat" "$TMP/out" || wrong "stdout lacks /$pat/"
-		;;
-	part | err)
-		[ "$how" = err ] || [ -s "$TMP/out" ] || { wrong "a partial result, but no output"; return; }
-		errs=$(grep -c '^ibscan: error: ' "$TMP/err" || true)
-		[ "$errs" = 1 ] || { wrong "$errs error lines, want exactly 1"; return; }
-		if grep -v '^ibscan: error: ' "$TMP/err" | grep -qv '^ibscan: hint: '; then
-			wrong "stderr holds more than the error line"
-			return
-		fi
-		grep -Eq -- "$pat" "$TMP/err" || wrong "the error does not say /$pat/"
-		;;
-	esac
-}
-
 LFT="holds no forwarding tables \(LinearForwardingTable\)"
 SA="holds no path records \(SA PathRecord\)"
 PMA="holds no port counters \(PortCounters\)"
@@ -62,10 +29,8 @@ SM="holds no subnet manager state \(SMInfo\)"
 PART="the result is partial: 2 queries got no valid answer"
 UNK_PMA="^IBSCAN UNKNOWN - error-counter checks not run: the source holds no PortCounters [|]"
 
-# source   command                         exit how  what it says
-while IFS='|' read -r src args want how pat; do
-	[ -n "$src" ] && check "$src" "$args" "$want" "$how" "$pat"
-done <<EOF
+# source|command|exit|how|what it says
+check_table <<EOF
 cap|topology|0|out|^topology: 6 nodes \(2 switches, 4 CAs, 0 routers\), 6 links$
 cap|nodes --json|0|out|"schema": "ibscan.nodes/1"
 cap|links|0|out|4xSDR Active
@@ -137,10 +102,4 @@ none|local --sysfs $ROOT/fixtures/sysfs/ib-ipoib|0|out|mlx5_0
 cap|ping --listen|2|err|unknown option '--replay'
 EOF
 
-# The table covers every command there is.
-for cmd in $("$IBSCAN" --help | sed -n '/^commands:/,/^$/s/^  \([a-z]*\) .*/\1/p'); do
-	[ "$cmd" = help ] && continue
-	grep -Eq "^[a-z]+\|$cmd( |\|)" "$0" || fail "no row for '$cmd' in the table"
-done
-[ "$bad" = 0 ] || fail "$bad of $n command and source pairs neither did their job nor refused in one line"
-echo "ok: $n command and source pairs done or refused in one line"
+check_every_command "$0"
