@@ -505,6 +505,11 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 			if (!c->retries_set)
 				eo.retries = ce.retries;
 		}
+		if (!rc && !ibs_replay_holds(t, IBS_CLASS_SMI_DR, IBS_ATTR_NODE_INFO)) {
+			log_error("capture '%s' holds no NodeInfo answer: there is no walk to replay", c->replay);
+			rc = IBS_E_INPUT;
+			ibs_transport_close(t);
+		}
 		if (!rc) {
 			lacks = replay_lacks(t);
 			st = refuse_lacking(c, lacks);
@@ -602,7 +607,7 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 	else if (rc == IBS_E_TRANSPORT)
 		log_error("the transport failed during the walk (did the device or the simulator go away?): "
 			  "the result is partial");
-	else if (rc)
+	else if (rc && (rc != IBS_E_TIMEOUT || f->n_nodes)) /* else the walker said why: no local node */
 		log_error("the walk failed: %s", ibs_strerror(rc));
 	if (f->n_nodes == 0) {
 		ibs_fabric_free(f);

@@ -18,9 +18,11 @@ declare -A SRC=(
 	[path]="--replay $caps/net.2sw2path4hca-path.cap"     # walk, SMInfo, one PathRecord
 	[partial]="--replay $caps/dead-switch.cap"            # Switch2 answers nothing
 	[cache]="--load-cache $cache"                         # ibnetdiscover: the walk only
+	[empty]="--replay $TMP/empty.cap"                     # a capture with no exchange
 	[none]=""                                             # for commands that take files
 )
 
+head -5 "$caps/net.2sw2path4hca.cap" >"$TMP/empty.cap"
 LFT="holds no forwarding tables \(LinearForwardingTable\)"
 SA="holds no path records \(SA PathRecord\)"
 PMA="holds no port counters \(PortCounters\)"
@@ -66,6 +68,8 @@ partial|counters --interval 1|3|part|the result is partial
 partial|diff $base live|3|err|the live walk is partial
 partial|route Hca1 Hca4|3|err|$LFT
 partial|path Hca1 Hca4|3|err|$SA
+empty|topology|3|err|capture '.*empty.cap' holds no NodeInfo answer: there is no walk to replay
+empty|health|3|err|holds no NodeInfo answer
 cache|topology|0|out|^local port: cache port 0, node 0x0000000000200000, LID 1, SM LID 1$
 cache|nodes|0|out|"Hca4"
 cache|links --json|0|out|"schema": "ibscan.links/1"
