@@ -98,7 +98,9 @@ const struct cmd_desc ibs_commands[] = {
 	  "      --bw               a bandwidth run instead of latency round trips\n"
 	  "      --iters N          operations (default 1000)\n"
 	  "      --size BYTES       bytes per operation, K and M suffixes (default 64; atomic: 8)\n"
-	  "      --timeout MS       deadline of every wait: completions, TCP messages (default 5000)\n" VIEW_HELP
+	  "      --timeout MS       deadline of every wait: completions, TCP messages (default 5000)\n"
+	  "      --deadline S       end the probe session within S seconds of its connection, whatever the\n"
+	  "                         peer sends (default 300)\n" VIEW_HELP
 		  CLI_BASE_HELP },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
