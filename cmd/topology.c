@@ -81,6 +81,9 @@ static int run_view(int argc, char **argv, enum view view)
 			return cli_usage_error(cmd, "unknown format '%s' (%s)", c.format,
 					       view == VIEW_TOPOLOGY ? "text, json, dot, netfile or slurm" : "text or json");
 	}
+	rc = cli_check_outputs(&c, NULL);
+	if (rc != CLI_PARSED)
+		return rc;
 	rc = cli_walk(&c, &f, &wrc);
 	if (rc)
 		return rc;

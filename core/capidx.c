@@ -254,19 +254,12 @@ enum ibs_err ibs_capidx_write(const struct ibs_capidx *ix, const char *path, cha
 	struct ibs_out o;
 	enum ibs_err rc;
 
+	/* ibs_out says what failed, with the reason; a failed write shows at commit. */
 	*msg = NULL;
-	if ((rc = ibs_out_open(&o, path)) != IBS_OK) {
-		*msg = xasprintf("cannot create '%s': %s", path, strerror(errno));
+	if ((rc = ibs_out_open(&o, path)) != IBS_OK)
 		return rc;
-	}
-	if (fwrite(ix->buf, 1, ix->len, o.fp) != ix->len) {
-		*msg = xasprintf("cannot write '%s': %s", path, strerror(errno));
-		ibs_out_abort(&o);
-		return IBS_E_IO;
-	}
-	if ((rc = ibs_out_commit(&o)) != IBS_OK)
-		*msg = xasprintf("cannot write '%s'", path);
-	return rc;
+	fwrite(ix->buf, 1, ix->len, o.fp);
+	return ibs_out_commit(&o);
 }
 
 static enum ibs_err bad(char **msg, const char *why, ...) __attribute__((format(printf, 2, 3)));

@@ -53,7 +53,7 @@ bool ibs_capidx_src_of(const char *cap_path, struct ibs_capidx_src *src);
  */
 enum ibs_err ibs_capidx_build(const struct ibs_capture *c, const struct ibs_capidx_src *src, struct ibs_capidx **out,
 			      char **msg);
-/* Write the image atomically to path. */
+/* Write the image to path (struct ibs_out: atomically); errors are logged there, *msg stays NULL. */
 enum ibs_err ibs_capidx_write(const struct ibs_capidx *ix, const char *path, char **msg);
 /*
  * Check an image of len bytes at buf, which must stay valid until the index

@@ -47,6 +47,8 @@ gen() { # SIZE -> fabric file
 }
 
 # measure NAME CMD...: one run under the MAD counter; appends "name secs rss_kb mads" to $out/runs.
+# Output goes to stdout, redirected to /dev/null by the shell: never `-o /dev/null`,
+# which an ibscan older than its sort -o semantics replaced with a regular file as root.
 measure() {
 	local name=$1
 	shift
@@ -91,19 +93,19 @@ for size in $sizes; do
 	sim_start "$f" || { echo "bench: $size: the simulator did not come up" >&2; continue; }
 	echo "bench: $size: $nodes nodes, subnet up in ${SIM_UP_SECONDS}s" >&2
 	for i in $(seq "$runs"); do
-		measure ibscan "$ibscan" topology -o /dev/null
+		measure ibscan "$ibscan" topology
 		measure ibnetdiscover ibnetdiscover
 		measure "ibnetdiscover-o64" ibnetdiscover -o 64
 	done
 	for i in $(seq "$runs"); do
-		measure "ibscan-health" "$ibscan" health -o /dev/null
+		measure "ibscan-health" "$ibscan" health
 		measure ibqueryerrors ibqueryerrors
 	done
 	rm -f "$out/$size.cap.idx"
 	(cd "$SIM_DIR" && LD_PRELOAD=$SIM_SHIM "$ibscan" topology --record "$out/$size.cap" -o "$out/$size.live.txt" 2>/dev/null)
 	# Replay from the text, then through the index `capture index` writes.
 	replay() {
-		/usr/bin/time -f "time %e %M" "$ibscan" topology --replay "$out/$size.cap" -o /dev/null 2>"$out/err"
+		/usr/bin/time -f "time %e %M" "$ibscan" topology --replay "$out/$size.cap" >/dev/null 2>"$out/err"
 		read -r t rss <<<"$(grep '^time ' "$out/err" | cut -d' ' -f2-)"
 		echo "$1 $t $rss 0" >>"$out/runs"
 	}
@@ -114,7 +116,7 @@ for size in $sizes; do
 		(cd "$SIM_DIR" && LD_PRELOAD=$SIM_SHIM "$root/build/rel/rawrate" 100000 32) >"$out/rawrate" 2>/dev/null || true
 		for w in 1 4 16 32 64 128; do
 			for i in $(seq "$runs"); do
-				measure "ibscan-w$w" "$ibscan" topology --window "$w" -o /dev/null
+				measure "ibscan-w$w" "$ibscan" topology --window "$w"
 			done
 		done
 	fi

@@ -29,7 +29,8 @@ mkdir -p "$out" "$root/fixtures/baselines"
 record() { # NAME [ibscan options...]
 	local name=$1 rc=0
 	shift
-	sim_run "$root/ibscan" health --record "$out/$name.cap" -o /dev/null "$@" || rc=$?
+	# stdout to /dev/null by the shell, not `-o /dev/null` (an older ibscan replaced it with a file).
+	sim_run "$root/ibscan" health --record "$out/$name.cap" "$@" >/dev/null || rc=$?
 	[ $rc -le 3 ] || { echo "fixtures: $name: ibscan health exited $rc" >&2; exit 1; }
 	echo "fixtures: $name.cap: $(grep -c '^x ' "$out/$name.cap") exchanges (health exit $rc)"
 }
