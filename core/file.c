@@ -36,11 +36,23 @@ enum ibs_err ibs_read_file(const char *path, size_t max, char **buf, size_t *len
 			b = xmalloc(cap);
 		}
 	}
+	/*
+	 * A pipe, a device or a file still growing: read at most one byte past
+	 * the limit, into a buffer never larger than the limit allows.
+	 */
 	for (;;) {
-		size_t r;
-		if (cap - n < 2)
-			b = xgrow(b, &cap, n + 65536 + 1, 1);
-		r = fread(b + n, 1, cap - n - 1, f);
+		size_t r, want;
+		if (cap - n < 2) {
+			size_t top = max < SIZE_MAX - 2 ? max + 2 : SIZE_MAX;
+			cap = cap >= 32768 ? cap * 2 : 65536;
+			if (cap > top)
+				cap = top;
+			b = xrealloc(b, cap);
+		}
+		want = cap - n - 1;
+		if (want > max + 1 - n)
+			want = max + 1 - n;
+		r = fread(b + n, 1, want, f);
 		n += r;
 		if (n > max) {
 			*msg = xasprintf("'%s' is larger than the limit of %zu bytes", path, max);
