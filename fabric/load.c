@@ -289,6 +289,35 @@ static void nf_free(struct nf_node *v, size_t n)
 	free(v);
 }
 
+/* Node ids sorted, then by position (the first of equal ids wins): peers are found by bsearch. */
+struct nf_id {
+	const char *id;
+	size_t i;
+};
+
+static int nf_id_cmp(const void *a, const void *b)
+{
+	const struct nf_id *x = a, *y = b;
+	int c = strcmp(x->id, y->id);
+
+	return c ? c : x->i < y->i ? -1 : x->i > y->i;
+}
+
+static struct nf_node *nf_find(struct nf_node *v, const struct nf_id *ord, size_t n, const char *id)
+{
+	size_t lo = 0, hi = n;
+
+	/* The first entry whose id is not below id. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(ord[mid].id, id) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && !strcmp(ord[lo].id, id) ? &v[ord[lo].i] : NULL;
+}
+
 static unsigned uint_after(const char *s, const char *key)
 {
 	const char *p = strstr(s, key);
@@ -300,6 +329,7 @@ enum ibs_err ibs_fabric_parse_netfile(const char *name, const char *buf, size_t 
 {
 	struct nf_node *v = NULL, *cur = NULL;
 	size_t n = 0, cap = 0, pos = 0, i, k;
+	struct nf_id *ord = NULL;
 	unsigned ln = 0;
 	uint64_t next_guid = 0, sysguid = 0;
 	uint32_t vendor = 0;
@@ -440,6 +470,12 @@ enum ibs_err ibs_fabric_parse_netfile(const char *name, const char *buf, size_t 
 		rc = nfail(msg, name, ln ? ln : 1, "no nodes: not an ibnetdiscover topology file");
 		goto fail;
 	}
+	ord = xmalloc(n * sizeof(*ord));
+	for (i = 0; i < n; i++) {
+		ord[i].id = v[i].id;
+		ord[i].i = i;
+	}
+	qsort(ord, n, sizeof(*ord), nf_id_cmp);
 	f = ibs_fabric_new();
 	for (i = 0; i < n; i++) {
 		struct ibs_nodeinfo ni;
@@ -469,13 +505,7 @@ enum ibs_err ibs_fabric_parse_netfile(const char *name, const char *buf, size_t 
 		for (k = 0; k < v[i].n_ports; k++) {
 			struct nf_port *np = &v[i].ports[k];
 			struct ibs_port *pt = &v[i].made->ports[np->port];
-			struct nf_node *peer = NULL;
-			size_t j;
-			for (j = 0; j < n; j++)
-				if (!strcmp(v[j].id, np->peer_id)) {
-					peer = &v[j];
-					break;
-				}
+			struct nf_node *peer = nf_find(v, ord, n, np->peer_id);
 			if (!peer || np->peer_port > peer->nports) {
 				ibs_fabric_free(f);
 				rc = nfail(msg, name, np->line, peer ? "peer port beyond the peer's port count"
@@ -495,11 +525,13 @@ enum ibs_err ibs_fabric_parse_netfile(const char *name, const char *buf, size_t 
 		}
 	}
 	nf_free(v, n);
+	free(ord);
 	ibs_fabric_sort(f);
 	*out = f;
 	return IBS_OK;
 fail:
 	nf_free(v, n);
+	free(ord);
 	return rc;
 }
 
