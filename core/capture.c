@@ -882,17 +882,6 @@ uint16_t ibs_capture_resp_status(const struct ibs_cap_exchange *x)
 	return ibs_mad_status(&h);
 }
 
-static int kind_cmp(const void *a, const void *b)
-{
-	const struct ibs_capture_kind *x = a, *y = b;
-
-	if (x->mgmt_class != y->mgmt_class)
-		return x->mgmt_class < y->mgmt_class ? -1 : 1;
-	if (x->attr_id != y->attr_id)
-		return x->attr_id < y->attr_id ? -1 : 1;
-	return x->method < y->method ? -1 : x->method > y->method;
-}
-
 static int u64_cmp(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -912,52 +901,26 @@ static size_t uniq_u64(uint64_t *v, size_t n)
 	return k + 1;
 }
 
+/* What ibs_capture_stats counts an exchange as, in the low two bits of its kind key. */
+enum { ST_RESP, ST_BAD_STATUS, ST_ERROR, ST_NONE };
+
 void ibs_capture_stats(const struct ibs_capture *c, struct ibs_capture_stats *st)
 {
 	size_t i, j, cap_k = 0, cap_g = 0;
 	uint64_t *addrs = xcalloc(c->n ? c->n : 1, sizeof(*addrs));
+	/* class, attribute, method and outcome of each exchange: sorted, they count by kind. */
+	uint64_t *kinds = xcalloc(c->n ? c->n : 1, sizeof(*kinds));
 
 	memset(st, 0, sizeof(*st));
 	for (i = 0; i < c->n; i++) {
 		const struct ibs_cap_exchange *x = &c->x[i];
 		struct ibs_mad_hdr h;
-		struct ibs_capture_kind *k = NULL;
 		uint16_t status = ibs_capture_resp_status(x);
+		unsigned what = x->outcome == IBS_CAP_RESP ? (status ? ST_BAD_STATUS : ST_RESP)
+							   : x->outcome == IBS_CAP_ERROR ? ST_ERROR : ST_NONE;
 
 		ibs_mad_decode_hdr(x->req, x->req_len, &h);
-		for (j = 0; j < st->n_kinds; j++)
-			if (st->kinds[j].mgmt_class == h.mgmt_class && st->kinds[j].attr_id == h.attr_id &&
-			    st->kinds[j].method == h.method)
-				k = &st->kinds[j];
-		if (!k) {
-			st->kinds = xgrow(st->kinds, &cap_k, st->n_kinds + 1, sizeof(*st->kinds));
-			k = &st->kinds[st->n_kinds++];
-			memset(k, 0, sizeof(*k));
-			k->mgmt_class = h.mgmt_class;
-			k->attr_id = h.attr_id;
-			k->method = h.method;
-		}
-		k->count++;
-		st->exchanges++;
-		switch (x->outcome) {
-		case IBS_CAP_RESP:
-			if (status) {
-				k->bad_status++;
-				st->bad_status++;
-			} else {
-				k->resp++;
-				st->resp++;
-			}
-			break;
-		case IBS_CAP_ERROR:
-			k->error++;
-			st->error++;
-			break;
-		case IBS_CAP_NONE:
-			k->none++;
-			st->none++;
-			break;
-		}
+		kinds[i] = ((uint64_t)h.mgmt_class << 24 | (uint64_t)h.attr_id << 8 | h.method) << 2 | what;
 		addrs[i] = addr_key(&x->addr);
 		if (x->outcome == IBS_CAP_RESP && !status && h.attr_id == IBS_ATTR_NODE_INFO &&
 		    (h.mgmt_class == IBS_CLASS_SMI_DR || h.mgmt_class == IBS_CLASS_SMI)) {
@@ -968,8 +931,28 @@ void ibs_capture_stats(const struct ibs_capture *c, struct ibs_capture_stats *st
 			}
 		}
 	}
-	if (st->n_kinds)
-		qsort(st->kinds, st->n_kinds, sizeof(*st->kinds), kind_cmp);
+	if (c->n)
+		qsort(kinds, c->n, sizeof(*kinds), u64_cmp);
+	for (i = 0; i < c->n; i = j) {
+		struct ibs_capture_kind *k;
+		uint64_t kk = kinds[i] >> 2;
+
+		st->kinds = xgrow(st->kinds, &cap_k, st->n_kinds + 1, sizeof(*st->kinds));
+		k = &st->kinds[st->n_kinds++];
+		memset(k, 0, sizeof(*k));
+		k->mgmt_class = (uint8_t)(kk >> 24);
+		k->attr_id = (uint16_t)(kk >> 8);
+		k->method = (uint8_t)kk;
+		for (j = i; j < c->n && kinds[j] >> 2 == kk; j++) {
+			size_t *one[] = { &k->resp, &k->bad_status, &k->error, &k->none };
+			size_t *all[] = { &st->resp, &st->bad_status, &st->error, &st->none };
+			++*one[kinds[j] & 3];
+			++*all[kinds[j] & 3];
+			k->count++;
+		}
+		st->exchanges += k->count;
+	}
+	free(kinds);
 	st->n_node_guids = uniq_u64(st->node_guids, st->n_node_guids);
 	st->targets = uniq_u64(addrs, c->n);
 	free(addrs);
