@@ -267,6 +267,23 @@ static void check_counters(const struct ibs_fabric *f, const struct ibs_health_o
 	}
 }
 
+struct pg {
+	uint64_t g;
+	const struct ibs_node *n;
+	uint8_t p;
+	size_t pos;
+};
+
+/* By GUID, then in the order the ports were found. */
+static int pg_cmp(const void *a, const void *b)
+{
+	const struct pg *x = a, *y = b;
+
+	if (x->g != y->g)
+		return x->g < y->g ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
 static void check_identity(const struct ibs_fabric *f, struct ibs_findings *fs)
 {
 	struct lidref {
@@ -308,27 +325,44 @@ static void check_identity(const struct ibs_fabric *f, struct ibs_findings *fs)
 			}
 		}
 	}
-	/* Duplicate LIDs: overlapping LID ranges (LMC included). */
-	for (i = 0; i < nv; i++)
-		for (j = i + 1; j < nv; j++)
-			if (v[i].lid < v[j].lid + v[j].span && v[j].lid < v[i].lid + v[i].span &&
-			    !(v[i].n == v[j].n && v[i].n->ni.node_type == IBS_NODE_SWITCH)) {
+	/*
+	 * Duplicate LIDs: overlapping LID ranges (LMC included). Each port is
+	 * reported once, against the first port before it that holds one of its
+	 * LIDs: a table over the 16-bit LID space, not a comparison of every pair
+	 * (a capture can claim one LID for every node).
+	 */
+	{
+		uint32_t *holder = xcalloc(65536, sizeof(*holder)); /* index + 1 into v, 0: free */
+		for (j = 0; j < nv; j++) {
+			uint32_t l, hit = 0;
+			for (l = v[j].lid; l < (uint32_t)v[j].lid + v[j].span && l < 65536; l++) {
+				uint32_t h = holder[l];
+				if (h && !hit && !(v[h - 1].n == v[j].n && v[j].n->ni.node_type == IBS_NODE_SWITCH))
+					hit = h;
+				if (!h)
+					holder[l] = (uint32_t)j + 1;
+			}
+			if (hit) {
+				const struct lidref *o = &v[hit - 1];
 				struct ibs_finding *x = add(fs, CK_DUP_LID, IBS_SEV_CRITICAL, v[j].n, v[j].p,
 							    "LID %u of %s port %u is also LID of %s port %u", v[j].lid,
-							    nm(v[j].n), v[j].p, nm(v[i].n), v[i].p);
-				x->peer = v[i].n;
-				x->peer_port = v[i].p;
+							    nm(v[j].n), v[j].p, nm(o->n), o->p);
+				x->peer = o->n;
+				x->peer_port = o->p;
 				x->lid = v[j].lid;
 			}
+		}
+		free(holder);
+	}
 	free(v);
-	/* Duplicate port GUIDs across nodes (CA and router ports; switch ports share port 0's). */
+	/*
+	 * Duplicate port GUIDs across nodes (CA and router ports; switch ports
+	 * share port 0's). Sorted by GUID, each port is reported once, against
+	 * the first port before it on a node of another NodeGUID.
+	 */
 	{
-		struct pg {
-			uint64_t g;
-			const struct ibs_node *n;
-			uint8_t p;
-		} *g = NULL;
-		size_t ng = 0, gc = 0;
+		struct pg *g = NULL;
+		size_t ng = 0, gc = 0, k;
 		for (i = 0; i < f->n_nodes; i++) {
 			const struct ibs_node *n = f->nodes[i];
 			for (p = ibs_node_first_port(n); p <= n->ni.num_ports; p++) {
@@ -338,19 +372,29 @@ static void check_identity(const struct ibs_fabric *f, struct ibs_findings *fs)
 				g[ng].g = n->ports[p].guid;
 				g[ng].n = n;
 				g[ng].p = (uint8_t)p;
+				g[ng].pos = ng;
 				ng++;
 			}
 		}
-		for (i = 0; i < ng; i++)
-			for (j = i + 1; j < ng; j++)
-				if (g[i].g == g[j].g && g[i].n != g[j].n && g[i].n->ni.node_guid != g[j].n->ni.node_guid) {
-					struct ibs_finding *x = add(fs, CK_DUP_PORT_GUID, IBS_SEV_CRITICAL, g[j].n, g[j].p,
+		if (ng)
+			qsort(g, ng, sizeof(*g), pg_cmp);
+		for (i = 0; i < ng; i = k) {
+			/* One GUID: the first port, and the first whose node has another NodeGUID. */
+			const struct pg *first = &g[i], *other = NULL;
+			for (k = i; k < ng && g[k].g == g[i].g; k++) {
+				const struct pg *o = g[k].n->ni.node_guid != first->n->ni.node_guid ? first : other;
+				if (o && o != &g[k]) {
+					struct ibs_finding *x = add(fs, CK_DUP_PORT_GUID, IBS_SEV_CRITICAL, g[k].n, g[k].p,
 								    "port GUID 0x%016" PRIx64 " of %s port %u is also on %s port %u",
-								    g[j].g, nm(g[j].n), g[j].p, nm(g[i].n), g[i].p);
-					x->guid = g[j].g;
-					x->peer = g[i].n;
-					x->peer_port = g[i].p;
+								    g[k].g, nm(g[k].n), g[k].p, nm(o->n), o->p);
+					x->guid = g[k].g;
+					x->peer = o->n;
+					x->peer_port = o->p;
 				}
+				if (!other && g[k].n->ni.node_guid != first->n->ni.node_guid)
+					other = &g[k];
+			}
+		}
 		free(g);
 	}
 }
