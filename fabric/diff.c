@@ -183,9 +183,10 @@ void ibs_diff_fabrics(const struct ibs_fabric *a, const struct ibs_fabric *b, st
 			if (o->used || !same)
 				continue;
 			ca[i].used = o->used = true;
-			pa = &ca[i].x.n->ports[ca[i].x.p];
-			pb = &bx->ports[ca[i].x.p];
-			if (pa->valid && pb->valid) {
+			/* Both are cable ends, so both have records. */
+			pa = ibs_node_port(ca[i].x.n, ca[i].x.p);
+			pb = ibs_node_port(bx, ca[i].x.p);
+			if (pa && pb && pa->valid && pb->valid) {
 				struct ibs_change *c;
 				if (pa->pi.state != pb->pi.state) {
 					c = add(d, IBS_CHG_STATE, bx, ca[i].x.p);

@@ -80,12 +80,12 @@ static struct ibs_finding *add(struct ibs_findings *fs, int ck, enum ibs_severit
 	x->node = n;
 	x->port = port;
 	if (n) {
+		const struct ibs_port *pt = port ? ibs_node_port(n, port) : NULL;
 		x->guid = n->ni.node_guid;
-		x->lid = n->ni.node_type == IBS_NODE_SWITCH || !port || !n->ports[port].valid ? ibs_node_lid(n)
-											  : n->ports[port].pi.lid;
-		if (port && port <= n->ni.num_ports && n->ports[port].peer) {
-			x->peer = n->ports[port].peer;
-			x->peer_port = n->ports[port].peer_port;
+		x->lid = n->ni.node_type == IBS_NODE_SWITCH || !pt || !pt->valid ? ibs_node_lid(n) : pt->pi.lid;
+		if (pt && pt->peer) {
+			x->peer = pt->peer;
+			x->peer_port = pt->peer_port;
 		}
 	}
 	/* Names from a node-name map have no length limit: no fixed buffer. */
@@ -204,12 +204,12 @@ static const char *nm(const struct ibs_node *n)
 static void check_links(const struct ibs_fabric *f, struct ibs_findings *fs)
 {
 	size_t i;
-	unsigned p;
 
 	for (i = 0; i < f->n_nodes; i++) {
 		const struct ibs_node *n = f->nodes[i];
-		for (p = 1; p <= n->ni.num_ports; p++) {
-			const struct ibs_port *pt = &n->ports[p];
+		const struct ibs_port *pt;
+		for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
+			unsigned p = pt->num;
 			const char *why;
 			if (!pt->valid)
 				continue;
@@ -235,12 +235,12 @@ static void check_links(const struct ibs_fabric *f, struct ibs_findings *fs)
 static void check_counters(const struct ibs_fabric *f, const struct ibs_health_opts *o, struct ibs_findings *fs)
 {
 	size_t i, k;
-	unsigned p;
 
 	for (i = 0; i < f->n_nodes; i++) {
 		const struct ibs_node *n = f->nodes[i];
-		for (p = 1; p <= n->ni.num_ports; p++) {
-			const struct ibs_port *pt = &n->ports[p];
+		const struct ibs_port *pt;
+		for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
+			unsigned p = pt->num;
 			if (!pt->ctr)
 				continue;
 			if (!pt->ctr->ok) {
@@ -292,10 +292,10 @@ static void check_identity(const struct ibs_fabric *f, struct ibs_findings *fs)
 		uint8_t p;
 	} *v = NULL;
 	size_t nv = 0, cap = 0, i, j;
-	unsigned p;
 
 	for (i = 0; i < f->n_nodes; i++) {
 		const struct ibs_node *n = f->nodes[i], *m;
+		const struct ibs_port *pt;
 		/* Duplicate node GUIDs: the walker kept them apart; report each extra node. */
 		m = ibs_fabric_find_guid(f, n->ni.node_guid);
 		if (m != n) {
@@ -306,8 +306,8 @@ static void check_identity(const struct ibs_fabric *f, struct ibs_findings *fs)
 						    ibs_addr_str(&n->path, pb, sizeof(pb)));
 			x->peer = m;
 		}
-		for (p = ibs_node_first_port(n); p <= n->ni.num_ports; p++) {
-			const struct ibs_port *pt = &n->ports[p];
+		for (pt = ibs_node_ports_from(n, ibs_node_first_port(n)); pt < ibs_node_ports_end(n); pt++) {
+			unsigned p = pt->num;
 			if (!pt->valid)
 				continue;
 			if (n->ni.node_type == IBS_NODE_SWITCH && p != 0)
@@ -365,13 +365,14 @@ static void check_identity(const struct ibs_fabric *f, struct ibs_findings *fs)
 		size_t ng = 0, gc = 0, k;
 		for (i = 0; i < f->n_nodes; i++) {
 			const struct ibs_node *n = f->nodes[i];
-			for (p = ibs_node_first_port(n); p <= n->ni.num_ports; p++) {
-				if (!n->ports[p].guid || (n->ni.node_type == IBS_NODE_SWITCH && p))
+			const struct ibs_port *pt;
+			for (pt = ibs_node_ports_from(n, ibs_node_first_port(n)); pt < ibs_node_ports_end(n); pt++) {
+				if (!pt->guid || (n->ni.node_type == IBS_NODE_SWITCH && pt->num))
 					continue;
 				g = xgrow(g, &gc, ng + 1, sizeof(*g));
-				g[ng].g = n->ports[p].guid;
+				g[ng].g = pt->guid;
 				g[ng].n = n;
-				g[ng].p = (uint8_t)p;
+				g[ng].p = pt->num;
 				g[ng].pos = ng;
 				ng++;
 			}
@@ -465,7 +466,7 @@ static void check_drift(const struct ibs_fabric *f, const struct ibs_fabric *bas
 		case IBS_CHG_LINK_REMOVED: {
 			/* The baseline says linked; now it is not: down (or its node is gone). */
 			const struct ibs_node *now = ibs_fabric_find_guid(f, c->node->ni.node_guid);
-			const struct ibs_port *pt = now && c->port <= now->ni.num_ports ? &now->ports[c->port] : NULL;
+			const struct ibs_port *pt = now ? ibs_node_port(now, c->port) : NULL;
 			x = add(fs, CK_LINK_DOWN, IBS_SEV_CRITICAL, now ? now : c->node, c->port,
 				"%s port %u was linked to %s port %u and is now %s", nm(c->node), c->port, nm(c->was),
 				c->was_port,
