@@ -166,8 +166,11 @@ enum ibs_err ibs_capidx_build(const struct ibs_capture *c, const struct ibs_capi
 	uint8_t *buf;
 	enum ibs_err rc;
 
-	for (i = 0; i < c->n; i++)
-		resp_len += pad8(c->x[i].resp_len);
+	struct ibs_cap_exchange one, *e = &one;
+	size_t pos = 0;
+
+	while (ibs_capture_next(c, &pos, e))
+		resp_len += pad8(e->resp_len);
 	for (slots = 64; slots < c->n * 2; slots *= 2)
 		;
 	memset(&h, 0, sizeof(h));
@@ -200,8 +203,8 @@ enum ibs_err ibs_capidx_build(const struct ibs_capture *c, const struct ibs_capi
 		tab[i].first = UINT32_MAX;
 	last = xmalloc(slots * sizeof(*last));
 	resp_len = 0;
-	for (i = 0; i < c->n; i++) {
-		const struct ibs_cap_exchange *e = &c->x[i];
+	pos = 0;
+	for (i = 0; ibs_capture_next(c, &pos, e); i++) {
 		uint64_t key = ibs_capidx_key(&e->addr, e->req);
 		size_t s = (size_t)(key >> 20) & (slots - 1);
 

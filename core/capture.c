@@ -358,6 +358,76 @@ enum ibs_err ibs_recorder_wrap(struct ibs_transport *inner, const char *path, bo
 	return IBS_OK;
 }
 
+/* ---- packed exchanges ---- */
+
+/* What each packed exchange starts with; its path, request and response bytes follow. */
+struct packed {
+	uint64_t time_ns;
+	uint32_t line;
+	int32_t status;
+	uint16_t lid, resp_len; /* resp_len as the exchange has it; resp_n bytes of it are stored */
+	uint16_t req_n, resp_n;
+	uint8_t outcome, hops;
+};
+
+static void pack(struct ibs_capture *c, const struct ibs_cap_exchange *x)
+{
+	struct packed h = {
+		.time_ns = x->time_ns,
+		.line = x->line,
+		.status = x->status,
+		.lid = x->addr.lid,
+		.resp_len = (uint16_t)x->resp_len,
+		.req_n = (uint16_t)trimmed(x->req, x->req_len),
+		.resp_n = (uint16_t)trimmed(x->resp, x->resp_len),
+		.outcome = (uint8_t)x->outcome,
+		.hops = x->addr.lid ? 0 : x->addr.hops,
+	};
+	size_t need = sizeof(h) + h.hops + h.req_n + h.resp_n;
+	uint8_t *p;
+
+	c->packed = xgrow(c->packed, &c->packed_cap, c->packed_len + need, 1);
+	p = c->packed + c->packed_len;
+	memcpy(p, &h, sizeof(h));
+	p += sizeof(h);
+	memcpy(p, x->addr.path + 1, h.hops);
+	p += h.hops;
+	memcpy(p, x->req, h.req_n);
+	p += h.req_n;
+	memcpy(p, x->resp, h.resp_n);
+	c->packed_len += need;
+	c->n++;
+}
+
+bool ibs_capture_next(const struct ibs_capture *c, size_t *pos, struct ibs_cap_exchange *x)
+{
+	struct packed h;
+	const uint8_t *p;
+
+	if (*pos + sizeof(h) > c->packed_len)
+		return false;
+	p = c->packed + *pos;
+	memcpy(&h, p, sizeof(h));
+	p += sizeof(h);
+	memset(x, 0, sizeof(*x));
+	x->line = h.line;
+	x->time_ns = h.time_ns;
+	x->status = h.status;
+	x->outcome = (enum ibs_cap_outcome)h.outcome;
+	if (h.lid)
+		ibs_addr_lid(&x->addr, h.lid, 0);
+	else
+		ibs_addr_dr(&x->addr, p, h.hops);
+	p += h.hops;
+	memcpy(x->req, p, h.req_n);
+	x->req_len = IBS_MAD_SIZE;
+	p += h.req_n;
+	memcpy(x->resp, p, h.resp_n);
+	x->resp_len = h.resp_len;
+	*pos += sizeof(h) + h.hops + h.req_n + h.resp_n;
+	return true;
+}
+
 /* ---- parser ---- */
 
 static enum ibs_err perr(char **msg, const char *name, unsigned line, const char *why)
@@ -438,7 +508,7 @@ enum ibs_err ibs_capture_parse(const char *name, const char *buf, size_t len, st
 	unsigned ln = 0;
 	int state = 0; /* 0 header, 1 want x, 2 want >, 3 want < */
 	bool have_local = false;
-	struct ibs_cap_exchange *x = NULL;
+	struct ibs_cap_exchange cur, *x = &cur; /* packed when its outcome line is read */
 	enum ibs_err rc = IBS_OK;
 	char line[IBS_CAPTURE_MAX_LINE + 1];
 
@@ -520,8 +590,6 @@ enum ibs_err ibs_capture_parse(const char *name, const char *buf, size_t len, st
 				rc = perr(msg, name, ln, "the previous exchange is incomplete");
 				goto fail;
 			}
-			c->x = xgrow(c->x, &c->cap, c->n + 1, sizeof(*c->x));
-			x = &c->x[c->n++];
 			memset(x, 0, sizeof(*x));
 			x->line = ln;
 			if (!kv(line, "addr", as, sizeof(as)) || !addr_parse(as, &x->addr)) {
@@ -606,6 +674,7 @@ enum ibs_err ibs_capture_parse(const char *name, const char *buf, size_t len, st
 				rc = perr(msg, name, ln, "outcome must be 'resp HEX', 'error N [HEX]' or 'none'");
 				goto fail;
 			}
+			pack(c, x);
 			state = 1;
 			continue;
 		}
@@ -651,7 +720,7 @@ void ibs_capture_free(struct ibs_capture *c)
 	if (!c)
 		return;
 	free(c->tool);
-	free(c->x);
+	free(c->packed);
 	free(c);
 }
 
@@ -911,9 +980,11 @@ void ibs_capture_stats(const struct ibs_capture *c, struct ibs_capture_stats *st
 	/* class, attribute, method and outcome of each exchange: sorted, they count by kind. */
 	uint64_t *kinds = xcalloc(c->n ? c->n : 1, sizeof(*kinds));
 
+	struct ibs_cap_exchange ex, *x = &ex;
+	size_t pos = 0;
+
 	memset(st, 0, sizeof(*st));
-	for (i = 0; i < c->n; i++) {
-		const struct ibs_cap_exchange *x = &c->x[i];
+	for (i = 0; ibs_capture_next(c, &pos, x); i++) {
 		struct ibs_mad_hdr h;
 		uint16_t status = ibs_capture_resp_status(x);
 		unsigned what = x->outcome == IBS_CAP_RESP ? (status ? ST_BAD_STATUS : ST_RESP)
