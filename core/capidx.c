@@ -154,6 +154,12 @@ static size_t pad8(size_t n)
 	return (n + 7) & ~(size_t)7;
 }
 
+/* The response bytes an index stores: up to the last non-zero one. */
+static size_t stored(const struct ibs_cap_exchange *e)
+{
+	return ibs_capture_trimmed(e->resp, e->resp_len);
+}
+
 enum ibs_err ibs_capidx_build(const struct ibs_capture *c, const struct ibs_capidx_src *src, struct ibs_capidx **out,
 			      char **msg)
 {
@@ -170,7 +176,7 @@ enum ibs_err ibs_capidx_build(const struct ibs_capture *c, const struct ibs_capi
 	size_t pos = 0;
 
 	while (ibs_capture_next(c, &pos, e))
-		resp_len += pad8(e->resp_len);
+		resp_len += pad8(stored(e));
 	for (slots = 64; slots < c->n * 2; slots *= 2)
 		;
 	memset(&h, 0, sizeof(h));
@@ -213,11 +219,12 @@ enum ibs_err ibs_capidx_build(const struct ibs_capture *c, const struct ibs_capi
 		xs[i].key = key;
 		xs[i].resp_off = resp_len;
 		xs[i].resp_len = (uint16_t)e->resp_len;
+		xs[i].resp_n = (uint16_t)stored(e);
 		xs[i].next = xs[i].prev = UINT32_MAX;
 		xs[i].outcome = (uint8_t)e->outcome;
 		xs[i].status = (uint16_t)e->status;
-		memcpy(buf + h.resp_off + resp_len, e->resp, e->resp_len);
-		resp_len += pad8(e->resp_len);
+		memcpy(buf + h.resp_off + resp_len, e->resp, xs[i].resp_n);
+		resp_len += pad8(xs[i].resp_n);
 		if (tab[s].first == UINT32_MAX) {
 			tab[s].key = key;
 			tab[s].first = (uint32_t)i;
@@ -330,9 +337,9 @@ static enum ibs_err check(struct ibs_capidx *ix, const struct ibs_capidx_src *sr
 	ix->resp = ix->buf + h->resp_off;
 	for (i = 0; i < h->n_x; i++) {
 		const struct ibs_capidx_x *x = &ix->x[i];
-		if (x->outcome > IBS_CAP_NONE || x->resp_len > IBS_MAD_SIZE || x->resp_off > h->resp_len ||
-		    (x->prev != UINT32_MAX && x->prev >= i) ||
-		    x->resp_len > h->resp_len - x->resp_off || (x->next != UINT32_MAX && (x->next <= i || x->next >= h->n_x)))
+		if (x->outcome > IBS_CAP_NONE || x->resp_len > IBS_MAD_SIZE || x->resp_n > x->resp_len ||
+		    x->resp_off > h->resp_len || (x->prev != UINT32_MAX && x->prev >= i) ||
+		    x->resp_n > h->resp_len - x->resp_off || (x->next != UINT32_MAX && (x->next <= i || x->next >= h->n_x)))
 			return bad(msg, "attempt %zu is inconsistent", i);
 	}
 	for (i = 0; i < h->slots; i++) {

@@ -16,7 +16,7 @@
 
 #include "capture.h"
 
-#define IBS_CAPIDX_VERSION 1
+#define IBS_CAPIDX_VERSION 2
 #define IBS_CAPIDX_SUFFIX ".idx"
 #define IBS_CAPIDX_MAX_BYTES ((size_t)4 << 30)
 
@@ -35,7 +35,8 @@ struct ibs_capidx_x {
 	uint16_t status;    /* umad status for IBS_CAP_ERROR */
 	uint16_t resp_len;  /* 0..256 */
 	uint8_t outcome;    /* enum ibs_cap_outcome */
-	uint8_t pad[3];
+	uint8_t pad;
+	uint16_t resp_n;    /* bytes stored at resp_off; the rest of resp_len is zeros */
 };
 
 struct ibs_capidx;

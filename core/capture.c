@@ -54,8 +54,17 @@ static bool addr_parse(const char *s, struct ibs_addr *a)
 	return false;
 }
 
-static size_t trimmed(const uint8_t *b, size_t len)
+size_t ibs_capture_trimmed(const uint8_t *b, size_t len)
 {
+	uint64_t w;
+
+	/* A word at a time: most of a short MAD is its zero tail. */
+	while (len >= 8) {
+		memcpy(&w, b + len - 8, 8);
+		if (w)
+			break;
+		len -= 8;
+	}
 	while (len && !b[len - 1])
 		len--;
 	return len;
@@ -192,7 +201,7 @@ static void rec_write(struct rec_priv *r, struct rec_pending *p, enum ibs_cap_ou
 	fputs("\n> ", r->f);
 	memcpy(b, p->mad, sizeof(b));
 	memset(b + TID_OFFS, 0, 8);
-	put_hex(r->f, b, trimmed(b, sizeof(b)));
+	put_hex(r->f, b, ibs_capture_trimmed(b, sizeof(b)));
 	fputs("\n< ", r->f);
 	if (oc == IBS_CAP_NONE) {
 		fputs("none", r->f);
@@ -205,7 +214,7 @@ static void rec_write(struct rec_priv *r, struct rec_pending *p, enum ibs_cap_ou
 			fprintf(r->f, "resp len=%zu ", pkt->len);
 		else
 			fputs("resp ", r->f);
-		put_hex(r->f, b, trimmed(b, pkt->len));
+		put_hex(r->f, b, ibs_capture_trimmed(b, pkt->len));
 	}
 	fputc('\n', r->f);
 	/* A crash loses at most the exchange in flight. */
@@ -378,8 +387,8 @@ static void pack(struct ibs_capture *c, const struct ibs_cap_exchange *x)
 		.status = x->status,
 		.lid = x->addr.lid,
 		.resp_len = (uint16_t)x->resp_len,
-		.req_n = (uint16_t)trimmed(x->req, x->req_len),
-		.resp_n = (uint16_t)trimmed(x->resp, x->resp_len),
+		.req_n = (uint16_t)ibs_capture_trimmed(x->req, x->req_len),
+		.resp_n = (uint16_t)ibs_capture_trimmed(x->resp, x->resp_len),
 		.outcome = (uint8_t)x->outcome,
 		.hops = x->addr.lid ? 0 : x->addr.hops,
 	};
@@ -815,8 +824,8 @@ static enum ibs_err rp_send(struct ibs_transport *t, const struct ibs_mad_req *r
 	p->used[i / 64] |= 1ull << (i % 64);
 	p->cursor = i + 1;
 	if (x->outcome == IBS_CAP_RESP || x->resp_len) {
-		memcpy(pkt->mad, ibs_capidx_resp(p->ix, x), x->resp_len);
-		memset(pkt->mad + x->resp_len, 0, IBS_MAD_SIZE - x->resp_len);
+		memcpy(pkt->mad, ibs_capidx_resp(p->ix, x), x->resp_n);
+		memset(pkt->mad + x->resp_n, 0, IBS_MAD_SIZE - x->resp_n);
 	} else {
 		memcpy(pkt->mad, mad, IBS_MAD_SIZE); /* given back as sent */
 	}

@@ -62,6 +62,8 @@ enum ibs_err ibs_capture_parse(const char *name, const char *buf, size_t len, st
 			       char **msg);
 enum ibs_err ibs_capture_load(const char *path, struct ibs_capture **out, char **msg);
 void ibs_capture_free(struct ibs_capture *c);
+/* len, less the zero bytes at the end of b: what a capture stores of a MAD. */
+size_t ibs_capture_trimmed(const uint8_t *b, size_t len);
 /* The exchange at *pos (start with 0) into *x, moving *pos on; false after the last. */
 bool ibs_capture_next(const struct ibs_capture *c, size_t *pos, struct ibs_cap_exchange *x);
 /* The header lines of c (magic, tool, local, engine) as a capture with no exchanges. */

@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (i = 0; i < ibs_capidx_count(ix); i++) {
 			const struct ibs_capidx_x *x = ibs_capidx_get(ix, (uint32_t)i);
 			const uint8_t *r = ibs_capidx_resp(ix, x);
-			for (size_t k = 0; k < x->resp_len; k++)
+			for (size_t k = 0; k < x->resp_n; k++)
 				sum += r[k];
 			if (x->next != UINT32_MAX)
 				sum += ibs_capidx_get(ix, x->next)->outcome;
