@@ -75,9 +75,17 @@ void ibs_capidx_free(struct ibs_capidx *ix);
 const struct ibs_capture *ibs_capidx_header(const struct ibs_capidx *ix);
 size_t ibs_capidx_count(const struct ibs_capidx *ix);
 size_t ibs_capidx_size(const struct ibs_capidx *ix);
-/* The first recorded attempt of the request with this key, or UINT32_MAX. */
-uint32_t ibs_capidx_first(const struct ibs_capidx *ix, uint64_t key);
-const struct ibs_capidx_x *ibs_capidx_get(const struct ibs_capidx *ix, uint32_t i);
+/*
+ * A mapped index can change under us after it passed its checks (another
+ * program writing into the file): what replay reads from it is copied out
+ * and checked again as it is read. These return IBS_E_INPUT, with *msg
+ * saying what, when what they read no longer makes sense.
+ */
+/* *first: the first recorded attempt of the request with this key, or UINT32_MAX. */
+enum ibs_err ibs_capidx_first(const struct ibs_capidx *ix, uint64_t key, uint32_t *first, char **msg);
+/* Attempt i (below ibs_capidx_count), copied into *x. */
+enum ibs_err ibs_capidx_get(const struct ibs_capidx *ix, uint32_t i, struct ibs_capidx_x *x, char **msg);
+/* The x->resp_n stored response bytes of an attempt that ibs_capidx_get returned. */
 const uint8_t *ibs_capidx_resp(const struct ibs_capidx *ix, const struct ibs_capidx_x *x);
 
 #endif

@@ -738,6 +738,7 @@ void ibs_capture_free(struct ibs_capture *c)
 struct rp_priv {
 	struct ibs_capidx *ix;
 	char *path;
+	char *ipath;          /* the index file mapped, or NULL (built from the text) */
 	bool strict;
 	uint64_t *used;       /* a bit per attempt: answered with already */
 	uint32_t cursor;      /* the attempt after the last one answered with */
@@ -773,6 +774,15 @@ static bool is_next(const struct rp_priv *p, const struct ibs_capidx_x *x, uint3
 	return !used(p, i) && (x->prev == UINT32_MAX || used(p, x->prev));
 }
 
+/* The index changed under us since it was checked: end the replay, never read past it. */
+static enum ibs_err rp_damaged(struct rp_priv *p, char *why)
+{
+	log_error("%s: the replay index changed while in use: %s", p->ipath ? p->ipath : p->path, why);
+	free(why);
+	p->failed = true;
+	return IBS_E_TRANSPORT;
+}
+
 static enum ibs_err rp_send(struct ibs_transport *t, const struct ibs_mad_req *req, const uint8_t *mad)
 {
 	struct rp_priv *p = t->priv;
@@ -780,22 +790,33 @@ static enum ibs_err rp_send(struct ibs_transport *t, const struct ibs_mad_req *r
 	uint32_t i = UINT32_MAX;
 	bool known = false;
 	struct ibs_packet *pkt;
-	const struct ibs_capidx_x *x;
+	struct ibs_capidx_x x;
+	char *why = NULL;
 
+	if (p->failed)
+		return IBS_E_TRANSPORT;
 	/*
 	 * A replay asks in the order it recorded: the attempt after the last
 	 * one answered is nearly always the one. Else the table finds the
 	 * request's first attempt, and its chain the first one not used yet.
+	 * Every attempt is checked as it is read (ibs_capidx_get): chains only
+	 * go forward, so this ends.
 	 */
 	if (p->cursor < ibs_capidx_count(p->ix)) {
-		x = ibs_capidx_get(p->ix, p->cursor);
-		if (x->key == key && is_next(p, x, p->cursor))
+		if (ibs_capidx_get(p->ix, p->cursor, &x, &why))
+			return rp_damaged(p, why);
+		if (x.key == key && is_next(p, &x, p->cursor))
 			i = p->cursor;
 	}
-	if (i == UINT32_MAX && (i = ibs_capidx_first(p->ix, key)) != UINT32_MAX) {
-		known = true;
-		while (i != UINT32_MAX && used(p, i))
-			i = ibs_capidx_get(p->ix, i)->next;
+	if (i == UINT32_MAX) {
+		if (ibs_capidx_first(p->ix, key, &i, &why))
+			return rp_damaged(p, why);
+		known = i != UINT32_MAX;
+		while (i != UINT32_MAX && used(p, i)) {
+			if (ibs_capidx_get(p->ix, i, &x, &why))
+				return rp_damaged(p, why);
+			i = x.next;
+		}
 	}
 	if (i == UINT32_MAX) {
 		char as[300];
@@ -810,6 +831,8 @@ static enum ibs_err rp_send(struct ibs_transport *t, const struct ibs_mad_req *r
 		}
 		log_debug("replay: no answer for %s mod=%u addr=%s: a dead target",
 			  ibs_attr_name(req->mgmt_class, req->attr_id), req->attr_mod, as);
+	} else if (ibs_capidx_get(p->ix, i, &x, &why)) {
+		return rp_damaged(p, why);
 	}
 	rp_push(p, &(struct ibs_packet){ .len = 0 });
 	pkt = &p->q[(p->qh + p->qn - 1) % p->qcap];
@@ -820,19 +843,19 @@ static enum ibs_err rp_send(struct ibs_transport *t, const struct ibs_mad_req *r
 		pkt->status = 110;
 		return IBS_OK;
 	}
-	x = ibs_capidx_get(p->ix, i);
 	p->used[i / 64] |= 1ull << (i % 64);
 	p->cursor = i + 1;
-	if (x->outcome == IBS_CAP_RESP || x->resp_len) {
-		memcpy(pkt->mad, ibs_capidx_resp(p->ix, x), x->resp_n);
-		memset(pkt->mad + x->resp_n, 0, IBS_MAD_SIZE - x->resp_n);
+	/* x is a checked copy: resp_n <= resp_len <= 256, and its bytes lie in the index. */
+	if (x.outcome == IBS_CAP_RESP || x.resp_len) {
+		memcpy(pkt->mad, ibs_capidx_resp(p->ix, &x), x.resp_n);
+		memset(pkt->mad + x.resp_n, 0, IBS_MAD_SIZE - x.resp_n);
 	} else {
 		memcpy(pkt->mad, mad, IBS_MAD_SIZE); /* given back as sent */
 	}
-	pkt->len = x->outcome == IBS_CAP_RESP ? x->resp_len : IBS_MAD_SIZE;
+	pkt->len = x.outcome == IBS_CAP_RESP ? x.resp_len : IBS_MAD_SIZE;
 	/* error and none both come back as a failed attempt, at once. */
-	if (x->outcome != IBS_CAP_RESP)
-		pkt->status = x->outcome == IBS_CAP_ERROR ? x->status : 110;
+	if (x.outcome != IBS_CAP_RESP)
+		pkt->status = x.outcome == IBS_CAP_ERROR ? x.status : 110;
 	if (pkt->len >= 16)
 		memcpy(pkt->mad + TID_OFFS, mad + TID_OFFS, 8);
 	return IBS_OK;
@@ -869,6 +892,7 @@ static void rp_close(struct ibs_transport *t)
 	free(p->used);
 	free(p->q);
 	free(p->path);
+	free(p->ipath);
 	free(p);
 	free(t);
 }
@@ -885,7 +909,7 @@ static const struct ibs_transport_ops replay_ops = {
  * The index beside the capture, when it is there and belongs to this very
  * capture; NULL (with a warning when one was there but not usable) otherwise.
  */
-static struct ibs_capidx *fresh_index(const char *path)
+static struct ibs_capidx *fresh_index(const char *path, char **ipath_out)
 {
 	struct ibs_capidx_src src;
 	struct ibs_capidx *ix = NULL;
@@ -906,14 +930,18 @@ static struct ibs_capidx *fresh_index(const char *path)
 	else
 		log_debug("%s: replaying from the index (%zu attempts)", ipath, ibs_capidx_count(ix));
 	free(msg);
-	free(ipath);
+	if (ix)
+		*ipath_out = ipath;
+	else
+		free(ipath);
 	return ix;
 }
 
 enum ibs_err ibs_replay_open(const char *path, bool strict, struct ibs_transport **out,
 			     struct ibs_capture_engine *eng)
 {
-	struct ibs_capidx *ix = strcmp(path, "-") ? fresh_index(path) : NULL;
+	char *ipath = NULL;
+	struct ibs_capidx *ix = strcmp(path, "-") ? fresh_index(path, &ipath) : NULL;
 	struct rp_priv *p;
 	struct ibs_transport *t;
 
@@ -940,6 +968,7 @@ enum ibs_err ibs_replay_open(const char *path, bool strict, struct ibs_transport
 	p = xcalloc(1, sizeof(*p));
 	p->ix = ix;
 	p->path = xstrdup(path);
+	p->ipath = ipath;
 	p->strict = strict;
 	p->used = xcalloc(ibs_capidx_count(ix) / 64 + 1, sizeof(*p->used));
 	t = xcalloc(1, sizeof(*t));
