@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <infiniband/ibnetdisc.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,10 @@ enum ibs_err ibs_fabric_load_cache(const char *path, struct ibs_fabric **out, ch
 		return IBS_E_INPUT;
 	}
 	fclose(probe);
+	if ((uintmax_t)st.st_size > IBS_CACHE_MAX_BYTES) {
+		*msg = xasprintf("'%s' is larger than the limit of %zu bytes", path, IBS_CACHE_MAX_BYTES);
+		return IBS_E_INPUT;
+	}
 	fab = ibnd_load_fabric(path, 0);
 	if (!fab) {
 		*msg = xasprintf("'%s' is not a readable ibnetdiscover cache file (libibnetdisc refused it)", path);
