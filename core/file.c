@@ -4,6 +4,7 @@
 #include "xalloc.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@ enum ibs_err ibs_read_file(const char *path, size_t max, char **buf, size_t *len
 	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
 	char *b = NULL;
 	size_t n = 0, cap = 0;
+	bool regular = false;
 
 	*buf = NULL;
 	*len = 0;
@@ -27,6 +29,7 @@ enum ibs_err ibs_read_file(const char *path, size_t max, char **buf, size_t *len
 		/* Refuse an oversized regular file before reading any of it. */
 		struct stat st;
 		if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {
+			regular = true;
 			if ((uintmax_t)st.st_size > max) {
 				*msg = xasprintf("'%s' is larger than the limit of %zu bytes", path, max);
 				goto fail_input;
@@ -38,7 +41,10 @@ enum ibs_err ibs_read_file(const char *path, size_t max, char **buf, size_t *len
 	}
 	/*
 	 * A pipe, a device or a file still growing: read at most one byte past
-	 * the limit, into a buffer never larger than the limit allows.
+	 * the limit, into a buffer never larger than the limit allows. A stream
+	 * is cut after the first piece that holds a NUL byte: what is read this
+	 * way is text whose parser refuses NUL bytes, so /dev/zero is refused at
+	 * once rather than after the limit.
 	 */
 	for (;;) {
 		size_t r, want;
@@ -54,11 +60,11 @@ enum ibs_err ibs_read_file(const char *path, size_t max, char **buf, size_t *len
 			want = max + 1 - n;
 		r = fread(b + n, 1, want, f);
 		n += r;
-		if (n > max) {
+		if (n > max && !(!regular && memchr(b + n - r, '\0', r))) {
 			*msg = xasprintf("'%s' is larger than the limit of %zu bytes", path, max);
 			goto fail_input;
 		}
-		if (r == 0)
+		if (r == 0 || (!regular && memchr(b + n - r, '\0', r)))
 			break;
 	}
 	if (ferror(f)) {
