@@ -136,6 +136,8 @@ struct ibs_port *ibs_node_ports_from(const struct ibs_node *n, unsigned from)
 {
 	size_t lo = 0, hi = n->n_ports;
 
+	if (!hi)
+		return n->ports;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (n->ports[mid].num < from)
@@ -143,7 +145,7 @@ struct ibs_port *ibs_node_ports_from(const struct ibs_node *n, unsigned from)
 		else
 			hi = mid;
 	}
-	return n->ports + lo;
+	return &n->ports[lo];
 }
 
 struct ibs_port *ibs_node_port_find(const struct ibs_node *n, unsigned p)

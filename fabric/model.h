@@ -154,7 +154,7 @@ static inline struct ibs_port *ibs_node_port(const struct ibs_node *n, unsigned 
 struct ibs_port *ibs_node_ports_from(const struct ibs_node *n, unsigned from);
 static inline struct ibs_port *ibs_node_ports_end(const struct ibs_node *n)
 {
-	return n->ports + n->n_ports;
+	return n->n_ports ? n->ports + n->n_ports : n->ports; /* ports is NULL when there are none */
 }
 /* First node with this GUID (then node->next_same_guid), or NULL. */
 struct ibs_node *ibs_fabric_find_guid(const struct ibs_fabric *f, uint64_t guid);

@@ -351,6 +351,54 @@ static void test_load_roundtrip_and_diff(void **state)
 	ibs_fabric_free(n);
 }
 
+/*
+ * A loaded node has records only for the ports its file lists or cables to:
+ * a switch declaring 254 ports with one cable has port 0 and that one; a CA
+ * with none has none. Every view, the checks and the diff work on them.
+ */
+static void test_load_sparse_ports(void **state)
+{
+	static const char net[] = "Switch\t254 \"S-0000000000000001\"\n"
+				  "[200]\t\"H-0000000000000002\"[1]\n"
+				  "Ca\t2 \"H-0000000000000002\"\n"
+				  "Ca\t2 \"H-0000000000000003\"\n";
+	static const char js[] = "{\"schema\":\"ibscan.topology/1\",\"nodes\":[{\"index\":0,\"guid\":\"0x1\","
+				 "\"type\":\"switch\",\"num_ports\":254},{\"index\":1,\"guid\":\"0x3\",\"type\":\"ca\","
+				 "\"num_ports\":2,\"ports\":[]}]}";
+	struct ibs_fabric *n, *j;
+	struct ibs_findings fs;
+	struct ibs_diff d;
+	struct ibs_link *l;
+	char *msg = NULL, *out;
+
+	(void)state;
+	assert_int_equal(ibs_fabric_parse_netfile("a.net", net, strlen(net), &n, &msg), IBS_OK);
+	assert_int_equal(n->n_nodes, 3);
+	assert_int_equal(n->nodes[0]->ni.num_ports, 254);
+	assert_int_equal(n->nodes[0]->n_ports, 2); /* port 0 and port 200 */
+	assert_non_null(ibs_node_port(n->nodes[0], 200));
+	assert_null(ibs_node_port(n->nodes[0], 199));
+	assert_int_equal(n->nodes[1]->n_ports, 1); /* the far end of the cable */
+	assert_int_equal(n->nodes[2]->n_ports, 0);
+	assert_null(ibs_node_port(n->nodes[2], 1));
+	assert_int_equal(ibs_fabric_links(n, &l), 1);
+	free(l);
+	assert_int_equal(ibs_fabric_parse_json("a.json", js, strlen(js), &j, &msg), IBS_OK);
+	assert_int_equal(j->nodes[0]->n_ports, 0);
+	ibs_diff_fabrics(n, j, &d);
+	assert_true(d.n >= 2);
+	ibs_diff_free(&d);
+	run(n, j, &fs);
+	ibs_findings_free(&fs);
+	out = to_json(n);
+	assert_non_null(strstr(out, "\"num_ports\": 254"));
+	free(out);
+	out = to_netfile(j);
+	free(out);
+	ibs_fabric_free(n);
+	ibs_fabric_free(j);
+}
+
 static void test_load_errors(void **state)
 {
 	const char *cases[][2] = {
@@ -400,6 +448,7 @@ int main(void)
 		cmocka_unit_test(test_verdict_unknown_when_aborted),
 		cmocka_unit_test(test_thresholds),
 		cmocka_unit_test(test_load_roundtrip_and_diff),
+		cmocka_unit_test(test_load_sparse_ports),
 		cmocka_unit_test(test_load_errors),
 	};
 	return cmocka_run_group_tests_name("health", tests, NULL, NULL);
