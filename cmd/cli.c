@@ -372,10 +372,9 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 			struct timespec ts = { (time_t)c->interval_s,
 					       (long)((c->interval_s - (double)(time_t)c->interval_s) * 1e9) };
 			size_t i;
-			unsigned p;
+			struct ibs_port *pt;
 			for (i = 0; i < f->n_nodes; i++)
-				for (p = 0; p <= f->nodes[i]->ni.num_ports; p++) {
-					struct ibs_port *pt = &f->nodes[i]->ports[p];
+				for (pt = f->nodes[i]->ports; pt < ibs_node_ports_end(f->nodes[i]); pt++) {
 					if (pt->ctr && pt->ctr->ok) {
 						pt->ctr->prev = pt->ctr->c;
 						pt->ctr->have_prev = true;

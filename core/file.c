@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@ enum ibs_err ibs_read_file(const char *path, size_t max, char **buf, size_t *len
 	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
 	char *b = NULL;
 	size_t n = 0, cap = 0;
+	bool regular = false;
 
 	*buf = NULL;
 	*len = 0;
@@ -32,6 +34,7 @@ enum ibs_err ibs_read_file(const char *path, size_t max, char **buf, size_t *len
 		/* Refuse an oversized regular file before reading any of it. */
 		struct stat st;
 		if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {
+			regular = true;
 			if ((uintmax_t)st.st_size > max) {
 				*msg = xasprintf("'%s' is larger than the limit of %zu bytes", path, max);
 				goto fail_input;
@@ -41,17 +44,32 @@ enum ibs_err ibs_read_file(const char *path, size_t max, char **buf, size_t *len
 			b = xmalloc(cap);
 		}
 	}
+	/*
+	 * A pipe, a device or a file still growing: read at most one byte past
+	 * the limit, into a buffer never larger than the limit allows. A stream
+	 * is cut after the first piece that holds a NUL byte: what is read this
+	 * way is text whose parser refuses NUL bytes, so /dev/zero is refused at
+	 * once rather than after the limit.
+	 */
 	for (;;) {
-		size_t r;
-		if (cap - n < 2)
-			b = xgrow(b, &cap, n + 65536 + 1, 1);
-		r = fread(b + n, 1, cap - n - 1, f);
+		size_t r, want;
+		if (cap - n < 2) {
+			size_t top = max < SIZE_MAX - 2 ? max + 2 : SIZE_MAX;
+			cap = cap >= 32768 ? cap * 2 : 65536;
+			if (cap > top)
+				cap = top;
+			b = xrealloc(b, cap);
+		}
+		want = cap - n - 1;
+		if (want > max + 1 - n)
+			want = max + 1 - n;
+		r = fread(b + n, 1, want, f);
 		n += r;
-		if (n > max) {
+		if (n > max && !(!regular && memchr(b + n - r, '\0', r))) {
 			*msg = xasprintf("'%s' is larger than the limit of %zu bytes", path, max);
 			goto fail_input;
 		}
-		if (r == 0)
+		if (r == 0 || (!regular && memchr(b + n - r, '\0', r)))
 			break;
 	}
 	if (ferror(f)) {
