@@ -77,7 +77,8 @@ static int write_index(const struct cli_common *c, const char *path)
 	}
 	out = c->output ? xstrdup(c->output) : xasprintf("%s%s", path, IBS_CAPIDX_SUFFIX);
 	if (ibs_capidx_write(ix, out, &msg)) {
-		log_error("%s", msg);
+		if (msg)
+			log_error("%s", msg);
 		free(msg);
 		rc = EXIT_RUNTIME;
 	} else {
@@ -120,6 +121,18 @@ int cmd_capture(int argc, char **argv)
 	if (!strcmp(sub, "export") && !c.output)
 		return cli_usage_error(cmd, "export needs -o OUT.pcap");
 	j.path = argv[optind];
+	{
+		/* The index goes beside the capture by default: that name may be the capture too (a symlink). */
+		const struct cli_file in[] = { { "the capture", j.path }, { NULL, NULL } };
+		struct cli_common oc = c;
+		char *idx = NULL;
+		if (!strcmp(sub, "index") && !c.output && strcmp(j.path, "-"))
+			oc.output = idx = xasprintf("%s%s", j.path, IBS_CAPIDX_SUFFIX);
+		rc = cli_check_outputs(&oc, in);
+		free(idx);
+		if (rc != CLI_PARSED)
+			return rc;
+	}
 	if (!strcmp(sub, "index"))
 		return write_index(&c, j.path);
 	if (ibs_capture_load(j.path, &cap, &msg)) {

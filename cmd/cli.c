@@ -560,10 +560,9 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 			struct timespec ts = { (time_t)c->interval_s,
 					       (long)((c->interval_s - (double)(time_t)c->interval_s) * 1e9) };
 			size_t i;
-			unsigned p;
+			struct ibs_port *pt;
 			for (i = 0; i < f->n_nodes; i++)
-				for (p = 0; p <= f->nodes[i]->ni.num_ports; p++) {
-					struct ibs_port *pt = &f->nodes[i]->ports[p];
+				for (pt = f->nodes[i]->ports; pt < ibs_node_ports_end(f->nodes[i]); pt++) {
 					if (pt->ctr && pt->ctr->ok) {
 						pt->ctr->prev = pt->ctr->c;
 						pt->ctr->have_prev = true;
@@ -617,16 +616,68 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 	return EXIT_OK;
 }
 
+void cli_end_on_epipe(int err)
+{
+	sigset_t set;
+
+	if (err != EPIPE)
+		return;
+	signal(SIGPIPE, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(SIGPIPE);
+	_exit(128 + SIGPIPE);
+}
+
 int cli_write_output(const struct cli_common *c, int (*fn)(FILE *out, void *ctx), void *ctx)
 {
 	struct ibs_out o;
+	enum ibs_err rc;
 
 	if (ibs_out_open(&o, c->output))
 		return EXIT_RUNTIME;
-	if (fn(o.fp, ctx) != 0) {
+	/* A renderer fails only when a write does: commit then names the file and the reason. */
+	if (fn(o.fp, ctx) != 0 && !o.err) {
 		ibs_out_abort(&o);
 		log_error("cannot write %s", c->output ? c->output : "standard output");
 		return EXIT_RUNTIME;
 	}
-	return ibs_out_commit(&o) ? EXIT_RUNTIME : EXIT_OK;
+	rc = ibs_out_commit(&o);
+	cli_end_on_epipe(o.err);
+	return rc ? EXIT_RUNTIME : EXIT_OK;
+}
+
+int cli_check_outputs(const struct cli_common *c, const struct cli_file *more)
+{
+	const struct cli_file out[] = { { "-o", c->output && strcmp(c->output, "-") ? c->output : NULL },
+					{ "--record", c->record } };
+	char *idx = c->replay ? xasprintf("%s%s", c->replay, IBS_CAPIDX_SUFFIX) : NULL;
+	const struct cli_file in[] = { { "--replay", c->replay },
+				       { "the index of --replay", idx },
+				       { "--load-cache", c->load_cache },
+				       { "--node-name-map", c->namemap } };
+	size_t i, j, n_more = 0;
+	int rc = CLI_PARSED;
+
+	while (more && more[n_more].what)
+		n_more++;
+	for (i = 0; i < 2 && rc == CLI_PARSED; i++) {
+		if (!out[i].path)
+			continue;
+		for (j = 0; j < 4 + n_more && rc == CLI_PARSED; j++) {
+			const struct cli_file *f = j < 4 ? &in[j] : &more[j - 4];
+			if (f->path && strcmp(f->path, "-") && ibs_same_file(out[i].path, f->path)) {
+				log_error("refusing to write '%s' (%s): it is the input '%s' (%s)", out[i].path, out[i].what,
+					  f->path, f->what);
+				rc = EXIT_USAGE;
+			}
+		}
+	}
+	if (rc == CLI_PARSED && out[0].path && out[1].path && ibs_same_file(out[0].path, out[1].path)) {
+		log_error("refusing to write '%s' (-o): it is also the output '%s' (--record)", out[0].path, out[1].path);
+		rc = EXIT_USAGE;
+	}
+	free(idx);
+	return rc;
 }

@@ -169,7 +169,27 @@ int cli_name_nodes(const struct cli_common *c, struct ibs_fabric *f);
 /* The first option given that reads the fabric (--replay, -C, ...), or NULL: for commands that may not walk. */
 const char *cli_source_option(const struct cli_common *c);
 
-/* Open the output (-o or stdout) and write through fn; EXIT_RUNTIME on write errors. */
+/*
+ * Open the output (-o or stdout, see struct ibs_out) and write through fn;
+ * EXIT_RUNTIME on write errors. A reader that went away (EPIPE) ends the
+ * process quietly by SIGPIPE, as other filters end.
+ */
 int cli_write_output(const struct cli_common *c, int (*fn)(FILE *out, void *ctx), void *ctx);
+/* When err is EPIPE: end by SIGPIPE, without a word (`ibscan ... | head -1`). */
+void cli_end_on_epipe(int err);
+
+/* An input file a command reads, and how the user named it ("--baseline"). */
+struct cli_file {
+	const char *what;
+	const char *path;
+};
+/*
+ * Refuse, before any work, an output (-o, --record) that is one of the
+ * inputs (--replay and its index, --load-cache, --node-name-map, and more,
+ * ended by { NULL }), or the other output: compared as files (device and
+ * inode, symlinks followed), not as names. CLI_PARSED, or EXIT_USAGE after
+ * saying which.
+ */
+int cli_check_outputs(const struct cli_common *c, const struct cli_file *more);
 
 #endif

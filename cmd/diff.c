@@ -75,6 +75,14 @@ int cmd_diff(int argc, char **argv)
 	if (strcmp(argv[optind], "live") && strcmp(argv[optind + 1], "live") && cli_source_option(&c))
 		return cli_usage_error(cmd, "%s is about reading the fabric, and neither side is 'live'",
 				       cli_source_option(&c));
+	{
+		const struct cli_file in[] = { { "A", strcmp(argv[optind], "live") ? argv[optind] : NULL },
+					       { "B", strcmp(argv[optind + 1], "live") ? argv[optind + 1] : NULL },
+					       { NULL, NULL } };
+		rc = cli_check_outputs(&c, in);
+		if (rc != CLI_PARSED)
+			return rc;
+	}
 	rc = get(&c, argv[optind], &a);
 	if (rc == EXIT_OK)
 		rc = get(&c, argv[optind + 1], &b);

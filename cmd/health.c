@@ -94,7 +94,7 @@ static int run(int argc, char **argv, bool counters_view)
 	struct ibs_health_opts ho;
 	struct hjob j;
 	enum ibs_err wrc;
-	const char *baseline = NULL;
+	const char *baseline = NULL, *thresholds = NULL;
 	bool counters = true;
 	int opt, rc, fmt = FMT_TEXT;
 	char *msg = NULL;
@@ -118,6 +118,7 @@ static int run(int argc, char **argv, bool counters_view)
 			baseline = optarg;
 			continue;
 		case OPT_THRESHOLDS:
+			thresholds = optarg;
 			if (ibs_thresholds_load(optarg, &thr, &msg)) {
 				log_error("%s", msg);
 				free(msg);
@@ -176,6 +177,11 @@ static int run(int argc, char **argv, bool counters_view)
 	if (c.interval_s && c.interval_s + 1 >= c.deadline_s) {
 		cli_usage_error(cmd, "--interval %.0f does not fit in --deadline %.3g", c.interval_s, c.deadline_s);
 		return usage_fail(counters_view);
+	}
+	{
+		const struct cli_file in[] = { { "--baseline", baseline }, { "--thresholds", thresholds }, { NULL, NULL } };
+		if (cli_check_outputs(&c, in) != CLI_PARSED)
+			return usage_fail(counters_view);
 	}
 	if (baseline && ibs_fabric_load(baseline, &base, &msg)) {
 		log_error("%s", msg);

@@ -3,6 +3,7 @@
 #include "cmds.h"
 #include "../core/log.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,10 +12,13 @@
 #define IBSCAN_VERSION "0.0.0"
 #endif
 
+#define OUTPUT_HELP                                                                                 \
+	"  -o, --output FILE      write there as sort -o does: a file is replaced atomically (its mode\n" \
+	"                         and owner kept); a device, FIFO or /dev/stdout is written as it is\n"
+
 #define VIEW_HELP                                                                                \
 	"      --format F         text (default) or json\n"                                           \
-	"      --json             same as --format json\n"                                            \
-	"  -o, --output FILE      write there (atomically: temporary file, then rename)\n"
+	"      --json             same as --format json\n" OUTPUT_HELP
 
 const struct cmd_desc ibs_commands[] = {
 	{ "topology", cmd_topology, "[options]",
@@ -23,7 +27,7 @@ const struct cmd_desc ibs_commands[] = {
 	  "      --format F         text (default), json, dot (Graphviz), netfile (ibnetdiscover format)\n"
 	  "                         or slurm (topology.conf for Slurm's topology/tree plugin)\n"
 	  "      --json             same as --format json\n"
-	  "  -o, --output FILE      write there (atomically: temporary file, then rename)\n" CLI_FABRIC_HELP
+	  OUTPUT_HELP CLI_FABRIC_HELP
 		  CLI_BASE_HELP },
 	{ "nodes", cmd_nodes, "[options]", "Walk the fabric and list its nodes, one per line.",
 	  "options:\n" VIEW_HELP CLI_FABRIC_HELP CLI_BASE_HELP },
@@ -36,7 +40,7 @@ const struct cmd_desc ibs_commands[] = {
 	  "options:\n"
 	  "      --format F         text (default: status line, then findings), json or prom\n"
 	  "      --json             same as --format json\n"
-	  "  -o, --output FILE      write there atomically (for node_exporter's textfile collector)\n"
+	  OUTPUT_HELP
 	  "      --baseline FILE    compare with a saved 'topology --json', an ibnetdiscover netfile or cache\n"
 	  "      --thresholds FILE  counter thresholds, one Name=N per line\n"
 	  "      --threshold N=V    one counter threshold (repeatable), e.g. SymbolErrorCounter=100\n"
@@ -47,7 +51,7 @@ const struct cmd_desc ibs_commands[] = {
 	  "options:\n"
 	  "      --format F         text (default), json or prom\n"
 	  "      --json             same as --format json\n"
-	  "  -o, --output FILE      write there (atomically)\n"
+	  OUTPUT_HELP
 	  "      --interval S       read twice, S seconds apart: deltas and rates\n"
 	  "      --reset-counters   clear the counters after reading them\n" CLI_FABRIC_HELP CLI_BASE_HELP },
 	{ "diff", cmd_diff, "A B [options]",
@@ -73,7 +77,7 @@ const struct cmd_desc ibs_commands[] = {
 	  "options:\n"
 	  "      --format F         text (default) or json (info only)\n"
 	  "      --json             same as --format json\n"
-	  "  -o, --output FILE      write there (atomically)\n" CLI_BASE_HELP },
+	  OUTPUT_HELP CLI_BASE_HELP },
 	{ "local", cmd_local, "[--sysfs DIR] [options]",
 	  "Show this host's RDMA devices, ports, GID tables (RoCE types) and IPoIB interfaces.",
 	  "options:\n"
@@ -94,7 +98,9 @@ const struct cmd_desc ibs_commands[] = {
 	  "      --bw               a bandwidth run instead of latency round trips\n"
 	  "      --iters N          operations (default 1000)\n"
 	  "      --size BYTES       bytes per operation, K and M suffixes (default 64; atomic: 8)\n"
-	  "      --timeout MS       deadline of every wait: completions, TCP messages (default 5000)\n" VIEW_HELP
+	  "      --timeout MS       deadline of every wait: completions, TCP messages (default 5000)\n"
+	  "      --deadline S       end the probe session within S seconds of its connection, whatever the\n"
+	  "                         peer sends (default 300)\n" VIEW_HELP
 		  CLI_BASE_HELP },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
@@ -139,6 +145,7 @@ static int finish(int rc)
 {
 	/* A full disk or a closed pipe on stdout must not look like success. */
 	if (fflush(stdout) != 0 || ferror(stdout)) {
+		cli_end_on_epipe(errno);
 		/* Said already when the command itself saw the write fail. */
 		if (rc != EXIT_RUNTIME && rc != 3)
 			fprintf(stderr, "ibscan: error: cannot write to standard output\n");
@@ -152,7 +159,11 @@ int main(int argc, char **argv)
 	const struct cmd_desc *c;
 	const char *name;
 
-	/* A closed pipe shows up as EPIPE on write, reported, not as a silent death. */
+	/*
+	 * A closed pipe shows up as EPIPE where the write is checked: on the
+	 * output, ibscan then ends by SIGPIPE as filters do (cli_end_on_epipe);
+	 * on the ping socket it is an error like any other.
+	 */
 	signal(SIGPIPE, SIG_IGN);
 	if (argc < 2) {
 		usage(stderr);

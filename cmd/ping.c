@@ -78,6 +78,7 @@ int cmd_ping(int argc, char **argv)
 		{ "iters", required_argument, NULL, OPT_ITERS },
 		{ "size", required_argument, NULL, OPT_SIZE },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "deadline", required_argument, NULL, OPT_DEADLINE },
 		{ "wait", required_argument, NULL, OPT_WAIT },
 		CLI_OUTPUT_OPTIONS,
 		CLI_BASE_OPTIONS,
@@ -184,6 +185,7 @@ int cmd_ping(int argc, char **argv)
 	o.ca = c.ca;
 	o.port = (unsigned)c.port;
 	o.timeout_ms = c.timeout_ms;
+	o.session_ms = (unsigned)(c.deadline_s * 1000.0);
 
 	/* The device first: without one there is nothing to probe, whatever the peer does. */
 	err = ibs_ping_open(&ibs_verbs_ibv, &o, &p);

@@ -167,6 +167,8 @@ static int run(int argc, char **argv, enum kind kind)
 		j.dst = argv[optind + 1];
 	}
 	rc = cli_text_or_json(cmd, &c, &j.json);
+	if (rc == CLI_PARSED)
+		rc = cli_check_outputs(&c, NULL);
 	if (rc != CLI_PARSED)
 		return rc;
 	c.needs = kind == K_PATH ? IBS_LACK_SA : IBS_LACK_LFT;

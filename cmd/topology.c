@@ -84,6 +84,9 @@ static int run_view(int argc, char **argv, enum view view)
 	/* The SM view is SMInfo: without it there is nothing to show. */
 	if (view == VIEW_SM)
 		c.needs = IBS_LACK_SMINFO;
+	rc = cli_check_outputs(&c, NULL);
+	if (rc != CLI_PARSED)
+		return rc;
 	rc = cli_walk(&c, &f, &wrc);
 	if (rc)
 		return rc;

@@ -50,7 +50,7 @@ struct ibs_capidx {
 	size_t len;
 	bool own, mapped;
 	struct ibs_capture *head;
-	const struct hdr *h;
+	struct hdr h;             /* a copy, taken before it was checked */
 	const struct ibs_capidx_x *x;
 	const struct slot *tab;
 	const uint8_t *resp;
@@ -154,6 +154,12 @@ static size_t pad8(size_t n)
 	return (n + 7) & ~(size_t)7;
 }
 
+/* The response bytes an index stores: up to the last non-zero one. */
+static size_t stored(const struct ibs_cap_exchange *e)
+{
+	return ibs_capture_trimmed(e->resp, e->resp_len);
+}
+
 enum ibs_err ibs_capidx_build(const struct ibs_capture *c, const struct ibs_capidx_src *src, struct ibs_capidx **out,
 			      char **msg)
 {
@@ -166,8 +172,11 @@ enum ibs_err ibs_capidx_build(const struct ibs_capture *c, const struct ibs_capi
 	uint8_t *buf;
 	enum ibs_err rc;
 
-	for (i = 0; i < c->n; i++)
-		resp_len += pad8(c->x[i].resp_len);
+	struct ibs_cap_exchange one, *e = &one;
+	size_t pos = 0;
+
+	while (ibs_capture_next(c, &pos, e))
+		resp_len += pad8(stored(e));
 	for (slots = 64; slots < c->n * 2; slots *= 2)
 		;
 	memset(&h, 0, sizeof(h));
@@ -200,8 +209,8 @@ enum ibs_err ibs_capidx_build(const struct ibs_capture *c, const struct ibs_capi
 		tab[i].first = UINT32_MAX;
 	last = xmalloc(slots * sizeof(*last));
 	resp_len = 0;
-	for (i = 0; i < c->n; i++) {
-		const struct ibs_cap_exchange *e = &c->x[i];
+	pos = 0;
+	for (i = 0; ibs_capture_next(c, &pos, e); i++) {
 		uint64_t key = ibs_capidx_key(&e->addr, e->req);
 		size_t s = (size_t)(key >> 20) & (slots - 1);
 
@@ -210,11 +219,12 @@ enum ibs_err ibs_capidx_build(const struct ibs_capture *c, const struct ibs_capi
 		xs[i].key = key;
 		xs[i].resp_off = resp_len;
 		xs[i].resp_len = (uint16_t)e->resp_len;
+		xs[i].resp_n = (uint16_t)stored(e);
 		xs[i].next = xs[i].prev = UINT32_MAX;
 		xs[i].outcome = (uint8_t)e->outcome;
 		xs[i].status = (uint16_t)e->status;
-		memcpy(buf + h.resp_off + resp_len, e->resp, e->resp_len);
-		resp_len += pad8(e->resp_len);
+		memcpy(buf + h.resp_off + resp_len, e->resp, xs[i].resp_n);
+		resp_len += pad8(xs[i].resp_n);
 		if (tab[s].first == UINT32_MAX) {
 			tab[s].key = key;
 			tab[s].first = (uint32_t)i;
@@ -254,19 +264,12 @@ enum ibs_err ibs_capidx_write(const struct ibs_capidx *ix, const char *path, cha
 	struct ibs_out o;
 	enum ibs_err rc;
 
+	/* ibs_out says what failed, with the reason; a failed write shows at commit. */
 	*msg = NULL;
-	if ((rc = ibs_out_open(&o, path)) != IBS_OK) {
-		*msg = xasprintf("cannot create '%s': %s", path, strerror(errno));
+	if ((rc = ibs_out_open(&o, path)) != IBS_OK)
 		return rc;
-	}
-	if (fwrite(ix->buf, 1, ix->len, o.fp) != ix->len) {
-		*msg = xasprintf("cannot write '%s': %s", path, strerror(errno));
-		ibs_out_abort(&o);
-		return IBS_E_IO;
-	}
-	if ((rc = ibs_out_commit(&o)) != IBS_OK)
-		*msg = xasprintf("cannot write '%s'", path);
-	return rc;
+	fwrite(ix->buf, 1, ix->len, o.fp);
+	return ibs_out_commit(&o);
 }
 
 static enum ibs_err bad(char **msg, const char *why, ...) __attribute__((format(printf, 2, 3)));
@@ -290,13 +293,24 @@ static bool section_ok(uint64_t off, uint64_t n, uint64_t elem, size_t len)
 	return elem ? true : n <= len - off;
 }
 
+/* An attempt as the header allows it: offsets, lengths and chain links (forward only). */
+static bool attempt_ok(const struct hdr *h, uint64_t i, const struct ibs_capidx_x *x)
+{
+	return x->outcome <= IBS_CAP_NONE && x->resp_len <= IBS_MAD_SIZE && x->resp_n <= x->resp_len &&
+	       x->resp_off <= h->resp_len && x->resp_n <= h->resp_len - x->resp_off &&
+	       (x->prev == UINT32_MAX || x->prev < i) && (x->next == UINT32_MAX || (x->next > i && x->next < h->n_x));
+}
+
 static enum ibs_err check(struct ibs_capidx *ix, const struct ibs_capidx_src *src, char **msg)
 {
-	const struct hdr *h = ix->h;
+	const struct hdr *h = &ix->h;
 	char *hmsg = NULL;
 	size_t i;
 
-	if (ix->len < sizeof(*h) || memcmp(h->magic, MAGIC, sizeof(MAGIC)))
+	if (ix->len < sizeof(*h))
+		return bad(msg, "not an ibscan replay index");
+	memcpy(&ix->h, ix->buf, sizeof(ix->h));
+	if (memcmp(h->magic, MAGIC, sizeof(MAGIC)))
 		return bad(msg, "not an ibscan replay index");
 	if (h->endian != ENDIAN_MARK)
 		return bad(msg, "written on a machine of the other byte order");
@@ -325,13 +339,9 @@ static enum ibs_err check(struct ibs_capidx *ix, const struct ibs_capidx_src *sr
 	ix->x = (const struct ibs_capidx_x *)(ix->buf + h->x_off);
 	ix->tab = (const struct slot *)(ix->buf + h->tab_off);
 	ix->resp = ix->buf + h->resp_off;
-	for (i = 0; i < h->n_x; i++) {
-		const struct ibs_capidx_x *x = &ix->x[i];
-		if (x->outcome > IBS_CAP_NONE || x->resp_len > IBS_MAD_SIZE || x->resp_off > h->resp_len ||
-		    (x->prev != UINT32_MAX && x->prev >= i) ||
-		    x->resp_len > h->resp_len - x->resp_off || (x->next != UINT32_MAX && (x->next <= i || x->next >= h->n_x)))
+	for (i = 0; i < h->n_x; i++)
+		if (!attempt_ok(h, i, &ix->x[i]))
 			return bad(msg, "attempt %zu is inconsistent", i);
-	}
 	for (i = 0; i < h->slots; i++) {
 		const struct slot *s = &ix->tab[i];
 		if (s->first != UINT32_MAX && s->first >= h->n_x)
@@ -359,7 +369,6 @@ enum ibs_err ibs_capidx_from_mem(const void *buf, size_t len, bool own, const st
 	ix->buf = buf;
 	ix->len = len;
 	ix->own = own;
-	ix->h = buf;
 	/* The header is read in place: the buffer must be 8-byte aligned. */
 	if ((uintptr_t)buf % 8)
 		rc = bad(msg, "misaligned buffer");
@@ -437,7 +446,7 @@ const struct ibs_capture *ibs_capidx_header(const struct ibs_capidx *ix)
 
 size_t ibs_capidx_count(const struct ibs_capidx *ix)
 {
-	return (size_t)ix->h->n_x;
+	return (size_t)ix->h.n_x;
 }
 
 size_t ibs_capidx_size(const struct ibs_capidx *ix)
@@ -445,22 +454,47 @@ size_t ibs_capidx_size(const struct ibs_capidx *ix)
 	return ix->len;
 }
 
-uint32_t ibs_capidx_first(const struct ibs_capidx *ix, uint64_t key)
-{
-	size_t mask = (size_t)ix->h->slots - 1, s = (size_t)(key >> 20) & mask, probes;
+/*
+ * What is read from the mapping is copied first and only the copy is
+ * checked and used: the barrier keeps the compiler from reading the
+ * mapping again in place of the copy.
+ */
+#define COPY_OUT(dst, src)                               \
+	do {                                             \
+		memcpy(&(dst), &(src), sizeof(dst));     \
+		__asm__ __volatile__("" ::: "memory");   \
+	} while (0)
 
-	/* At most half the slots are used, so a free one ends every search. */
-	for (probes = 0; probes <= mask && ix->tab[s].first != UINT32_MAX; probes++) {
-		if (ix->tab[s].key == key)
-			return ix->tab[s].first;
+enum ibs_err ibs_capidx_first(const struct ibs_capidx *ix, uint64_t key, uint32_t *first, char **msg)
+{
+	size_t mask = (size_t)ix->h.slots - 1, s = (size_t)(key >> 20) & mask, probes;
+	struct slot sl;
+
+	*first = UINT32_MAX;
+	/* At most half the slots were used when it was checked; a changed table still ends in slots probes. */
+	for (probes = 0; probes <= mask; probes++) {
+		COPY_OUT(sl, ix->tab[s]);
+		if (sl.first == UINT32_MAX)
+			return IBS_OK;
+		if (sl.key == key) {
+			if (sl.first >= ix->h.n_x)
+				return bad(msg, "table slot %zu is inconsistent", s);
+			*first = sl.first;
+			return IBS_OK;
+		}
 		s = (s + 1) & mask;
 	}
-	return UINT32_MAX;
+	return IBS_OK;
 }
 
-const struct ibs_capidx_x *ibs_capidx_get(const struct ibs_capidx *ix, uint32_t i)
+enum ibs_err ibs_capidx_get(const struct ibs_capidx *ix, uint32_t i, struct ibs_capidx_x *x, char **msg)
 {
-	return &ix->x[i];
+	if (i >= ix->h.n_x)
+		return bad(msg, "attempt %u is beyond the %llu it holds", i, (unsigned long long)ix->h.n_x);
+	COPY_OUT(*x, ix->x[i]);
+	if (!attempt_ok(&ix->h, i, x))
+		return bad(msg, "attempt %u is inconsistent", i);
+	return IBS_OK;
 }
 
 const uint8_t *ibs_capidx_resp(const struct ibs_capidx *ix, const struct ibs_capidx_x *x)

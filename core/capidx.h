@@ -16,7 +16,7 @@
 
 #include "capture.h"
 
-#define IBS_CAPIDX_VERSION 1
+#define IBS_CAPIDX_VERSION 2
 #define IBS_CAPIDX_SUFFIX ".idx"
 #define IBS_CAPIDX_MAX_BYTES ((size_t)4 << 30)
 
@@ -35,7 +35,8 @@ struct ibs_capidx_x {
 	uint16_t status;    /* umad status for IBS_CAP_ERROR */
 	uint16_t resp_len;  /* 0..256 */
 	uint8_t outcome;    /* enum ibs_cap_outcome */
-	uint8_t pad[3];
+	uint8_t pad;
+	uint16_t resp_n;    /* bytes stored at resp_off; the rest of resp_len is zeros */
 };
 
 struct ibs_capidx;
@@ -53,7 +54,7 @@ bool ibs_capidx_src_of(const char *cap_path, struct ibs_capidx_src *src);
  */
 enum ibs_err ibs_capidx_build(const struct ibs_capture *c, const struct ibs_capidx_src *src, struct ibs_capidx **out,
 			      char **msg);
-/* Write the image atomically to path. */
+/* Write the image to path (struct ibs_out: atomically); errors are logged there, *msg stays NULL. */
 enum ibs_err ibs_capidx_write(const struct ibs_capidx *ix, const char *path, char **msg);
 /*
  * Check an image of len bytes at buf, which must stay valid until the index
@@ -74,9 +75,17 @@ void ibs_capidx_free(struct ibs_capidx *ix);
 const struct ibs_capture *ibs_capidx_header(const struct ibs_capidx *ix);
 size_t ibs_capidx_count(const struct ibs_capidx *ix);
 size_t ibs_capidx_size(const struct ibs_capidx *ix);
-/* The first recorded attempt of the request with this key, or UINT32_MAX. */
-uint32_t ibs_capidx_first(const struct ibs_capidx *ix, uint64_t key);
-const struct ibs_capidx_x *ibs_capidx_get(const struct ibs_capidx *ix, uint32_t i);
+/*
+ * A mapped index can change under us after it passed its checks (another
+ * program writing into the file): what replay reads from it is copied out
+ * and checked again as it is read. These return IBS_E_INPUT, with *msg
+ * saying what, when what they read no longer makes sense.
+ */
+/* *first: the first recorded attempt of the request with this key, or UINT32_MAX. */
+enum ibs_err ibs_capidx_first(const struct ibs_capidx *ix, uint64_t key, uint32_t *first, char **msg);
+/* Attempt i (below ibs_capidx_count), copied into *x. */
+enum ibs_err ibs_capidx_get(const struct ibs_capidx *ix, uint32_t i, struct ibs_capidx_x *x, char **msg);
+/* The x->resp_n stored response bytes of an attempt that ibs_capidx_get returned. */
 const uint8_t *ibs_capidx_resp(const struct ibs_capidx *ix, const struct ibs_capidx_x *x);
 
 #endif

@@ -54,8 +54,17 @@ static bool addr_parse(const char *s, struct ibs_addr *a)
 	return false;
 }
 
-static size_t trimmed(const uint8_t *b, size_t len)
+size_t ibs_capture_trimmed(const uint8_t *b, size_t len)
 {
+	uint64_t w;
+
+	/* A word at a time: most of a short MAD is its zero tail. */
+	while (len >= 8) {
+		memcpy(&w, b + len - 8, 8);
+		if (w)
+			break;
+		len -= 8;
+	}
 	while (len && !b[len - 1])
 		len--;
 	return len;
@@ -192,7 +201,7 @@ static void rec_write(struct rec_priv *r, struct rec_pending *p, enum ibs_cap_ou
 	fputs("\n> ", r->f);
 	memcpy(b, p->mad, sizeof(b));
 	memset(b + TID_OFFS, 0, 8);
-	put_hex(r->f, b, trimmed(b, sizeof(b)));
+	put_hex(r->f, b, ibs_capture_trimmed(b, sizeof(b)));
 	fputs("\n< ", r->f);
 	if (oc == IBS_CAP_NONE) {
 		fputs("none", r->f);
@@ -205,7 +214,7 @@ static void rec_write(struct rec_priv *r, struct rec_pending *p, enum ibs_cap_ou
 			fprintf(r->f, "resp len=%zu ", pkt->len);
 		else
 			fputs("resp ", r->f);
-		put_hex(r->f, b, trimmed(b, pkt->len));
+		put_hex(r->f, b, ibs_capture_trimmed(b, pkt->len));
 	}
 	fputc('\n', r->f);
 	/* A crash loses at most the exchange in flight. */
@@ -358,6 +367,76 @@ enum ibs_err ibs_recorder_wrap(struct ibs_transport *inner, const char *path, bo
 	return IBS_OK;
 }
 
+/* ---- packed exchanges ---- */
+
+/* What each packed exchange starts with; its path, request and response bytes follow. */
+struct packed {
+	uint64_t time_ns;
+	uint32_t line;
+	int32_t status;
+	uint16_t lid, resp_len; /* resp_len as the exchange has it; resp_n bytes of it are stored */
+	uint16_t req_n, resp_n;
+	uint8_t outcome, hops;
+};
+
+static void pack(struct ibs_capture *c, const struct ibs_cap_exchange *x)
+{
+	struct packed h = {
+		.time_ns = x->time_ns,
+		.line = x->line,
+		.status = x->status,
+		.lid = x->addr.lid,
+		.resp_len = (uint16_t)x->resp_len,
+		.req_n = (uint16_t)ibs_capture_trimmed(x->req, x->req_len),
+		.resp_n = (uint16_t)ibs_capture_trimmed(x->resp, x->resp_len),
+		.outcome = (uint8_t)x->outcome,
+		.hops = x->addr.lid ? 0 : x->addr.hops,
+	};
+	size_t need = sizeof(h) + h.hops + h.req_n + h.resp_n;
+	uint8_t *p;
+
+	c->packed = xgrow(c->packed, &c->packed_cap, c->packed_len + need, 1);
+	p = c->packed + c->packed_len;
+	memcpy(p, &h, sizeof(h));
+	p += sizeof(h);
+	memcpy(p, x->addr.path + 1, h.hops);
+	p += h.hops;
+	memcpy(p, x->req, h.req_n);
+	p += h.req_n;
+	memcpy(p, x->resp, h.resp_n);
+	c->packed_len += need;
+	c->n++;
+}
+
+bool ibs_capture_next(const struct ibs_capture *c, size_t *pos, struct ibs_cap_exchange *x)
+{
+	struct packed h;
+	const uint8_t *p;
+
+	if (*pos + sizeof(h) > c->packed_len)
+		return false;
+	p = c->packed + *pos;
+	memcpy(&h, p, sizeof(h));
+	p += sizeof(h);
+	memset(x, 0, sizeof(*x));
+	x->line = h.line;
+	x->time_ns = h.time_ns;
+	x->status = h.status;
+	x->outcome = (enum ibs_cap_outcome)h.outcome;
+	if (h.lid)
+		ibs_addr_lid(&x->addr, h.lid, 0);
+	else
+		ibs_addr_dr(&x->addr, p, h.hops);
+	p += h.hops;
+	memcpy(x->req, p, h.req_n);
+	x->req_len = IBS_MAD_SIZE;
+	p += h.req_n;
+	memcpy(x->resp, p, h.resp_n);
+	x->resp_len = h.resp_len;
+	*pos += sizeof(h) + h.hops + h.req_n + h.resp_n;
+	return true;
+}
+
 /* ---- parser ---- */
 
 static enum ibs_err perr(char **msg, const char *name, unsigned line, const char *why)
@@ -438,7 +517,7 @@ enum ibs_err ibs_capture_parse(const char *name, const char *buf, size_t len, st
 	unsigned ln = 0;
 	int state = 0; /* 0 header, 1 want x, 2 want >, 3 want < */
 	bool have_local = false;
-	struct ibs_cap_exchange *x = NULL;
+	struct ibs_cap_exchange cur, *x = &cur; /* packed when its outcome line is read */
 	enum ibs_err rc = IBS_OK;
 	char line[IBS_CAPTURE_MAX_LINE + 1];
 
@@ -520,8 +599,6 @@ enum ibs_err ibs_capture_parse(const char *name, const char *buf, size_t len, st
 				rc = perr(msg, name, ln, "the previous exchange is incomplete");
 				goto fail;
 			}
-			c->x = xgrow(c->x, &c->cap, c->n + 1, sizeof(*c->x));
-			x = &c->x[c->n++];
 			memset(x, 0, sizeof(*x));
 			x->line = ln;
 			if (!kv(line, "addr", as, sizeof(as)) || !addr_parse(as, &x->addr)) {
@@ -606,6 +683,7 @@ enum ibs_err ibs_capture_parse(const char *name, const char *buf, size_t len, st
 				rc = perr(msg, name, ln, "outcome must be 'resp HEX', 'error N [HEX]' or 'none'");
 				goto fail;
 			}
+			pack(c, x);
 			state = 1;
 			continue;
 		}
@@ -651,7 +729,7 @@ void ibs_capture_free(struct ibs_capture *c)
 	if (!c)
 		return;
 	free(c->tool);
-	free(c->x);
+	free(c->packed);
 	free(c);
 }
 
@@ -660,6 +738,7 @@ void ibs_capture_free(struct ibs_capture *c)
 struct rp_priv {
 	struct ibs_capidx *ix;
 	char *path;
+	char *ipath;          /* the index file mapped, or NULL (built from the text) */
 	bool strict;
 	uint64_t *used;       /* a bit per attempt: answered with already */
 	uint32_t cursor;      /* the attempt after the last one answered with */
@@ -696,6 +775,15 @@ static bool is_next(const struct rp_priv *p, const struct ibs_capidx_x *x, uint3
 	return !used(p, i) && (x->prev == UINT32_MAX || used(p, x->prev));
 }
 
+/* The index changed under us since it was checked: end the replay, never read past it. */
+static enum ibs_err rp_damaged(struct rp_priv *p, char *why)
+{
+	log_error("%s: the replay index changed while in use: %s", p->ipath ? p->ipath : p->path, why);
+	free(why);
+	p->failed = true;
+	return IBS_E_TRANSPORT;
+}
+
 static enum ibs_err rp_send(struct ibs_transport *t, const struct ibs_mad_req *req, const uint8_t *mad)
 {
 	struct rp_priv *p = t->priv;
@@ -703,22 +791,33 @@ static enum ibs_err rp_send(struct ibs_transport *t, const struct ibs_mad_req *r
 	uint32_t i = UINT32_MAX;
 	bool known = false;
 	struct ibs_packet *pkt;
-	const struct ibs_capidx_x *x;
+	struct ibs_capidx_x x;
+	char *why = NULL;
 
+	if (p->failed)
+		return IBS_E_TRANSPORT;
 	/*
 	 * A replay asks in the order it recorded: the attempt after the last
 	 * one answered is nearly always the one. Else the table finds the
 	 * request's first attempt, and its chain the first one not used yet.
+	 * Every attempt is checked as it is read (ibs_capidx_get): chains only
+	 * go forward, so this ends.
 	 */
 	if (p->cursor < ibs_capidx_count(p->ix)) {
-		x = ibs_capidx_get(p->ix, p->cursor);
-		if (x->key == key && is_next(p, x, p->cursor))
+		if (ibs_capidx_get(p->ix, p->cursor, &x, &why))
+			return rp_damaged(p, why);
+		if (x.key == key && is_next(p, &x, p->cursor))
 			i = p->cursor;
 	}
-	if (i == UINT32_MAX && (i = ibs_capidx_first(p->ix, key)) != UINT32_MAX) {
-		known = true;
-		while (i != UINT32_MAX && used(p, i))
-			i = ibs_capidx_get(p->ix, i)->next;
+	if (i == UINT32_MAX) {
+		if (ibs_capidx_first(p->ix, key, &i, &why))
+			return rp_damaged(p, why);
+		known = i != UINT32_MAX;
+		while (i != UINT32_MAX && used(p, i)) {
+			if (ibs_capidx_get(p->ix, i, &x, &why))
+				return rp_damaged(p, why);
+			i = x.next;
+		}
 	}
 	if (i == UINT32_MAX) {
 		char as[300];
@@ -734,6 +833,8 @@ static enum ibs_err rp_send(struct ibs_transport *t, const struct ibs_mad_req *r
 		}
 		log_debug("replay: no answer for %s mod=%u addr=%s: a dead target",
 			  ibs_attr_name(req->mgmt_class, req->attr_id), req->attr_mod, as);
+	} else if (ibs_capidx_get(p->ix, i, &x, &why)) {
+		return rp_damaged(p, why);
 	}
 	rp_push(p, &(struct ibs_packet){ .len = 0 });
 	pkt = &p->q[(p->qh + p->qn - 1) % p->qcap];
@@ -744,19 +845,19 @@ static enum ibs_err rp_send(struct ibs_transport *t, const struct ibs_mad_req *r
 		pkt->status = 110;
 		return IBS_OK;
 	}
-	x = ibs_capidx_get(p->ix, i);
 	p->used[i / 64] |= 1ull << (i % 64);
 	p->cursor = i + 1;
-	if (x->outcome == IBS_CAP_RESP || x->resp_len) {
-		memcpy(pkt->mad, ibs_capidx_resp(p->ix, x), x->resp_len);
-		memset(pkt->mad + x->resp_len, 0, IBS_MAD_SIZE - x->resp_len);
+	/* x is a checked copy: resp_n <= resp_len <= 256, and its bytes lie in the index. */
+	if (x.outcome == IBS_CAP_RESP || x.resp_len) {
+		memcpy(pkt->mad, ibs_capidx_resp(p->ix, &x), x.resp_n);
+		memset(pkt->mad + x.resp_n, 0, IBS_MAD_SIZE - x.resp_n);
 	} else {
 		memcpy(pkt->mad, mad, IBS_MAD_SIZE); /* given back as sent */
 	}
-	pkt->len = x->outcome == IBS_CAP_RESP ? x->resp_len : IBS_MAD_SIZE;
+	pkt->len = x.outcome == IBS_CAP_RESP ? x.resp_len : IBS_MAD_SIZE;
 	/* error and none both come back as a failed attempt, at once. */
-	if (x->outcome != IBS_CAP_RESP)
-		pkt->status = x->outcome == IBS_CAP_ERROR ? x->status : 110;
+	if (x.outcome != IBS_CAP_RESP)
+		pkt->status = x.outcome == IBS_CAP_ERROR ? x.status : 110;
 	if (pkt->len >= 16)
 		memcpy(pkt->mad + TID_OFFS, mad + TID_OFFS, 8);
 	return IBS_OK;
@@ -793,6 +894,7 @@ static void rp_close(struct ibs_transport *t)
 	free(p->used);
 	free(p->q);
 	free(p->path);
+	free(p->ipath);
 	free(p);
 	free(t);
 }
@@ -824,9 +926,15 @@ bool ibs_replay_holds(struct ibs_transport *t, uint8_t mgmt_class, uint16_t attr
 		return true;
 	n = ibs_capidx_count(p->ix);
 	for (i = 0; i < n; i++) {
-		const struct ibs_capidx_x *x = ibs_capidx_get(p->ix, (uint32_t)i);
+		struct ibs_capidx_x x;
 		struct ibs_mad_hdr h;
-		if (ibs_mad_decode_hdr(ibs_capidx_resp(p->ix, x), x->resp_len, &h) != IBS_OK || h.attr_id != attr_id)
+		char *why = NULL;
+		if (ibs_capidx_get(p->ix, (uint32_t)i, &x, &why)) {
+			/* A damaged index is not a capture that lacks answers: replay says what is wrong. */
+			free(why);
+			return true;
+		}
+		if (ibs_mad_decode_hdr(ibs_capidx_resp(p->ix, &x), x.resp_n, &h) != IBS_OK || h.attr_id != attr_id)
 			continue;
 		if (h.mgmt_class == mgmt_class || (smi(h.mgmt_class) && smi(mgmt_class)))
 			return true;
@@ -838,7 +946,7 @@ bool ibs_replay_holds(struct ibs_transport *t, uint8_t mgmt_class, uint16_t attr
  * The index beside the capture, when it is there and belongs to this very
  * capture; NULL (with a warning when one was there but not usable) otherwise.
  */
-static struct ibs_capidx *fresh_index(const char *path)
+static struct ibs_capidx *fresh_index(const char *path, char **ipath_out)
 {
 	struct ibs_capidx_src src;
 	struct ibs_capidx *ix = NULL;
@@ -859,14 +967,18 @@ static struct ibs_capidx *fresh_index(const char *path)
 	else
 		log_debug("%s: replaying from the index (%zu attempts)", ipath, ibs_capidx_count(ix));
 	free(msg);
-	free(ipath);
+	if (ix)
+		*ipath_out = ipath;
+	else
+		free(ipath);
 	return ix;
 }
 
 enum ibs_err ibs_replay_open(const char *path, bool strict, struct ibs_transport **out,
 			     struct ibs_capture_engine *eng)
 {
-	struct ibs_capidx *ix = strcmp(path, "-") ? fresh_index(path) : NULL;
+	char *ipath = NULL;
+	struct ibs_capidx *ix = strcmp(path, "-") ? fresh_index(path, &ipath) : NULL;
 	struct rp_priv *p;
 	struct ibs_transport *t;
 
@@ -893,6 +1005,7 @@ enum ibs_err ibs_replay_open(const char *path, bool strict, struct ibs_transport
 	p = xcalloc(1, sizeof(*p));
 	p->ix = ix;
 	p->path = xstrdup(path);
+	p->ipath = ipath;
 	p->strict = strict;
 	p->used = xcalloc(ibs_capidx_count(ix) / 64 + 1, sizeof(*p->used));
 	t = xcalloc(1, sizeof(*t));
@@ -911,17 +1024,6 @@ uint16_t ibs_capture_resp_status(const struct ibs_cap_exchange *x)
 	if (x->outcome != IBS_CAP_RESP || ibs_mad_decode_hdr(x->resp, x->resp_len, &h) != IBS_OK)
 		return 0;
 	return ibs_mad_status(&h);
-}
-
-static int kind_cmp(const void *a, const void *b)
-{
-	const struct ibs_capture_kind *x = a, *y = b;
-
-	if (x->mgmt_class != y->mgmt_class)
-		return x->mgmt_class < y->mgmt_class ? -1 : 1;
-	if (x->attr_id != y->attr_id)
-		return x->attr_id < y->attr_id ? -1 : 1;
-	return x->method < y->method ? -1 : x->method > y->method;
 }
 
 static int u64_cmp(const void *a, const void *b)
@@ -943,52 +1045,28 @@ static size_t uniq_u64(uint64_t *v, size_t n)
 	return k + 1;
 }
 
+/* What ibs_capture_stats counts an exchange as, in the low two bits of its kind key. */
+enum { ST_RESP, ST_BAD_STATUS, ST_ERROR, ST_NONE };
+
 void ibs_capture_stats(const struct ibs_capture *c, struct ibs_capture_stats *st)
 {
 	size_t i, j, cap_k = 0, cap_g = 0;
 	uint64_t *addrs = xcalloc(c->n ? c->n : 1, sizeof(*addrs));
+	/* class, attribute, method and outcome of each exchange: sorted, they count by kind. */
+	uint64_t *kinds = xcalloc(c->n ? c->n : 1, sizeof(*kinds));
+
+	struct ibs_cap_exchange ex, *x = &ex;
+	size_t pos = 0;
 
 	memset(st, 0, sizeof(*st));
-	for (i = 0; i < c->n; i++) {
-		const struct ibs_cap_exchange *x = &c->x[i];
+	for (i = 0; ibs_capture_next(c, &pos, x); i++) {
 		struct ibs_mad_hdr h;
-		struct ibs_capture_kind *k = NULL;
 		uint16_t status = ibs_capture_resp_status(x);
+		unsigned what = x->outcome == IBS_CAP_RESP ? (status ? ST_BAD_STATUS : ST_RESP)
+							   : x->outcome == IBS_CAP_ERROR ? ST_ERROR : ST_NONE;
 
 		ibs_mad_decode_hdr(x->req, x->req_len, &h);
-		for (j = 0; j < st->n_kinds; j++)
-			if (st->kinds[j].mgmt_class == h.mgmt_class && st->kinds[j].attr_id == h.attr_id &&
-			    st->kinds[j].method == h.method)
-				k = &st->kinds[j];
-		if (!k) {
-			st->kinds = xgrow(st->kinds, &cap_k, st->n_kinds + 1, sizeof(*st->kinds));
-			k = &st->kinds[st->n_kinds++];
-			memset(k, 0, sizeof(*k));
-			k->mgmt_class = h.mgmt_class;
-			k->attr_id = h.attr_id;
-			k->method = h.method;
-		}
-		k->count++;
-		st->exchanges++;
-		switch (x->outcome) {
-		case IBS_CAP_RESP:
-			if (status) {
-				k->bad_status++;
-				st->bad_status++;
-			} else {
-				k->resp++;
-				st->resp++;
-			}
-			break;
-		case IBS_CAP_ERROR:
-			k->error++;
-			st->error++;
-			break;
-		case IBS_CAP_NONE:
-			k->none++;
-			st->none++;
-			break;
-		}
+		kinds[i] = ((uint64_t)h.mgmt_class << 24 | (uint64_t)h.attr_id << 8 | h.method) << 2 | what;
 		addrs[i] = addr_key(&x->addr);
 		if (x->outcome == IBS_CAP_RESP && !status && h.attr_id == IBS_ATTR_NODE_INFO &&
 		    (h.mgmt_class == IBS_CLASS_SMI_DR || h.mgmt_class == IBS_CLASS_SMI)) {
@@ -999,8 +1077,28 @@ void ibs_capture_stats(const struct ibs_capture *c, struct ibs_capture_stats *st
 			}
 		}
 	}
-	if (st->n_kinds)
-		qsort(st->kinds, st->n_kinds, sizeof(*st->kinds), kind_cmp);
+	if (c->n)
+		qsort(kinds, c->n, sizeof(*kinds), u64_cmp);
+	for (i = 0; i < c->n; i = j) {
+		struct ibs_capture_kind *k;
+		uint64_t kk = kinds[i] >> 2;
+
+		st->kinds = xgrow(st->kinds, &cap_k, st->n_kinds + 1, sizeof(*st->kinds));
+		k = &st->kinds[st->n_kinds++];
+		memset(k, 0, sizeof(*k));
+		k->mgmt_class = (uint8_t)(kk >> 24);
+		k->attr_id = (uint16_t)(kk >> 8);
+		k->method = (uint8_t)kk;
+		for (j = i; j < c->n && kinds[j] >> 2 == kk; j++) {
+			size_t *one[] = { &k->resp, &k->bad_status, &k->error, &k->none };
+			size_t *all[] = { &st->resp, &st->bad_status, &st->error, &st->none };
+			++*one[kinds[j] & 3];
+			++*all[kinds[j] & 3];
+			k->count++;
+		}
+		st->exchanges += k->count;
+	}
+	free(kinds);
 	st->n_node_guids = uniq_u64(st->node_guids, st->n_node_guids);
 	st->targets = uniq_u64(addrs, c->n);
 	free(addrs);

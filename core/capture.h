@@ -47,8 +47,14 @@ struct ibs_capture {
 	char *tool;               /* "ibscan 0.1.0" */
 	struct ibs_capture_engine engine;
 	struct ibs_local_port local;
-	struct ibs_cap_exchange *x;
-	size_t n, cap;
+	size_t n;                 /* exchanges */
+	/*
+	 * The exchanges, packed without their trailing zero bytes (a capture
+	 * held this way costs about what its text does): read them in order
+	 * with ibs_capture_next().
+	 */
+	uint8_t *packed;
+	size_t packed_len, packed_cap;
 };
 
 /* Parse a capture; on error *msg says "file:line: reason". */
@@ -56,6 +62,10 @@ enum ibs_err ibs_capture_parse(const char *name, const char *buf, size_t len, st
 			       char **msg);
 enum ibs_err ibs_capture_load(const char *path, struct ibs_capture **out, char **msg);
 void ibs_capture_free(struct ibs_capture *c);
+/* len, less the zero bytes at the end of b: what a capture stores of a MAD. */
+size_t ibs_capture_trimmed(const uint8_t *b, size_t len);
+/* The exchange at *pos (start with 0) into *x, moving *pos on; false after the last. */
+bool ibs_capture_next(const struct ibs_capture *c, size_t *pos, struct ibs_cap_exchange *x);
 /* The header lines of c (magic, tool, local, engine) as a capture with no exchanges. */
 char *ibs_capture_header_text(const struct ibs_capture *c, size_t *len);
 

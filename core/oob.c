@@ -541,36 +541,49 @@ enum ibs_err ibs_tcp_connect(const char *host, unsigned port, int timeout_ms, in
 	return IBS_OK;
 }
 
-/* Read exactly n bytes before the deadline; *got says how many arrived. */
-static enum ibs_err read_exact(int fd, uint8_t *buf, size_t n, uint64_t deadline, size_t *got, int *err)
+void ibs_oob_rx_init(struct ibs_oob_rx *rx)
 {
-	struct pollfd pfd = { fd, POLLIN, 0 };
-	ssize_t r;
-	int rc;
+	rx->got = 0;
+	rx->want = IBS_OOB_HDR_LEN;
+}
 
-	*err = 0;
-	while (*got < n) {
-		rc = poll(&pfd, 1, ibs_ms_left(deadline));
-		if (rc < 0 && errno == EINTR)
-			continue;
-		if (rc < 0) {
-			*err = errno;
-			return IBS_E_TRANSPORT;
-		}
-		if (rc == 0)
-			return IBS_E_TIMEOUT;
-		r = recv(fd, buf + *got, n - *got, MSG_DONTWAIT);
-		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-			continue;
-		if (r < 0) {
-			*err = errno;
-			return IBS_E_TRANSPORT;
-		}
-		if (r == 0)
-			return IBS_E_TRANSPORT; /* closed */
-		*got += (size_t)r;
+size_t ibs_oob_rx_need(const struct ibs_oob_rx *rx)
+{
+	return rx->want - rx->got;
+}
+
+enum ibs_err ibs_oob_rx_feed(struct ibs_oob_rx *rx, const uint8_t *p, size_t n, struct ibs_oob_msg *m, char **msg)
+{
+	unsigned type;
+	uint32_t plen;
+	enum ibs_err rc;
+
+	if (n > rx->want - rx->got) {
+		*msg = xasprintf("%zu bytes fed where the message needs %zu", n, rx->want - rx->got);
+		rx->want = rx->got; /* spent */
+		return IBS_E_INVAL;
 	}
-	return IBS_OK;
+	memcpy(rx->buf + rx->got, p, n);
+	rx->got += n;
+	/* A stranger is named as one from its first bytes, even if it then goes quiet or hangs up. */
+	if (!magic_prefix_ok(rx->buf, rx->got)) {
+		rx->want = rx->got;
+		return bad(msg, bad_magic_msg(rx->buf, rx->got));
+	}
+	if (rx->got < rx->want)
+		return IBS_E_AGAIN;
+	if (rx->want == IBS_OOB_HDR_LEN) {
+		/* The header is checked before reading on: an oversized length is refused, not waited for. */
+		rc = ibs_oob_check_header(rx->buf, rx->got, &type, &plen, msg);
+		if (rc) {
+			rx->want = rx->got;
+			return rc;
+		}
+		rx->want = IBS_OOB_HDR_LEN + plen;
+		if (plen)
+			return IBS_E_AGAIN;
+	}
+	return ibs_oob_decode(rx->buf, rx->got, m, msg);
 }
 
 static enum ibs_err short_read(enum ibs_err rc, size_t got, size_t want, int err, int timeout_ms, char **msg)
@@ -591,28 +604,33 @@ static enum ibs_err short_read(enum ibs_err rc, size_t got, size_t want, int err
 
 enum ibs_err ibs_oob_recv(int fd, int timeout_ms, struct ibs_oob_msg *m, char **msg)
 {
-	uint8_t buf[IBS_OOB_MAX_MSG];
+	struct pollfd pfd = { fd, POLLIN, 0 };
 	uint64_t deadline = deadline_after(timeout_ms);
-	size_t got = 0;
-	unsigned type;
-	uint32_t plen;
+	uint8_t piece[IBS_OOB_MAX_MSG];
+	struct ibs_oob_rx rx;
 	enum ibs_err rc;
-	int err;
+	ssize_t r;
+	int prc;
 
-	rc = read_exact(fd, buf, IBS_OOB_HDR_LEN, deadline, &got, &err);
-	/* A stranger is named as one even when it then goes quiet or hangs up. */
-	if (got > 0 && !magic_prefix_ok(buf, got))
-		return bad(msg, bad_magic_msg(buf, got));
-	if (rc)
-		return short_read(rc, got, IBS_OOB_HDR_LEN, err, timeout_ms, msg);
-	/* Check the header before reading on: an oversized length is refused, not waited for. */
-	rc = ibs_oob_check_header(buf, got, &type, &plen, msg);
-	if (rc)
-		return rc;
-	rc = read_exact(fd, buf, IBS_OOB_HDR_LEN + plen, deadline, &got, &err);
-	if (rc)
-		return short_read(rc, got, IBS_OOB_HDR_LEN + plen, err, timeout_ms, msg);
-	return ibs_oob_decode(buf, got, m, msg);
+	ibs_oob_rx_init(&rx);
+	for (;;) {
+		prc = poll(&pfd, 1, ibs_ms_left(deadline));
+		if (prc < 0 && errno == EINTR)
+			continue;
+		if (prc < 0)
+			return short_read(IBS_E_TRANSPORT, rx.got, rx.want, errno, timeout_ms, msg);
+		if (prc == 0)
+			return short_read(IBS_E_TIMEOUT, rx.got, rx.want, 0, timeout_ms, msg);
+		/* Never past this message: the next one's bytes stay in the socket. */
+		r = recv(fd, piece, ibs_oob_rx_need(&rx), MSG_DONTWAIT);
+		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+			continue;
+		if (r <= 0)
+			return short_read(IBS_E_TRANSPORT, rx.got, rx.want, r < 0 ? errno : 0, timeout_ms, msg);
+		rc = ibs_oob_rx_feed(&rx, piece, (size_t)r, m, msg);
+		if (rc != IBS_E_AGAIN)
+			return rc;
+	}
 }
 
 enum ibs_err ibs_oob_send(int fd, const struct ibs_oob_msg *m, int timeout_ms, char **msg)

@@ -83,6 +83,28 @@ enum ibs_err ibs_oob_check_header(const uint8_t *hdr, size_t len, unsigned *type
 /* Decode a whole message (header and payload) from len bytes; every field is validated. */
 enum ibs_err ibs_oob_decode(const uint8_t *buf, size_t len, struct ibs_oob_msg *m, char **msg);
 
+/*
+ * One message read in pieces, as TCP delivers it: the header first, checked
+ * before any payload is waited for, then exactly the payload its type
+ * allows. It never asks for a byte past the message's end, so the next
+ * message's bytes stay in the socket.
+ */
+struct ibs_oob_rx {
+	uint8_t buf[IBS_OOB_MAX_MSG];
+	size_t got;  /* bytes so far */
+	size_t want; /* the header's length, then the whole message's */
+};
+
+void ibs_oob_rx_init(struct ibs_oob_rx *rx);
+/* Bytes the message still needs (0 once it is whole, or refused). */
+size_t ibs_oob_rx_need(const struct ibs_oob_rx *rx);
+/*
+ * Take n bytes (at most ibs_oob_rx_need): IBS_E_AGAIN while the message is
+ * incomplete, IBS_OK with *m once it is whole, or an error with *msg as
+ * soon as the bytes show one (a stranger's first byte, a bad header).
+ */
+enum ibs_err ibs_oob_rx_feed(struct ibs_oob_rx *rx, const uint8_t *p, size_t n, struct ibs_oob_msg *m, char **msg);
+
 /* Monotonic clock, and the milliseconds left before a deadline (0 when past). */
 uint64_t ibs_mono_ns(void);
 int ibs_ms_left(uint64_t deadline_ns);

@@ -26,6 +26,8 @@ struct run {
 	bool bw;
 	unsigned iters, size;
 	unsigned timeout_ms;
+	unsigned session_ms;  /* --deadline: the whole session with this peer */
+	uint64_t session_end; /* when it ends, whatever the peer sends */
 	int fd;
 	const char *peer;
 	uint8_t *buf; /* send region at 0, exposed (receive) region at stride */
@@ -640,6 +642,35 @@ static enum ibs_err wc_failed(struct ibs_ping *p, struct run *r, const struct ib
 	return rc;
 }
 
+/*
+ * The wait allowed now: --timeout, cut to what is left of the session. Each
+ * message restarts --timeout, so without the session's own end a peer that
+ * trickles keepalives would hold the listener and its pinned buffers forever.
+ */
+static int wait_ms(const struct run *r)
+{
+	int left = ibs_ms_left(r->session_end);
+
+	return left < (int)r->timeout_ms ? left : (int)r->timeout_ms;
+}
+
+static bool session_over(const struct run *r)
+{
+	return ibs_mono_ns() >= r->session_end;
+}
+
+/* The session passed --deadline: stop, and (tell: here, not by the caller) tell the peer why. */
+static enum ibs_err session_expired(struct ibs_ping *p, struct run *r, enum ibs_ping_step step, bool tell)
+{
+	enum ibs_err rc = fail(p, step, IBS_E_DEADLINE, xstrdup("a longer run needs a larger --deadline, on both hosts"),
+			       "the probe session with %s did not end within --deadline %.3g s", r->peer,
+			       r->session_ms / 1000.0);
+
+	if (tell)
+		tell_peer(p, r);
+	return rc;
+}
+
 static enum ibs_err keepalive(struct ibs_ping *p, struct run *r, uint64_t now)
 {
 	struct ibs_oob_msg m;
@@ -648,7 +679,7 @@ static enum ibs_err keepalive(struct ibs_ping *p, struct run *r, uint64_t now)
 	r->next_ka = now + (uint64_t)r->ka_ms * 1000000ull;
 	memset(&m, 0, sizeof(m));
 	m.type = IBS_OOB_KEEPALIVE;
-	if (ibs_oob_send(r->fd, &m, (int)r->timeout_ms, &msg) == IBS_OK)
+	if (ibs_oob_send(r->fd, &m, wait_ms(r), &msg) == IBS_OK)
 		return IBS_OK;
 	fail(p, IBS_STEP_RUN, IBS_E_TRANSPORT, NULL, "lost the TCP connection to the peer %s: %s", r->peer, msg);
 	free(msg);
@@ -665,6 +696,9 @@ static enum ibs_err wait_for(struct ibs_ping *p, struct run *r, uint64_t want_se
 {
 	uint64_t now, deadline = ibs_mono_ns() + (uint64_t)r->timeout_ms * 1000000ull;
 	struct ibs_wc wc[16];
+
+	if (deadline > r->session_end)
+		deadline = r->session_end;
 	int i, n;
 
 	for (;;) {
@@ -693,6 +727,8 @@ static enum ibs_err wait_for(struct ibs_ping *p, struct run *r, uint64_t want_se
 		now = ibs_mono_ns();
 		if (r->ka_ms && now >= r->next_ka && keepalive(p, r, now))
 			return IBS_E_TRANSPORT;
+		if (now >= deadline && session_over(r))
+			return session_expired(p, r, IBS_STEP_RUN, false);
 		if (now >= deadline) {
 			char *said = peer_says(r);
 			enum ibs_err rc = fail(
@@ -953,6 +989,8 @@ static void run_init(struct ibs_ping *p, int fd, const char *peer)
 	p->r.fd = fd;
 	p->r.peer = peer;
 	p->r.timeout_ms = p->o.timeout_ms ? p->o.timeout_ms : IBS_PING_DEFAULT_TIMEOUT_MS;
+	p->r.session_ms = p->o.session_ms ? p->o.session_ms : IBS_PING_DEFAULT_SESSION_MS;
+	p->r.session_end = ibs_mono_ns() + (uint64_t)p->r.session_ms * 1000000ull;
 }
 
 /* Wait for the peer's DONE (skipping keepalives), or its reason for stopping. */
@@ -963,7 +1001,14 @@ static enum ibs_err await_done(struct ibs_ping *p, struct run *r, enum ibs_ping_
 	char *msg = NULL;
 
 	for (;;) {
-		rc = ibs_oob_recv(r->fd, (int)r->timeout_ms, &m, &msg);
+		/* Checked before each message: a peer that floods keepalives never lets recv time out. */
+		if (session_over(r))
+			return session_expired(p, r, step, true);
+		rc = ibs_oob_recv(r->fd, wait_ms(r), &m, &msg);
+		if (rc == IBS_E_TIMEOUT && session_over(r)) {
+			free(msg);
+			return session_expired(p, r, step, true);
+		}
 		if (rc == IBS_E_TIMEOUT) {
 			free(msg);
 			return fail(p, step, rc,
@@ -988,7 +1033,7 @@ static enum ibs_err await_done(struct ibs_ping *p, struct run *r, enum ibs_ping_
 	if (answer) {
 		memset(&m, 0, sizeof(m));
 		m.type = IBS_OOB_DONE;
-		rc = ibs_oob_send(r->fd, &m, (int)r->timeout_ms, &msg);
+		rc = ibs_oob_send(r->fd, &m, wait_ms(r), &msg);
 		if (rc) {
 			fail(p, step, rc, NULL, "the peer %s: %s", r->peer, msg);
 			free(msg);
@@ -1020,9 +1065,13 @@ enum ibs_err ibs_ping_client_fd(struct ibs_ping *p, int fd, const char *peer, st
 	if (rc)
 		return rc;
 	make_hello(p, r, IBS_OOB_HELLO, &m);
-	rc = ibs_oob_send(fd, &m, (int)r->timeout_ms, &msg);
+	rc = ibs_oob_send(fd, &m, wait_ms(r), &msg);
 	if (!rc)
-		rc = ibs_oob_recv(fd, (int)r->timeout_ms, &m, &msg);
+		rc = ibs_oob_recv(fd, wait_ms(r), &m, &msg);
+	if (rc == IBS_E_TIMEOUT && session_over(r)) {
+		free(msg);
+		return session_expired(p, r, IBS_STEP_EXCHANGE, true);
+	}
 	if (rc == IBS_E_TIMEOUT) {
 		free(msg);
 		return fail(p, IBS_STEP_EXCHANGE, rc,
@@ -1075,7 +1124,7 @@ enum ibs_err ibs_ping_client_fd(struct ibs_ping *p, int fd, const char *peer, st
 	}
 	memset(&m, 0, sizeof(m));
 	m.type = IBS_OOB_DONE;
-	rc = ibs_oob_send(fd, &m, (int)r->timeout_ms, &msg);
+	rc = ibs_oob_send(fd, &m, wait_ms(r), &msg);
 	if (rc) {
 		fail(p, IBS_STEP_FINISH, rc, NULL, "the listener %s: %s", peer, msg);
 		free(msg);
@@ -1169,7 +1218,7 @@ enum ibs_err ibs_ping_serve_fd(struct ibs_ping *p, int fd, const char *peer, str
 	memset(res, 0, sizeof(*res));
 	*accepted = false;
 	run_init(p, fd, peer);
-	rc = ibs_oob_recv(fd, (int)r->timeout_ms, &m, &msg);
+	rc = ibs_oob_recv(fd, wait_ms(r), &m, &msg);
 	if (rc) {
 		rc = drop(p, peer, rc, "%s", msg);
 		free(msg);
@@ -1209,7 +1258,7 @@ enum ibs_err ibs_ping_serve_fd(struct ibs_ping *p, int fd, const char *peer, str
 		return rc;
 	}
 	make_hello(p, r, IBS_OOB_HELLO_REPLY, &m);
-	rc = ibs_oob_send(fd, &m, (int)r->timeout_ms, &msg);
+	rc = ibs_oob_send(fd, &m, wait_ms(r), &msg);
 	if (rc) {
 		fail(p, IBS_STEP_EXCHANGE, rc, NULL, "the peer %s: %s", peer, msg);
 		free(msg);

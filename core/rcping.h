@@ -19,6 +19,7 @@
 #define IBS_PING_DEFAULT_ITERS 1000
 #define IBS_PING_DEFAULT_SIZE 64
 #define IBS_PING_DEFAULT_TIMEOUT_MS 5000
+#define IBS_PING_DEFAULT_SESSION_MS 300000 /* --deadline: as the fabric commands' default */
 #define IBS_PING_ATOMIC_SIZE 8
 
 enum ibs_ping_step {
@@ -49,6 +50,12 @@ struct ibs_ping_opts {
 	enum ibs_ping_op op;
 	bool bw;
 	unsigned iters, size, timeout_ms;
+	/*
+	 * The whole session with one peer, from its connection (accepted or
+	 * made) to the end, whatever the peer sends: --timeout bounds each wait
+	 * and restarts with every message, this does not. 0: the default.
+	 */
+	unsigned session_ms;
 };
 
 /* One end of the connection, as exchanged. */

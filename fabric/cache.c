@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <infiniband/ibnetdisc.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,14 +30,20 @@ struct cmap {
 	struct ibs_node *out;
 };
 
-static struct ibs_node *lookup(struct cmap *m, size_t n, const ibnd_node_t *in)
+static int cmap_cmp(const void *a, const void *b)
 {
-	size_t i;
+	uintptr_t x = (uintptr_t)((const struct cmap *)a)->in, y = (uintptr_t)((const struct cmap *)b)->in;
 
-	for (i = 0; i < n; i++)
-		if (m[i].in == in)
-			return m[i].out;
-	return NULL;
+	return x < y ? -1 : x > y;
+}
+
+/* Our node for libibnetdisc's, in a map sorted by cmap_cmp. */
+static struct ibs_node *lookup(const struct cmap *m, size_t n, const ibnd_node_t *in)
+{
+	struct cmap key = { (ibnd_node_t *)in, NULL };
+	const struct cmap *hit = n ? bsearch(&key, m, n, sizeof(*m), cmap_cmp) : NULL;
+
+	return hit ? hit->out : NULL;
 }
 
 enum ibs_err ibs_fabric_load_cache(const char *path, struct ibs_fabric **out, char **msg)
@@ -64,6 +71,10 @@ enum ibs_err ibs_fabric_load_cache(const char *path, struct ibs_fabric **out, ch
 		return IBS_E_INPUT;
 	}
 	fclose(probe);
+	if ((uintmax_t)st.st_size > IBS_CACHE_MAX_BYTES) {
+		*msg = xasprintf("'%s' is larger than the limit of %zu bytes", path, IBS_CACHE_MAX_BYTES);
+		return IBS_E_INPUT;
+	}
 	fab = ibnd_load_fabric(path, 0);
 	if (!fab) {
 		*msg = xasprintf("'%s' is not a readable ibnetdiscover cache file (libibnetdisc refused it)", path);
@@ -74,6 +85,7 @@ enum ibs_err ibs_fabric_load_cache(const char *path, struct ibs_fabric **out, ch
 		struct ibs_nodeinfo ni;
 		struct ibs_addr none;
 		struct ibs_node *nd;
+		struct ibs_portset have;
 		int p;
 
 		as_mad(in->info, mad);
@@ -85,7 +97,12 @@ enum ibs_err ibs_fabric_load_cache(const char *path, struct ibs_fabric **out, ch
 			return IBS_E_INPUT;
 		}
 		ibs_addr_dr(&none, NULL, 0);
-		nd = ibs_fabric_add_node(f, &ni, &none);
+		/* Records for the ports the cache holds, not for every port the node declares. */
+		memset(&have, 0, sizeof(have));
+		for (p = 0; p <= in->numports; p++)
+			if (in->ports && in->ports[p])
+				ibs_portset_add(&have, (unsigned)p);
+		nd = ibs_fabric_add_node_ports(f, &ni, &none, &have);
 		snprintf(nd->desc, sizeof(nd->desc), "%s", in->nodedesc);
 		nd->has_desc = true;
 		if (ni.node_type == IBS_NODE_SWITCH) {
@@ -94,8 +111,8 @@ enum ibs_err ibs_fabric_load_cache(const char *path, struct ibs_fabric **out, ch
 		}
 		for (p = 0; p <= in->numports; p++) {
 			ibnd_port_t *ip = in->ports ? in->ports[p] : NULL;
-			struct ibs_port *pt = &nd->ports[p];
-			if (!ip)
+			struct ibs_port *pt = ibs_node_port(nd, (unsigned)p);
+			if (!ip || !pt)
 				continue;
 			as_mad(ip->info, mad);
 			pt->valid = ibs_decode_portinfo(mad, sizeof(mad), &pt->pi) == IBS_OK;
@@ -109,6 +126,8 @@ enum ibs_err ibs_fabric_load_cache(const char *path, struct ibs_fabric **out, ch
 		map[n].out = nd;
 		n++;
 	}
+	if (n)
+		qsort(map, n, sizeof(*map), cmap_cmp);
 	for (i = 0; i < n; i++) {
 		ibnd_node_t *a = map[i].in;
 		int p;
@@ -132,13 +151,15 @@ enum ibs_err ibs_fabric_load_cache(const char *path, struct ibs_fabric **out, ch
 		snprintf(f->local.ca, sizeof(f->local.ca), "cache");
 		queue = xmalloc(f->n_nodes * sizeof(*queue));
 		if (root) {
+			const struct ibs_port *lp = fab->from_portnum >= 0 && fab->from_portnum <= root->ni.num_ports
+							    ? ibs_node_port(root, (unsigned)fab->from_portnum)
+							    : NULL;
 			f->local.node_guid = root->ni.node_guid;
 			f->local.port_guid = root->ni.port_guid;
 			f->local.node_type = root->ni.node_type;
-			if (fab->from_portnum >= 0 && fab->from_portnum <= root->ni.num_ports &&
-			    root->ports[fab->from_portnum].valid) {
-				f->local.lid = root->ports[fab->from_portnum].pi.lid;
-				f->local.sm_lid = root->ports[fab->from_portnum].pi.sm_lid;
+			if (lp && lp->valid) {
+				f->local.lid = lp->pi.lid;
+				f->local.sm_lid = lp->pi.sm_lid;
 			}
 			root->entry_port = (uint8_t)fab->from_portnum;
 			seen[root->index] = true;
@@ -146,18 +167,18 @@ enum ibs_err ibs_fabric_load_cache(const char *path, struct ibs_fabric **out, ch
 		}
 		for (head = 0; head < tail; head++) {
 			struct ibs_node *a = queue[head];
-			unsigned p;
+			const struct ibs_port *pt;
 			if (a->ni.node_type != IBS_NODE_SWITCH && a != root)
 				continue;
-			for (p = 1; p <= a->ni.num_ports; p++) {
-				struct ibs_node *b = a->ports[p].peer;
+			for (pt = ibs_node_ports_from(a, 1); pt < ibs_node_ports_end(a); pt++) {
+				struct ibs_node *b = pt->peer;
 				if (!b || seen[b->index])
 					continue;
-				if (a != root || a->ni.node_type == IBS_NODE_SWITCH || p == a->entry_port) {
-					if (!ibs_addr_dr_extend(&b->path, &a->path, (uint8_t)p))
+				if (a != root || a->ni.node_type == IBS_NODE_SWITCH || pt->num == a->entry_port) {
+					if (!ibs_addr_dr_extend(&b->path, &a->path, pt->num))
 						continue;
 					b->level = b->path.hops;
-					b->entry_port = a->ports[p].peer_port;
+					b->entry_port = pt->peer_port;
 					seen[b->index] = true;
 					queue[tail++] = b;
 				}

@@ -48,8 +48,10 @@ bool ibs_port_wants_counters(const struct ibs_node *n, const struct ibs_port *p)
 
 uint16_t ibs_port_pma_lid(const struct ibs_node *n, const struct ibs_port *p)
 {
-	if (n->ni.node_type == IBS_NODE_SWITCH)
-		return n->ports[0].valid ? n->ports[0].pi.lid : 0;
+	if (n->ni.node_type == IBS_NODE_SWITCH) {
+		const struct ibs_port *p0 = ibs_node_port(n, 0);
+		return p0 && p0->valid ? p0->pi.lid : 0;
+	}
 	return p->valid ? p->pi.lid : 0;
 }
 
@@ -166,12 +168,11 @@ static struct ibs_port_counters *fresh(struct ibs_port *pt)
 
 static void read_ports(struct cctx *base, struct ibs_node *n)
 {
-	unsigned p;
+	struct ibs_port *pt;
 	uint8_t data[64];
 	struct ibs_mad_req req;
 
-	for (p = 1; p <= n->ni.num_ports; p++) {
-		struct ibs_port *pt = &n->ports[p];
+	for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
 		uint16_t lid;
 		if (!ibs_port_wants_counters(n, pt))
 			continue;
@@ -181,7 +182,7 @@ static void read_ports(struct cctx *base, struct ibs_node *n)
 			pt->ctr->outcome = IBS_MAD_ABORTED;
 			continue;
 		}
-		pma_req(&req, lid, IBS_ATTR_PORT_COUNTERS, (uint8_t)p, false, false, data);
+		pma_req(&req, lid, IBS_ATTR_PORT_COUNTERS, pt->num, false, false, data);
 		ibs_engine_submit(base->e, &req, on_counters, cctx(base, n, pt, false));
 	}
 }
@@ -195,9 +196,8 @@ static void on_cpi(void *ctx, const struct ibs_mad_req *req, const struct ibs_ma
 		c->node->pma_cpi_ok = true;
 	if (r->outcome == IBS_MAD_TIMEOUT || r->outcome == IBS_MAD_ABORTED) {
 		/* A PMA that does not answer at all would only time out once per port more. */
-		unsigned p;
-		for (p = 1; p <= c->node->ni.num_ports; p++) {
-			struct ibs_port *pt = &c->node->ports[p];
+		struct ibs_port *pt;
+		for (pt = ibs_node_ports_from(c->node, 1); pt < ibs_node_ports_end(c->node); pt++) {
 			if (!ibs_port_wants_counters(c->node, pt))
 				continue;
 			fresh(pt)->outcome = r->outcome;
@@ -225,15 +225,15 @@ enum ibs_err ibs_read_counters(struct ibs_engine *e, struct ibs_fabric *f, const
 		struct ibs_node *n = f->nodes[i];
 		struct ibs_mad_req req;
 		uint16_t lid = 0;
-		unsigned p;
+		const struct ibs_port *pt;
 		bool any = false;
 
 		/* ClassPortInfo goes to the node's PMA through any port with a LID. */
-		for (p = 1; p <= n->ni.num_ports; p++) {
-			if (ibs_port_wants_counters(n, &n->ports[p])) {
+		for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
+			if (ibs_port_wants_counters(n, pt)) {
 				any = true;
 				if (!lid)
-					lid = ibs_port_pma_lid(n, &n->ports[p]);
+					lid = ibs_port_pma_lid(n, pt);
 			}
 		}
 		if (!any)

@@ -74,11 +74,71 @@ static size_t cables(const struct ibs_fabric *f, struct cable **out)
 	return n;
 }
 
+/*
+ * Every cable end of one fabric, sorted by (node, port) and then by cable:
+ * the cables at a port are found by binary search, in the order of the
+ * cable list.
+ */
+struct at {
+	size_t node;
+	unsigned port;
+	size_t cable;
+	int end; /* 0: the cable's x, 1: its y */
+};
+
+static int at_cmp(const void *a, const void *b)
+{
+	const struct at *x = a, *y = b;
+
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
+	if (x->port != y->port)
+		return x->port < y->port ? -1 : 1;
+	if (x->cable != y->cable)
+		return x->cable < y->cable ? -1 : 1;
+	return x->end - y->end;
+}
+
+static struct at *ends_of(const struct cable *c, size_t n)
+{
+	struct at *v = xcalloc(2 * n + 1, sizeof(*v));
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		v[2 * i] = (struct at){ c[i].x.n->index, c[i].x.p, i, 0 };
+		v[2 * i + 1] = (struct at){ c[i].y.n->index, c[i].y.p, i, 1 };
+	}
+	if (n)
+		qsort(v, 2 * n, sizeof(*v), at_cmp);
+	return v;
+}
+
+/* The first of the n ends at node's port p, or v + n when there is none. */
+static const struct at *ends_at(const struct at *v, size_t n, const struct ibs_node *node, unsigned p)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].node < node->index || (v[mid].node == node->index && v[mid].port < p))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return v + lo;
+}
+
+#define FOR_ENDS_AT(it, v, n, nd, p)                                                             \
+	for (const struct at *it = ends_at(v, n, nd, p); it < (v) + (n) && it->node == (nd)->index && \
+							 it->port == (p);                              \
+	     it++)
+
 void ibs_diff_fabrics(const struct ibs_fabric *a, const struct ibs_fabric *b, struct ibs_diff *d)
 {
 	const struct ibs_node **a2b = xcalloc(a->n_nodes ? a->n_nodes : 1, sizeof(*a2b));
 	const struct ibs_node **b2a = xcalloc(b->n_nodes ? b->n_nodes : 1, sizeof(*b2a));
 	struct cable *ca, *cb;
+	struct at *eb;
 	size_t nca, ncb, i, j;
 	int pass;
 
@@ -110,22 +170,23 @@ void ibs_diff_fabrics(const struct ibs_fabric *a, const struct ibs_fabric *b, st
 	/* Cables of A that B also has (same matched ends, same ports): compare them. */
 	nca = cables(a, &ca);
 	ncb = cables(b, &cb);
+	eb = ends_of(cb, ncb);
 	for (i = 0; i < nca; i++) {
 		const struct ibs_node *bx = a2b[ca[i].x.n->index], *by = a2b[ca[i].y.n->index];
 		if (!bx || !by)
 			continue;
-		for (j = 0; j < ncb; j++) {
-			bool same = (cb[j].x.n == bx && cb[j].x.p == ca[i].x.p && cb[j].y.n == by &&
-				     cb[j].y.p == ca[i].y.p) ||
-				    (cb[j].x.n == by && cb[j].x.p == ca[i].y.p && cb[j].y.n == bx &&
-				     cb[j].y.p == ca[i].x.p);
+		FOR_ENDS_AT(it, eb, 2 * ncb, bx, ca[i].x.p) {
+			struct cable *o = &cb[it->cable];
+			bool same = (o->x.n == bx && o->x.p == ca[i].x.p && o->y.n == by && o->y.p == ca[i].y.p) ||
+				    (o->x.n == by && o->x.p == ca[i].y.p && o->y.n == bx && o->y.p == ca[i].x.p);
 			const struct ibs_port *pa, *pb;
-			if (cb[j].used || !same)
+			if (o->used || !same)
 				continue;
-			ca[i].used = cb[j].used = true;
-			pa = &ca[i].x.n->ports[ca[i].x.p];
-			pb = &bx->ports[ca[i].x.p];
-			if (pa->valid && pb->valid) {
+			ca[i].used = o->used = true;
+			/* Both are cable ends, so both have records. */
+			pa = ibs_node_port(ca[i].x.n, ca[i].x.p);
+			pb = ibs_node_port(bx, ca[i].x.p);
+			if (pa && pb && pa->valid && pb->valid) {
 				struct ibs_change *c;
 				if (pa->pi.state != pb->pi.state) {
 					c = add(d, IBS_CHG_STATE, bx, ca[i].x.p);
@@ -159,22 +220,18 @@ void ibs_diff_fabrics(const struct ibs_fabric *a, const struct ibs_fabric *b, st
 			const struct ibs_node *bn = a2b[e[k].n->index];
 			if (!bn)
 				continue;
-			for (j = 0; j < ncb && !ca[i].used; j++) {
-				struct end f[2] = { cb[j].x, cb[j].y };
-				int m;
-				if (cb[j].used)
+			FOR_ENDS_AT(it, eb, 2 * ncb, bn, e[k].p) {
+				struct ibs_change *c;
+				struct end f[2] = { cb[it->cable].x, cb[it->cable].y };
+				if (cb[it->cable].used)
 					continue;
-				for (m = 0; m < 2; m++) {
-					if (f[m].n == bn && f[m].p == e[k].p) {
-						struct ibs_change *c = add(d, IBS_CHG_LINK_MOVED, bn, e[k].p);
-						c->was = e[1 - k].n;
-						c->was_port = e[1 - k].p;
-						c->now = f[1 - m].n;
-						c->now_port = f[1 - m].p;
-						ca[i].used = cb[j].used = true;
-						break;
-					}
-				}
+				c = add(d, IBS_CHG_LINK_MOVED, bn, e[k].p);
+				c->was = e[1 - k].n;
+				c->was_port = e[1 - k].p;
+				c->now = f[1 - it->end].n;
+				c->now_port = f[1 - it->end].p;
+				ca[i].used = cb[it->cable].used = true;
+				break;
 			}
 		}
 		if (!ca[i].used) {
@@ -193,6 +250,7 @@ void ibs_diff_fabrics(const struct ibs_fabric *a, const struct ibs_fabric *b, st
 		c->now = cb[j].y.n;
 		c->now_port = cb[j].y.p;
 	}
+	free(eb);
 	free(ca);
 	free(cb);
 	free(a2b);

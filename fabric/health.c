@@ -80,12 +80,12 @@ static struct ibs_finding *add(struct ibs_findings *fs, int ck, enum ibs_severit
 	x->node = n;
 	x->port = port;
 	if (n) {
+		const struct ibs_port *pt = port ? ibs_node_port(n, port) : NULL;
 		x->guid = n->ni.node_guid;
-		x->lid = n->ni.node_type == IBS_NODE_SWITCH || !port || !n->ports[port].valid ? ibs_node_lid(n)
-											  : n->ports[port].pi.lid;
-		if (port && port <= n->ni.num_ports && n->ports[port].peer) {
-			x->peer = n->ports[port].peer;
-			x->peer_port = n->ports[port].peer_port;
+		x->lid = n->ni.node_type == IBS_NODE_SWITCH || !pt || !pt->valid ? ibs_node_lid(n) : pt->pi.lid;
+		if (pt && pt->peer) {
+			x->peer = pt->peer;
+			x->peer_port = pt->peer_port;
 		}
 	}
 	/* Names from a node-name map have no length limit: no fixed buffer. */
@@ -204,12 +204,12 @@ static const char *nm(const struct ibs_node *n)
 static void check_links(const struct ibs_fabric *f, struct ibs_findings *fs)
 {
 	size_t i;
-	unsigned p;
 
 	for (i = 0; i < f->n_nodes; i++) {
 		const struct ibs_node *n = f->nodes[i];
-		for (p = 1; p <= n->ni.num_ports; p++) {
-			const struct ibs_port *pt = &n->ports[p];
+		const struct ibs_port *pt;
+		for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
+			unsigned p = pt->num;
 			const char *why;
 			if (!pt->valid)
 				continue;
@@ -235,12 +235,12 @@ static void check_links(const struct ibs_fabric *f, struct ibs_findings *fs)
 static void check_counters(const struct ibs_fabric *f, const struct ibs_health_opts *o, struct ibs_findings *fs)
 {
 	size_t i, k;
-	unsigned p;
 
 	for (i = 0; i < f->n_nodes; i++) {
 		const struct ibs_node *n = f->nodes[i];
-		for (p = 1; p <= n->ni.num_ports; p++) {
-			const struct ibs_port *pt = &n->ports[p];
+		const struct ibs_port *pt;
+		for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
+			unsigned p = pt->num;
 			if (!pt->ctr)
 				continue;
 			if (!pt->ctr->ok) {
@@ -267,6 +267,23 @@ static void check_counters(const struct ibs_fabric *f, const struct ibs_health_o
 	}
 }
 
+struct pg {
+	uint64_t g;
+	const struct ibs_node *n;
+	uint8_t p;
+	size_t pos;
+};
+
+/* By GUID, then in the order the ports were found. */
+static int pg_cmp(const void *a, const void *b)
+{
+	const struct pg *x = a, *y = b;
+
+	if (x->g != y->g)
+		return x->g < y->g ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
 static void check_identity(const struct ibs_fabric *f, struct ibs_findings *fs)
 {
 	struct lidref {
@@ -275,10 +292,10 @@ static void check_identity(const struct ibs_fabric *f, struct ibs_findings *fs)
 		uint8_t p;
 	} *v = NULL;
 	size_t nv = 0, cap = 0, i, j;
-	unsigned p;
 
 	for (i = 0; i < f->n_nodes; i++) {
 		const struct ibs_node *n = f->nodes[i], *m;
+		const struct ibs_port *pt;
 		/* Duplicate node GUIDs: the walker kept them apart; report each extra node. */
 		m = ibs_fabric_find_guid(f, n->ni.node_guid);
 		if (m != n) {
@@ -289,8 +306,8 @@ static void check_identity(const struct ibs_fabric *f, struct ibs_findings *fs)
 						    ibs_addr_str(&n->path, pb, sizeof(pb)));
 			x->peer = m;
 		}
-		for (p = ibs_node_first_port(n); p <= n->ni.num_ports; p++) {
-			const struct ibs_port *pt = &n->ports[p];
+		for (pt = ibs_node_ports_from(n, ibs_node_first_port(n)); pt < ibs_node_ports_end(n); pt++) {
+			unsigned p = pt->num;
 			if (!pt->valid)
 				continue;
 			if (n->ni.node_type == IBS_NODE_SWITCH && p != 0)
@@ -308,49 +325,77 @@ static void check_identity(const struct ibs_fabric *f, struct ibs_findings *fs)
 			}
 		}
 	}
-	/* Duplicate LIDs: overlapping LID ranges (LMC included). */
-	for (i = 0; i < nv; i++)
-		for (j = i + 1; j < nv; j++)
-			if (v[i].lid < v[j].lid + v[j].span && v[j].lid < v[i].lid + v[i].span &&
-			    !(v[i].n == v[j].n && v[i].n->ni.node_type == IBS_NODE_SWITCH)) {
+	/*
+	 * Duplicate LIDs: overlapping LID ranges (LMC included). Each port is
+	 * reported once, against the first port before it that holds one of its
+	 * LIDs: a table over the 16-bit LID space, not a comparison of every pair
+	 * (a capture can claim one LID for every node).
+	 */
+	{
+		uint32_t *holder = xcalloc(65536, sizeof(*holder)); /* index + 1 into v, 0: free */
+		for (j = 0; j < nv; j++) {
+			uint32_t l, hit = 0;
+			for (l = v[j].lid; l < (uint32_t)v[j].lid + v[j].span && l < 65536; l++) {
+				uint32_t h = holder[l];
+				if (h && !hit && !(v[h - 1].n == v[j].n && v[j].n->ni.node_type == IBS_NODE_SWITCH))
+					hit = h;
+				if (!h)
+					holder[l] = (uint32_t)j + 1;
+			}
+			if (hit) {
+				const struct lidref *o = &v[hit - 1];
 				struct ibs_finding *x = add(fs, CK_DUP_LID, IBS_SEV_CRITICAL, v[j].n, v[j].p,
 							    "LID %u of %s port %u is also LID of %s port %u", v[j].lid,
-							    nm(v[j].n), v[j].p, nm(v[i].n), v[i].p);
-				x->peer = v[i].n;
-				x->peer_port = v[i].p;
+							    nm(v[j].n), v[j].p, nm(o->n), o->p);
+				x->peer = o->n;
+				x->peer_port = o->p;
 				x->lid = v[j].lid;
 			}
+		}
+		free(holder);
+	}
 	free(v);
-	/* Duplicate port GUIDs across nodes (CA and router ports; switch ports share port 0's). */
+	/*
+	 * Duplicate port GUIDs across nodes (CA and router ports; switch ports
+	 * share port 0's). Sorted by GUID, each port is reported once, against
+	 * the first port before it on a node of another NodeGUID.
+	 */
 	{
-		struct pg {
-			uint64_t g;
-			const struct ibs_node *n;
-			uint8_t p;
-		} *g = NULL;
-		size_t ng = 0, gc = 0;
+		struct pg *g = NULL;
+		size_t ng = 0, gc = 0, k;
 		for (i = 0; i < f->n_nodes; i++) {
 			const struct ibs_node *n = f->nodes[i];
-			for (p = ibs_node_first_port(n); p <= n->ni.num_ports; p++) {
-				if (!n->ports[p].guid || (n->ni.node_type == IBS_NODE_SWITCH && p))
+			const struct ibs_port *pt;
+			for (pt = ibs_node_ports_from(n, ibs_node_first_port(n)); pt < ibs_node_ports_end(n); pt++) {
+				if (!pt->guid || (n->ni.node_type == IBS_NODE_SWITCH && pt->num))
 					continue;
 				g = xgrow(g, &gc, ng + 1, sizeof(*g));
-				g[ng].g = n->ports[p].guid;
+				g[ng].g = pt->guid;
 				g[ng].n = n;
-				g[ng].p = (uint8_t)p;
+				g[ng].p = pt->num;
+				g[ng].pos = ng;
 				ng++;
 			}
 		}
-		for (i = 0; i < ng; i++)
-			for (j = i + 1; j < ng; j++)
-				if (g[i].g == g[j].g && g[i].n != g[j].n && g[i].n->ni.node_guid != g[j].n->ni.node_guid) {
-					struct ibs_finding *x = add(fs, CK_DUP_PORT_GUID, IBS_SEV_CRITICAL, g[j].n, g[j].p,
+		if (ng)
+			qsort(g, ng, sizeof(*g), pg_cmp);
+		for (i = 0; i < ng; i = k) {
+			/* One GUID: the first port, and the first whose node has another NodeGUID. */
+			const struct pg *first = &g[i], *other = NULL;
+			for (k = i; k < ng && g[k].g == g[i].g; k++) {
+				const struct pg *o = g[k].n->ni.node_guid != first->n->ni.node_guid ? first : other;
+				if (o && o != &g[k]) {
+					struct ibs_finding *x = add(fs, CK_DUP_PORT_GUID, IBS_SEV_CRITICAL, g[k].n, g[k].p,
 								    "port GUID 0x%016" PRIx64 " of %s port %u is also on %s port %u",
-								    g[j].g, nm(g[j].n), g[j].p, nm(g[i].n), g[i].p);
-					x->guid = g[j].g;
-					x->peer = g[i].n;
-					x->peer_port = g[i].p;
+								    g[k].g, nm(g[k].n), g[k].p, nm(o->n), o->p);
+					x->guid = g[k].g;
+					x->peer = o->n;
+					x->peer_port = o->p;
 				}
+				if (!other && g[k].n->ni.node_guid != first->n->ni.node_guid)
+					other = &g[k];
+			}
+		}
 		free(g);
 	}
 }
@@ -421,7 +466,7 @@ static void check_drift(const struct ibs_fabric *f, const struct ibs_fabric *bas
 		case IBS_CHG_LINK_REMOVED: {
 			/* The baseline says linked; now it is not: down (or its node is gone). */
 			const struct ibs_node *now = ibs_fabric_find_guid(f, c->node->ni.node_guid);
-			const struct ibs_port *pt = now && c->port <= now->ni.num_ports ? &now->ports[c->port] : NULL;
+			const struct ibs_port *pt = now ? ibs_node_port(now, c->port) : NULL;
 			x = add(fs, CK_LINK_DOWN, IBS_SEV_CRITICAL, now ? now : c->node, c->port,
 				"%s port %u was linked to %s port %u and is now %s", nm(c->node), c->port, nm(c->was),
 				c->was_port,

@@ -48,13 +48,87 @@ static const char *jstr(json_t *o, const char *k)
 	return json_string_value(json_object_get(o, k));
 }
 
+/* Node i's own fields (not its ports); false with *why when one is missing or bad. */
+static bool jnode(json_t *n, size_t i, size_t nn, struct ibs_nodeinfo *ni, struct ibs_addr *path, const char **why)
+{
+	uint64_t v;
+	const char *t = jstr(n, "type"), *dp = jstr(n, "dr_path");
+
+	memset(ni, 0, sizeof(*ni));
+	if (!json_is_object(n) || !jguid(json_object_get(n, "guid"), &ni->node_guid)) {
+		*why = "missing or bad \"guid\"";
+		return false;
+	}
+	if (!t || !(ni->node_type = (uint8_t)ibs_node_type_code(t))) {
+		*why = "missing or bad \"type\"";
+		return false;
+	}
+	if (!juint(json_object_get(n, "num_ports"), 254, &v)) {
+		*why = "missing or bad \"num_ports\"";
+		return false;
+	}
+	ni->num_ports = (uint8_t)v;
+	if (!juint(json_object_get(n, "index"), nn - 1, &v) || v != i) {
+		*why = "\"index\" must be its position";
+		return false;
+	}
+	jguid(json_object_get(n, "system_image_guid"), &ni->system_image_guid);
+	jguid(json_object_get(n, "port_guid"), &ni->port_guid);
+	if (juint(json_object_get(n, "vendor_id"), 0xffffff, &v))
+		ni->vendor_id = (uint32_t)v;
+	if (juint(json_object_get(n, "device_id"), 0xffff, &v))
+		ni->device_id = (uint16_t)v;
+	ibs_addr_dr(path, NULL, 0);
+	if (dp && ibs_addr_parse(path, dp) != IBS_OK) {
+		*why = "bad \"dr_path\"";
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Port p of node i: its number and, when cabled, the peer's index and port,
+ * checked against the declared port counts (nports[]); false with *why.
+ */
+static bool jport(json_t *p, const uint8_t *nports, size_t i, size_t nn, uint64_t *num, bool *cabled, uint64_t *pi,
+		  uint64_t *pp, const char **why)
+{
+	json_t *pr = json_object_get(p, "peer");
+
+	if (!juint(json_object_get(p, "port"), nports[i], num)) {
+		*why = "a port number is missing or out of range";
+		return false;
+	}
+	*cabled = json_is_object(pr);
+	if (!*cabled)
+		return true;
+	if (!juint(json_object_get(pr, "index"), nn ? nn - 1 : 0, pi) || !nn || !juint(json_object_get(pr, "port"), 254, pp)) {
+		*why = "a peer has a bad index or port";
+		return false;
+	}
+	if (*pp < 1 || *pp > nports[*pi]) {
+		*why = "a peer port is out of range";
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Nodes get records only for the ports the file lists or cables to (the
+ * declared num_ports costs nothing), so the document is read in four passes:
+ * nodes checked, ports checked and collected per node, nodes made, ports
+ * filled in and cabled.
+ */
 enum ibs_err ibs_fabric_parse_json(const char *name, const char *buf, size_t len, struct ibs_fabric **out, char **msg)
 {
 	json_error_t err;
 	json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &err), *nodes, *n;
-	struct ibs_fabric *f;
+	struct ibs_fabric *f = NULL;
 	struct ibs_node **byidx = NULL;
+	struct ibs_portset *have = NULL;
+	uint8_t *nports = NULL;
 	size_t i, nn;
+	const char *why;
 	enum ibs_err rc = IBS_E_INPUT;
 
 	*out = NULL;
@@ -75,70 +149,61 @@ enum ibs_err ibs_fabric_parse_json(const char *name, const char *buf, size_t len
 		return IBS_E_INPUT;
 	}
 	nn = json_array_size(nodes);
+	nports = xcalloc(nn ? nn : 1, sizeof(*nports));
+	have = xcalloc(nn ? nn : 1, sizeof(*have));
+	json_array_foreach(nodes, i, n) {
+		struct ibs_nodeinfo ni;
+		struct ibs_addr path;
+		if (!jnode(n, i, nn, &ni, &path, &why)) {
+			rc = jfail(msg, name, i, why);
+			goto fail;
+		}
+		nports[i] = ni.num_ports;
+	}
+	json_array_foreach(nodes, i, n) {
+		json_t *ports = json_object_get(n, "ports"), *p;
+		size_t k;
+		uint64_t num, pi, pp;
+		bool cabled;
+
+		/* A nodes-only document has no ports, and so no links. */
+		json_array_foreach(ports, k, p) {
+			if (!jport(p, nports, i, nn, &num, &cabled, &pi, &pp, &why)) {
+				rc = jfail(msg, name, i, why);
+				goto fail;
+			}
+			ibs_portset_add(&have[i], (unsigned)num);
+			if (cabled)
+				ibs_portset_add(&have[pi], (unsigned)pp);
+		}
+	}
 	f = ibs_fabric_new();
 	byidx = xcalloc(nn ? nn : 1, sizeof(*byidx));
 	json_array_foreach(nodes, i, n) {
 		struct ibs_nodeinfo ni;
 		struct ibs_addr path;
-		struct ibs_node *nd;
-		uint64_t v;
-		const char *t = jstr(n, "type"), *desc = jstr(n, "description"), *dp = jstr(n, "dr_path");
+		const char *desc = jstr(n, "description");
 
-		memset(&ni, 0, sizeof(ni));
-		if (!json_is_object(n) || !jguid(json_object_get(n, "guid"), &ni.node_guid)) {
-			rc = jfail(msg, name, i, "missing or bad \"guid\"");
-			goto fail;
-		}
-		if (!t || !(ni.node_type = (uint8_t)ibs_node_type_code(t))) {
-			rc = jfail(msg, name, i, "missing or bad \"type\"");
-			goto fail;
-		}
-		if (!juint(json_object_get(n, "num_ports"), 254, &v)) {
-			rc = jfail(msg, name, i, "missing or bad \"num_ports\"");
-			goto fail;
-		}
-		ni.num_ports = (uint8_t)v;
-		if (!juint(json_object_get(n, "index"), nn - 1, &v) || v != i) {
-			rc = jfail(msg, name, i, "\"index\" must be its position");
-			goto fail;
-		}
-		jguid(json_object_get(n, "system_image_guid"), &ni.system_image_guid);
-		jguid(json_object_get(n, "port_guid"), &ni.port_guid);
-		if (juint(json_object_get(n, "vendor_id"), 0xffffff, &v))
-			ni.vendor_id = (uint32_t)v;
-		if (juint(json_object_get(n, "device_id"), 0xffff, &v))
-			ni.device_id = (uint16_t)v;
-		ibs_addr_dr(&path, NULL, 0);
-		if (dp && ibs_addr_parse(&path, dp) != IBS_OK) {
-			rc = jfail(msg, name, i, "bad \"dr_path\"");
-			goto fail;
-		}
-		nd = ibs_fabric_add_node(f, &ni, &path);
-		byidx[i] = nd;
+		jnode(n, i, nn, &ni, &path, &why);
+		byidx[i] = ibs_fabric_add_node_ports(f, &ni, &path, &have[i]);
 		if (desc) {
-			snprintf(nd->desc, sizeof(nd->desc), "%s", desc);
-			nd->has_desc = true;
+			snprintf(byidx[i]->desc, sizeof(byidx[i]->desc), "%s", desc);
+			byidx[i]->has_desc = true;
 		}
 	}
 	json_array_foreach(nodes, i, n) {
 		json_t *ports = json_object_get(n, "ports"), *p;
 		size_t k;
 
-		if (!json_is_array(ports))
-			continue; /* a nodes-only document: no ports, no links */
 		json_array_foreach(ports, k, p) {
-			struct ibs_node *nd = byidx[i], *peer;
 			struct ibs_port *pt;
-			json_t *pr = json_object_get(p, "peer");
-			uint64_t v, pi, pp;
+			uint64_t v, num, pi, pp;
 			const char *s;
 			unsigned sp, ex;
+			bool cabled;
 
-			if (!juint(json_object_get(p, "port"), nd->ni.num_ports, &v)) {
-				rc = jfail(msg, name, i, "a port number is missing or out of range");
-				goto fail;
-			}
-			pt = &nd->ports[v];
+			jport(p, nports, i, nn, &num, &cabled, &pi, &pp, &why);
+			pt = ibs_node_port(byidx[i], (unsigned)num);
 			if ((s = jstr(p, "state"))) {
 				pt->valid = true;
 				pt->pi.state = (uint8_t)ibs_port_state_code(s);
@@ -156,19 +221,8 @@ enum ibs_err ibs_fabric_parse_json(const char *name, const char *buf, size_t len
 				}
 			}
 			jguid(json_object_get(p, "guid"), &pt->guid);
-			if (json_is_object(pr)) {
-				if (!juint(json_object_get(pr, "index"), nn ? nn - 1 : 0, &pi) || !nn ||
-				    !juint(json_object_get(pr, "port"), 254, &pp)) {
-					rc = jfail(msg, name, i, "a peer has a bad index or port");
-					goto fail;
-				}
-				peer = byidx[pi];
-				if (pp < 1 || pp > peer->ni.num_ports) {
-					rc = jfail(msg, name, i, "a peer port is out of range");
-					goto fail;
-				}
-				ibs_fabric_connect(nd, pt->num, peer, (uint8_t)pp);
-			}
+			if (cabled)
+				ibs_fabric_connect(byidx[i], (uint8_t)num, byidx[pi], (uint8_t)pp);
 		}
 	}
 	{
@@ -185,12 +239,16 @@ enum ibs_err ibs_fabric_parse_json(const char *name, const char *buf, size_t len
 		f->partial = json_is_true(json_object_get(root, "partial"));
 	}
 	free(byidx);
+	free(have);
+	free(nports);
 	json_decref(root);
 	ibs_fabric_sort(f);
 	*out = f;
 	return IBS_OK;
 fail:
 	free(byidx);
+	free(have);
+	free(nports);
 	json_decref(root);
 	ibs_fabric_free(f);
 	return rc;
@@ -215,8 +273,10 @@ struct nf_node {
 		uint16_t lid;
 		unsigned width, speed, ext;
 		unsigned line;
+		struct nf_node *peer;
 	} *ports;
 	size_t n_ports, cap_ports;
+	struct ibs_portset have; /* its ports the file lists, or cables to */
 	struct ibs_node *made;
 };
 
@@ -290,6 +350,35 @@ static void nf_free(struct nf_node *v, size_t n)
 	free(v);
 }
 
+/* Node ids sorted, then by position (the first of equal ids wins): peers are found by bsearch. */
+struct nf_id {
+	const char *id;
+	size_t i;
+};
+
+static int nf_id_cmp(const void *a, const void *b)
+{
+	const struct nf_id *x = a, *y = b;
+	int c = strcmp(x->id, y->id);
+
+	return c ? c : x->i < y->i ? -1 : x->i > y->i;
+}
+
+static struct nf_node *nf_find(struct nf_node *v, const struct nf_id *ord, size_t n, const char *id)
+{
+	size_t lo = 0, hi = n;
+
+	/* The first entry whose id is not below id. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(ord[mid].id, id) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && !strcmp(ord[lo].id, id) ? &v[ord[lo].i] : NULL;
+}
+
 static unsigned uint_after(const char *s, const char *key)
 {
 	const char *p = strstr(s, key);
@@ -301,6 +390,7 @@ enum ibs_err ibs_fabric_parse_netfile(const char *name, const char *buf, size_t 
 {
 	struct nf_node *v = NULL, *cur = NULL;
 	size_t n = 0, cap = 0, pos = 0, i, k;
+	struct nf_id *ord = NULL;
 	unsigned ln = 0;
 	uint64_t next_guid = 0, sysguid = 0;
 	uint32_t vendor = 0;
@@ -441,6 +531,29 @@ enum ibs_err ibs_fabric_parse_netfile(const char *name, const char *buf, size_t 
 		rc = nfail(msg, name, ln ? ln : 1, "no nodes: not an ibnetdiscover topology file");
 		goto fail;
 	}
+	ord = xmalloc(n * sizeof(*ord));
+	for (i = 0; i < n; i++) {
+		ord[i].id = v[i].id;
+		ord[i].i = i;
+	}
+	qsort(ord, n, sizeof(*ord), nf_id_cmp);
+	/* Every cable's far end, and so which port records each node needs. */
+	for (i = 0; i < n; i++) {
+		if (v[i].type == IBS_NODE_SWITCH)
+			ibs_portset_add(&v[i].have, 0);
+		for (k = 0; k < v[i].n_ports; k++) {
+			struct nf_port *np = &v[i].ports[k];
+			struct nf_node *peer = nf_find(v, ord, n, np->peer_id);
+			if (!peer || np->peer_port > peer->nports) {
+				rc = nfail(msg, name, np->line, peer ? "peer port beyond the peer's port count"
+								   : "peer node id not defined in the file");
+				goto fail;
+			}
+			np->peer = peer;
+			ibs_portset_add(&v[i].have, np->port);
+			ibs_portset_add(&peer->have, np->peer_port);
+		}
+	}
 	f = ibs_fabric_new();
 	for (i = 0; i < n; i++) {
 		struct ibs_nodeinfo ni;
@@ -454,35 +567,23 @@ enum ibs_err ibs_fabric_parse_netfile(const char *name, const char *buf, size_t 
 		ni.vendor_id = v[i].vendor;
 		ni.device_id = v[i].device;
 		ibs_addr_dr(&path, NULL, 0);
-		v[i].made = ibs_fabric_add_node(f, &ni, &path);
+		v[i].made = ibs_fabric_add_node_ports(f, &ni, &path, &v[i].have);
 		if (v[i].desc[0]) {
 			snprintf(v[i].made->desc, sizeof(v[i].made->desc), "%s", v[i].desc);
 			v[i].made->has_desc = true;
 		}
 		if (v[i].type == IBS_NODE_SWITCH) {
-			v[i].made->ports[0].valid = true;
-			v[i].made->ports[0].pi.lid = v[i].lid;
-			v[i].made->ports[0].pi.state = 4;
-			v[i].made->ports[0].pi.phys_state = 5;
+			struct ibs_port *p0 = ibs_node_port(v[i].made, 0);
+			p0->valid = true;
+			p0->pi.lid = v[i].lid;
+			p0->pi.state = 4;
+			p0->pi.phys_state = 5;
 		}
 	}
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < v[i].n_ports; k++) {
 			struct nf_port *np = &v[i].ports[k];
-			struct ibs_port *pt = &v[i].made->ports[np->port];
-			struct nf_node *peer = NULL;
-			size_t j;
-			for (j = 0; j < n; j++)
-				if (!strcmp(v[j].id, np->peer_id)) {
-					peer = &v[j];
-					break;
-				}
-			if (!peer || np->peer_port > peer->nports) {
-				ibs_fabric_free(f);
-				rc = nfail(msg, name, np->line, peer ? "peer port beyond the peer's port count"
-								   : "peer node id not defined in the file");
-				goto fail;
-			}
+			struct ibs_port *pt = ibs_node_port(v[i].made, np->port);
 			/* A netfile lists only cables; a listed port was linked and Active. */
 			pt->valid = true;
 			pt->pi.state = 4;
@@ -492,15 +593,17 @@ enum ibs_err ibs_fabric_parse_netfile(const char *name, const char *buf, size_t 
 			pt->pi.speed_ext_active = (uint8_t)np->ext;
 			pt->pi.lid = v[i].type == IBS_NODE_SWITCH ? v[i].lid : np->lid;
 			pt->guid = np->guid ? np->guid : v[i].guid;
-			ibs_fabric_connect(v[i].made, (uint8_t)np->port, peer->made, (uint8_t)np->peer_port);
+			ibs_fabric_connect(v[i].made, (uint8_t)np->port, np->peer->made, (uint8_t)np->peer_port);
 		}
 	}
 	nf_free(v, n);
+	free(ord);
 	ibs_fabric_sort(f);
 	*out = f;
 	return IBS_OK;
 fail:
 	nf_free(v, n);
+	free(ord);
 	return rc;
 }
 

@@ -17,7 +17,7 @@ static void node_free(struct ibs_node *n)
 {
 	unsigned i;
 
-	for (i = 0; i <= n->ni.num_ports; i++) {
+	for (i = 0; i < n->n_ports; i++) {
 		free(n->ports[i].gids);
 		free(n->ports[i].error);
 		free(n->ports[i].ctr);
@@ -85,8 +85,8 @@ static void hash_grow(struct ibs_fabric *f)
 	f->hash_cap = cap;
 }
 
-struct ibs_node *ibs_fabric_add_node(struct ibs_fabric *f, const struct ibs_nodeinfo *ni,
-				     const struct ibs_addr *path)
+static struct ibs_node *add_node(struct ibs_fabric *f, const struct ibs_nodeinfo *ni, const struct ibs_addr *path,
+				 const struct ibs_portset *ports)
 {
 	struct ibs_node *n = xcalloc(1, sizeof(*n));
 	unsigned i;
@@ -96,9 +96,20 @@ struct ibs_node *ibs_fabric_add_node(struct ibs_fabric *f, const struct ibs_node
 	n->path = *path;
 	n->entry_port = ni->local_port;
 	n->level = path->hops;
-	n->ports = xcalloc((size_t)ni->num_ports + 1, sizeof(*n->ports));
-	for (i = 0; i <= ni->num_ports; i++)
-		n->ports[i].num = (uint8_t)i;
+	if (!ports) {
+		n->n_ports = (unsigned)ni->num_ports + 1;
+		n->ports = xcalloc(n->n_ports, sizeof(*n->ports));
+		for (i = 0; i < n->n_ports; i++)
+			n->ports[i].num = (uint8_t)i;
+	} else {
+		for (i = 0; i <= ni->num_ports; i++)
+			n->n_ports += ports->w[i >> 6] >> (i & 63) & 1;
+		n->ports = n->n_ports ? xcalloc(n->n_ports, sizeof(*n->ports)) : NULL;
+		n->n_ports = 0;
+		for (i = 0; i <= ni->num_ports; i++)
+			if (ports->w[i >> 6] >> (i & 63) & 1)
+				n->ports[n->n_ports++].num = (uint8_t)i;
+	}
 	f->nodes = xgrow(f->nodes, &f->cap_nodes, f->n_nodes + 1, sizeof(*f->nodes));
 	n->index = f->n_nodes;
 	f->nodes[f->n_nodes++] = n;
@@ -107,6 +118,41 @@ struct ibs_node *ibs_fabric_add_node(struct ibs_fabric *f, const struct ibs_node
 		hash_grow(f);
 	hash_insert(f->hash, f->hash_cap, n);
 	return n;
+}
+
+struct ibs_node *ibs_fabric_add_node(struct ibs_fabric *f, const struct ibs_nodeinfo *ni,
+				     const struct ibs_addr *path)
+{
+	return add_node(f, ni, path, NULL);
+}
+
+struct ibs_node *ibs_fabric_add_node_ports(struct ibs_fabric *f, const struct ibs_nodeinfo *ni,
+					   const struct ibs_addr *path, const struct ibs_portset *ports)
+{
+	return add_node(f, ni, path, ports);
+}
+
+struct ibs_port *ibs_node_ports_from(const struct ibs_node *n, unsigned from)
+{
+	size_t lo = 0, hi = n->n_ports;
+
+	if (!hi)
+		return n->ports;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (n->ports[mid].num < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return &n->ports[lo];
+}
+
+struct ibs_port *ibs_node_port_find(const struct ibs_node *n, unsigned p)
+{
+	struct ibs_port *pt = ibs_node_ports_from(n, p);
+
+	return pt < ibs_node_ports_end(n) && pt->num == p ? pt : NULL;
 }
 
 struct ibs_node *ibs_fabric_find_guid(const struct ibs_fabric *f, uint64_t guid)
@@ -127,18 +173,17 @@ struct ibs_node *ibs_fabric_find_guid(const struct ibs_fabric *f, uint64_t guid)
 struct ibs_port *ibs_fabric_find_lid(const struct ibs_fabric *f, uint16_t lid, struct ibs_node **node)
 {
 	size_t i;
-	unsigned p;
 
 	if (!lid)
 		return NULL;
 	for (i = 0; i < f->n_nodes; i++) {
 		struct ibs_node *n = f->nodes[i];
-		for (p = ibs_node_first_port(n); p <= n->ni.num_ports; p++) {
-			struct ibs_port *pt = &n->ports[p];
+		struct ibs_port *pt;
+		for (pt = ibs_node_ports_from(n, ibs_node_first_port(n)); pt < ibs_node_ports_end(n); pt++) {
 			unsigned span;
 			if (!pt->valid || !pt->pi.lid)
 				continue;
-			if (n->ni.node_type == IBS_NODE_SWITCH && p != 0)
+			if (n->ni.node_type == IBS_NODE_SWITCH && pt->num != 0)
 				continue;
 			span = 1u << (pt->pi.lmc & 7);
 			if (lid >= pt->pi.lid && lid < pt->pi.lid + span) {
@@ -151,12 +196,17 @@ struct ibs_port *ibs_fabric_find_lid(const struct ibs_fabric *f, uint16_t lid, s
 	return NULL;
 }
 
-void ibs_fabric_connect(struct ibs_node *a, uint8_t pa, struct ibs_node *b, uint8_t pb)
+bool ibs_fabric_connect(struct ibs_node *a, uint8_t pa, struct ibs_node *b, uint8_t pb)
 {
-	a->ports[pa].peer = b;
-	a->ports[pa].peer_port = pb;
-	b->ports[pb].peer = a;
-	b->ports[pb].peer_port = pa;
+	struct ibs_port *x = ibs_node_port(a, pa), *y = ibs_node_port(b, pb);
+
+	if (!x || !y)
+		return false;
+	x->peer = b;
+	x->peer_port = pb;
+	y->peer = a;
+	y->peer_port = pa;
+	return true;
 }
 
 struct ibs_walk_error *ibs_fabric_add_error(struct ibs_fabric *f)
@@ -235,20 +285,19 @@ size_t ibs_fabric_links(const struct ibs_fabric *f, struct ibs_link **out)
 {
 	struct ibs_link *v = NULL;
 	size_t n = 0, cap = 0, i;
-	unsigned p;
 
 	for (i = 0; i < f->n_nodes; i++) {
 		struct ibs_node *a = f->nodes[i];
-		for (p = 1; p <= a->ni.num_ports; p++) {
-			struct ibs_port *pt = &a->ports[p];
+		struct ibs_port *pt;
+		for (pt = ibs_node_ports_from(a, 1); pt < ibs_node_ports_end(a); pt++) {
 			if (!pt->peer)
 				continue;
 			if (pt->peer->index < a->index ||
-			    (pt->peer == a && pt->peer_port < p))
+			    (pt->peer == a && pt->peer_port < pt->num))
 				continue;
 			v = xgrow(v, &cap, n + 1, sizeof(*v));
 			v[n].a = a;
-			v[n].pa = (uint8_t)p;
+			v[n].pa = pt->num;
 			v[n].b = pt->peer;
 			v[n].pb = pt->peer_port;
 			n++;
@@ -271,23 +320,25 @@ void ibs_node_set_error(struct ibs_node *n, const char *fmt, ...)
 
 uint16_t ibs_node_lid(const struct ibs_node *n)
 {
-	unsigned p;
+	const struct ibs_port *pt;
 
-	for (p = ibs_node_first_port(n); p <= n->ni.num_ports; p++)
-		if (n->ports[p].valid)
-			return n->ports[p].pi.lid;
+	for (pt = ibs_node_ports_from(n, ibs_node_first_port(n)); pt < ibs_node_ports_end(n); pt++)
+		if (pt->valid)
+			return pt->pi.lid;
 	return 0;
 }
 
 uint16_t ibs_port_peer_lid(const struct ibs_port *p)
 {
 	const struct ibs_node *peer = p->peer;
+	const struct ibs_port *far;
 
 	if (!peer)
 		return 0;
 	if (peer->ni.node_type == IBS_NODE_SWITCH)
 		return ibs_node_lid(peer);
-	return peer->ports[p->peer_port].valid ? peer->ports[p->peer_port].pi.lid : 0;
+	far = ibs_node_port(peer, p->peer_port);
+	return far && far->valid ? far->pi.lid : 0;
 }
 
 const char *ibs_node_name(const struct ibs_node *n)
@@ -565,17 +616,18 @@ bool ibs_link_degraded(const struct ibs_port *a, const struct ibs_port *b, const
 void ibs_fabric_fix_inferred(struct ibs_fabric *f)
 {
 	size_t i;
-	unsigned p;
 
 	for (i = 0; i < f->n_nodes; i++) {
 		struct ibs_node *n = f->nodes[i];
-		for (p = 1; p <= n->ni.num_ports; p++) {
-			struct ibs_port *pt = &n->ports[p];
+		const struct ibs_port *p0 = ibs_node_port(n, 0);
+		struct ibs_port *pt;
+		for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
+			const struct ibs_port *far;
 			if (!pt->inferred)
 				continue;
 			/* The far end's words, now that its extended speeds are settled. */
-			if (pt->peer && pt->peer->ports[pt->peer_port].valid) {
-				const struct ibs_port *far = &pt->peer->ports[pt->peer_port];
+			far = pt->peer ? ibs_node_port(pt->peer, pt->peer_port) : NULL;
+			if (far && far->valid) {
 				pt->pi.state = far->pi.state;
 				pt->pi.phys_state = far->pi.phys_state;
 				pt->pi.width_active = far->pi.width_active;
@@ -583,10 +635,10 @@ void ibs_fabric_fix_inferred(struct ibs_fabric *f)
 				pt->pi.speed_ext_active = far->pi.speed_ext_active;
 			}
 			/* A switch port's LID and LMC are port 0's (IBA 14.2.5.6). */
-			if (n->ports[0].valid) {
-				pt->pi.lid = n->ports[0].pi.lid;
-				pt->pi.lmc = n->ports[0].pi.lmc;
-				pt->pi.sm_lid = n->ports[0].pi.sm_lid;
+			if (p0 && p0->valid) {
+				pt->pi.lid = p0->pi.lid;
+				pt->pi.lmc = p0->pi.lmc;
+				pt->pi.sm_lid = p0->pi.sm_lid;
 			}
 		}
 	}
@@ -595,15 +647,15 @@ void ibs_fabric_fix_inferred(struct ibs_fabric *f)
 void ibs_fabric_fix_ext_speeds(struct ibs_fabric *f)
 {
 	size_t i;
-	unsigned p;
 
 	for (i = 0; i < f->n_nodes; i++) {
 		struct ibs_node *n = f->nodes[i];
 		bool sw = n->ni.node_type == IBS_NODE_SWITCH;
+		const struct ibs_port *p0 = ibs_node_port(n, 0);
 		/* IBA 14.2.5.6: a switch's CapabilityMask is valid on port 0 only. */
-		uint32_t sw_cap = sw && n->ports[0].valid ? n->ports[0].pi.cap_mask : 0;
-		for (p = 0; p <= n->ni.num_ports; p++) {
-			struct ibs_port *pt = &n->ports[p];
+		uint32_t sw_cap = sw && p0 && p0->valid ? p0->pi.cap_mask : 0;
+		struct ibs_port *pt;
+		for (pt = n->ports; pt < ibs_node_ports_end(n); pt++) {
 			uint32_t cap = sw ? sw_cap : pt->pi.cap_mask;
 			if (pt->valid && !pt->inferred && !(cap & IBS_CAP_EXT_SPEEDS))
 				pt->pi.speed_ext_active = pt->pi.speed_ext_enabled = pt->pi.speed_ext_supported = 0;
@@ -682,24 +734,24 @@ unsigned ibs_node_type_code(const char *s)
  */
 static void node_best(const struct ibs_node *n, unsigned *mbps, unsigned *lanes)
 {
-	unsigned p;
+	const struct ibs_port *pt;
 
 	*mbps = *lanes = 0;
-	for (p = 1; p <= n->ni.num_ports; p++) {
+	for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
 		struct ibs_link_rate r;
 		unsigned m, l;
-		if (!n->ports[p].valid)
+		if (!pt->valid)
 			continue;
-		if (n->ports[p].pi.phys_state == 5) {
-			ibs_port_active_rate(&n->ports[p], &r);
+		if (pt->pi.phys_state == 5) {
+			ibs_port_active_rate(pt, &r);
 			if (ibs_speed_mbps(r.speed, r.speed_ext) > *mbps)
 				*mbps = ibs_speed_mbps(r.speed, r.speed_ext);
 			if (ibs_width_lanes(r.width) > *lanes)
 				*lanes = ibs_width_lanes(r.width);
 		}
-		if (n->ports[p].inferred)
+		if (pt->inferred)
 			continue;
-		port_best(&n->ports[p], &r);
+		port_best(pt, &r);
 		m = ibs_speed_mbps(r.speed, r.speed_ext);
 		l = ibs_width_lanes(r.width);
 		if (m > *mbps)
@@ -712,11 +764,11 @@ static void node_best(const struct ibs_node *n, unsigned *mbps, unsigned *lanes)
 bool ibs_node_link_degraded(const struct ibs_node *na, uint8_t pa, const struct ibs_node *nb, uint8_t pb,
 			    const char **why)
 {
-	const struct ibs_port *a = &na->ports[pa], *b = &nb->ports[pb];
+	const struct ibs_port *a = ibs_node_port(na, pa), *b = ibs_node_port(nb, pb);
 	struct ibs_link_rate act;
 	unsigned ma, mb, la, lb;
 
-	if (!a->valid || !b->valid)
+	if (!a || !b || !a->valid || !b->valid)
 		return false;
 	if (ibs_link_degraded(a, b, why) || ibs_link_degraded(b, a, why))
 		return true;

@@ -54,7 +54,15 @@ struct ibs_node {
 	struct ibs_addr path;     /* the DR path that first reached it */
 	uint8_t entry_port;       /* the port that path enters through */
 	unsigned level;           /* hops from the local node */
-	struct ibs_port *ports;   /* num_ports + 1 entries; [0] is switch port 0 */
+	/*
+	 * The node's port records, sorted by number. A walked node has one for
+	 * every port 0..num_ports (then ports[p] is port p); a node loaded from
+	 * a file has only those the file lists or cables to, so that a file
+	 * declaring 254 ports per node costs what it lists. Outside the walker,
+	 * find port p with ibs_node_port() and iterate from ibs_node_ports_from().
+	 */
+	struct ibs_port *ports;
+	unsigned n_ports;
 	char *name;               /* from --node-name-map, or NULL */
 	char *error;              /* first error about this node, or NULL */
 	char guid_name[20];       /* "0x%016x", the name of last resort */
@@ -132,15 +140,45 @@ struct ibs_link {
 	uint8_t pb;
 };
 
+/* A set of port numbers (0..255): which port records a loaded node gets. */
+struct ibs_portset {
+	uint64_t w[4];
+};
+
+static inline void ibs_portset_add(struct ibs_portset *s, unsigned p)
+{
+	s->w[(p >> 6) & 3] |= 1ull << (p & 63);
+}
+
 struct ibs_fabric *ibs_fabric_new(void);
 void ibs_fabric_free(struct ibs_fabric *f);
+/* A node with a record for every port 0..num_ports (the walker's). */
 struct ibs_node *ibs_fabric_add_node(struct ibs_fabric *f, const struct ibs_nodeinfo *ni,
 				     const struct ibs_addr *path);
+/* A node with records for the ports in *ports only (those above num_ports left out). */
+struct ibs_node *ibs_fabric_add_node_ports(struct ibs_fabric *f, const struct ibs_nodeinfo *ni,
+					   const struct ibs_addr *path, const struct ibs_portset *ports);
+
+/* Port p of n, or NULL when n has no record of it (only loaded nodes lack some). */
+struct ibs_port *ibs_node_port_find(const struct ibs_node *n, unsigned p);
+static inline struct ibs_port *ibs_node_port(const struct ibs_node *n, unsigned p)
+{
+	if (p < n->n_ports && n->ports[p].num == p)
+		return &n->ports[p];
+	return ibs_node_port_find(n, p);
+}
+/* The first record of a port numbered from or above; ibs_node_ports_end(n) when none. */
+struct ibs_port *ibs_node_ports_from(const struct ibs_node *n, unsigned from);
+static inline struct ibs_port *ibs_node_ports_end(const struct ibs_node *n)
+{
+	return n->n_ports ? n->ports + n->n_ports : n->ports; /* ports is NULL when there are none */
+}
 /* First node with this GUID (then node->next_same_guid), or NULL. */
 struct ibs_node *ibs_fabric_find_guid(const struct ibs_fabric *f, uint64_t guid);
 /* The port owning this LID (LMC range included), or NULL. */
 struct ibs_port *ibs_fabric_find_lid(const struct ibs_fabric *f, uint16_t lid, struct ibs_node **node);
-void ibs_fabric_connect(struct ibs_node *a, uint8_t pa, struct ibs_node *b, uint8_t pb);
+/* Cable a's port pa to b's port pb; false (and nothing done) when either has no record. */
+bool ibs_fabric_connect(struct ibs_node *a, uint8_t pa, struct ibs_node *b, uint8_t pb);
 struct ibs_walk_error *ibs_fabric_add_error(struct ibs_fabric *f);
 struct ibs_sm *ibs_fabric_add_sm(struct ibs_fabric *f);
 /* Give inferred switch ports their switch's LID. */

@@ -83,7 +83,7 @@ static void set_why(struct ibs_route *r, enum ibs_route_result res, const char *
 
 static bool owns_lid(const struct ibs_port *p, uint16_t lid)
 {
-	return p->valid && p->pi.lid && lid >= p->pi.lid && lid < p->pi.lid + (1u << (p->pi.lmc & 7));
+	return p && p->valid && p->pi.lid && lid >= p->pi.lid && lid < p->pi.lid + (1u << (p->pi.lmc & 7));
 }
 
 enum ibs_err ibs_route_trace(struct ibs_engine *e, const struct ibs_fabric *f, const struct ibs_node *src,
@@ -105,10 +105,10 @@ enum ibs_err ibs_route_trace(struct ibs_engine *e, const struct ibs_fabric *f, c
 		r->dst_port = dport->num;
 	}
 	if (src->ni.node_type != IBS_NODE_SWITCH) {
-		const struct ibs_port *sp = &src->ports[src_port];
+		const struct ibs_port *sp = ibs_node_port(src, src_port);
 		if (owns_lid(sp, dlid))
 			return IBS_OK; /* to itself */
-		if (!sp->peer) {
+		if (!sp || !sp->peer) {
 			set_why(r, IBS_ROUTE_DEAD_END, "%s port %u has no cable", ibs_node_name(src), src_port);
 			return IBS_OK;
 		}
@@ -125,9 +125,9 @@ enum ibs_err ibs_route_trace(struct ibs_engine *e, const struct ibs_fabric *f, c
 		const struct ibs_port *op;
 
 		if (cur->ni.node_type != IBS_NODE_SWITCH) {
-			unsigned p;
-			for (p = 1; p <= cur->ni.num_ports; p++)
-				if (owns_lid(&cur->ports[p], dlid))
+			const struct ibs_port *pt;
+			for (pt = ibs_node_ports_from(cur, 1); pt < ibs_node_ports_end(cur); pt++)
+				if (owns_lid(pt, dlid))
 					return IBS_OK;
 			set_why(r, IBS_ROUTE_WRONG, "arrived at %s, which does not own LID %u", ibs_node_name(cur), dlid);
 			return IBS_OK;
@@ -141,7 +141,7 @@ enum ibs_err ibs_route_trace(struct ibs_engine *e, const struct ibs_fabric *f, c
 			set_why(r, IBS_ROUTE_LOOP, "more than %d switches on the way", MAX_HOPS);
 			return IBS_OK;
 		}
-		if (owns_lid(&cur->ports[0], dlid)) {
+		if (owns_lid(ibs_node_port(cur, 0), dlid)) {
 			r->hops = xgrow(r->hops, &cap, r->n_hops + 1, sizeof(*r->hops));
 			r->hops[r->n_hops].node = cur;
 			r->hops[r->n_hops].in_port = in_port;
@@ -172,10 +172,11 @@ enum ibs_err ibs_route_trace(struct ibs_engine *e, const struct ibs_fabric *f, c
 			set_why(r, IBS_ROUTE_WRONG, "%s forwards LID %u to itself (port 0)", ibs_node_name(cur), dlid);
 			return IBS_OK;
 		}
-		op = &cur->ports[out];
-		if (!op->peer) {
+		op = ibs_node_port(cur, out);
+		if (!op || !op->peer) {
 			set_why(r, IBS_ROUTE_DEAD_END, "%s forwards LID %u to port %u, which has no cable (%s)",
-				ibs_node_name(cur), dlid, out, op->valid ? ibs_phys_state_str(op->pi.phys_state) : "unread");
+				ibs_node_name(cur), dlid, out,
+				op && op->valid ? ibs_phys_state_str(op->pi.phys_state) : "unread");
 			return IBS_OK;
 		}
 		in_port = op->peer_port;
@@ -290,13 +291,13 @@ enum ibs_err ibs_query_path(struct ibs_engine *e, const struct ibs_fabric *f, ui
 /* The first port of a CA that has a LID (the port a name or node GUID means). */
 static uint8_t first_lid_port(const struct ibs_node *n)
 {
-	unsigned p;
+	const struct ibs_port *pt;
 
 	if (n->ni.node_type == IBS_NODE_SWITCH)
 		return 0;
-	for (p = 1; p <= n->ni.num_ports; p++)
-		if (n->ports[p].valid && n->ports[p].pi.lid)
-			return (uint8_t)p;
+	for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++)
+		if (pt->valid && pt->pi.lid)
+			return pt->num;
 	return 0;
 }
 
@@ -306,7 +307,6 @@ enum ibs_err ibs_fabric_resolve(const struct ibs_fabric *f, const char *spec, co
 	const struct ibs_node *hit = NULL;
 	uint8_t hport = 0;
 	size_t i, nhits = 0;
-	unsigned p;
 	char *end;
 
 	*node = NULL;
@@ -340,17 +340,18 @@ enum ibs_err ibs_fabric_resolve(const struct ibs_fabric *f, const char *spec, co
 		}
 		for (i = 0; i < f->n_nodes; i++) {
 			const struct ibs_node *n = f->nodes[i];
+			const struct ibs_port *pt;
 			if (n->ni.node_guid == g) {
 				nhits += hit != n;
 				hit = n;
 				hport = first_lid_port(n);
 				continue;
 			}
-			for (p = 0; p <= n->ni.num_ports; p++)
-				if (n->ports[p].guid == g && (n->ni.node_type != IBS_NODE_SWITCH || p == 0)) {
+			for (pt = n->ports; pt < ibs_node_ports_end(n); pt++)
+				if (pt->guid == g && (n->ni.node_type != IBS_NODE_SWITCH || pt->num == 0)) {
 					nhits += hit != n;
 					hit = n;
-					hport = (uint8_t)p;
+					hport = pt->num;
 				}
 		}
 	} else {
@@ -376,7 +377,10 @@ enum ibs_err ibs_fabric_resolve(const struct ibs_fabric *f, const char *spec, co
 	}
 	*node = hit;
 	*port = hport;
-	*lid = hit->ports[hport].valid ? hit->ports[hport].pi.lid : 0;
+	{
+		const struct ibs_port *pt = ibs_node_port(hit, hport);
+		*lid = pt && pt->valid ? pt->pi.lid : 0;
+	}
 	if (!*lid) {
 		*msg = xasprintf("'%s' has no LID (is a subnet manager running?)", spec);
 		return IBS_E_NOTFOUND;

@@ -9,6 +9,10 @@
  * second cable to it, and a known GUID whose entry port is already cabled
  * elsewhere (or down) is a different node with a duplicate GUID. A cable found
  * from one side is never probed again from the other side.
+ *
+ * Every node here comes from ibs_fabric_add_node, with a record for each of
+ * its ports: n->ports[p] is port p (p <= num_ports), so the walker indexes
+ * directly.
  */
 #include "walk.h"
 #include "../core/log.h"

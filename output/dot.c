@@ -61,7 +61,8 @@ int render_dot(FILE *out, const struct ibs_fabric *f)
 	}
 	n = ibs_fabric_links(f, &v);
 	for (i = 0; i < n; i++) {
-		const struct ibs_port *pa = &v[i].a->ports[v[i].pa], *pb = &v[i].b->ports[v[i].pb];
+		/* A link's two ends are port records. */
+		const struct ibs_port *pa = ibs_node_port(v[i].a, v[i].pa), *pb = ibs_node_port(v[i].b, v[i].pb);
 		const struct ibs_port *src = pa->valid ? pa : pb;
 		char label[64];
 		const char *style = "";

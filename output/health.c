@@ -129,6 +129,7 @@ static void label(struct strbuf *sb, const char *k, const char *v, bool comma)
 
 static void port_labels(struct strbuf *sb, const struct ibs_node *n, unsigned p)
 {
+	const struct ibs_port *pt = ibs_node_port(n, p);
 	char g[24], pn[8];
 
 	snprintf(g, sizeof(g), "0x%016" PRIx64, n->ni.node_guid);
@@ -137,8 +138,8 @@ static void port_labels(struct strbuf *sb, const struct ibs_node *n, unsigned p)
 	label(sb, "guid", g, false);
 	label(sb, "port", pn, true);
 	label(sb, "name", ibs_node_name(n), true);
-	if (n->ports[p].peer) {
-		char *peer = xasprintf("%s[%u]", ibs_node_name(n->ports[p].peer), n->ports[p].peer_port);
+	if (pt && pt->peer) {
+		char *peer = xasprintf("%s[%u]", ibs_node_name(pt->peer), pt->peer_port);
 		label(sb, "peer", peer, true);
 		free(peer);
 	} else {
@@ -166,7 +167,7 @@ static void prom_counters(struct strbuf *sb, const struct ibs_fabric *f)
 		{ "rcv_packets_total", "Packets received.", offsetof(struct ibs_pma_counters, rcv_pkts), 1 },
 	};
 	size_t k, i;
-	unsigned p;
+	const struct ibs_port *pt;
 
 	for (k = 0; k < ibs_n_counter_defs + 4; k++) {
 		char name[96], help[160];
@@ -181,8 +182,8 @@ static void prom_counters(struct strbuf *sb, const struct ibs_fabric *f)
 		metric_head(sb, name, "counter", help);
 		for (i = 0; i < f->n_nodes; i++) {
 			const struct ibs_node *n = f->nodes[i];
-			for (p = 1; p <= n->ni.num_ports; p++) {
-				const struct ibs_port_counters *c = n->ports[p].ctr;
+			for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
+				const struct ibs_port_counters *c = pt->ctr;
 				uint64_t v;
 				if (!c || !c->ok)
 					continue;
@@ -192,7 +193,7 @@ static void prom_counters(struct strbuf *sb, const struct ibs_fabric *f)
 					v = *(const uint64_t *)((const char *)&c->c + data[k - ibs_n_counter_defs].off) *
 					    data[k - ibs_n_counter_defs].mult;
 				sb_adds(sb, name);
-				port_labels(sb, n, p);
+				port_labels(sb, n, pt->num);
 				sb_addf(sb, " %" PRIu64 "\n", v);
 			}
 		}
@@ -200,12 +201,12 @@ static void prom_counters(struct strbuf *sb, const struct ibs_fabric *f)
 	metric_head(sb, "ibscan_port_counters_ok", "gauge", "Whether the port's PMA answered PortCounters (1) or not (0).");
 	for (i = 0; i < f->n_nodes; i++) {
 		const struct ibs_node *n = f->nodes[i];
-		for (p = 1; p <= n->ni.num_ports; p++) {
-			if (!n->ports[p].ctr)
+		for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
+			if (!pt->ctr)
 				continue;
 			sb_adds(sb, "ibscan_port_counters_ok");
-			port_labels(sb, n, p);
-			sb_addf(sb, " %d\n", n->ports[p].ctr->ok ? 1 : 0);
+			port_labels(sb, n, pt->num);
+			sb_addf(sb, " %d\n", pt->ctr->ok ? 1 : 0);
 		}
 	}
 }
@@ -213,7 +214,7 @@ static void prom_counters(struct strbuf *sb, const struct ibs_fabric *f)
 static void prom_ports(struct strbuf *sb, const struct ibs_fabric *f)
 {
 	size_t i;
-	unsigned p;
+	const struct ibs_port *pt;
 	int k;
 
 	for (k = 0; k < 4; k++) {
@@ -228,8 +229,7 @@ static void prom_ports(struct strbuf *sb, const struct ibs_fabric *f)
 		metric_head(sb, names[k], "gauge", helps[k]);
 		for (i = 0; i < f->n_nodes; i++) {
 			const struct ibs_node *n = f->nodes[i];
-			for (p = 1; p <= n->ni.num_ports; p++) {
-				const struct ibs_port *pt = &n->ports[p];
+			for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
 				uint64_t v;
 				if (!pt->valid)
 					continue;
@@ -240,7 +240,7 @@ static void prom_ports(struct strbuf *sb, const struct ibs_fabric *f)
 				    : k == 2 ? ibs_width_lanes(pt->pi.width_active)
 					     : ibs_speed_mbps(pt->pi.speed_active, pt->pi.speed_ext_active);
 				sb_adds(sb, names[k]);
-				port_labels(sb, n, p);
+				port_labels(sb, n, pt->num);
 				sb_addf(sb, " %" PRIu64 "\n", v);
 			}
 		}
@@ -297,13 +297,14 @@ int render_counters_prom(FILE *out, const struct ibs_fabric *f)
 void render_counters(struct emit *e, const struct ibs_fabric *f)
 {
 	size_t i, k;
-	unsigned p, nports = 0, nok = 0;
+	const struct ibs_port *pt;
+	unsigned nports = 0, nok = 0;
 
 	for (i = 0; i < f->n_nodes; i++)
-		for (p = 1; p <= f->nodes[i]->ni.num_ports; p++)
-			if (f->nodes[i]->ports[p].ctr) {
+		for (pt = ibs_node_ports_from(f->nodes[i], 1); pt < ibs_node_ports_end(f->nodes[i]); pt++)
+			if (pt->ctr) {
 				nports++;
-				nok += f->nodes[i]->ports[p].ctr->ok;
+				nok += pt->ctr->ok;
 			}
 	emit_obj_open(e, NULL);
 	emit_str(e, "schema", NULL, IBS_COUNTERS_SCHEMA);
@@ -315,8 +316,9 @@ void render_counters(struct emit *e, const struct ibs_fabric *f)
 	emit_arr_open(e, "ports_counters");
 	for (i = 0; i < f->n_nodes; i++) {
 		const struct ibs_node *n = f->nodes[i];
-		for (p = 1; p <= n->ni.num_ports; p++) {
-			const struct ibs_port_counters *c = n->ports[p].ctr;
+		for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
+			const struct ibs_port_counters *c = pt->ctr;
+			unsigned p = pt->num;
 			double dt = f->interval_s;
 			if (!c)
 				continue;
@@ -325,7 +327,7 @@ void render_counters(struct emit *e, const struct ibs_fabric *f)
 			emit_uint(e, "port", "[%2" PRIu64 "]", p);
 			emit_str(e, "name", " %-24s", ibs_node_name(n));
 			if (!c->ok) {
-				if (f->no_lids || !ibs_port_pma_lid(n, &n->ports[p]))
+				if (f->no_lids || !ibs_port_pma_lid(n, pt))
 					emit_str(e, "error", " not read: %s\n", "the port has no LID");
 				else
 					emit_str(e, "error", " no answer: %s\n", ibs_outcome_str(c->outcome));

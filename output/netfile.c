@@ -50,7 +50,7 @@ static void write_node(FILE *out, const struct ibs_fabric *f, const struct ibs_n
 {
 	char *id = node_id(f, n), desc[IBS_NODE_DESC_LEN * 2 + 1], r[32];
 	const char *type = n->ni.node_type == IBS_NODE_SWITCH ? "Switch" : n->ni.node_type == IBS_NODE_ROUTER ? "Rt" : "Ca";
-	unsigned p;
+	const struct ibs_port *pt, *p0 = ibs_node_port(n, 0);
 
 	safe_desc(n, desc, sizeof(desc));
 	fprintf(out, "vendid=0x%x\ndevid=0x%x\nsysimgguid=0x%" PRIx64 "\n", n->ni.vendor_id, n->ni.device_id,
@@ -59,15 +59,16 @@ static void write_node(FILE *out, const struct ibs_fabric *f, const struct ibs_n
 		fprintf(out, "switchguid=0x%" PRIx64 "(%" PRIx64 ")\n", n->ni.node_guid, n->ni.port_guid);
 		fprintf(out, "Switch\t%u \"%s\"\t\t# \"%s\" %s port 0 lid %u lmc %u\n", n->ni.num_ports, id, desc,
 			n->has_si && n->si.enhanced_port0 ? "enhanced" : "base", ibs_node_lid(n),
-			n->ports[0].valid ? n->ports[0].pi.lmc : 0);
+			p0 && p0->valid ? p0->pi.lmc : 0);
 	} else {
 		fprintf(out, "%s=0x%" PRIx64 "\n", n->ni.node_type == IBS_NODE_ROUTER ? "rtguid" : "caguid",
 			n->ni.node_guid);
 		fprintf(out, "%s\t%u \"%s\"\t\t# \"%s\"\n", type, n->ni.num_ports, id, desc);
 	}
-	for (p = 1; p <= n->ni.num_ports; p++) {
-		const struct ibs_port *pt = &n->ports[p];
+	for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
 		const struct ibs_node *peer = pt->peer;
+		const struct ibs_port *far = peer ? ibs_node_port(peer, pt->peer_port) : NULL;
+		unsigned p = pt->num;
 		char *pid, pdesc[IBS_NODE_DESC_LEN * 2 + 1];
 		uint16_t plid;
 
@@ -80,12 +81,12 @@ static void write_node(FILE *out, const struct ibs_fabric *f, const struct ibs_n
 		if (n->ni.node_type == IBS_NODE_SWITCH) {
 			fprintf(out, "[%u]\t\"%s\"[%u]", p, pid, pt->peer_port);
 			if (peer->ni.node_type != IBS_NODE_SWITCH)
-				fprintf(out, "(%" PRIx64 ") ", peer->ports[pt->peer_port].guid);
+				fprintf(out, "(%" PRIx64 ") ", far ? far->guid : 0);
 			fprintf(out, "\t\t# \"%s\" lid %u %s\n", pdesc, plid, r);
 		} else {
 			fprintf(out, "[%u](%" PRIx64 ") \t\"%s\"[%u]", p, pt->guid, pid, pt->peer_port);
 			if (peer->ni.node_type != IBS_NODE_SWITCH)
-				fprintf(out, "(%" PRIx64 ") ", peer->ports[pt->peer_port].guid);
+				fprintf(out, "(%" PRIx64 ") ", far ? far->guid : 0);
 			fprintf(out, "\t\t# lid %u lmc %u \"%s\" lid %u %s\n", pt->valid ? pt->pi.lid : 0,
 				pt->valid ? pt->pi.lmc : 0, pdesc, plid, r);
 		}

@@ -84,7 +84,8 @@ static int write_packet(FILE *out, uint64_t t_ns, const uint8_t *mad, size_t mad
 int render_pcap(FILE *out, const struct ibs_capture *c)
 {
 	uint8_t gh[24];
-	size_t i;
+	struct ibs_cap_exchange one, *x = &one;
+	size_t i, pos = 0;
 
 	memset(gh, 0, sizeof(gh));
 	le32(gh, 0xa1b2c3d4u);
@@ -94,8 +95,7 @@ int render_pcap(FILE *out, const struct ibs_capture *c)
 	le32(gh + 20, LINKTYPE_ERF);
 	if (fwrite(gh, sizeof(gh), 1, out) != 1)
 		return -1;
-	for (i = 0; i < c->n; i++) {
-		const struct ibs_cap_exchange *x = &c->x[i];
+	for (i = 0; ibs_capture_next(c, &pos, x); i++) {
 		bool smp = x->addr.lid == 0 || (x->req_len > 1 && x->req[1] == IBS_CLASS_SMI);
 		/* Without --record-times, one microsecond per packet keeps the order visible. */
 		uint64_t t = x->time_ns ? x->time_ns : (uint64_t)i * 2000;

@@ -41,12 +41,11 @@ static void endpoint(struct emit *e, const char *key, const struct ibs_node *n, 
 void render_route(struct emit *e, const struct ibs_route *r)
 {
 	size_t i;
-	const struct ibs_port *sp = r->src->ni.node_type == IBS_NODE_SWITCH ? &r->src->ports[0]
-									      : &r->src->ports[r->src_port];
+	const struct ibs_port *sp = ibs_node_port(r->src, r->src->ni.node_type == IBS_NODE_SWITCH ? 0 : r->src_port);
 
 	emit_obj_open(e, NULL);
 	emit_str(e, "schema", NULL, IBS_ROUTE_SCHEMA);
-	endpoint(e, "from", r->src, r->src_port, sp->valid ? sp->pi.lid : 0, "from ");
+	endpoint(e, "from", r->src, r->src_port, sp && sp->valid ? sp->pi.lid : 0, "from ");
 	emit_arr_open(e, "hops");
 	if (r->src->ni.node_type != IBS_NODE_SWITCH && r->n_hops) {
 		/* The source CA's own link first. */
@@ -63,7 +62,7 @@ void render_route(struct emit *e, const struct ibs_route *r)
 	}
 	for (i = 0; i < r->n_hops; i++) {
 		const struct ibs_hop *h = &r->hops[i];
-		const struct ibs_port *op = h->out_port && h->out_port <= h->node->ni.num_ports ? &h->node->ports[h->out_port] : NULL;
+		const struct ibs_port *op = h->out_port ? ibs_node_port(h->node, h->out_port) : NULL;
 		if (!h->out_port || !op || !op->peer)
 			continue; /* the last switch when it is the destination, or a dead end */
 		emit_obj_open(e, NULL);

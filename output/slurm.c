@@ -392,12 +392,12 @@ static void unique_names(struct sw *sws, size_t n)
 static void compute_levels(struct slurm *st)
 {
 	size_t *queue = xcalloc(st->n_sws ? st->n_sws : 1, sizeof(*queue)), head = 0, tail = 0, i;
-	unsigned p;
+	const struct ibs_port *pt;
 
 	for (i = 0; i < st->n_sws; i++) {
 		const struct ibs_node *n = st->sws[i].n;
-		for (p = 1; p <= n->ni.num_ports; p++) {
-			const struct ibs_node *peer = n->ports[p].peer;
+		for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
+			const struct ibs_node *peer = pt->peer;
 			if (peer && peer->ni.node_type == IBS_NODE_CA && !is_aggregation_node(peer)) {
 				st->sws[i].level = 1;
 				queue[tail++] = i;
@@ -407,8 +407,8 @@ static void compute_levels(struct slurm *st)
 	}
 	while (head < tail) {
 		struct sw *s = &st->sws[queue[head++]];
-		for (p = 1; p <= s->n->ni.num_ports; p++) {
-			const struct ibs_node *peer = s->n->ports[p].peer;
+		for (pt = ibs_node_ports_from(s->n, 1); pt < ibs_node_ports_end(s->n); pt++) {
+			const struct ibs_node *peer = pt->peer;
 			size_t k;
 			if (!peer || !st->sw_of[peer->index])
 				continue;
@@ -443,10 +443,10 @@ static size_t children(const struct slurm *st, const struct sw *s, char ***out)
 	char **v = NULL;
 	bool *seen = xcalloc(st->n_sws ? st->n_sws : 1, sizeof(*seen));
 	size_t n = 0, cap = 0;
-	unsigned p;
+	const struct ibs_port *pt;
 
-	for (p = 1; p <= s->n->ni.num_ports; p++) {
-		const struct ibs_node *peer = s->n->ports[p].peer;
+	for (pt = ibs_node_ports_from(s->n, 1); pt < ibs_node_ports_end(s->n); pt++) {
+		const struct ibs_node *peer = pt->peer;
 		size_t k;
 		if (!peer || !st->sw_of[peer->index])
 			continue;
@@ -466,7 +466,7 @@ static size_t children(const struct slurm *st, const struct sw *s, char ***out)
 static size_t hosts_below(const struct slurm *st, size_t k, bool *seen, size_t *stack)
 {
 	size_t n = 0, top = 0;
-	unsigned p;
+	const struct ibs_port *pt;
 
 	memset(seen, 0, st->n_sws * sizeof(*seen));
 	seen[k] = true;
@@ -474,8 +474,8 @@ static size_t hosts_below(const struct slurm *st, size_t k, bool *seen, size_t *
 	while (top) {
 		const struct sw *s = &st->sws[stack[--top]];
 		n += s->n_hosts;
-		for (p = 1; p <= s->n->ni.num_ports; p++) {
-			const struct ibs_node *peer = s->n->ports[p].peer;
+		for (pt = ibs_node_ports_from(s->n, 1); pt < ibs_node_ports_end(s->n); pt++) {
+			const struct ibs_node *peer = pt->peer;
 			size_t j;
 			if (!peer || !st->sw_of[peer->index])
 				continue;
@@ -553,7 +553,7 @@ int render_slurm(FILE *out, const struct ibs_fabric *f)
 	for (i = 0; i < f->n_nodes; i++) {
 		const struct ibs_node *n = f->nodes[i];
 		char *h;
-		unsigned p;
+		const struct ibs_port *pt;
 		if (n->ni.node_type != IBS_NODE_CA || is_aggregation_node(n))
 			continue;
 		h = host_name(n);
@@ -564,12 +564,12 @@ int render_slurm(FILE *out, const struct ibs_fabric *f)
 		}
 		at = xgrow(at, &cap_at, n_at + 1, sizeof(*at));
 		at[n_at++] = (struct attach){ h, n, 0, 0 }; /* port 0: not cabled (yet) */
-		for (p = 1; p <= n->ni.num_ports; p++) {
-			const struct ibs_node *peer = n->ports[p].peer;
+		for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
+			const struct ibs_node *peer = pt->peer;
 			if (!peer || !st.sw_of[peer->index])
 				continue;
 			at = xgrow(at, &cap_at, n_at + 1, sizeof(*at));
-			at[n_at++] = (struct attach){ xstrdup(h), n, p, st.sw_of[peer->index] - 1 };
+			at[n_at++] = (struct attach){ xstrdup(h), n, pt->num, st.sw_of[peer->index] - 1 };
 		}
 	}
 	if (n_at)

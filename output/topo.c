@@ -142,7 +142,7 @@ static void render_port(struct emit *e, const struct ibs_node *n, const struct i
 static void render_node(struct emit *e, const struct ibs_node *n, bool ports)
 {
 	char path[256];
-	unsigned p;
+	const struct ibs_port *pt;
 	uint16_t lid = ibs_node_lid(n);
 
 	emit_obj_open(e, NULL);
@@ -174,8 +174,7 @@ static void render_node(struct emit *e, const struct ibs_node *n, bool ports)
 	emit_text(e, "\n");
 	if (ports) {
 		emit_arr_open(e, "ports");
-		for (p = ibs_node_first_port(n); p <= n->ni.num_ports; p++) {
-			const struct ibs_port *pt = &n->ports[p];
+		for (pt = ibs_node_ports_from(n, ibs_node_first_port(n)); pt < ibs_node_ports_end(n); pt++) {
 			/* CA ports that no cable reached were never read. */
 			if (!pt->valid && !pt->error && !pt->peer)
 				continue;
@@ -278,7 +277,8 @@ static void render_errors(struct emit *e, const struct ibs_fabric *f)
 
 static void render_link(struct emit *e, const struct ibs_link *l)
 {
-	const struct ibs_port *pa = &l->a->ports[l->pa], *pb = &l->b->ports[l->pb];
+	/* A link's two ends are port records. */
+	const struct ibs_port *pa = ibs_node_port(l->a, l->pa), *pb = ibs_node_port(l->b, l->pb);
 	const struct ibs_port *src = pa->valid ? pa : pb;
 	const char *why = NULL;
 	bool degraded = false;

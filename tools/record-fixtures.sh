@@ -35,13 +35,14 @@ mkdir -p "$out" "$root/fixtures/baselines"
 record() { # NAME [ibscan options...]
 	local name=$1 rc=0
 	shift
-	sim_run "$root/ibscan" health --record "$out/$name.cap" -o /dev/null "$@" || rc=$?
+	# stdout to /dev/null by the shell, not `-o /dev/null` (an older ibscan replaced it with a file).
+	sim_run "$root/ibscan" health --record "$out/$name.cap" "$@" >/dev/null || rc=$?
 	[ $rc -le 3 ] || { echo "fixtures: $name: ibscan health exited $rc" >&2; exit 1; }
 	echo "fixtures: $name.cap: $(grep -c '^x ' "$out/$name.cap") exchanges (health exit $rc)"
 	if [ "$name" = net.2sw2path4hca ]; then
 		sim_run "$root/ibscan" topology --json -o "$root/fixtures/baselines/$name.json"
-		sim_run "$root/ibscan" routes --dump --record "$out/$name-routes.cap" -o /dev/null
-		sim_run "$root/ibscan" path Hca1 Hca4 --record "$out/$name-path.cap" -o /dev/null
+		sim_run "$root/ibscan" routes --dump --record "$out/$name-routes.cap" >/dev/null
+		sim_run "$root/ibscan" path Hca1 Hca4 --record "$out/$name-path.cap" >/dev/null
 		mkdir -p "$root/fixtures/caches"
 		sim_run ibnetdiscover --cache "$root/fixtures/caches/$name.cache" >/dev/null
 	fi

@@ -92,12 +92,22 @@ echo "ok: counters JSON, unanswered ports listed, usage errors"
 echo old >"$TMP/h.prom"
 run 1 health --format prom --replay "$caps/counters.cap" -o "$TMP/h.prom"
 grep -q "^ibscan_up 1$" "$TMP/h.prom" || fail "-o did not write"
-ls "$TMP" | grep -q "h.prom.tmp" && fail "-o left a temporary file"
-mkdir -p "$TMP/ro" && echo keep >"$TMP/ro/h.prom" && chmod 555 "$TMP/ro"
-if [ "$(id -u)" != 0 ]; then
-	run 3 health --format prom --replay "$caps/counters.cap" -o "$TMP/ro/h.prom"
-	grep -q keep "$TMP/ro/h.prom" || fail "a failed -o damaged the old file"
+ls -A "$TMP" | grep -q "h.prom.tmp\|^\.ibscan" && fail "-o left a temporary file"
+# The directory is read-only to an unprivileged user (root would write it anyway:
+# as root, the check runs as nobody; tests/cli/t_output.sh has the other cases).
+as_user=()
+if [ "$(id -u)" = 0 ]; then
+	as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	chmod 711 "$TMP"
 fi
+mkdir -p "$TMP/ro" && echo keep >"$TMP/ro/h.prom"
+[ "$(id -u)" = 0 ] && chown 65534 "$TMP/ro/h.prom"
+chmod 555 "$TMP/ro"
+rc=0
+"${as_user[@]}" "$IBSCAN" health --format prom --replay "$caps/counters.cap" -o "$TMP/ro/h.prom" >"$TMP/out" 2>"$TMP/err" || rc=$?
+[ $rc -eq 3 ] || fail "health -o into a read-only directory exited $rc, want 3 (UNKNOWN)"
+err_has "ibscan: error: cannot write '$TMP/ro/h.prom': Permission denied"
+grep -q keep "$TMP/ro/h.prom" || fail "a failed -o damaged the old file"
 chmod 755 "$TMP/ro"
 rc=0
 "$IBSCAN" health --replay "$caps/counters.cap" >/dev/full 2>"$TMP/err" || rc=$?

@@ -54,6 +54,10 @@ run 2 ping somehost --tcp-port 70000
 err_has "--tcp-port wants a port number from 1 to 65535"
 run 2 ping somehost --timeout 0
 err_has "--timeout wants milliseconds"
+for bad in 0 -1 x 86401; do
+	run 2 ping somehost --deadline "$bad"
+	err_has "--deadline wants seconds (more than 0, at most 86400), not '$bad'"
+done
 run 2 ping somehost --gid-index x
 err_has "--gid-index wants a GID table index"
 run 2 ping somehost --format dot
@@ -63,7 +67,7 @@ err_has "unknown option '--window'"
 
 # The help lists every option.
 run 0 help ping
-for opt in --listen --tcp-port --bind --wait --ca --port --gid-index --op --bw --iters --size --timeout \
+for opt in --listen --tcp-port --bind --wait --ca --port --gid-index --op --bw --iters --size --timeout --deadline \
 	--format --json --output --verbose --quiet; do
 	out_has "$opt"
 done

@@ -76,7 +76,8 @@ static void test_record_then_replay(void **state)
 	struct ibs_transport *rp;
 	char *live, *replayed, *msg = NULL;
 	struct ibs_capture *c;
-	size_t i, none = 0, resp = 0;
+	struct ibs_cap_exchange x;
+	size_t i, none = 0, resp = 0, pos = 0;
 
 	(void)state;
 	assert_true(fd >= 0);
@@ -87,10 +88,11 @@ static void test_record_then_replay(void **state)
 	assert_int_equal(ibs_capture_load(path, &c, &msg), IBS_OK);
 	assert_true(c->local.node_guid == 0x200000);
 	assert_int_equal(c->local.lid, 1);
-	for (i = 0; i < c->n; i++) {
-		none += c->x[i].outcome == IBS_CAP_NONE;
-		resp += c->x[i].outcome == IBS_CAP_RESP;
+	for (i = 0; ibs_capture_next(c, &pos, &x); i++) {
+		none += x.outcome == IBS_CAP_NONE;
+		resp += x.outcome == IBS_CAP_RESP;
 	}
+	assert_int_equal(i, c->n);
 	assert_int_equal(none, 2); /* the dead CA: first attempt and one retry */
 	assert_true(resp > 20);
 	ibs_capture_free(c);
@@ -142,6 +144,52 @@ static void test_replay_strict_and_missing(void **state)
 #define HDR "ibscan-capture 1\nlocal ca=x port=1 node_guid=0x1 port_guid=0x1 system_image_guid=0x1 lid=1 sm_lid=1 lmc=0 state=4 node_type=1\n"
 #define MADHEX "01810101" "0000000000000000000000000000000000000000"
 #define REQ "x SMI-DR Get NodeInfo mod=0 addr=dr:0\n> " MADHEX "\n"
+
+/* Exchanges come back from their packed form as parsed: addresses, times, lengths, bytes. */
+static void test_packed_exchanges(void **state)
+{
+	static const char text[] = HDR
+		"x SMI-DR Get NodeInfo mod=0 addr=dr:0,1,2 t=5\n> " MADHEX "0000ff\n< resp len=100 0181810000\n"
+		"x SMI Get NodeInfo mod=0 addr=lid:7\n> 0101010100\n< error 110 0102\n"
+		"x SMI Get NodeInfo mod=0 addr=lid:9\n> 01010101\n< none\n";
+	struct ibs_capture *c = NULL;
+	struct ibs_cap_exchange x;
+	char *msg = NULL;
+	size_t pos = 0;
+	uint8_t want[IBS_MAD_SIZE] = { 0x01, 0x81, 0x01, 0x01 };
+
+	(void)state;
+	assert_int_equal(ibs_capture_parse("c", text, strlen(text), &c, &msg), IBS_OK);
+	assert_int_equal(c->n, 3);
+	assert_true(ibs_capture_next(c, &pos, &x));
+	assert_int_equal(x.line, 3);
+	assert_int_equal(x.addr.lid, 0);
+	assert_int_equal(x.addr.hops, 2);
+	assert_int_equal(x.addr.path[1], 1);
+	assert_int_equal(x.addr.path[2], 2);
+	assert_true(x.time_ns == 5);
+	assert_int_equal(x.req_len, IBS_MAD_SIZE);
+	want[26] = 0xff;
+	assert_memory_equal(x.req, want, IBS_MAD_SIZE);
+	assert_int_equal(x.outcome, IBS_CAP_RESP);
+	assert_int_equal(x.resp_len, 100);
+	assert_int_equal(x.resp[1], 0x81);
+	assert_int_equal(x.resp[2], 0x81);
+	assert_int_equal(x.resp[3], 0);
+	assert_int_equal(x.resp[99], 0);
+	assert_true(ibs_capture_next(c, &pos, &x));
+	assert_int_equal(x.addr.lid, 7);
+	assert_int_equal(x.outcome, IBS_CAP_ERROR);
+	assert_int_equal(x.status, 110);
+	assert_int_equal(x.resp_len, 2);
+	assert_int_equal(x.resp[1], 2);
+	assert_true(ibs_capture_next(c, &pos, &x));
+	assert_int_equal(x.addr.lid, 9);
+	assert_int_equal(x.outcome, IBS_CAP_NONE);
+	assert_int_equal(x.resp_len, 0);
+	assert_false(ibs_capture_next(c, &pos, &x));
+	ibs_capture_free(c);
+}
 
 static void test_bad_captures(void **state)
 {
@@ -371,6 +419,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_record_then_replay),
 		cmocka_unit_test(test_replay_strict_and_missing),
+		cmocka_unit_test(test_packed_exchanges),
 		cmocka_unit_test(test_bad_captures),
 		cmocka_unit_test(test_index_replay),
 		cmocka_unit_test(test_index_order),

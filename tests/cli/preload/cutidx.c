@@ -1,15 +1,57 @@
 /*
- * Test preload: whoever maps a file whose name ends in ".idx" sees it cut to
- * nothing right after mapping it, as if another program had copied over it
- * in place. The next read of the mapping raises SIGBUS.
+ * Test preload: a replay index changed in place by another program while
+ * ibscan uses it. Whoever maps a file whose name ends in ".idx"
+ * - sees it cut to nothing right after mapping it, as if another program
+ *   had copied over it in place (the next read of the mapping raises
+ *   SIGBUS); or, with REWIDX="OFFSET=HEX[,...]" set,
+ * - has those bytes written into it at those offsets (from the start of the
+ *   file) at the first clock_gettime() after mapping it: the replay's engine
+ *   starting, once the index has passed its checks.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
+
+static char mapped[4096]; /* the index to rewrite at the next clock_gettime(), or "" */
+
+static void rewrite(void)
+{
+	const char *spec = getenv("REWIDX");
+	int fd = open(mapped, O_WRONLY);
+
+	mapped[0] = '\0';
+	if (fd < 0) {
+		perror("cutidx: open");
+		return;
+	}
+	while (*spec) {
+		char *end;
+		long long off = strtoll(spec, &end, 0);
+		unsigned char b[64];
+		size_t nb = 0;
+
+		if (*end != '=')
+			break;
+		spec = end + 1;
+		while (nb < sizeof(b) && sscanf(spec, "%2hhx", &b[nb]) == 1) {
+			nb++;
+			spec += 2;
+		}
+		if (pwrite(fd, b, nb, (off_t)off) != (ssize_t)nb)
+			perror("cutidx: pwrite");
+		if (*spec != ',')
+			break;
+		spec++;
+	}
+	close(fd);
+}
 
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
@@ -27,8 +69,23 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 	n = readlink(link, path, sizeof(path) - 1);
 	if (n > 4) {
 		path[n] = '\0';
-		if (!strcmp(path + n - 4, ".idx") && truncate(path, 0) != 0)
+		if (strcmp(path + n - 4, ".idx"))
+			return m;
+		if (getenv("REWIDX"))
+			memcpy(mapped, path, (size_t)n + 1);
+		else if (truncate(path, 0) != 0)
 			perror("cutidx: truncate");
 	}
 	return m;
+}
+
+int clock_gettime(clockid_t clk, struct timespec *ts)
+{
+	static int (*real)(clockid_t, struct timespec *);
+
+	if (!real)
+		real = (int (*)(clockid_t, struct timespec *))dlsym(RTLD_NEXT, "clock_gettime");
+	if (mapped[0])
+		rewrite();
+	return real(clk, ts);
 }
