@@ -126,6 +126,7 @@ int cli_common_opt(const struct cmd_desc *cmd, struct cli_common *c, int opt, co
 			return -1;
 		}
 		c->deadline_s = d;
+		c->deadline_set = true;
 		return 1;
 	}
 	case OPT_NAMEMAP:
@@ -256,6 +257,176 @@ static void catch_sigbus(const char *capture)
 	sigaction(SIGBUS, &sa, NULL);
 }
 
+/* What a capture may lack, how to tell, and which runs record it. */
+static const struct {
+	unsigned bit;
+	uint8_t mgmt_class;
+	uint16_t attr_id;
+	const char *recorded_by;
+} lack_defs[] = {
+	{ IBS_LACK_SMINFO, IBS_CLASS_SMI_DR, IBS_ATTR_SM_INFO, "every walk" },
+	{ IBS_LACK_PMA, IBS_CLASS_PMA, IBS_ATTR_PORT_COUNTERS, "'ibscan counters' or 'ibscan health'" },
+	{ IBS_LACK_LFT, IBS_CLASS_SMI_DR, IBS_ATTR_LFT, "'ibscan route' or 'ibscan routes --dump'" },
+	{ IBS_LACK_SA, IBS_CLASS_SA, IBS_ATTR_SA_PATH_RECORD, "'ibscan path'" },
+	{ IBS_LACK_GUIDINFO, IBS_CLASS_SMI_DR, IBS_ATTR_GUID_INFO, "a walk with --gids" },
+};
+
+/*
+ * What the replayed capture lacks. Every walk asks for SMInfo, and a master
+ * that did not answer is a finding, not something the capture lacks.
+ */
+static unsigned replay_lacks(struct ibs_transport *t)
+{
+	unsigned lacks = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(lack_defs) / sizeof(lack_defs[0]); i++)
+		if (lack_defs[i].bit != IBS_LACK_SMINFO &&
+		    !ibs_replay_holds(t, lack_defs[i].mgmt_class, lack_defs[i].attr_id))
+			lacks |= lack_defs[i].bit;
+	return lacks;
+}
+
+/* Refuse, in one line, a source that lacks what the command needs: 0 when it has it all. */
+static int refuse_lacking(const struct cli_common *c, unsigned lacks)
+{
+	unsigned miss = lacks & (c->needs | (c->gids ? IBS_LACK_GUIDINFO : 0) | (c->reset_counters ? IBS_LACK_PMA : 0));
+	size_t i;
+
+	for (i = 0; i < sizeof(lack_defs) / sizeof(lack_defs[0]); i++) {
+		if (!(miss & lack_defs[i].bit))
+			continue;
+		if (c->load_cache) {
+			log_error("'%s' is an ibnetdiscover cache: it holds no %s; use a live fabric, or --replay a capture",
+				  c->load_cache, ibs_lack_str(lack_defs[i].bit));
+			return EXIT_USAGE;
+		}
+		log_error("capture '%s' holds no %s; %s records them", c->replay, ibs_lack_str(lack_defs[i].bit),
+			  lack_defs[i].recorded_by);
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
+const char *cli_source_option(const struct cli_common *c)
+{
+	if (c->replay)
+		return "--replay";
+	if (c->load_cache)
+		return "--load-cache";
+	if (c->record)
+		return "--record";
+	if (c->ca)
+		return "--ca";
+	if (c->port)
+		return "--port";
+	if (c->gids)
+		return "--gids";
+	if (c->window_set)
+		return "--window";
+	if (c->timeout_set)
+		return "--timeout";
+	if (c->retries_set)
+		return "--retries";
+	if (c->deadline_set)
+		return "--deadline";
+	if (c->replay_strict)
+		return "--replay-strict";
+	if (c->record_times)
+		return "--record-times";
+	if (c->progress)
+		return "--progress";
+	return NULL;
+}
+
+/* Options that the chosen source would silently ignore: a usage error (reported). */
+static bool options_conflict(const struct cli_common *c)
+{
+	const char *src = c->replay ? "--replay" : "--load-cache";
+
+	if ((c->replay != NULL) + (c->record != NULL) + (c->load_cache != NULL) > 1) {
+		log_error("--replay, --record and --load-cache cannot be used together");
+		return true;
+	}
+	if ((c->replay || c->load_cache) && (c->ca || c->port)) {
+		log_error("%s reads no device: -C/--ca and -P/--port do not apply", src);
+		return true;
+	}
+	if (c->load_cache && (c->window_set || c->timeout_set || c->retries_set || c->deadline_set)) {
+		log_error("--load-cache sends no MADs: --window, --timeout, --retries and --deadline do not apply");
+		return true;
+	}
+	if (c->replay_strict && !c->replay) {
+		log_error("--replay-strict goes with --replay");
+		return true;
+	}
+	if (c->record_times && !c->record) {
+		log_error("--record-times goes with --record");
+		return true;
+	}
+	return false;
+}
+
+/* Requests the last replay had no recorded answer for (cli_report_partial says so). */
+static size_t replay_misses;
+
+void cli_report_partial(const struct ibs_fabric *f)
+{
+	size_t i, ports = 0, silent = 0;
+	unsigned p;
+	char *why;
+
+	for (i = 0; i < f->n_nodes; i++)
+		for (p = 0; p <= f->nodes[i]->ni.num_ports; p++) {
+			const struct ibs_port_counters *pc = f->nodes[i]->ports[p].ctr;
+			ports += pc != NULL;
+			silent += pc && !pc->ok;
+		}
+	if (f->aborted)
+		why = xasprintf("the walk stopped early (%s)", f->abort_reason);
+	else if (f->n_errors)
+		why = xasprintf("%zu quer%s got no valid answer (listed in the output)", f->n_errors,
+				f->n_errors == 1 ? "y" : "ies");
+	else if (silent)
+		why = xasprintf("the PMA of %zu of %zu ports did not answer (listed in the output)", silent, ports);
+	else
+		why = xstrdup("part of the fabric did not answer");
+	if (replay_misses)
+		log_error("the result is partial: %s; the capture held no answer for %zu of the requests (recorded by "
+			  "another command, or with other options?)",
+			  why, replay_misses);
+	else
+		log_error("the result is partial: %s", why);
+	free(why);
+}
+
+/* --node-name-map, if given: EXIT_OK with *map set (or NULL), or EXIT_RUNTIME (reported). */
+static int load_namemap(const struct cli_common *c, struct ibs_namemap **map)
+{
+	char *msg = NULL;
+
+	*map = NULL;
+	if (c->namemap && ibs_namemap_load(c->namemap, map, &msg)) {
+		log_error("%s", msg);
+		free(msg);
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
+int cli_name_nodes(const struct cli_common *c, struct ibs_fabric *f)
+{
+	struct ibs_namemap *map;
+
+	if (load_namemap(c, &map))
+		return EXIT_RUNTIME;
+	if (map) {
+		ibs_namemap_apply(map, f);
+		ibs_namemap_free(map);
+	}
+	return EXIT_OK;
+}
+
 struct progress {
 	bool on;
 	bool shown;
@@ -285,20 +456,15 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 	enum ibs_err rc;
 	char *msg = NULL;
 
+	unsigned lacks = 0;
+	int st;
+
 	*out = NULL;
 	*walk_rc = IBS_OK;
-	if ((c->replay != NULL) + (c->record != NULL) + (c->load_cache != NULL) > 1) {
-		log_error("--replay, --record and --load-cache cannot be used together");
+	if (options_conflict(c))
 		return EXIT_USAGE;
-	}
-	if (c->namemap) {
-		rc = ibs_namemap_load(c->namemap, &map, &msg);
-		if (rc) {
-			log_error("%s", msg);
-			free(msg);
-			return EXIT_RUNTIME;
-		}
-	}
+	if (load_namemap(c, &map))
+		return EXIT_RUNTIME;
 	memset(&eo, 0, sizeof(eo));
 	eo.window = c->window;
 	eo.timeout_ms = c->timeout_ms;
@@ -311,6 +477,12 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 			free(msg);
 			ibs_namemap_free(map);
 			return EXIT_RUNTIME;
+		}
+		st = refuse_lacking(c, f->lacks);
+		if (st) {
+			ibs_fabric_free(f);
+			ibs_namemap_free(map);
+			return st;
 		}
 		if (map) {
 			ibs_namemap_apply(map, f);
@@ -333,6 +505,21 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 			if (!c->retries_set)
 				eo.retries = ce.retries;
 		}
+		if (!rc && !ibs_replay_holds(t, IBS_CLASS_SMI_DR, IBS_ATTR_NODE_INFO)) {
+			log_error("capture '%s' holds no NodeInfo answer: there is no walk to replay", c->replay);
+			rc = IBS_E_INPUT;
+			ibs_transport_close(t);
+		}
+		if (!rc) {
+			lacks = replay_lacks(t);
+			st = refuse_lacking(c, lacks);
+			if (st) {
+				ibs_transport_close(t);
+				ibs_namemap_free(map);
+				alarm(0);
+				return st;
+			}
+		}
 	} else {
 		struct ibs_umad_opts uo = { c->ca, c->port, (int)c->timeout_ms };
 		rc = ibs_umad_open(&uo, &t);
@@ -354,6 +541,7 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 		t = rec;
 	}
 	f = ibs_fabric_new();
+	f->lacks = lacks;
 	ibs_transport_local_port(t, &f->local);
 	e = ibs_engine_new(t, &eo);
 	memset(&wo, 0, sizeof(wo));
@@ -363,7 +551,7 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 	wo.progress = show_progress;
 	wo.progress_ctx = &prog;
 	rc = ibs_walk(e, f, &wo);
-	if (rc == IBS_OK && c->want_counters) {
+	if (rc == IBS_OK && c->want_counters && !(lacks & IBS_LACK_PMA)) {
 		struct ibs_counter_opts co = { c->reset_counters && !c->interval_s, c->ext_counters };
 		rc = ibs_read_counters(e, f, &co, &f->no_lids);
 		f->counters_read = true;
@@ -405,6 +593,7 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 		 (unsigned long long)f->stats.retries, (unsigned long long)f->stats.timeouts,
 		 (unsigned long long)f->stats.bad_status, (unsigned long long)ibs_engine_elapsed_ms(e));
 	ibs_engine_free(e);
+	replay_misses = ibs_replay_misses(t);
 	ibs_transport_close(t);
 	alarm(0);
 	if (map) {
@@ -417,7 +606,7 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 	else if (rc == IBS_E_TRANSPORT)
 		log_error("the transport failed during the walk (did the device or the simulator go away?): "
 			  "the result is partial");
-	else if (rc)
+	else if (rc && (rc != IBS_E_TIMEOUT || f->n_nodes)) /* else the walker said why: no local node */
 		log_error("the walk failed: %s", ibs_strerror(rc));
 	if (f->n_nodes == 0) {
 		ibs_fabric_free(f);

@@ -37,7 +37,7 @@ struct cli_common {
 	const char *ca;
 	int port;
 	unsigned window, timeout_ms, retries;
-	bool window_set, timeout_set, retries_set; /* given on the command line */
+	bool window_set, timeout_set, retries_set, deadline_set; /* given on the command line */
 	double deadline_s;
 	const char *namemap;
 	const char *output;
@@ -49,7 +49,12 @@ struct cli_common {
 	bool replay_strict;
 	const char *load_cache;
 	bool gids;
-	/* Set by commands that need PMA counters after the walk. */
+	/*
+	 * IBS_LACK_* bits of what the command cannot do without: a source
+	 * that lacks one is refused before the walk (--gids adds GUIDInfo).
+	 */
+	unsigned needs;
+	/* Set by commands that read PMA counters after the walk (unless the source has none). */
 	bool want_counters;
 	bool reset_counters;
 	bool ext_counters;  /* 64-bit data counters too */
@@ -151,6 +156,18 @@ bool cli_parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out);
  * *out is still set and *walk_rc says why.
  */
 int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *walk_rc);
+
+/*
+ * Say why f is partial, in one line on stderr: the walk stopped early, so
+ * many queries got no answer, or so many ports' PMA did not answer.
+ */
+void cli_report_partial(const struct ibs_fabric *f);
+
+/* Name f's nodes from --node-name-map, if given (EXIT_RUNTIME, reported, when it cannot be read). */
+int cli_name_nodes(const struct cli_common *c, struct ibs_fabric *f);
+
+/* The first option given that reads the fabric (--replay, -C, ...), or NULL: for commands that may not walk. */
+const char *cli_source_option(const struct cli_common *c);
 
 /*
  * Open the output (-o or stdout, see struct ibs_out) and write through fn;

@@ -1,4 +1,4 @@
-/* `ibscan diff A B`: two topologies (ibscan JSON, ibnetdiscover netfile, or `live`); exit 1 when they differ. */
+/* `ibscan diff A B`: two topologies (ibscan JSON, ibnetdiscover netfile or cache, or `live`); exit 1 when they differ. */
 #include "cli.h"
 #include "cmds.h"
 #include "../core/log.h"
@@ -48,7 +48,7 @@ static int get(const struct cli_common *c, const char *what, struct ibs_fabric *
 		free(msg);
 		return EXIT_RUNTIME;
 	}
-	return EXIT_OK;
+	return cli_name_nodes(c, *f);
 }
 
 int cmd_diff(int argc, char **argv)
@@ -72,6 +72,9 @@ int cmd_diff(int argc, char **argv)
 		return rc;
 	if (!strcmp(argv[optind], "live") && !strcmp(argv[optind + 1], "live"))
 		return cli_usage_error(cmd, "at most one side can be 'live'");
+	if (strcmp(argv[optind], "live") && strcmp(argv[optind + 1], "live") && cli_source_option(&c))
+		return cli_usage_error(cmd, "%s is about reading the fabric, and neither side is 'live'",
+				       cli_source_option(&c));
 	{
 		const struct cli_file in[] = { { "A", strcmp(argv[optind], "live") ? argv[optind] : NULL },
 					       { "B", strcmp(argv[optind + 1], "live") ? argv[optind + 1] : NULL },

@@ -188,7 +188,14 @@ static int run(int argc, char **argv, bool counters_view)
 		free(msg);
 		return counters_view ? EXIT_RUNTIME : unknown(&c, fmt, "the baseline cannot be read");
 	}
+	/* Nodes missing from the fabric are the baseline's: named by the same map. */
+	if (base && cli_name_nodes(&c, base)) {
+		ibs_fabric_free(base);
+		return unknown(&c, fmt, "the node-name map cannot be read");
+	}
 	c.want_counters = counters || counters_view;
+	if (counters_view)
+		c.needs = IBS_LACK_PMA;
 	/* Data counters matter for the counters view and the metrics, not for findings. */
 	c.ext_counters = counters_view || fmt == FMT_PROM;
 	rc = cli_walk(&c, &f, &wrc);
@@ -196,12 +203,12 @@ static int run(int argc, char **argv, bool counters_view)
 		ibs_fabric_free(base);
 		if (counters_view)
 			return rc;
-		return unknown(&c, fmt, "the fabric could not be walked (see the errors above)");
+		return unknown(&c, fmt, "the fabric could not be read (see the error above)");
 	}
 	memset(&ho, 0, sizeof(ho));
 	ho.thresholds = &thr;
 	ho.baseline = base;
-	ho.counters = f->counters_read;
+	ho.counters = c.want_counters;
 	ho.no_lids = f->no_lids;
 	ibs_health_check(f, &ho, &fs);
 	j.fmt = fmt;
@@ -210,6 +217,8 @@ static int run(int argc, char **argv, bool counters_view)
 	j.counters_view = counters_view;
 	rc = cli_write_output(&c, write_health, &j);
 	if (counters_view) {
+		if (rc == EXIT_OK && f->partial && !f->no_lids)
+			cli_report_partial(f);
 		if (rc == EXIT_OK && (f->partial || f->no_lids))
 			rc = EXIT_RUNTIME;
 	} else {

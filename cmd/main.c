@@ -41,7 +41,7 @@ const struct cmd_desc ibs_commands[] = {
 	  "      --format F         text (default: status line, then findings), json or prom\n"
 	  "      --json             same as --format json\n"
 	  OUTPUT_HELP
-	  "      --baseline FILE    compare with a saved 'topology --json' or an ibnetdiscover netfile\n"
+	  "      --baseline FILE    compare with a saved 'topology --json', an ibnetdiscover netfile or cache\n"
 	  "      --thresholds FILE  counter thresholds, one Name=N per line\n"
 	  "      --threshold N=V    one counter threshold (repeatable), e.g. SymbolErrorCounter=100\n"
 	  "      --no-counters      do not read PMA error counters\n"
@@ -55,7 +55,7 @@ const struct cmd_desc ibs_commands[] = {
 	  "      --interval S       read twice, S seconds apart: deltas and rates\n"
 	  "      --reset-counters   clear the counters after reading them\n" CLI_FABRIC_HELP CLI_BASE_HELP },
 	{ "diff", cmd_diff, "A B [options]",
-	  "Compare two topologies (ibscan JSON, ibnetdiscover netfile, or 'live'); exit 1 when they differ.",
+	  "Compare two topologies (ibscan JSON, ibnetdiscover netfile or cache, or 'live'); exit 1 when they differ.",
 	  "options:\n" VIEW_HELP CLI_FABRIC_HELP CLI_BASE_HELP },
 	{ "route", cmd_route, "SRC DST [options]",
 	  "Trace the route from SRC to DST through the switches' forwarding tables (exit 1: a hole or a loop).",

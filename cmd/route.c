@@ -24,7 +24,14 @@ struct rjob {
 	struct ibs_path_record pr;
 	bool have_pr;
 	bool dump;             /* routes --dump */
+	const char *replay;    /* the capture replayed, if any */
 };
+
+/* A replay answers only what its capture recorded: say so beside a query that got no answer. */
+static const char *replay_note(const struct rjob *j)
+{
+	return j->replay ? " (a replay answers only what the capture recorded)" : "";
+}
 
 static enum ibs_err after(struct ibs_engine *e, struct ibs_fabric *f, void *ctx)
 {
@@ -43,9 +50,10 @@ static enum ibs_err after(struct ibs_engine *e, struct ibs_fabric *f, void *ctx)
 	}
 	if (ibs_fabric_resolve(f, j->src, &sn, &sp, &sl, &msg) ||
 	    (free(msg), msg = NULL, ibs_fabric_resolve(f, j->dst, &dn, &dp, &dl, &msg))) {
-		log_error("%s", msg);
+		/* Not found in a partial walk may be in the part that did not answer. */
+		log_error("%s%s", msg, f->partial ? "; the walk is partial: it may be behind what did not answer" : "");
 		free(msg);
-		j->status = EXIT_USAGE;
+		j->status = f->partial ? EXIT_RUNTIME : EXIT_USAGE;
 		return IBS_OK;
 	}
 	if (j->kind == K_ROUTE) {
@@ -71,8 +79,8 @@ static enum ibs_err after(struct ibs_engine *e, struct ibs_fabric *f, void *ctx)
 			log_error("the SA refused the PathRecord query from LID %u to LID %u: status 0x%04x (%s)", sl, dl,
 				  st, ibs_mad_status_str(st));
 		else
-			log_error("the SA at LID %u did not answer the PathRecord query (%s)", f->local.sm_lid,
-				  ibs_outcome_str(oc));
+			log_error("the SA at LID %u did not answer the PathRecord query (%s)%s", f->local.sm_lid,
+				  ibs_outcome_str(oc), replay_note(j));
 		j->status = EXIT_RUNTIME;
 		return IBS_OK;
 	}
@@ -94,6 +102,29 @@ static int write_out(FILE *out, void *ctx)
 	rc = emit_write(e, out);
 	emit_free(e);
 	return rc;
+}
+
+/* The exit status once the answer is out, with one line on stderr for anything short of it. */
+static int verdict(const struct rjob *j, const struct ibs_fabric *f)
+{
+	size_t i, bad = 0;
+
+	for (i = 0; i < j->n_lfts; i++)
+		bad += !j->lfts[i].ok;
+	if (bad) {
+		log_error("the forwarding tables of %zu of %zu switches could not be read completely (marked in the output)",
+			  bad, j->n_lfts);
+		return EXIT_RUNTIME;
+	}
+	if (j->have_route && j->route.result == IBS_ROUTE_UNREAD) {
+		log_error("%s%s", j->route.why, replay_note(j));
+		return EXIT_RUNTIME;
+	}
+	if (f->partial) {
+		cli_report_partial(f);
+		return EXIT_RUNTIME;
+	}
+	return j->status;
 }
 
 /* --dump belongs to routes only. */
@@ -140,27 +171,19 @@ static int run(int argc, char **argv, enum kind kind)
 		rc = cli_check_outputs(&c, NULL);
 	if (rc != CLI_PARSED)
 		return rc;
+	c.needs = kind == K_PATH ? IBS_LACK_SA : IBS_LACK_LFT;
 	c.after_walk = after;
 	c.after_ctx = &j;
+	j.replay = c.replay;
 	rc = cli_walk(&c, &f, &wrc);
 	if (rc)
 		return rc;
-	if (j.status == 0 && !f->aborted) {
-		if (j.have_route || j.have_pr || kind == K_ROUTES)
-			rc = cli_write_output(&c, write_out, &j);
-		if (rc == EXIT_OK && kind == K_ROUTES) {
-			size_t i;
-			for (i = 0; i < j.n_lfts; i++)
-				if (!j.lfts[i].ok)
-					rc = EXIT_RUNTIME;
-		}
-	} else if (j.status == EXIT_FINDINGS) {
-		rc = cli_write_output(&c, write_out, &j);
-		if (rc == EXIT_OK)
-			rc = EXIT_FINDINGS;
-	} else {
-		rc = f->aborted ? EXIT_RUNTIME : j.status;
-	}
+	if (f->aborted)
+		rc = EXIT_RUNTIME; /* cli_walk said why */
+	else if (!j.have_route && !j.have_pr && kind != K_ROUTES)
+		rc = j.status ? j.status : EXIT_RUNTIME; /* after() said why */
+	else if ((rc = cli_write_output(&c, write_out, &j)) == EXIT_OK)
+		rc = verdict(&j, f);
 	ibs_route_free(&j.route);
 	ibs_lfts_free(j.lfts, j.n_lfts);
 	ibs_fabric_free(f);

@@ -81,6 +81,9 @@ static int run_view(int argc, char **argv, enum view view)
 			return cli_usage_error(cmd, "unknown format '%s' (%s)", c.format,
 					       view == VIEW_TOPOLOGY ? "text, json, dot, netfile or slurm" : "text or json");
 	}
+	/* The SM view is SMInfo: without it there is nothing to show. */
+	if (view == VIEW_SM)
+		c.needs = IBS_LACK_SMINFO;
 	rc = cli_check_outputs(&c, NULL);
 	if (rc != CLI_PARSED)
 		return rc;
@@ -90,11 +93,7 @@ static int run_view(int argc, char **argv, enum view view)
 	j.f = f;
 	st = cli_write_output(&c, write_view, &j);
 	if (st == EXIT_OK && f->partial) {
-		if (f->aborted)
-			log_error("the result is partial: the walk stopped early (%s)", f->abort_reason);
-		else
-			log_error("the result is partial: %zu quer%s got no valid answer (listed in the output)",
-				  f->n_errors, f->n_errors == 1 ? "y" : "ies");
+		cli_report_partial(f);
 		st = EXIT_RUNTIME;
 	}
 	ibs_fabric_free(f);

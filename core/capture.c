@@ -742,6 +742,7 @@ struct rp_priv {
 	bool strict;
 	uint64_t *used;       /* a bit per attempt: answered with already */
 	uint32_t cursor;      /* the attempt after the last one answered with */
+	size_t misses;        /* requests with no recorded answer left */
 	struct ibs_packet *q; /* deliveries waiting for recv */
 	size_t qh, qn, qcap;
 	bool failed;
@@ -820,6 +821,7 @@ static enum ibs_err rp_send(struct ibs_transport *t, const struct ibs_mad_req *r
 	}
 	if (i == UINT32_MAX) {
 		char as[300];
+		p->misses++;
 		addr_fmt(&req->addr, as, sizeof(as));
 		if (p->strict) {
 			log_error("replay: '%s' has no %sanswer for %s %s %s mod=%u addr=%s (--replay-strict)", p->path,
@@ -904,6 +906,41 @@ static const struct ibs_transport_ops replay_ops = {
 	.local_port = rp_local,
 	.close = rp_close,
 };
+
+static bool smi(uint8_t mgmt_class)
+{
+	return mgmt_class == IBS_CLASS_SMI_DR || mgmt_class == IBS_CLASS_SMI;
+}
+
+size_t ibs_replay_misses(struct ibs_transport *t)
+{
+	return t->ops == &replay_ops ? ((struct rp_priv *)t->priv)->misses : 0;
+}
+
+bool ibs_replay_holds(struct ibs_transport *t, uint8_t mgmt_class, uint16_t attr_id)
+{
+	struct rp_priv *p = t->priv;
+	size_t i, n;
+
+	if (t->ops != &replay_ops)
+		return true;
+	n = ibs_capidx_count(p->ix);
+	for (i = 0; i < n; i++) {
+		struct ibs_capidx_x x;
+		struct ibs_mad_hdr h;
+		char *why = NULL;
+		if (ibs_capidx_get(p->ix, (uint32_t)i, &x, &why)) {
+			/* A damaged index is not a capture that lacks answers: replay says what is wrong. */
+			free(why);
+			return true;
+		}
+		if (ibs_mad_decode_hdr(ibs_capidx_resp(p->ix, &x), x.resp_n, &h) != IBS_OK || h.attr_id != attr_id)
+			continue;
+		if (h.mgmt_class == mgmt_class || (smi(h.mgmt_class) && smi(mgmt_class)))
+			return true;
+	}
+	return false;
+}
 
 /*
  * The index beside the capture, when it is there and belongs to this very

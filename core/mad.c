@@ -522,13 +522,20 @@ const char *ibs_attr_name(uint8_t c, uint16_t a)
 	return "attribute";
 }
 
-/* Copy the SMP data area of a response into a zeroed buffer, after a length check. */
+/*
+ * Copy the SMP data area of a response into a zeroed buffer, after a length
+ * check: the need bytes the attribute has must be there, and no byte past
+ * len is read (a short response leaves the rest of the area zero).
+ */
 static enum ibs_err smp_data(const uint8_t *mad, size_t len, size_t need, uint8_t *out)
 {
+	size_t have;
+
 	if (!mad || len < IBS_SMP_DATA_OFFS + need)
 		return IBS_E_MALFORMED;
+	have = (len > IBS_MAD_SIZE ? IBS_MAD_SIZE : len) - IBS_SMP_DATA_OFFS;
 	memset(out, 0, IBS_MAD_SIZE);
-	memcpy(out, mad + IBS_SMP_DATA_OFFS, IBS_SMP_DATA_SIZE);
+	memcpy(out, mad + IBS_SMP_DATA_OFFS, have < IBS_SMP_DATA_SIZE ? have : IBS_SMP_DATA_SIZE);
 	return IBS_OK;
 }
 

@@ -533,12 +533,15 @@ void ibs_health_check(const struct ibs_fabric *f, const struct ibs_health_opts *
 {
 	size_t i;
 
+	bool sm = !(f->lacks & IBS_LACK_SMINFO), counters = o->counters && !(f->lacks & IBS_LACK_PMA);
+
 	memset(fs, 0, sizeof(*fs));
 	check_links(f, fs);
-	if (o->counters)
+	if (counters)
 		check_counters(f, o, fs);
 	check_identity(f, fs);
-	check_sm(f, fs);
+	if (sm)
+		check_sm(f, fs);
 	if (o->baseline)
 		check_drift(f, o->baseline, fs);
 	check_partial(f, fs);
@@ -557,6 +560,13 @@ void ibs_health_check(const struct ibs_fabric *f, const struct ibs_health_opts *
 	} else if (o->counters && o->no_lids && fs->verdict < IBS_SEV_CRITICAL) {
 		fs->verdict = IBS_SEV_UNKNOWN;
 		fs->verdict_reason = xstrdup("error counters could not be read: no port has a LID (is a subnet manager running?)");
+	} else if ((!sm || counters != o->counters) && fs->verdict < IBS_SEV_CRITICAL) {
+		/* A check that could not run cannot say OK: the source holds nothing for it. */
+		fs->verdict = IBS_SEV_UNKNOWN;
+		fs->verdict_reason = xstrdup(sm ? "error-counter checks not run: the source holds no PortCounters"
+					     : counters == o->counters
+						     ? "SM checks not run: the source holds no SMInfo"
+						     : "SM and error-counter checks not run: the source holds no SMInfo or PortCounters");
 	}
 }
 

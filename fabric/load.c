@@ -1,5 +1,6 @@
-/* Loaders for saved topologies: ibscan JSON (docs/json-schema.md) and ibnetdiscover netfiles. */
+/* Loaders for saved topologies: ibscan JSON (docs/json-schema.md), ibnetdiscover netfiles and caches. */
 #include "load.h"
+#include "cache.h"
 #include "../core/file.h"
 #include "../core/xalloc.h"
 
@@ -618,6 +619,10 @@ enum ibs_err ibs_fabric_load(const char *path, struct ibs_fabric **out, char **m
 		return rc;
 	while (i < n && isspace((unsigned char)buf[i]))
 		i++;
+	if (n >= 4 && (!memcmp(buf, IBS_CACHE_MAGIC_LE, 4) || !memcmp(buf, IBS_CACHE_MAGIC_BE, 4))) {
+		free(buf);
+		return ibs_fabric_load_cache(path, out, msg);
+	}
 	if (i < n && buf[i] == '{')
 		rc = ibs_fabric_parse_json(path, buf, n, out, msg);
 	else

@@ -466,6 +466,23 @@ const char *ibs_node_type_str(unsigned t)
 	}
 }
 
+const char *ibs_lack_str(unsigned bit)
+{
+	switch (bit) {
+	case IBS_LACK_SMINFO:
+		return "subnet manager state (SMInfo)";
+	case IBS_LACK_PMA:
+		return "port counters (PortCounters)";
+	case IBS_LACK_LFT:
+		return "forwarding tables (LinearForwardingTable)";
+	case IBS_LACK_SA:
+		return "path records (SA PathRecord)";
+	case IBS_LACK_GUIDINFO:
+		return "GID tables (GUIDInfo)";
+	}
+	return "unknown data";
+}
+
 const char *ibs_mtu_str(unsigned m)
 {
 	static const char *const v[] = { "?", "256", "512", "1024", "2048", "4096" };

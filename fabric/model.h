@@ -95,8 +95,25 @@ struct ibs_sm {
 	uint16_t status;
 };
 
+/*
+ * What a fabric's source cannot tell: an ibnetdiscover cache holds only the
+ * walk (no SMInfo, counters, forwarding tables, path records or GID
+ * tables); a capture holds only the answers its run asked for.
+ */
+enum {
+	IBS_LACK_SMINFO = 1 << 0,
+	IBS_LACK_PMA = 1 << 1,
+	IBS_LACK_LFT = 1 << 2,
+	IBS_LACK_SA = 1 << 3,
+	IBS_LACK_GUIDINFO = 1 << 4,
+	IBS_LACK_ALL = (1 << 5) - 1,
+};
+/* What one IBS_LACK_* bit stands for: "forwarding tables (LinearForwardingTable)". */
+const char *ibs_lack_str(unsigned bit);
+
 struct ibs_fabric {
 	struct ibs_local_port local;
+	unsigned lacks;           /* IBS_LACK_*: what the source cannot tell */
 	struct ibs_node **nodes;
 	size_t n_nodes, cap_nodes;
 	struct ibs_walk_error *errors;

@@ -3,13 +3,22 @@
 # trees, side by side in one run. For each size: generate the fabric, start
 # ibsim + opensm, wait for the subnet, then alternate runs of
 #   ibscan topology        vs  ibnetdiscover (defaults) and ibnetdiscover -o 64
-#   ibscan health          vs  ibqueryerrors
+#   ibscan health          vs  ibqueryerrors (defaults) and ibqueryerrors -o 64
 # (15 runs each up to the large size, 7 at xlarge, 5 at huge; BENCH_RUNS
 # overrides), count MADs (tools/madcount.c, an LD_PRELOAD
 # counter of umad_send), measure wall time and max RSS (/usr/bin/time), and
 # replay the capture of the walk, from its text and through its index
 # (`capture index`). Also the simulator's raw MAD rate (tools/rawrate.c:
 # NodeInfo to the local node, a window of 32).
+# Every measured run is checked (check_output): a run that exits non-zero or
+# answers wrong is an error, listed, not a figure. The bench fails when an
+# ibscan run errs, or a tool is left with no good run (a reference tool that
+# crashes now and then under the simulator is listed, and its other runs
+# count). The
+# topology runs (ibscan writes the ibnetdiscover format) must normalize to
+# what an unmeasured ibnetdiscover run found first, with every node of the
+# fabric file; the health runs must find the fabric clean (all nodes and
+# links, no finding); a replay must print what the recorded live run did.
 # Prints one table and writes it to build/bench/results.md.
 # BENCH_SIZES picks sizes: small medium large xlarge huge (default all).
 set -uo pipefail
@@ -46,20 +55,67 @@ gen() { # SIZE -> fabric file
 	echo "$f"
 }
 
-# measure NAME CMD...: one run under the MAD counter; appends "name secs rss_kb mads" to $out/runs.
-# Output goes to stdout, redirected to /dev/null by the shell: never `-o /dev/null`,
-# which an ibscan older than its sort -o semantics replaced with a regular file as root.
-measure() {
-	local name=$1
-	shift
-	(cd "$SIM_DIR" && LD_PRELOAD="$madcount:$SIM_SHIM" /usr/bin/time -f "time %e %M" "$@" >/dev/null 2>"$out/err")
-	local t rss mads
+# reference: what the tools must find on this fabric, from one unmeasured
+# ibnetdiscover run; an error (and no bench of this size) unless it holds
+# every node of the fabric file.
+reference() {
+	(cd "$SIM_DIR" && LD_PRELOAD=$SIM_SHIM ibnetdiscover >"$out/ref.ibnd" 2>/dev/null) &&
+		python3 "$root/tests/sim/ibnd2norm.py" -q "$out/ref.ibnd" -o "$out/ref.norm" &&
+		[ "$(grep -c '^node ' "$out/ref.norm")" = "$nodes" ] && return 0
+	echo "$size reference: ibnetdiscover did not find the $nodes nodes of the fabric" >>"$out/errors"
+	return 1
+}
+
+# check_output NAME: is $out/run.out the right answer for this size? Says why not.
+check_output() {
+	case $1 in
+	ibscan | ibscan-w* | ibnetdiscover*)
+		python3 "$root/tests/sim/ibnd2norm.py" -q "$out/run.out" -o "$out/run.norm" 2>/dev/null &&
+			cmp -s "$out/run.norm" "$out/ref.norm" && return 0
+		echo "topology differs from the reference (ibnetdiscover, $nodes nodes)" ;;
+	ibscan-health)
+		head -1 "$out/run.out" | grep -q "^IBSCAN OK - $nodes nodes, $links links, no findings |" && return 0
+		echo "not 'IBSCAN OK - $nodes nodes, $links links, no findings': $(head -1 "$out/run.out" | cut -c1-100)" ;;
+	ibqueryerrors*)
+		grep -qx "## Summary: $nodes nodes checked, 0 bad nodes found" "$out/run.out" && return 0
+		echo "not '$nodes nodes checked, 0 bad nodes found': $(grep '^## Summary' "$out/run.out")" ;;
+	ibscan-replay*)
+		cmp -s "$out/run.out" "$out/$size.live.txt" && return 0
+		echo "the replay does not print what the recorded walk did" ;;
+	*)
+		return 0 ;;
+	esac
+	return 1
+}
+
+# record NAME RC: one measured run's outcome. A run that failed or answered
+# wrong goes to $out/errors; a good one's "name secs rss_kb mads" to $out/runs.
+record() {
+	local name=$1 rc=$2 t rss mads why
 	read -r t rss <<<"$(grep '^time ' "$out/err" | tail -1 | cut -d' ' -f2-)"
 	mads=$(grep '^madcount: ' "$out/err" | tail -1 | cut -d' ' -f2)
-	if grep -q "Segmentation fault\|Command terminated by signal" "$out/err"; then
-		echo "$name crashed" >>"$out/crashes"
+	if [ "$rc" -ne 0 ]; then
+		why="exit $rc: $(grep -v '^time \|^madcount: \|^Command exited' "$out/err" | head -1)"
+	elif why=$(check_output "$name"); then
+		echo "$name ${t:-nan} ${rss:-0} ${mads:-0}" >>"$out/runs"
+		return 0
 	fi
-	echo "$name ${t:-nan} ${rss:-0} ${mads:-0}" >>"$out/runs"
+	echo "$size $name: $why" >>"$out/errors"
+}
+
+# measure NAME CMD...: one run on the simulator, under the MAD counter.
+measure() {
+	local name=$1 rc=0
+	shift
+	(cd "$SIM_DIR" && LD_PRELOAD="$madcount:$SIM_SHIM" /usr/bin/time -f "time %e %M" "$@" >"$out/run.out" 2>"$out/err") || rc=$?
+	record "$name" "$rc"
+}
+
+# measure_replay NAME: ibscan topology --replay of this size's capture (no simulator).
+measure_replay() {
+	local rc=0
+	/usr/bin/time -f "time %e %M" "$ibscan" topology --replay "$out/$size.cap" >"$out/run.out" 2>"$out/err" || rc=$?
+	record "$1" "$rc"
 }
 
 stats() { # NAME FIELD(2 time,3 rss,4 mads) min|median|max
@@ -77,7 +133,7 @@ pairs() {
 }
 
 : >"$out/results.md"
-: >"$out/crashes"
+: >"$out/errors"
 {
 	echo "# ibscan bench, $(date -u +%Y-%m-%d), $(nproc) cores, $(uname -r)"
 	echo
@@ -90,44 +146,43 @@ for size in $sizes; do
 	nodes=$(grep -m1 '^# nodes' "$f" | awk '{print $3}' | tr -d :)
 	links=$(grep -m1 '^# links' "$f" | awk '{print $3}' | tr -d :)
 	runs=$(runs_for "$size")
-	sim_start "$f" || { echo "bench: $size: the simulator did not come up" >&2; continue; }
+	sim_start "$f" || { echo "$size: the simulator did not come up" >>"$out/errors"; continue; }
 	echo "bench: $size: $nodes nodes, subnet up in ${SIM_UP_SECONDS}s" >&2
+	reference || { sim_stop; continue; }
 	for i in $(seq "$runs"); do
-		measure ibscan "$ibscan" topology
+		measure ibscan "$ibscan" topology --format netfile
 		measure ibnetdiscover ibnetdiscover
 		measure "ibnetdiscover-o64" ibnetdiscover -o 64
 	done
 	for i in $(seq "$runs"); do
 		measure "ibscan-health" "$ibscan" health
 		measure ibqueryerrors ibqueryerrors
+		measure "ibqueryerrors-o64" ibqueryerrors -o 64
 	done
 	rm -f "$out/$size.cap.idx"
 	(cd "$SIM_DIR" && LD_PRELOAD=$SIM_SHIM "$ibscan" topology --record "$out/$size.cap" -o "$out/$size.live.txt" 2>/dev/null)
 	# Replay from the text, then through the index `capture index` writes.
-	replay() {
-		/usr/bin/time -f "time %e %M" "$ibscan" topology --replay "$out/$size.cap" >/dev/null 2>"$out/err"
-		read -r t rss <<<"$(grep '^time ' "$out/err" | cut -d' ' -f2-)"
-		echo "$1 $t $rss 0" >>"$out/runs"
-	}
-	for i in $(seq "$runs"); do replay ibscan-replay; done
+	for i in $(seq "$runs"); do measure_replay ibscan-replay; done
 	"$ibscan" capture index "$out/$size.cap"
-	for i in $(seq "$runs"); do replay ibscan-replay-idx; done
+	for i in $(seq "$runs"); do measure_replay ibscan-replay-idx; done
 	if [ "$size" = large ]; then
 		(cd "$SIM_DIR" && LD_PRELOAD=$SIM_SHIM "$root/build/rel/rawrate" 100000 32) >"$out/rawrate" 2>/dev/null || true
 		for w in 1 4 16 32 64 128; do
 			for i in $(seq "$runs"); do
-				measure "ibscan-w$w" "$ibscan" topology --window "$w"
+				measure "ibscan-w$w" "$ibscan" topology --window "$w" --format netfile
 			done
 		done
 	fi
 	sim_stop
-	for tool in ibscan ibnetdiscover ibnetdiscover-o64 ibscan-health ibqueryerrors ibscan-replay ibscan-replay-idx; do
+	for tool in ibscan ibnetdiscover ibnetdiscover-o64 ibscan-health ibqueryerrors ibqueryerrors-o64 ibscan-replay ibscan-replay-idx; do
 		echo "| $size | $nodes | $links | $SIM_UP_SECONDS | $tool | $(stats $tool 4 median) | $(stats $tool 2 min) | $(stats $tool 2 median) | $(awk -v k="$(stats $tool 3 max)" 'BEGIN{if (k=="-") print "-"; else printf "%.1f", k/1024}') |" >>"$out/results.md"
 	done
 	{
 		echo "| $size | | | | ratios | MADs $(ratio "$(stats ibscan 4 median)" "$(stats ibnetdiscover 4 median)") | vs default $(ratio "$(stats ibscan 2 median)" "$(stats ibnetdiscover 2 median)") | vs -o 64 $(ratio "$(stats ibscan 2 median)" "$(stats ibnetdiscover-o64 2 median)") | RSS $(ratio "$(stats ibscan 3 max)" "$(stats ibnetdiscover 3 max)") |"
 		echo "| $size | | | | ibscan/-o 64 per round | | | $(pairs ibscan ibnetdiscover-o64) | |"
 		echo "| $size | | | | health/ibqueryerrors | | | $(ratio "$(stats ibscan-health 2 median)" "$(stats ibqueryerrors 2 median)") | |"
+		echo "| $size | | | | health/ibqueryerrors -o 64 | | | $(ratio "$(stats ibscan-health 2 median)" "$(stats ibqueryerrors-o64 2 median)") | |"
+		echo "| $size | | | | health/ibqueryerrors -o 64 per round | | | $(pairs ibscan-health ibqueryerrors-o64) | |"
 		echo "| $size | | | | replay/live (text, index) | | | $(ratio "$(stats ibscan-replay 2 median)" "$(stats ibscan 2 median)"), $(ratio "$(stats ibscan-replay-idx 2 median)" "$(stats ibscan 2 median)") | |"
 	} >>"$out/results.md"
 	if [ "$size" = large ]; then
@@ -147,9 +202,15 @@ done
 			echo "| $w | $m | $t | $(awk -v m="$m" -v t="$t" 'BEGIN{ if (t > 0) printf "%.0f", m / t }') |"
 		done
 	fi
-	if [ -s "$out/crashes" ]; then
+	if [ -s "$out/errors" ]; then
 		echo
-		echo "Crashes: $(sort "$out/crashes" | uniq -c | tr '\n' ';')"
+		echo "Errors: $(wc -l <"$out/errors") runs failed or answered wrong, left out of the figures:"
+		echo
+		sed 's/^/    /' "$out/errors"
 	fi
 } >>"$out/results.md"
 cat "$out/results.md"
+if grep -q '^[a-z]* ibscan\|reference:\|did not come up' "$out/errors" || grep -q '| - | - | - |' "$out/results.md"; then
+	echo "bench: ibscan failed or answered wrong, or a tool has no good run (above): these figures do not stand" >&2
+	exit 1
+fi

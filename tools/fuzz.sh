@@ -4,6 +4,7 @@
 # seed corpus. Crashes found before are kept in tests/fuzz/regress/TARGET/
 # and replayed first: each is a regression test. A new crash fails the run
 # and is copied there (review it, fix the bug, commit the file).
+# FUZZ_TARGETS="mad capture" builds and runs only those targets.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 secs=${FUZZ_SECONDS:-60}
@@ -17,6 +18,7 @@ targets=()
 for t in "$root"/tests/fuzz/fuzz_*.c; do
 	name=$(basename "$t" .c)
 	name=${name#fuzz_}
+	[ -z "${FUZZ_TARGETS:-}" ] || [[ " $FUZZ_TARGETS " == *" $name "* ]] || continue
 	targets+=("$name")
 	# shellcheck disable=SC2086
 	clang $flags -o "$out/fuzz_$name" "$t" $srcs $libs

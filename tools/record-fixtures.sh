@@ -2,7 +2,11 @@
 # make fixtures: re-record fixtures/captures/ from the bundled topology files
 # with ibsim + opensm, with ibscan's own --record on `ibscan health` (so each
 # capture holds the walk, SMInfo and every PMA counter query). One capture per
-# fabric, plus fault captures:
+# fabric; for net.2sw2path4hca also what health does not read, and the
+# ibnetdiscover cache (fixtures/caches/) that --load-cache reads:
+#   net.2sw2path4hca-routes  `ibscan routes --dump`: every forwarding table
+#   net.2sw2path4hca-path    `ibscan path Hca1 Hca4`: one SA PathRecord
+# Then fault captures:
 #   cable-pulled   net.2sw2path4hca with both inter-switch cables unlinked
 #   dropped        fattree2-small with ibsim dropping 10% of MADs (Error)
 #   dead-switch    net.2sw2path4hca with Switch2 dropping every MAD
@@ -24,6 +28,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 out=$root/fixtures/captures
 fab=$root/fixtures/fabrics
 . "$root/tests/sim/simlib.sh"
+. "$root/tests/sim/fixture_states.sh"
+FABRICS=$fab
 mkdir -p "$out" "$root/fixtures/baselines"
 
 record() { # NAME [ibscan options...]
@@ -33,56 +39,16 @@ record() { # NAME [ibscan options...]
 	sim_run "$root/ibscan" health --record "$out/$name.cap" "$@" >/dev/null || rc=$?
 	[ $rc -le 3 ] || { echo "fixtures: $name: ibscan health exited $rc" >&2; exit 1; }
 	echo "fixtures: $name.cap: $(grep -c '^x ' "$out/$name.cap") exchanges (health exit $rc)"
+	if [ "$name" = net.2sw2path4hca ]; then
+		sim_run "$root/ibscan" topology --json -o "$root/fixtures/baselines/$name.json"
+		sim_run "$root/ibscan" routes --dump --record "$out/$name-routes.cap" >/dev/null
+		sim_run "$root/ibscan" path Hca1 Hca4 --record "$out/$name-path.cap" >/dev/null
+		mkdir -p "$root/fixtures/caches"
+		sim_run ibnetdiscover --cache "$root/fixtures/caches/$name.cache" >/dev/null
+	fi
 }
-port_active() { [ "$(sim_port_state "$1" "$2")" = "Active/LinkUp" ]; }
 
-for f in net.2sw2path4hca fattree2-small dualrail fattree3 degraded; do
-	sim_start "$fab/$f"
-	record "$f"
-	[ "$f" = net.2sw2path4hca ] && sim_run "$root/ibscan" topology --json -o "$root/fixtures/baselines/net.2sw2path4hca.json"
-	sim_stop
-done
-
-sim_start "$fab/net.2sw2path4hca"
-sim_console 'Unlink "Switch1"[3]' >/dev/null
-sim_console 'Unlink "Switch1"[5]' >/dev/null
-record cable-pulled
-sim_stop
-
-sim_start "$fab/fattree2-small"
-sim_console 'Error "S-spine01" 10' >/dev/null
-sim_console 'Error "S-leaf02" 10' >/dev/null
-record dropped --retries 3
-sim_stop
-
-sim_start "$fab/net.2sw2path4hca"
-sim_console 'Error "Switch2" 100' >/dev/null
-record dead-switch --retries 1
-sim_stop
-
-sim_start "$fab/net.2sw2path4hca"
-sim_console 'PerformanceSet "Switch1"[1] PortCounters.SymbolErrorCounter=5000' >/dev/null
-sim_console 'PerformanceSet "Switch2"[3] PortCounters.LinkDownedCounter=40' >/dev/null
-sim_console 'PerformanceSet "Hca2"[1] PortCounters.PortRcvErrors=777' >/dev/null
-sim_console 'PerformanceSet "Hca3"[1] PortCounters.PortXmitWait=123456' >/dev/null
-record counters --reset-counters # reset, so the later captures show only their own fault
-sim_console 'Guid "Hca4" 0x0000000000100000' >/dev/null
-record dup-guid
-sim_console 'Guid "Hca4" 0x0000000000100009' >/dev/null
-sim_console 'Baselid "Hca2"[1] 2' >/dev/null
-record dup-lid
-sim_console 'Baselid "Hca2"[1] 4' >/dev/null
-n=$(sim_subnet_up_count)
-sim_console 'Unlink "Switch1"[1]' >/dev/null
-sim_console 'Link "Switch1"[4] "Hca1"[1]' >/dev/null || true # ibsim may say "can't link" and link anyway
-sim_poll 30 port_active Switch1 4
-record moved
-sim_stop_opensm
-record no-sm --timeout 200 --retries 1
-sim_console 'Unlink "Switch1"[4]' >/dev/null
-sim_console 'Link "Switch1"[1] "Hca1"[1]' >/dev/null || true
-record port-init --timeout 200 --retries 1
-sim_stop
+fixture_states record
 
 # Hand edits: the hex of one response each (offsets are MAD bytes, 2 hex digits each).
 python3 - "$out" <<'PY'

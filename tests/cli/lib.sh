@@ -7,6 +7,8 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/ibscan-cli.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 # No simulator here: make sure the shim is not preloaded by the caller.
 unset LD_PRELOAD IBSIM_SOCKNAME SIM_HOST
+# The sanitized build: leaks inside libibnetdisc are its own (lsan.supp says which).
+export LSAN_OPTIONS=suppressions=$ROOT/tests/cli/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}
 
 fail() {
 	echo "FAIL: $*" >&2

@@ -1,7 +1,9 @@
 #!/bin/bash
-# Simulator tier: run every tests/sim/t_*.sh (two at a time: each starts its
-# own ibsim + opensm with a unique IBSIM_SOCKNAME), print one summary line,
-# fail if any test failed. A missing simulator is a failure, never a skip.
+# Simulator tier: run every tests/sim/t_*.sh, and test_simlib.sh and
+# test_norm.sh (the checks of the simulator library and of the normalizers
+# the others rely on), two at a time: each starts its own ibsim + opensm
+# with a unique IBSIM_SOCKNAME. Print one summary line, fail if any test
+# failed. A missing simulator is a failure, never a skip.
 # Usage: tests/sim/run.sh [TEST...]   (names like t_compare_ibnd)
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -17,7 +19,7 @@ if [ $# -gt 0 ]; then
 	tests=()
 	for t in "$@"; do tests+=("tests/sim/${t%.sh}.sh"); done
 else
-	tests=(tests/sim/t_*.sh)
+	tests=(tests/sim/t_*.sh tests/sim/test_*.sh)
 fi
 logdir=$(mktemp -d "${TMPDIR:-/tmp}/ibscan-sim-logs.XXXXXX")
 export IBSCAN="$root/ibscan" ROOT="$root"

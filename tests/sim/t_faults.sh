@@ -45,22 +45,26 @@ grep -q "unreachable path 0,3 behind 0x0000000000200000 \"Switch1\" port 3: Node
 ok "dead switch: partial, exit 3, unreachable ports listed"
 sim_stop
 
-# 3. The simulator killed mid-walk: a clear error within --deadline, partial output kept.
+# 3. The simulator killed mid-walk: a clear error within 1.5 s (at most one
+#    per-MAD timeout of 500 ms, not the 20 s deadline), partial output kept.
 sim_start "$FABRICS/fattree3"
 ibs topology --json --window 1 --deadline 20 --record "$TMP/k.cap" -o "$TMP/k.json" >"$TMP/k.out" 2>"$TMP/k.err" &
 pid=$!
 # Kill the simulator mid-walk: once the capture shows 300 exchanges done.
 sim_poll 20 mid_walk "$TMP/k.cap" 300 || fail "the walk did not get going"
 sim_kill_ibsim
-t0=$(date +%s)
+t0=$(date +%s%N)
 rc=0
 wait $pid || rc=$?
-t1=$(date +%s)
+t1=$(date +%s%N)
 [ $rc -eq 3 ] || { cat "$TMP/k.err"; fail "killed simulator: exit $rc, want 3"; }
-[ $((t1 - t0)) -le 20 ] || fail "killed simulator: took $((t1 - t0)) s"
+ms=$(((t1 - t0) / 1000000))
+echo "killed simulator: ibscan ended $ms ms after ibsim"
+[ $ms -le 1500 ] || fail "killed simulator: ibscan took $ms ms to end, want at most 1500"
 grep -q "the transport failed during the walk" "$TMP/k.err" || { cat "$TMP/k.err"; fail "no clear error"; }
-if [ -s "$TMP/k.json" ]; then
-	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['partial'] and d['abort_reason']" "$TMP/k.json" || fail "partial JSON not marked"
-fi
-ok "killed simulator: exit 3 after $((t1 - t0)) s, clear error"
+# What was found before is kept, and marked partial with the reason.
+[ -s "$TMP/k.json" ] || fail "killed simulator: no output kept"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['partial'] and d['abort_reason'] and d['summary']['nodes'] > 1" "$TMP/k.json" ||
+	fail "partial JSON not marked"
+ok "killed simulator: exit 3 after $ms ms, clear error"
 sim_stop

@@ -1,30 +1,39 @@
 #!/bin/bash
-# ibscan route equals ibtracert hop for hop for many endpoint pairs; ibscan
-# path equals `saquery --src-to-dst`; routes --dump covers every switch.
+# ibscan route equals ibtracert hop for hop (ports, and the GUID of each node on
+# the way) for many endpoint pairs; ibscan path equals `saquery --src-to-dst`;
+# routes --dump covers every switch.
 . "$(dirname "$0")/lib.sh"
 sim_start "$FABRICS/fattree2-small"
 pairs="16:40 16:2 40:16 1:111 111:1 17:18 30:100 7:95 2:9 50:51 60:15 99:7 5:6 12:13 33:88 104:22 45:46 70:3 8:110 25:26"
+ibs topology --json -o "$TMP/topo.json" || fail "ibscan topology"
 n=0
 for pr in $pairs; do
 	s=${pr%:*} d=${pr#*:}
 	sim_run ibtracert "$s" "$d" >"$TMP/tr" 2>/dev/null || fail "ibtracert $s $d"
 	ibs route "$s" "$d" --json -o "$TMP/r.json" || fail "ibscan route $s $d exited $?"
-	# ibtracert: "[out] -> type port {guid}[in] ...": the hops after the source.
-	sed -n 's/^\[\([0-9]*\)\] -> [a-z]* port {\(0x[0-9a-f]*\)}\[\([0-9]*\)\].*/\1 \2 \3/p' "$TMP/tr" >"$TMP/a"
-	python3 - "$TMP/r.json" >"$TMP/b" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
+	# Hop for hop: out port, the node reached (switch GUID, or the CA's), in port.
+	python3 - "$TMP/tr" "$TMP/r.json" "$TMP/topo.json" <<'PY' || fail "route $s -> $d differs from ibtracert"
+import json, re, sys
+# ibtracert: "[out] -> type port {guid}[in] lid ...": the hops after the source.
+# It names a switch by its node GUID (every switch port has it), a CA by the port GUID.
+tr = [m.groups() for m in (re.match(r"^\[(\d+)\] -> ([a-z]+) port \{(0x[0-9a-f]+)\}\[(\d+)\]", l)
+                           for l in open(sys.argv[1])) if m]
+d = json.load(open(sys.argv[2]))
 assert d["result"] == "ok", d
-for h in d["hops"]:
-    print(h["out_port"], h["guid"], h["in_port"])
+node_of = {}
+for node in json.load(open(sys.argv[3]))["nodes"]:
+    for p in node["ports"]:
+        if p["guid"]:
+            node_of[int(p["guid"], 16)] = int(node["guid"], 16)
+assert len(tr) == len(d["hops"]) and tr, (tr, d["hops"])
+for (out, kind, guid, inp), h in zip(tr, d["hops"]):
+    assert (int(out), kind, int(inp)) == (h["out_port"], h["type"], h["in_port"]), (out, kind, inp, h)
+    want = int(guid, 16) if kind == "switch" else node_of[int(guid, 16)]
+    assert want == int(h["guid"], 16), ("GUID", guid, h)
 PY
-	# ibtracert names CA ports by port GUID, switches by node GUID: compare ports and switch GUIDs.
-	paste -d' ' "$TMP/a" "$TMP/b" | awk '{ if ($1 != $4 || $3 != $6) bad = 1 } END { exit bad }' ||
-		{ paste "$TMP/a" "$TMP/b"; fail "route $s -> $d differs from ibtracert"; }
-	[ "$(wc -l <"$TMP/a")" = "$(wc -l <"$TMP/b")" ] || fail "route $s -> $d: hop count differs"
 	n=$((n + 1))
 done
-ok "$n routes equal to ibtracert"
+ok "$n routes equal to ibtracert: ports and the GUID of every switch on the way"
 
 for pr in 16:40 40:16 1:111 33:88 104:22; do
 	s=${pr%:*} d=${pr#*:}

@@ -188,6 +188,7 @@ static inline void fake_init(struct fake *f, void (*on_send)(struct fake *, cons
 
 #define FF_MAX_NODES 64
 #define FF_MAX_PORTS 36
+#define FF_MAX_ALIASES 31
 
 struct ff_node {
 	int type; /* IB_NODE_CA / IB_NODE_SWITCH / IB_NODE_ROUTER */
@@ -202,6 +203,13 @@ struct ff_node {
 	uint16_t bad_status_attr;         /* answer this attribute with status 0x1c */
 	bool down[FF_MAX_PORTS + 1];      /* cable present but port Down (no link) */
 	uint8_t lft[128];                 /* switches: egress port per LID (0xff: none) */
+	/*
+	 * GUIDInfo (IBA 14.2.5.5) of CA ports and switch port 0: guid_cap
+	 * entries (0 means 1: the port GUID alone), entry 0 the port GUID,
+	 * then the alias GUIDs assigned so far (0: a free entry).
+	 */
+	unsigned guid_cap;
+	uint64_t alias[FF_MAX_ALIASES];
 };
 
 struct ff {
@@ -336,8 +344,23 @@ static inline void ff_on_send(struct fake *f, const struct ibs_mad_req *req, con
 		v = 1; mad_encode_field(d, IB_PORT_LINK_SPEED_ENABLED_F, &v);
 		v = 5; mad_encode_field(d, IB_PORT_MTU_CAP_F, &v);
 		v = 5; mad_encode_field(d, IB_PORT_NEIGHBOR_MTU_F, &v);
-		v = 1; mad_encode_field(d, IB_PORT_GUID_CAP_F, &v);
+		v = n->guid_cap ? n->guid_cap : 1; mad_encode_field(d, IB_PORT_GUID_CAP_F, &v);
 		v = 0x02010048u; mad_encode_field(d, IB_PORT_CAPMASK_F, &v);
+		break;
+	}
+	case IB_ATTR_GUID_INFO: {
+		/* Eight entries per block; a block past GUIDCap is a bad modifier. */
+		unsigned cap = n->guid_cap ? n->guid_cap : 1, k;
+		int p = n->type == IB_NODE_SWITCH ? 0 : in_port;
+		if (mod * 8 >= cap) {
+			fake_answer(f, mad, 0x1c, NULL, dl);
+			return;
+		}
+		for (k = 0; k < 8 && mod * 8 + k < cap; k++) {
+			unsigned e = mod * 8 + k;
+			uint64_t g = e == 0 ? ff_port_guid(n, p) : e - 1 < FF_MAX_ALIASES ? n->alias[e - 1] : 0;
+			mad_encode_field(d, (enum MAD_FIELDS)(IB_GI_GUID0_F + k), &g);
+		}
 		break;
 	}
 	case IB_ATTR_SMINFO: {

@@ -239,6 +239,35 @@ static void test_verdict_unknown_when_aborted(void **state)
 	ibs_fabric_free(f);
 }
 
+/* A source without SMInfo (an ibnetdiscover cache): no SM finding, and no OK either. */
+static void test_source_lacks_sminfo(void **state)
+{
+	struct ibs_fabric *f;
+	struct ibs_findings fs;
+
+	(void)state;
+	build();
+	f = walk();
+	f->n_sms = 0; /* what a cache holds: the SM LID from PortInfo, no SMInfo */
+	run(f, NULL, &fs);
+	assert_int_equal(count(&fs, "sm.unreachable"), 1);
+	ibs_findings_free(&fs);
+	f->lacks = IBS_LACK_SMINFO | IBS_LACK_PMA;
+	run(f, NULL, &fs);
+	assert_int_equal(fs.n, 0);
+	assert_int_equal(fs.verdict, IBS_SEV_UNKNOWN);
+	assert_string_equal(fs.verdict_reason, "SM checks not run: the source holds no SMInfo");
+	ibs_findings_free(&fs);
+	/* Something CRITICAL is still CRITICAL. */
+	f->local.lid = 0;
+	f->nodes[0]->ports[1].pi.lid = f->nodes[1]->ports[1].pi.lid;
+	run(f, NULL, &fs);
+	assert_int_equal(count(&fs, "identity.duplicate_lid"), 1);
+	assert_int_equal(fs.verdict, IBS_SEV_CRITICAL);
+	ibs_findings_free(&fs);
+	ibs_fabric_free(f);
+}
+
 static void test_thresholds(void **state)
 {
 	struct ibs_thresholds t;
@@ -446,6 +475,7 @@ int main(void)
 		cmocka_unit_test(test_identity_at_scale),
 		cmocka_unit_test(test_sm_states),
 		cmocka_unit_test(test_verdict_unknown_when_aborted),
+		cmocka_unit_test(test_source_lacks_sminfo),
 		cmocka_unit_test(test_thresholds),
 		cmocka_unit_test(test_load_roundtrip_and_diff),
 		cmocka_unit_test(test_load_sparse_ports),
