@@ -8,6 +8,7 @@
 #include "capidx.h"
 #include "file.h"
 #include "log.h"
+#include "text.h"
 #include "xalloc.h"
 
 #include <ctype.h>
@@ -486,10 +487,12 @@ static enum ibs_err parse_local(const char *name, unsigned ln, const char *line,
 				char **msg)
 {
 	uint64_t v;
+	char ca[sizeof(lp->ca)];
 
 	memset(lp, 0, sizeof(*lp));
-	if (!kv(line, "ca", lp->ca, sizeof(lp->ca)))
+	if (!kv(line, "ca", ca, sizeof(ca)))
 		return perr(msg, name, ln, "local: missing ca=");
+	ibs_text_clean_buf(lp->ca, sizeof(lp->ca), ca, strlen(ca));
 #define NEED(key, max, field)                                                   \
 	do {                                                                    \
 		if (!kv_u64(line, key, max, &v))                                \
@@ -564,7 +567,7 @@ enum ibs_err ibs_capture_parse(const char *name, const char *buf, size_t len, st
 			continue;
 		if (state <= 1 && !strncmp(line, "tool ", 5)) {
 			free(c->tool);
-			c->tool = xstrdup(line + 5);
+			c->tool = ibs_text_clean(line + 5, ll - 5);
 			continue;
 		}
 		if (state <= 1 && !strncmp(line, "engine ", 7)) {

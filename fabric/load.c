@@ -186,10 +186,8 @@ enum ibs_err ibs_fabric_parse_json(const char *name, const char *buf, size_t len
 
 		jnode(n, i, nn, &ni, &path, &why);
 		byidx[i] = ibs_fabric_add_node_ports(f, &ni, &path, &have[i]);
-		if (desc) {
-			snprintf(byidx[i]->desc, sizeof(byidx[i]->desc), "%s", desc);
-			byidx[i]->has_desc = true;
-		}
+		if (desc)
+			ibs_node_set_desc(byidx[i], desc, strlen(desc));
 	}
 	json_array_foreach(nodes, i, n) {
 		json_t *ports = json_object_get(n, "ports"), *p;
@@ -262,7 +260,7 @@ struct nf_node {
 	uint64_t guid, sysguid;
 	uint32_t vendor;
 	uint16_t device;
-	char desc[IBS_NODE_DESC_LEN + 1];
+	char *desc;               /* as the file has it: cleaned when the node is made */
 	uint16_t lid;
 	unsigned line;
 	struct nf_port {
@@ -346,6 +344,7 @@ static void nf_free(struct nf_node *v, size_t n)
 			free(v[i].ports[k].peer_id);
 		free(v[i].ports);
 		free(v[i].id);
+		free(v[i].desc);
 	}
 	free(v);
 }
@@ -469,12 +468,9 @@ enum ibs_err ibs_fabric_parse_netfile(const char *name, const char *buf, size_t 
 			}
 			if ((desc = strchr(q, '#'))) {
 				const char *dq = desc;
-				char *d = quoted(&dq);
-				if (d) {
-					snprintf(cur->desc, sizeof(cur->desc), "%s", d);
-					free(d);
-				}
-				cur->lid = (uint16_t)uint_after(desc, " lid ");
+				/* The LID follows the quoted description, which may hold " lid " itself. */
+				cur->desc = quoted(&dq);
+				cur->lid = (uint16_t)uint_after(cur->desc ? dq : desc, " lid ");
 			}
 			next_guid = sysguid = 0;
 			vendor = device = 0;
@@ -568,10 +564,8 @@ enum ibs_err ibs_fabric_parse_netfile(const char *name, const char *buf, size_t 
 		ni.device_id = v[i].device;
 		ibs_addr_dr(&path, NULL, 0);
 		v[i].made = ibs_fabric_add_node_ports(f, &ni, &path, &v[i].have);
-		if (v[i].desc[0]) {
-			snprintf(v[i].made->desc, sizeof(v[i].made->desc), "%s", v[i].desc);
-			v[i].made->has_desc = true;
-		}
+		if (v[i].desc && v[i].desc[0])
+			ibs_node_set_desc(v[i].made, v[i].desc, strlen(v[i].desc));
 		if (v[i].type == IBS_NODE_SWITCH) {
 			struct ibs_port *p0 = ibs_node_port(v[i].made, 0);
 			p0->valid = true;

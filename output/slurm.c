@@ -249,7 +249,7 @@ static const char *given_name(const struct ibs_node *n)
 {
 	if (n->name && n->name[0])
 		return n->name;
-	if (n->has_desc && n->desc[0])
+	if (n->desc && n->desc[0])
 		return n->desc;
 	return NULL;
 }
@@ -285,7 +285,7 @@ static char *switch_name(const struct ibs_node *n)
 /* SHARP aggregation nodes inside switches show up as CAs; they are not hosts. */
 static bool is_aggregation_node(const struct ibs_node *n)
 {
-	return n->has_desc && strstr(n->desc, "Aggregation Node");
+	return n->desc && strstr(n->desc, "Aggregation Node");
 }
 
 /* Strings with numbers compared as numbers ("leaf9" < "leaf10"), then bytewise. */

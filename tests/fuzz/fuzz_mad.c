@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ibs_path_record pr;
 	uint64_t g[IBS_GUIDINFO_PER_BLOCK];
 	uint8_t lft[64];
-	char desc[IBS_NODE_DESC_LEN + 1];
+	char desc[IBS_NODE_DESC_TEXT + 1];
 	struct ibs_addr a;
 	char s[300];
 	size_t len;
