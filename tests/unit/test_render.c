@@ -146,8 +146,41 @@ static void test_netfile(void **state)
 	assert_true(strstr(s, "S-0000000000200000") < strstr(s, "S-f452140300200001"));
 	assert_non_null(strstr(s, "[1]\t\"H-0000000000100000\"[1](100001) \t\t# \"node01 mlx5_0\" lid 3 4xSDR\n"));
 	assert_non_null(strstr(s, "caguid=0x100000\nCa\t1 \"H-0000000000100000\"\t\t# \"node01 mlx5_0\"\n"));
-	/* Quotes in descriptions cannot break the format. */
-	assert_non_null(strstr(s, "# \"Switch '2'\""));
+	/* Quotes in descriptions cannot break the format (ibsim would end the string there). */
+	assert_non_null(strstr(s, "# \"Switch \\x222\\x22\""));
+	free(s);
+	ibs_fabric_free(f);
+}
+
+/* ibsim reads ' w=' after a port's peer as a port option, and lines of at most 255 bytes. */
+static void test_netfile_ibsim_limits(void **state)
+{
+	struct ibs_fabric *f = walk_2sw();
+	char name[300], *s, *line, *save = NULL;
+	size_t n;
+
+	(void)state;
+	/* 127 bytes, then a 2-byte character across the 128-byte cut, then more. */
+	memset(name, 'a', 127);
+	memcpy(name + 127, "\xc3\xbc w=3 e=99", 11);
+	memset(name + 138, 'b', 152);
+	ibs_node_set_desc(ibs_fabric_find_guid(f, 0x100000), name, 290);
+	s = capture(f, 3);
+	for (line = strtok_r(s, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		assert_true(strlen(line) < 255);
+		if (strstr(line, "aaaa")) {
+			/* The description stops before the character it would have cut, and holds no '='. */
+			assert_non_null(strstr(line, "\"" "aaaaaaa"));
+			assert_null(strstr(line, "\xc3"));
+			assert_null(strstr(line, "w="));
+			n = strspn(strstr(line, "aaaa"), "a");
+			assert_int_equal(n, 127);
+		}
+	}
+	free(s);
+	ibs_node_set_desc(ibs_fabric_find_guid(f, 0x100000), "x w=3", 5);
+	s = capture(f, 3);
+	assert_non_null(strstr(s, "# \"x w\\x3d3\" lid 3"));
 	free(s);
 	ibs_fabric_free(f);
 }
@@ -323,6 +356,7 @@ int main(void)
 		cmocka_unit_test(test_text_view),
 		cmocka_unit_test(test_dot),
 		cmocka_unit_test(test_netfile),
+		cmocka_unit_test(test_netfile_ibsim_limits),
 		cmocka_unit_test(test_namemap),
 		cmocka_unit_test(test_namemap_errors),
 		cmocka_unit_test(test_long_names_whole),
