@@ -483,6 +483,13 @@ static bool kv_u64(const char *line, const char *key, uint64_t max, uint64_t *ou
 	return true;
 }
 
+static bool kv_guid(const char *line, const char *key, uint64_t *out)
+{
+	char v[64];
+
+	return kv(line, key, v, sizeof(v)) && ibs_guid_parse_all(v, out);
+}
+
 static enum ibs_err parse_local(const char *name, unsigned ln, const char *line, struct ibs_local_port *lp,
 				char **msg)
 {
@@ -500,9 +507,15 @@ static enum ibs_err parse_local(const char *name, unsigned ln, const char *line,
 		lp->field = (__typeof__(lp->field))v;                           \
 	} while (0)
 	NEED("port", 255, port);
-	NEED("node_guid", UINT64_MAX, node_guid);
-	NEED("port_guid", UINT64_MAX, port_guid);
-	NEED("system_image_guid", UINT64_MAX, system_image_guid);
+#define NEED_GUID(key, field)                                                                    \
+	do {                                                                                     \
+		if (!kv_guid(line, key, &lp->field))                                             \
+			return perr(msg, name, ln, "local: missing or bad " key "= (want " IBS_GUID_WANT ")"); \
+	} while (0)
+	NEED_GUID("node_guid", node_guid);
+	NEED_GUID("port_guid", port_guid);
+	NEED_GUID("system_image_guid", system_image_guid);
+#undef NEED_GUID
 	NEED("lid", 0xffff, lid);
 	NEED("sm_lid", 0xffff, sm_lid);
 	NEED("lmc", 7, lmc);

@@ -209,6 +209,31 @@ static void test_namemap(void **state)
 	ibs_namemap_free(m);
 }
 
+/* A GUID named twice keeps its first name, with a warning naming both lines; names are cleaned. */
+static void test_namemap_strict(void **state)
+{
+	const char *dup = "0x1 \"first\"\n0x2 two\n0x1 second\n0x1 \"\x1b[31mred\xe2\x80\xae\"\n";
+	const char *const *w;
+	struct ibs_namemap *m;
+	char *msg = NULL;
+
+	(void)state;
+	assert_int_equal(ibs_namemap_parse("m", dup, strlen(dup), &m, &msg), IBS_OK);
+	assert_int_equal(ibs_namemap_count(m), 2);
+	assert_string_equal(ibs_namemap_get(m, 1), "first");
+	assert_string_equal(ibs_namemap_get(m, 2), "two");
+	assert_int_equal(ibs_namemap_warnings(m, &w), 2);
+	assert_string_equal(w[0], "m:3: GUID 0x0000000000000001 is named again; the name on line 1 ('first') is kept");
+	assert_string_equal(w[1], "m:4: GUID 0x0000000000000001 is named again; the name on line 1 ('first') is kept");
+	ibs_namemap_free(m);
+	/* Names are cleaned where they enter. */
+	dup = "0x1 \"\x1b[31mred\xe2\x80\xae\x9b\"\n";
+	assert_int_equal(ibs_namemap_parse("m", dup, strlen(dup), &m, &msg), IBS_OK);
+	assert_string_equal(ibs_namemap_get(m, 1), "\\x1b[31mred\\u{202e}\\x9b");
+	assert_int_equal(ibs_namemap_warnings(m, &w), 0);
+	ibs_namemap_free(m);
+}
+
 /* A name-map name has no length limit: DOT labels and health messages keep all of it. */
 static void test_long_names_whole(void **state)
 {
@@ -253,11 +278,18 @@ static void test_namemap_errors(void **state)
 		const char *text;
 		const char *msg;
 	} cases[] = {
-		{ "0x1 \"a\"\nzzz \"b\"\n", "m:2: expected a GUID followed by a quoted name" },
+		{ "0x1 \"a\"\nzzz \"b\"\n", "m:2: expected a GUID (0x and 1 to 16 hex digits) followed by a name" },
 		{ "0x1 \"unterminated\n", "m:1: unterminated quoted name" },
-		{ "0x1\n", "m:1: expected a GUID followed by a quoted name" },
+		{ "0x1\n", "m:1: expected a GUID (0x and 1 to 16 hex digits) followed by a name" },
 		{ "0x1 \"\"\n", "m:1: empty name" },
-		{ "0x1 \"a\"\n\n\n0x99999999999999999999 \"b\"\n", "m:4: expected a GUID followed by a quoted name" },
+		{ "0x1 \"a\"\n\n\n0x99999999999999999999 \"b\"\n", "m:4: expected a GUID (0x and 1 to 16 hex digits) followed by a name" },
+		/* strtoull would take these: a sign, a blank, a decimal -1, 17 digits. */
+		{ "-1 \"x\"\n", "m:1: expected a GUID (0x and 1 to 16 hex digits) followed by a name" },
+		{ "0x-1 \"x\"\n", "m:1: expected a GUID (0x and 1 to 16 hex digits) followed by a name" },
+		{ "# c\n0x +1 \"x\"\n", "m:2: expected a GUID (0x and 1 to 16 hex digits) followed by a name" },
+		{ "0x10000000000000000 x\n", "m:1: expected a GUID (0x and 1 to 16 hex digits) followed by a name" },
+		{ "0x1 node01 extra\n", "m:1: text after the name (put a name with blanks in double quotes)" },
+		{ "0x1 \"node01\" extra\n", "m:1: text after the name (put a name with blanks in double quotes)" },
 	};
 	size_t i;
 
@@ -358,6 +390,7 @@ int main(void)
 		cmocka_unit_test(test_netfile),
 		cmocka_unit_test(test_netfile_ibsim_limits),
 		cmocka_unit_test(test_namemap),
+		cmocka_unit_test(test_namemap_strict),
 		cmocka_unit_test(test_namemap_errors),
 		cmocka_unit_test(test_long_names_whole),
 		cmocka_unit_test(test_json_escaping),
