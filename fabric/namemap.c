@@ -58,7 +58,8 @@ static void drop_duplicates(struct ibs_namemap *m, const char *name)
 {
 	size_t i, k = 0;
 
-	qsort(m->v, m->n, sizeof(*m->v), entry_line_cmp);
+	if (m->n) /* qsort wants a non-NULL array even for none (regress/namemap) */
+		qsort(m->v, m->n, sizeof(*m->v), entry_line_cmp);
 	for (i = 0; i < m->n; i++) {
 		if (k && m->v[k - 1].guid == m->v[i].guid) {
 			warn(m, xasprintf("%s:%u: GUID 0x%016" PRIx64 " is named again; the name on line %u ('%s') is kept",
@@ -185,6 +186,12 @@ const char *ibs_namemap_get(const struct ibs_namemap *m, uint64_t guid)
 size_t ibs_namemap_count(const struct ibs_namemap *m)
 {
 	return m ? m->n : 0;
+}
+
+const char *ibs_namemap_entry(const struct ibs_namemap *m, size_t i, uint64_t *guid)
+{
+	*guid = m->v[i].guid;
+	return m->v[i].name;
 }
 
 size_t ibs_namemap_warnings(const struct ibs_namemap *m, const char *const **out)
