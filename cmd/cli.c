@@ -403,7 +403,10 @@ void cli_report_partial(const struct ibs_fabric *f)
 /* --node-name-map, if given: EXIT_OK with *map set (or NULL), or EXIT_RUNTIME (reported). */
 static int load_namemap(const struct cli_common *c, struct ibs_namemap **map)
 {
+	static bool warned; /* diff and health --baseline name two fabrics with one map */
 	char *msg = NULL;
+	const char *const *warns;
+	size_t i, n;
 
 	*map = NULL;
 	if (c->namemap && ibs_namemap_load(c->namemap, map, &msg)) {
@@ -411,6 +414,11 @@ static int load_namemap(const struct cli_common *c, struct ibs_namemap **map)
 		free(msg);
 		return EXIT_RUNTIME;
 	}
+	/* What the map got wrong without being refused (a GUID named twice), said once a run. */
+	n = warned ? 0 : ibs_namemap_warnings(*map, &warns);
+	for (i = 0; i < n; i++)
+		log_warn("%s", warns[i]);
+	warned = true;
 	return EXIT_OK;
 }
 

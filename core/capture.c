@@ -8,6 +8,7 @@
 #include "capidx.h"
 #include "file.h"
 #include "log.h"
+#include "text.h"
 #include "xalloc.h"
 
 #include <ctype.h>
@@ -482,14 +483,23 @@ static bool kv_u64(const char *line, const char *key, uint64_t max, uint64_t *ou
 	return true;
 }
 
+static bool kv_guid(const char *line, const char *key, uint64_t *out)
+{
+	char v[64];
+
+	return kv(line, key, v, sizeof(v)) && ibs_guid_parse_all(v, out);
+}
+
 static enum ibs_err parse_local(const char *name, unsigned ln, const char *line, struct ibs_local_port *lp,
 				char **msg)
 {
 	uint64_t v;
+	char ca[sizeof(lp->ca)];
 
 	memset(lp, 0, sizeof(*lp));
-	if (!kv(line, "ca", lp->ca, sizeof(lp->ca)))
+	if (!kv(line, "ca", ca, sizeof(ca)))
 		return perr(msg, name, ln, "local: missing ca=");
+	ibs_text_clean_buf(lp->ca, sizeof(lp->ca), ca, strlen(ca));
 #define NEED(key, max, field)                                                   \
 	do {                                                                    \
 		if (!kv_u64(line, key, max, &v))                                \
@@ -497,9 +507,15 @@ static enum ibs_err parse_local(const char *name, unsigned ln, const char *line,
 		lp->field = (__typeof__(lp->field))v;                           \
 	} while (0)
 	NEED("port", 255, port);
-	NEED("node_guid", UINT64_MAX, node_guid);
-	NEED("port_guid", UINT64_MAX, port_guid);
-	NEED("system_image_guid", UINT64_MAX, system_image_guid);
+#define NEED_GUID(key, field)                                                                    \
+	do {                                                                                     \
+		if (!kv_guid(line, key, &lp->field))                                             \
+			return perr(msg, name, ln, "local: missing or bad " key "= (want " IBS_GUID_WANT ")"); \
+	} while (0)
+	NEED_GUID("node_guid", node_guid);
+	NEED_GUID("port_guid", port_guid);
+	NEED_GUID("system_image_guid", system_image_guid);
+#undef NEED_GUID
 	NEED("lid", 0xffff, lid);
 	NEED("sm_lid", 0xffff, sm_lid);
 	NEED("lmc", 7, lmc);
@@ -564,7 +580,7 @@ enum ibs_err ibs_capture_parse(const char *name, const char *buf, size_t len, st
 			continue;
 		if (state <= 1 && !strncmp(line, "tool ", 5)) {
 			free(c->tool);
-			c->tool = xstrdup(line + 5);
+			c->tool = ibs_text_clean(line + 5, ll - 5);
 			continue;
 		}
 		if (state <= 1 && !strncmp(line, "engine ", 7)) {

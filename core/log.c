@@ -1,7 +1,11 @@
 /* Diagnostics on stderr; the only place that formats error prefixes. */
 #include "log.h"
+#include "text.h"
+#include "xalloc.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static int level = LOG_WARN;
 static unsigned nerrors;
@@ -23,12 +27,16 @@ unsigned log_error_count(void)
 
 static void vlog(int l, const char *prefix, const char *fmt, va_list ap)
 {
+	char *raw, *shown;
+
 	if (l > level)
 		return;
-	fputs("ibscan: ", stderr);
-	fputs(prefix, stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	/* Messages quote files and answers (a parser's complaint, a name): never pass their bytes to a terminal. */
+	raw = xvasprintf(fmt, ap);
+	shown = ibs_text_clean(raw, strlen(raw));
+	fprintf(stderr, "ibscan: %s%s\n", prefix, shown);
+	free(shown);
+	free(raw);
 }
 
 #define DEFINE_LOG(fn, l, prefix)                 \

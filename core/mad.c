@@ -655,23 +655,21 @@ enum ibs_err ibs_decode_guidinfo(const uint8_t *mad, size_t len, uint64_t out[IB
 }
 
 /* IBA 14.2.5.2: NodeDescription is 64 bytes, UTF-8, NUL padded. */
-enum ibs_err ibs_decode_nodedesc(const uint8_t *mad, size_t len, char out[IBS_NODE_DESC_LEN + 1])
+enum ibs_err ibs_decode_nodedesc(const uint8_t *mad, size_t len, char out[IBS_NODE_DESC_TEXT + 1])
 {
 	uint8_t d[IBS_MAD_SIZE];
 	char raw[IBS_NODE_DESC_LEN];
-	size_t i, n = 0;
+	size_t n = 0;
 
 	if (smp_data(mad, len, IBS_NODE_DESC_LEN, d))
 		return IBS_E_MALFORMED;
 	mad_decode_field(d, IB_NODE_DESC_F, raw);
-	for (i = 0; i < IBS_NODE_DESC_LEN && raw[i]; i++) {
-		unsigned char c = (unsigned char)raw[i];
-		/* Control characters would corrupt every text format; keep UTF-8 bytes. */
-		out[n++] = (c < 0x20 || c == 0x7f) ? ' ' : (char)c;
-	}
-	while (n && out[n - 1] == ' ')
+	while (n < IBS_NODE_DESC_LEN && raw[n])
+		n++;
+	while (n && raw[n - 1] == ' ')
 		n--;
-	out[n] = '\0';
+	/* Whatever the node sent, only printable UTF-8 goes on (docs/reliability.md). */
+	ibs_text_clean_buf(out, IBS_NODE_DESC_TEXT + 1, raw, n);
 	return IBS_OK;
 }
 

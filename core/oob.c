@@ -1,6 +1,7 @@
 /* The link probe's out-of-band messages over TCP: codec and deadline-bounded socket helpers. */
 #define _GNU_SOURCE
 #include "oob.h"
+#include "text.h"
 #include "xalloc.h"
 
 #include <arpa/inet.h>
@@ -250,7 +251,7 @@ enum ibs_err ibs_oob_decode(const uint8_t *buf, size_t len, struct ibs_oob_msg *
 	const uint8_t *p = buf + IBS_OOB_HDR_LEN;
 	enum ibs_err rc;
 	unsigned type;
-	uint32_t plen, i;
+	uint32_t plen;
 
 	memset(m, 0, sizeof(*m));
 	rc = ibs_oob_check_header(buf, len, &type, &plen, msg);
@@ -268,10 +269,8 @@ enum ibs_err ibs_oob_decode(const uint8_t *buf, size_t len, struct ibs_oob_msg *
 	case IBS_OOB_HELLO_REPLY:
 		return decode_hello(p, &m->hello, msg);
 	case IBS_OOB_ERROR:
-		/* Shown to the operator: printable ASCII only. */
-		for (i = 0; i < plen; i++)
-			m->text[i] = p[i] >= 0x20 && p[i] < 0x7f ? (char)p[i] : '?';
-		m->text[plen] = '\0';
+		/* Shown to the operator: cleaned like every string ibscan takes in. */
+		ibs_text_clean_buf(m->text, sizeof(m->text), (const char *)p, plen);
 		return IBS_OK;
 	default:
 		return IBS_OK;

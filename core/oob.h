@@ -25,12 +25,15 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "text.h"
 
 #define IBS_OOB_MAGIC 0x49425350u /* "IBSP" */
 #define IBS_OOB_VERSION 1
 #define IBS_OOB_HDR_LEN 12
 #define IBS_OOB_HELLO_LEN 64
 #define IBS_OOB_MAX_TEXT 256
+/* An ERROR text as received: cleaned (core/text.h), so escapes may make it longer. */
+#define IBS_OOB_TEXT_SHOWN (IBS_OOB_MAX_TEXT * IBS_TEXT_GROWTH)
 #define IBS_OOB_MAX_PAYLOAD 256 /* the longest message type */
 #define IBS_OOB_MAX_MSG (IBS_OOB_HDR_LEN + IBS_OOB_MAX_PAYLOAD)
 #define IBS_OOB_DEFAULT_PORT 18515
@@ -70,7 +73,7 @@ struct ibs_oob_hello {
 struct ibs_oob_msg {
 	enum ibs_oob_type type;
 	struct ibs_oob_hello hello;          /* HELLO, HELLO_REPLY */
-	char text[IBS_OOB_MAX_TEXT + 1];     /* ERROR: printable ASCII, NUL-terminated */
+	char text[IBS_OOB_TEXT_SHOWN + 1];   /* ERROR: NUL-terminated; cleaned when received */
 };
 
 const char *ibs_oob_type_name(unsigned type);

@@ -103,8 +103,7 @@ enum ibs_err ibs_fabric_load_cache(const char *path, struct ibs_fabric **out, ch
 			if (in->ports && in->ports[p])
 				ibs_portset_add(&have, (unsigned)p);
 		nd = ibs_fabric_add_node_ports(f, &ni, &none, &have);
-		snprintf(nd->desc, sizeof(nd->desc), "%s", in->nodedesc);
-		nd->has_desc = true;
+		ibs_node_set_desc(nd, in->nodedesc, strnlen(in->nodedesc, sizeof(in->nodedesc)));
 		if (ni.node_type == IBS_NODE_SWITCH) {
 			as_mad(in->switchinfo, mad);
 			nd->has_si = ibs_decode_switchinfo(mad, sizeof(mad), &nd->si) == IBS_OK;

@@ -152,7 +152,7 @@ void ibs_diff_fabrics(const struct ibs_fabric *a, const struct ibs_fabric *b, st
 			for (y = ibs_fabric_find_guid(b, x->ni.node_guid); y; y = y->next_same_guid) {
 				if (b2a[y->index])
 					continue;
-				if (pass == 0 && (y->ni.node_type != x->ni.node_type || strcmp(y->desc, x->desc)))
+				if (pass == 0 && (y->ni.node_type != x->ni.node_type || strcmp(y->desc ? y->desc : "", x->desc ? x->desc : "")))
 					continue;
 				a2b[i] = y;
 				b2a[y->index] = x;

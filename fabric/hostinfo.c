@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "hostinfo.h"
 #include "../core/rcping.h"
+#include "../core/text.h"
 #include "../core/verbs.h"
 #include "../core/xalloc.h"
 
@@ -24,17 +25,6 @@
 
 /* ---- parsers ---- */
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 bool ibs_sysfs_parse_guid(const char *s, uint64_t *out)
 {
 	uint64_t v = 0;
@@ -42,10 +32,10 @@ bool ibs_sysfs_parse_guid(const char *s, uint64_t *out)
 
 	for (group = 0; group < 4; group++) {
 		unsigned g = 0;
-		for (digits = 0; hexval(*s) >= 0; s++, digits++) {
+		for (digits = 0; ibs_hexval(*s) >= 0; s++, digits++) {
 			if (digits == 4)
 				return false;
-			g = g << 4 | (unsigned)hexval(*s);
+			g = g << 4 | (unsigned)ibs_hexval(*s);
 		}
 		if (digits == 0)
 			return false;
@@ -84,7 +74,7 @@ bool ibs_sysfs_parse_uint(const char *s, uint64_t max, uint64_t *out)
 	if (!*s)
 		return false;
 	for (; *s; s++) {
-		d = hexval(*s);
+		d = ibs_hexval(*s);
 		if (d < 0 || (unsigned)d >= base)
 			return false;
 		if (v > (max - (uint64_t)d) / base)
@@ -189,14 +179,6 @@ bool ibs_gid_ipv4(const uint8_t g[16], char *buf, size_t len)
 
 /* ---- reading sysfs ---- */
 
-/* Shown to people and put in JSON (which must be UTF-8): printable ASCII only. */
-static void sanitize(char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
-			*s = '?';
-}
-
 /*
  * One attribute: a regular file (O_NONBLOCK: a FIFO planted in a tree must
  * not hang us), at most IBS_SYSFS_ATTR_MAX bytes, no NUL, trailing white
@@ -205,7 +187,7 @@ static void sanitize(char *s)
 static char *read_path(const char *path)
 {
 	struct stat st;
-	char *buf;
+	char *buf, *clean;
 	size_t n = 0;
 	ssize_t r;
 	int fd;
@@ -236,9 +218,10 @@ static char *read_path(const char *path)
 	}
 	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' ' || buf[n - 1] == '\t' || buf[n - 1] == '\r'))
 		n--;
-	buf[n] = '\0';
-	sanitize(buf);
-	return buf;
+	/* Shown to people and put in JSON: cleaned like every string ibscan takes in. */
+	clean = ibs_text_clean(buf, n);
+	free(buf);
+	return clean;
 }
 
 static char *__attribute__((format(printf, 1, 2))) attr(const char *fmt, ...)
@@ -285,15 +268,15 @@ static bool is_pci_addr(const char *s)
 {
 	size_t i, d = 0;
 
-	while (hexval(s[d]) >= 0)
+	while (ibs_hexval(s[d]) >= 0)
 		d++;
 	if (d < 4 || d > 8 || s[d] != ':')
 		return false;
 	s += d + 1;
 	for (i = 0; i < 2; i++)
-		if (hexval(s[i]) < 0)
+		if (ibs_hexval(s[i]) < 0)
 			return false;
-	if (s[2] != ':' || hexval(s[3]) < 0 || hexval(s[4]) < 0 || s[5] != '.' || s[6] < '0' || s[6] > '7' || s[7])
+	if (s[2] != ':' || ibs_hexval(s[3]) < 0 || ibs_hexval(s[4]) < 0 || s[5] != '.' || s[6] < '0' || s[6] > '7' || s[7])
 		return false;
 	return true;
 }

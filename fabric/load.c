@@ -2,10 +2,10 @@
 #include "load.h"
 #include "cache.h"
 #include "../core/file.h"
+#include "../core/text.h"
 #include "../core/xalloc.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,16 +18,18 @@ static enum ibs_err jfail(char **msg, const char *name, size_t idx, const char *
 	return IBS_E_INPUT;
 }
 
+/* A GUID string, "0x" and 1 to 16 hex digits (core/text.h: no sign, no blanks). */
 static bool jguid(json_t *v, uint64_t *out)
 {
 	const char *s = json_string_value(v);
-	char *end;
 
-	if (!s || strncmp(s, "0x", 2) || strlen(s) > 18 || !s[2])
-		return false;
-	errno = 0;
-	*out = strtoull(s + 2, &end, 16);
-	return !errno && !*end;
+	return s && ibs_guid_parse_all(s, out);
+}
+
+/* An optional GUID: absent or null leaves *out as it is; anything else must be a GUID. */
+static bool jguid_opt(json_t *v, uint64_t *out)
+{
+	return !v || json_is_null(v) || jguid(v, out);
 }
 
 static bool juint(json_t *v, uint64_t max, uint64_t *out)
@@ -56,7 +58,7 @@ static bool jnode(json_t *n, size_t i, size_t nn, struct ibs_nodeinfo *ni, struc
 
 	memset(ni, 0, sizeof(*ni));
 	if (!json_is_object(n) || !jguid(json_object_get(n, "guid"), &ni->node_guid)) {
-		*why = "missing or bad \"guid\"";
+		*why = "missing or bad \"guid\" (want " IBS_GUID_WANT ")";
 		return false;
 	}
 	if (!t || !(ni->node_type = (uint8_t)ibs_node_type_code(t))) {
@@ -72,8 +74,11 @@ static bool jnode(json_t *n, size_t i, size_t nn, struct ibs_nodeinfo *ni, struc
 		*why = "\"index\" must be its position";
 		return false;
 	}
-	jguid(json_object_get(n, "system_image_guid"), &ni->system_image_guid);
-	jguid(json_object_get(n, "port_guid"), &ni->port_guid);
+	if (!jguid_opt(json_object_get(n, "system_image_guid"), &ni->system_image_guid) ||
+	    !jguid_opt(json_object_get(n, "port_guid"), &ni->port_guid)) {
+		*why = "bad \"system_image_guid\" or \"port_guid\" (want " IBS_GUID_WANT ")";
+		return false;
+	}
 	if (juint(json_object_get(n, "vendor_id"), 0xffffff, &v))
 		ni->vendor_id = (uint32_t)v;
 	if (juint(json_object_get(n, "device_id"), 0xffff, &v))
@@ -94,9 +99,14 @@ static bool jport(json_t *p, const uint8_t *nports, size_t i, size_t nn, uint64_
 		  uint64_t *pp, const char **why)
 {
 	json_t *pr = json_object_get(p, "peer");
+	uint64_t g;
 
 	if (!juint(json_object_get(p, "port"), nports[i], num)) {
 		*why = "a port number is missing or out of range";
+		return false;
+	}
+	if (!jguid_opt(json_object_get(p, "guid"), &g)) {
+		*why = "a port has a bad \"guid\" (want " IBS_GUID_WANT ")";
 		return false;
 	}
 	*cabled = json_is_object(pr);
@@ -186,10 +196,8 @@ enum ibs_err ibs_fabric_parse_json(const char *name, const char *buf, size_t len
 
 		jnode(n, i, nn, &ni, &path, &why);
 		byidx[i] = ibs_fabric_add_node_ports(f, &ni, &path, &have[i]);
-		if (desc) {
-			snprintf(byidx[i]->desc, sizeof(byidx[i]->desc), "%s", desc);
-			byidx[i]->has_desc = true;
-		}
+		if (desc)
+			ibs_node_set_desc(byidx[i], desc, strlen(desc));
 	}
 	json_array_foreach(nodes, i, n) {
 		json_t *ports = json_object_get(n, "ports"), *p;
@@ -220,7 +228,7 @@ enum ibs_err ibs_fabric_parse_json(const char *name, const char *buf, size_t len
 					pt->pi.speed_ext_active = (uint8_t)ex;
 				}
 			}
-			jguid(json_object_get(p, "guid"), &pt->guid);
+			jguid_opt(json_object_get(p, "guid"), &pt->guid); /* checked by jport() */
 			if (cabled)
 				ibs_fabric_connect(byidx[i], (uint8_t)num, byidx[pi], (uint8_t)pp);
 		}
@@ -229,8 +237,12 @@ enum ibs_err ibs_fabric_parse_json(const char *name, const char *buf, size_t len
 		json_t *local = json_object_get(root, "local");
 		uint64_t v;
 		if (json_is_object(local)) {
-			jguid(json_object_get(local, "node_guid"), &f->local.node_guid);
-			jguid(json_object_get(local, "port_guid"), &f->local.port_guid);
+			if (!jguid_opt(json_object_get(local, "node_guid"), &f->local.node_guid) ||
+			    !jguid_opt(json_object_get(local, "port_guid"), &f->local.port_guid)) {
+				*msg = xasprintf("%s: \"local\" has a bad GUID (want " IBS_GUID_WANT ")", name);
+				rc = IBS_E_INPUT;
+				goto fail;
+			}
 			if (juint(json_object_get(local, "lid"), 0xffff, &v))
 				f->local.lid = (uint16_t)v;
 			if (juint(json_object_get(local, "sm_lid"), 0xffff, &v))
@@ -262,7 +274,7 @@ struct nf_node {
 	uint64_t guid, sysguid;
 	uint32_t vendor;
 	uint16_t device;
-	char desc[IBS_NODE_DESC_LEN + 1];
+	char *desc;               /* as the file has it: cleaned when the node is made */
 	uint16_t lid;
 	unsigned line;
 	struct nf_port {
@@ -327,14 +339,21 @@ static void parse_rate(const char *c, unsigned *w, unsigned *sp, unsigned *ex)
 
 static uint64_t guid_from_id(const char *id)
 {
-	char *end;
+	const char *end;
 	uint64_t g;
 
 	if (strlen(id) != 18 || id[1] != '-' || !strchr("SHR", id[0]))
 		return 0;
-	errno = 0;
-	g = strtoull(id + 2, &end, 16);
-	return errno || *end ? 0 : g;
+	end = ibs_guid_parse(id + 2, IBS_GUID_BARE, &g);
+	return end && !*end ? g : 0;
+}
+
+/* The GUID of a "key=GUID" line as ibnetdiscover writes it: then nothing, a blank or "(port GUID)". */
+static bool nf_guid(const char *s, uint64_t *out)
+{
+	const char *end = ibs_guid_parse(s, 0, out);
+
+	return end && (!*end || isspace((unsigned char)*end) || *end == '(');
 }
 
 static void nf_free(struct nf_node *v, size_t n)
@@ -346,6 +365,7 @@ static void nf_free(struct nf_node *v, size_t n)
 			free(v[i].ports[k].peer_id);
 		free(v[i].ports);
 		free(v[i].id);
+		free(v[i].desc);
 	}
 	free(v);
 }
@@ -422,11 +442,12 @@ enum ibs_err ibs_fabric_parse_netfile(const char *name, const char *buf, size_t 
 			vendor = (uint32_t)strtoul(p + 7, NULL, 0);
 		} else if (!strncmp(p, "devid=", 6)) {
 			device = (uint16_t)strtoul(p + 6, NULL, 0);
-		} else if (!strncmp(p, "sysimgguid=", 11)) {
-			sysguid = strtoull(p + 11, NULL, 0);
-		} else if (!strncmp(p, "switchguid=", 11) || !strncmp(p, "caguid=", 7) || !strncmp(p, "rtguid=", 7) ||
-			   !strncmp(p, "hcaguids=", 9)) {
-			next_guid = strtoull(strchr(p, '=') + 1, NULL, 0);
+		} else if (!strncmp(p, "sysimgguid=", 11) || !strncmp(p, "switchguid=", 11) || !strncmp(p, "caguid=", 7) ||
+			   !strncmp(p, "rtguid=", 7) || !strncmp(p, "hcaguids=", 9)) {
+			if (!nf_guid(strchr(p, '=') + 1, !strncmp(p, "sys", 3) ? &sysguid : &next_guid)) {
+				rc = nfail(msg, name, ln, "bad GUID (want " IBS_GUID_WANT ")");
+				goto fail;
+			}
 		} else if (!strncmp(p, "Switch", 6) || !strncmp(p, "Ca", 2) || !strncmp(p, "Hca", 3) ||
 			   !strncmp(p, "Rt", 2)) {
 			char *end;
@@ -469,12 +490,9 @@ enum ibs_err ibs_fabric_parse_netfile(const char *name, const char *buf, size_t 
 			}
 			if ((desc = strchr(q, '#'))) {
 				const char *dq = desc;
-				char *d = quoted(&dq);
-				if (d) {
-					snprintf(cur->desc, sizeof(cur->desc), "%s", d);
-					free(d);
-				}
-				cur->lid = (uint16_t)uint_after(desc, " lid ");
+				/* The LID follows the quoted description, which may hold " lid " itself. */
+				cur->desc = quoted(&dq);
+				cur->lid = (uint16_t)uint_after(cur->desc ? dq : desc, " lid ");
 			}
 			next_guid = sysguid = 0;
 			vendor = device = 0;
@@ -499,10 +517,9 @@ enum ibs_err ibs_fabric_parse_netfile(const char *name, const char *buf, size_t 
 			pt->line = ln;
 			q = end + 1;
 			if (*q == '(') {
-				pt->guid = strtoull(q + 1, NULL, 16);
-				q = strchr(q, ')');
-				if (!q) {
-					rc = nfail(msg, name, ln, "port line: unterminated (port GUID)");
+				q = ibs_guid_parse(q + 1, IBS_GUID_BARE, &pt->guid);
+				if (!q || *q != ')') {
+					rc = nfail(msg, name, ln, "port line: bad (port GUID) (want 1 to 16 hex digits)");
 					goto fail;
 				}
 				q++;
@@ -568,10 +585,8 @@ enum ibs_err ibs_fabric_parse_netfile(const char *name, const char *buf, size_t 
 		ni.device_id = v[i].device;
 		ibs_addr_dr(&path, NULL, 0);
 		v[i].made = ibs_fabric_add_node_ports(f, &ni, &path, &v[i].have);
-		if (v[i].desc[0]) {
-			snprintf(v[i].made->desc, sizeof(v[i].made->desc), "%s", v[i].desc);
-			v[i].made->has_desc = true;
-		}
+		if (v[i].desc && v[i].desc[0])
+			ibs_node_set_desc(v[i].made, v[i].desc, strlen(v[i].desc));
 		if (v[i].type == IBS_NODE_SWITCH) {
 			struct ibs_port *p0 = ibs_node_port(v[i].made, 0);
 			p0->valid = true;

@@ -24,6 +24,7 @@ static void node_free(struct ibs_node *n)
 	}
 	free(n->ports);
 	free(n->name);
+	free(n->desc);
 	free(n->error);
 	free(n);
 }
@@ -318,6 +319,15 @@ void ibs_node_set_error(struct ibs_node *n, const char *fmt, ...)
 	va_end(ap);
 }
 
+void ibs_node_set_desc(struct ibs_node *n, const char *raw, size_t len)
+{
+	char buf[IBS_NODE_DESC_TEXT + 1];
+
+	ibs_text_clean_buf(buf, sizeof(buf), raw, len);
+	free(n->desc);
+	n->desc = xstrdup(buf);
+}
+
 uint16_t ibs_node_lid(const struct ibs_node *n)
 {
 	const struct ibs_port *pt;
@@ -345,7 +355,7 @@ const char *ibs_node_name(const struct ibs_node *n)
 {
 	if (n->name)
 		return n->name;
-	if (n->has_desc && n->desc[0])
+	if (n->desc && n->desc[0])
 		return n->desc;
 	return n->guid_name;
 }

@@ -47,8 +47,7 @@ struct ibs_port {
 struct ibs_node {
 	size_t index;             /* position after ibs_fabric_sort() */
 	struct ibs_nodeinfo ni;
-	char desc[IBS_NODE_DESC_LEN + 1];
-	bool has_desc;
+	char *desc;               /* NodeDescription, cleaned (core/text.h); NULL when unknown */
 	struct ibs_switchinfo si;
 	bool has_si;
 	struct ibs_addr path;     /* the DR path that first reached it */
@@ -190,6 +189,8 @@ void ibs_fabric_sort(struct ibs_fabric *f);
 /* Every link once, from the lower (index, port) end; returns the count. Caller frees *out. */
 size_t ibs_fabric_links(const struct ibs_fabric *f, struct ibs_link **out);
 void ibs_node_set_error(struct ibs_node *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Set the description from untrusted bytes: cleaned, at most IBS_NODE_DESC_TEXT bytes kept. */
+void ibs_node_set_desc(struct ibs_node *n, const char *raw, size_t len);
 
 /* The node's LID: port 0's for switches, else the lowest valid port's. */
 uint16_t ibs_node_lid(const struct ibs_node *n);

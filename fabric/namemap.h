@@ -1,6 +1,9 @@
 /*
  * The ib-node-name-map file of infiniband-diags: one `GUID "name"` per line,
- * '#' comments. Parsed as untrusted input, with limits.
+ * '#' comments. Parsed as untrusted input, with limits: a GUID is "0x" and 1
+ * to 16 hex digits, a name is one word or in double quotes and only a
+ * comment may follow it; names are cleaned (core/text.h); a GUID named twice
+ * keeps its first name, with a warning.
  */
 #ifndef IBSCAN_NAMEMAP_H
 #define IBSCAN_NAMEMAP_H
@@ -22,6 +25,10 @@ enum ibs_err ibs_namemap_parse(const char *name, const char *buf, size_t len, st
 			       char **msg);
 const char *ibs_namemap_get(const struct ibs_namemap *m, uint64_t guid);
 size_t ibs_namemap_count(const struct ibs_namemap *m);
+/* Entry i (0 .. count-1, by GUID): its name, and its GUID in *guid. */
+const char *ibs_namemap_entry(const struct ibs_namemap *m, size_t i, uint64_t *guid);
+/* What the map's file got wrong without being refused ("file:line: ..."), e.g. a GUID named twice. */
+size_t ibs_namemap_warnings(const struct ibs_namemap *m, const char *const **out);
 void ibs_namemap_free(struct ibs_namemap *m);
 
 struct ibs_fabric;

@@ -1,6 +1,7 @@
 /* Route tracing through linear forwarding tables (IBA 18.2.4.3.2) and PathRecord queries (IBA 15.2.5.16). */
 #include "route.h"
 #include "../core/log.h"
+#include "../core/text.h"
 #include "../core/xalloc.h"
 
 #include <stdarg.h>
@@ -308,13 +309,14 @@ enum ibs_err ibs_fabric_resolve(const struct ibs_fabric *f, const char *spec, co
 	uint8_t hport = 0;
 	size_t i, nhits = 0;
 	char *end;
+	bool is_guid = spec[0] == '0' && (spec[1] == 'x' || spec[1] == 'X');
 
 	*node = NULL;
 	if (!*spec) {
 		*msg = xstrdup("an empty endpoint");
 		return IBS_E_INVAL;
 	}
-	if (spec[0] >= '0' && spec[0] <= '9' && strncmp(spec, "0x", 2)) {
+	if (spec[0] >= '0' && spec[0] <= '9' && !is_guid) {
 		unsigned long l = strtoul(spec, &end, 10);
 		struct ibs_node *n;
 		struct ibs_port *pt;
@@ -332,10 +334,10 @@ enum ibs_err ibs_fabric_resolve(const struct ibs_fabric *f, const char *spec, co
 		*lid = (uint16_t)l;
 		return IBS_OK;
 	}
-	if (!strncmp(spec, "0x", 2)) {
-		unsigned long long g = strtoull(spec, &end, 16);
-		if (*end || end == spec + 2) {
-			*msg = xasprintf("'%s' is not a GUID", spec);
+	if (is_guid) {
+		uint64_t g;
+		if (!ibs_guid_parse_all(spec, &g)) {
+			*msg = xasprintf("'%s' is not a GUID (want " IBS_GUID_WANT ")", spec);
 			return IBS_E_INVAL;
 		}
 		for (i = 0; i < f->n_nodes; i++) {

@@ -118,9 +118,11 @@ static void on_nodedesc(void *ctx, const struct ibs_mad_req *req, const struct i
 {
 	struct qctx *c = ctx;
 
-	if (r->outcome == IBS_MAD_OK &&
-	    ibs_decode_nodedesc(r->mad, r->len, c->node->desc) == IBS_OK) {
-		c->node->has_desc = true;
+	char desc[IBS_NODE_DESC_TEXT + 1];
+
+	if (r->outcome == IBS_MAD_OK && ibs_decode_nodedesc(r->mad, r->len, desc) == IBS_OK) {
+		free(c->node->desc);
+		c->node->desc = xstrdup(desc);
 	} else {
 		record_error(c->w, req, c->node, 0, r, false);
 		ibs_node_set_error(c->node, "NodeDescription: %s", ibs_outcome_str(r->outcome));

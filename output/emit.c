@@ -8,6 +8,7 @@
 #include "emit.h"
 #include "../core/mad.h"
 #include "../core/strbuf.h"
+#include "../core/text.h"
 #include "../core/xalloc.h"
 
 #include <inttypes.h>
@@ -254,44 +255,11 @@ static void indent(struct emit *e, int depth)
 	}
 }
 
-/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len, i;
-	unsigned cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0) {
-		len = 2;
-		cp = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		len = 3;
-		cp = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		len = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	/* Overlong forms, surrogates and values past U+10FFFF are not UTF-8. */
-	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
 static void json_string(struct emit *e, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t n = strlen(s);
+	uint32_t cp;
 
 	put(e, "\"", 1);
 	while (n) {
@@ -331,7 +299,7 @@ static void json_string(struct emit *e, const char *s)
 				putf(e, "\\u%04x", *p);
 				break;
 			}
-			l = utf8_len(p, n);
+			l = ibs_utf8_decode(p, n, &cp);
 			if (l) {
 				put(e, (const char *)p, l);
 				p += l;

@@ -6,6 +6,7 @@
  * "-<n>" suffix for the second and later nodes sharing a GUID.
  */
 #include "render.h"
+#include "../core/strbuf.h"
 #include "../core/xalloc.h"
 
 #include <inttypes.h>
@@ -26,15 +27,36 @@ static char *node_id(const struct ibs_fabric *f, const struct ibs_node *n)
 	return xasprintf("%c-%016" PRIx64, t, n->ni.node_guid);
 }
 
-/* Descriptions go inside "..." comments: no quotes or newlines there. */
-static void safe_desc(const struct ibs_node *n, char *buf, size_t len)
+/*
+ * A name inside a "..." comment, as ibsim's parser (ibsim/sim_net.c) reads
+ * it. Names are cleaned when they enter (no newline or control character
+ * is left); here '"' would end the string, and '=' anywhere after a port's
+ * peer is read as a port option ("w=", "s=", "e=") that fails the whole
+ * file: both become \xNN like the cleaner's escapes. ibsim reads lines of
+ * at most 255 bytes and keeps 63 bytes of a description: longer names are
+ * cut to NETFILE_DESC_MAX, at a character boundary, so every line fits.
+ */
+#define NETFILE_DESC_MAX 128
+
+static char *safe_desc(const struct ibs_node *n)
 {
 	const char *s = ibs_node_name(n);
-	size_t i;
+	struct strbuf sb = STRBUF_INIT;
 
-	for (i = 0; s[i] && i + 1 < len; i++)
-		buf[i] = (s[i] == '"' || s[i] == '\n') ? '\'' : s[i];
-	buf[i] = '\0';
+	for (; *s; s++) {
+		size_t before = sb.len;
+		if (*s == '"' || *s == '=')
+			sb_addf(&sb, "\\x%02x", (unsigned char)*s);
+		else
+			sb_addc(&sb, *s);
+		if (sb.len > NETFILE_DESC_MAX) {
+			/* Drop what did not fit, and the start of a character it cut. */
+			ibs_text_cut(sb.buf, before);
+			sb.len = strlen(sb.buf);
+			break;
+		}
+	}
+	return sb.buf ? sb_detach(&sb) : xstrdup("");
 }
 
 static void rate(const struct ibs_port *p, char *buf, size_t len)
@@ -48,11 +70,10 @@ static void rate(const struct ibs_port *p, char *buf, size_t len)
 
 static void write_node(FILE *out, const struct ibs_fabric *f, const struct ibs_node *n)
 {
-	char *id = node_id(f, n), desc[IBS_NODE_DESC_LEN * 2 + 1], r[32];
+	char *id = node_id(f, n), *desc = safe_desc(n), r[32];
 	const char *type = n->ni.node_type == IBS_NODE_SWITCH ? "Switch" : n->ni.node_type == IBS_NODE_ROUTER ? "Rt" : "Ca";
 	const struct ibs_port *pt, *p0 = ibs_node_port(n, 0);
 
-	safe_desc(n, desc, sizeof(desc));
 	fprintf(out, "vendid=0x%x\ndevid=0x%x\nsysimgguid=0x%" PRIx64 "\n", n->ni.vendor_id, n->ni.device_id,
 		n->ni.system_image_guid);
 	if (n->ni.node_type == IBS_NODE_SWITCH) {
@@ -69,13 +90,13 @@ static void write_node(FILE *out, const struct ibs_fabric *f, const struct ibs_n
 		const struct ibs_node *peer = pt->peer;
 		const struct ibs_port *far = peer ? ibs_node_port(peer, pt->peer_port) : NULL;
 		unsigned p = pt->num;
-		char *pid, pdesc[IBS_NODE_DESC_LEN * 2 + 1];
+		char *pid, *pdesc;
 		uint16_t plid;
 
 		if (!peer)
 			continue;
 		pid = node_id(f, peer);
-		safe_desc(peer, pdesc, sizeof(pdesc));
+		pdesc = safe_desc(peer);
 		rate(pt, r, sizeof(r));
 		plid = ibs_port_peer_lid(pt);
 		if (n->ni.node_type == IBS_NODE_SWITCH) {
@@ -91,8 +112,10 @@ static void write_node(FILE *out, const struct ibs_fabric *f, const struct ibs_n
 				pt->valid ? pt->pi.lmc : 0, pdesc, plid, r);
 		}
 		free(pid);
+		free(pdesc);
 	}
 	fputc('\n', out);
+	free(desc);
 	free(id);
 }
 

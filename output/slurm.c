@@ -14,7 +14,8 @@
  * "MF0;leaf01:MSB7800/U1" gives the part between ';' and ':' (the name the
  * operator gave the switch); a switch with nothing left is "switch-<GUID>".
  * Switches that end up with the same name all get "-<GUID>" appended (then
- * "-<index>" if GUIDs collide too), so every SwitchName is unique.
+ * "-2", "-3" ... where that is taken too), so every SwitchName is unique for
+ * any input (unique_names() says why).
  *
  * Levels. A leaf is a switch with a CA cabled to it: level 1. Any other
  * switch's level is 1 + the lowest level among the switches cabled to it,
@@ -248,7 +249,7 @@ static const char *given_name(const struct ibs_node *n)
 {
 	if (n->name && n->name[0])
 		return n->name;
-	if (n->has_desc && n->desc[0])
+	if (n->desc && n->desc[0])
 		return n->desc;
 	return NULL;
 }
@@ -284,7 +285,7 @@ static char *switch_name(const struct ibs_node *n)
 /* SHARP aggregation nodes inside switches show up as CAs; they are not hosts. */
 static bool is_aggregation_node(const struct ibs_node *n)
 {
-	return n->has_desc && strstr(n->desc, "Aggregation Node");
+	return n->desc && strstr(n->desc, "Aggregation Node");
 }
 
 /* Strings with numbers compared as numbers ("leaf9" < "leaf10"), then bytewise. */
@@ -352,41 +353,105 @@ struct slurm {
 	size_t *sw_of;      /* node index -> switch index + 1, 0 for CAs and routers */
 };
 
-static int sw_name_cmp(const void *pa, const void *pb)
-{
-	const struct sw *a = *(struct sw *const *)pa, *b = *(struct sw *const *)pb;
+/*
+ * Names taken so far (open addressing on an FNV-1a hash). Each name counts
+ * how often it was given as a switch's name, and, when it was the base of
+ * suffixed names, the next counter to try from it.
+ */
+struct name_ent {
+	const char *name;         /* borrowed */
+	size_t uses;
+	unsigned long next;
+};
 
-	return strcmp(a->name, b->name);
+struct nameset {
+	struct name_ent *v;
+	size_t cap, n;
+};
+
+static size_t name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return (size_t)h;
 }
 
-/* Make switch names unique: colliding names get "-<GUID>", then "-<index>" while they still collide. */
+static struct name_ent *ns_find(struct nameset *ns, const char *s, bool add)
+{
+	size_t i;
+
+	if (add && 2 * (ns->n + 1) > ns->cap) {
+		struct nameset g = { xcalloc(ns->cap ? 2 * ns->cap : 64, sizeof(*g.v)), ns->cap ? 2 * ns->cap : 64, 0 };
+		for (i = 0; i < ns->cap; i++)
+			if (ns->v[i].name)
+				*ns_find(&g, ns->v[i].name, true) = ns->v[i];
+		free(ns->v);
+		*ns = g;
+	}
+	if (!ns->cap)
+		return NULL;
+	for (i = name_hash(s) & (ns->cap - 1); ns->v[i].name; i = (i + 1) & (ns->cap - 1))
+		if (!strcmp(ns->v[i].name, s))
+			return &ns->v[i];
+	if (!add)
+		return NULL;
+	ns->n++;
+	ns->v[i].name = s;
+	return &ns->v[i];
+}
+
+/*
+ * Make switch names unique, whatever the input. Every given name is taken
+ * first; a name given to two or more switches is replaced on each by
+ * "NAME-<GUID>", or "NAME-<GUID>-K" with the lowest K from 2 that nothing
+ * has taken (two switches sharing a GUID too, or a name crafted to look like
+ * a suffixed one). A suffixed name ends in "-<16 hex digits>[-K]", so it
+ * comes from one base only, and each base remembers its next K: every probe
+ * that fails hits a different taken name, and the work is linear.
+ */
 static void unique_names(struct sw *sws, size_t n)
 {
-	struct sw **ord = xcalloc(n ? n : 1, sizeof(*ord));
-	size_t i, j, round;
-	bool again = true;
+	struct nameset taken = { NULL, 0, 0 };
+	char **made = xcalloc(n ? n : 1, sizeof(*made));
+	size_t i;
 
-	for (round = 0; again && round < 8; round++) {
-		again = false;
-		for (i = 0; i < n; i++)
-			ord[i] = &sws[i];
-		qsort(ord, n, sizeof(*ord), sw_name_cmp);
-		for (i = 0; i < n; i = j) {
-			for (j = i + 1; j < n && !strcmp(ord[i]->name, ord[j]->name); j++)
-				;
-			if (j - i < 2)
-				continue;
-			again = true;
-			for (; i < j; i++) {
-				struct sw *s = ord[i];
-				char *nn = round == 0 ? xasprintf("%s-%016" PRIx64, s->name, s->n->ni.node_guid)
-						      : xasprintf("%s-%zu", s->name, s->n->index);
-				free(s->name);
-				s->name = nn;
-			}
+	for (i = 0; i < n; i++)
+		ns_find(&taken, sws[i].name, true)->uses++;
+	for (i = 0; i < n; i++) {
+		char *base, *nn;
+		struct name_ent *b;
+
+		if (ns_find(&taken, sws[i].name, false)->uses < 2)
+			continue;
+		base = xasprintf("%s-%016" PRIx64, sws[i].name, sws[i].n->ni.node_guid);
+		nn = base;
+		b = ns_find(&taken, base, false);
+		if (b) {
+			unsigned long k = b->next ? b->next : 2;
+			nn = NULL;
+			do {
+				free(nn);
+				nn = xasprintf("%s-%lu", base, k++);
+			} while (ns_find(&taken, nn, false));
+			/* The table may move when it grows: look the base up again after adding. */
+			ns_find(&taken, nn, true);
+			ns_find(&taken, base, false)->next = k;
+			free(base);
+		} else {
+			ns_find(&taken, nn, true);
 		}
+		made[i] = nn;
 	}
-	free(ord);
+	/* The table borrows the old names: replace them only now. */
+	for (i = 0; i < n; i++)
+		if (made[i]) {
+			free(sws[i].name);
+			sws[i].name = made[i];
+		}
+	free(taken.v);
+	free(made);
 }
 
 static void compute_levels(struct slurm *st)

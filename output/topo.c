@@ -155,7 +155,7 @@ static void render_node(struct emit *e, const struct ibs_node *n, bool ports)
 		emit_null(e, "lid", ports ? NULL : "     %s");
 	emit_uint(e, "num_ports", ports ? ", %" PRIu64 " ports" : " %3" PRIu64, n->ni.num_ports);
 	emit_str(e, "name", ports ? " \"%s\"" : "  \"%s\"", ibs_node_name(n));
-	emit_str(e, "description", NULL, n->has_desc ? n->desc : NULL);
+	emit_str(e, "description", NULL, n->desc);
 	emit_guid(e, "system_image_guid", NULL, n->ni.system_image_guid);
 	emit_guid(e, "port_guid", NULL, n->ni.port_guid);
 	emit_uint(e, "vendor_id", NULL, n->ni.vendor_id);

@@ -1,9 +1,10 @@
-/* libFuzzer target: the capture parser, and the replay index built on it. */
+/* libFuzzer target: the capture parser (its strings come out clean), and the replay index built on it. */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "../../core/capidx.h"
 #include "../../core/capture.h"
+#include "../../core/text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -14,6 +15,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (ibs_capture_parse("fuzz", (const char *)data, size, &c, &msg) == IBS_OK) {
 		struct ibs_capture_stats st;
+		/* Header strings are cleaned where they enter. */
+		if ((c->tool && !ibs_text_is_clean(c->tool)) || !ibs_text_is_clean(c->local.ca))
+			abort();
 		ibs_capture_stats(c, &st);
 		ibs_capture_stats_free(&st);
 		/* The builder checks what it built: any capture that parses must index. */

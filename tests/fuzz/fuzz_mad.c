@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ibs_path_record pr;
 	uint64_t g[IBS_GUIDINFO_PER_BLOCK];
 	uint8_t lft[64];
-	char desc[IBS_NODE_DESC_LEN + 1];
+	char desc[IBS_NODE_DESC_TEXT + 1];
 	struct ibs_addr a;
 	char s[300];
 	size_t len;
@@ -63,7 +63,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	DECODE(ibs_decode_sminfo(mad, len, &sm));
 	DECODE(ibs_decode_guidinfo(mad, len, g));
 	DECODE(ibs_decode_lft_block(mad, len, lft));
-	DECODE(ibs_decode_nodedesc(mad, len, desc));
+	/* A NodeDescription comes out cleaned (core/text.h). */
+	DECODE(if (ibs_decode_nodedesc(mad, len, desc) == IBS_OK && !ibs_text_is_clean(desc)) abort());
 	DECODE(ibs_decode_pma_capmask(mad, len, &cm));
 	DECODE(ibs_decode_port_counters(mad, len, &pc));
 	DECODE(ibs_decode_port_counters_ext(mad, len, &pc));

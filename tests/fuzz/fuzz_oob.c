@@ -47,7 +47,11 @@ static void whole(const uint8_t *data, size_t size)
 	n = ibs_oob_encode(&m, buf);
 	if (n > sizeof(buf) || ibs_oob_decode(buf, n, &again, &msg) != IBS_OK)
 		abort();
-	if (again.type != m.type || memcmp(&again.hello, &m.hello, sizeof(m.hello)) || strcmp(again.text, m.text))
+	/* A received error text is cleaned; its escapes may make it longer than one message carries. */
+	if (m.type == IBS_OOB_ERROR && !ibs_text_is_clean(m.text))
+		abort();
+	if (again.type != m.type || memcmp(&again.hello, &m.hello, sizeof(m.hello)) ||
+	    (strlen(m.text) <= IBS_OOB_MAX_TEXT && strcmp(again.text, m.text)))
 		abort();
 	/* Hellos and empty messages have one encoding; error texts are sanitized, so compare those decoded. */
 	if (m.type != IBS_OOB_ERROR && (n != size || memcmp(buf, data, n)))

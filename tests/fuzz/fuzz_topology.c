@@ -1,7 +1,8 @@
-/* libFuzzer target: the saved-topology loaders (ibscan JSON and ibnetdiscover netfiles) and the diff. */
+/* libFuzzer target: the saved-topology loaders (ibscan JSON and ibnetdiscover netfiles; descriptions come out clean) and the diff. */
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "../../core/text.h"
 #include "../../fabric/diff.h"
 #include "../../fabric/load.h"
 
@@ -19,6 +20,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rc = ibs_fabric_parse_netfile("fuzz", (const char *)data, size, &f, &msg);
 	if (rc == IBS_OK) {
 		struct ibs_diff d;
+		size_t i;
+		/* Descriptions are cleaned where they enter. */
+		for (i = 0; i < f->n_nodes; i++)
+			if (f->nodes[i]->desc && !ibs_text_is_clean(f->nodes[i]->desc))
+				abort();
 		ibs_diff_fabrics(f, f, &d);
 		ibs_diff_free(&d);
 		ibs_fabric_free(f);

@@ -201,7 +201,12 @@ static void test_bad_captures(void **state)
 		{ "hello\n", "c:1: not an ibscan capture (no 'ibscan-capture 1' header)" },
 		{ "ibscan-capture 2\n", "c:1: capture format version 2 is not supported (this ibscan reads version 1)" },
 		{ "ibscan-capture 1\n", "c:1: no 'local' line: truncated capture?" },
-		{ "ibscan-capture 1\nlocal ca=x port=1\n", "c:2: local: missing or bad node_guid=" },
+		{ "ibscan-capture 1\nlocal ca=x port=1\n", "c:2: local: missing or bad node_guid= (want 0x and 1 to 16 hex digits)" },
+		/* strtoull takes a sign, decimal and octal: a GUID is written one way only. */
+		{ "ibscan-capture 1\nlocal ca=x port=1 node_guid=12\n",
+		  "c:2: local: missing or bad node_guid= (want 0x and 1 to 16 hex digits)" },
+		{ "ibscan-capture 1\nlocal ca=x port=1 node_guid=0x1 port_guid=+0x5\n",
+		  "c:2: local: missing or bad port_guid= (want 0x and 1 to 16 hex digits)" },
 		{ HDR REQ, "c:4: truncated: the last exchange is incomplete" },
 		{ HDR REQ "< resp 0g\n", "c:5: bad response bytes (hex of a MAD, at most 256 bytes)" },
 		{ HDR REQ "< maybe\n", "c:5: outcome must be 'resp HEX', 'error N [HEX]' or 'none'" },

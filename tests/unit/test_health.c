@@ -436,6 +436,16 @@ static void test_load_errors(void **state)
 		{ "{\"schema\": \"ibscan.topology/1\", \"nodes\": [{\"index\": 0, \"guid\": \"12\"}]}", "x: node 0: missing or bad \"guid\"" },
 		{ "{\"schema\": \"ibscan.topology/1\", \"nodes\": [{\"index\": 0, \"guid\": \"0x1\", \"type\": \"ca\", \"num_ports\": 1,"
 		  " \"ports\": [{\"port\": 1, \"peer\": {\"index\": 7, \"port\": 1}}]}]}", "x: node 0: a peer has a bad index or port" },
+		/* strtoull took these: "0x" then a sign or a blank, and 17 digits wrapped. */
+		{ "{\"schema\": \"ibscan.topology/1\", \"nodes\": [{\"index\": 0, \"guid\": \"0x-1\"}]}",
+		  "x: node 0: missing or bad \"guid\" (want 0x and 1 to 16 hex digits)" },
+		{ "{\"schema\": \"ibscan.topology/1\", \"nodes\": [{\"index\": 0, \"guid\": \"0x 1\"}]}", "x: node 0: missing or bad \"guid\"" },
+		{ "{\"schema\": \"ibscan.topology/1\", \"nodes\": [{\"index\": 0, \"guid\": \"0x1\", \"type\": \"ca\", \"num_ports\": 1,"
+		  " \"port_guid\": \"0x-2\"}]}", "x: node 0: bad \"system_image_guid\" or \"port_guid\"" },
+		{ "{\"schema\": \"ibscan.topology/1\", \"nodes\": [{\"index\": 0, \"guid\": \"0x1\", \"type\": \"ca\", \"num_ports\": 1,"
+		  " \"ports\": [{\"port\": 1, \"guid\": \"0x+5\"}]}]}", "x: node 0: a port has a bad \"guid\"" },
+		{ "{\"schema\": \"ibscan.topology/1\", \"nodes\": [], \"local\": {\"node_guid\": \"0x10000000000000000\"}}",
+		  "x: \"local\" has a bad GUID" },
 	};
 	const char *net[][2] = {
 		{ "garbage\n", "n:1: unrecognised line" },
@@ -444,6 +454,10 @@ static void test_load_errors(void **state)
 		{ "Ca 2 \"H-nothex\"\n", "n:1: node has no GUID" },
 		{ "[1] \"x\"[1]\n", "n:1: port line before any node line" },
 		{ "# only comments\n", "n:1: no nodes" },
+		{ "caguid=-1\nCa 1 \"H-0000000000000001\"\n", "n:1: bad GUID (want 0x and 1 to 16 hex digits)" },
+		{ "sysimgguid=0x+1\n", "n:1: bad GUID" },
+		{ "switchguid=0x10000000000000001(1)\n", "n:1: bad GUID" },
+		{ "Ca 1 \"H-0000000000000001\"\n[1](-5) \"H-0000000000000001\"[1]\n", "n:2: port line: bad (port GUID)" },
 	};
 	size_t i;
 

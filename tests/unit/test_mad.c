@@ -113,7 +113,7 @@ static void test_decode_short_is_error(void **state)
 	struct ibs_nodeinfo ni;
 	struct ibs_portinfo pi;
 	struct ibs_mad_hdr h;
-	char desc[IBS_NODE_DESC_LEN + 1];
+	char desc[IBS_NODE_DESC_TEXT + 1];
 	uint64_t g[8];
 
 	(void)state;
@@ -162,17 +162,23 @@ static void test_decode_exact_length(void **state)
 static void test_nodedesc_sanitised(void **state)
 {
 	uint8_t mad[IBS_MAD_SIZE];
-	char desc[IBS_NODE_DESC_LEN + 1];
+	char desc[IBS_NODE_DESC_TEXT + 1];
 
 	(void)state;
 	memset(mad, 0, sizeof(mad));
 	memcpy(mad + IBS_SMP_DATA_OFFS, "node01\nmlx5_0\x1b[31m  ", 21);
 	assert_int_equal(ibs_decode_nodedesc(mad, sizeof(mad), desc), IBS_OK);
-	assert_string_equal(desc, "node01 mlx5_0 [31m");
+	/* Control characters are escaped visibly (core/text.h); trailing blanks go. */
+	assert_string_equal(desc, "node01\\x0amlx5_0\\x1b[31m");
 	/* 64 bytes with no NUL stay 64 characters. */
 	memset(mad + IBS_SMP_DATA_OFFS, 'a', 64);
 	assert_int_equal(ibs_decode_nodedesc(mad, sizeof(mad), desc), IBS_OK);
 	assert_int_equal(strlen(desc), 64);
+	/* 64 bytes that are all escaped fit whole: 4 characters each. */
+	memset(mad + IBS_SMP_DATA_OFFS, 0x9b, 64);
+	assert_int_equal(ibs_decode_nodedesc(mad, sizeof(mad), desc), IBS_OK);
+	assert_int_equal(strlen(desc), 256);
+	assert_true(ibs_text_is_clean(desc));
 }
 
 static void test_addr_roundtrip(void **state)

@@ -194,7 +194,7 @@ static void test_error_text_sanitized(void **state)
 	memcpy(buf, "IBSP\0\1\0\5\0\0\0\x08", 12);
 	memcpy(buf + 12, "a\x1b[2Jb\n\xff", 8);
 	assert_int_equal(ibs_oob_decode(buf, 20, &m, &msg), IBS_OK);
-	assert_string_equal(m.text, "a?[2Jb??");
+	assert_string_equal(m.text, "a\\x1b[2Jb\\x0a\\xff");
 }
 
 /* ---- over a socket pair ---- */

@@ -440,7 +440,7 @@ struct script {
 	int fd;
 	struct ibs_oob_msg reply;
 	void (*shape)(struct ibs_oob_hello *h);
-	char told[IBS_OOB_MAX_TEXT + 1];
+	char told[IBS_OOB_TEXT_SHOWN + 1];
 };
 
 static void *script_main(void *arg)

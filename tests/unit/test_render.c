@@ -146,8 +146,41 @@ static void test_netfile(void **state)
 	assert_true(strstr(s, "S-0000000000200000") < strstr(s, "S-f452140300200001"));
 	assert_non_null(strstr(s, "[1]\t\"H-0000000000100000\"[1](100001) \t\t# \"node01 mlx5_0\" lid 3 4xSDR\n"));
 	assert_non_null(strstr(s, "caguid=0x100000\nCa\t1 \"H-0000000000100000\"\t\t# \"node01 mlx5_0\"\n"));
-	/* Quotes in descriptions cannot break the format. */
-	assert_non_null(strstr(s, "# \"Switch '2'\""));
+	/* Quotes in descriptions cannot break the format (ibsim would end the string there). */
+	assert_non_null(strstr(s, "# \"Switch \\x222\\x22\""));
+	free(s);
+	ibs_fabric_free(f);
+}
+
+/* ibsim reads ' w=' after a port's peer as a port option, and lines of at most 255 bytes. */
+static void test_netfile_ibsim_limits(void **state)
+{
+	struct ibs_fabric *f = walk_2sw();
+	char name[300], *s, *line, *save = NULL;
+	size_t n;
+
+	(void)state;
+	/* 127 bytes, then a 2-byte character across the 128-byte cut, then more. */
+	memset(name, 'a', 127);
+	memcpy(name + 127, "\xc3\xbc w=3 e=99", 11);
+	memset(name + 138, 'b', 152);
+	ibs_node_set_desc(ibs_fabric_find_guid(f, 0x100000), name, 290);
+	s = capture(f, 3);
+	for (line = strtok_r(s, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		assert_true(strlen(line) < 255);
+		if (strstr(line, "aaaa")) {
+			/* The description stops before the character it would have cut, and holds no '='. */
+			assert_non_null(strstr(line, "\"" "aaaaaaa"));
+			assert_null(strstr(line, "\xc3"));
+			assert_null(strstr(line, "w="));
+			n = strspn(strstr(line, "aaaa"), "a");
+			assert_int_equal(n, 127);
+		}
+	}
+	free(s);
+	ibs_node_set_desc(ibs_fabric_find_guid(f, 0x100000), "x w=3", 5);
+	s = capture(f, 3);
+	assert_non_null(strstr(s, "# \"x w\\x3d3\" lid 3"));
 	free(s);
 	ibs_fabric_free(f);
 }
@@ -173,6 +206,31 @@ static void test_namemap(void **state)
 	assert_non_null(strstr(s, "\"node-one\""));
 	free(s);
 	ibs_fabric_free(f);
+	ibs_namemap_free(m);
+}
+
+/* A GUID named twice keeps its first name, with a warning naming both lines; names are cleaned. */
+static void test_namemap_strict(void **state)
+{
+	const char *dup = "0x1 \"first\"\n0x2 two\n0x1 second\n0x1 \"\x1b[31mred\xe2\x80\xae\"\n";
+	const char *const *w;
+	struct ibs_namemap *m;
+	char *msg = NULL;
+
+	(void)state;
+	assert_int_equal(ibs_namemap_parse("m", dup, strlen(dup), &m, &msg), IBS_OK);
+	assert_int_equal(ibs_namemap_count(m), 2);
+	assert_string_equal(ibs_namemap_get(m, 1), "first");
+	assert_string_equal(ibs_namemap_get(m, 2), "two");
+	assert_int_equal(ibs_namemap_warnings(m, &w), 2);
+	assert_string_equal(w[0], "m:3: GUID 0x0000000000000001 is named again; the name on line 1 ('first') is kept");
+	assert_string_equal(w[1], "m:4: GUID 0x0000000000000001 is named again; the name on line 1 ('first') is kept");
+	ibs_namemap_free(m);
+	/* Names are cleaned where they enter. */
+	dup = "0x1 \"\x1b[31mred\xe2\x80\xae\x9b\"\n";
+	assert_int_equal(ibs_namemap_parse("m", dup, strlen(dup), &m, &msg), IBS_OK);
+	assert_string_equal(ibs_namemap_get(m, 1), "\\x1b[31mred\\u{202e}\\x9b");
+	assert_int_equal(ibs_namemap_warnings(m, &w), 0);
 	ibs_namemap_free(m);
 }
 
@@ -220,11 +278,18 @@ static void test_namemap_errors(void **state)
 		const char *text;
 		const char *msg;
 	} cases[] = {
-		{ "0x1 \"a\"\nzzz \"b\"\n", "m:2: expected a GUID followed by a quoted name" },
+		{ "0x1 \"a\"\nzzz \"b\"\n", "m:2: expected a GUID (0x and 1 to 16 hex digits) followed by a name" },
 		{ "0x1 \"unterminated\n", "m:1: unterminated quoted name" },
-		{ "0x1\n", "m:1: expected a GUID followed by a quoted name" },
+		{ "0x1\n", "m:1: expected a GUID (0x and 1 to 16 hex digits) followed by a name" },
 		{ "0x1 \"\"\n", "m:1: empty name" },
-		{ "0x1 \"a\"\n\n\n0x99999999999999999999 \"b\"\n", "m:4: expected a GUID followed by a quoted name" },
+		{ "0x1 \"a\"\n\n\n0x99999999999999999999 \"b\"\n", "m:4: expected a GUID (0x and 1 to 16 hex digits) followed by a name" },
+		/* strtoull would take these: a sign, a blank, a decimal -1, 17 digits. */
+		{ "-1 \"x\"\n", "m:1: expected a GUID (0x and 1 to 16 hex digits) followed by a name" },
+		{ "0x-1 \"x\"\n", "m:1: expected a GUID (0x and 1 to 16 hex digits) followed by a name" },
+		{ "# c\n0x +1 \"x\"\n", "m:2: expected a GUID (0x and 1 to 16 hex digits) followed by a name" },
+		{ "0x10000000000000000 x\n", "m:1: expected a GUID (0x and 1 to 16 hex digits) followed by a name" },
+		{ "0x1 node01 extra\n", "m:1: text after the name (put a name with blanks in double quotes)" },
+		{ "0x1 \"node01\" extra\n", "m:1: text after the name (put a name with blanks in double quotes)" },
 	};
 	size_t i;
 
@@ -323,7 +388,9 @@ int main(void)
 		cmocka_unit_test(test_text_view),
 		cmocka_unit_test(test_dot),
 		cmocka_unit_test(test_netfile),
+		cmocka_unit_test(test_netfile_ibsim_limits),
 		cmocka_unit_test(test_namemap),
+		cmocka_unit_test(test_namemap_strict),
 		cmocka_unit_test(test_namemap_errors),
 		cmocka_unit_test(test_long_names_whole),
 		cmocka_unit_test(test_json_escaping),

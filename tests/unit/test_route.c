@@ -143,6 +143,14 @@ static void test_resolve(void **state)
 	free(msg);
 	assert_int_equal(ibs_fabric_resolve(f, "0xzz", &n, &p, &lid, &msg), IBS_E_INVAL);
 	free(msg);
+	/* strtoull would take a sign, a blank or 17 digits (0x-1 is 0xffffffffffffffff to it). */
+	assert_int_equal(ibs_fabric_resolve(f, "0x-1", &n, &p, &lid, &msg), IBS_E_INVAL);
+	assert_string_equal(msg, "'0x-1' is not a GUID (want 0x and 1 to 16 hex digits)");
+	free(msg);
+	assert_int_equal(ibs_fabric_resolve(f, "0x +200000", &n, &p, &lid, &msg), IBS_E_INVAL);
+	free(msg);
+	assert_int_equal(ibs_fabric_resolve(f, "0x10000000000200000", &n, &p, &lid, &msg), IBS_E_INVAL);
+	free(msg);
 	assert_int_equal(ibs_fabric_resolve(f, "65535", &n, &p, &lid, &msg), IBS_E_INVAL);
 	free(msg);
 	done(f);

@@ -228,7 +228,7 @@ static void test_bad_status_kept(void **state)
 	assert_int_equal(f->n_nodes, 6);
 	assert_true(f->partial);
 	s2 = ibs_fabric_find_guid(f, 0x200001);
-	assert_false(s2->has_desc);
+	assert_null(s2->desc);
 	assert_non_null(s2->error);
 	assert_int_equal(f->errors[0].outcome, IBS_MAD_STATUS);
 	assert_int_equal(f->errors[0].status, 0x1c);
