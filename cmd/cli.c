@@ -531,6 +531,8 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 	} else {
 		struct ibs_umad_opts uo = { c->ca, c->port, (int)c->timeout_ms };
 		rc = ibs_umad_open(&uo, &t);
+		/* A replay answers at once whatever the timing: back off only on a live fabric. */
+		eo.backoff_ms = IBS_ENGINE_DEFAULT_BACKOFF_MS;
 	}
 	if (rc) {
 		ibs_namemap_free(map);
@@ -596,9 +598,11 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 	}
 	if (prog.shown)
 		fputs("\r\033[K", stderr);
-	log_info("%zu nodes, %llu MADs sent, %llu received, %llu retries, %llu timeouts, %llu bad status in %llu ms",
+	log_info("%zu nodes, %llu MADs sent, %llu received, %llu retries (%llu along another path), %llu timeouts, "
+		 "%llu bad status in %llu ms",
 		 f->n_nodes, (unsigned long long)f->stats.sent, (unsigned long long)f->stats.received,
-		 (unsigned long long)f->stats.retries, (unsigned long long)f->stats.timeouts,
+		 (unsigned long long)f->stats.retries, (unsigned long long)f->stats.other_paths,
+		 (unsigned long long)f->stats.timeouts,
 		 (unsigned long long)f->stats.bad_status, (unsigned long long)ibs_engine_elapsed_ms(e));
 	ibs_engine_free(e);
 	replay_misses = ibs_replay_misses(t);
