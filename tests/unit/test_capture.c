@@ -93,7 +93,7 @@ static void test_record_then_replay(void **state)
 		resp += x.outcome == IBS_CAP_RESP;
 	}
 	assert_int_equal(i, c->n);
-	assert_int_equal(none, 2); /* the dead CA: first attempt and one retry */
+	assert_int_equal(none, 4); /* the dead CA: first attempt and one retry, twice (the re-sweep) */
 	assert_true(resp > 20);
 	ibs_capture_free(c);
 
