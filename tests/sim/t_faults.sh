@@ -29,6 +29,11 @@ sim_start "$FABRICS/net.2sw2path4hca"
 sim_console 'Error "Switch2" 100' >/dev/null
 expect_rc 3 ibs topology --json --timeout 200 --retries 1
 grep -q "the result is partial" "$TMP/err" || fail "no partial message"
+# Every node it missed is named on stderr by the port it lies behind (Switch2 by both cables).
+for p in 3 5; do
+	grep -q "not discovered: the node behind port $p of 'Switch1' (0x0000000000200000): NodeInfo timeout" "$TMP/err" ||
+		{ cat "$TMP/err"; fail "the node behind Switch1 port $p is not named on stderr"; }
+done
 python3 - "$TMP/out" <<'PY' || fail "dead switch: wrong model"
 import json, sys
 d = json.load(open(sys.argv[1]))
