@@ -562,31 +562,12 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 	wo.progress_ctx = &prog;
 	rc = ibs_walk(e, f, &wo);
 	if (rc == IBS_OK && c->want_counters && !(lacks & IBS_LACK_PMA)) {
-		struct ibs_counter_opts co = { c->reset_counters && !c->interval_s, c->ext_counters };
-		rc = ibs_read_counters(e, f, &co, &f->no_lids);
-		f->counters_read = true;
-		if (rc == IBS_OK && c->interval_s > 0 && !f->no_lids) {
-			/* Keep the first reading, wait, read again: deltas and rates. */
-			struct timespec ts = { (time_t)c->interval_s,
-					       (long)((c->interval_s - (double)(time_t)c->interval_s) * 1e9) };
-			size_t i;
-			struct ibs_port *pt;
-			for (i = 0; i < f->n_nodes; i++)
-				for (pt = f->nodes[i]->ports; pt < ibs_node_ports_end(f->nodes[i]); pt++) {
-					if (pt->ctr && pt->ctr->ok) {
-						pt->ctr->prev = pt->ctr->c;
-						pt->ctr->have_prev = true;
-					}
-					if (pt->ctr)
-						pt->ctr->ok = false;
-				}
-			alarm(0);
-			nanosleep(&ts, NULL);
-			arm_watchdog(c->deadline_s);
-			co.reset = c->reset_counters;
+		struct ibs_counter_opts co = { c->reset_counters, c->ext_counters };
+		if (c->interval_s > 0)
+			rc = ibs_read_counters_interval(e, f, &co, c->interval_s, &f->no_lids);
+		else
 			rc = ibs_read_counters(e, f, &co, &f->no_lids);
-			f->interval_s = c->interval_s;
-		}
+		f->counters_read = true;
 	}
 	if (rc == IBS_OK && c->after_walk && f->n_nodes)
 		rc = c->after_walk(e, f, c->after_ctx);

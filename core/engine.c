@@ -77,7 +77,7 @@ const char *ibs_outcome_str(enum ibs_outcome o)
 	return "unknown";
 }
 
-static uint64_t now_ns(void)
+uint64_t ibs_now_ns(void)
 {
 	struct timespec ts;
 
@@ -138,7 +138,7 @@ struct ibs_engine *ibs_engine_new(struct ibs_transport *t, const struct ibs_engi
 	if (e->o.timeout_ms < 1)
 		e->o.timeout_ms = 1;
 	e->slots = xcalloc(e->o.window, sizeof(*e->slots));
-	e->start = now_ns();
+	e->start = ibs_now_ns();
 	if (o->deadline_ms)
 		e->deadline = e->start + (uint64_t)o->deadline_ms * 1000000ull;
 	/* Start TIDs away from 0 so that a zeroed MAD never matches. */
@@ -160,7 +160,16 @@ const struct ibs_engine_stats *ibs_engine_stats(const struct ibs_engine *e)
 
 uint64_t ibs_engine_elapsed_ms(const struct ibs_engine *e)
 {
-	return (now_ns() - e->start) / 1000000ull;
+	return (ibs_now_ns() - e->start) / 1000000ull;
+}
+
+uint64_t ibs_engine_remaining_ms(const struct ibs_engine *e)
+{
+	uint64_t now = ibs_now_ns();
+
+	if (!e->deadline)
+		return UINT64_MAX;
+	return e->deadline > now ? (e->deadline - now) / 1000000ull : 0;
 }
 
 void ibs_engine_submit(struct ibs_engine *e, const struct ibs_mad_req *req, ibs_mad_cb cb, void *ctx)
@@ -354,7 +363,7 @@ static void handle_packet(struct ibs_engine *e, const struct ibs_packet *pkt)
 	}
 	if (pkt->status) {
 		/* The kernel (or the simulator) gave up on this attempt. */
-		retry_or_fail(e, p, IBS_MAD_TIMEOUT, 0, now_ns());
+		retry_or_fail(e, p, IBS_MAD_TIMEOUT, 0, ibs_now_ns());
 		return;
 	}
 	if (!(h.method & 0x80) || h.mgmt_class != p->req.mgmt_class || h.attr_id != p->req.attr_id) {
@@ -363,7 +372,7 @@ static void handle_packet(struct ibs_engine *e, const struct ibs_packet *pkt)
 	}
 	st = ibs_mad_status(&h);
 	if (st & 0x1) { /* busy: IBA 13.4.7 says try again */
-		retry_or_fail(e, p, IBS_MAD_STATUS, st, now_ns());
+		retry_or_fail(e, p, IBS_MAD_STATUS, st, ibs_now_ns());
 		return;
 	}
 	if (st) {
@@ -413,7 +422,7 @@ enum ibs_err ibs_engine_run(struct ibs_engine *e)
 	struct ibs_packet pkt;
 
 	for (;;) {
-		uint64_t now = now_ns(), wake;
+		uint64_t now = ibs_now_ns(), wake;
 		int ms, drained;
 		enum ibs_err rc;
 
