@@ -58,7 +58,7 @@ static void submit_n(struct ibs_engine *e, unsigned n, struct tally *t)
 
 static struct ibs_engine *mk(struct fake *f, unsigned window, unsigned timeout, unsigned retries, unsigned deadline)
 {
-	struct ibs_engine_opts o = { window, timeout, retries, deadline };
+	struct ibs_engine_opts o = { window, timeout, retries, deadline, 0 };
 	return ibs_engine_new(&f->t, &o);
 }
 
