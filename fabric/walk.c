@@ -87,22 +87,24 @@ struct walker {
 
 struct qctx {
 	struct walker *w;
-	struct ibs_node *node;  /* what the answer is about */
-	uint8_t port;
-	size_t probe;
+	union {
+		struct ibs_node *node; /* what the answer is about */
+		struct qctx *next;     /* on the walker's free list */
+	};
 	/*
 	 * Where the query goes: the paths into `base`, each extended by port
-	 * `ext` when it is not 0; or only `canon` when base is NULL. `canon` is
-	 * the first of them, the path the model reports.
+	 * `ext` when it is not 0; or, with base NULL, only the path `fixed`
+	 * (which outlives the query). The first of them is the path the model
+	 * reports (query_canon).
 	 */
 	struct ibs_node *base;
+	const struct ibs_addr *fixed;
+	uint32_t probe;         /* index in the walker's probes, or in the fabric's SMs */
+	uint32_t mod;
+	uint16_t attr;
+	uint8_t port;
 	uint8_t ext;
 	bool last_chance;       /* in the re-sweep: a failure now is final */
-	uint16_t attr;
-	uint32_t mod;
-	ibs_mad_cb cb;
-	struct ibs_addr canon;
-	struct qctx *next;      /* on the walker's free list */
 };
 
 /* One context per query, recycled: a walk sends hundreds of thousands. */
@@ -120,6 +122,7 @@ static struct qctx *qctx(struct walker *w, struct ibs_node *n, uint8_t port)
 	c->port = port;
 	c->probe = 0;
 	c->base = NULL;
+	c->fixed = NULL;
 	c->ext = 0;
 	c->last_chance = false;
 	return c;
@@ -218,43 +221,75 @@ static unsigned query_paths(struct qctx *c)
 	return n < MAX_PATHS ? n : MAX_PATHS;
 }
 
-/* Path i of a query, for the engine's retries (ibs_path_fn). */
+/* Path i of a query, for the engine's retries (ibs_path_fn); path 0 is the one the model reports. */
 static void query_path(void *ctx, unsigned i, struct ibs_addr *out)
 {
 	struct qctx *c = ctx;
 
-	if (i == 0) {
-		*out = c->canon;
+	if (c->fixed) {
+		*out = *c->fixed;
 		return;
 	}
 	node_path(c->w, c->base, i, out);
-	/* One hop longer than a path as long as the base's own: within the limit, as canon is. */
+	/* One hop longer than a path as long as the base's own: within the limit, as that one is. */
 	if (c->ext)
 		ibs_addr_dr_extend(out, out, c->ext);
+}
+
+static void query_canon(struct qctx *c, struct ibs_addr *out)
+{
+	query_path(c, 0, out);
+}
+
+static void on_probe(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r);
+static void on_nodedesc(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r);
+static void on_switchinfo(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r);
+static void on_portinfo(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r);
+static void on_guidinfo(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r);
+static void on_sminfo(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r);
+
+/* Each attribute has its one handler (NodeInfo is only ever a probe). */
+static ibs_mad_cb handler(uint16_t attr)
+{
+	switch (attr) {
+	case IBS_ATTR_NODE_INFO:
+		return on_probe;
+	case IBS_ATTR_NODE_DESC:
+		return on_nodedesc;
+	case IBS_ATTR_SWITCH_INFO:
+		return on_switchinfo;
+	case IBS_ATTR_PORT_INFO:
+		return on_portinfo;
+	case IBS_ATTR_GUID_INFO:
+		return on_guidinfo;
+	default:
+		return on_sminfo;
+	}
 }
 
 static void send_query(struct qctx *c)
 {
 	struct ibs_mad_req req;
+	struct ibs_addr a;
 
-	ibs_req_get(&req, &c->canon, IBS_CLASS_SMI_DR, c->attr, c->mod);
-	ibs_engine_submit_paths(c->w->e, &req, query_paths(c), query_path, c->cb, c);
+	query_canon(c, &a);
+	ibs_req_get(&req, &a, IBS_CLASS_SMI_DR, c->attr, c->mod);
+	ibs_engine_submit_paths(c->w->e, &req, query_paths(c), query_path, handler(c->attr), c);
 }
 
 /*
  * Ask attr/mod of the node at the far end of base's port ext (of base itself
- * when ext is 0), along base's paths in turn. canon is that node's path as
- * the model reports it; with base NULL it is the only path tried.
+ * when ext is 0), along base's paths in turn; or, with base NULL, along the
+ * path `fixed` only.
  */
-static void query(struct qctx *c, struct ibs_node *base, uint8_t ext, const struct ibs_addr *canon, uint16_t attr,
-		  uint32_t mod, ibs_mad_cb cb)
+static void query(struct qctx *c, struct ibs_node *base, uint8_t ext, const struct ibs_addr *fixed, uint16_t attr,
+		  uint32_t mod)
 {
 	c->base = base;
 	c->ext = ext;
-	c->canon = *canon;
+	c->fixed = base ? NULL : fixed;
 	c->attr = attr;
 	c->mod = mod;
-	c->cb = cb;
 	send_query(c);
 }
 
@@ -304,6 +339,16 @@ static void record_error(struct walker *w, const struct ibs_mad_req *req, const 
 			  ibs_addr_str(path, pb, sizeof(pb)), ibs_outcome_str(r->outcome));
 }
 
+/* record_error for a query, on its own path. */
+static void record_error_q(struct qctx *c, const struct ibs_mad_req *req, struct ibs_node *n, uint8_t port,
+			   const struct ibs_mad_result *r, bool unreachable)
+{
+	struct ibs_addr a;
+
+	query_canon(c, &a);
+	record_error(c->w, req, &a, n, port, r, unreachable);
+}
+
 static void on_nodedesc(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r)
 {
 	struct qctx *c = ctx;
@@ -316,7 +361,7 @@ static void on_nodedesc(void *ctx, const struct ibs_mad_req *req, const struct i
 		free(c->node->desc);
 		c->node->desc = xstrdup(desc);
 	} else {
-		record_error(c->w, req, &c->canon, c->node, 0, r, false);
+		record_error_q(c, req, c->node, 0, r, false);
 		ibs_node_set_error(c->node, "NodeDescription: %s", ibs_outcome_str(r->outcome));
 	}
 	qctx_put(c);
@@ -331,7 +376,7 @@ static void on_switchinfo(void *ctx, const struct ibs_mad_req *req, const struct
 	if (r->outcome == IBS_MAD_OK && ibs_decode_switchinfo(r->mad, r->len, &c->node->si) == IBS_OK) {
 		c->node->has_si = true;
 	} else {
-		record_error(c->w, req, &c->canon, c->node, 0, r, false);
+		record_error_q(c, req, c->node, 0, r, false);
 		ibs_node_set_error(c->node, "SwitchInfo: %s", ibs_outcome_str(r->outcome));
 	}
 	qctx_put(c);
@@ -358,10 +403,10 @@ static void on_guidinfo(void *ctx, const struct ibs_mad_req *req, const struct i
 		 * this one is full. That keeps a 32-entry table to one MAD.
 		 */
 		if (full && base + IBS_GUIDINFO_PER_BLOCK < p->n_gids)
-			query(qctx(c->w, c->node, c->port), c->base, c->ext, &c->canon, IBS_ATTR_GUID_INFO,
-			      req->attr_mod + 1, on_guidinfo);
+			query(qctx(c->w, c->node, c->port), c->base, c->ext, c->fixed, IBS_ATTR_GUID_INFO,
+			      req->attr_mod + 1);
 	} else {
-		record_error(c->w, req, &c->canon, c->node, c->port, r, false);
+		record_error_q(c, req, c->node, c->port, r, false);
 		if (!p->error)
 			p->error = xasprintf("GUIDInfo: %s", ibs_outcome_str(r->outcome));
 	}
@@ -377,7 +422,7 @@ static void on_portinfo(void *ctx, const struct ibs_mad_req *req, const struct i
 	if (resweep_later(c, r))
 		return;
 	if (r->outcome != IBS_MAD_OK || ibs_decode_portinfo(r->mad, r->len, &p->pi) != IBS_OK) {
-		record_error(c->w, req, &c->canon, n, c->port, r, false);
+		record_error_q(c, req, n, c->port, r, false);
 		if (!p->error)
 			p->error = xasprintf("PortInfo: %s", ibs_outcome_str(r->outcome == IBS_MAD_OK ?
 										IBS_MAD_MALFORMED : r->outcome));
@@ -385,7 +430,7 @@ static void on_portinfo(void *ctx, const struct ibs_mad_req *req, const struct i
 		return;
 	}
 	p->valid = true;
-	p->path = c->canon;
+	query_canon(c, &p->path);
 	/* Switch external ports have no GUID of their own; they answer with port 0's. */
 	if (n->ni.node_type == IBS_NODE_SWITCH)
 		p->guid = n->ni.port_guid;
@@ -394,7 +439,7 @@ static void on_portinfo(void *ctx, const struct ibs_mad_req *req, const struct i
 	    (n->ni.node_type != IBS_NODE_SWITCH || c->port == 0)) {
 		p->n_gids = p->pi.guid_cap;
 		p->gids = xcalloc(p->n_gids, sizeof(*p->gids));
-		query(qctx(c->w, n, c->port), c->base, c->ext, &c->canon, IBS_ATTR_GUID_INFO, 0, on_guidinfo);
+		query(qctx(c->w, n, c->port), c->base, c->ext, c->fixed, IBS_ATTR_GUID_INFO, 0);
 	}
 	qctx_put(c);
 }
@@ -417,10 +462,9 @@ static void on_probe(void *ctx, const struct ibs_mad_req *req, const struct ibs_
 }
 
 /* PortInfo of n's port, asked through base (and base's port ext). */
-static void query_port(struct walker *w, struct ibs_node *n, uint8_t port, struct ibs_node *base, uint8_t ext,
-		       const struct ibs_addr *path)
+static void query_port(struct walker *w, struct ibs_node *n, uint8_t port, struct ibs_node *base, uint8_t ext)
 {
-	query(qctx(w, n, port), base, ext, path, IBS_ATTR_PORT_INFO, port, on_portinfo);
+	query(qctx(w, n, port), base, ext, NULL, IBS_ATTR_PORT_INFO, port);
 }
 
 /* Fill a switch port from the PortInfo of the port at the other end of its cable. */
@@ -455,9 +499,9 @@ static void read_details(struct walker *w)
 
 	for (i = 0; i < w->n_level; i++) {
 		struct ibs_node *n = w->level[i];
-		query(qctx(w, n, 0), n, 0, &n->path, IBS_ATTR_NODE_DESC, 0, on_nodedesc);
+		query(qctx(w, n, 0), n, 0, NULL, IBS_ATTR_NODE_DESC, 0);
 		if (n->ni.node_type == IBS_NODE_SWITCH) {
-			query(qctx(w, n, 0), n, 0, &n->path, IBS_ATTR_SWITCH_INFO, 0, on_switchinfo);
+			query(qctx(w, n, 0), n, 0, NULL, IBS_ATTR_SWITCH_INFO, 0);
 			for (p = 0; p <= n->ni.num_ports; p++) {
 				/*
 				 * A cable already learnt from its other end: that end's
@@ -465,19 +509,17 @@ static void read_details(struct walker *w)
 				 */
 				if (p && infer_from_peer(n, &n->ports[p]))
 					continue;
-				query_port(w, n, (uint8_t)p, n, 0, &n->path);
+				query_port(w, n, (uint8_t)p, n, 0);
 			}
 		} else if (n->entry_port >= 1 && n->entry_port <= n->ni.num_ports) {
 			/* A CA or router port is read through the cable that reached it. */
 			n->ports[n->entry_port].guid = n->ni.port_guid;
-			query_port(w, n, n->entry_port, n, 0, &n->path);
+			query_port(w, n, n->entry_port, n, 0);
 		}
 	}
 	for (i = 0; i < w->n_tasks; i++) {
 		struct port_task *t = &w->tasks[i];
-		struct ibs_addr a;
-		ibs_addr_dr_extend(&a, &t->from->path, t->from_port);
-		query_port(w, t->node, t->port, t->from, t->from_port, &a);
+		query_port(w, t->node, t->port, t->from, t->from_port);
 	}
 	w->n_tasks = 0;
 }
@@ -501,7 +543,7 @@ static void add_probe(struct walker *w, struct ibs_node *from, uint8_t port, boo
 	}
 	c = qctx(w, from, port);
 	c->probe = w->n_probes++;
-	query(c, from, port, &pr->path, IBS_ATTR_NODE_INFO, 0, on_probe);
+	query(c, from, port, NULL, IBS_ATTR_NODE_INFO, 0);
 }
 
 /* Phase B: look through every linked switch port whose far end is unknown. */
@@ -649,7 +691,7 @@ static void on_sminfo(void *ctx, const struct ibs_mad_req *req, const struct ibs
 	if (r->outcome == IBS_MAD_OK && ibs_decode_sminfo(r->mad, r->len, &sm->info) == IBS_OK)
 		sm->ok = true;
 	else
-		record_error(c->w, req, &c->canon, c->node, c->port, r, false);
+		record_error_q(c, req, c->node, c->port, r, false);
 	qctx_put(c);
 }
 
@@ -672,9 +714,9 @@ static void add_sm(struct walker *w, struct ibs_node *n, uint8_t port)
 	c->probe = w->f->n_sms - 1;
 	/* A switch, or a CA by its entry port, has the node's paths; another CA port only its own. */
 	if (!pt->valid || n->ni.node_type == IBS_NODE_SWITCH || port == n->entry_port)
-		query(c, n, 0, &n->path, IBS_ATTR_SM_INFO, 0, on_sminfo);
+		query(c, n, 0, NULL, IBS_ATTR_SM_INFO, 0);
 	else
-		query(c, NULL, 0, &pt->path, IBS_ATTR_SM_INFO, 0, on_sminfo);
+		query(c, NULL, 0, &pt->path, IBS_ATTR_SM_INFO, 0);
 }
 
 /* SMInfo from the master (by the SM LID the local port knows) and every IsSM port. */
@@ -813,8 +855,10 @@ static void fail_deferred(struct walker *w)
 	for (i = 0; i < w->n_deferred; i++) {
 		struct qctx *c = w->deferred[i];
 		c->last_chance = true;
-		ibs_req_get(&req, &c->canon, IBS_CLASS_SMI_DR, c->attr, c->mod);
-		c->cb(c, &req, &r);
+		struct ibs_addr a;
+		query_canon(c, &a);
+		ibs_req_get(&req, &a, IBS_CLASS_SMI_DR, c->attr, c->mod);
+		handler(c->attr)(c, &req, &r);
 	}
 	w->n_deferred = 0;
 	for (i = 0; i < w->n_reprobe; i++) {
@@ -855,12 +899,12 @@ enum ibs_err ibs_walk(struct ibs_engine *e, struct ibs_fabric *f, const struct i
 	w.n_probes = 1;
 	w.probes[0].last_chance = true;
 	c = qctx(&w, NULL, 0);
-	query(c, NULL, 0, &root, IBS_ATTR_NODE_INFO, 0, on_probe);
+	query(c, NULL, 0, &root, IBS_ATTR_NODE_INFO, 0);
 	rc = run(&w);
 	if (rc == IBS_OK && !w.probes[0].ok && w.probes[0].outcome == IBS_MAD_TIMEOUT) {
 		/* Without it there is no walk at all: its re-sweep comes at once. */
 		c = qctx(&w, NULL, 0);
-		query(c, NULL, 0, &root, IBS_ATTR_NODE_INFO, 0, on_probe);
+		query(c, NULL, 0, &root, IBS_ATTR_NODE_INFO, 0);
 		rc = run(&w);
 	}
 	if (!w.probes[0].ok) {
