@@ -127,6 +127,15 @@ for i in 1 2 3; do
 	lossy_run named "q30-$i"
 	ok "MAD drop 30% on 12 of 48 switches, run $i: exit $LOSSY_RC, $(jq .summary.nodes "$TMP/q30-$i.json") of 264 nodes, every missing node named"
 done
+# Which other paths a walk takes depends on the answers only: its capture
+# replays (strictly: no request the capture lacks) to the same bytes.
+rc=0
+ibs topology --json --record "$TMP/q30.cap" -o "$TMP/q30-live.json" 2>/dev/null || rc=$?
+rc2=0
+"$IBSCAN" topology --json --replay "$TMP/q30.cap" --replay-strict -o "$TMP/q30-replay.json" 2>"$TMP/q30-replay.err" || rc2=$?
+[ $rc = $rc2 ] || { cat "$TMP/q30-replay.err"; fail "30%: live exit $rc, replay exit $rc2"; }
+cmp -s "$TMP/q30-live.json" "$TMP/q30-replay.json" || fail "30%: the replay of a lossy walk differs from the walk"
+ok "MAD drop 30%: the capture of a lossy walk replays strictly to the same output (exit $rc)"
 sim_stop
 
 # 2. Every switch of fattree2-small (the local leaf too).
