@@ -196,12 +196,16 @@ static unsigned node_paths(struct walker *w, const struct ibs_node *n)
 /* Path i into n (i < node_paths(n)), in the order node_paths() counts them. */
 static void node_path(struct walker *w, const struct ibs_node *n, unsigned i, struct ibs_addr *out)
 {
-	const struct uplinks *u = &w->up[n->index];
-	unsigned own = u->n_via + (u->parallel != 0);
+	const struct uplinks *u;
+	unsigned own;
 
-	if (i == 0)
+	if (i == 0) {
 		*out = n->path;
-	else if (i <= u->n_via)
+		return;
+	}
+	u = &w->up[n->index];
+	own = u->n_via + (u->parallel != 0);
+	if (i <= u->n_via)
 		ibs_addr_dr_extend(out, &u->via[i - 1]->path, u->via_port[i - 1]);
 	else if (i <= own)
 		ibs_addr_dr_extend(out, &u->parent->path, u->parallel);
