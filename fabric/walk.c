@@ -959,9 +959,8 @@ bool ibs_walk_error_hides_neighbour(const struct ibs_walk_error *er)
 {
 	const struct ibs_port *p;
 
-	if (!er->node || !er->port || er->port > er->node->ni.num_ports)
+	if (!er->node || !er->port || !(p = ibs_node_port(er->node, er->port)))
 		return false;
-	p = &er->node->ports[er->port];
 	if (p->peer)
 		return false; /* the cable was learnt from its other end */
 	if (er->unreachable)
