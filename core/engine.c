@@ -29,8 +29,9 @@ struct pend {
 	uint8_t *data; /* copy of req.data */
 	ibs_mad_cb cb;
 	void *ctx;
-	ibs_path_fn path;    /* other paths, when n_paths > 1 */
-	unsigned n_paths;
+	ibs_path_fn path;    /* other paths, or NULL */
+	unsigned path_i;     /* the path of the current attempt */
+	unsigned round;      /* rounds over the paths before the current one */
 	unsigned attempts;
 	uint64_t deadline; /* on the wire: end of this attempt; backing off: when to resend */
 	uint32_t tid;
@@ -174,11 +175,11 @@ uint64_t ibs_engine_remaining_ms(const struct ibs_engine *e)
 
 void ibs_engine_submit(struct ibs_engine *e, const struct ibs_mad_req *req, ibs_mad_cb cb, void *ctx)
 {
-	ibs_engine_submit_paths(e, req, 1, NULL, cb, ctx);
+	ibs_engine_submit_paths(e, req, NULL, cb, ctx);
 }
 
-void ibs_engine_submit_paths(struct ibs_engine *e, const struct ibs_mad_req *req, unsigned n_paths, ibs_path_fn path,
-			     ibs_mad_cb cb, void *ctx)
+void ibs_engine_submit_paths(struct ibs_engine *e, const struct ibs_mad_req *req, ibs_path_fn path, ibs_mad_cb cb,
+			     void *ctx)
 {
 	struct pend *p = e->freelist;
 
@@ -198,7 +199,6 @@ void ibs_engine_submit_paths(struct ibs_engine *e, const struct ibs_mad_req *req
 	p->cb = cb;
 	p->ctx = ctx;
 	p->path = path;
-	p->n_paths = path && n_paths > 1 ? n_paths : 1;
 	p->slot = -1;
 	pl_push(&e->queue, p);
 	e->st.submitted++;
@@ -273,27 +273,30 @@ static void retry_or_fail(struct ibs_engine *e, struct pend *p, enum ibs_outcome
 
 	if (e->t->ops->expire && oc == IBS_MAD_TIMEOUT && now >= p->deadline)
 		e->t->ops->expire(e->t, &p->req, p->tid);
-	if (p->attempts < (e->o.retries + 1) * p->n_paths) {
-		unsigned next = p->attempts % p->n_paths, round = p->attempts / p->n_paths;
-		e->slots[p->slot] = NULL;
-		p->slot = -1;
-		pl_del(&e->wire, p);
-		e->st.retries++;
-		if (p->n_paths > 1) {
-			p->path(p->ctx, next, &p->req.addr);
-			e->st.other_paths += next != 0;
-		}
-		if (next == 0 && e->o.backoff_ms && p->deadline > now + timeout_ns / 2) {
-			uint64_t wait = (uint64_t)e->o.backoff_ms * 1000000ull << (round > 20 ? 20 : round - 1);
-			pl_insert_later(&e->later, p, now + (wait < timeout_ns ? wait : timeout_ns));
-			e->st.backoffs++;
-			return;
-		}
-		/* Retries go first: they are the oldest work. */
-		pl_push_front(&e->queue, p);
+	if (p->path && p->path(p->ctx, p->path_i + 1, &p->req.addr)) {
+		p->path_i++;
+		e->st.other_paths++;
+	} else if (p->round < e->o.retries) {
+		p->round++;
+		p->path_i = 0;
+		if (p->path)
+			p->path(p->ctx, 0, &p->req.addr);
+	} else {
+		complete(e, p, oc, status, NULL, 0);
 		return;
 	}
-	complete(e, p, oc, status, NULL, 0);
+	e->slots[p->slot] = NULL;
+	p->slot = -1;
+	pl_del(&e->wire, p);
+	e->st.retries++;
+	if (p->path_i == 0 && e->o.backoff_ms && p->deadline > now + timeout_ns / 2) {
+		uint64_t wait = (uint64_t)e->o.backoff_ms * 1000000ull << (p->round > 20 ? 20 : p->round - 1);
+		pl_insert_later(&e->later, p, now + (wait < timeout_ns ? wait : timeout_ns));
+		e->st.backoffs++;
+		return;
+	}
+	/* Retries go first: they are the oldest work. */
+	pl_push_front(&e->queue, p);
 }
 
 static int free_slot(struct ibs_engine *e)

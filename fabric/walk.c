@@ -226,18 +226,21 @@ static unsigned query_paths(struct qctx *c)
 }
 
 /* Path i of a query, for the engine's retries (ibs_path_fn); path 0 is the one the model reports. */
-static void query_path(void *ctx, unsigned i, struct ibs_addr *out)
+static bool query_path(void *ctx, unsigned i, struct ibs_addr *out)
 {
 	struct qctx *c = ctx;
 
+	if (i && i >= query_paths(c)) /* every query has path 0: no need to count */
+		return false;
 	if (c->fixed) {
 		*out = *c->fixed;
-		return;
+		return true;
 	}
 	node_path(c->w, c->base, i, out);
 	/* One hop longer than a path as long as the base's own: within the limit, as that one is. */
 	if (c->ext)
 		ibs_addr_dr_extend(out, out, c->ext);
+	return true;
 }
 
 static void query_canon(struct qctx *c, struct ibs_addr *out)
@@ -274,11 +277,12 @@ static ibs_mad_cb handler(uint16_t attr)
 static void send_query(struct qctx *c)
 {
 	struct ibs_mad_req req;
-	struct ibs_addr a;
 
-	query_canon(c, &a);
-	ibs_req_get(&req, &a, IBS_CLASS_SMI_DR, c->attr, c->mod);
-	ibs_engine_submit_paths(c->w->e, &req, query_paths(c), query_path, handler(c->attr), c);
+	/* Path 0, built in place: this runs for every query of a walk. */
+	ibs_req_get(&req, c->fixed ? c->fixed : &c->base->path, IBS_CLASS_SMI_DR, c->attr, c->mod);
+	if (!c->fixed && c->ext)
+		ibs_addr_dr_extend(&req.addr, &req.addr, c->ext);
+	ibs_engine_submit_paths(c->w->e, &req, query_path, handler(c->attr), c);
 }
 
 /*

@@ -336,12 +336,15 @@ static void refuse_but_7(struct fake *f, const struct ibs_mad_req *req, const ui
 		fake_push(f, mad, IBS_MAD_SIZE, 110, 0);
 }
 
-/* Path i of the test request: one hop out of port 10 + i. */
-static void three_ports(void *ctx, unsigned i, struct ibs_addr *out)
+/* Path i of the test request: one hop out of port 10 + i, for i below 3. */
+static bool three_ports(void *ctx, unsigned i, struct ibs_addr *out)
 {
 	uint8_t p = (uint8_t)(10 + i);
 	(void)ctx;
+	if (i >= 3)
+		return false;
 	ibs_addr_dr(out, &p, 1);
+	return true;
 }
 
 static void test_other_paths_in_turn(void **state)
@@ -360,7 +363,7 @@ static void test_other_paths_in_turn(void **state)
 	e = mk(&f, 4, 1000, 1, 0);
 	three_ports(NULL, 0, &a);
 	ibs_req_get(&req, &a, IBS_CLASS_SMI_DR, IBS_ATTR_NODE_INFO, 0);
-	ibs_engine_submit_paths(e, &req, 3, three_ports, cb, &t);
+	ibs_engine_submit_paths(e, &req, three_ports, cb, &t);
 	assert_int_equal(ibs_engine_run(e), IBS_OK);
 	/* Each path once, then (retries 1) each path once more: 6 attempts, in that order. */
 	assert_int_equal(t.timeout, 1);
