@@ -4,6 +4,7 @@
 #include "../core/capture.h"
 #include "../core/engine.h"
 #include "../core/log.h"
+#include "../core/strbuf.h"
 #include "../core/xalloc.h"
 #include "../fabric/cache.h"
 #include "../fabric/counters.h"
@@ -370,11 +371,30 @@ static bool options_conflict(const struct cli_common *c)
 /* Requests the last replay had no recorded answer for (cli_report_partial says so). */
 static size_t replay_misses;
 
+/*
+ * "; not discovered: the node behind port P of 'NAME' (GUID), ..." for every
+ * node a partial walk could not reach (they are named by where they are:
+ * nothing of theirs answered), or "".
+ */
+static char *missing_nodes(const struct ibs_fabric *f)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	for (i = 0; i < f->n_errors; i++) {
+		const struct ibs_walk_error *er = &f->errors[i];
+		if (ibs_walk_error_hides_neighbour(er))
+			sb_addf(&sb, "%s the node behind port %u of '%s' (%s)", sb.len ? "," : "; not discovered:",
+				er->port, ibs_node_name(er->node), er->node->guid_name);
+	}
+	return sb_detach(&sb);
+}
+
 void cli_report_partial(const struct ibs_fabric *f)
 {
 	size_t i, ports = 0, silent = 0;
 	unsigned p;
-	char *why;
+	char *why, *missing = missing_nodes(f);
 
 	for (i = 0; i < f->n_nodes; i++)
 		for (p = 0; p <= f->nodes[i]->ni.num_ports; p++) {
@@ -393,11 +413,12 @@ void cli_report_partial(const struct ibs_fabric *f)
 		why = xstrdup("part of the fabric did not answer");
 	if (replay_misses)
 		log_error("the result is partial: %s; the capture held no answer for %zu of the requests (recorded by "
-			  "another command, or with other options?)",
-			  why, replay_misses);
+			  "another command, or with other options?)%s",
+			  why, replay_misses, missing);
 	else
-		log_error("the result is partial: %s", why);
+		log_error("the result is partial: %s%s", why, missing);
 	free(why);
+	free(missing);
 }
 
 /* --node-name-map, if given: EXIT_OK with *map set (or NULL), or EXIT_RUNTIME (reported). */

@@ -159,7 +159,8 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 
 /*
  * Say why f is partial, in one line on stderr: the walk stopped early, so
- * many queries got no answer, or so many ports' PMA did not answer.
+ * many queries got no answer, or so many ports' PMA did not answer; and
+ * where each node the walk could not reach lies (the port it is behind).
  */
 void cli_report_partial(const struct ibs_fabric *f);
 

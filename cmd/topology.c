@@ -2,7 +2,6 @@
 #include "cli.h"
 #include "cmds.h"
 #include "../core/log.h"
-#include "../fabric/walk.h"
 #include "../output/render.h"
 
 #include <stdlib.h>
@@ -47,21 +46,6 @@ static int write_view(FILE *out, void *ctx)
 	rc = emit_write(e, out);
 	emit_free(e);
 	return rc;
-}
-
-/* Name where every node the walk could not reach lies: behind which port of which node. */
-static void name_missing(const struct ibs_fabric *f)
-{
-	char path[256];
-	size_t i;
-
-	for (i = 0; i < f->n_errors; i++) {
-		const struct ibs_walk_error *er = &f->errors[i];
-		if (ibs_walk_error_hides_neighbour(er))
-			log_error("not discovered: the node behind port %u of '%s' (%s): %s %s (path %s)", er->port,
-				  ibs_node_name(er->node), er->node->guid_name, ibs_attr_name(er->mgmt_class, er->attr_id),
-				  ibs_outcome_str(er->outcome), ibs_addr_str(&er->path, path, sizeof(path)));
-	}
 }
 
 static int run_view(int argc, char **argv, enum view view)
@@ -110,7 +94,6 @@ static int run_view(int argc, char **argv, enum view view)
 	st = cli_write_output(&c, write_view, &j);
 	if (st == EXIT_OK && f->partial) {
 		cli_report_partial(f);
-		name_missing(f);
 		st = EXIT_RUNTIME;
 	}
 	ibs_fabric_free(f);

@@ -85,8 +85,10 @@ for n in d["nodes"]:
 # Every missing node is named: by the port of a found node that it lies behind.
 found = {n["guid"] for n in d["nodes"]}
 named_json = {peer.get((e["node_guid"], e["port"])) for e in d["errors"] if e["node_guid"] and e["port"]}
+line = [l for l in err.split("\n") if l.startswith("ibscan: error: the result is partial: ")]
+assert len(line) == 1, ("want one line saying the result is partial", err)
 named_err = {peer.get((g, int(p))) for p, g in
-             re.findall(r"not discovered: the node behind port (\d+) of '[^']*' \((0x[0-9a-f]{16})\)", err)}
+             re.findall(r"(?:; not discovered:|,) the node behind port (\d+) of '[^']*' \((0x[0-9a-f]{16})\)", line[0])}
 neighbours = {}
 for (g, _), h in peer.items():
     neighbours.setdefault(h, set()).add(g)
