@@ -29,13 +29,13 @@ struct pend {
 	uint8_t *data; /* copy of req.data */
 	ibs_mad_cb cb;
 	void *ctx;
-	ibs_path_fn path;    /* other paths, or NULL */
-	unsigned path_i;     /* the path of the current attempt */
-	unsigned round;      /* rounds over the paths before the current one */
 	unsigned attempts;
-	uint64_t deadline; /* on the wire: end of this attempt; backing off: when to resend */
 	uint32_t tid;
 	int slot;
+	bool paths;          /* other paths may be asked of e->paths */
+	uint8_t path_i;      /* the path of the current attempt */
+	uint8_t round;       /* rounds over the paths before the current one (retries are at most 100) */
+	uint64_t deadline; /* on the wire: end of this attempt; backing off: when to resend */
 	struct pend *next, *prev;
 };
 
@@ -56,6 +56,7 @@ struct ibs_engine {
 	enum ibs_err failed;      /* sticky abort reason */
 	struct ibs_engine_stats st;
 	struct pend *freelist;
+	ibs_path_fn paths;
 	void (*progress)(void *, const struct ibs_engine_stats *);
 	void *progress_ctx;
 	uint64_t last_progress;
@@ -173,13 +174,12 @@ uint64_t ibs_engine_remaining_ms(const struct ibs_engine *e)
 	return e->deadline > now ? (e->deadline - now) / 1000000ull : 0;
 }
 
-void ibs_engine_submit(struct ibs_engine *e, const struct ibs_mad_req *req, ibs_mad_cb cb, void *ctx)
+void ibs_engine_set_paths(struct ibs_engine *e, ibs_path_fn path)
 {
-	ibs_engine_submit_paths(e, req, NULL, cb, ctx);
+	e->paths = path;
 }
 
-void ibs_engine_submit_paths(struct ibs_engine *e, const struct ibs_mad_req *req, ibs_path_fn path, ibs_mad_cb cb,
-			     void *ctx)
+static void submit(struct ibs_engine *e, const struct ibs_mad_req *req, bool paths, ibs_mad_cb cb, void *ctx)
 {
 	struct pend *p = e->freelist;
 
@@ -198,10 +198,20 @@ void ibs_engine_submit_paths(struct ibs_engine *e, const struct ibs_mad_req *req
 	}
 	p->cb = cb;
 	p->ctx = ctx;
-	p->path = path;
+	p->paths = paths;
 	p->slot = -1;
 	pl_push(&e->queue, p);
 	e->st.submitted++;
+}
+
+void ibs_engine_submit(struct ibs_engine *e, const struct ibs_mad_req *req, ibs_mad_cb cb, void *ctx)
+{
+	submit(e, req, false, cb, ctx);
+}
+
+void ibs_engine_submit_paths(struct ibs_engine *e, const struct ibs_mad_req *req, ibs_mad_cb cb, void *ctx)
+{
+	submit(e, req, true, cb, ctx);
 }
 
 static void release(struct ibs_engine *e, struct pend *p)
@@ -273,14 +283,14 @@ static void retry_or_fail(struct ibs_engine *e, struct pend *p, enum ibs_outcome
 
 	if (e->t->ops->expire && oc == IBS_MAD_TIMEOUT && now >= p->deadline)
 		e->t->ops->expire(e->t, &p->req, p->tid);
-	if (p->path && p->path(p->ctx, p->path_i + 1, &p->req.addr)) {
+	if (p->paths && e->paths && p->path_i < UINT8_MAX && e->paths(p->ctx, p->path_i + 1u, &p->req.addr)) {
 		p->path_i++;
 		e->st.other_paths++;
 	} else if (p->round < e->o.retries) {
 		p->round++;
+		if (p->path_i)
+			e->paths(p->ctx, 0, &p->req.addr);
 		p->path_i = 0;
-		if (p->path)
-			p->path(p->ctx, 0, &p->req.addr);
 	} else {
 		complete(e, p, oc, status, NULL, 0);
 		return;

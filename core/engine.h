@@ -67,20 +67,22 @@ struct ibs_engine *ibs_engine_new(struct ibs_transport *t, const struct ibs_engi
 /* Queue a request; the payload (req->data) is copied. cb runs from ibs_engine_run(). */
 void ibs_engine_submit(struct ibs_engine *e, const struct ibs_mad_req *req, ibs_mad_cb cb, void *ctx);
 /*
- * Path i to a request's target into *out, or false (and *out untouched) when
- * it has no path i. Path 0 must be req->addr, and a request that has path i
- * has every path below.
+ * Path i to the target of a request submitted with ibs_engine_submit_paths
+ * (ctx is the one given with it) into *out, or false (and *out untouched)
+ * when it has no path i. Path 0 must be the request's own address, and a
+ * request that has path i has every path below.
  */
 typedef bool (*ibs_path_fn)(void *ctx, unsigned i, struct ibs_addr *out);
+/* Who knows the other paths (one for the engine: the walker); NULL: nobody. */
+void ibs_engine_set_paths(struct ibs_engine *e, ibs_path_fn path);
 /*
- * The same, for a target with other paths: a failed attempt goes out again
- * along the next path, asked of path(ctx, ...) only then (nothing is asked
- * of a request that succeeds); after the last one a new round starts along
- * path 0. A request that fails in retries + 1 rounds completes as failed.
- * The callback sees req->addr as the last attempt's path.
+ * ibs_engine_submit, for a target with other paths: a failed attempt goes
+ * out again along the next path, asked of the ibs_path_fn only then
+ * (nothing is asked about a request that succeeds); after the last one a
+ * new round starts along path 0. A request that fails in retries + 1 rounds
+ * completes as failed. The callback sees req->addr as the last attempt's path.
  */
-void ibs_engine_submit_paths(struct ibs_engine *e, const struct ibs_mad_req *req, ibs_path_fn path, ibs_mad_cb cb,
-			     void *ctx);
+void ibs_engine_submit_paths(struct ibs_engine *e, const struct ibs_mad_req *req, ibs_mad_cb cb, void *ctx);
 /*
  * Run until nothing is queued or in flight. IBS_OK, or IBS_E_DEADLINE /
  * IBS_E_TRANSPORT when the run was aborted (every request still completed,

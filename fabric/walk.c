@@ -44,17 +44,20 @@ struct probe {
 	uint16_t status;
 };
 
+#define NO_NODE UINT32_MAX
+
 /*
  * Other ways into a node, besides the path that first reached it: cables
  * from other nodes one level up (same path length), and one more cable from
- * the node that first reached it. Indexed by the node's index while walking.
+ * the node that first reached it. Indexed by the node's index while walking,
+ * and naming nodes by theirs (f->nodes is in that order until the end).
  */
 struct uplinks {
-	struct ibs_node *via[MAX_VIAS];
+	uint32_t via[MAX_VIAS];
+	uint32_t parent;  /* the node that first reached it, or NO_NODE */
 	uint8_t via_port[MAX_VIAS];
 	uint8_t n_via;
-	uint8_t parallel; /* another port of the first parent cabled here, or 0 */
-	struct ibs_node *parent;
+	uint8_t parallel; /* another port of the parent cabled here, or 0 */
 };
 
 struct walker {
@@ -73,7 +76,7 @@ struct walker {
 	struct probe *probes;
 	size_t n_probes, cap_probes;
 	struct uplinks *up;
-	size_t cap_up;
+	size_t n_up, cap_up;       /* zeroed as nodes come: spare capacity stays untouched */
 	struct qctx **deferred;    /* queries that failed along every path: for the re-sweep */
 	size_t n_deferred, cap_deferred;
 	struct port_ref {
@@ -93,17 +96,20 @@ struct qctx {
 	};
 	/*
 	 * Where the query goes: the paths into `base`, each extended by port
-	 * `ext` when it is not 0; or, with base NULL, only the path `fixed`
+	 * `ext` when it is not 0; or, when is_fixed, only the path `fixed`
 	 * (which outlives the query). The first of them is the path the model
 	 * reports (query_canon).
 	 */
-	struct ibs_node *base;
-	const struct ibs_addr *fixed;
+	union {
+		struct ibs_node *base;
+		const struct ibs_addr *fixed;
+	};
 	uint32_t probe;         /* index in the walker's probes, or in the fabric's SMs */
 	uint32_t mod;
 	uint16_t attr;
 	uint8_t port;
 	uint8_t ext;
+	bool is_fixed;
 	bool last_chance;       /* in the re-sweep: a failure now is final */
 };
 
@@ -122,7 +128,7 @@ static struct qctx *qctx(struct walker *w, struct ibs_node *n, uint8_t port)
 	c->port = port;
 	c->probe = 0;
 	c->base = NULL;
-	c->fixed = NULL;
+	c->is_fixed = false;
 	c->ext = 0;
 	c->last_chance = false;
 	return c;
@@ -136,12 +142,17 @@ static void qctx_put(struct qctx *c)
 
 static struct uplinks *uplinks(struct walker *w, const struct ibs_node *n)
 {
-	if (n->index >= w->cap_up) {
-		size_t old = w->cap_up;
-		w->up = xgrow(w->up, &w->cap_up, n->index + 1, sizeof(*w->up));
-		memset(w->up + old, 0, (w->cap_up - old) * sizeof(*w->up));
+	while (n->index >= w->n_up) {
+		w->up = xgrow(w->up, &w->cap_up, w->n_up + 1, sizeof(*w->up));
+		memset(&w->up[w->n_up], 0, sizeof(*w->up));
+		w->up[w->n_up++].parent = NO_NODE;
 	}
 	return &w->up[n->index];
+}
+
+static struct ibs_node *node_at(const struct walker *w, uint32_t index)
+{
+	return w->f->nodes[index];
 }
 
 /*
@@ -158,18 +169,18 @@ static void add_uplink(struct walker *w, struct ibs_node *n, uint8_t k, struct i
 	if (from->path.hops + 1 != n->path.hops || (n->ni.node_type != IBS_NODE_SWITCH && k != n->entry_port))
 		return;
 	u = uplinks(w, n);
-	if (from == u->parent && port == n->path.path[n->path.hops])
+	if (from->index == u->parent && port == n->path.path[n->path.hops])
 		return; /* the cable that first reached n */
-	if (from == u->parent) {
+	if (from->index == u->parent) {
 		if (!u->parallel)
 			u->parallel = port;
 		return;
 	}
 	for (i = 0; i < u->n_via; i++)
-		if (u->via[i] == from)
+		if (u->via[i] == from->index)
 			return;
 	if (u->n_via < MAX_VIAS) {
-		u->via[u->n_via] = from;
+		u->via[u->n_via] = (uint32_t)from->index;
 		u->via_port[u->n_via++] = port;
 	}
 }
@@ -184,12 +195,12 @@ static unsigned node_paths(struct walker *w, const struct ibs_node *n)
 	const struct uplinks *u;
 	unsigned k;
 
-	if (n->index >= w->cap_up)
+	if (n->index >= w->n_up)
 		return 1;
 	u = &w->up[n->index];
 	k = 1 + u->n_via + (u->parallel != 0);
-	if (u->parent && k < MAX_PATHS)
-		k += node_paths(w, u->parent) - 1;
+	if (u->parent != NO_NODE && k < MAX_PATHS)
+		k += node_paths(w, node_at(w, u->parent)) - 1;
 	return k < MAX_PATHS ? k : MAX_PATHS;
 }
 
@@ -206,11 +217,11 @@ static void node_path(struct walker *w, const struct ibs_node *n, unsigned i, st
 	u = &w->up[n->index];
 	own = u->n_via + (u->parallel != 0);
 	if (i <= u->n_via)
-		ibs_addr_dr_extend(out, &u->via[i - 1]->path, u->via_port[i - 1]);
+		ibs_addr_dr_extend(out, &node_at(w, u->via[i - 1])->path, u->via_port[i - 1]);
 	else if (i <= own)
-		ibs_addr_dr_extend(out, &u->parent->path, u->parallel);
+		ibs_addr_dr_extend(out, &node_at(w, u->parent)->path, u->parallel);
 	else {
-		node_path(w, u->parent, i - own, out);
+		node_path(w, node_at(w, u->parent), i - own, out);
 		ibs_addr_dr_extend(out, out, n->path.path[n->path.hops]);
 	}
 }
@@ -219,7 +230,7 @@ static unsigned query_paths(struct qctx *c)
 {
 	unsigned n;
 
-	if (!c->base)
+	if (c->is_fixed)
 		return 1;
 	n = node_paths(c->w, c->base);
 	return n < MAX_PATHS ? n : MAX_PATHS;
@@ -232,7 +243,7 @@ static bool query_path(void *ctx, unsigned i, struct ibs_addr *out)
 
 	if (i && i >= query_paths(c)) /* every query has path 0: no need to count */
 		return false;
-	if (c->fixed) {
+	if (c->is_fixed) {
 		*out = *c->fixed;
 		return true;
 	}
@@ -279,10 +290,10 @@ static void send_query(struct qctx *c)
 	struct ibs_mad_req req;
 
 	/* Path 0, built in place: this runs for every query of a walk. */
-	ibs_req_get(&req, c->fixed ? c->fixed : &c->base->path, IBS_CLASS_SMI_DR, c->attr, c->mod);
-	if (!c->fixed && c->ext)
+	ibs_req_get(&req, c->is_fixed ? c->fixed : &c->base->path, IBS_CLASS_SMI_DR, c->attr, c->mod);
+	if (!c->is_fixed && c->ext)
 		ibs_addr_dr_extend(&req.addr, &req.addr, c->ext);
-	ibs_engine_submit_paths(c->w->e, &req, query_path, handler(c->attr), c);
+	ibs_engine_submit_paths(c->w->e, &req, handler(c->attr), c);
 }
 
 /*
@@ -293,9 +304,12 @@ static void send_query(struct qctx *c)
 static void query(struct qctx *c, struct ibs_node *base, uint8_t ext, const struct ibs_addr *fixed, uint16_t attr,
 		  uint32_t mod)
 {
-	c->base = base;
+	c->is_fixed = !base;
+	if (base)
+		c->base = base;
+	else
+		c->fixed = fixed;
 	c->ext = ext;
-	c->fixed = base ? NULL : fixed;
 	c->attr = attr;
 	c->mod = mod;
 	send_query(c);
@@ -411,7 +425,7 @@ static void on_guidinfo(void *ctx, const struct ibs_mad_req *req, const struct i
 		 * this one is full. That keeps a 32-entry table to one MAD.
 		 */
 		if (full && base + IBS_GUIDINFO_PER_BLOCK < p->n_gids)
-			query(qctx(c->w, c->node, c->port), c->base, c->ext, c->fixed, IBS_ATTR_GUID_INFO,
+			query(qctx(c->w, c->node, c->port), c->is_fixed ? NULL : c->base, c->ext, c->fixed, IBS_ATTR_GUID_INFO,
 			      req->attr_mod + 1);
 	} else {
 		record_error_q(c, req, c->node, c->port, r, false);
@@ -447,7 +461,7 @@ static void on_portinfo(void *ctx, const struct ibs_mad_req *req, const struct i
 	    (n->ni.node_type != IBS_NODE_SWITCH || c->port == 0)) {
 		p->n_gids = p->pi.guid_cap;
 		p->gids = xcalloc(p->n_gids, sizeof(*p->gids));
-		query(qctx(c->w, n, c->port), c->base, c->ext, c->fixed, IBS_ATTR_GUID_INFO, 0);
+		query(qctx(c->w, n, c->port), c->is_fixed ? NULL : c->base, c->ext, c->fixed, IBS_ATTR_GUID_INFO, 0);
 	}
 	qctx_put(c);
 }
@@ -663,7 +677,7 @@ static void resolve(struct walker *w)
 				log_debug("node GUID 0x%016llx seen again on another node",
 					  (unsigned long long)pr->ni.node_guid);
 			n = ibs_fabric_add_node(w->f, &pr->ni, &pr->path);
-			uplinks(w, n)->parent = pr->from;
+			uplinks(w, n)->parent = pr->from ? (uint32_t)pr->from->index : NO_NODE;
 			level_push(w, n);
 		}
 		if (pr->from && k >= 1 && k <= n->ni.num_ports) {
@@ -898,6 +912,7 @@ enum ibs_err ibs_walk(struct ibs_engine *e, struct ibs_fabric *f, const struct i
 	w.f = f;
 	w.o = o;
 	ibs_engine_set_progress(e, progress_cb, &w);
+	ibs_engine_set_paths(e, query_path);
 
 	/* Level 0: the local node, by the empty path. */
 	ibs_addr_dr(&root, NULL, 0);
@@ -942,6 +957,7 @@ enum ibs_err ibs_walk(struct ibs_engine *e, struct ibs_fabric *f, const struct i
 out:
 	f->stats = *ibs_engine_stats(e);
 	ibs_engine_set_progress(e, NULL, NULL);
+	ibs_engine_set_paths(e, NULL);
 	free(w.level);
 	free(w.tasks);
 	free(w.probes);

@@ -363,7 +363,8 @@ static void test_other_paths_in_turn(void **state)
 	e = mk(&f, 4, 1000, 1, 0);
 	three_ports(NULL, 0, &a);
 	ibs_req_get(&req, &a, IBS_CLASS_SMI_DR, IBS_ATTR_NODE_INFO, 0);
-	ibs_engine_submit_paths(e, &req, three_ports, cb, &t);
+	ibs_engine_set_paths(e, three_ports);
+	ibs_engine_submit_paths(e, &req, cb, &t);
 	assert_int_equal(ibs_engine_run(e), IBS_OK);
 	/* Each path once, then (retries 1) each path once more: 6 attempts, in that order. */
 	assert_int_equal(t.timeout, 1);
