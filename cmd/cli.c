@@ -553,7 +553,7 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 		struct ibs_umad_opts uo = { c->ca, c->port, (int)c->timeout_ms };
 		rc = ibs_umad_open(&uo, &t);
 		/* A replay answers at once whatever the timing: back off only on a live fabric. */
-		eo.backoff_ms = IBS_ENGINE_DEFAULT_BACKOFF_MS;
+		eo.backoff_us = IBS_ENGINE_DEFAULT_BACKOFF_US;
 	}
 	if (rc) {
 		ibs_namemap_free(map);

@@ -299,8 +299,8 @@ static void retry_or_fail(struct ibs_engine *e, struct pend *p, enum ibs_outcome
 	p->slot = -1;
 	pl_del(&e->wire, p);
 	e->st.retries++;
-	if (p->path_i == 0 && e->o.backoff_ms && p->deadline > now + timeout_ns / 2) {
-		uint64_t wait = (uint64_t)e->o.backoff_ms * 1000000ull << (p->round > 20 ? 20 : p->round - 1);
+	if (p->path_i == 0 && e->o.backoff_us && p->deadline > now + timeout_ns / 2) {
+		uint64_t wait = (uint64_t)e->o.backoff_us * 1000ull << (p->round > 20 ? 20 : p->round - 1);
 		pl_insert_later(&e->later, p, now + (wait < timeout_ns ? wait : timeout_ns));
 		e->st.backoffs++;
 		return;

@@ -24,14 +24,14 @@ struct ibs_engine_opts {
 	unsigned timeout_ms;  /* per attempt */
 	unsigned retries;     /* extra attempts after the first (per path) */
 	unsigned deadline_ms; /* for everything, from ibs_engine_new(); 0: none */
-	unsigned backoff_ms;  /* wait before retrying an attempt that failed fast: this, doubled
+	unsigned backoff_us;  /* wait before retrying an attempt that failed fast: this, doubled
 			       * per round, at most timeout_ms; 0: retry at once */
 };
 
 #define IBS_ENGINE_DEFAULT_WINDOW 32
 #define IBS_ENGINE_DEFAULT_TIMEOUT_MS 500
 #define IBS_ENGINE_DEFAULT_RETRIES 2
-#define IBS_ENGINE_DEFAULT_BACKOFF_MS 1
+#define IBS_ENGINE_DEFAULT_BACKOFF_US 250
 
 enum ibs_outcome {
 	IBS_MAD_OK,        /* a response with status 0 */
@@ -56,7 +56,7 @@ typedef void (*ibs_mad_cb)(void *ctx, const struct ibs_mad_req *req, const struc
 struct ibs_engine_stats {
 	uint64_t submitted, sent, received, completed;
 	uint64_t retries, timeouts, bad_status, malformed, unexpected, aborted;
-	uint64_t backoffs;    /* retries that waited (backoff_ms) before going out again */
+	uint64_t backoffs;    /* retries that waited (backoff_us) before going out again */
 	uint64_t other_paths; /* retries sent along another path than the request's first */
 	uint64_t elapsed_ms; /* since the engine was created, as of the last progress call */
 };

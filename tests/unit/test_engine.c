@@ -383,7 +383,7 @@ static void test_backoff_between_rounds(void **state)
 	struct fake f;
 	struct tally t = { 0 };
 	struct sends s = { 0 };
-	struct ibs_engine_opts o = { 4, 1000, 2, 0, 40 };
+	struct ibs_engine_opts o = { 4, 1000, 2, 0, 40000 };
 	struct ibs_engine *e;
 	struct ibs_mad_req req;
 	struct ibs_addr a;
@@ -424,7 +424,7 @@ static void test_no_backoff_after_timeout(void **state)
 {
 	struct fake f;
 	struct tally t = { 0 };
-	struct ibs_engine_opts o = { 4, 30, 2, 0, 5000 };
+	struct ibs_engine_opts o = { 4, 30, 2, 0, 5000000 };
 	struct ibs_engine *e;
 
 	(void)state;
