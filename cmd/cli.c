@@ -4,6 +4,7 @@
 #include "../core/capture.h"
 #include "../core/engine.h"
 #include "../core/log.h"
+#include "../core/strbuf.h"
 #include "../core/xalloc.h"
 #include "../fabric/cache.h"
 #include "../fabric/counters.h"
@@ -370,11 +371,30 @@ static bool options_conflict(const struct cli_common *c)
 /* Requests the last replay had no recorded answer for (cli_report_partial says so). */
 static size_t replay_misses;
 
+/*
+ * "; not discovered: the node behind port P of 'NAME' (GUID), ..." for every
+ * node a partial walk could not reach (they are named by where they are:
+ * nothing of theirs answered), or "".
+ */
+static char *missing_nodes(const struct ibs_fabric *f)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	for (i = 0; i < f->n_errors; i++) {
+		const struct ibs_walk_error *er = &f->errors[i];
+		if (ibs_walk_error_hides_neighbour(er))
+			sb_addf(&sb, "%s the node behind port %u of '%s' (%s)", sb.len ? "," : "; not discovered:",
+				er->port, ibs_node_name(er->node), er->node->guid_name);
+	}
+	return sb_detach(&sb);
+}
+
 void cli_report_partial(const struct ibs_fabric *f)
 {
 	size_t i, ports = 0, silent = 0;
 	unsigned p;
-	char *why;
+	char *why, *missing = missing_nodes(f);
 
 	for (i = 0; i < f->n_nodes; i++)
 		for (p = 0; p <= f->nodes[i]->ni.num_ports; p++) {
@@ -393,11 +413,12 @@ void cli_report_partial(const struct ibs_fabric *f)
 		why = xstrdup("part of the fabric did not answer");
 	if (replay_misses)
 		log_error("the result is partial: %s; the capture held no answer for %zu of the requests (recorded by "
-			  "another command, or with other options?)",
-			  why, replay_misses);
+			  "another command, or with other options?)%s",
+			  why, replay_misses, missing);
 	else
-		log_error("the result is partial: %s", why);
+		log_error("the result is partial: %s%s", why, missing);
 	free(why);
+	free(missing);
 }
 
 /* --node-name-map, if given: EXIT_OK with *map set (or NULL), or EXIT_RUNTIME (reported). */
@@ -531,6 +552,8 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 	} else {
 		struct ibs_umad_opts uo = { c->ca, c->port, (int)c->timeout_ms };
 		rc = ibs_umad_open(&uo, &t);
+		/* A replay answers at once whatever the timing: back off only on a live fabric. */
+		eo.backoff_us = IBS_ENGINE_DEFAULT_BACKOFF_US;
 	}
 	if (rc) {
 		ibs_namemap_free(map);
@@ -560,31 +583,12 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 	wo.progress_ctx = &prog;
 	rc = ibs_walk(e, f, &wo);
 	if (rc == IBS_OK && c->want_counters && !(lacks & IBS_LACK_PMA)) {
-		struct ibs_counter_opts co = { c->reset_counters && !c->interval_s, c->ext_counters };
-		rc = ibs_read_counters(e, f, &co, &f->no_lids);
-		f->counters_read = true;
-		if (rc == IBS_OK && c->interval_s > 0 && !f->no_lids) {
-			/* Keep the first reading, wait, read again: deltas and rates. */
-			struct timespec ts = { (time_t)c->interval_s,
-					       (long)((c->interval_s - (double)(time_t)c->interval_s) * 1e9) };
-			size_t i;
-			struct ibs_port *pt;
-			for (i = 0; i < f->n_nodes; i++)
-				for (pt = f->nodes[i]->ports; pt < ibs_node_ports_end(f->nodes[i]); pt++) {
-					if (pt->ctr && pt->ctr->ok) {
-						pt->ctr->prev = pt->ctr->c;
-						pt->ctr->have_prev = true;
-					}
-					if (pt->ctr)
-						pt->ctr->ok = false;
-				}
-			alarm(0);
-			nanosleep(&ts, NULL);
-			arm_watchdog(c->deadline_s);
-			co.reset = c->reset_counters;
+		struct ibs_counter_opts co = { c->reset_counters, c->ext_counters };
+		if (c->interval_s > 0)
+			rc = ibs_read_counters_interval(e, f, &co, c->interval_s, &f->no_lids);
+		else
 			rc = ibs_read_counters(e, f, &co, &f->no_lids);
-			f->interval_s = c->interval_s;
-		}
+		f->counters_read = true;
 	}
 	if (rc == IBS_OK && c->after_walk && f->n_nodes)
 		rc = c->after_walk(e, f, c->after_ctx);
@@ -596,9 +600,11 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 	}
 	if (prog.shown)
 		fputs("\r\033[K", stderr);
-	log_info("%zu nodes, %llu MADs sent, %llu received, %llu retries, %llu timeouts, %llu bad status in %llu ms",
+	log_info("%zu nodes, %llu MADs sent, %llu received, %llu retries (%llu along another path), %llu timeouts, "
+		 "%llu bad status in %llu ms",
 		 f->n_nodes, (unsigned long long)f->stats.sent, (unsigned long long)f->stats.received,
-		 (unsigned long long)f->stats.retries, (unsigned long long)f->stats.timeouts,
+		 (unsigned long long)f->stats.retries, (unsigned long long)f->stats.other_paths,
+		 (unsigned long long)f->stats.timeouts,
 		 (unsigned long long)f->stats.bad_status, (unsigned long long)ibs_engine_elapsed_ms(e));
 	ibs_engine_free(e);
 	replay_misses = ibs_replay_misses(t);

@@ -112,7 +112,7 @@ enum {
 	"  -P, --port N           port of that CA (default: its first active port)\n"               \
 	"      --window N         MADs in flight at most (default 32, 1-1024)\n"                    \
 	"      --timeout MS       per-MAD deadline in milliseconds (default 500)\n"                 \
-	"      --retries N        attempts after the first (default 2)\n"                           \
+	"      --retries N        attempts after the first, along each path (default 2)\n"          \
 	"      --deadline S       deadline for the whole run in seconds (default 300)\n"            \
 	"      --node-name-map F  name nodes from an ib-node-name-map file\n"                       \
 	"      --gids             read GUIDInfo: whole GID tables, alias GUIDs included\n"         \
@@ -159,7 +159,8 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 
 /*
  * Say why f is partial, in one line on stderr: the walk stopped early, so
- * many queries got no answer, or so many ports' PMA did not answer.
+ * many queries got no answer, or so many ports' PMA did not answer; and
+ * where each node the walk could not reach lies (the port it is behind).
  */
 void cli_report_partial(const struct ibs_fabric *f);
 

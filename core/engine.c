@@ -3,8 +3,14 @@
  * in flight, each in a slot whose index is the low bits of its TID, so a
  * response is matched in O(1). In-flight requests sit on a list in send
  * order: with one per-attempt timeout, the head always has the nearest
- * deadline. The transport is polled with a timeout computed from that
- * deadline and the global one, never longer.
+ * deadline. A request with other paths tries the next one at once when an
+ * attempt fails. Once every path has failed in a round, and the last failure
+ * came fast (an error status back at once, as the simulator gives for a
+ * dropped MAD, or a busy status), the next round waits a backoff that doubles
+ * per round: retries that burn instantly would all meet the same transient
+ * condition. The transport is polled with
+ * a timeout computed from the nearest of those times and the global
+ * deadline, never longer.
  */
 #include "engine.h"
 #include "log.h"
@@ -24,9 +30,12 @@ struct pend {
 	ibs_mad_cb cb;
 	void *ctx;
 	unsigned attempts;
-	uint64_t deadline;
 	uint32_t tid;
 	int slot;
+	bool paths;          /* other paths may be asked of e->paths */
+	uint8_t path_i;      /* the path of the current attempt */
+	uint8_t round;       /* rounds over the paths before the current one (retries are at most 100) */
+	uint64_t deadline; /* on the wire: end of this attempt; backing off: when to resend */
 	struct pend *next, *prev;
 };
 
@@ -41,11 +50,13 @@ struct ibs_engine {
 	uint64_t start, deadline; /* ns, CLOCK_MONOTONIC; deadline 0: none */
 	struct plist queue;       /* not yet sent (or waiting to be resent) */
 	struct plist wire;        /* in flight, in send order */
+	struct plist later;       /* backing off before a retry, by resend time */
 	struct pend **slots;
 	uint32_t seq;
 	enum ibs_err failed;      /* sticky abort reason */
 	struct ibs_engine_stats st;
 	struct pend *freelist;
+	ibs_path_fn paths;
 	void (*progress)(void *, const struct ibs_engine_stats *);
 	void *progress_ctx;
 	uint64_t last_progress;
@@ -68,7 +79,7 @@ const char *ibs_outcome_str(enum ibs_outcome o)
 	return "unknown";
 }
 
-static uint64_t now_ns(void)
+uint64_t ibs_now_ns(void)
 {
 	struct timespec ts;
 
@@ -76,28 +87,30 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void pl_push(struct plist *l, struct pend *p)
+/* Put p after q (at the front when q is NULL). */
+static void pl_insert_after(struct plist *l, struct pend *q, struct pend *p)
 {
-	p->next = NULL;
-	p->prev = l->tail;
-	if (l->tail)
-		l->tail->next = p;
+	p->prev = q;
+	p->next = q ? q->next : l->head;
+	if (p->next)
+		p->next->prev = p;
+	else
+		l->tail = p;
+	if (q)
+		q->next = p;
 	else
 		l->head = p;
-	l->tail = p;
 	l->n++;
+}
+
+static void pl_push(struct plist *l, struct pend *p)
+{
+	pl_insert_after(l, l->tail, p);
 }
 
 static void pl_push_front(struct plist *l, struct pend *p)
 {
-	p->prev = NULL;
-	p->next = l->head;
-	if (l->head)
-		l->head->prev = p;
-	else
-		l->tail = p;
-	l->head = p;
-	l->n++;
+	pl_insert_after(l, NULL, p);
 }
 
 static void pl_del(struct plist *l, struct pend *p)
@@ -127,7 +140,7 @@ struct ibs_engine *ibs_engine_new(struct ibs_transport *t, const struct ibs_engi
 	if (e->o.timeout_ms < 1)
 		e->o.timeout_ms = 1;
 	e->slots = xcalloc(e->o.window, sizeof(*e->slots));
-	e->start = now_ns();
+	e->start = ibs_now_ns();
 	if (o->deadline_ms)
 		e->deadline = e->start + (uint64_t)o->deadline_ms * 1000000ull;
 	/* Start TIDs away from 0 so that a zeroed MAD never matches. */
@@ -149,10 +162,24 @@ const struct ibs_engine_stats *ibs_engine_stats(const struct ibs_engine *e)
 
 uint64_t ibs_engine_elapsed_ms(const struct ibs_engine *e)
 {
-	return (now_ns() - e->start) / 1000000ull;
+	return (ibs_now_ns() - e->start) / 1000000ull;
 }
 
-void ibs_engine_submit(struct ibs_engine *e, const struct ibs_mad_req *req, ibs_mad_cb cb, void *ctx)
+uint64_t ibs_engine_remaining_ms(const struct ibs_engine *e)
+{
+	uint64_t now = ibs_now_ns();
+
+	if (!e->deadline)
+		return UINT64_MAX;
+	return e->deadline > now ? (e->deadline - now) / 1000000ull : 0;
+}
+
+void ibs_engine_set_paths(struct ibs_engine *e, ibs_path_fn path)
+{
+	e->paths = path;
+}
+
+static void submit(struct ibs_engine *e, const struct ibs_mad_req *req, bool paths, ibs_mad_cb cb, void *ctx)
 {
 	struct pend *p = e->freelist;
 
@@ -171,9 +198,20 @@ void ibs_engine_submit(struct ibs_engine *e, const struct ibs_mad_req *req, ibs_
 	}
 	p->cb = cb;
 	p->ctx = ctx;
+	p->paths = paths;
 	p->slot = -1;
 	pl_push(&e->queue, p);
 	e->st.submitted++;
+}
+
+void ibs_engine_submit(struct ibs_engine *e, const struct ibs_mad_req *req, ibs_mad_cb cb, void *ctx)
+{
+	submit(e, req, false, cb, ctx);
+}
+
+void ibs_engine_submit_paths(struct ibs_engine *e, const struct ibs_mad_req *req, ibs_mad_cb cb, void *ctx)
+{
+	submit(e, req, true, cb, ctx);
 }
 
 static void release(struct ibs_engine *e, struct pend *p)
@@ -222,21 +260,53 @@ static void complete(struct ibs_engine *e, struct pend *p, enum ibs_outcome oc, 
 	release(e, p);
 }
 
-/* The current attempt of p failed in a way that deserves another try. */
-static void retry_or_fail(struct ibs_engine *e, struct pend *p, enum ibs_outcome oc, uint16_t status)
+/* Queue p to go out again at `when`, keeping e->later in time order. */
+static void pl_insert_later(struct plist *l, struct pend *p, uint64_t when)
 {
-	if (e->t->ops->expire && oc == IBS_MAD_TIMEOUT)
+	struct pend *q = l->tail;
+
+	p->deadline = when;
+	while (q && q->deadline > when)
+		q = q->prev;
+	pl_insert_after(l, q, p);
+}
+
+/*
+ * The current attempt of p failed in a way that deserves another try: along
+ * the next path at once, or, after a round over all of them, along the first
+ * again. `now` is when the failure was seen: a round whose last attempt
+ * failed in less than half its timeout failed fast, and waits its backoff.
+ */
+static void retry_or_fail(struct ibs_engine *e, struct pend *p, enum ibs_outcome oc, uint16_t status, uint64_t now)
+{
+	uint64_t timeout_ns = (uint64_t)e->o.timeout_ms * 1000000ull;
+
+	if (e->t->ops->expire && oc == IBS_MAD_TIMEOUT && now >= p->deadline)
 		e->t->ops->expire(e->t, &p->req, p->tid);
-	if (p->attempts <= e->o.retries) {
-		e->slots[p->slot] = NULL;
-		p->slot = -1;
-		pl_del(&e->wire, p);
-		/* Retries go first: they are the oldest work. */
-		pl_push_front(&e->queue, p);
-		e->st.retries++;
+	if (p->paths && e->paths && p->path_i < UINT8_MAX && e->paths(p->ctx, p->path_i + 1u, &p->req.addr)) {
+		p->path_i++;
+		e->st.other_paths++;
+	} else if (p->round < e->o.retries) {
+		p->round++;
+		if (p->path_i)
+			e->paths(p->ctx, 0, &p->req.addr);
+		p->path_i = 0;
+	} else {
+		complete(e, p, oc, status, NULL, 0);
 		return;
 	}
-	complete(e, p, oc, status, NULL, 0);
+	e->slots[p->slot] = NULL;
+	p->slot = -1;
+	pl_del(&e->wire, p);
+	e->st.retries++;
+	if (p->path_i == 0 && e->o.backoff_us && p->deadline > now + timeout_ns / 2) {
+		uint64_t wait = (uint64_t)e->o.backoff_us * 1000ull << (p->round > 20 ? 20 : p->round - 1);
+		pl_insert_later(&e->later, p, now + (wait < timeout_ns ? wait : timeout_ns));
+		e->st.backoffs++;
+		return;
+	}
+	/* Retries go first: they are the oldest work. */
+	pl_push_front(&e->queue, p);
 }
 
 static int free_slot(struct ibs_engine *e)
@@ -306,7 +376,7 @@ static void handle_packet(struct ibs_engine *e, const struct ibs_packet *pkt)
 	}
 	if (pkt->status) {
 		/* The kernel (or the simulator) gave up on this attempt. */
-		retry_or_fail(e, p, IBS_MAD_TIMEOUT, 0);
+		retry_or_fail(e, p, IBS_MAD_TIMEOUT, 0, ibs_now_ns());
 		return;
 	}
 	if (!(h.method & 0x80) || h.mgmt_class != p->req.mgmt_class || h.attr_id != p->req.attr_id) {
@@ -315,7 +385,7 @@ static void handle_packet(struct ibs_engine *e, const struct ibs_packet *pkt)
 	}
 	st = ibs_mad_status(&h);
 	if (st & 0x1) { /* busy: IBA 13.4.7 says try again */
-		retry_or_fail(e, p, IBS_MAD_STATUS, st);
+		retry_or_fail(e, p, IBS_MAD_STATUS, st, ibs_now_ns());
 		return;
 	}
 	if (st) {
@@ -328,11 +398,26 @@ static void handle_packet(struct ibs_engine *e, const struct ibs_packet *pkt)
 static void abort_all(struct ibs_engine *e)
 {
 	/* Callbacks may submit more; they are aborted too, until nothing is left. */
-	while (e->wire.head || e->queue.head) {
-		struct pend *p = e->wire.head ? e->wire.head : e->queue.head;
+	while (e->wire.head || e->queue.head || e->later.head) {
+		struct pend *p = e->wire.head ? e->wire.head : e->queue.head ? e->queue.head : e->later.head;
 		if (p->slot < 0)
-			pl_del(&e->queue, p);
+			pl_del(p == e->later.head ? &e->later : &e->queue, p);
 		complete(e, p, IBS_MAD_ABORTED, 0, NULL, 0);
+	}
+}
+
+/* Retries whose backoff is over go to the front of the queue, earliest first. */
+static void requeue_due(struct ibs_engine *e, uint64_t now)
+{
+	struct pend *p, *last = NULL;
+
+	for (p = e->later.head; p && p->deadline <= now; p = p->next)
+		last = p;
+	while (last) {
+		p = last->prev;
+		pl_del(&e->later, last);
+		pl_push_front(&e->queue, last);
+		last = p;
 	}
 }
 
@@ -350,7 +435,7 @@ enum ibs_err ibs_engine_run(struct ibs_engine *e)
 	struct ibs_packet pkt;
 
 	for (;;) {
-		uint64_t now = now_ns(), wake;
+		uint64_t now = ibs_now_ns(), wake;
 		int ms, drained;
 		enum ibs_err rc;
 
@@ -366,16 +451,19 @@ enum ibs_err ibs_engine_run(struct ibs_engine *e)
 		}
 		/* Expire attempts whose deadline passed; the head is the oldest. */
 		while (e->wire.head && e->wire.head->deadline <= now)
-			retry_or_fail(e, e->wire.head, IBS_MAD_TIMEOUT, 0);
+			retry_or_fail(e, e->wire.head, IBS_MAD_TIMEOUT, 0, now);
+		requeue_due(e, now);
 		while (e->queue.head && e->wire.n < e->o.window && !e->failed)
 			send_one(e, e->queue.head, now);
 		if (e->failed)
 			continue;
-		if (!e->wire.head && !e->queue.head)
+		if (!e->wire.head && !e->queue.head && !e->later.head)
 			return IBS_OK;
-		if (!e->wire.head)
+		if (!e->wire.head && e->queue.head)
 			continue;
-		wake = e->wire.head->deadline;
+		wake = e->wire.head ? e->wire.head->deadline : UINT64_MAX;
+		if (e->later.head && e->later.head->deadline < wake)
+			wake = e->later.head->deadline;
 		if (e->deadline && e->deadline < wake)
 			wake = e->deadline;
 		ms = wake > now ? (int)((wake - now + 999999) / 1000000) : 0;

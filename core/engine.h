@@ -1,7 +1,9 @@
 /*
  * The asynchronous MAD engine: keeps up to `window` requests in flight on one
  * transport, matches responses on the low 32 bits of the TID, applies its own
- * per-MAD deadline and retries, and a global deadline for the whole run.
+ * per-MAD deadline and retries, and a global deadline for the whole run. A
+ * request may have other paths to its target: each retry then takes the next
+ * one, and the backoff comes between rounds over all of them.
  * A request always completes exactly once, through its callback, whatever
  * happens (answer, bad status, timeout, malformed response, abort).
  */
@@ -20,13 +22,16 @@
 struct ibs_engine_opts {
 	unsigned window;      /* MADs in flight at most (1..IBS_ENGINE_MAX_WINDOW) */
 	unsigned timeout_ms;  /* per attempt */
-	unsigned retries;     /* extra attempts after the first */
+	unsigned retries;     /* extra attempts after the first (per path) */
 	unsigned deadline_ms; /* for everything, from ibs_engine_new(); 0: none */
+	unsigned backoff_us;  /* wait before retrying an attempt that failed fast: this, doubled
+			       * per round, at most timeout_ms; 0: retry at once */
 };
 
 #define IBS_ENGINE_DEFAULT_WINDOW 32
 #define IBS_ENGINE_DEFAULT_TIMEOUT_MS 500
 #define IBS_ENGINE_DEFAULT_RETRIES 2
+#define IBS_ENGINE_DEFAULT_BACKOFF_US 250
 
 enum ibs_outcome {
 	IBS_MAD_OK,        /* a response with status 0 */
@@ -51,6 +56,8 @@ typedef void (*ibs_mad_cb)(void *ctx, const struct ibs_mad_req *req, const struc
 struct ibs_engine_stats {
 	uint64_t submitted, sent, received, completed;
 	uint64_t retries, timeouts, bad_status, malformed, unexpected, aborted;
+	uint64_t backoffs;    /* retries that waited (backoff_us) before going out again */
+	uint64_t other_paths; /* retries sent along another path than the request's first */
 	uint64_t elapsed_ms; /* since the engine was created, as of the last progress call */
 };
 
@@ -60,6 +67,23 @@ struct ibs_engine *ibs_engine_new(struct ibs_transport *t, const struct ibs_engi
 /* Queue a request; the payload (req->data) is copied. cb runs from ibs_engine_run(). */
 void ibs_engine_submit(struct ibs_engine *e, const struct ibs_mad_req *req, ibs_mad_cb cb, void *ctx);
 /*
+ * Path i to the target of a request submitted with ibs_engine_submit_paths
+ * (ctx is the one given with it) into *out, or false (and *out untouched)
+ * when it has no path i. Path 0 must be the request's own address, and a
+ * request that has path i has every path below.
+ */
+typedef bool (*ibs_path_fn)(void *ctx, unsigned i, struct ibs_addr *out);
+/* Who knows the other paths (one for the engine: the walker); NULL: nobody. */
+void ibs_engine_set_paths(struct ibs_engine *e, ibs_path_fn path);
+/*
+ * ibs_engine_submit, for a target with other paths: a failed attempt goes
+ * out again along the next path, asked of the ibs_path_fn only then
+ * (nothing is asked about a request that succeeds); after the last one a
+ * new round starts along path 0. A request that fails in retries + 1 rounds
+ * completes as failed. The callback sees req->addr as the last attempt's path.
+ */
+void ibs_engine_submit_paths(struct ibs_engine *e, const struct ibs_mad_req *req, ibs_mad_cb cb, void *ctx);
+/*
  * Run until nothing is queued or in flight. IBS_OK, or IBS_E_DEADLINE /
  * IBS_E_TRANSPORT when the run was aborted (every request still completed,
  * as IBS_MAD_ABORTED). Once aborted, later runs abort at once.
@@ -68,6 +92,10 @@ enum ibs_err ibs_engine_run(struct ibs_engine *e);
 const struct ibs_engine_stats *ibs_engine_stats(const struct ibs_engine *e);
 /* Milliseconds since the engine was created. */
 uint64_t ibs_engine_elapsed_ms(const struct ibs_engine *e);
+/* Milliseconds left before the global deadline (UINT64_MAX without one). */
+uint64_t ibs_engine_remaining_ms(const struct ibs_engine *e);
+/* Now, on the clock the engine's deadlines use (CLOCK_MONOTONIC), in ns. */
+uint64_t ibs_now_ns(void);
 /* Called at most every 200 ms while running. */
 void ibs_engine_set_progress(struct ibs_engine *e, void (*fn)(void *ctx, const struct ibs_engine_stats *s),
 			     void *ctx);

@@ -3,10 +3,12 @@
 #include "../core/log.h"
 #include "../core/xalloc.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #define DEF(n, k, err, thr, b) { n, #k, offsetof(struct ibs_pma_counters, k), err, thr, b }
 /* Default thresholds: a count above them in one reading is a finding. */
@@ -119,8 +121,10 @@ static void on_ext(void *ctx, const struct ibs_mad_req *req, const struct ibs_ma
 
 	(void)req;
 	/* Without the extended counters the 32-bit ones still stand. */
-	if (r->outcome == IBS_MAD_OK && ibs_decode_port_counters_ext(r->mad, r->len, &pc->c) == IBS_OK)
+	if (r->outcome == IBS_MAD_OK && ibs_decode_port_counters_ext(r->mad, r->len, &pc->c) == IBS_OK) {
 		pc->extended = true;
+		pc->t_ns = ibs_now_ns(); /* the data counters are these */
+	}
 	if (pc->extended && c->o->reset)
 		submit_reset(c, true);
 	free(c);
@@ -138,6 +142,7 @@ static void on_counters(void *ctx, const struct ibs_mad_req *req, const struct i
 	pc->status = r->status;
 	if (r->outcome == IBS_MAD_OK && ibs_decode_port_counters(r->mad, r->len, &pc->c) == IBS_OK) {
 		pc->ok = true;
+		pc->t_ns = ibs_now_ns();
 		if (c->node->pma_capmask & (IBS_PM_EXT_WIDTH_SUPPORTED | IBS_PM_EXT_WIDTH_NOIETF_SUP)) {
 			pma_req(&ext, req->addr.lid, IBS_ATTR_PORT_COUNTERS_EXT, c->port->num, true, false, data);
 			ibs_engine_submit(c->e, &ext, on_ext, cctx(c, c->node, c->port, true));
@@ -161,6 +166,7 @@ static struct ibs_port_counters *fresh(struct ibs_port *pt)
 		pt->ctr->ok = pt->ctr->extended = false;
 		pt->ctr->outcome = IBS_MAD_OK;
 		pt->ctr->status = 0;
+		pt->ctr->t_ns = 0;
 		memset(&pt->ctr->c, 0, sizeof(pt->ctr->c));
 	}
 	return pt->ctr;
@@ -254,4 +260,51 @@ enum ibs_err ibs_read_counters(struct ibs_engine *e, struct ibs_fabric *f, const
 	}
 	*no_lids = wanted && !with_lid;
 	return ibs_engine_run(e);
+}
+
+/* Sleep for s seconds, through signals that interrupt it. */
+static void wait_s(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+enum ibs_err ibs_read_counters_interval(struct ibs_engine *e, struct ibs_fabric *f, const struct ibs_counter_opts *o,
+					double interval_s, bool *no_lids)
+{
+	struct ibs_counter_opts first = *o;
+	enum ibs_err rc;
+	size_t i;
+	struct ibs_port *pt;
+
+	first.reset = false; /* a reset now would be the first delta's loss */
+	rc = ibs_read_counters(e, f, &first, no_lids);
+	if (rc != IBS_OK || *no_lids)
+		return rc;
+	/* Keep the first reading, wait, read again: deltas and rates. */
+	for (i = 0; i < f->n_nodes; i++)
+		for (pt = f->nodes[i]->ports; pt < ibs_node_ports_end(f->nodes[i]); pt++) {
+			struct ibs_port_counters *c = pt->ctr;
+			if (c && c->ok) {
+				c->prev = c->c;
+				c->prev_t_ns = c->t_ns;
+				c->have_prev = true;
+			}
+		}
+	if ((double)ibs_engine_remaining_ms(e) < interval_s * 1000.0) {
+		log_error("no time left for a second reading %.3g s later (--deadline)", interval_s);
+		return IBS_E_DEADLINE;
+	}
+	wait_s(interval_s);
+	f->interval_s = interval_s;
+	return ibs_read_counters(e, f, o, no_lids);
+}
+
+double ibs_port_counters_elapsed(const struct ibs_port_counters *c)
+{
+	if (!c->have_prev || !c->ok || c->t_ns <= c->prev_t_ns)
+		return 0;
+	return (double)(c->t_ns - c->prev_t_ns) / 1e9;
 }

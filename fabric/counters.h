@@ -21,6 +21,19 @@ struct ibs_counter_opts {
 enum ibs_err ibs_read_counters(struct ibs_engine *e, struct ibs_fabric *f, const struct ibs_counter_opts *o,
 			       bool *no_lids);
 
+/*
+ * Read the counters twice: ibs_read_counters, a wait of interval_s once every
+ * port has answered, and again (o->reset applies to the second reading
+ * only). Each port keeps its first reading in ctr->prev; deltas and rates are
+ * over the time between its two answers (ctr->prev_t_ns to ctr->t_ns), which
+ * is longer than interval_s by the time the readings take. IBS_E_DEADLINE,
+ * without waiting, when the engine's deadline would pass during the wait.
+ */
+enum ibs_err ibs_read_counters_interval(struct ibs_engine *e, struct ibs_fabric *f, const struct ibs_counter_opts *o,
+					double interval_s, bool *no_lids);
+/* Seconds between a port's two readings, or 0 when it has not two. */
+double ibs_port_counters_elapsed(const struct ibs_port_counters *c);
+
 /* The ports whose counters ibs_read_counters reads. */
 bool ibs_port_wants_counters(const struct ibs_node *n, const struct ibs_port *p);
 /* LID to address a node's PMA: a switch's port 0, else the port's own. */

@@ -25,8 +25,10 @@ struct ibs_port_counters {
 	enum ibs_outcome outcome; /* when !ok */
 	uint16_t status;
 	struct ibs_pma_counters c;
+	uint64_t t_ns;            /* when the answer holding the data counters arrived (CLOCK_MONOTONIC) */
 	bool have_prev;           /* an earlier reading, for --interval */
 	struct ibs_pma_counters prev;
+	uint64_t prev_t_ns;
 };
 
 struct ibs_port {
@@ -125,7 +127,7 @@ struct ibs_fabric {
 	size_t n_aborted;         /* queries cut off by the abort */
 	bool counters_read;       /* PMA counters were read into port->ctr */
 	bool no_lids;             /* ... but could not be: no port has a LID */
-	double interval_s;        /* seconds between two counter readings, or 0 */
+	double interval_s;        /* the wait between two counter readings (each port's own time is in its ctr), or 0 */
 	struct ibs_engine_stats stats;
 	/* GUID hash: open addressing on node GUID, duplicates chained per slot. */
 	struct ibs_node **hash;

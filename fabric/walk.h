@@ -23,4 +23,12 @@ struct ibs_walk_opts {
  */
 enum ibs_err ibs_walk(struct ibs_engine *e, struct ibs_fabric *f, const struct ibs_walk_opts *o);
 
+/*
+ * Whether er leaves a neighbour undiscovered: whatever is cabled to port
+ * er->port of er->node, which its NodeInfo (or the port's PortInfo, without
+ * which the port is not probed) did not reach. A node that is missing from
+ * a partial walk lies behind such a port, or behind missing nodes only.
+ */
+bool ibs_walk_error_hides_neighbour(const struct ibs_walk_error *er);
+
 #endif

@@ -310,7 +310,8 @@ void render_counters(struct emit *e, const struct ibs_fabric *f)
 	emit_str(e, "schema", NULL, IBS_COUNTERS_SCHEMA);
 	emit_uint(e, "ports", "counters: %" PRIu64 " ports", nports);
 	emit_uint(e, "answered", ", %" PRIu64 " answered", nok);
-	emit_double(e, "interval_s", f->interval_s > 0 ? ", deltas over %.3g s" : NULL, f->interval_s);
+	emit_double(e, "interval_s", f->interval_s > 0 ? ", read again %.3g s after the first reading" : NULL,
+		    f->interval_s);
 	emit_bool(e, "partial", NULL, f->partial);
 	emit_text(e, "%s\n", f->no_lids ? " (no port has a LID: is a subnet manager running?)" : "");
 	emit_arr_open(e, "ports_counters");
@@ -319,7 +320,7 @@ void render_counters(struct emit *e, const struct ibs_fabric *f)
 		for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
 			const struct ibs_port_counters *c = pt->ctr;
 			unsigned p = pt->num;
-			double dt = f->interval_s;
+			double dt;
 			if (!c)
 				continue;
 			emit_obj_open(e, NULL);
@@ -351,14 +352,18 @@ void render_counters(struct emit *e, const struct ibs_fabric *f)
 					emit_text(e, " %s=%" PRIu64, ibs_counter_defs[k].name, v);
 			}
 			emit_obj_close(e);
-			if (c->have_prev && dt > 0) {
+			/* Over the time between this port's two answers, not the nominal interval. */
+			dt = ibs_port_counters_elapsed(c);
+			if (dt > 0) {
 				/* Deltas of 32-bit counters may wrap; report what the subtraction gives. */
 				uint64_t dx = (c->c.xmit_data - c->prev.xmit_data) * 4, dr = (c->c.rcv_data - c->prev.rcv_data) * 4;
 				emit_obj_open(e, "deltas");
+				emit_double(e, "seconds", NULL, dt);
 				emit_uint(e, "xmit_bytes", NULL, dx);
 				emit_uint(e, "rcv_bytes", NULL, dr);
 				emit_double(e, "xmit_bytes_per_s", " | %.0f B/s out", (double)dx / dt);
 				emit_double(e, "rcv_bytes_per_s", ", %.0f B/s in", (double)dr / dt);
+				emit_text(e, " over %.3f s", dt);
 				for (k = 0; k < ibs_n_counter_defs; k++) {
 					uint64_t d = ibs_counter_get(&c->c, &ibs_counter_defs[k]) -
 						     ibs_counter_get(&c->prev, &ibs_counter_defs[k]);

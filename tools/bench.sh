@@ -20,7 +20,8 @@
 # fabric file; the health runs must find the fabric clean (all nodes and
 # links, no finding); a replay must print what the recorded live run did.
 # Prints one table and writes it to build/bench/results.md.
-# BENCH_SIZES picks sizes: small medium large xlarge huge (default all).
+# Then the lossy row (bench_lossy): clean and lossy walks of a 264-node tree.
+# BENCH_SIZES picks sizes: small medium large xlarge huge lossy (default all).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/tests/sim/simlib.sh"
@@ -39,7 +40,7 @@ runs_for() {
 	*) echo 5 ;;
 	esac
 }
-sizes=${BENCH_SIZES:-small medium large xlarge huge}
+sizes=${BENCH_SIZES:-small medium large xlarge huge lossy}
 madcount=$root/build/rel/madcount.so
 ibscan=$root/ibscan
 
@@ -132,8 +133,76 @@ pairs() {
 		awk '{v[NR]=$1} END { if (NR) printf "%.2f-%.2f (median %.2f)", v[1], v[NR], v[int((NR+1)/2)]; else print "-" }'
 }
 
+# bench_lossy: the 264-node 3-level tree of tests/sim/t_fault_matrix.sh (2
+# cables per switch pair), clean and with 10% of the MADs dropped at 12 of
+# its 48 switches (ibsim's Error on every fourth switch in file order,
+# S-leaf01, where the tools attach, among them). Each round runs ibscan
+# topology and ibnetdiscover, both with their defaults, on the clean fabric
+# and then on the lossy one. Per run: wall time, MADs, exit code, the nodes
+# found, and whether the topology equals ibnetdiscover's clean view
+# (tests/sim's normalizers). Writes its table to $out/lossy.md; an ibscan
+# run that is not complete (or an ibnetdiscover run on the clean fabric) is
+# also an error, which fails the bench.
+bench_lossy() {
+	local f=$out/lossy.net n=${BENCH_RUNS:-15} i s cond tool t rss mads rc nodes eq sw
+	python3 "$root/tools/genfabric.py" --levels 3 --radix 24 --parallel 2 --hosts 216 --cores 12 -o "$f" 2>/dev/null
+	sim_start "$f" || { echo "bench: lossy: the simulator did not come up" >&2; return; }
+	mapfile -t sw < <(grep -o '^Switch[[:space:]]*[0-9]* "[^"]*"' "$f" | sed 's/.*"\(.*\)"/\1/' | awk 'NR % 4 == 1')
+	(cd "$SIM_DIR" && LD_PRELOAD=$SIM_SHIM ibnetdiscover) >"$out/lossy.ibnd" 2>/dev/null
+	python3 "$root/tests/sim/ibnd2norm.py" "$out/lossy.ibnd" -o "$out/lossy.ref"
+	: >"$out/runs"
+	for i in $(seq "$n"); do
+		for cond in clean lossy; do
+			for s in "${sw[@]}"; do sim_console "Error \"$s\" $([ $cond = clean ] && echo 0 || echo 10)" >/dev/null; done
+			for tool in ibscan ibnetdiscover; do
+				rc=0
+				rm -f "$out/lossy.norm"
+				if [ $tool = ibscan ]; then
+					(cd "$SIM_DIR" && LD_PRELOAD="$madcount:$SIM_SHIM" /usr/bin/time -f "time %e %M" \
+						"$ibscan" topology --json >"$out/lossy.out" 2>"$out/err") || rc=$?
+					python3 "$root/tests/sim/ibscan2norm.py" "$out/lossy.out" -o "$out/lossy.norm" 2>/dev/null
+				else
+					(cd "$SIM_DIR" && LD_PRELOAD="$madcount:$SIM_SHIM" /usr/bin/time -f "time %e %M" \
+						ibnetdiscover >"$out/lossy.out" 2>"$out/err") || rc=$?
+					python3 "$root/tests/sim/ibnd2norm.py" "$out/lossy.out" -o "$out/lossy.norm" 2>/dev/null
+				fi
+				read -r t rss <<<"$(grep '^time ' "$out/err" | tail -1 | cut -d' ' -f2-)"
+				mads=$(grep '^madcount: ' "$out/err" | tail -1 | cut -d' ' -f2)
+				nodes=$(cat "$out/lossy.norm" 2>/dev/null | grep -c '^node ')
+				eq=0
+				bash "$root/tests/sim/compare.sh" "$out/lossy.norm" "$out/lossy.ref" >/dev/null 2>&1 && eq=1
+				echo "$tool-$cond ${t:-nan} ${rss:-0} ${mads:-0} $rc $nodes $eq" >>"$out/runs"
+				# ibscan must find it all, lossy or not; ibnetdiscover only on the clean fabric.
+				if [ "$rc" != 0 ] || [ $eq != 1 ]; then
+					[ $tool = ibscan ] || [ $cond = clean ] &&
+						echo "lossy $tool-$cond: exit $rc, $nodes nodes, not the clean topology" >>"$out/errors"
+				fi
+			done
+		done
+	done
+	for s in "${sw[@]}"; do sim_console "Error \"$s\" 0" >/dev/null; done
+	sim_stop
+	{
+		echo
+		echo "Lossy fabric: 264 nodes, 504 links, 10% of the MADs dropped at 12 of the 48 switches; $n rounds"
+		echo
+		echo "| tool | fabric | runs | exit 0 | equal to ibnetdiscover's clean view | nodes found min-max | MADs median | wall min s | wall median s |"
+		echo "|---|---|---|---|---|---|---|---|---|"
+		for tool in ibscan ibnetdiscover; do
+			for cond in clean lossy; do
+				awk -v k="$tool-$cond" -v tool=$tool -v cond=$cond '$1 == k {
+					c++; ok += $5 == 0; eq += $7; if (!c0 || $6 < lo) lo = $6; if ($6 > hi) hi = $6; c0 = 1 }
+					END { printf "| %s | %s | %d | %d | %d | %d-%d ", tool, cond == "clean" ? "clean" : "10% at a quarter", c, ok, eq, lo, hi }' "$out/runs"
+				echo "| $(stats "$tool-$cond" 4 median) | $(stats "$tool-$cond" 2 min) | $(stats "$tool-$cond" 2 median) |"
+			done
+		done
+		echo "| ibscan | lossy/clean | | | | | | | $(ratio "$(stats ibscan-lossy 2 median)" "$(stats ibscan-clean 2 median)"), per round $(pairs ibscan-lossy ibscan-clean) |"
+	} >"$out/lossy.md"
+}
+
 : >"$out/results.md"
 : >"$out/errors"
+: >"$out/lossy.md"
 {
 	echo "# ibscan bench, $(date -u +%Y-%m-%d), $(nproc) cores, $(uname -r)"
 	echo
@@ -141,6 +210,10 @@ pairs() {
 	echo "|---|---|---|---|---|---|---|---|---|"
 } >>"$out/results.md"
 for size in $sizes; do
+	if [ "$size" = lossy ]; then
+		bench_lossy
+		continue
+	fi
 	f=$(gen "$size")
 	: >"$out/runs"
 	nodes=$(grep -m1 '^# nodes' "$f" | awk '{print $3}' | tr -d :)
@@ -208,6 +281,7 @@ done
 		echo
 		sed 's/^/    /' "$out/errors"
 	fi
+	cat "$out/lossy.md"
 } >>"$out/results.md"
 cat "$out/results.md"
 if grep -q '^[a-z]* ibscan\|reference:\|did not come up' "$out/errors" || grep -q '| - | - | - |' "$out/results.md"; then

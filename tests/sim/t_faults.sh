@@ -29,6 +29,9 @@ sim_start "$FABRICS/net.2sw2path4hca"
 sim_console 'Error "Switch2" 100' >/dev/null
 expect_rc 3 ibs topology --json --timeout 200 --retries 1
 grep -q "the result is partial" "$TMP/err" || fail "no partial message"
+# Every node it missed is named on stderr by the port it lies behind (Switch2 by both cables).
+grep -q "^ibscan: error: the result is partial: .*; not discovered: the node behind port 3 of 'Switch1' (0x0000000000200000), the node behind port 5 of 'Switch1' (0x0000000000200000)$" "$TMP/err" ||
+	{ cat "$TMP/err"; fail "the nodes behind Switch1 ports 3 and 5 are not named on stderr"; }
 python3 - "$TMP/out" <<'PY' || fail "dead switch: wrong model"
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -23,7 +23,7 @@ live|links --json|0|out|"schema": "ibscan.links/1"
 live|sm|0|out|SM port 0x0000000000200000 "Switch1" port 0 LID 1 master
 live|health|0|out|^IBSCAN OK - 6 nodes, 6 links, no findings
 live|counters|0|out|^counters: 12 ports, 12 answered$
-live|counters --interval 1|0|out|^counters: 12 ports, 12 answered, deltas over 1 s$
+live|counters --interval 1|0|out|^counters: 12 ports, 12 answered, read again 1 s after the first reading$
 live|diff $base live|0|out|^no differences
 live|route Hca1 Hca4|0|out|^to   ca 0x0000000000100009 "Hca4" port 1 LID 6
 live|routes --dump|0|out|^switch 0x0000000000200001 "Switch2" LID 3 LinearFDBTop 6

@@ -220,7 +220,23 @@ struct ff {
 	unsigned delay_ms;
 	unsigned shuffle; /* passed to struct fake */
 	unsigned overtaken; /* from struct fake, after a walk */
+	/* Deterministic loss: SMPs whose DR path starts with one of these come back with status 110. */
+	struct {
+		uint8_t hops;
+		uint8_t path[8];
+	} drop[4];
+	unsigned n_drop;
+	int refuse_node;        /* node index + 1 that refuses (status 110) its first refuse_count SMPs */
+	unsigned refuse_count, refused;
 };
+
+/* Lose every SMP whose DR path starts with the ports in path (0-terminated). */
+static inline void ff_drop_path(struct ff *ff, const uint8_t *path)
+{
+	unsigned k = ff->n_drop++;
+	for (ff->drop[k].hops = 0; path[ff->drop[k].hops]; ff->drop[k].hops++)
+		ff->drop[k].path[ff->drop[k].hops] = path[ff->drop[k].hops];
+}
 
 static inline int ff_add(struct ff *ff, int type, int nports, uint64_t guid, const char *desc)
 {
@@ -259,6 +275,12 @@ static inline void ff_on_send(struct fake *f, const struct ibs_mad_req *req, con
 	/* With delay_ms set, answers come back shuffled (0..4 ms by request). */
 	unsigned dl = ff->delay_ms ? (req->addr.hops * 7u + mod * 3u + attr + req->addr.path[req->addr.hops]) % 5u : 0;
 
+	for (i = 0; i < (int)ff->n_drop; i++)
+		if (req->addr.hops >= ff->drop[i].hops &&
+		    !memcmp(req->addr.path + 1, ff->drop[i].path, ff->drop[i].hops)) {
+			fake_push(f, mad, IBS_MAD_SIZE, 110, dl); /* lost on the way, as ibsim says so */
+			return;
+		}
 	/* Follow the initial path (IBA 14.2.2.1); the first hop leaves the local port. */
 	for (i = 1; i <= req->addr.hops; i++) {
 		int p = req->addr.path[i];
@@ -277,6 +299,11 @@ static inline void ff_on_send(struct fake *f, const struct ibs_mad_req *req, con
 	n = &ff->n[cur];
 	if (n->dead)
 		return;
+	if (ff->refuse_node == cur + 1 && ff->refused < ff->refuse_count) {
+		ff->refused++;
+		fake_push(f, mad, IBS_MAD_SIZE, 110, dl);
+		return;
+	}
 	memset(d, 0, sizeof(d));
 	if (n->bad_status_attr == attr) {
 		fake_answer(f, mad, 0x1c, NULL, dl);

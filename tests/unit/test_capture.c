@@ -32,7 +32,7 @@ static void build(void)
 
 static char *walk_json(struct ibs_transport *t)
 {
-	struct ibs_engine_opts o = { 8, 50, 1, 10000 };
+	struct ibs_engine_opts o = { 8, 50, 1, 10000, 0 };
 	struct ibs_walk_opts wo = { true, true, NULL, NULL };
 	struct ibs_engine *e = ibs_engine_new(t, &o);
 	struct ibs_fabric *f = ibs_fabric_new();
@@ -93,7 +93,7 @@ static void test_record_then_replay(void **state)
 		resp += x.outcome == IBS_CAP_RESP;
 	}
 	assert_int_equal(i, c->n);
-	assert_int_equal(none, 2); /* the dead CA: first attempt and one retry */
+	assert_int_equal(none, 4); /* the dead CA: first attempt and one retry, twice (the re-sweep) */
 	assert_true(resp > 20);
 	ibs_capture_free(c);
 
@@ -113,7 +113,7 @@ static void test_replay_strict_and_missing(void **state)
 	char path[] = "/tmp/ibscan-test-capXXXXXX";
 	int fd = mkstemp(path);
 	struct ibs_transport *rp;
-	struct ibs_engine_opts o = { 8, 50, 1, 10000 };
+	struct ibs_engine_opts o = { 8, 50, 1, 10000, 0 };
 	struct ibs_walk_opts wo = { true, true, NULL, NULL };
 	struct ibs_engine *e;
 	struct ibs_fabric *f;

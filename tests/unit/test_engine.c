@@ -58,7 +58,7 @@ static void submit_n(struct ibs_engine *e, unsigned n, struct tally *t)
 
 static struct ibs_engine *mk(struct fake *f, unsigned window, unsigned timeout, unsigned retries, unsigned deadline)
 {
-	struct ibs_engine_opts o = { window, timeout, retries, deadline };
+	struct ibs_engine_opts o = { window, timeout, retries, deadline, 0 };
 	return ibs_engine_new(&f->t, &o);
 }
 
@@ -312,6 +312,135 @@ static void test_callbacks_submit(void **state)
 	fake_close(&f.t);
 }
 
+/* Sends seen by the fake: first hop of the path and when (ns). */
+struct sends {
+	unsigned n;
+	uint8_t hop[64];
+	uint64_t t[64];
+	uint16_t mod[64];
+};
+
+/* Every request is undeliverable (status 110 at once), except modifier 7, answered at once. */
+static void refuse_but_7(struct fake *f, const struct ibs_mad_req *req, const uint8_t *mad)
+{
+	struct sends *s = f->ctx;
+
+	if (s->n < 64) {
+		s->hop[s->n] = req->addr.hops ? req->addr.path[1] : 0;
+		s->mod[s->n] = (uint16_t)req->attr_mod;
+		s->t[s->n++] = fake_now();
+	}
+	if (req->attr_mod == 7)
+		fake_answer(f, mad, 0, NULL, 0);
+	else
+		fake_push(f, mad, IBS_MAD_SIZE, 110, 0);
+}
+
+/* Path i of the test request: one hop out of port 10 + i, for i below 3. */
+static bool three_ports(void *ctx, unsigned i, struct ibs_addr *out)
+{
+	uint8_t p = (uint8_t)(10 + i);
+	(void)ctx;
+	if (i >= 3)
+		return false;
+	ibs_addr_dr(out, &p, 1);
+	return true;
+}
+
+static void test_other_paths_in_turn(void **state)
+{
+	struct fake f;
+	struct tally t = { 0 };
+	struct sends s = { 0 };
+	struct ibs_engine *e;
+	struct ibs_mad_req req;
+	struct ibs_addr a;
+	const uint8_t want[] = { 10, 11, 12, 10, 11, 12 };
+	unsigned i;
+
+	(void)state;
+	fake_init(&f, refuse_but_7, &s);
+	e = mk(&f, 4, 1000, 1, 0);
+	three_ports(NULL, 0, &a);
+	ibs_req_get(&req, &a, IBS_CLASS_SMI_DR, IBS_ATTR_NODE_INFO, 0);
+	ibs_engine_set_paths(e, three_ports);
+	ibs_engine_submit_paths(e, &req, cb, &t);
+	assert_int_equal(ibs_engine_run(e), IBS_OK);
+	/* Each path once, then (retries 1) each path once more: 6 attempts, in that order. */
+	assert_int_equal(t.timeout, 1);
+	assert_int_equal(t.attempts_max, 6);
+	assert_int_equal(s.n, 6);
+	for (i = 0; i < 6; i++)
+		assert_int_equal(s.hop[i], want[i]);
+	assert_int_equal(ibs_engine_stats(e)->other_paths, 4);
+	assert_int_equal(ibs_engine_stats(e)->retries, 5);
+	ibs_engine_free(e);
+	fake_close(&f.t);
+}
+
+static void test_backoff_between_rounds(void **state)
+{
+	struct fake f;
+	struct tally t = { 0 };
+	struct sends s = { 0 };
+	struct ibs_engine_opts o = { 4, 1000, 2, 0, 40000 };
+	struct ibs_engine *e;
+	struct ibs_mad_req req;
+	struct ibs_addr a;
+	uint64_t first_ok = 0;
+	unsigned i, k = 0;
+	uint64_t tr[3];
+
+	(void)state;
+	fake_init(&f, refuse_but_7, &s);
+	e = ibs_engine_new(&f.t, &o);
+	ibs_addr_dr(&a, NULL, 0);
+	/* A refused request (mod 0) and, behind it, one that is answered (mod 7). */
+	ibs_req_get(&req, &a, IBS_CLASS_SMI_DR, IBS_ATTR_NODE_INFO, 0);
+	ibs_engine_submit(e, &req, cb, &t);
+	req.attr_mod = 7;
+	ibs_engine_submit(e, &req, cb, &t);
+	assert_int_equal(ibs_engine_run(e), IBS_OK);
+	assert_int_equal(t.timeout, 1);
+	assert_int_equal(t.ok, 1);
+	for (i = 0; i < s.n; i++) {
+		if (s.mod[i] == 0 && k < 3)
+			tr[k++] = s.t[i];
+		if (s.mod[i] == 7 && !first_ok)
+			first_ok = s.t[i];
+	}
+	assert_int_equal(k, 3);
+	/* Failing at once, each retry waited its backoff: 40 ms, then 80 ms. */
+	assert_true(tr[1] - tr[0] >= 40000000ull);
+	assert_true(tr[2] - tr[1] >= 80000000ull);
+	/* Meanwhile the other request went out: a backoff holds no place in the window. */
+	assert_true(first_ok < tr[1]);
+	assert_int_equal(ibs_engine_stats(e)->backoffs, 2);
+	ibs_engine_free(e);
+	fake_close(&f.t);
+}
+
+static void test_no_backoff_after_timeout(void **state)
+{
+	struct fake f;
+	struct tally t = { 0 };
+	struct ibs_engine_opts o = { 4, 30, 2, 0, 5000000 };
+	struct ibs_engine *e;
+
+	(void)state;
+	fake_init(&f, silent, NULL);
+	e = ibs_engine_new(&f.t, &o);
+	submit_n(e, 1, &t);
+	/* A timed-out attempt has waited already: 3 x 30 ms, not 5 s of backoff. */
+	assert_int_equal(ibs_engine_run(e), IBS_OK);
+	assert_int_equal(t.timeout, 1);
+	assert_int_equal(t.attempts_max, 3);
+	assert_true(ibs_engine_elapsed_ms(e) < 2000);
+	assert_int_equal(ibs_engine_stats(e)->backoffs, 0);
+	ibs_engine_free(e);
+	fake_close(&f.t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -324,6 +453,9 @@ int main(void)
 		cmocka_unit_test(test_global_deadline),
 		cmocka_unit_test(test_transport_failure),
 		cmocka_unit_test(test_callbacks_submit),
+		cmocka_unit_test(test_other_paths_in_turn),
+		cmocka_unit_test(test_backoff_between_rounds),
+		cmocka_unit_test(test_no_backoff_after_timeout),
 	};
 	return cmocka_run_group_tests_name("engine", tests, NULL, NULL);
 }

@@ -10,23 +10,59 @@
 
 static unsigned nodeinfo_sent;
 
+/* Every SMP a walk sent: attribute, modifier, DR path. */
+struct sent {
+	uint16_t attr;
+	uint32_t mod;
+	uint8_t hops;
+	uint8_t path[8];
+};
+static struct sent *sent_log;
+static size_t n_sent, cap_sent;
+
 static void counting_send(struct fake *f, const struct ibs_mad_req *req, const uint8_t *mad)
 {
+	struct sent *x;
+
 	if (req->attr_id == IBS_ATTR_NODE_INFO)
 		nodeinfo_sent++;
+	sent_log = xgrow(sent_log, &cap_sent, n_sent + 1, sizeof(*sent_log));
+	x = &sent_log[n_sent++];
+	memset(x, 0, sizeof(*x));
+	x->attr = req->attr_id;
+	x->mod = req->attr_mod;
+	x->hops = req->addr.hops;
+	memcpy(x->path, req->addr.path + 1, req->addr.hops < 8 ? req->addr.hops : 8);
 	ff_on_send(f, req, mad);
+}
+
+/* How many times attr was sent along exactly this path (0-terminated ports). */
+static unsigned sent_along(uint16_t attr, const uint8_t *path)
+{
+	size_t i, hops = strlen((const char *)path);
+	unsigned n = 0;
+
+	for (i = 0; i < n_sent; i++)
+		n += sent_log[i].attr == attr && sent_log[i].hops == hops && !memcmp(sent_log[i].path, path, hops);
+	return n;
+}
+
+static int sent_cmp(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(struct sent));
 }
 
 static struct ibs_fabric *walk(struct ff *ff, enum ibs_err *rc_out)
 {
 	struct fake f;
-	struct ibs_engine_opts o = { 16, 100, 1, 10000 };
+	struct ibs_engine_opts o = { 16, 100, 1, 10000, 0 };
 	struct ibs_walk_opts wo = { true, true, NULL, NULL };
 	struct ibs_engine *e;
 	struct ibs_fabric *fab = ibs_fabric_new();
 	enum ibs_err rc;
 
 	nodeinfo_sent = 0;
+	n_sent = 0;
 	fake_init(&f, counting_send, ff);
 	f.shuffle = ff->shuffle;
 	e = ibs_engine_new(&f.t, &o);
@@ -316,6 +352,146 @@ static void test_order_independent(void **state)
 	ibs_fabric_free(a);
 }
 
+/*
+ * A small fat tree: leaf L1 (where the device sits, hosts on ports 1-2),
+ * spines S1 and S2, each cabled twice to each leaf (L1 5,6 to S1 1,2 and
+ * 7,8 to S2 1,2; S1 and S2 3,4 to L2 5,6 and 7,8), leaf L2 with hosts on
+ * ports 1-2. A clean walk reaches L2 through L1 port 5, S1 port 3.
+ */
+enum { T_L1, T_S1, T_S2, T_L2, T_H1, T_H2, T_H3, T_H4 };
+
+static void build_tree(struct ff *ff)
+{
+	static const int cables[][4] = {
+		{ T_L1, 5, T_S1, 1 }, { T_L1, 6, T_S1, 2 }, { T_L1, 7, T_S2, 1 }, { T_L1, 8, T_S2, 2 },
+		{ T_S1, 3, T_L2, 5 }, { T_S1, 4, T_L2, 6 }, { T_S2, 3, T_L2, 7 }, { T_S2, 4, T_L2, 8 },
+		{ T_L1, 1, T_H1, 1 }, { T_L1, 2, T_H2, 1 }, { T_L2, 1, T_H3, 1 }, { T_L2, 2, T_H4, 1 },
+	};
+	size_t k;
+	int i;
+
+	memset(ff, 0, sizeof(*ff));
+	ff_add(ff, IB_NODE_SWITCH, 8, 0x200001, "leaf1");
+	ff_add(ff, IB_NODE_SWITCH, 4, 0x200011, "spine1");
+	ff_add(ff, IB_NODE_SWITCH, 4, 0x200012, "spine2");
+	ff_add(ff, IB_NODE_SWITCH, 8, 0x200002, "leaf2");
+	for (i = 0; i < 4; i++)
+		ff_add(ff, IB_NODE_CA, 1, 0x100000 + 4 * (uint64_t)i, "host");
+	for (k = 0; k < sizeof(cables) / sizeof(cables[0]); k++)
+		ff_link(ff, cables[k][0], cables[k][1], cables[k][2], cables[k][3]);
+	ff->root = T_L1;
+}
+
+/* S1 loses everything L1 port 5 brings it for port 3: the first path to L2 and beyond. */
+static void test_lost_path_goes_around(void **state)
+{
+	struct ff ff;
+	struct ibs_fabric *f;
+	char *clean, *js;
+	struct sent *ref = NULL;
+	size_t n_ref = 0;
+	unsigned seed;
+
+	(void)state;
+	build_tree(&ff);
+	f = walk(&ff, NULL);
+	assert_int_equal(f->n_nodes, 8);
+	assert_int_equal(nlinks(f), 12);
+	clean = render_json(f);
+	ibs_fabric_free(f);
+	for (seed = 0; seed <= 10; seed++) {
+		build_tree(&ff);
+		ff_drop_path(&ff, (const uint8_t[]){ 5, 3, 0 });
+		ff.shuffle = seed ? seed * 2654435761u : 0;
+		f = walk(&ff, NULL);
+		/* Everything found, nothing missing, and the very output of the clean walk, paths included. */
+		assert_false(f->partial);
+		assert_int_equal(f->n_errors, 0);
+		js = render_json(f);
+		assert_string_equal(js, clean);
+		free(js);
+		assert_true(f->stats.other_paths > 0);
+		/* L2's description: its own path, then through the other spine (not the parallel cable). */
+		assert_int_equal(sent_along(IBS_ATTR_NODE_DESC, (const uint8_t[]){ 5, 3, 0 }), 1);
+		assert_int_equal(sent_along(IBS_ATTR_NODE_DESC, (const uint8_t[]){ 7, 3, 0 }), 1);
+		assert_int_equal(sent_along(IBS_ATTR_NODE_DESC, (const uint8_t[]){ 5, 4, 0 }), 0);
+		/* The probe to L2 out of S1 port 3 goes round through L1's parallel cable to S1. */
+		assert_int_equal(sent_along(IBS_ATTR_NODE_INFO, (const uint8_t[]){ 6, 3, 0 }), 1);
+		/* Whatever order the answers came in, the same requests went out. */
+		qsort(sent_log, n_sent, sizeof(*sent_log), sent_cmp);
+		if (!ref) {
+			ref = xmalloc(n_sent * sizeof(*ref));
+			memcpy(ref, sent_log, n_sent * sizeof(*ref));
+			n_ref = n_sent;
+		} else {
+			assert_int_equal(n_sent, n_ref);
+			assert_memory_equal(sent_log, ref, n_sent * sizeof(*ref));
+		}
+		ibs_fabric_free(f);
+	}
+	free(ref);
+	free(clean);
+}
+
+/* H3 refuses its first 8 SMPs: its probe fails along all 4 paths twice (retries 1), then the re-sweep finds it. */
+static void test_resweep_finds_what_failed(void **state)
+{
+	struct ff ff;
+	struct ibs_fabric *f;
+	char *clean, *js;
+
+	(void)state;
+	build_tree(&ff);
+	f = walk(&ff, NULL);
+	clean = render_json(f);
+	ibs_fabric_free(f);
+	build_tree(&ff);
+	ff.refuse_node = T_H3 + 1;
+	ff.refuse_count = 8;
+	f = walk(&ff, NULL);
+	assert_int_equal(ff.refused, 8);
+	assert_false(f->partial);
+	js = render_json(f);
+	assert_string_equal(js, clean);
+	/* The 8 along its 4 paths, and the one in the re-sweep, along the first. */
+	assert_int_equal(sent_along(IBS_ATTR_NODE_INFO, (const uint8_t[]){ 5, 3, 1, 0 }), 3);
+	assert_int_equal(sent_along(IBS_ATTR_NODE_INFO, (const uint8_t[]){ 7, 3, 1, 0 }), 2);
+	assert_int_equal(sent_along(IBS_ATTR_NODE_INFO, (const uint8_t[]){ 5, 4, 1, 0 }), 2);
+	assert_int_equal(sent_along(IBS_ATTR_NODE_INFO, (const uint8_t[]){ 6, 3, 1, 0 }), 2);
+	free(js);
+	ibs_fabric_free(f);
+	free(clean);
+}
+
+/* H3 never answers: one error, on its own path, naming the port it lies behind. */
+static void test_missing_node_named(void **state)
+{
+	struct ff ff;
+	struct ibs_fabric *f;
+	struct ibs_walk_error *er;
+	char buf[64];
+	size_t i, named = 0;
+
+	(void)state;
+	build_tree(&ff);
+	ff.refuse_node = T_H3 + 1;
+	ff.refuse_count = 1000;
+	f = walk(&ff, NULL);
+	assert_int_equal(ff.refused, 16); /* 4 paths, 2 rounds, twice */
+	assert_true(f->partial);
+	assert_int_equal(f->n_nodes, 7);
+	assert_int_equal(f->n_errors, 1);
+	er = &f->errors[0];
+	assert_true(er->unreachable);
+	assert_true(er->node->ni.node_guid == 0x200002);
+	assert_int_equal(er->port, 1);
+	assert_string_equal(ibs_addr_str(&er->path, buf, sizeof(buf)), "0,5,3,1");
+	for (i = 0; i < f->n_errors; i++)
+		named += ibs_walk_error_hides_neighbour(&f->errors[i]);
+	assert_int_equal(named, 1);
+	ibs_fabric_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -329,6 +505,12 @@ int main(void)
 		cmocka_unit_test(test_local_ca),
 		cmocka_unit_test(test_router_and_down_port),
 		cmocka_unit_test(test_order_independent),
+		cmocka_unit_test(test_lost_path_goes_around),
+		cmocka_unit_test(test_resweep_finds_what_failed),
+		cmocka_unit_test(test_missing_node_named),
 	};
-	return cmocka_run_group_tests_name("walk", tests, NULL, NULL);
+	int rc = cmocka_run_group_tests_name("walk", tests, NULL, NULL);
+
+	free(sent_log);
+	return rc;
 }

@@ -1,0 +1,86 @@
+#!/bin/bash
+# counters --interval: rates over the time each port's two readings really
+# lie apart, not the nominal interval. Data counters on three ports are set
+# through ibsim's console before the run and raised by a known amount
+# between the two readings (once the capture shows the first reading of
+# every port done); each rate must be that amount over the time between the
+# port's two PMA reads in the capture (--record-times), within 2%. The
+# readings are slowed (--window 1 on 612 nodes, some 0.4 s each) so that the
+# nominal interval would be off by far more than that: the test checks that
+# too, and fails if it could not tell them apart.
+. "$(dirname "$0")/lib.sh"
+
+interval=2
+ports=('S-leaf01 1' 'S-spine05 3' 'H-node0100 1')
+base=1000000 dx=500000000 dr=300000000 # 4-octet words
+set_data() { # NODE PORT XMIT RCV: both the 32-bit and the 64-bit counters (ibsim keeps them apart)
+	local a
+	for a in PortCounters PortCountersExtended; do
+		sim_console "PerformanceSet \"$1\"[$2] $a.PortXmitData=$3" >/dev/null || fail "PerformanceSet refused"
+		sim_console "PerformanceSet \"$1\"[$2] $a.PortRcvData=$4" >/dev/null || fail "PerformanceSet refused"
+	done
+}
+# first_reading_done N: the capture holds N data-counter reads (one per port).
+first_reading_done() { [ -f "$TMP/r.cap" ] && [ "$(grep -c '^x PMA Get PortCountersExtended ' "$TMP/r.cap")" -ge "$1" ]; }
+
+sim_start "$FABRICS/fattree3"
+expect_rc 0 ibs topology --json -o "$TMP/topo.json"
+expect_rc 0 ibs counters --json -o "$TMP/once.json"
+read -r nports next <<<"$(python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(d['answered'], sum(1 for p in d['ports_counters'] if p['extended']))" "$TMP/once.json")"
+[ "$nports" -gt 2000 ] && [ "$next" = "$nports" ] || fail "want every port read with 64-bit counters: $nports ports, $next extended"
+for p in "${ports[@]}"; do set_data $p $base $base; done
+
+rc=0
+ibs counters --interval $interval --json --window 1 --record "$TMP/r.cap" --record-times -o "$TMP/rate.json" \
+	2>"$TMP/rate.err" &
+pid=$!
+sim_poll 60 first_reading_done "$next" || fail "the first reading did not complete"
+for p in "${ports[@]}"; do set_data $p $((base + dx)) $((base + dr)); done
+wait $pid || rc=$?
+[ $rc -eq 0 ] || { cat "$TMP/rate.err"; fail "counters --interval exited $rc"; }
+! first_reading_done $((2 * next + 1)) || fail "more data reads than two per port: retries would blur the times"
+
+python3 - "$TMP/rate.json" "$TMP/topo.json" "$TMP/r.cap" $interval $dx $dr "${ports[@]}" <<'PY' || fail "rates do not follow the measured time"
+import json, re, sys
+rate, topo, cap = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), open(sys.argv[3]).read().split("\n")
+interval, dx, dr = float(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
+assert rate["interval_s"] == interval, rate["interval_s"]
+# Send times of each (LID, port) data read: the PortSelect is byte 65 of the MAD.
+times = {}
+for i, l in enumerate(cap):
+    m = re.match(r"x PMA Get PortCountersExtended mod=0 addr=lid:(\d+) t=(\d+)$", l)
+    if m:
+        req = cap[i + 1][2:]
+        times.setdefault((int(m.group(1)), int(req[130:132], 16)), []).append(int(m.group(2)))
+for spec in sys.argv[7:]:
+    nid, port = spec.split()
+    port = int(port)
+    desc = nid[2:]
+    node = [n for n in topo["nodes"] if n["description"].split()[0] == desc]
+    assert len(node) == 1, (nid, len(node))
+    node = node[0]
+    lid = node["lid"] if node["type"] == "switch" else [p for p in node["ports"] if p["port"] == port][0]["lid"]
+    pc = [p for p in rate["ports_counters"] if p["guid"] == node["guid"] and p["port"] == port]
+    assert len(pc) == 1 and pc[0]["extended"], (nid, pc)
+    d = pc[0]["deltas"]
+    t = times[(lid, port)]
+    assert len(t) == 2, (nid, t)
+    measured = (t[1] - t[0]) / 1e9
+    # The deltas are what was injected, give or take the MADs that crossed the port.
+    assert abs(d["xmit_bytes"] - dx * 4) <= 100000 * 4, (nid, d)
+    assert abs(d["rcv_bytes"] - dr * 4) <= 100000 * 4, (nid, d)
+    # The port's own time, as the capture saw it, and the rates over it.
+    assert abs(d["seconds"] - measured) < 0.01, (nid, d["seconds"], measured)
+    for key, n in (("xmit_bytes_per_s", d["xmit_bytes"]), ("rcv_bytes_per_s", d["rcv_bytes"])):
+        want = n / measured
+        assert abs(d[key] / want - 1) < 0.02, (nid, key, d[key], want)
+        # The nominal interval would give a rate off by more than twice the tolerance.
+        assert abs(n / interval / want - 1) > 0.04, ("cannot tell measured from nominal", nid, measured)
+    print("%s[%d]: %.0f B/s out over %.3f s (nominal %.0f s would say %.0f)" %
+          (nid, port, d["xmit_bytes_per_s"], measured, interval, d["xmit_bytes"] / interval))
+PY
+ok "counters --interval $interval: rates over each port's measured time, within 2%"
+sim_stop
