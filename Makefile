@@ -32,8 +32,10 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 REL := build/rel
 SANB := build/san
 
-LIB_SRCS := $(wildcard core/*.c) $(wildcard fabric/*.c) $(wildcard output/*.c)
-CMD_SRCS := $(wildcard cmd/*.c)
+# Every .c in a layer's folder and its subfolders (core/base, core/mad, ...).
+srcs_in = $(sort $(wildcard $(1)/*.c $(1)/*/*.c))
+LIB_SRCS := $(call srcs_in,core) $(call srcs_in,fabric) $(call srcs_in,output)
+CMD_SRCS := $(call srcs_in,cmd)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
 
@@ -125,7 +127,7 @@ golden: ibscan
 	@IBSCAN=$(CURDIR)/ibscan tests/cli/run.sh --regenerate
 
 format:
-	clang-format -i $(LIB_SRCS) $(CMD_SRCS) $(wildcard */*.h) $(UNIT_SRCS)
+	clang-format -i $(LIB_SRCS) $(CMD_SRCS) $(wildcard */*.h */*/*.h) $(UNIT_SRCS)
 
 # What `make install` puts under $(DESTDIR)$(PREFIX), and `make uninstall` removes.
 MAN1DIR = $(PREFIX)/share/man/man1

@@ -6,8 +6,8 @@
 #include "cmds.h"
 #include "../core/capidx.h"
 #include "../core/capture.h"
-#include "../core/log.h"
-#include "../core/xalloc.h"
+#include "../core/base/log.h"
+#include "../core/base/xalloc.h"
 #include "../output/pcapx.h"
 
 #include <errno.h>

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 
 #include "../core/engine.h"
-#include "../core/file.h"
+#include "../core/base/file.h"
 #include "../fabric/model.h"
 
 /* Exit codes (one table for every command but health). */

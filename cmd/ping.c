@@ -1,7 +1,7 @@
 /* `ibscan ping`: an RC ping-pong or bandwidth probe between two hosts over libibverbs. */
 #include "cli.h"
 #include "cmds.h"
-#include "../core/log.h"
+#include "../core/base/log.h"
 #include "../core/rcping.h"
 #include "../output/hostinfo.h"
 

@@ -10,9 +10,9 @@
  * damaged index is refused before any of it is believed.
  */
 #include "capidx.h"
-#include "file.h"
-#include "log.h"
-#include "xalloc.h"
+#include "base/file.h"
+#include "base/log.h"
+#include "base/xalloc.h"
 
 #include <errno.h>
 #include <stddef.h>

@@ -6,10 +6,10 @@
  */
 #include "capture.h"
 #include "capidx.h"
-#include "file.h"
-#include "log.h"
-#include "text.h"
-#include "xalloc.h"
+#include "base/file.h"
+#include "base/log.h"
+#include "base/text.h"
+#include "base/xalloc.h"
 
 #include <ctype.h>
 #include <errno.h>

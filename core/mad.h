@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "err.h"
-#include "text.h"
+#include "base/err.h"
+#include "base/text.h"
 
 #define IBS_MAD_SIZE 256
 #define IBS_DR_MAX_HOPS 63
@@ -208,7 +208,7 @@ enum ibs_err ibs_decode_lft_block(const uint8_t *mad, size_t len, uint8_t ports[
 
 #define IBS_GUIDINFO_PER_BLOCK 8
 #define IBS_NODE_DESC_LEN 64
-/* A NodeDescription once cleaned (core/text.h): each byte may become a 4-character escape. */
+/* A NodeDescription once cleaned (core/base/text.h): each byte may become a 4-character escape. */
 #define IBS_NODE_DESC_TEXT (IBS_NODE_DESC_LEN * IBS_TEXT_GROWTH)
 
 enum ibs_err ibs_decode_nodeinfo(const uint8_t *mad, size_t len, struct ibs_nodeinfo *out);
@@ -216,7 +216,7 @@ enum ibs_err ibs_decode_portinfo(const uint8_t *mad, size_t len, struct ibs_port
 enum ibs_err ibs_decode_switchinfo(const uint8_t *mad, size_t len, struct ibs_switchinfo *out);
 enum ibs_err ibs_decode_sminfo(const uint8_t *mad, size_t len, struct ibs_sminfo *out);
 enum ibs_err ibs_decode_guidinfo(const uint8_t *mad, size_t len, uint64_t out[IBS_GUIDINFO_PER_BLOCK]);
-/* NodeDescription: out gets it cleaned (core/text.h), trailing blanks dropped, NUL-terminated. */
+/* NodeDescription: out gets it cleaned (core/base/text.h), trailing blanks dropped, NUL-terminated. */
 enum ibs_err ibs_decode_nodedesc(const uint8_t *mad, size_t len, char out[IBS_NODE_DESC_TEXT + 1]);
 
 /* Port capability mask bits (IBA 14.2.5.6). */

@@ -24,15 +24,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "err.h"
-#include "text.h"
+#include "base/err.h"
+#include "base/text.h"
 
 #define IBS_OOB_MAGIC 0x49425350u /* "IBSP" */
 #define IBS_OOB_VERSION 1
 #define IBS_OOB_HDR_LEN 12
 #define IBS_OOB_HELLO_LEN 64
 #define IBS_OOB_MAX_TEXT 256
-/* An ERROR text as received: cleaned (core/text.h), so escapes may make it longer. */
+/* An ERROR text as received: cleaned (core/base/text.h), so escapes may make it longer. */
 #define IBS_OOB_TEXT_SHOWN (IBS_OOB_MAX_TEXT * IBS_TEXT_GROWTH)
 #define IBS_OOB_MAX_PAYLOAD 256 /* the longest message type */
 #define IBS_OOB_MAX_MSG (IBS_OOB_HDR_LEN + IBS_OOB_MAX_PAYLOAD)

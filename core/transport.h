@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "err.h"
+#include "base/err.h"
 #include "mad.h"
 
 /* What we know about the local port we send from. */

@@ -1,7 +1,7 @@
 /* PMA counter sweep over the whole fabric (IBA 16.1: PortCounters, PortCountersExtended). */
 #include "counters.h"
-#include "../core/log.h"
-#include "../core/xalloc.h"
+#include "../core/base/log.h"
+#include "../core/base/xalloc.h"
 
 #include <errno.h>
 #include <stddef.h>

@@ -2,9 +2,9 @@
 #define _GNU_SOURCE
 #include "hostinfo.h"
 #include "../core/rcping.h"
-#include "../core/text.h"
+#include "../core/base/text.h"
 #include "../core/verbs.h"
-#include "../core/xalloc.h"
+#include "../core/base/xalloc.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>

@@ -24,8 +24,8 @@
  * so a walk that loses MADs reports what a clean walk reports.
  */
 #include "walk.h"
-#include "../core/log.h"
-#include "../core/xalloc.h"
+#include "../core/base/log.h"
+#include "../core/base/xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
 
 #include "../../core/capidx.h"
 #include "../../core/capture.h"
-#include "../../core/text.h"
+#include "../../core/base/text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

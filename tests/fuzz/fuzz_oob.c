@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "../unit/fake_verbs.h"
-#include "../../core/log.h"
+#include "../../core/base/log.h"
 #include "../../core/oob.h"
 #include "../../core/rcping.h"
 

@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "../../core/transport.h"
-#include "../../core/xalloc.h"
+#include "../../core/base/xalloc.h"
 
 struct fake_pkt {
 	struct ibs_packet pkt;

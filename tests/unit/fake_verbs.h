@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "../../core/verbs.h"
-#include "../../core/xalloc.h"
+#include "../../core/base/xalloc.h"
 
 enum fv_op { FV_OPEN, FV_PD, FV_MR, FV_CQ, FV_QP, FV_INIT, FV_RTR, FV_RTS, FV__OPS };
 

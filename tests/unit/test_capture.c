@@ -10,7 +10,7 @@
 #include "fake_transport.h"
 #include "../../core/capidx.h"
 #include "../../core/capture.h"
-#include "../../core/file.h"
+#include "../../core/base/file.h"
 #include "../../fabric/walk.h"
 #include "../../output/render.h"
 

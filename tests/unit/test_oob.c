@@ -11,7 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../../core/log.h"
+#include "../../core/base/log.h"
 #include "../../core/oob.h"
 #include "../../core/verbs.h"
 

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "fake_verbs.h"
-#include "../../core/log.h"
+#include "../../core/base/log.h"
 #include "../../core/rcping.h"
 #include "../../output/hostinfo.h"
 

@@ -1,4 +1,4 @@
-/* Untrusted text: cleaning every string that enters ibscan, and strict GUID parsing (core/text.h). */
+/* Untrusted text: cleaning every string that enters ibscan, and strict GUID parsing (core/base/text.h). */
 #include "text.h"
 #include "xalloc.h"
 
