@@ -2,7 +2,7 @@
 #include "cli.h"
 #include "../core/capidx.h"
 #include "../core/capture.h"
-#include "../core/engine.h"
+#include "../core/mad/engine.h"
 #include "../core/base/log.h"
 #include "../core/base/strbuf.h"
 #include "../core/base/xalloc.h"

@@ -9,7 +9,7 @@
 #include <getopt.h>
 #include <stdbool.h>
 
-#include "../core/engine.h"
+#include "../core/mad/engine.h"
 #include "../core/base/file.h"
 #include "../fabric/model.h"
 

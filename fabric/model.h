@@ -12,9 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/engine.h"
-#include "../core/mad.h"
-#include "../core/transport.h"
+#include "../core/mad/engine.h"
+#include "../core/mad/mad.h"
+#include "../core/mad/transport.h"
 
 struct ibs_node;
 

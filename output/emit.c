@@ -6,7 +6,7 @@
  * whatever the device says) become U+FFFD.
  */
 #include "emit.h"
-#include "../core/mad.h"
+#include "../core/mad/mad.h"
 #include "../core/base/strbuf.h"
 #include "../core/base/text.h"
 #include "../core/base/xalloc.h"

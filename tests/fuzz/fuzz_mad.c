@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../core/mad.h"
+#include "../../core/mad/mad.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../core/transport.h"
+#include "../../core/mad/transport.h"
 #include "../../core/base/xalloc.h"
 
 struct fake_pkt {

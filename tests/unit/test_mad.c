@@ -1,11 +1,11 @@
-/* Unit tests of the MAD codec (core/mad.c). */
+/* Unit tests of the MAD codec (core/mad/mad.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 
 #include "fake_transport.h"
-#include "../../core/mad.h"
+#include "../../core/mad/mad.h"
 
 #include <infiniband/mad.h>
 

@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/err.h"
-#include "base/text.h"
+#include "../base/err.h"
+#include "../base/text.h"
 
 #define IBS_MAD_SIZE 256
 #define IBS_DR_MAX_HOPS 63

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "base/err.h"
+#include "../base/err.h"
 #include "mad.h"
 #include "transport.h"
 

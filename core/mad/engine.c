@@ -13,8 +13,8 @@
  * deadline, never longer.
  */
 #include "engine.h"
-#include "base/log.h"
-#include "base/xalloc.h"
+#include "../base/log.h"
+#include "../base/xalloc.h"
 
 #include <errno.h>
 #include <stdlib.h>
