@@ -1,7 +1,7 @@
 /* Option parsing and fabric access shared by the commands. */
 #include "cli.h"
-#include "../core/capidx.h"
-#include "../core/capture.h"
+#include "../core/capture/index.h"
+#include "../core/capture/format.h"
 #include "../core/mad/engine.h"
 #include "../core/base/log.h"
 #include "../core/base/strbuf.h"
@@ -228,7 +228,7 @@ static void arm_watchdog(double deadline_s)
 }
 
 /*
- * Replay maps FILE.idx (core/capidx.c). If someone cuts that file short in
+ * Replay maps FILE.idx (core/capture/index.c). If someone cuts that file short in
  * place meanwhile (cp over it), reading a lost page raises SIGBUS: say so
  * and exit 3 rather than die without a word.
  */

@@ -2,8 +2,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../../core/capidx.h"
-#include "../../core/capture.h"
+#include "../../core/capture/index.h"
+#include "../../core/capture/format.h"
 #include "../../core/base/text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "fake_transport.h"
-#include "../../core/capidx.h"
-#include "../../core/capture.h"
+#include "../../core/capture/index.h"
+#include "../../core/capture/format.h"
 #include "../../core/base/file.h"
 #include "../../fabric/walk.h"
 #include "../../output/render.h"

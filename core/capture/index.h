@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "capture.h"
+#include "format.h"
 
 #define IBS_CAPIDX_VERSION 2
 #define IBS_CAPIDX_SUFFIX ".idx"

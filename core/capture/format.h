@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mad/transport.h"
+#include "../mad/transport.h"
 
 #define IBS_CAPTURE_MAGIC "ibscan-capture"
 #define IBS_CAPTURE_VERSION 1

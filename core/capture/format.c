@@ -4,12 +4,12 @@
  * with the TID zeroed so that identical requests are identical text; replay
  * writes the live request's TID into the recorded response.
  */
-#include "capture.h"
-#include "capidx.h"
-#include "base/file.h"
-#include "base/log.h"
-#include "base/text.h"
-#include "base/xalloc.h"
+#include "format.h"
+#include "index.h"
+#include "../base/file.h"
+#include "../base/log.h"
+#include "../base/text.h"
+#include "../base/xalloc.h"
 
 #include <ctype.h>
 #include <errno.h>
