@@ -18,6 +18,8 @@
 #define IBS_CAPTURE_VERSION 1
 #define IBS_CAPTURE_MAX_BYTES ((size_t)1 << 30)
 #define IBS_CAPTURE_MAX_LINE 2048
+/* An address as a capture writes it ("lid:N", "dr:0,P1,...,P63"), with its NUL, fits in this. */
+#define IBS_CAPTURE_ADDR_MAX 300
 
 enum ibs_cap_outcome {
 	IBS_CAP_RESP,  /* a response was delivered (umad status 0) */
@@ -66,6 +68,8 @@ void ibs_capture_free(struct ibs_capture *c);
 size_t ibs_capture_trimmed(const uint8_t *b, size_t len);
 /* The exchange at *pos (start with 0) into *x, moving *pos on; false after the last. */
 bool ibs_capture_next(const struct ibs_capture *c, size_t *pos, struct ibs_cap_exchange *x);
+/* a as a capture writes it: "lid:N", or "dr:0" and the ports of the path. */
+void ibs_capture_addr_fmt(const struct ibs_addr *a, char *buf, size_t len);
 /* The header lines of c (magic, tool, local, engine) as a capture with no exchanges. */
 char *ibs_capture_header_text(const struct ibs_capture *c, size_t *len);
 
@@ -73,18 +77,6 @@ char *ibs_capture_header_text(const struct ibs_capture *c, size_t *len);
 enum ibs_err ibs_recorder_wrap(struct ibs_transport *inner, const char *path, bool times,
 			       const struct ibs_local_port *lp, const struct ibs_capture_engine *eng,
 			       struct ibs_transport **out);
-/* A transport that answers from the capture at path; *eng (if not NULL) gets the recorded settings. */
-enum ibs_err ibs_replay_open(const char *path, bool strict, struct ibs_transport **out,
-			     struct ibs_capture_engine *eng);
-/*
- * Whether replay transport t holds any exchange about this attribute (of
- * this class; SMI: either routing) that came back with bytes: a response,
- * or a request given back. A request that went unanswered is not seen.
- * Any other transport holds everything.
- */
-bool ibs_replay_holds(struct ibs_transport *t, uint8_t mgmt_class, uint16_t attr_id);
-/* Requests replay transport t had no recorded answer (left) for, so far; 0 for any other transport. */
-size_t ibs_replay_misses(struct ibs_transport *t);
 
 /* What a capture holds, for `ibscan capture info`. */
 struct ibs_capture_kind {

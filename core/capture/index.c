@@ -27,7 +27,6 @@
 
 #define MAGIC "IBSCIDX"
 #define ENDIAN_MARK 0x01020304u
-#define TID_OFFS 8
 
 struct hdr {
 	char magic[8];

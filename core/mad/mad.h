@@ -14,6 +14,7 @@
 #include "../base/text.h"
 
 #define IBS_MAD_SIZE 256
+#define IBS_MAD_TID_OFFS 8 /* IBA 13.4.3: the TransactionID, bytes 8-15 */
 #define IBS_DR_MAX_HOPS 63
 #define IBS_SMP_DATA_OFFS 64
 #define IBS_SMP_DATA_SIZE 64
