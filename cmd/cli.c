@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "../core/capture/index.h"
 #include "../core/capture/format.h"
+#include "../core/capture/recorder.h"
 #include "../core/capture/replay.h"
 #include "../core/mad/engine.h"
 #include "../core/base/log.h"

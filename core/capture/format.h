@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "../mad/transport.h"
 
@@ -70,13 +71,19 @@ size_t ibs_capture_trimmed(const uint8_t *b, size_t len);
 bool ibs_capture_next(const struct ibs_capture *c, size_t *pos, struct ibs_cap_exchange *x);
 /* a as a capture writes it: "lid:N", or "dr:0" and the ports of the path. */
 void ibs_capture_addr_fmt(const struct ibs_addr *a, char *buf, size_t len);
+/* Write the header lines (magic, tool if not NULL, local, engine if present). */
+void ibs_capture_write_header(FILE *f, const char *tool, const struct ibs_local_port *lp,
+			      const struct ibs_capture_engine *eng);
+/*
+ * Write one exchange: the request req (encoded as mad) sent to its address,
+ * t_ns after the start (NULL: not recorded), and its outcome; pkt is what
+ * came back (unused for IBS_CAP_NONE). TIDs are written as zero.
+ */
+void ibs_capture_write_exchange(FILE *f, const struct ibs_mad_req *req, const uint8_t *mad, const uint64_t *t_ns,
+				enum ibs_cap_outcome oc, const struct ibs_packet *pkt);
 /* The header lines of c (magic, tool, local, engine) as a capture with no exchanges. */
 char *ibs_capture_header_text(const struct ibs_capture *c, size_t *len);
 
-/* Wrap inner: every exchange through it is written to path. Closing closes inner too. */
-enum ibs_err ibs_recorder_wrap(struct ibs_transport *inner, const char *path, bool times,
-			       const struct ibs_local_port *lp, const struct ibs_capture_engine *eng,
-			       struct ibs_transport **out);
 
 /* What a capture holds, for `ibscan capture info`. */
 struct ibs_capture_kind {

@@ -10,6 +10,7 @@
 #include "fake_transport.h"
 #include "../../core/capture/index.h"
 #include "../../core/capture/format.h"
+#include "../../core/capture/recorder.h"
 #include "../../core/capture/replay.h"
 #include "../../core/base/file.h"
 #include "../../fabric/walk.h"
