@@ -1,12 +1,12 @@
 /*
- * Captures: ibscan's own line-oriented record of every MAD exchange (format
- * in docs/capture-format.md). The recorder wraps any transport and writes as
- * it goes; the replay transport answers from a capture, matching requests by
- * what they ask (class, method, attribute, modifier, address and payload),
- * never by TID.
+ * The capture format: ibscan's own line-oriented record of every MAD
+ * exchange (docs/capture-format.md), written line by line for the recorder
+ * and parsed into a compact in-memory capture for the index, replay,
+ * statistics and pcap export. A capture owns its exchanges; read them in
+ * order with ibs_capture_next().
  */
-#ifndef IBSCAN_CAPTURE_H
-#define IBSCAN_CAPTURE_H
+#ifndef IBSCAN_CAPTURE_FORMAT_H
+#define IBSCAN_CAPTURE_FORMAT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -83,28 +83,5 @@ void ibs_capture_write_exchange(FILE *f, const struct ibs_mad_req *req, const ui
 				enum ibs_cap_outcome oc, const struct ibs_packet *pkt);
 /* The header lines of c (magic, tool, local, engine) as a capture with no exchanges. */
 char *ibs_capture_header_text(const struct ibs_capture *c, size_t *len);
-
-
-/* What a capture holds, for `ibscan capture info`. */
-struct ibs_capture_kind {
-	uint8_t mgmt_class;
-	uint8_t method;
-	uint16_t attr_id;
-	size_t count, resp, bad_status, error, none;
-};
-
-struct ibs_capture_stats {
-	size_t exchanges, resp, bad_status, error, none;
-	struct ibs_capture_kind *kinds; /* sorted by class, attribute, method */
-	size_t n_kinds;
-	uint64_t *node_guids;           /* distinct NodeGUIDs in NodeInfo answers, sorted */
-	size_t n_node_guids;
-	size_t targets;                 /* distinct addresses queried */
-};
-
-void ibs_capture_stats(const struct ibs_capture *c, struct ibs_capture_stats *st);
-void ibs_capture_stats_free(struct ibs_capture_stats *st);
-/* The response status of exchange x (0 when none or not a response). */
-uint16_t ibs_capture_resp_status(const struct ibs_cap_exchange *x);
 
 #endif

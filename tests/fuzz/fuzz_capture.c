@@ -4,6 +4,7 @@
 
 #include "../../core/capture/index.h"
 #include "../../core/capture/format.h"
+#include "../../core/capture/stats.h"
 #include "../../core/base/text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
