@@ -2,7 +2,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "../core/base/log.h"
-#include "../core/rcping.h"
+#include "../core/probe/ping.h"
 #include "../output/hostinfo.h"
 
 #include <errno.h>

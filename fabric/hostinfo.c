@@ -1,9 +1,9 @@
 /* The host view: RDMA devices, ports, GID tables and IPoIB interfaces read from sysfs, as untrusted input. */
 #define _GNU_SOURCE
 #include "hostinfo.h"
-#include "../core/rcping.h"
+#include "../core/probe/ping.h"
 #include "../core/base/text.h"
-#include "../core/verbs.h"
+#include "../core/probe/verbs.h"
 #include "../core/base/xalloc.h"
 
 #include <arpa/inet.h>

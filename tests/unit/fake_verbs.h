@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../core/verbs.h"
+#include "../../core/probe/verbs.h"
 #include "../../core/base/xalloc.h"
 
 enum fv_op { FV_OPEN, FV_PD, FV_MR, FV_CQ, FV_QP, FV_INIT, FV_RTR, FV_RTS, FV__OPS };

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "../../core/base/log.h"
-#include "../../core/oob.h"
-#include "../../core/verbs.h"
+#include "../../core/probe/oob.h"
+#include "../../core/probe/verbs.h"
 
 static void hello(struct ibs_oob_msg *m, enum ibs_oob_type type)
 {

@@ -22,7 +22,7 @@
 
 #include "fake_verbs.h"
 #include "../../core/base/log.h"
-#include "../../core/rcping.h"
+#include "../../core/probe/ping.h"
 #include "../../output/hostinfo.h"
 
 struct side {

@@ -24,8 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/err.h"
-#include "base/text.h"
+#include "../base/err.h"
+#include "../base/text.h"
 
 #define IBS_OOB_MAGIC 0x49425350u /* "IBSP" */
 #define IBS_OOB_VERSION 1

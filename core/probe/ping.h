@@ -6,13 +6,13 @@
  * logged where it is detected, naming the step, with a hint; the caller gets
  * the code and can read the step and message back (ibs_ping_failed_step).
  */
-#ifndef IBSCAN_RCPING_H
-#define IBSCAN_RCPING_H
+#ifndef IBSCAN_PING_H
+#define IBSCAN_PING_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "base/err.h"
+#include "../base/err.h"
 #include "oob.h"
 #include "verbs.h"
 

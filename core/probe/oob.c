@@ -1,8 +1,8 @@
 /* The link probe's out-of-band messages over TCP: codec and deadline-bounded socket helpers. */
 #define _GNU_SOURCE
 #include "oob.h"
-#include "base/text.h"
-#include "base/xalloc.h"
+#include "../base/text.h"
+#include "../base/xalloc.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

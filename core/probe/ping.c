@@ -1,7 +1,7 @@
 /* The link probe's engine: RC QP setup, the out-of-band hello, timed operations, all under deadlines. */
-#include "rcping.h"
-#include "base/log.h"
-#include "base/xalloc.h"
+#include "ping.h"
+#include "../base/log.h"
+#include "../base/xalloc.h"
 
 #include <errno.h>
 #include <inttypes.h>
