@@ -1,5 +1,6 @@
 /* The recorder: a transport wrapper that writes every exchange through it to a capture as it happens. */
 #include "recorder.h"
+#include "../base/clock.h"
 #include "../base/log.h"
 #include "../base/xalloc.h"
 
@@ -7,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #ifndef IBSCAN_VERSION
 #define IBSCAN_VERSION "0.0.0"
@@ -31,14 +31,6 @@ struct rec_priv {
 	struct rec_pending *p;
 	size_t n, cap;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void rec_write(struct rec_priv *r, struct rec_pending *p, enum ibs_cap_outcome oc, const struct ibs_packet *pkt)
 {
@@ -94,7 +86,7 @@ static enum ibs_err rec_send(struct ibs_transport *t, const struct ibs_mad_req *
 	p->req = *req;
 	p->req.data = NULL;
 	memcpy(p->mad, mad, IBS_MAD_SIZE);
-	p->t = r->times ? mono_ns() : 0;
+	p->t = r->times ? ibs_mono_ns() : 0;
 	rc = r->inner->ops->send(r->inner, req, mad);
 	if (rc)
 		rec_done(r, p);
@@ -189,7 +181,7 @@ enum ibs_err ibs_recorder_wrap(struct ibs_transport *inner, const char *path, bo
 	r->f = f;
 	r->path = xstrdup(path);
 	r->times = times;
-	r->start = mono_ns();
+	r->start = ibs_mono_ns();
 	t = xcalloc(1, sizeof(*t));
 	t->ops = &rec_ops;
 	t->priv = r;

@@ -1,6 +1,7 @@
 /* The link probe's out-of-band messages over TCP: codec and deadline-bounded socket helpers. */
 #define _GNU_SOURCE
 #include "oob.h"
+#include "../base/clock.h"
 #include "../base/text.h"
 #include "../base/xalloc.h"
 
@@ -16,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 static const char *const type_names[] = {
@@ -277,25 +277,7 @@ enum ibs_err ibs_oob_decode(const uint8_t *buf, size_t len, struct ibs_oob_msg *
 	}
 }
 
-/* ---- clock ---- */
-
-uint64_t ibs_mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-int ibs_ms_left(uint64_t deadline_ns)
-{
-	uint64_t now = ibs_mono_ns();
-
-	if (now >= deadline_ns)
-		return 0;
-	/* Round up: poll() must not return before the deadline. */
-	return (int)((deadline_ns - now + 999999) / 1000000);
-}
+/* ---- deadlines ---- */
 
 static uint64_t deadline_after(int timeout_ms)
 {

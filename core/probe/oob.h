@@ -108,10 +108,6 @@ size_t ibs_oob_rx_need(const struct ibs_oob_rx *rx);
  */
 enum ibs_err ibs_oob_rx_feed(struct ibs_oob_rx *rx, const uint8_t *p, size_t n, struct ibs_oob_msg *m, char **msg);
 
-/* Monotonic clock, and the milliseconds left before a deadline (0 when past). */
-uint64_t ibs_mono_ns(void);
-int ibs_ms_left(uint64_t deadline_ns);
-
 /*
  * TCP. Errors: IBS_E_TIMEOUT when a deadline passed, IBS_E_MALFORMED for a
  * peer that broke the protocol, IBS_E_TRANSPORT for a socket error or a

@@ -1,5 +1,6 @@
 /* The link probe's engine: RC QP setup, the out-of-band hello, timed operations, all under deadlines. */
 #include "ping.h"
+#include "../base/clock.h"
 #include "../base/log.h"
 #include "../base/xalloc.h"
 

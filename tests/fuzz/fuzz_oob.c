@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../unit/fake_verbs.h"
+#include "../../core/base/clock.h"
 #include "../../core/base/log.h"
 #include "../../core/probe/oob.h"
 #include "../../core/probe/ping.h"

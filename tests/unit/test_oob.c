@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "../../core/base/clock.h"
 #include "../../core/base/log.h"
 #include "../../core/probe/oob.h"
 #include "../../core/probe/verbs.h"

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "fake_verbs.h"
+#include "../../core/base/clock.h"
 #include "../../core/base/log.h"
 #include "../../core/probe/ping.h"
 #include "../../output/hostinfo.h"
