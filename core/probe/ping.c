@@ -172,24 +172,6 @@ const struct ibs_vdev_info *ibs_ping_device(const struct ibs_ping *p)
 
 /* ---- GID choice ---- */
 
-static int gid_rank(const struct ibs_ping_gid *g, const char **why)
-{
-	bool v4 = ibs_gid_is_v4mapped(g->gid);
-	bool ll = g->gid[0] == 0xfe && (g->gid[1] & 0xc0) == 0x80;
-
-	if (g->type == IBS_GID_ROCE_V2 && v4)
-		return *why = "RoCE v2 with an IPv4 address", 0;
-	if (g->type == IBS_GID_ROCE_V2 && !ll)
-		return *why = "RoCE v2 with a global IPv6 address", 1;
-	if (g->type == IBS_GID_ROCE_V2)
-		return *why = "RoCE v2, link-local", 2;
-	if (g->type == IBS_GID_UNKNOWN && v4)
-		return *why = "an IPv4 address (GID type unknown)", 3;
-	if (v4)
-		return *why = "RoCE v1 with an IPv4 address", 4;
-	return *why = "the first GID in the table", 5;
-}
-
 int ibs_ping_choose_gid(const struct ibs_ping_gid *t, unsigned n, const char **why)
 {
 	int best = -1, best_rank = 99;
@@ -200,7 +182,7 @@ int ibs_ping_choose_gid(const struct ibs_ping_gid *t, unsigned n, const char **w
 		int r;
 		if (ibs_gid_is_zero(t[i].gid))
 			continue;
-		r = gid_rank(&t[i], &w);
+		r = ibs_gid_rank(t[i].gid, t[i].type, &w);
 		if (r < best_rank) {
 			best = (int)i;
 			best_rank = r;

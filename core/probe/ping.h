@@ -107,10 +107,10 @@ struct ibs_ping_gid {
 };
 
 /*
- * The GID a RoCE port should use: RoCE v2 with an IPv4-mapped address first
- * (routable, what most RoCE fabrics are set up for), then RoCE v2 global,
- * RoCE v2 link-local, then RoCE v1. Returns a position in t, or -1; *why
- * says why (static string).
+ * The GID a RoCE port should use: the first non-zero entry of t with the
+ * best rank (ibs_gid_rank, core/base/gid.h: RoCE v2 with an IPv4-mapped
+ * address first, then RoCE v2 global, RoCE v2 link-local, then RoCE v1).
+ * Returns a position in t, or -1; *why says why (static string).
  */
 int ibs_ping_choose_gid(const struct ibs_ping_gid *t, unsigned n, const char **why);
 
