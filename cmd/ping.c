@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "../core/base/log.h"
+#include "../core/probe/oob.h"
 #include "../core/probe/ping.h"
 #include "../output/hostinfo.h"
 

@@ -1,6 +1,7 @@
 /* The link probe's out-of-band messages over TCP: codec and deadline-bounded socket helpers. */
 #define _GNU_SOURCE
 #include "oob.h"
+#include "ping.h"
 #include "../base/clock.h"
 #include "../base/text.h"
 #include "../base/xalloc.h"
@@ -32,12 +33,6 @@ const char *ibs_oob_type_name(unsigned type)
 	if (type < sizeof(type_names) / sizeof(type_names[0]) && type_names[type])
 		return type_names[type];
 	return "unknown";
-}
-
-const char *ibs_ping_op_name(enum ibs_ping_op op)
-{
-	static const char *const names[IBS_OP__COUNT] = { "send", "write", "read", "atomic" };
-	return (unsigned)op < IBS_OP__COUNT ? names[op] : "unknown";
 }
 
 /* ---- codec ---- */

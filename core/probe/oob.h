@@ -38,11 +38,6 @@
 #define IBS_OOB_MAX_MSG (IBS_OOB_HDR_LEN + IBS_OOB_MAX_PAYLOAD)
 #define IBS_OOB_DEFAULT_PORT 18515
 
-/* Limits a peer may ask for: they bound what a listener pins and allocates. */
-#define IBS_PING_MAX_ITERS 10000000u
-#define IBS_PING_MAX_SIZE (16u << 20)
-#define IBS_PING_MAX_TIMEOUT_MS 600000u
-
 enum ibs_oob_type {
 	IBS_OOB_HELLO = 1,       /* client -> listener: the test and the client's QP */
 	IBS_OOB_HELLO_REPLY = 2, /* listener -> client: the listener's QP, ready */
@@ -51,11 +46,8 @@ enum ibs_oob_type {
 	IBS_OOB_ERROR = 5,       /* both ways: this side failed, and why */
 };
 
-/* What a probe measures. */
-enum ibs_ping_op { IBS_OP_SEND, IBS_OP_WRITE, IBS_OP_READ, IBS_OP_ATOMIC, IBS_OP__COUNT };
-
 struct ibs_oob_hello {
-	uint8_t op;         /* enum ibs_ping_op */
+	uint8_t op;         /* enum ibs_ping_op (ping.h) */
 	bool bw;
 	uint8_t link_layer; /* enum ibs_link_layer */
 	uint8_t mtu;
@@ -77,7 +69,6 @@ struct ibs_oob_msg {
 };
 
 const char *ibs_oob_type_name(unsigned type);
-const char *ibs_ping_op_name(enum ibs_ping_op op);
 
 /* Encode into buf (at least IBS_OOB_MAX_MSG bytes); returns the length. */
 size_t ibs_oob_encode(const struct ibs_oob_msg *m, uint8_t *buf);

@@ -1,5 +1,6 @@
 /* The link probe's engine: RC QP setup, the out-of-band hello, timed operations, all under deadlines. */
 #include "ping.h"
+#include "oob.h"
 #include "../base/clock.h"
 #include "../base/log.h"
 #include "../base/xalloc.h"
@@ -71,6 +72,12 @@ static const char *const step_names[] = {
 	[IBS_STEP_EXCHANGE] = "exchange", [IBS_STEP_RTR] = "RTR",   [IBS_STEP_RTS] = "RTS",
 	[IBS_STEP_RUN] = "run",		  [IBS_STEP_FINISH] = "finish",
 };
+
+const char *ibs_ping_op_name(enum ibs_ping_op op)
+{
+	static const char *const names[IBS_OP__COUNT] = { "send", "write", "read", "atomic" };
+	return (unsigned)op < IBS_OP__COUNT ? names[op] : "unknown";
+}
 
 const char *ibs_ping_step_name(enum ibs_ping_step s)
 {

@@ -13,7 +13,6 @@
 #include <stdint.h>
 
 #include "../base/err.h"
-#include "oob.h"
 #include "verbs.h"
 
 #define IBS_PING_DEFAULT_ITERS 1000
@@ -21,6 +20,15 @@
 #define IBS_PING_DEFAULT_TIMEOUT_MS 5000
 #define IBS_PING_DEFAULT_SESSION_MS 300000 /* --deadline: as the fabric commands' default */
 #define IBS_PING_ATOMIC_SIZE 8
+/* Limits a peer may ask for: they bound what a listener pins and allocates (oob.c refuses more). */
+#define IBS_PING_MAX_ITERS 10000000u
+#define IBS_PING_MAX_SIZE (16u << 20)
+#define IBS_PING_MAX_TIMEOUT_MS 600000u
+
+/* What a probe measures. */
+enum ibs_ping_op { IBS_OP_SEND, IBS_OP_WRITE, IBS_OP_READ, IBS_OP_ATOMIC, IBS_OP__COUNT };
+/* "send", "write", "read", "atomic": as --op takes them. */
+const char *ibs_ping_op_name(enum ibs_ping_op op);
 
 enum ibs_ping_step {
 	IBS_STEP_NONE,

@@ -23,6 +23,7 @@
 #include "fake_verbs.h"
 #include "../../core/base/clock.h"
 #include "../../core/base/log.h"
+#include "../../core/probe/oob.h"
 #include "../../core/probe/ping.h"
 #include "../../output/hostinfo.h"
 
