@@ -3,6 +3,7 @@
 #include "cmds.h"
 #include "../core/base/log.h"
 #include "../core/probe/oob.h"
+#include "../core/probe/tcp.h"
 #include "../core/probe/ping.h"
 #include "../output/hostinfo.h"
 

@@ -1,7 +1,7 @@
 /*
- * The link probe's out-of-band exchange over TCP: a small, versioned,
- * length-checked binary message (codec), and TCP helpers in which every wait
- * has a deadline. Everything a peer sends is untrusted: the header is checked
+ * The link probe's out-of-band messages (sent over TCP by tcp.h): a small,
+ * versioned, length-checked binary message (codec), and an incremental
+ * reader. Everything a peer sends is untrusted: the header is checked
  * before any payload is read, and each message type has one exact length.
  *
  * Wire format, big-endian:
@@ -98,20 +98,5 @@ size_t ibs_oob_rx_need(const struct ibs_oob_rx *rx);
  * soon as the bytes show one (a stranger's first byte, a bad header).
  */
 enum ibs_err ibs_oob_rx_feed(struct ibs_oob_rx *rx, const uint8_t *p, size_t n, struct ibs_oob_msg *m, char **msg);
-
-/*
- * TCP. Errors: IBS_E_TIMEOUT when a deadline passed, IBS_E_MALFORMED for a
- * peer that broke the protocol, IBS_E_TRANSPORT for a socket error or a
- * closed connection; *msg says which (owned by the caller).
- */
-/* Listen on addr (NULL: 0.0.0.0) and port (0: any; *bound says which). */
-enum ibs_err ibs_tcp_listen(const char *addr, unsigned port, int *fd, unsigned *bound, char **msg);
-/* Wait up to timeout_ms (negative: forever) for a connection; *peer is "addr:port". */
-enum ibs_err ibs_tcp_accept(int lfd, int timeout_ms, int *fd, char **peer, char **msg);
-/* Resolve and connect within timeout_ms (name resolution included). */
-enum ibs_err ibs_tcp_connect(const char *host, unsigned port, int timeout_ms, int *fd, char **msg);
-/* Send or receive one whole message within timeout_ms. */
-enum ibs_err ibs_oob_send(int fd, const struct ibs_oob_msg *m, int timeout_ms, char **msg);
-enum ibs_err ibs_oob_recv(int fd, int timeout_ms, struct ibs_oob_msg *m, char **msg);
 
 #endif

@@ -1,6 +1,7 @@
 /* The link probe's engine: RC QP setup, the out-of-band hello, timed operations, all under deadlines. */
 #include "ping.h"
 #include "oob.h"
+#include "tcp.h"
 #include "../base/clock.h"
 #include "../base/log.h"
 #include "../base/xalloc.h"

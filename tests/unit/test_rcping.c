@@ -24,6 +24,7 @@
 #include "../../core/base/clock.h"
 #include "../../core/base/log.h"
 #include "../../core/probe/oob.h"
+#include "../../core/probe/tcp.h"
 #include "../../core/probe/ping.h"
 #include "../../output/hostinfo.h"
 
