@@ -1,6 +1,5 @@
 /* The link probe's engine: RC QP setup, the out-of-band hello, timed operations, all under deadlines. */
-#include "ping.h"
-#include "oob.h"
+#include "probe.h"
 #include "tcp.h"
 #include "../base/clock.h"
 #include "../base/log.h"
@@ -16,108 +15,12 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#define RECV_TAG ((uint64_t)1 << 63)
-#define MAX_GIDS 1024          /* GID table entries looked at, at most */
-#define MAX_TX_DEPTH 128       /* sends in flight in a bandwidth run */
-#define MAX_RX_DEPTH 512       /* receives posted ahead in a send bandwidth run */
-#define MAX_RD_DEPTH 16        /* RDMA reads/atomics in flight */
-#define FINISH_TIMEOUT_MS 1000 /* telling a peer why we stop: best effort */
-
-/* One measured run: the test, its buffers and queue pair. */
-struct run {
-	enum ibs_ping_op op;
-	bool bw;
-	unsigned iters, size;
-	unsigned timeout_ms;
-	unsigned session_ms;  /* --deadline: the whole session with this peer */
-	uint64_t session_end; /* when it ends, whatever the peer sends */
-	int fd;
-	const char *peer;
-	uint8_t *buf; /* send region at 0, exposed (receive) region at stride */
-	size_t buflen, stride;
-	struct ibs_vmr *mr;
-	uint32_t lkey, rkey;
-	double reg_us;
-	struct ibs_vcq *cq;
-	struct ibs_vqp *qp;
-	uint32_t qpn, psn;
-	unsigned tx_depth, rx_depth, rd_resp;
-	uint64_t send_done, recv_done, recv_posted, recv_target;
-	struct ibs_oob_hello peer_hello;
-	unsigned mtu;
-	unsigned ka_ms; /* keepalive interval while the listener is passive (client), 0: none */
-	uint64_t next_ka;
-};
-
-struct ibs_ping {
-	const struct ibs_verbs_ops *ops;
-	struct ibs_ping_opts o;
-	char *ca;
-	struct ibs_vdev *dev;
-	struct ibs_vdev_info info;
-	struct ibs_vpd *pd;
-	int gid_index;
-	enum ibs_gid_type gid_type;
-	uint8_t gid[16];
-	bool use_grh;
-	const char *gid_choice;
-	struct run r;
-	enum ibs_ping_step step;
-	char *err, *hint;
-};
-
-static const char *const step_names[] = {
-	[IBS_STEP_NONE] = "none",	  [IBS_STEP_OPEN] = "open", [IBS_STEP_GID] = "GID",
-	[IBS_STEP_PD] = "PD",		  [IBS_STEP_MR] = "MR",	    [IBS_STEP_CQ] = "CQ",
-	[IBS_STEP_QP] = "QP",		  [IBS_STEP_INIT] = "INIT", [IBS_STEP_CONNECT] = "connect",
-	[IBS_STEP_EXCHANGE] = "exchange", [IBS_STEP_RTR] = "RTR",   [IBS_STEP_RTS] = "RTS",
-	[IBS_STEP_RUN] = "run",		  [IBS_STEP_FINISH] = "finish",
-};
+#define MAX_GIDS 1024 /* GID table entries looked at, at most */
 
 const char *ibs_ping_op_name(enum ibs_ping_op op)
 {
 	static const char *const names[IBS_OP__COUNT] = { "send", "write", "read", "atomic" };
 	return (unsigned)op < IBS_OP__COUNT ? names[op] : "unknown";
-}
-
-const char *ibs_ping_step_name(enum ibs_ping_step s)
-{
-	return (unsigned)s < sizeof(step_names) / sizeof(step_names[0]) ? step_names[s] : "?";
-}
-
-static const struct {
-	const char *name, *text, *hint;
-} wc_status[IBS_WC_STATUS__COUNT] = {
-	{ "SUCCESS", "success", NULL },
-	{ "LOC_LEN_ERR", "local length error", "a message was longer than the receive buffer" },
-	{ "LOC_QP_OP_ERR", "local QP operation error", NULL },
-	{ "LOC_EEC_OP_ERR", "local EE context operation error", NULL },
-	{ "LOC_PROT_ERR", "local protection error", "a local buffer lies outside its memory registration" },
-	{ "WR_FLUSH_ERR", "work request flushed", "the queue pair had already failed: the first error says why" },
-	{ "MW_BIND_ERR", "memory window bind error", NULL },
-	{ "BAD_RESP_ERR", "bad response", NULL },
-	{ "LOC_ACCESS_ERR", "local access error", NULL },
-	{ "REM_INV_REQ_ERR", "remote invalid request",
-	  "the peer cannot do this operation (atomics unsupported, or a message larger than its buffer)" },
-	{ "REM_ACCESS_ERR", "remote access error", "the peer rejected the rkey or the address range" },
-	{ "REM_OP_ERR", "remote operation error", "the peer's queue pair could not complete the request" },
-	{ "RETRY_EXC_ERR", "transport retry counter exceeded",
-	  "the peer did not acknowledge: a wrong GID or LID, GIDs of different RoCE types, an MTU the path does "
-	  "not carry, or the peer's queue pair is gone; on RoCE try --gid-index N (ibscan local lists them)" },
-	{ "RNR_RETRY_EXC_ERR", "RNR retry counter exceeded", "the peer posted no receive buffer in time" },
-	{ "LOC_RDD_VIOL_ERR", "local RDD violation", NULL },
-	{ "REM_INV_RD_REQ_ERR", "remote invalid RD request", NULL },
-	{ "REM_ABORT_ERR", "operation aborted", NULL },
-	{ "INV_EECN_ERR", "invalid EE context number", NULL },
-	{ "INV_EEC_STATE_ERR", "invalid EE context state", NULL },
-	{ "FATAL_ERR", "fatal error", "the device reported a fatal error: see the kernel log (dmesg)" },
-	{ "RESP_TIMEOUT_ERR", "response timeout", NULL },
-	{ "GENERAL_ERR", "general error", NULL },
-};
-
-const char *ibs_wc_status_name(unsigned status)
-{
-	return status < IBS_WC_STATUS__COUNT ? wc_status[status].name : "UNKNOWN";
 }
 
 static const char *port_state_name(unsigned s)
@@ -129,48 +32,6 @@ static const char *port_state_name(unsigned s)
 static const char *gid_type_name(enum ibs_gid_type t)
 {
 	return t == IBS_GID_ROCE_V2 ? "RoCE v2" : t == IBS_GID_IB_ROCE_V1 ? "IB/RoCE v1" : "unknown";
-}
-
-/* Keep what failed (msg and hint owned; hint may be NULL) for the result. */
-static void set_error(struct ibs_ping *p, enum ibs_ping_step step, char *msg, char *hint)
-{
-	free(p->err);
-	free(p->hint);
-	p->step = step;
-	p->err = msg;
-	p->hint = hint;
-}
-
-/* Record and report a failure: the step, what failed and why, and a hint (owned, may be NULL). */
-static enum ibs_err __attribute__((format(printf, 5, 6)))
-fail(struct ibs_ping *p, enum ibs_ping_step step, enum ibs_err rc, char *hint, const char *fmt, ...)
-{
-	va_list ap;
-	char *m;
-
-	va_start(ap, fmt);
-	m = xvasprintf(fmt, ap);
-	va_end(ap);
-	set_error(p, step, m, hint);
-	log_error("%s", m);
-	if (hint)
-		log_hint("%s", hint);
-	return rc;
-}
-
-enum ibs_ping_step ibs_ping_failed_step(const struct ibs_ping *p)
-{
-	return p->step;
-}
-
-const char *ibs_ping_error(const struct ibs_ping *p)
-{
-	return p->err;
-}
-
-const char *ibs_ping_hint(const struct ibs_ping *p)
-{
-	return p->hint;
 }
 
 const struct ibs_vdev_info *ibs_ping_device(const struct ibs_ping *p)
@@ -212,7 +73,7 @@ static enum ibs_err choose_gid(struct ibs_ping *p)
 		uint8_t g[16];
 		enum ibs_gid_type ty;
 		if (p->ops->query_gid(p->dev, (unsigned)p->o.gid_index, g, &ty) || ibs_gid_is_zero(g))
-			return fail(p, IBS_STEP_GID, IBS_E_INVAL,
+			return ping_fail(p, IBS_STEP_GID, IBS_E_INVAL,
 				    xstrdup("'ibscan local' lists the GID table of every port"),
 				    "GID index %d of %s port %u is empty", p->o.gid_index, d->name, d->port);
 		p->gid_index = p->o.gid_index;
@@ -240,7 +101,7 @@ static enum ibs_err choose_gid(struct ibs_ping *p)
 	k = ibs_ping_choose_gid(t, n, &p->gid_choice);
 	if (k < 0) {
 		free(t);
-		return fail(p, IBS_STEP_GID, IBS_E_NODEV,
+		return ping_fail(p, IBS_STEP_GID, IBS_E_NODEV,
 			    xstrdup("RoCE needs an address on the port's network interface (IPv4, or at least an "
 				    "IPv6 link-local one); 'ibscan local' shows the GID table"),
 			    "no usable GID on %s port %u", d->name, d->port);
@@ -272,28 +133,28 @@ enum ibs_err ibs_ping_open(const struct ibs_verbs_ops *ops, const struct ibs_pin
 	if (e) {
 		switch (e) {
 		case ENODEV:
-			rc = fail(p, IBS_STEP_OPEN, IBS_E_NODEV,
+			rc = ping_fail(p, IBS_STEP_OPEN, IBS_E_NODEV,
 				  xstrdup("this host has no RDMA device, or its driver is not loaded: 'ibscan local' "
 					  "shows what the kernel offers (ls /sys/class/infiniband)"),
 				  "no RDMA device found%s%s%s", msg ? " (" : "", msg ? msg : "", msg ? ")" : "");
 			break;
 		case ENOENT:
-			rc = fail(p, IBS_STEP_OPEN, IBS_E_NODEV, xstrdup("'ibscan local' lists the RDMA devices"),
+			rc = ping_fail(p, IBS_STEP_OPEN, IBS_E_NODEV, xstrdup("'ibscan local' lists the RDMA devices"),
 				  "no RDMA device named '%s'", o->ca ? o->ca : "?");
 			break;
 		case ENXIO:
-			rc = fail(p, IBS_STEP_OPEN, IBS_E_NODEV, xstrdup("-P picks the port; 'ibscan local' lists them"),
+			rc = ping_fail(p, IBS_STEP_OPEN, IBS_E_NODEV, xstrdup("-P picks the port; 'ibscan local' lists them"),
 				  "%s", msg ? msg : "no such port");
 			break;
 		case EACCES:
 		case EPERM:
-			rc = fail(p, IBS_STEP_OPEN, IBS_E_PERM,
+			rc = ping_fail(p, IBS_STEP_OPEN, IBS_E_PERM,
 				  xstrdup("the probe needs read/write access to /dev/infiniband/uverbs*: run as root, "
 					  "or give a group access with a udev rule (see README)"),
 				  "%s", msg ? msg : strerror(e));
 			break;
 		default:
-			rc = fail(p, IBS_STEP_OPEN, IBS_E_NODEV, NULL, "cannot open the RDMA device: %s",
+			rc = ping_fail(p, IBS_STEP_OPEN, IBS_E_NODEV, NULL, "cannot open the RDMA device: %s",
 				  msg ? msg : strerror(e));
 			break;
 		}
@@ -302,7 +163,7 @@ enum ibs_err ibs_ping_open(const struct ibs_verbs_ops *ops, const struct ibs_pin
 	}
 	free(msg);
 	if (p->info.state != 4)
-		return fail(p, IBS_STEP_OPEN, IBS_E_NODEV,
+		return ping_fail(p, IBS_STEP_OPEN, IBS_E_NODEV,
 			    xstrdup("the link is down, or (InfiniBand) no subnet manager has brought the port up: "
 				    "'ibscan local' shows every port's state; -C and -P pick another"),
 			    "%s port %u is not active (state %s)", p->info.name, p->info.port,
@@ -312,14 +173,14 @@ enum ibs_err ibs_ping_open(const struct ibs_verbs_ops *ops, const struct ibs_pin
 		return rc;
 	e = ops->alloc_pd(p->dev, &p->pd);
 	if (e)
-		return fail(p, IBS_STEP_PD, IBS_E_TRANSPORT, NULL, "cannot allocate a protection domain on %s: %s",
+		return ping_fail(p, IBS_STEP_PD, IBS_E_TRANSPORT, NULL, "cannot allocate a protection domain on %s: %s",
 			    p->info.name, strerror(e));
 	return IBS_OK;
 }
 
 static void run_free(struct ibs_ping *p)
 {
-	struct run *r = &p->r;
+	struct ping_run *r = &p->r;
 
 	if (r->qp)
 		p->ops->destroy_qp(r->qp);
@@ -356,11 +217,6 @@ void ibs_ping_result_free(struct ibs_ping_result *r)
 
 /* ---- setting up a run ---- */
 
-static unsigned cap(unsigned want, unsigned limit)
-{
-	return limit && want > limit ? limit : want;
-}
-
 static char *memlock_hint(void)
 {
 	struct rlimit rl;
@@ -388,18 +244,18 @@ static uint32_t new_psn(void)
 	return (uint32_t)x & 0xffffff;
 }
 
-static enum ibs_err post_recv(struct ibs_ping *p, struct run *r)
+static enum ibs_err post_recv(struct ibs_ping *p, struct ping_run *r)
 {
 	int e = p->ops->post_recv(r->qp, RECV_TAG | r->recv_posted, r->buf + r->stride, r->size, r->lkey);
 
 	if (e)
-		return fail(p, IBS_STEP_RUN, IBS_E_TRANSPORT, NULL, "posting a receive buffer failed: %s", strerror(e));
+		return ping_fail(p, IBS_STEP_RUN, IBS_E_TRANSPORT, NULL, "posting a receive buffer failed: %s", strerror(e));
 	r->recv_posted++;
 	return IBS_OK;
 }
 
 /* Buffers, MR, CQ, QP to INIT, receives posted (if this side receives): everything before the hello. */
-static enum ibs_err setup(struct ibs_ping *p, struct run *r, bool receives)
+static enum ibs_err setup(struct ibs_ping *p, struct ping_run *r, bool receives)
 {
 	const struct ibs_vdev_info *d = &p->info;
 	struct ibs_qp_caps caps;
@@ -417,7 +273,7 @@ static enum ibs_err setup(struct ibs_ping *p, struct run *r, bool receives)
 	alloc = (r->buflen + 4095) & ~(size_t)4095;
 	e = posix_memalign(&mem, 4096, alloc);
 	if (e)
-		return fail(p, IBS_STEP_MR, IBS_E_TRANSPORT, NULL, "cannot allocate %zu bytes for the buffers: %s", alloc,
+		return ping_fail(p, IBS_STEP_MR, IBS_E_TRANSPORT, NULL, "cannot allocate %zu bytes for the buffers: %s", alloc,
 			    strerror(e));
 	r->buf = mem;
 	memset(r->buf, 0, alloc);
@@ -426,18 +282,18 @@ static enum ibs_err setup(struct ibs_ping *p, struct run *r, bool receives)
 	r->reg_us = (double)(ibs_mono_ns() - t0) / 1000.0;
 	if (e) {
 		r->mr = NULL;
-		return fail(p, IBS_STEP_MR, IBS_E_TRANSPORT,
+		return ping_fail(p, IBS_STEP_MR, IBS_E_TRANSPORT,
 			    e == ENOMEM || e == EPERM || e == EAGAIN ? memlock_hint() : NULL,
 			    "memory registration of %zu bytes failed: %s", r->buflen, strerror(e));
 	}
-	r->tx_depth = cap(r->bw ? MAX_TX_DEPTH : 4, d->max_qp_wr);
+	r->tx_depth = ping_cap(r->bw ? MAX_TX_DEPTH : 4, d->max_qp_wr);
 	r->rx_depth = 1;
 	if (receives)
-		r->rx_depth = cap(r->bw ? (r->iters < MAX_RX_DEPTH ? r->iters : MAX_RX_DEPTH) : 4, d->max_qp_wr);
-	e = p->ops->create_cq(p->dev, cap(r->tx_depth + r->rx_depth, d->max_cqe), &r->cq);
+		r->rx_depth = ping_cap(r->bw ? (r->iters < MAX_RX_DEPTH ? r->iters : MAX_RX_DEPTH) : 4, d->max_qp_wr);
+	e = p->ops->create_cq(p->dev, ping_cap(r->tx_depth + r->rx_depth, d->max_cqe), &r->cq);
 	if (e) {
 		r->cq = NULL;
-		return fail(p, IBS_STEP_CQ, IBS_E_TRANSPORT, NULL, "cannot create a completion queue of %u entries: %s",
+		return ping_fail(p, IBS_STEP_CQ, IBS_E_TRANSPORT, NULL, "cannot create a completion queue of %u entries: %s",
 			    r->tx_depth + r->rx_depth, strerror(e));
 	}
 	caps.max_send_wr = r->tx_depth;
@@ -445,7 +301,7 @@ static enum ibs_err setup(struct ibs_ping *p, struct run *r, bool receives)
 	e = p->ops->create_qp(p->pd, r->cq, &caps, &r->qp, &r->qpn);
 	if (e) {
 		r->qp = NULL;
-		return fail(p, IBS_STEP_QP, IBS_E_TRANSPORT,
+		return ping_fail(p, IBS_STEP_QP, IBS_E_TRANSPORT,
 			    xasprintf("the device allows %u work requests per queue; it may be out of queue pairs",
 				      d->max_qp_wr),
 			    "cannot create the RC queue pair (%u sends, %u receives): %s", caps.max_send_wr,
@@ -457,11 +313,11 @@ static enum ibs_err setup(struct ibs_ping *p, struct run *r, bool receives)
 		   (r->op == IBS_OP_ATOMIC ? IBS_ACCESS_REMOTE_ATOMIC : 0);
 	e = p->ops->modify_qp(r->qp, IBS_QPS_INIT, &c);
 	if (e)
-		return fail(p, IBS_STEP_INIT, IBS_E_TRANSPORT,
+		return ping_fail(p, IBS_STEP_INIT, IBS_E_TRANSPORT,
 			    xstrdup("check the port (-P) and its state ('ibscan local')"),
 			    "INIT failed: %s (%s port %u)", strerror(e), d->name, d->port);
 	r->psn = new_psn();
-	r->rd_resp = cap(MAX_RD_DEPTH, d->max_rd_atom);
+	r->rd_resp = ping_cap(MAX_RD_DEPTH, d->max_rd_atom);
 	if (!r->rd_resp)
 		r->rd_resp = 1;
 	if (receives) {
@@ -473,7 +329,7 @@ static enum ibs_err setup(struct ibs_ping *p, struct run *r, bool receives)
 	return IBS_OK;
 }
 
-static void make_hello(const struct ibs_ping *p, const struct run *r, enum ibs_oob_type type, struct ibs_oob_msg *m)
+static void make_hello(const struct ibs_ping *p, const struct ping_run *r, enum ibs_oob_type type, struct ibs_oob_msg *m)
 {
 	struct ibs_oob_hello *h = &m->hello;
 
@@ -505,32 +361,32 @@ static enum ibs_err check_peer(struct ibs_ping *p, const struct ibs_oob_hello *h
 	static const char *const ll[] = { "unknown", "InfiniBand", "Ethernet (RoCE)" };
 
 	if (h->link_layer != p->info.link_layer)
-		return fail(p, IBS_STEP_EXCHANGE, IBS_E_INVAL,
+		return ping_fail(p, IBS_STEP_EXCHANGE, IBS_E_INVAL,
 			    xstrdup("InfiniBand and RoCE ports cannot reach each other: pick matching ports with -C/-P"),
 			    "the peer %s uses an %s port and this host %s port %u is %s", peer, ll[h->link_layer],
 			    p->info.name, p->info.port, ll[p->info.link_layer]);
 	if (p->info.link_layer == IBS_LL_ETH && h->gid_type && p->gid_type && h->gid_type != p->gid_type)
-		return fail(p, IBS_STEP_EXCHANGE, IBS_E_INVAL,
+		return ping_fail(p, IBS_STEP_EXCHANGE, IBS_E_INVAL,
 			    xstrdup("both hosts must use GIDs of the same type: pick them with --gid-index "
 				    "('ibscan local' lists them)"),
 			    "this host uses a %s GID (index %d) and the peer %s a %s GID (index %u)",
 			    gid_type_name(p->gid_type), p->gid_index, peer,
 			    gid_type_name((enum ibs_gid_type)h->gid_type), h->gid_index);
 	if (!p->use_grh && (h->lid == 0 || h->lid >= 0xc000))
-		return fail(p, IBS_STEP_EXCHANGE, IBS_E_INVAL,
+		return ping_fail(p, IBS_STEP_EXCHANGE, IBS_E_INVAL,
 			    xstrdup("a subnet manager must assign LIDs (is opensm running?); 'ibscan local' "
 				    "shows the LID and SM LID"),
 			    "the peer %s has no unicast LID (0x%x)", peer, h->lid);
 	if (ibs_gid_is_zero(h->gid) && p->use_grh)
-		return fail(p, IBS_STEP_EXCHANGE, IBS_E_INVAL, NULL, "the peer %s sent an empty GID", peer);
+		return ping_fail(p, IBS_STEP_EXCHANGE, IBS_E_INVAL, NULL, "the peer %s sent an empty GID", peer);
 	if (h->op == IBS_OP_ATOMIC && (h->addr & 7))
-		return fail(p, IBS_STEP_EXCHANGE, IBS_E_MALFORMED, NULL,
+		return ping_fail(p, IBS_STEP_EXCHANGE, IBS_E_MALFORMED, NULL,
 			    "the peer %s exposes a buffer at 0x%" PRIx64 ", not 8-byte aligned for atomics", peer, h->addr);
 	return IBS_OK;
 }
 
 /* RTR with the peer's address, then RTS. */
-static enum ibs_err connect_qp(struct ibs_ping *p, struct run *r, const struct ibs_oob_hello *h)
+static enum ibs_err connect_qp(struct ibs_ping *p, struct ping_run *r, const struct ibs_oob_hello *h)
 {
 	struct ibs_qp_conn c;
 	char gid[64];
@@ -551,7 +407,7 @@ static enum ibs_err connect_qp(struct ibs_ping *p, struct run *r, const struct i
 		r->mtu = 1;
 	c.mtu = r->mtu;
 	c.max_dest_rd_atomic = r->rd_resp;
-	c.max_rd_atomic = cap(cap(MAX_RD_DEPTH, p->info.max_init_rd_atom), h->rd_atomic ? h->rd_atomic : 1);
+	c.max_rd_atomic = ping_cap(ping_cap(MAX_RD_DEPTH, p->info.max_init_rd_atom), h->rd_atomic ? h->rd_atomic : 1);
 	c.min_rnr_timer = 12; /* 0.64 ms */
 	c.timeout = 14;       /* 4.096 us * 2^14 = 67 ms per try */
 	c.retry_cnt = 7;
@@ -562,25 +418,25 @@ static enum ibs_err connect_qp(struct ibs_ping *p, struct run *r, const struct i
 			 h->gid[0], h->gid[1], h->gid[2], h->gid[3], h->gid[4], h->gid[5], h->gid[6], h->gid[7],
 			 h->gid[8], h->gid[9], h->gid[10], h->gid[11], h->gid[12], h->gid[13], h->gid[14], h->gid[15]);
 		if (p->use_grh)
-			return fail(p, IBS_STEP_RTR, IBS_E_TRANSPORT,
+			return ping_fail(p, IBS_STEP_RTR, IBS_E_TRANSPORT,
 				    xasprintf("on RoCE try --gid-index N (ibscan local lists them; this host uses "
 					      "index %d)",
 					      p->gid_index),
 				    "RTR failed: remote GID %s unreachable from GID index %d (%s)", gid, p->gid_index,
 				    strerror(e));
-		return fail(p, IBS_STEP_RTR, IBS_E_TRANSPORT,
+		return ping_fail(p, IBS_STEP_RTR, IBS_E_TRANSPORT,
 			    xstrdup("check that both ports are Active with a LID ('ibscan local'), or route by GID "
 				    "with --gid-index 0"),
 			    "RTR failed: remote LID %u, QPN 0x%x: %s", h->lid, h->qpn, strerror(e));
 	}
 	e = p->ops->modify_qp(r->qp, IBS_QPS_RTS, &c);
 	if (e)
-		return fail(p, IBS_STEP_RTS, IBS_E_TRANSPORT, NULL, "RTS failed: %s", strerror(e));
+		return ping_fail(p, IBS_STEP_RTS, IBS_E_TRANSPORT, NULL, "RTS failed: %s", strerror(e));
 	return IBS_OK;
 }
 
 /* Tell the peer why this side stops (best effort: it may be gone). */
-static void tell_peer(struct ibs_ping *p, struct run *r)
+static void tell_peer(struct ibs_ping *p, struct ping_run *r)
 {
 	struct ibs_oob_msg m;
 	char *msg = NULL;
@@ -595,7 +451,7 @@ static void tell_peer(struct ibs_ping *p, struct run *r)
 }
 
 /* If the peer has already said why it stopped, the text (owned), else NULL. */
-static char *peer_says(struct run *r)
+static char *peer_says(struct ping_run *r)
 {
 	struct pollfd pfd = { r->fd, POLLIN, 0 };
 	struct ibs_oob_msg m;
@@ -617,15 +473,15 @@ static const char *op_verb(enum ibs_ping_op op)
 	return (unsigned)op < IBS_OP__COUNT ? v[op] : "?";
 }
 
-static enum ibs_err wc_failed(struct ibs_ping *p, struct run *r, const struct ibs_wc *wc)
+static enum ibs_err wc_failed(struct ibs_ping *p, struct ping_run *r, const struct ibs_wc *wc)
 {
 	unsigned st = wc->status;
-	const char *text = st < IBS_WC_STATUS__COUNT ? wc_status[st].text : "unknown status";
-	const char *hint = st < IBS_WC_STATUS__COUNT ? wc_status[st].hint : NULL;
+	const char *hint;
+	const char *text = ping_wc_text(st, &hint);
 	char *said = peer_says(r);
 	enum ibs_err rc;
 
-	rc = fail(p, IBS_STEP_RUN, IBS_E_STATUS, hint ? xstrdup(hint) : NULL,
+	rc = ping_fail(p, IBS_STEP_RUN, IBS_E_STATUS, hint ? xstrdup(hint) : NULL,
 		  "%s %" PRIu64 " of %u completed with status %s (%s; vendor error 0x%x)%s%s",
 		  wc->wr_id & RECV_TAG ? "receive" : op_verb(r->op), (uint64_t)((wc->wr_id & ~RECV_TAG) + 1), r->iters,
 		  ibs_wc_status_name(st), text, wc->vendor_err, said ? "; the peer says: " : "", said ? said : "");
@@ -638,22 +494,22 @@ static enum ibs_err wc_failed(struct ibs_ping *p, struct run *r, const struct ib
  * message restarts --timeout, so without the session's own end a peer that
  * trickles keepalives would hold the listener and its pinned buffers forever.
  */
-static int wait_ms(const struct run *r)
+static int wait_ms(const struct ping_run *r)
 {
 	int left = ibs_ms_left(r->session_end);
 
 	return left < (int)r->timeout_ms ? left : (int)r->timeout_ms;
 }
 
-static bool session_over(const struct run *r)
+static bool session_over(const struct ping_run *r)
 {
 	return ibs_mono_ns() >= r->session_end;
 }
 
 /* The session passed --deadline: stop, and (tell: here, not by the caller) tell the peer why. */
-static enum ibs_err session_expired(struct ibs_ping *p, struct run *r, enum ibs_ping_step step, bool tell)
+static enum ibs_err session_expired(struct ibs_ping *p, struct ping_run *r, enum ibs_ping_step step, bool tell)
 {
-	enum ibs_err rc = fail(p, step, IBS_E_DEADLINE, xstrdup("a longer run needs a larger --deadline, on both hosts"),
+	enum ibs_err rc = ping_fail(p, step, IBS_E_DEADLINE, xstrdup("a longer run needs a larger --deadline, on both hosts"),
 			       "the probe session with %s did not end within --deadline %.3g s", r->peer,
 			       r->session_ms / 1000.0);
 
@@ -662,7 +518,7 @@ static enum ibs_err session_expired(struct ibs_ping *p, struct run *r, enum ibs_
 	return rc;
 }
 
-static enum ibs_err keepalive(struct ibs_ping *p, struct run *r, uint64_t now)
+static enum ibs_err keepalive(struct ibs_ping *p, struct ping_run *r, uint64_t now)
 {
 	struct ibs_oob_msg m;
 	char *msg = NULL;
@@ -672,7 +528,7 @@ static enum ibs_err keepalive(struct ibs_ping *p, struct run *r, uint64_t now)
 	m.type = IBS_OOB_KEEPALIVE;
 	if (ibs_oob_send(r->fd, &m, wait_ms(r), &msg) == IBS_OK)
 		return IBS_OK;
-	fail(p, IBS_STEP_RUN, IBS_E_TRANSPORT, NULL, "lost the TCP connection to the peer %s: %s", r->peer, msg);
+	ping_fail(p, IBS_STEP_RUN, IBS_E_TRANSPORT, NULL, "lost the TCP connection to the peer %s: %s", r->peer, msg);
 	free(msg);
 	return IBS_E_TRANSPORT;
 }
@@ -682,7 +538,7 @@ static enum ibs_err keepalive(struct ibs_ping *p, struct run *r, uint64_t now)
  * arrived (and *flag equals val, for RDMA write round trips), within the
  * timeout. Receives are reposted as they complete.
  */
-static enum ibs_err wait_for(struct ibs_ping *p, struct run *r, uint64_t want_send, uint64_t want_recv,
+static enum ibs_err wait_for(struct ibs_ping *p, struct ping_run *r, uint64_t want_send, uint64_t want_recv,
 			     const volatile uint8_t *flag, uint8_t val, uint64_t iter)
 {
 	uint64_t now, deadline = ibs_mono_ns() + (uint64_t)r->timeout_ms * 1000000ull;
@@ -697,7 +553,7 @@ static enum ibs_err wait_for(struct ibs_ping *p, struct run *r, uint64_t want_se
 			return IBS_OK;
 		n = p->ops->poll_cq(r->cq, 16, wc);
 		if (n < 0)
-			return fail(p, IBS_STEP_RUN, IBS_E_TRANSPORT, NULL, "polling the completion queue failed: %s",
+			return ping_fail(p, IBS_STEP_RUN, IBS_E_TRANSPORT, NULL, "polling the completion queue failed: %s",
 				    strerror(-n));
 		for (i = 0; i < n; i++) {
 			if (wc[i].status != IBS_WC_SUCCESS)
@@ -708,7 +564,7 @@ static enum ibs_err wait_for(struct ibs_ping *p, struct run *r, uint64_t want_se
 			}
 			r->recv_done++;
 			if (wc[i].byte_len != r->size)
-				return fail(p, IBS_STEP_RUN, IBS_E_MALFORMED, NULL,
+				return ping_fail(p, IBS_STEP_RUN, IBS_E_MALFORMED, NULL,
 					    "received a message of %u bytes, expected %u", wc[i].byte_len, r->size);
 			if (r->recv_posted < r->recv_target && post_recv(p, r))
 				return IBS_E_TRANSPORT;
@@ -722,7 +578,7 @@ static enum ibs_err wait_for(struct ibs_ping *p, struct run *r, uint64_t want_se
 			return session_expired(p, r, IBS_STEP_RUN, false);
 		if (now >= deadline) {
 			char *said = peer_says(r);
-			enum ibs_err rc = fail(
+			enum ibs_err rc = ping_fail(
 				p, IBS_STEP_RUN, IBS_E_TIMEOUT,
 				xstrdup("the peer stopped answering or the network drops packets; on RoCE check that both "
 					"hosts use GIDs of the same type and subnet (--gid-index, 'ibscan local'); "
@@ -735,7 +591,7 @@ static enum ibs_err wait_for(struct ibs_ping *p, struct run *r, uint64_t want_se
 	}
 }
 
-static enum ibs_err post(struct ibs_ping *p, struct run *r, uint64_t i)
+static enum ibs_err post(struct ibs_ping *p, struct ping_run *r, uint64_t i)
 {
 	const struct ibs_oob_hello *h = &r->peer_hello;
 	struct ibs_send_wr w;
@@ -770,7 +626,7 @@ static enum ibs_err post(struct ibs_ping *p, struct run *r, uint64_t i)
 	}
 	e = p->ops->post_send(r->qp, &w);
 	if (e)
-		return fail(p, IBS_STEP_RUN, IBS_E_TRANSPORT, NULL, "posting %s %" PRIu64 " of %u failed: %s",
+		return ping_fail(p, IBS_STEP_RUN, IBS_E_TRANSPORT, NULL, "posting %s %" PRIu64 " of %u failed: %s",
 			    op_verb(r->op), i + 1, r->iters, strerror(e));
 	return IBS_OK;
 }
@@ -817,7 +673,7 @@ static void stats(struct ibs_ping_result *res, uint64_t *lat, unsigned n, bool h
 	res->lat_mean_us = sum / n / div;
 }
 
-static enum ibs_err client_latency(struct ibs_ping *p, struct run *r, uint64_t *lat)
+static enum ibs_err client_latency(struct ibs_ping *p, struct ping_run *r, uint64_t *lat)
 {
 	volatile uint8_t *flag = r->buf + r->stride + r->size - 1;
 	uint64_t i, t0;
@@ -841,7 +697,7 @@ static enum ibs_err client_latency(struct ibs_ping *p, struct run *r, uint64_t *
 			uint64_t v;
 			memcpy(&v, r->buf + r->stride, sizeof(v));
 			if (!counter_is(v, i))
-				return fail(p, IBS_STEP_RUN, IBS_E_MALFORMED, NULL,
+				return ping_fail(p, IBS_STEP_RUN, IBS_E_MALFORMED, NULL,
 					    "atomic fetch-and-add %" PRIu64 " returned %" PRIu64 ", expected %" PRIu64, i + 1,
 					    v, i);
 		}
@@ -851,7 +707,7 @@ static enum ibs_err client_latency(struct ibs_ping *p, struct run *r, uint64_t *
 	return IBS_OK;
 }
 
-static enum ibs_err client_bw(struct ibs_ping *p, struct run *r)
+static enum ibs_err client_bw(struct ibs_ping *p, struct ping_run *r)
 {
 	uint64_t posted = 0;
 	enum ibs_err rc;
@@ -871,14 +727,14 @@ static enum ibs_err client_bw(struct ibs_ping *p, struct run *r)
 }
 
 /* What the data says after a run: a read brings the listener's pattern, atomics count. */
-static enum ibs_err client_verify(struct ibs_ping *p, struct run *r)
+static enum ibs_err client_verify(struct ibs_ping *p, struct ping_run *r)
 {
 	size_t i;
 
 	if (r->op == IBS_OP_READ) {
 		for (i = 0; i < r->size; i++)
 			if (r->buf[r->stride + i] != pattern(i))
-				return fail(p, IBS_STEP_RUN, IBS_E_MALFORMED, NULL,
+				return ping_fail(p, IBS_STEP_RUN, IBS_E_MALFORMED, NULL,
 					    "RDMA read returned wrong data at byte %zu: 0x%02x, expected 0x%02x", i,
 					    r->buf[r->stride + i], pattern(i));
 	}
@@ -892,14 +748,14 @@ static enum ibs_err client_verify(struct ibs_ping *p, struct run *r)
 			return rc;
 		memcpy(&v, r->buf + r->stride, sizeof(v));
 		if (!counter_is(v, r->iters))
-			return fail(p, IBS_STEP_RUN, IBS_E_MALFORMED, NULL,
+			return ping_fail(p, IBS_STEP_RUN, IBS_E_MALFORMED, NULL,
 				    "after %u atomic fetch-and-adds the counter is %" PRIu64, r->iters, v);
 	}
 	return IBS_OK;
 }
 
 /* The listener's side of a run; for reads, atomics and RDMA write bandwidth it has nothing to do. */
-static enum ibs_err server_run(struct ibs_ping *p, struct run *r)
+static enum ibs_err server_run(struct ibs_ping *p, struct ping_run *r)
 {
 	volatile uint8_t *flag = r->buf + r->stride + r->size - 1;
 	enum ibs_err rc = IBS_OK;
@@ -928,7 +784,7 @@ static enum ibs_err server_run(struct ibs_ping *p, struct run *r)
 	return rc;
 }
 
-static void fill_result(const struct ibs_ping *p, const struct run *r, bool server, const char *peer,
+static void fill_result(const struct ibs_ping *p, const struct ping_run *r, bool server, const char *peer,
 			struct ibs_ping_result *res)
 {
 	const struct ibs_oob_hello *h = &r->peer_hello;
@@ -985,7 +841,7 @@ static void run_init(struct ibs_ping *p, int fd, const char *peer)
 }
 
 /* Wait for the peer's DONE (skipping keepalives), or its reason for stopping. */
-static enum ibs_err await_done(struct ibs_ping *p, struct run *r, enum ibs_ping_step step, bool answer)
+static enum ibs_err await_done(struct ibs_ping *p, struct ping_run *r, enum ibs_ping_step step, bool answer)
 {
 	struct ibs_oob_msg m;
 	enum ibs_err rc;
@@ -1002,22 +858,22 @@ static enum ibs_err await_done(struct ibs_ping *p, struct run *r, enum ibs_ping_
 		}
 		if (rc == IBS_E_TIMEOUT) {
 			free(msg);
-			return fail(p, step, rc,
+			return ping_fail(p, step, rc,
 				    xstrdup("the peer's run may take longer than this side's --timeout: give both "
 					    "hosts the same --timeout"),
 				    "the peer %s went silent for %u ms", r->peer, r->timeout_ms);
 		}
 		if (rc) {
-			fail(p, step, rc, NULL, "the peer %s: %s", r->peer, msg);
+			ping_fail(p, step, rc, NULL, "the peer %s: %s", r->peer, msg);
 			free(msg);
 			return rc;
 		}
 		if (m.type == IBS_OOB_KEEPALIVE)
 			continue;
 		if (m.type == IBS_OOB_ERROR)
-			return fail(p, step, IBS_E_TRANSPORT, NULL, "the peer %s stopped: %s", r->peer, m.text);
+			return ping_fail(p, step, IBS_E_TRANSPORT, NULL, "the peer %s stopped: %s", r->peer, m.text);
 		if (m.type != IBS_OOB_DONE)
-			return fail(p, step, IBS_E_MALFORMED, NULL, "unexpected %s message from the peer %s",
+			return ping_fail(p, step, IBS_E_MALFORMED, NULL, "unexpected %s message from the peer %s",
 				    ibs_oob_type_name(m.type), r->peer);
 		break;
 	}
@@ -1026,7 +882,7 @@ static enum ibs_err await_done(struct ibs_ping *p, struct run *r, enum ibs_ping_
 		m.type = IBS_OOB_DONE;
 		rc = ibs_oob_send(r->fd, &m, wait_ms(r), &msg);
 		if (rc) {
-			fail(p, step, rc, NULL, "the peer %s: %s", r->peer, msg);
+			ping_fail(p, step, rc, NULL, "the peer %s: %s", r->peer, msg);
 			free(msg);
 			return rc;
 		}
@@ -1036,7 +892,7 @@ static enum ibs_err await_done(struct ibs_ping *p, struct run *r, enum ibs_ping_
 
 enum ibs_err ibs_ping_client_fd(struct ibs_ping *p, int fd, const char *peer, struct ibs_ping_result *res)
 {
-	struct run *r = &p->r;
+	struct ping_run *r = &p->r;
 	struct ibs_oob_msg m;
 	struct ibs_oob_hello *h;
 	uint64_t *lat = NULL, t0, t1;
@@ -1050,7 +906,7 @@ enum ibs_err ibs_ping_client_fd(struct ibs_ping *p, int fd, const char *peer, st
 	r->iters = p->o.iters ? p->o.iters : IBS_PING_DEFAULT_ITERS;
 	r->size = r->op == IBS_OP_ATOMIC ? IBS_PING_ATOMIC_SIZE : p->o.size ? p->o.size : IBS_PING_DEFAULT_SIZE;
 	if (r->op == IBS_OP_ATOMIC && !p->info.atomics)
-		return fail(p, IBS_STEP_OPEN, IBS_E_INVAL, xstrdup("--op send, write or read work without atomics"),
+		return ping_fail(p, IBS_STEP_OPEN, IBS_E_INVAL, xstrdup("--op send, write or read work without atomics"),
 			    "%s does not support atomic operations", p->info.name);
 	rc = setup(p, r, r->op == IBS_OP_SEND && !r->bw);
 	if (rc)
@@ -1065,26 +921,26 @@ enum ibs_err ibs_ping_client_fd(struct ibs_ping *p, int fd, const char *peer, st
 	}
 	if (rc == IBS_E_TIMEOUT) {
 		free(msg);
-		return fail(p, IBS_STEP_EXCHANGE, rc,
+		return ping_fail(p, IBS_STEP_EXCHANGE, rc,
 			    xstrdup("is it 'ibscan ping --listen', on this --tcp-port? a listener busy with another "
 				    "peer answers after that one"),
 			    "no answer from the listener %s within %u ms", peer, r->timeout_ms);
 	}
 	if (rc) {
-		fail(p, IBS_STEP_EXCHANGE, rc, NULL, "the listener %s: %s", peer, msg);
+		ping_fail(p, IBS_STEP_EXCHANGE, rc, NULL, "the listener %s: %s", peer, msg);
 		free(msg);
 		return rc;
 	}
 	if (m.type == IBS_OOB_ERROR)
-		return fail(p, IBS_STEP_EXCHANGE, IBS_E_TRANSPORT,
+		return ping_fail(p, IBS_STEP_EXCHANGE, IBS_E_TRANSPORT,
 			    xstrdup("the listener's own messages say more"), "the listener %s refused the probe: %s",
 			    peer, m.text);
 	h = &m.hello;
 	if (m.type != IBS_OOB_HELLO_REPLY)
-		return fail(p, IBS_STEP_EXCHANGE, IBS_E_MALFORMED, NULL, "the listener %s sent a %s message, not a "
+		return ping_fail(p, IBS_STEP_EXCHANGE, IBS_E_MALFORMED, NULL, "the listener %s sent a %s message, not a "
 			    "hello reply", peer, ibs_oob_type_name(m.type));
 	if (h->op != r->op || h->bw != r->bw || h->iters != r->iters || h->size != r->size)
-		return fail(p, IBS_STEP_EXCHANGE, IBS_E_MALFORMED, NULL,
+		return ping_fail(p, IBS_STEP_EXCHANGE, IBS_E_MALFORMED, NULL,
 			    "the listener %s answered for another test (%s%s, %u x %u bytes)", peer,
 			    ibs_ping_op_name((enum ibs_ping_op)h->op), h->bw ? " bandwidth" : "", h->iters, h->size);
 	r->peer_hello = *h;
@@ -1117,7 +973,7 @@ enum ibs_err ibs_ping_client_fd(struct ibs_ping *p, int fd, const char *peer, st
 	m.type = IBS_OOB_DONE;
 	rc = ibs_oob_send(fd, &m, wait_ms(r), &msg);
 	if (rc) {
-		fail(p, IBS_STEP_FINISH, rc, NULL, "the listener %s: %s", peer, msg);
+		ping_fail(p, IBS_STEP_FINISH, rc, NULL, "the listener %s: %s", peer, msg);
 		free(msg);
 		free(lat);
 		return rc;
@@ -1152,7 +1008,7 @@ enum ibs_err ibs_ping_client(struct ibs_ping *p, const char *host, unsigned tcp_
 	memset(r, 0, sizeof(*r));
 	rc = ibs_tcp_connect(host, tcp_port, (int)timeout, &fd, &msg);
 	if (rc) {
-		fail(p, IBS_STEP_CONNECT, rc,
+		ping_fail(p, IBS_STEP_CONNECT, rc,
 		     xasprintf("start 'ibscan ping --listen' on %s first (same --tcp-port); a firewall must let TCP "
 			       "port %u through",
 			       host, tcp_port),
@@ -1178,13 +1034,13 @@ drop(struct ibs_ping *p, const char *peer, enum ibs_err rc, const char *fmt, ...
 	va_start(ap, fmt);
 	m = xvasprintf(fmt, ap);
 	va_end(ap);
-	set_error(p, IBS_STEP_EXCHANGE, m, NULL);
+	ping_set_error(p, IBS_STEP_EXCHANGE, m, NULL);
 	log_warn("dropped peer %s: %s", peer, m);
 	return rc;
 }
 
 /* Refuse a hello with a reason the client will show; the peer is dropped. */
-static enum ibs_err refuse(struct ibs_ping *p, struct run *r, const char *reason)
+static enum ibs_err refuse(struct ibs_ping *p, struct ping_run *r, const char *reason)
 {
 	struct ibs_oob_msg m;
 	char *msg = NULL;
@@ -1200,7 +1056,7 @@ static enum ibs_err refuse(struct ibs_ping *p, struct run *r, const char *reason
 enum ibs_err ibs_ping_serve_fd(struct ibs_ping *p, int fd, const char *peer, struct ibs_ping_result *res,
 			       bool *accepted)
 {
-	struct run *r = &p->r;
+	struct ping_run *r = &p->r;
 	struct ibs_oob_msg m;
 	struct ibs_oob_hello h;
 	enum ibs_err rc;
@@ -1251,7 +1107,7 @@ enum ibs_err ibs_ping_serve_fd(struct ibs_ping *p, int fd, const char *peer, str
 	make_hello(p, r, IBS_OOB_HELLO_REPLY, &m);
 	rc = ibs_oob_send(fd, &m, wait_ms(r), &msg);
 	if (rc) {
-		fail(p, IBS_STEP_EXCHANGE, rc, NULL, "the peer %s: %s", peer, msg);
+		ping_fail(p, IBS_STEP_EXCHANGE, rc, NULL, "the peer %s: %s", peer, msg);
 		free(msg);
 		return rc;
 	}
@@ -1283,12 +1139,12 @@ enum ibs_err ibs_ping_serve(struct ibs_ping *p, int lfd, int wait_ms, struct ibs
 		rc = ibs_tcp_accept(lfd, left, &fd, &peer, &msg);
 		if (rc == IBS_E_TIMEOUT) {
 			free(msg);
-			return fail(p, IBS_STEP_CONNECT, rc,
+			return ping_fail(p, IBS_STEP_CONNECT, rc,
 				    xstrdup("start 'ibscan ping HOST' on the other host, or raise --wait"),
 				    "no probe arrived within %.3g s (--wait)", wait_ms / 1000.0);
 		}
 		if (rc) {
-			fail(p, IBS_STEP_CONNECT, rc, NULL, "%s", msg);
+			ping_fail(p, IBS_STEP_CONNECT, rc, NULL, "%s", msg);
 			free(msg);
 			return rc;
 		}
@@ -1304,7 +1160,7 @@ enum ibs_err ibs_ping_serve(struct ibs_ping *p, int lfd, int wait_ms, struct ibs
 		}
 		dropped++;
 		if (wait_ms >= 0 && ibs_ms_left(deadline) == 0)
-			return fail(p, IBS_STEP_CONNECT, IBS_E_TIMEOUT,
+			return ping_fail(p, IBS_STEP_CONNECT, IBS_E_TIMEOUT,
 				    xstrdup("start 'ibscan ping HOST' on the other host, or raise --wait"),
 				    "no probe completed within %.3g s (--wait)", wait_ms / 1000.0);
 	}

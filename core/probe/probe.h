@@ -1,0 +1,81 @@
+/*
+ * What the link probe's files share (not for use outside core/probe): the
+ * probe object, the state of the run with one peer, and the steps each file
+ * provides. The probe owns its device, PD and the run's buffers, MR, CQ and
+ * QP; a run's are released by ping_run_free() before the next peer's.
+ */
+#ifndef IBSCAN_PROBE_H
+#define IBSCAN_PROBE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "oob.h"
+#include "ping.h"
+#include "verbs.h"
+
+#define RECV_TAG ((uint64_t)1 << 63)
+#define MAX_TX_DEPTH 128       /* sends in flight in a bandwidth run */
+#define MAX_RX_DEPTH 512       /* receives posted ahead in a send bandwidth run */
+#define MAX_RD_DEPTH 16        /* RDMA reads/atomics in flight */
+#define FINISH_TIMEOUT_MS 1000 /* telling a peer why we stop: best effort */
+
+/* One measured run: the test, its buffers and queue pair. */
+struct ping_run {
+	enum ibs_ping_op op;
+	bool bw;
+	unsigned iters, size;
+	unsigned timeout_ms;
+	unsigned session_ms;  /* --deadline: the whole session with this peer */
+	uint64_t session_end; /* when it ends, whatever the peer sends */
+	int fd;
+	const char *peer;
+	uint8_t *buf; /* send region at 0, exposed (receive) region at stride */
+	size_t buflen, stride;
+	struct ibs_vmr *mr;
+	uint32_t lkey, rkey;
+	double reg_us;
+	struct ibs_vcq *cq;
+	struct ibs_vqp *qp;
+	uint32_t qpn, psn;
+	unsigned tx_depth, rx_depth, rd_resp;
+	uint64_t send_done, recv_done, recv_posted, recv_target;
+	struct ibs_oob_hello peer_hello;
+	unsigned mtu;
+	unsigned ka_ms; /* keepalive interval while the listener is passive (client), 0: none */
+	uint64_t next_ka;
+};
+
+struct ibs_ping {
+	const struct ibs_verbs_ops *ops;
+	struct ibs_ping_opts o;
+	char *ca;
+	struct ibs_vdev *dev;
+	struct ibs_vdev_info info;
+	struct ibs_vpd *pd;
+	int gid_index;
+	enum ibs_gid_type gid_type;
+	uint8_t gid[16];
+	bool use_grh;
+	const char *gid_choice;
+	struct ping_run r;
+	enum ibs_ping_step step;
+	char *err, *hint;
+};
+
+/* want, at most limit (0: no limit). */
+static inline unsigned ping_cap(unsigned want, unsigned limit)
+{
+	return limit && want > limit ? limit : want;
+}
+
+/* Keep what failed (msg and hint owned; hint may be NULL) for the result. */
+void ping_set_error(struct ibs_ping *p, enum ibs_ping_step step, char *msg, char *hint);
+/* Record and report a failure: the step, what failed and why, and a hint (owned, may be NULL). */
+enum ibs_err __attribute__((format(printf, 5, 6)))
+ping_fail(struct ibs_ping *p, enum ibs_ping_step step, enum ibs_err rc, char *hint, const char *fmt, ...);
+
+/* What a completion status means, and a hint (NULL when none) for the operator. */
+const char *ping_wc_text(unsigned status, const char **hint);
+
+#endif
