@@ -15,7 +15,6 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#define MAX_GIDS 1024 /* GID table entries looked at, at most */
 
 const char *ibs_ping_op_name(enum ibs_ping_op op)
 {
@@ -40,79 +39,6 @@ const struct ibs_vdev_info *ibs_ping_device(const struct ibs_ping *p)
 }
 
 /* ---- GID choice ---- */
-
-int ibs_ping_choose_gid(const struct ibs_ping_gid *t, unsigned n, const char **why)
-{
-	int best = -1, best_rank = 99;
-	const char *w, *best_why = NULL;
-	unsigned i;
-
-	for (i = 0; i < n; i++) {
-		int r;
-		if (ibs_gid_is_zero(t[i].gid))
-			continue;
-		r = ibs_gid_rank(t[i].gid, t[i].type, &w);
-		if (r < best_rank) {
-			best = (int)i;
-			best_rank = r;
-			best_why = w;
-		}
-	}
-	*why = best_why;
-	return best;
-}
-
-static enum ibs_err choose_gid(struct ibs_ping *p)
-{
-	const struct ibs_vdev_info *d = &p->info;
-	struct ibs_ping_gid *t;
-	unsigned i, n = 0, len = d->gid_tbl_len < MAX_GIDS ? d->gid_tbl_len : MAX_GIDS;
-	int k;
-
-	if (p->o.gid_index >= 0) {
-		uint8_t g[16];
-		enum ibs_gid_type ty;
-		if (p->ops->query_gid(p->dev, (unsigned)p->o.gid_index, g, &ty) || ibs_gid_is_zero(g))
-			return ping_fail(p, IBS_STEP_GID, IBS_E_INVAL,
-				    xstrdup("'ibscan local' lists the GID table of every port"),
-				    "GID index %d of %s port %u is empty", p->o.gid_index, d->name, d->port);
-		p->gid_index = p->o.gid_index;
-		memcpy(p->gid, g, 16);
-		p->gid_type = ty;
-		p->use_grh = true;
-		p->gid_choice = "given with --gid-index";
-		return IBS_OK;
-	}
-	if (d->link_layer == IBS_LL_IB) {
-		/* InfiniBand routes on LIDs; GID 0 (the port GUID) is shown for reference. */
-		p->gid_index = 0;
-		if (p->ops->query_gid(p->dev, 0, p->gid, &p->gid_type))
-			memset(p->gid, 0, sizeof(p->gid));
-		p->use_grh = false;
-		p->gid_choice = "InfiniBand: addressed by LID";
-		return IBS_OK;
-	}
-	t = xcalloc(len ? len : 1, sizeof(*t));
-	for (i = 0; i < len; i++) {
-		t[n].index = i;
-		if (p->ops->query_gid(p->dev, i, t[n].gid, &t[n].type) == 0 && !ibs_gid_is_zero(t[n].gid))
-			n++;
-	}
-	k = ibs_ping_choose_gid(t, n, &p->gid_choice);
-	if (k < 0) {
-		free(t);
-		return ping_fail(p, IBS_STEP_GID, IBS_E_NODEV,
-			    xstrdup("RoCE needs an address on the port's network interface (IPv4, or at least an "
-				    "IPv6 link-local one); 'ibscan local' shows the GID table"),
-			    "no usable GID on %s port %u", d->name, d->port);
-	}
-	p->gid_index = (int)t[k].index;
-	memcpy(p->gid, t[k].gid, 16);
-	p->gid_type = t[k].type;
-	p->use_grh = true;
-	free(t);
-	return IBS_OK;
-}
 
 /* ---- open and close ---- */
 
@@ -168,7 +94,7 @@ enum ibs_err ibs_ping_open(const struct ibs_verbs_ops *ops, const struct ibs_pin
 				    "'ibscan local' shows every port's state; -C and -P pick another"),
 			    "%s port %u is not active (state %s)", p->info.name, p->info.port,
 			    port_state_name(p->info.state));
-	rc = choose_gid(p);
+	rc = ping_choose_gid(p);
 	if (rc)
 		return rc;
 	e = ops->alloc_pd(p->dev, &p->pd);
@@ -206,13 +132,6 @@ void ibs_ping_close(struct ibs_ping *p)
 	free(p->err);
 	free(p->hint);
 	free(p);
-}
-
-void ibs_ping_result_free(struct ibs_ping_result *r)
-{
-	free(r->peer);
-	free(r->device);
-	memset(r, 0, sizeof(*r));
 }
 
 /* ---- setting up a run ---- */
@@ -647,32 +566,6 @@ static uint8_t pattern(size_t i)
 	return (uint8_t)(i * 31 + 7);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static void stats(struct ibs_ping_result *res, uint64_t *lat, unsigned n, bool half)
-{
-	double div = half ? 2000.0 : 1000.0, sum = 0;
-	size_t k;
-	unsigned i;
-
-	qsort(lat, n, sizeof(*lat), cmp_u64);
-	for (i = 0; i < n; i++)
-		sum += (double)lat[i];
-	res->has_latency = true;
-	res->half_rtt = half;
-	res->lat_min_us = (double)lat[0] / div;
-	res->lat_max_us = (double)lat[n - 1] / div;
-	res->lat_median_us = n % 2 ? (double)lat[n / 2] / div : ((double)lat[n / 2 - 1] + (double)lat[n / 2]) / 2 / div;
-	/* Nearest rank. */
-	k = (size_t)((99ull * n + 99) / 100);
-	res->lat_p99_us = (double)lat[k ? k - 1 : 0] / div;
-	res->lat_mean_us = sum / n / div;
-}
-
 static enum ibs_err client_latency(struct ibs_ping *p, struct ping_run *r, uint64_t *lat)
 {
 	volatile uint8_t *flag = r->buf + r->stride + r->size - 1;
@@ -782,50 +675,6 @@ static enum ibs_err server_run(struct ibs_ping *p, struct ping_run *r)
 	if (!rc)
 		rc = wait_for(p, r, r->iters, 0, NULL, 0, r->iters - 1);
 	return rc;
-}
-
-static void fill_result(const struct ibs_ping *p, const struct ping_run *r, bool server, const char *peer,
-			struct ibs_ping_result *res)
-{
-	const struct ibs_oob_hello *h = &r->peer_hello;
-
-	res->server = server;
-	res->peer = xstrdup(peer ? peer : "?");
-	res->device = xstrdup(p->info.name ? p->info.name : "?");
-	res->port = p->info.port;
-	res->op = r->op;
-	res->bw = r->bw;
-	res->iters = r->iters;
-	res->size = r->op == IBS_OP_ATOMIC ? IBS_PING_ATOMIC_SIZE : r->size;
-	res->use_grh = p->use_grh;
-	res->gid_choice = p->gid_choice;
-	res->local.link_layer = p->info.link_layer;
-	res->local.lid = p->info.lid;
-	res->local.qpn = r->qpn;
-	res->local.psn = r->psn;
-	res->local.gid_index = p->gid_index;
-	res->local.gid_type = p->gid_type;
-	memcpy(res->local.gid, p->gid, 16);
-	res->local.mtu = p->info.active_mtu;
-	res->local.addr = (uint64_t)(uintptr_t)(r->buf + r->stride);
-	res->local.rkey = r->rkey;
-	res->local.len = (uint32_t)r->stride;
-	res->remote.link_layer = (enum ibs_link_layer)h->link_layer;
-	res->remote.lid = h->lid;
-	res->remote.qpn = h->qpn;
-	res->remote.psn = h->psn;
-	res->remote.gid_index = h->gid_index;
-	res->remote.gid_type = (enum ibs_gid_type)h->gid_type;
-	memcpy(res->remote.gid, h->gid, 16);
-	res->remote.mtu = h->mtu;
-	res->remote.addr = h->addr;
-	res->remote.rkey = h->rkey;
-	res->remote.len = h->len;
-	res->mtu = r->mtu;
-	res->mr.bytes = r->buflen;
-	res->mr.reg_us = r->reg_us;
-	res->mr.lkey = r->lkey;
-	res->mr.rkey = r->rkey;
 }
 
 /* ---- the two roles ---- */
@@ -984,10 +833,10 @@ enum ibs_err ibs_ping_client_fd(struct ibs_ping *p, int fd, const char *peer, st
 		free(lat);
 		return rc;
 	}
-	fill_result(p, r, false, peer, res);
+	ping_fill_result(p, r, false, peer, res);
 	res->measured = true;
 	if (lat)
-		stats(res, lat, r->iters, r->op == IBS_OP_SEND || r->op == IBS_OP_WRITE);
+		ping_latency_stats(res, lat, r->iters, r->op == IBS_OP_SEND || r->op == IBS_OP_WRITE);
 	free(lat);
 	res->elapsed_s = (double)(t1 - t0) / 1e9;
 	res->bytes = (uint64_t)r->iters * res->size;
@@ -1119,7 +968,7 @@ enum ibs_err ibs_ping_serve_fd(struct ibs_ping *p, int fd, const char *peer, str
 	rc = await_done(p, r, IBS_STEP_FINISH, true);
 	if (rc)
 		return rc;
-	fill_result(p, r, true, peer, res);
+	ping_fill_result(p, r, true, peer, res);
 	return IBS_OK;
 }
 

@@ -78,4 +78,10 @@ ping_fail(struct ibs_ping *p, enum ibs_ping_step step, enum ibs_err rc, char *hi
 /* What a completion status means, and a hint (NULL when none) for the operator. */
 const char *ping_wc_text(unsigned status, const char **hint);
 
+enum ibs_err ping_choose_gid(struct ibs_ping *p);
+
+void ping_latency_stats(struct ibs_ping_result *res, uint64_t *lat, unsigned n, bool half);
+void ping_fill_result(const struct ibs_ping *p, const struct ping_run *r, bool server, const char *peer,
+			struct ibs_ping_result *res);
+
 #endif
