@@ -28,11 +28,6 @@ static const char *port_state_name(unsigned s)
 	return s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown";
 }
 
-static const char *gid_type_name(enum ibs_gid_type t)
-{
-	return t == IBS_GID_ROCE_V2 ? "RoCE v2" : t == IBS_GID_IB_ROCE_V1 ? "IB/RoCE v1" : "unknown";
-}
-
 const struct ibs_vdev_info *ibs_ping_device(const struct ibs_ping *p)
 {
 	return &p->info;
@@ -135,224 +130,6 @@ void ibs_ping_close(struct ibs_ping *p)
 }
 
 /* ---- setting up a run ---- */
-
-static char *memlock_hint(void)
-{
-	struct rlimit rl;
-	char now[64] = "unknown";
-
-	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0) {
-		if (rl.rlim_cur == RLIM_INFINITY)
-			snprintf(now, sizeof(now), "unlimited");
-		else
-			snprintf(now, sizeof(now), "%llu KiB", (unsigned long long)rl.rlim_cur / 1024);
-	}
-	return xasprintf("registered memory is pinned and counts against RLIMIT_MEMLOCK (now %s): raise it with "
-			 "'ulimit -l unlimited' in the shell, a '* - memlock unlimited' line in "
-			 "/etc/security/limits.conf, or LimitMEMLOCK=infinity for a systemd service",
-			 now);
-}
-
-static uint32_t new_psn(void)
-{
-	uint64_t x = ibs_mono_ns() ^ ((uint64_t)getpid() << 32);
-
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	return (uint32_t)x & 0xffffff;
-}
-
-static enum ibs_err post_recv(struct ibs_ping *p, struct ping_run *r)
-{
-	int e = p->ops->post_recv(r->qp, RECV_TAG | r->recv_posted, r->buf + r->stride, r->size, r->lkey);
-
-	if (e)
-		return ping_fail(p, IBS_STEP_RUN, IBS_E_TRANSPORT, NULL, "posting a receive buffer failed: %s", strerror(e));
-	r->recv_posted++;
-	return IBS_OK;
-}
-
-/* Buffers, MR, CQ, QP to INIT, receives posted (if this side receives): everything before the hello. */
-static enum ibs_err setup(struct ibs_ping *p, struct ping_run *r, bool receives)
-{
-	const struct ibs_vdev_info *d = &p->info;
-	struct ibs_qp_caps caps;
-	struct ibs_qp_conn c;
-	unsigned access = IBS_ACCESS_LOCAL_WRITE | IBS_ACCESS_REMOTE_WRITE | IBS_ACCESS_REMOTE_READ;
-	size_t alloc;
-	uint64_t t0;
-	void *mem = NULL;
-	int e;
-
-	if (r->op == IBS_OP_ATOMIC)
-		access |= IBS_ACCESS_REMOTE_ATOMIC;
-	r->stride = ((r->size < 8 ? 8 : r->size) + 63) & ~(size_t)63;
-	r->buflen = 2 * r->stride;
-	alloc = (r->buflen + 4095) & ~(size_t)4095;
-	e = posix_memalign(&mem, 4096, alloc);
-	if (e)
-		return ping_fail(p, IBS_STEP_MR, IBS_E_TRANSPORT, NULL, "cannot allocate %zu bytes for the buffers: %s", alloc,
-			    strerror(e));
-	r->buf = mem;
-	memset(r->buf, 0, alloc);
-	t0 = ibs_mono_ns();
-	e = p->ops->reg_mr(p->pd, r->buf, r->buflen, access, &r->mr, &r->lkey, &r->rkey);
-	r->reg_us = (double)(ibs_mono_ns() - t0) / 1000.0;
-	if (e) {
-		r->mr = NULL;
-		return ping_fail(p, IBS_STEP_MR, IBS_E_TRANSPORT,
-			    e == ENOMEM || e == EPERM || e == EAGAIN ? memlock_hint() : NULL,
-			    "memory registration of %zu bytes failed: %s", r->buflen, strerror(e));
-	}
-	r->tx_depth = ping_cap(r->bw ? MAX_TX_DEPTH : 4, d->max_qp_wr);
-	r->rx_depth = 1;
-	if (receives)
-		r->rx_depth = ping_cap(r->bw ? (r->iters < MAX_RX_DEPTH ? r->iters : MAX_RX_DEPTH) : 4, d->max_qp_wr);
-	e = p->ops->create_cq(p->dev, ping_cap(r->tx_depth + r->rx_depth, d->max_cqe), &r->cq);
-	if (e) {
-		r->cq = NULL;
-		return ping_fail(p, IBS_STEP_CQ, IBS_E_TRANSPORT, NULL, "cannot create a completion queue of %u entries: %s",
-			    r->tx_depth + r->rx_depth, strerror(e));
-	}
-	caps.max_send_wr = r->tx_depth;
-	caps.max_recv_wr = r->rx_depth;
-	e = p->ops->create_qp(p->pd, r->cq, &caps, &r->qp, &r->qpn);
-	if (e) {
-		r->qp = NULL;
-		return ping_fail(p, IBS_STEP_QP, IBS_E_TRANSPORT,
-			    xasprintf("the device allows %u work requests per queue; it may be out of queue pairs",
-				      d->max_qp_wr),
-			    "cannot create the RC queue pair (%u sends, %u receives): %s", caps.max_send_wr,
-			    caps.max_recv_wr, strerror(e));
-	}
-	memset(&c, 0, sizeof(c));
-	c.port = d->port;
-	c.access = IBS_ACCESS_REMOTE_WRITE | IBS_ACCESS_REMOTE_READ |
-		   (r->op == IBS_OP_ATOMIC ? IBS_ACCESS_REMOTE_ATOMIC : 0);
-	e = p->ops->modify_qp(r->qp, IBS_QPS_INIT, &c);
-	if (e)
-		return ping_fail(p, IBS_STEP_INIT, IBS_E_TRANSPORT,
-			    xstrdup("check the port (-P) and its state ('ibscan local')"),
-			    "INIT failed: %s (%s port %u)", strerror(e), d->name, d->port);
-	r->psn = new_psn();
-	r->rd_resp = ping_cap(MAX_RD_DEPTH, d->max_rd_atom);
-	if (!r->rd_resp)
-		r->rd_resp = 1;
-	if (receives) {
-		r->recv_target = r->iters;
-		while (r->recv_posted < r->rx_depth && r->recv_posted < r->recv_target)
-			if (post_recv(p, r))
-				return IBS_E_TRANSPORT;
-	}
-	return IBS_OK;
-}
-
-static void make_hello(const struct ibs_ping *p, const struct ping_run *r, enum ibs_oob_type type, struct ibs_oob_msg *m)
-{
-	struct ibs_oob_hello *h = &m->hello;
-
-	memset(m, 0, sizeof(*m));
-	m->type = type;
-	h->op = (uint8_t)r->op;
-	h->bw = r->bw;
-	h->link_layer = (uint8_t)p->info.link_layer;
-	h->mtu = (uint8_t)(p->info.active_mtu >= 1 && p->info.active_mtu <= 5 ? p->info.active_mtu : 1);
-	h->iters = r->iters;
-	h->size = r->size;
-	h->timeout_ms = r->timeout_ms;
-	h->lid = p->info.lid;
-	h->gid_index = (uint16_t)(p->gid_index > 0 ? p->gid_index : 0);
-	h->qpn = r->qpn;
-	h->psn = r->psn;
-	h->rd_atomic = (uint8_t)(r->rd_resp > 255 ? 255 : r->rd_resp);
-	h->gid_type = (uint8_t)p->gid_type;
-	memcpy(h->gid, p->gid, 16);
-	/* The peer writes into, reads from and adds to the exposed region. */
-	h->addr = (uint64_t)(uintptr_t)(r->buf + r->stride);
-	h->rkey = r->rkey;
-	h->len = (uint32_t)r->stride;
-}
-
-/* Can these two ports talk at all? Checked on both sides before RTR. */
-static enum ibs_err check_peer(struct ibs_ping *p, const struct ibs_oob_hello *h, const char *peer)
-{
-	static const char *const ll[] = { "unknown", "InfiniBand", "Ethernet (RoCE)" };
-
-	if (h->link_layer != p->info.link_layer)
-		return ping_fail(p, IBS_STEP_EXCHANGE, IBS_E_INVAL,
-			    xstrdup("InfiniBand and RoCE ports cannot reach each other: pick matching ports with -C/-P"),
-			    "the peer %s uses an %s port and this host %s port %u is %s", peer, ll[h->link_layer],
-			    p->info.name, p->info.port, ll[p->info.link_layer]);
-	if (p->info.link_layer == IBS_LL_ETH && h->gid_type && p->gid_type && h->gid_type != p->gid_type)
-		return ping_fail(p, IBS_STEP_EXCHANGE, IBS_E_INVAL,
-			    xstrdup("both hosts must use GIDs of the same type: pick them with --gid-index "
-				    "('ibscan local' lists them)"),
-			    "this host uses a %s GID (index %d) and the peer %s a %s GID (index %u)",
-			    gid_type_name(p->gid_type), p->gid_index, peer,
-			    gid_type_name((enum ibs_gid_type)h->gid_type), h->gid_index);
-	if (!p->use_grh && (h->lid == 0 || h->lid >= 0xc000))
-		return ping_fail(p, IBS_STEP_EXCHANGE, IBS_E_INVAL,
-			    xstrdup("a subnet manager must assign LIDs (is opensm running?); 'ibscan local' "
-				    "shows the LID and SM LID"),
-			    "the peer %s has no unicast LID (0x%x)", peer, h->lid);
-	if (ibs_gid_is_zero(h->gid) && p->use_grh)
-		return ping_fail(p, IBS_STEP_EXCHANGE, IBS_E_INVAL, NULL, "the peer %s sent an empty GID", peer);
-	if (h->op == IBS_OP_ATOMIC && (h->addr & 7))
-		return ping_fail(p, IBS_STEP_EXCHANGE, IBS_E_MALFORMED, NULL,
-			    "the peer %s exposes a buffer at 0x%" PRIx64 ", not 8-byte aligned for atomics", peer, h->addr);
-	return IBS_OK;
-}
-
-/* RTR with the peer's address, then RTS. */
-static enum ibs_err connect_qp(struct ibs_ping *p, struct ping_run *r, const struct ibs_oob_hello *h)
-{
-	struct ibs_qp_conn c;
-	char gid[64];
-	int e;
-
-	memset(&c, 0, sizeof(c));
-	c.port = p->info.port;
-	c.remote_qpn = h->qpn;
-	c.remote_psn = h->psn;
-	c.local_psn = r->psn;
-	c.remote_lid = h->lid;
-	c.use_grh = p->use_grh;
-	memcpy(c.remote_gid, h->gid, 16);
-	c.sgid_index = p->gid_index > 0 ? (unsigned)p->gid_index : 0;
-	c.hop_limit = 64;
-	r->mtu = p->info.active_mtu < h->mtu ? p->info.active_mtu : h->mtu;
-	if (r->mtu < 1 || r->mtu > 5)
-		r->mtu = 1;
-	c.mtu = r->mtu;
-	c.max_dest_rd_atomic = r->rd_resp;
-	c.max_rd_atomic = ping_cap(ping_cap(MAX_RD_DEPTH, p->info.max_init_rd_atom), h->rd_atomic ? h->rd_atomic : 1);
-	c.min_rnr_timer = 12; /* 0.64 ms */
-	c.timeout = 14;       /* 4.096 us * 2^14 = 67 ms per try */
-	c.retry_cnt = 7;
-	c.rnr_retry = 7; /* 7: retry forever on receiver-not-ready; our own deadlines end a run */
-	e = p->ops->modify_qp(r->qp, IBS_QPS_RTR, &c);
-	if (e) {
-		snprintf(gid, sizeof(gid), "%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x",
-			 h->gid[0], h->gid[1], h->gid[2], h->gid[3], h->gid[4], h->gid[5], h->gid[6], h->gid[7],
-			 h->gid[8], h->gid[9], h->gid[10], h->gid[11], h->gid[12], h->gid[13], h->gid[14], h->gid[15]);
-		if (p->use_grh)
-			return ping_fail(p, IBS_STEP_RTR, IBS_E_TRANSPORT,
-				    xasprintf("on RoCE try --gid-index N (ibscan local lists them; this host uses "
-					      "index %d)",
-					      p->gid_index),
-				    "RTR failed: remote GID %s unreachable from GID index %d (%s)", gid, p->gid_index,
-				    strerror(e));
-		return ping_fail(p, IBS_STEP_RTR, IBS_E_TRANSPORT,
-			    xstrdup("check that both ports are Active with a LID ('ibscan local'), or route by GID "
-				    "with --gid-index 0"),
-			    "RTR failed: remote LID %u, QPN 0x%x: %s", h->lid, h->qpn, strerror(e));
-	}
-	e = p->ops->modify_qp(r->qp, IBS_QPS_RTS, &c);
-	if (e)
-		return ping_fail(p, IBS_STEP_RTS, IBS_E_TRANSPORT, NULL, "RTS failed: %s", strerror(e));
-	return IBS_OK;
-}
 
 /* Tell the peer why this side stops (best effort: it may be gone). */
 static void tell_peer(struct ibs_ping *p, struct ping_run *r)
@@ -485,7 +262,7 @@ static enum ibs_err wait_for(struct ibs_ping *p, struct ping_run *r, uint64_t wa
 			if (wc[i].byte_len != r->size)
 				return ping_fail(p, IBS_STEP_RUN, IBS_E_MALFORMED, NULL,
 					    "received a message of %u bytes, expected %u", wc[i].byte_len, r->size);
-			if (r->recv_posted < r->recv_target && post_recv(p, r))
+			if (r->recv_posted < r->recv_target && ping_post_recv(p, r))
 				return IBS_E_TRANSPORT;
 		}
 		if (n)
@@ -757,10 +534,10 @@ enum ibs_err ibs_ping_client_fd(struct ibs_ping *p, int fd, const char *peer, st
 	if (r->op == IBS_OP_ATOMIC && !p->info.atomics)
 		return ping_fail(p, IBS_STEP_OPEN, IBS_E_INVAL, xstrdup("--op send, write or read work without atomics"),
 			    "%s does not support atomic operations", p->info.name);
-	rc = setup(p, r, r->op == IBS_OP_SEND && !r->bw);
+	rc = ping_setup(p, r, r->op == IBS_OP_SEND && !r->bw);
 	if (rc)
 		return rc;
-	make_hello(p, r, IBS_OOB_HELLO, &m);
+	ping_make_hello(p, r, IBS_OOB_HELLO, &m);
 	rc = ibs_oob_send(fd, &m, wait_ms(r), &msg);
 	if (!rc)
 		rc = ibs_oob_recv(fd, wait_ms(r), &m, &msg);
@@ -793,9 +570,9 @@ enum ibs_err ibs_ping_client_fd(struct ibs_ping *p, int fd, const char *peer, st
 			    "the listener %s answered for another test (%s%s, %u x %u bytes)", peer,
 			    ibs_ping_op_name((enum ibs_ping_op)h->op), h->bw ? " bandwidth" : "", h->iters, h->size);
 	r->peer_hello = *h;
-	rc = check_peer(p, h, peer);
+	rc = ping_check_peer(p, h, peer);
 	if (!rc)
-		rc = connect_qp(p, r, h);
+		rc = ping_connect_qp(p, r, h);
 	if (rc) {
 		tell_peer(p, r);
 		return rc;
@@ -939,21 +716,21 @@ enum ibs_err ibs_ping_serve_fd(struct ibs_ping *p, int fd, const char *peer, str
 	r->iters = h.iters;
 	r->size = h.size;
 	r->peer_hello = h;
-	rc = check_peer(p, &h, peer);
+	rc = ping_check_peer(p, &h, peer);
 	if (!rc)
-		rc = setup(p, r, r->op == IBS_OP_SEND);
+		rc = ping_setup(p, r, r->op == IBS_OP_SEND);
 	if (!rc && r->op == IBS_OP_READ) {
 		size_t i;
 		for (i = 0; i < r->size; i++)
 			r->buf[r->stride + i] = pattern(i);
 	}
 	if (!rc)
-		rc = connect_qp(p, r, &h);
+		rc = ping_connect_qp(p, r, &h);
 	if (rc) {
 		tell_peer(p, r);
 		return rc;
 	}
-	make_hello(p, r, IBS_OOB_HELLO_REPLY, &m);
+	ping_make_hello(p, r, IBS_OOB_HELLO_REPLY, &m);
 	rc = ibs_oob_send(fd, &m, wait_ms(r), &msg);
 	if (rc) {
 		ping_fail(p, IBS_STEP_EXCHANGE, rc, NULL, "the peer %s: %s", peer, msg);

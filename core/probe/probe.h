@@ -84,4 +84,14 @@ void ping_latency_stats(struct ibs_ping_result *res, uint64_t *lat, unsigned n, 
 void ping_fill_result(const struct ibs_ping *p, const struct ping_run *r, bool server, const char *peer,
 			struct ibs_ping_result *res);
 
+enum ibs_err ping_post_recv(struct ibs_ping *p, struct ping_run *r);
+/* Buffers, MR, CQ, QP to INIT, receives posted (if this side receives): everything before the hello. */
+enum ibs_err ping_setup(struct ibs_ping *p, struct ping_run *r, bool receives);
+
+void ping_make_hello(const struct ibs_ping *p, const struct ping_run *r, enum ibs_oob_type type, struct ibs_oob_msg *m);
+/* Can these two ports talk at all? Checked on both sides before RTR. */
+enum ibs_err ping_check_peer(struct ibs_ping *p, const struct ibs_oob_hello *h, const char *peer);
+/* RTR with the peer's address, then RTS. */
+enum ibs_err ping_connect_qp(struct ibs_ping *p, struct ping_run *r, const struct ibs_oob_hello *h);
+
 #endif
