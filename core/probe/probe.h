@@ -94,4 +94,37 @@ enum ibs_err ping_check_peer(struct ibs_ping *p, const struct ibs_oob_hello *h, 
 /* RTR with the peer's address, then RTS. */
 enum ibs_err ping_connect_qp(struct ibs_ping *p, struct ping_run *r, const struct ibs_oob_hello *h);
 
+/*
+ * The wait allowed now: --timeout, cut to what is left of the session. Each
+ * message restarts --timeout, so without the session's own end a peer that
+ * trickles keepalives would hold the listener and its pinned buffers forever.
+ */
+int ping_wait_ms(const struct ping_run *r);
+bool ping_session_over(const struct ping_run *r);
+/* The session passed --deadline: stop, and (tell: here, not by the caller) tell the peer why. */
+enum ibs_err ping_session_expired(struct ibs_ping *p, struct ping_run *r, enum ibs_ping_step step, bool tell);
+enum ibs_err ping_keepalive(struct ibs_ping *p, struct ping_run *r, uint64_t now);
+/* Tell the peer why this side stops (best effort: it may be gone). */
+void ping_tell_peer(struct ibs_ping *p, struct ping_run *r);
+/* If the peer has already said why it stopped, the text (owned), else NULL. */
+char *ping_peer_says(struct ping_run *r);
+/* Wait for the peer's DONE (skipping keepalives), or its reason for stopping. */
+enum ibs_err ping_await_done(struct ibs_ping *p, struct ping_run *r, enum ibs_ping_step step, bool answer);
+
+/*
+ * Poll the CQ until want_send send and want_recv receive completions have
+ * arrived (and *flag equals val, for RDMA write round trips), within the
+ * timeout. Receives are reposted as they complete.
+ */
+enum ibs_err ping_wait_for(struct ibs_ping *p, struct ping_run *r, uint64_t want_send, uint64_t want_recv,
+			     const volatile uint8_t *flag, uint8_t val, uint64_t iter);
+enum ibs_err ping_post(struct ibs_ping *p, struct ping_run *r, uint64_t i);
+uint8_t ping_pattern(size_t i);
+enum ibs_err ping_client_latency(struct ibs_ping *p, struct ping_run *r, uint64_t *lat);
+enum ibs_err ping_client_bw(struct ibs_ping *p, struct ping_run *r);
+/* What the data says after a run: a read brings the listener's pattern, atomics count. */
+enum ibs_err ping_client_verify(struct ibs_ping *p, struct ping_run *r);
+/* The listener's side of a run; for reads, atomics and RDMA write bandwidth it has nothing to do. */
+enum ibs_err ping_server_run(struct ibs_ping *p, struct ping_run *r);
+
 #endif
