@@ -1,4 +1,7 @@
-/* Connecting the run's QP: the hello each side sends, whether the two ports can talk at all, and RTR and RTS with the peer's address. */
+/*
+ * Connecting the run's QP: the hello each side sends, whether the two ports
+ * can talk at all, and RTR and RTS with the peer's address.
+ */
 #include "probe.h"
 #include "../base/gid.h"
 #include "../base/xalloc.h"
@@ -45,26 +48,26 @@ enum ibs_err ping_check_peer(struct ibs_ping *p, const struct ibs_oob_hello *h, 
 
 	if (h->link_layer != p->info.link_layer)
 		return ping_fail(p, IBS_STEP_EXCHANGE, IBS_E_INVAL,
-			    xstrdup("InfiniBand and RoCE ports cannot reach each other: pick matching ports with -C/-P"),
-			    "the peer %s uses an %s port and this host %s port %u is %s", peer, ll[h->link_layer],
-			    p->info.name, p->info.port, ll[p->info.link_layer]);
+				 xstrdup("InfiniBand and RoCE ports cannot reach each other: pick matching ports with -C/-P"),
+				 "the peer %s uses an %s port and this host %s port %u is %s", peer, ll[h->link_layer],
+				 p->info.name, p->info.port, ll[p->info.link_layer]);
 	if (p->info.link_layer == IBS_LL_ETH && h->gid_type && p->gid_type && h->gid_type != p->gid_type)
 		return ping_fail(p, IBS_STEP_EXCHANGE, IBS_E_INVAL,
-			    xstrdup("both hosts must use GIDs of the same type: pick them with --gid-index "
-				    "('ibscan local' lists them)"),
-			    "this host uses a %s GID (index %d) and the peer %s a %s GID (index %u)",
-			    gid_type_name(p->gid_type), p->gid_index, peer,
-			    gid_type_name((enum ibs_gid_type)h->gid_type), h->gid_index);
+				 xstrdup("both hosts must use GIDs of the same type: pick them with --gid-index "
+					 "('ibscan local' lists them)"),
+				 "this host uses a %s GID (index %d) and the peer %s a %s GID (index %u)",
+				 gid_type_name(p->gid_type), p->gid_index, peer,
+				 gid_type_name((enum ibs_gid_type)h->gid_type), h->gid_index);
 	if (!p->use_grh && (h->lid == 0 || h->lid >= 0xc000))
 		return ping_fail(p, IBS_STEP_EXCHANGE, IBS_E_INVAL,
-			    xstrdup("a subnet manager must assign LIDs (is opensm running?); 'ibscan local' "
-				    "shows the LID and SM LID"),
-			    "the peer %s has no unicast LID (0x%x)", peer, h->lid);
+				 xstrdup("a subnet manager must assign LIDs (is opensm running?); 'ibscan local' "
+					 "shows the LID and SM LID"),
+				 "the peer %s has no unicast LID (0x%x)", peer, h->lid);
 	if (ibs_gid_is_zero(h->gid) && p->use_grh)
 		return ping_fail(p, IBS_STEP_EXCHANGE, IBS_E_INVAL, NULL, "the peer %s sent an empty GID", peer);
 	if (h->op == IBS_OP_ATOMIC && (h->addr & 7))
 		return ping_fail(p, IBS_STEP_EXCHANGE, IBS_E_MALFORMED, NULL,
-			    "the peer %s exposes a buffer at 0x%" PRIx64 ", not 8-byte aligned for atomics", peer, h->addr);
+				 "the peer %s exposes a buffer at 0x%" PRIx64 ", not 8-byte aligned for atomics", peer, h->addr);
 	return IBS_OK;
 }
 
@@ -102,15 +105,15 @@ enum ibs_err ping_connect_qp(struct ibs_ping *p, struct ping_run *r, const struc
 			 h->gid[8], h->gid[9], h->gid[10], h->gid[11], h->gid[12], h->gid[13], h->gid[14], h->gid[15]);
 		if (p->use_grh)
 			return ping_fail(p, IBS_STEP_RTR, IBS_E_TRANSPORT,
-				    xasprintf("on RoCE try --gid-index N (ibscan local lists them; this host uses "
-					      "index %d)",
-					      p->gid_index),
-				    "RTR failed: remote GID %s unreachable from GID index %d (%s)", gid, p->gid_index,
-				    strerror(e));
+					 xasprintf("on RoCE try --gid-index N (ibscan local lists them; this host uses "
+						   "index %d)",
+						   p->gid_index),
+					 "RTR failed: remote GID %s unreachable from GID index %d (%s)", gid, p->gid_index,
+					 strerror(e));
 		return ping_fail(p, IBS_STEP_RTR, IBS_E_TRANSPORT,
-			    xstrdup("check that both ports are Active with a LID ('ibscan local'), or route by GID "
-				    "with --gid-index 0"),
-			    "RTR failed: remote LID %u, QPN 0x%x: %s", h->lid, h->qpn, strerror(e));
+				 xstrdup("check that both ports are Active with a LID ('ibscan local'), or route by GID "
+					 "with --gid-index 0"),
+				 "RTR failed: remote LID %u, QPN 0x%x: %s", h->lid, h->qpn, strerror(e));
 	}
 	e = p->ops->modify_qp(r->qp, IBS_QPS_RTS, &c);
 	if (e)

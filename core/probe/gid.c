@@ -41,8 +41,8 @@ enum ibs_err ping_choose_gid(struct ibs_ping *p)
 		enum ibs_gid_type ty;
 		if (p->ops->query_gid(p->dev, (unsigned)p->o.gid_index, g, &ty) || ibs_gid_is_zero(g))
 			return ping_fail(p, IBS_STEP_GID, IBS_E_INVAL,
-				    xstrdup("'ibscan local' lists the GID table of every port"),
-				    "GID index %d of %s port %u is empty", p->o.gid_index, d->name, d->port);
+					 xstrdup("'ibscan local' lists the GID table of every port"),
+					 "GID index %d of %s port %u is empty", p->o.gid_index, d->name, d->port);
 		p->gid_index = p->o.gid_index;
 		memcpy(p->gid, g, 16);
 		p->gid_type = ty;
@@ -69,9 +69,9 @@ enum ibs_err ping_choose_gid(struct ibs_ping *p)
 	if (k < 0) {
 		free(t);
 		return ping_fail(p, IBS_STEP_GID, IBS_E_NODEV,
-			    xstrdup("RoCE needs an address on the port's network interface (IPv4, or at least an "
-				    "IPv6 link-local one); 'ibscan local' shows the GID table"),
-			    "no usable GID on %s port %u", d->name, d->port);
+				 xstrdup("RoCE needs an address on the port's network interface (IPv4, or at least an "
+					 "IPv6 link-local one); 'ibscan local' shows the GID table"),
+				 "no usable GID on %s port %u", d->name, d->port);
 	}
 	p->gid_index = (int)t[k].index;
 	memcpy(p->gid, t[k].gid, 16);

@@ -69,62 +69,75 @@ static inline unsigned ping_cap(unsigned want, unsigned limit)
 	return limit && want > limit ? limit : want;
 }
 
+/* error.c */
 /* Keep what failed (msg and hint owned; hint may be NULL) for the result. */
 void ping_set_error(struct ibs_ping *p, enum ibs_ping_step step, char *msg, char *hint);
 /* Record and report a failure: the step, what failed and why, and a hint (owned, may be NULL). */
 enum ibs_err __attribute__((format(printf, 5, 6)))
 ping_fail(struct ibs_ping *p, enum ibs_ping_step step, enum ibs_err rc, char *hint, const char *fmt, ...);
-
 /* What a completion status means, and a hint (NULL when none) for the operator. */
 const char *ping_wc_text(unsigned status, const char **hint);
 
+/* ping.c */
+/* Release the run's QP, CQ, MR and buffers: the probe is ready for another peer. */
+void ping_run_free(struct ibs_ping *p);
+/* A new run with the peer on fd: its timeouts from the options, its session deadline from now. */
+void ping_run_init(struct ibs_ping *p, int fd, const char *peer);
+
+/* gid.c: the GID, from --gid-index, the link layer and the port's GID table. */
 enum ibs_err ping_choose_gid(struct ibs_ping *p);
 
-void ping_latency_stats(struct ibs_ping_result *res, uint64_t *lat, unsigned n, bool half);
-void ping_fill_result(const struct ibs_ping *p, const struct ping_run *r, bool server, const char *peer,
-			struct ibs_ping_result *res);
-
-enum ibs_err ping_post_recv(struct ibs_ping *p, struct ping_run *r);
+/* setup.c */
 /* Buffers, MR, CQ, QP to INIT, receives posted (if this side receives): everything before the hello. */
 enum ibs_err ping_setup(struct ibs_ping *p, struct ping_run *r, bool receives);
+/* Post the next receive buffer. */
+enum ibs_err ping_post_recv(struct ibs_ping *p, struct ping_run *r);
 
+/* connect.c */
+/* The hello (or its reply) that describes this side's QP and buffer for the peer. */
 void ping_make_hello(const struct ibs_ping *p, const struct ping_run *r, enum ibs_oob_type type, struct ibs_oob_msg *m);
 /* Can these two ports talk at all? Checked on both sides before RTR. */
 enum ibs_err ping_check_peer(struct ibs_ping *p, const struct ibs_oob_hello *h, const char *peer);
 /* RTR with the peer's address, then RTS. */
 enum ibs_err ping_connect_qp(struct ibs_ping *p, struct ping_run *r, const struct ibs_oob_hello *h);
 
+/* session.c */
 /*
  * The wait allowed now: --timeout, cut to what is left of the session. Each
  * message restarts --timeout, so without the session's own end a peer that
  * trickles keepalives would hold the listener and its pinned buffers forever.
  */
 int ping_wait_ms(const struct ping_run *r);
+/* The session's --deadline has passed. */
 bool ping_session_over(const struct ping_run *r);
 /* The session passed --deadline: stop, and (tell: here, not by the caller) tell the peer why. */
 enum ibs_err ping_session_expired(struct ibs_ping *p, struct ping_run *r, enum ibs_ping_step step, bool tell);
+/* Send a keepalive now and schedule the next. */
 enum ibs_err ping_keepalive(struct ibs_ping *p, struct ping_run *r, uint64_t now);
 /* Tell the peer why this side stops (best effort: it may be gone). */
 void ping_tell_peer(struct ibs_ping *p, struct ping_run *r);
 /* If the peer has already said why it stopped, the text (owned), else NULL. */
 char *ping_peer_says(struct ping_run *r);
-/* Wait for the peer's DONE (skipping keepalives), or its reason for stopping. */
+/* Wait for the peer's DONE (skipping keepalives), or its reason for stopping; answer: send DONE back. */
 enum ibs_err ping_await_done(struct ibs_ping *p, struct ping_run *r, enum ibs_ping_step step, bool answer);
 
-/*
- * Poll the CQ until want_send send and want_recv receive completions have
- * arrived (and *flag equals val, for RDMA write round trips), within the
- * timeout. Receives are reposted as they complete.
- */
-enum ibs_err ping_wait_for(struct ibs_ping *p, struct ping_run *r, uint64_t want_send, uint64_t want_recv,
-			     const volatile uint8_t *flag, uint8_t val, uint64_t iter);
-enum ibs_err ping_post(struct ibs_ping *p, struct ping_run *r, uint64_t i);
+/* run.c */
+/* The byte at i of what the listener exposes for RDMA reads. */
 uint8_t ping_pattern(size_t i);
+/* The client's round trips, one at a time: lat[i] gets each one's time in ns. */
 enum ibs_err ping_client_latency(struct ibs_ping *p, struct ping_run *r, uint64_t *lat);
+/* The client's bandwidth run: up to tx_depth operations in flight. */
 enum ibs_err ping_client_bw(struct ibs_ping *p, struct ping_run *r);
 /* What the data says after a run: a read brings the listener's pattern, atomics count. */
 enum ibs_err ping_client_verify(struct ibs_ping *p, struct ping_run *r);
 /* The listener's side of a run; for reads, atomics and RDMA write bandwidth it has nothing to do. */
 enum ibs_err ping_server_run(struct ibs_ping *p, struct ping_run *r);
+
+/* result.c */
+/* Latency statistics of n round trips (sorts lat); half: one-way is half the round trip. */
+void ping_latency_stats(struct ibs_ping_result *res, uint64_t *lat, unsigned n, bool half);
+/* What both ends used, into res. */
+void ping_fill_result(const struct ibs_ping *p, const struct ping_run *r, bool server, const char *peer,
+		      struct ibs_ping_result *res);
 
 #endif

@@ -32,7 +32,7 @@ void ping_latency_stats(struct ibs_ping_result *res, uint64_t *lat, unsigned n, 
 }
 
 void ping_fill_result(const struct ibs_ping *p, const struct ping_run *r, bool server, const char *peer,
-			struct ibs_ping_result *res)
+		      struct ibs_ping_result *res)
 {
 	const struct ibs_oob_hello *h = &r->peer_hello;
 

@@ -1,4 +1,7 @@
-/* The data path of a run: posting the operations, polling their completions under deadlines, and checking what the data says. */
+/*
+ * The data path of a run: posting the operations, polling their completions
+ * under deadlines, and checking what the data says.
+ */
 #include "probe.h"
 #include "../base/clock.h"
 #include "../base/xalloc.h"
@@ -28,9 +31,9 @@ static enum ibs_err wc_failed(struct ibs_ping *p, struct ping_run *r, const stru
 	enum ibs_err rc;
 
 	rc = ping_fail(p, IBS_STEP_RUN, IBS_E_STATUS, hint ? xstrdup(hint) : NULL,
-		  "%s %" PRIu64 " of %u completed with status %s (%s; vendor error 0x%x)%s%s",
-		  wc->wr_id & RECV_TAG ? "receive" : op_verb(r->op), (uint64_t)((wc->wr_id & ~RECV_TAG) + 1), r->iters,
-		  ibs_wc_status_name(st), text, wc->vendor_err, said ? "; the peer says: " : "", said ? said : "");
+		       "%s %" PRIu64 " of %u completed with status %s (%s; vendor error 0x%x)%s%s",
+		       wc->wr_id & RECV_TAG ? "receive" : op_verb(r->op), (uint64_t)((wc->wr_id & ~RECV_TAG) + 1), r->iters,
+		       ibs_wc_status_name(st), text, wc->vendor_err, said ? "; the peer says: " : "", said ? said : "");
 	free(said);
 	return rc;
 }
@@ -40,7 +43,7 @@ static enum ibs_err wc_failed(struct ibs_ping *p, struct ping_run *r, const stru
  * arrived (and *flag equals val, for RDMA write round trips), within the
  * timeout. Receives are reposted as they complete.
  */
-enum ibs_err ping_wait_for(struct ibs_ping *p, struct ping_run *r, uint64_t want_send, uint64_t want_recv,
+static enum ibs_err wait_for(struct ibs_ping *p, struct ping_run *r, uint64_t want_send, uint64_t want_recv,
 			     const volatile uint8_t *flag, uint8_t val, uint64_t iter)
 {
 	uint64_t now, deadline = ibs_mono_ns() + (uint64_t)r->timeout_ms * 1000000ull;
@@ -56,7 +59,7 @@ enum ibs_err ping_wait_for(struct ibs_ping *p, struct ping_run *r, uint64_t want
 		n = p->ops->poll_cq(r->cq, 16, wc);
 		if (n < 0)
 			return ping_fail(p, IBS_STEP_RUN, IBS_E_TRANSPORT, NULL, "polling the completion queue failed: %s",
-				    strerror(-n));
+					 strerror(-n));
 		for (i = 0; i < n; i++) {
 			if (wc[i].status != IBS_WC_SUCCESS)
 				return wc_failed(p, r, &wc[i]);
@@ -67,7 +70,7 @@ enum ibs_err ping_wait_for(struct ibs_ping *p, struct ping_run *r, uint64_t want
 			r->recv_done++;
 			if (wc[i].byte_len != r->size)
 				return ping_fail(p, IBS_STEP_RUN, IBS_E_MALFORMED, NULL,
-					    "received a message of %u bytes, expected %u", wc[i].byte_len, r->size);
+						 "received a message of %u bytes, expected %u", wc[i].byte_len, r->size);
 			if (r->recv_posted < r->recv_target && ping_post_recv(p, r))
 				return IBS_E_TRANSPORT;
 		}
@@ -81,19 +84,19 @@ enum ibs_err ping_wait_for(struct ibs_ping *p, struct ping_run *r, uint64_t want
 		if (now >= deadline) {
 			char *said = ping_peer_says(r);
 			enum ibs_err rc = ping_fail(
-				p, IBS_STEP_RUN, IBS_E_TIMEOUT,
-				xstrdup("the peer stopped answering or the network drops packets; on RoCE check that both "
-					"hosts use GIDs of the same type and subnet (--gid-index, 'ibscan local'); "
-					"raise --timeout for a slow path"),
-				"no completion within %u ms (--timeout): %s %" PRIu64 " of %u%s%s", r->timeout_ms,
-				op_verb(r->op), iter + 1, r->iters, said ? "; the peer says: " : "", said ? said : "");
+						    p, IBS_STEP_RUN, IBS_E_TIMEOUT,
+						    xstrdup("the peer stopped answering or the network drops packets; on RoCE check that both "
+							    "hosts use GIDs of the same type and subnet (--gid-index, 'ibscan local'); "
+							    "raise --timeout for a slow path"),
+						    "no completion within %u ms (--timeout): %s %" PRIu64 " of %u%s%s", r->timeout_ms,
+						    op_verb(r->op), iter + 1, r->iters, said ? "; the peer says: " : "", said ? said : "");
 			free(said);
 			return rc;
 		}
 	}
 }
 
-enum ibs_err ping_post(struct ibs_ping *p, struct ping_run *r, uint64_t i)
+static enum ibs_err post(struct ibs_ping *p, struct ping_run *r, uint64_t i)
 {
 	const struct ibs_oob_hello *h = &r->peer_hello;
 	struct ibs_send_wr w;
@@ -129,7 +132,7 @@ enum ibs_err ping_post(struct ibs_ping *p, struct ping_run *r, uint64_t i)
 	e = p->ops->post_send(r->qp, &w);
 	if (e)
 		return ping_fail(p, IBS_STEP_RUN, IBS_E_TRANSPORT, NULL, "posting %s %" PRIu64 " of %u failed: %s",
-			    op_verb(r->op), i + 1, r->iters, strerror(e));
+				 op_verb(r->op), i + 1, r->iters, strerror(e));
 	return IBS_OK;
 }
 
@@ -159,13 +162,13 @@ enum ibs_err ping_client_latency(struct ibs_ping *p, struct ping_run *r, uint64_
 		if (r->op == IBS_OP_WRITE)
 			r->buf[r->size - 1] = seq_byte(i);
 		t0 = ibs_mono_ns();
-		rc = ping_post(p, r, i);
+		rc = post(p, r, i);
 		if (!rc && r->op == IBS_OP_SEND)
-			rc = ping_wait_for(p, r, i + 1, i + 1, NULL, 0, i);
+			rc = wait_for(p, r, i + 1, i + 1, NULL, 0, i);
 		else if (!rc && r->op == IBS_OP_WRITE)
-			rc = ping_wait_for(p, r, i, 0, flag, seq_byte(i), i);
+			rc = wait_for(p, r, i, 0, flag, seq_byte(i), i);
 		else if (!rc)
-			rc = ping_wait_for(p, r, i + 1, 0, NULL, 0, i);
+			rc = wait_for(p, r, i + 1, 0, NULL, 0, i);
 		if (rc)
 			return rc;
 		lat[i] = ibs_mono_ns() - t0;
@@ -174,12 +177,12 @@ enum ibs_err ping_client_latency(struct ibs_ping *p, struct ping_run *r, uint64_
 			memcpy(&v, r->buf + r->stride, sizeof(v));
 			if (!counter_is(v, i))
 				return ping_fail(p, IBS_STEP_RUN, IBS_E_MALFORMED, NULL,
-					    "atomic fetch-and-add %" PRIu64 " returned %" PRIu64 ", expected %" PRIu64, i + 1,
-					    v, i);
+						 "atomic fetch-and-add %" PRIu64 " returned %" PRIu64 ", expected %" PRIu64, i + 1,
+						 v, i);
 		}
 	}
 	if (r->op == IBS_OP_WRITE)
-		return ping_wait_for(p, r, r->iters, 0, NULL, 0, r->iters - 1);
+		return wait_for(p, r, r->iters, 0, NULL, 0, r->iters - 1);
 	return IBS_OK;
 }
 
@@ -190,12 +193,12 @@ enum ibs_err ping_client_bw(struct ibs_ping *p, struct ping_run *r)
 
 	while (r->send_done < r->iters) {
 		while (posted < r->iters && posted - r->send_done < r->tx_depth) {
-			rc = ping_post(p, r, posted);
+			rc = post(p, r, posted);
 			if (rc)
 				return rc;
 			posted++;
 		}
-		rc = ping_wait_for(p, r, r->send_done + 1, 0, NULL, 0, r->send_done);
+		rc = wait_for(p, r, r->send_done + 1, 0, NULL, 0, r->send_done);
 		if (rc)
 			return rc;
 	}
@@ -211,21 +214,21 @@ enum ibs_err ping_client_verify(struct ibs_ping *p, struct ping_run *r)
 		for (i = 0; i < r->size; i++)
 			if (r->buf[r->stride + i] != ping_pattern(i))
 				return ping_fail(p, IBS_STEP_RUN, IBS_E_MALFORMED, NULL,
-					    "RDMA read returned wrong data at byte %zu: 0x%02x, expected 0x%02x", i,
-					    r->buf[r->stride + i], ping_pattern(i));
+						 "RDMA read returned wrong data at byte %zu: 0x%02x, expected 0x%02x", i,
+						 r->buf[r->stride + i], ping_pattern(i));
 	}
 	if (r->op == IBS_OP_ATOMIC && r->bw) {
 		/* Bandwidth completions land in any order: one more add shows the count. */
 		uint64_t v;
-		enum ibs_err rc = ping_post(p, r, r->iters);
+		enum ibs_err rc = post(p, r, r->iters);
 		if (!rc)
-			rc = ping_wait_for(p, r, r->iters + 1ull, 0, NULL, 0, r->iters);
+			rc = wait_for(p, r, r->iters + 1ull, 0, NULL, 0, r->iters);
 		if (rc)
 			return rc;
 		memcpy(&v, r->buf + r->stride, sizeof(v));
 		if (!counter_is(v, r->iters))
 			return ping_fail(p, IBS_STEP_RUN, IBS_E_MALFORMED, NULL,
-				    "after %u atomic fetch-and-adds the counter is %" PRIu64, r->iters, v);
+					 "after %u atomic fetch-and-adds the counter is %" PRIu64, r->iters, v);
 	}
 	return IBS_OK;
 }
@@ -239,23 +242,23 @@ enum ibs_err ping_server_run(struct ibs_ping *p, struct ping_run *r)
 
 	if (r->op == IBS_OP_SEND && r->bw) {
 		while (!rc && r->recv_done < r->iters)
-			rc = ping_wait_for(p, r, 0, r->recv_done + 1, NULL, 0, r->recv_done);
+			rc = wait_for(p, r, 0, r->recv_done + 1, NULL, 0, r->recv_done);
 		return rc;
 	}
 	if (r->bw || (r->op != IBS_OP_SEND && r->op != IBS_OP_WRITE))
 		return IBS_OK;
 	for (i = 0; i < r->iters && !rc; i++) {
 		if (r->op == IBS_OP_SEND)
-			rc = ping_wait_for(p, r, i, i + 1, NULL, 0, i);
+			rc = wait_for(p, r, i, i + 1, NULL, 0, i);
 		else
-			rc = ping_wait_for(p, r, i, 0, flag, seq_byte(i), i);
+			rc = wait_for(p, r, i, 0, flag, seq_byte(i), i);
 		if (rc)
 			break;
 		if (r->op == IBS_OP_WRITE)
 			r->buf[r->size - 1] = seq_byte(i);
-		rc = ping_post(p, r, i);
+		rc = post(p, r, i);
 	}
 	if (!rc)
-		rc = ping_wait_for(p, r, r->iters, 0, NULL, 0, r->iters - 1);
+		rc = wait_for(p, r, r->iters, 0, NULL, 0, r->iters - 1);
 	return rc;
 }

@@ -1,4 +1,7 @@
-/* The session with one peer over TCP: its deadline, keepalives, telling and hearing why a side stops, and the closing DONE. */
+/*
+ * The session with one peer over TCP: its deadline, keepalives, telling and
+ * hearing why a side stops, and the closing DONE.
+ */
 #include "probe.h"
 #include "tcp.h"
 #include "../base/clock.h"
@@ -30,8 +33,8 @@ bool ping_session_over(const struct ping_run *r)
 enum ibs_err ping_session_expired(struct ibs_ping *p, struct ping_run *r, enum ibs_ping_step step, bool tell)
 {
 	enum ibs_err rc = ping_fail(p, step, IBS_E_DEADLINE, xstrdup("a longer run needs a larger --deadline, on both hosts"),
-			       "the probe session with %s did not end within --deadline %.3g s", r->peer,
-			       r->session_ms / 1000.0);
+				    "the probe session with %s did not end within --deadline %.3g s", r->peer,
+				    r->session_ms / 1000.0);
 
 	if (tell)
 		ping_tell_peer(p, r);
@@ -102,9 +105,9 @@ enum ibs_err ping_await_done(struct ibs_ping *p, struct ping_run *r, enum ibs_pi
 		if (rc == IBS_E_TIMEOUT) {
 			free(msg);
 			return ping_fail(p, step, rc,
-				    xstrdup("the peer's run may take longer than this side's --timeout: give both "
-					    "hosts the same --timeout"),
-				    "the peer %s went silent for %u ms", r->peer, r->timeout_ms);
+					 xstrdup("the peer's run may take longer than this side's --timeout: give both "
+						 "hosts the same --timeout"),
+					 "the peer %s went silent for %u ms", r->peer, r->timeout_ms);
 		}
 		if (rc) {
 			ping_fail(p, step, rc, NULL, "the peer %s: %s", r->peer, msg);
@@ -117,7 +120,7 @@ enum ibs_err ping_await_done(struct ibs_ping *p, struct ping_run *r, enum ibs_pi
 			return ping_fail(p, step, IBS_E_TRANSPORT, NULL, "the peer %s stopped: %s", r->peer, m.text);
 		if (m.type != IBS_OOB_DONE)
 			return ping_fail(p, step, IBS_E_MALFORMED, NULL, "unexpected %s message from the peer %s",
-				    ibs_oob_type_name(m.type), r->peer);
+					 ibs_oob_type_name(m.type), r->peer);
 		break;
 	}
 	if (answer) {

@@ -1,4 +1,7 @@
-/* A run's resources before the hello: buffers, their registration, the CQ and the RC QP taken to INIT, receives posted. */
+/*
+ * A run's resources before the hello: buffers, their registration, the CQ and
+ * the RC QP taken to INIT, receives posted.
+ */
 #include "probe.h"
 #include "../base/clock.h"
 #include "../base/xalloc.h"
@@ -67,7 +70,7 @@ enum ibs_err ping_setup(struct ibs_ping *p, struct ping_run *r, bool receives)
 	e = posix_memalign(&mem, 4096, alloc);
 	if (e)
 		return ping_fail(p, IBS_STEP_MR, IBS_E_TRANSPORT, NULL, "cannot allocate %zu bytes for the buffers: %s", alloc,
-			    strerror(e));
+				 strerror(e));
 	r->buf = mem;
 	memset(r->buf, 0, alloc);
 	t0 = ibs_mono_ns();
@@ -76,8 +79,8 @@ enum ibs_err ping_setup(struct ibs_ping *p, struct ping_run *r, bool receives)
 	if (e) {
 		r->mr = NULL;
 		return ping_fail(p, IBS_STEP_MR, IBS_E_TRANSPORT,
-			    e == ENOMEM || e == EPERM || e == EAGAIN ? memlock_hint() : NULL,
-			    "memory registration of %zu bytes failed: %s", r->buflen, strerror(e));
+				 e == ENOMEM || e == EPERM || e == EAGAIN ? memlock_hint() : NULL,
+				 "memory registration of %zu bytes failed: %s", r->buflen, strerror(e));
 	}
 	r->tx_depth = ping_cap(r->bw ? MAX_TX_DEPTH : 4, d->max_qp_wr);
 	r->rx_depth = 1;
@@ -87,7 +90,7 @@ enum ibs_err ping_setup(struct ibs_ping *p, struct ping_run *r, bool receives)
 	if (e) {
 		r->cq = NULL;
 		return ping_fail(p, IBS_STEP_CQ, IBS_E_TRANSPORT, NULL, "cannot create a completion queue of %u entries: %s",
-			    r->tx_depth + r->rx_depth, strerror(e));
+				 r->tx_depth + r->rx_depth, strerror(e));
 	}
 	caps.max_send_wr = r->tx_depth;
 	caps.max_recv_wr = r->rx_depth;
@@ -95,10 +98,10 @@ enum ibs_err ping_setup(struct ibs_ping *p, struct ping_run *r, bool receives)
 	if (e) {
 		r->qp = NULL;
 		return ping_fail(p, IBS_STEP_QP, IBS_E_TRANSPORT,
-			    xasprintf("the device allows %u work requests per queue; it may be out of queue pairs",
-				      d->max_qp_wr),
-			    "cannot create the RC queue pair (%u sends, %u receives): %s", caps.max_send_wr,
-			    caps.max_recv_wr, strerror(e));
+				 xasprintf("the device allows %u work requests per queue; it may be out of queue pairs",
+					   d->max_qp_wr),
+				 "cannot create the RC queue pair (%u sends, %u receives): %s", caps.max_send_wr,
+				 caps.max_recv_wr, strerror(e));
 	}
 	memset(&c, 0, sizeof(c));
 	c.port = d->port;
@@ -107,8 +110,8 @@ enum ibs_err ping_setup(struct ibs_ping *p, struct ping_run *r, bool receives)
 	e = p->ops->modify_qp(r->qp, IBS_QPS_INIT, &c);
 	if (e)
 		return ping_fail(p, IBS_STEP_INIT, IBS_E_TRANSPORT,
-			    xstrdup("check the port (-P) and its state ('ibscan local')"),
-			    "INIT failed: %s (%s port %u)", strerror(e), d->name, d->port);
+				 xstrdup("check the port (-P) and its state ('ibscan local')"),
+				 "INIT failed: %s (%s port %u)", strerror(e), d->name, d->port);
 	r->psn = new_psn();
 	r->rd_resp = ping_cap(MAX_RD_DEPTH, d->max_rd_atom);
 	if (!r->rd_resp)
