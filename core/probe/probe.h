@@ -1,8 +1,9 @@
 /*
- * What the link probe's files share (not for use outside core/probe): the
- * probe object, the state of the run with one peer, and the steps each file
- * provides. The probe owns its device, PD and the run's buffers, MR, CQ and
- * QP; a run's are released by ping_run_free() before the next peer's.
+ * What the link probe's files share (not for use outside core/probe; the
+ * probe's API is ping.h): the probe object (probe.c), the state of the run
+ * with one peer, and the steps each file provides. The probe owns its
+ * device, PD and the run's buffers, MR, CQ and QP; a run's are released by
+ * ping_run_free() before the next peer's.
  */
 #ifndef IBSCAN_PROBE_H
 #define IBSCAN_PROBE_H
@@ -78,7 +79,7 @@ ping_fail(struct ibs_ping *p, enum ibs_ping_step step, enum ibs_err rc, char *hi
 /* What a completion status means, and a hint (NULL when none) for the operator. */
 const char *ping_wc_text(unsigned status, const char **hint);
 
-/* ping.c */
+/* probe.c */
 /* Release the run's QP, CQ, MR and buffers: the probe is ready for another peer. */
 void ping_run_free(struct ibs_ping *p);
 /* A new run with the peer on fd: its timeouts from the options, its session deadline from now. */
