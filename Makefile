@@ -131,7 +131,7 @@ golden: ibscan
 	@IBSCAN=$(CURDIR)/ibscan tests/cli/run.sh --regenerate
 
 format:
-	clang-format -i $(LIB_SRCS) $(CMD_SRCS) $(wildcard */*.h */*/*.h) $(UNIT_SRCS)
+	clang-format -i $(LIB_SRCS) $(CMD_SRCS) $(wildcard */*.h core/*/*.h) $(UNIT_SRCS)
 
 # What `make install` puts under $(DESTDIR)$(PREFIX), and `make uninstall` removes.
 MAN1DIR = $(PREFIX)/share/man/man1
