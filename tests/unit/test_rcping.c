@@ -366,6 +366,44 @@ static void test_path(void **state)
 	side_free(&s);
 }
 
+/*
+ * Every operation, latency and bandwidth, 64 KiB messages, where each is
+ * addressed another way: InfiniBand through a GRH (--gid-index 0), RoCE v1
+ * GIDs (--gid-index 2), ports at 1024 and 256 bytes (the path MTU is the
+ * smaller, each message 256 packets).
+ */
+static void test_addressing(void **state)
+{
+	enum ibs_ping_op op;
+	unsigned how, bw;
+
+	(void)state;
+	for (how = 0; how < 3; how++)
+		for (bw = 0; bw < 2; bw++)
+			for (op = IBS_OP_SEND; op < IBS_OP__COUNT; op++) {
+				struct side c, s;
+				fv_reset();
+				if (how == 1)
+					roce_table();
+				if (how == 2) {
+					fv.port[0].mtu = 3;
+					fv.port[1].mtu = 1;
+				}
+				opts(&c, op, bw, bw ? 200 : 50, op == IBS_OP_ATOMIC ? 8 : 65536);
+				opts(&s, op, false, 0, 0);
+				c.o.gid_index = s.o.gid_index = how == 0 ? 0 : how == 1 ? 2 : -1;
+				run_pair(&c, &s);
+				if (c.rc || s.rc)
+					fail_msg("%s%s, addressing %u: %s / %s", ibs_ping_op_name(op), bw ? " bandwidth" : "",
+						 how, c.err ? c.err : "", s.err ? s.err : "");
+				assert_int_equal(fv.last_rtr.use_grh, how < 2);
+				assert_int_equal(fv.last_rtr.sgid_index, how == 1 ? 2 : 0);
+				assert_int_equal(c.res.mtu, how == 2 ? 1 : 5);
+				side_free(&c);
+				side_free(&s);
+			}
+}
+
 /* A requester that gets fetched values big-endian (ConnectX-3, MOFED's reply-BE mode) still counts right. */
 static void test_atomic_big_endian(void **state)
 {
@@ -959,6 +997,7 @@ int main(void)
 		cmocka_unit_test_setup(test_bandwidth_every_op, setup),
 		cmocka_unit_test_setup(test_roce_gid, setup),
 		cmocka_unit_test_setup(test_path, setup),
+		cmocka_unit_test_setup(test_addressing, setup),
 		cmocka_unit_test_setup(test_atomic_big_endian, setup),
 		cmocka_unit_test_setup(test_lost_completion, setup),
 		cmocka_unit_test_setup(test_error_completion, setup),
