@@ -53,6 +53,8 @@ struct fv_port {
 	 * as upstream mlx5 sets every device that advertises atomics.
 	 */
 	bool atomic_be;
+	/* rdma-core before 32 (no _ibv_query_gid_ex): query_gid says every type is unknown; packets keep theirs. */
+	bool gid_types_unknown;
 };
 
 enum fv_qp_state { FV_QPS_RESET, FV_QPS_INIT, FV_QPS_RTR, FV_QPS_RTS, FV_QPS_ERR };
@@ -136,6 +138,7 @@ static struct {
 	unsigned opens;
 	struct fv_port port[FV_PORTS];
 	unsigned fabric_mtu; /* a switch on every path carries at most this MTU (1..5); 0: no limit */
+	bool routed;         /* RoCE ports in different IP subnets: v1 frames (Ethernet only) do not cross */
 	unsigned speedup;    /* transport and RNR timers run this many times faster than hardware's */
 	/* Faults: op fails with err once `skip` calls of it have succeeded. */
 	int fail_err[FV__OPS];
@@ -276,7 +279,7 @@ static inline int fv_query_gid(struct ibs_vdev *d, unsigned index, uint8_t gid[1
 	if (fv_gid_empty(d->port, index))
 		return ENODATA;
 	memcpy(gid, d->port->gids[index].gid, 16);
-	*type = d->port->gids[index].type;
+	*type = d->port->gid_types_unknown ? IBS_GID_UNKNOWN : d->port->gids[index].type;
 	return 0;
 }
 
@@ -558,9 +561,11 @@ static inline bool fv_port_has_gid(const struct fv_port *p, const uint8_t gid[16
  * The queue pair that q's packets with this payload reach, by q's RTR
  * address, or NULL where the fabric drops them: no port with that DLID (IB)
  * or with that DGID as a GID of the sender's type (a RoCE v1 packet never
- * reaches a v2-only entry; a v2 packet goes as IPv4 or IPv6 by its source
- * GID), no such QPN there, a P_Key that does not match, or a packet larger
- * than the receiving port's active MTU or a switch's.
+ * reaches a v2-only entry, nor crosses a router; a v2 packet goes as IPv4 or
+ * IPv6 by its source GID), no such QPN there, a P_Key that does not match,
+ * or a packet larger than the receiving port's active MTU or a switch's. A
+ * port takes either RoCE version whatever its own QP sends (mlx4: the ICRC
+ * check on receive does not depend on the QP's RoCE mode).
  */
 static inline struct ibs_vqp *fv_reach(const struct ibs_vqp *q, uint32_t payload)
 {
@@ -582,6 +587,8 @@ static inline struct ibs_vqp *fv_reach(const struct ibs_vqp *q, uint32_t payload
 		return NULL;
 	if (s->ll == IBS_LL_ETH && type == IBS_GID_ROCE_V2 &&
 	    ibs_gid_is_v4mapped(s->gids[a->sgid_index].gid) != ibs_gid_is_v4mapped(a->remote_gid))
+		return NULL;
+	if (s->ll == IBS_LL_ETH && type != IBS_GID_ROCE_V2 && fv.routed)
 		return NULL;
 	if (!fv_pkey_match(s->pkey, d->pkey))
 		return NULL;
