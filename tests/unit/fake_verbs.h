@@ -21,8 +21,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../core/verbs.h"
-#include "../../core/xalloc.h"
+#include "../../core/probe/verbs.h"
+#include "../../core/base/xalloc.h"
 
 enum fv_op { FV_OPEN, FV_PD, FV_MR, FV_CQ, FV_QP, FV_INIT, FV_RTR, FV_RTS, FV__OPS };
 

@@ -21,8 +21,11 @@
 #include <unistd.h>
 
 #include "fake_verbs.h"
-#include "../../core/log.h"
-#include "../../core/rcping.h"
+#include "../../core/base/clock.h"
+#include "../../core/base/log.h"
+#include "../../core/probe/oob.h"
+#include "../../core/probe/tcp.h"
+#include "../../core/probe/ping.h"
 #include "../../output/hostinfo.h"
 
 struct side {
