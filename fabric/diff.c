@@ -5,6 +5,7 @@
  * reported once as moved rather than as a removal plus an addition.
  */
 #include "diff.h"
+#include "names.h"
 #include "../core/base/xalloc.h"
 
 #include <stdlib.h>

@@ -1,5 +1,6 @@
 /* Loaders for saved topologies: ibscan JSON (docs/json-schema.md), ibnetdiscover netfiles and caches. */
 #include "load.h"
+#include "names.h"
 #include "cache.h"
 #include "../core/base/file.h"
 #include "../core/base/text.h"

@@ -1,4 +1,4 @@
-/* The fabric model and the small vocabulary used to print it. */
+/* The fabric model: its containers, lookups by GUID and LID, sorting, links, and the fixes a walk ends with. */
 #include "model.h"
 #include "../core/base/xalloc.h"
 
@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 struct ibs_fabric *ibs_fabric_new(void)
 {
@@ -360,38 +359,6 @@ const char *ibs_node_name(const struct ibs_node *n)
 	return n->guid_name;
 }
 
-const char *ibs_port_state_str(unsigned s)
-{
-	static const char *const v[] = { "NoChange", "Down", "Init", "Armed", "Active" };
-	return s < 5 ? v[s] : "Unknown";
-}
-
-const char *ibs_phys_state_str(unsigned s)
-{
-	static const char *const v[] = { "NoChange", "Sleep", "Polling", "Disabled",
-					 "PortConfigurationTraining", "LinkUp", "LinkErrorRecovery",
-					 "PhyTest" };
-	return s < 8 ? v[s] : "Unknown";
-}
-
-const char *ibs_width_str(unsigned w)
-{
-	switch (w) {
-	case 1:
-		return "1x";
-	case 2:
-		return "4x";
-	case 4:
-		return "8x";
-	case 8:
-		return "12x";
-	case 16:
-		return "2x";
-	default:
-		return "?";
-	}
-}
-
 unsigned ibs_width_lanes(unsigned w)
 {
 	switch (w) {
@@ -407,32 +374,6 @@ unsigned ibs_width_lanes(unsigned w)
 		return 2;
 	default:
 		return 0;
-	}
-}
-
-const char *ibs_speed_str(unsigned speed, unsigned ext)
-{
-	switch (ext) {
-	case 1:
-		return "FDR";
-	case 2:
-		return "EDR";
-	case 4:
-		return "HDR";
-	case 8:
-		return "NDR";
-	default:
-		break;
-	}
-	switch (speed) {
-	case 1:
-		return "SDR";
-	case 2:
-		return "DDR";
-	case 4:
-		return "QDR";
-	default:
-		return "?";
 	}
 }
 
@@ -462,20 +403,6 @@ unsigned ibs_speed_mbps(unsigned speed, unsigned ext)
 	}
 }
 
-const char *ibs_node_type_str(unsigned t)
-{
-	switch (t) {
-	case IBS_NODE_CA:
-		return "ca";
-	case IBS_NODE_SWITCH:
-		return "switch";
-	case IBS_NODE_ROUTER:
-		return "router";
-	default:
-		return "unknown";
-	}
-}
-
 const char *ibs_lack_str(unsigned bit)
 {
 	switch (bit) {
@@ -491,18 +418,6 @@ const char *ibs_lack_str(unsigned bit)
 		return "GID tables (GUIDInfo)";
 	}
 	return "unknown data";
-}
-
-const char *ibs_mtu_str(unsigned m)
-{
-	static const char *const v[] = { "?", "256", "512", "1024", "2048", "4096" };
-	return m < 6 ? v[m] : "?";
-}
-
-const char *ibs_sm_state_str(unsigned s)
-{
-	static const char *const v[] = { "not-active", "discovering", "standby", "master" };
-	return s < 4 ? v[s] : "unknown";
 }
 
 bool ibs_port_is_up(const struct ibs_port *p)
@@ -671,70 +586,6 @@ void ibs_fabric_fix_ext_speeds(struct ibs_fabric *f)
 				pt->pi.speed_ext_active = pt->pi.speed_ext_enabled = pt->pi.speed_ext_supported = 0;
 		}
 	}
-}
-
-unsigned ibs_port_state_code(const char *s)
-{
-	unsigned i;
-
-	for (i = 1; i < 5; i++)
-		if (!strcmp(s, ibs_port_state_str(i)))
-			return i;
-	return 0;
-}
-
-unsigned ibs_phys_state_code(const char *s)
-{
-	unsigned i;
-
-	for (i = 1; i < 8; i++)
-		if (!strcmp(s, ibs_phys_state_str(i)))
-			return i;
-	return 0;
-}
-
-unsigned ibs_width_code(const char *s)
-{
-	static const unsigned codes[] = { 1, 2, 4, 8, 16 };
-	unsigned i;
-
-	for (i = 0; i < 5; i++)
-		if (!strcasecmp(s, ibs_width_str(codes[i])))
-			return codes[i];
-	return 0;
-}
-
-bool ibs_speed_code(const char *s, unsigned *speed, unsigned *ext)
-{
-	unsigned b;
-
-	*speed = *ext = 0;
-	for (b = 1; b <= 4; b <<= 1)
-		if (!strcmp(s, ibs_speed_str(b, 0))) {
-			*speed = b;
-			return true;
-		}
-	for (b = 1; b <= 8; b <<= 1)
-		if (!strcmp(s, ibs_speed_str(0, b))) {
-			*ext = b;
-			*speed = 4;
-			return true;
-		}
-	if (!strcmp(s, "FDR10")) {
-		*speed = 4;
-		return true;
-	}
-	return false;
-}
-
-unsigned ibs_node_type_code(const char *s)
-{
-	unsigned i;
-
-	for (i = 1; i <= 3; i++)
-		if (!strcmp(s, ibs_node_type_str(i)))
-			return i;
-	return 0;
 }
 
 /*

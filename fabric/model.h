@@ -206,26 +206,9 @@ static inline unsigned ibs_node_first_port(const struct ibs_node *n)
 /* The display name: node-name-map entry, else the description, else the GUID. */
 const char *ibs_node_name(const struct ibs_node *n);
 
-/* Decoding of PortInfo codes into words (IBA 14.2.5.6). */
-const char *ibs_port_state_str(unsigned state);
-const char *ibs_phys_state_str(unsigned phys);
-const char *ibs_width_str(unsigned width);     /* one active width code: "4x" */
 unsigned ibs_width_lanes(unsigned width);
-/* Active speed name, using the extended speed when there is one: "SDR" ... "NDR". */
-const char *ibs_speed_str(unsigned speed, unsigned speed_ext);
 /* Lane rate in Mb/s for ranking speeds (0 when unknown). */
 unsigned ibs_speed_mbps(unsigned speed, unsigned speed_ext);
-const char *ibs_node_type_str(unsigned type);   /* "switch", "ca", "router" */
-const char *ibs_mtu_str(unsigned mtu);
-const char *ibs_sm_state_str(unsigned state);
-
-/* Reverse of the *_str functions, for loading saved topologies; 0 when unknown. */
-unsigned ibs_port_state_code(const char *s);
-unsigned ibs_phys_state_code(const char *s);
-unsigned ibs_width_code(const char *s);
-/* "SDR".."QDR" set *speed, "FDR".."NDR" set *ext; false when unknown. */
-bool ibs_speed_code(const char *s, unsigned *speed, unsigned *ext);
-unsigned ibs_node_type_code(const char *s);
 
 /* Port is physically linked (LinkUp) or at least not Down. */
 bool ibs_port_is_up(const struct ibs_port *p);

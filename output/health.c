@@ -4,6 +4,7 @@
  * written directly, every metric with HELP and TYPE.
  */
 #include "health.h"
+#include "../fabric/names.h"
 #include "../core/base/strbuf.h"
 #include "../core/base/xalloc.h"
 #include "../fabric/counters.h"

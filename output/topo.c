@@ -3,6 +3,7 @@
  * object is rendered by one function for both formats.
  */
 #include "render.h"
+#include "../fabric/names.h"
 #include "../core/base/xalloc.h"
 
 #include <inttypes.h>
