@@ -6,6 +6,7 @@
  */
 #include "diff.h"
 #include "names.h"
+#include "rate.h"
 #include "../core/base/xalloc.h"
 
 #include <stdlib.h>

@@ -5,6 +5,7 @@
  */
 #include "health.h"
 #include "names.h"
+#include "rate.h"
 #include "diff.h"
 #include "../core/base/file.h"
 #include "../core/base/xalloc.h"

@@ -206,27 +206,7 @@ static inline unsigned ibs_node_first_port(const struct ibs_node *n)
 /* The display name: node-name-map entry, else the description, else the GUID. */
 const char *ibs_node_name(const struct ibs_node *n);
 
-unsigned ibs_width_lanes(unsigned width);
-/* Lane rate in Mb/s for ranking speeds (0 when unknown). */
-unsigned ibs_speed_mbps(unsigned speed, unsigned speed_ext);
-
 /* Port is physically linked (LinkUp) or at least not Down. */
 bool ibs_port_is_up(const struct ibs_port *p);
 
-
-/* Link quality (IBA 14.2.5.6 width/speed codes). */
-struct ibs_link_rate {
-	unsigned width;   /* width code (1x=1, 4x=2, 8x=4, 12x=8, 2x=16), 0 unknown */
-	unsigned speed;   /* LinkSpeed code, 0 when an extended speed applies */
-	unsigned speed_ext;
-};
-/* Active rate of a port, from its PortInfo. */
-void ibs_port_active_rate(const struct ibs_port *p, struct ibs_link_rate *r);
-/* The best rate both ends support and have enabled; false when unknown. */
-bool ibs_link_best_rate(const struct ibs_port *a, const struct ibs_port *b, struct ibs_link_rate *r);
-/* Active below best: set *why to "width" or "speed". */
-bool ibs_link_degraded(const struct ibs_port *a, const struct ibs_port *b, const char **why);
-/* The link's check as health runs it: either end's view, and the nodes' other ports. */
-bool ibs_node_link_degraded(const struct ibs_node *na, uint8_t pa, const struct ibs_node *nb, uint8_t pb,
-			    const char **why);
 #endif

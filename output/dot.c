@@ -6,6 +6,7 @@
  */
 #include "render.h"
 #include "../fabric/names.h"
+#include "../fabric/rate.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

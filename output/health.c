@@ -5,6 +5,7 @@
  */
 #include "health.h"
 #include "../fabric/names.h"
+#include "../fabric/rate.h"
 #include "../core/base/strbuf.h"
 #include "../core/base/xalloc.h"
 #include "../fabric/counters.h"

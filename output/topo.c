@@ -4,6 +4,7 @@
  */
 #include "render.h"
 #include "../fabric/names.h"
+#include "../fabric/rate.h"
 #include "../core/base/xalloc.h"
 
 #include <inttypes.h>
