@@ -674,14 +674,21 @@ static void fm_trip_start(struct fm_model *m, uint64_t t, int req)
 		fm_push(m, t + r->timeout_ns, EV_TIMEOUT, req, r->gen);
 }
 
-/* Requests in flight through each node, as a tool counts what it has outstanding there. */
+/* Requests in flight through each node, as a tool counts what it has
+ * outstanding there: once per request, even if its route comes back through
+ * a switch (a walk probing the port it came in by). */
 static void fm_outstanding(struct fm_model *m, const struct fm_route *route, int delta)
 {
-	int i;
+	int i, j;
 
 	for (i = 0; i < route->nstops; i++) {
 		int node = route->stop[i].node;
 		struct fm_nstate *ns = &m->ns[node];
+
+		for (j = 0; j < i && route->stop[j].node != node; j++)
+			;
+		if (j < i)
+			continue;
 
 		ns->out = (unsigned)((int)ns->out + delta);
 		if (ns->out > ns->max_out)

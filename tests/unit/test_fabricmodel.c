@@ -353,6 +353,29 @@ static void test_lid_vs_dr(void **state)
 	fm_free(m);
 }
 
+/* A walk probing the port it came in by passes a switch twice: served twice,
+ * but one request outstanding there. */
+static void test_twice(void **state)
+{
+	struct fm_model *m = model("H1", FM_NO_LIMIT);
+	struct fm_node_stats ns;
+	enum fm_outcome out;
+	struct fm_route r;
+	uint64_t t;
+
+	(void)state;
+	dr(m, &r, 3, 1, 3, 3);
+	assert_int_equal(r.nstops, 3);
+	assert_int_equal(r.dest, node("S1"));
+	fm_send(m, 0, FM_DR_SMP, &r, 0, 0, 1);
+	assert_int_equal(next_done(m, &t, &out), 1);
+	assert_int_equal(t, HOP + SW + HOP + SW + HOP + SW + 3 * HOP);
+	fm_node_stats(m, node("S1"), &ns);
+	assert_int_equal(ns.served, 2);
+	assert_int_equal(ns.max_out, 1);
+	fm_free(m);
+}
+
 /* Any attempt's answer ends a request (the kernel matches answers on the
  * TID), and a request timed out while its answer was on the way ends once. */
 static void test_slow_answer(void **state)
@@ -423,7 +446,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),	 cmocka_unit_test(test_routes),	   cmocka_unit_test(test_delays),
 		cmocka_unit_test(test_fifo),	 cmocka_unit_test(test_drops),	   cmocka_unit_test(test_lid_vs_dr),
-		cmocka_unit_test(test_slow_answer), cmocka_unit_test(test_run_ahead), cmocka_unit_test(test_zero),
+		cmocka_unit_test(test_twice),	 cmocka_unit_test(test_slow_answer), cmocka_unit_test(test_run_ahead),
+		cmocka_unit_test(test_zero),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
