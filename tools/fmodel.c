@@ -389,14 +389,28 @@ bool fm_topo_is_switch(const struct fm_topo *t, int node)
 
 /* ---- the model ---- */
 
-enum { EV_ARRIVE, EV_DONE, EV_RELEASE, EV_TIMEOUT };
+enum { EV_ARRIVE, EV_DONE, EV_RELEASE };
 enum { RQ_FREE, RQ_PENDING, RQ_DONE };
 
 struct fm_ev {
 	uint64_t t, seq;
-	int32_t id; /* trip (ARRIVE, DONE, RELEASE) or request (TIMEOUT) */
-	uint32_t gen;
+	int32_t id; /* trip */
 	uint8_t type;
+};
+
+/* The kernel's timeouts of one length, in the order they fall due. They stay
+ * out of the event heap: a tool has one per request in flight, most of them
+ * for requests long answered, and every length falls due in send order. */
+struct fm_timeout {
+	uint64_t t;
+	int32_t req;
+	uint32_t gen;
+};
+
+struct fm_tq {
+	uint64_t len_ns;
+	struct fm_timeout *e; /* a ring */
+	size_t cap, head, n;
 };
 
 struct fm_req {
@@ -433,6 +447,8 @@ struct fm_model {
 	struct fm_nstate *ns;
 	struct fm_ev *heap;
 	size_t nheap, heapcap;
+	struct fm_tq *tq;
+	size_t ntq;
 	uint64_t seq;
 	struct fm_req *req;
 	size_t nreq, reqcap;
@@ -514,6 +530,9 @@ void fm_free(struct fm_model *m)
 	free(m->dist);
 	free(m->lid);
 	free(m->heap);
+	for (i = 0; i < m->ntq; i++)
+		free(m->tq[i].e);
+	free(m->tq);
 	free(m->req);
 	free(m->freereq.id);
 	free(m->trip);
@@ -531,6 +550,15 @@ void fm_learn_lid(struct fm_model *m, uint16_t lid, unsigned lmc, int node)
 			m->lid[lid + i] = node;
 }
 
+/* An empty route (the stops are written as they are added: no need to clear them). */
+static void fm_route_init(struct fm_route *r)
+{
+	r->nstops = 0;
+	r->hops = 0;
+	r->dest = -1;
+	r->resolved = false;
+}
+
 static void fm_add_stop(struct fm_route *r, int node, int hops)
 {
 	r->stop[r->nstops++] = (struct fm_stop){ node, (uint16_t)hops };
@@ -541,7 +569,7 @@ void fm_route_dr(const struct fm_model *m, const uint8_t *path, int hops, struct
 	const struct fm_topo *t = m->t;
 	int n = m->local, i, since = 0;
 
-	memset(r, 0, sizeof(*r));
+	fm_route_init(r);
 	r->resolved = true;
 	if (hops > FM_MAX_HOPS)
 		hops = FM_MAX_HOPS;
@@ -576,7 +604,7 @@ void fm_route_lid(const struct fm_model *m, uint16_t lid, struct fm_route *r)
 {
 	int n = m->lid[lid];
 
-	memset(r, 0, sizeof(*r));
+	fm_route_init(r);
 	r->dest = n;
 	if (n < 0 || m->dist[n] == UINT16_MAX)
 		return;
@@ -592,13 +620,13 @@ static bool fm_ev_less(const struct fm_ev *a, const struct fm_ev *b)
 	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
 }
 
-static void fm_push(struct fm_model *m, uint64_t t, int type, int32_t id, uint32_t gen)
+static void fm_push(struct fm_model *m, uint64_t t, int type, int32_t id)
 {
 	size_t i;
 
 	m->heap = fm_grow(m->heap, &m->heapcap, m->nheap + 1, sizeof(*m->heap));
 	i = m->nheap++;
-	m->heap[i] = (struct fm_ev){ t, m->seq++, id, gen, (uint8_t)type };
+	m->heap[i] = (struct fm_ev){ t, m->seq++, id, (uint8_t)type };
 	while (i && fm_ev_less(&m->heap[i], &m->heap[(i - 1) / 2])) {
 		struct fm_ev tmp = m->heap[i];
 
@@ -658,6 +686,74 @@ static void fm_trip_end(struct fm_model *m, int trip)
 	fm_req_free_if_unused(m, req);
 }
 
+static void fm_timeout_add(struct fm_model *m, uint64_t t, uint64_t len, int req, uint32_t gen)
+{
+	struct fm_tq *q;
+	size_t i;
+
+	for (i = 0; i < m->ntq && m->tq[i].len_ns != len; i++)
+		;
+	if (i == m->ntq) {
+		m->tq = realloc(m->tq, (m->ntq + 1) * sizeof(*m->tq));
+		if (!m->tq) {
+			fputs("fabricmodel: out of memory\n", stderr);
+			abort();
+		}
+		m->tq[m->ntq++] = (struct fm_tq){ len, NULL, 0, 0, 0 };
+	}
+	q = &m->tq[i];
+	if (q->n == q->cap) {
+		size_t cap = q->cap ? 2 * q->cap : 256, j;
+		struct fm_timeout *e = fm_alloc(cap, sizeof(*e));
+
+		for (j = 0; j < q->n; j++)
+			e[j] = q->e[(q->head + j) % q->cap];
+		free(q->e);
+		q->e = e;
+		q->cap = cap;
+		q->head = 0;
+	}
+	/* In order: almost always at the end (times only go back after a run-ahead). */
+	for (i = q->n; i > 0 && q->e[(q->head + i - 1) % q->cap].t > t; i--)
+		q->e[(q->head + i) % q->cap] = q->e[(q->head + i - 1) % q->cap];
+	q->e[(q->head + i) % q->cap] = (struct fm_timeout){ t, req, gen };
+	q->n++;
+}
+
+/* The queue whose first live timeout falls due first (dropping those of
+ * ended requests on the way), or NULL. */
+static struct fm_tq *fm_timeout_first(struct fm_model *m)
+{
+	struct fm_tq *best = NULL;
+	size_t i;
+
+	for (i = 0; i < m->ntq; i++) {
+		struct fm_tq *q = &m->tq[i];
+
+		while (q->n) {
+			const struct fm_timeout *e = &q->e[q->head];
+			const struct fm_req *r = &m->req[e->req];
+
+			if (r->gen == e->gen && r->state == RQ_PENDING)
+				break;
+			q->head = (q->head + 1) % q->cap;
+			q->n--;
+		}
+		if (q->n && (!best || q->e[q->head].t < best->e[best->head].t))
+			best = q;
+	}
+	return best;
+}
+
+/* When the next event falls due (an answer wins a tie with a timeout). */
+static uint64_t fm_event_time(struct fm_model *m)
+{
+	const struct fm_tq *q = fm_timeout_first(m);
+	uint64_t t = m->nheap ? m->heap[0].t : FM_NEVER;
+
+	return q && q->e[q->head].t < t ? q->e[q->head].t : t;
+}
+
 static void fm_trip_start(struct fm_model *m, uint64_t t, int req)
 {
 	struct fm_req *r = &m->req[req];
@@ -667,11 +763,11 @@ static void fm_trip_start(struct fm_model *m, uint64_t t, int req)
 	m->trip[id] = (struct fm_trip){ req, 0 };
 	r->live_trips++;
 	if (!r->route.nstops)
-		fm_push(m, t, EV_RELEASE, id, 0); /* an unknown LID: no model */
+		fm_push(m, t, EV_RELEASE, id); /* an unknown LID: no model */
 	else
-		fm_push(m, t + r->route.stop[0].hops * m->p.hop_ns, EV_ARRIVE, id, 0);
+		fm_push(m, t + r->route.stop[0].hops * m->p.hop_ns, EV_ARRIVE, id);
 	if (r->timeout_ns)
-		fm_push(m, t + r->timeout_ns, EV_TIMEOUT, req, r->gen);
+		fm_timeout_add(m, t + r->timeout_ns, r->timeout_ns, req, r->gen);
 }
 
 /* Requests in flight through each node, as a tool counts what it has
@@ -733,7 +829,7 @@ static void fm_serve(struct fm_model *m, uint64_t t, int node, int trip)
 	 * while the model had run ahead): never before the last service ends. */
 	ns->free_at = (t > ns->free_at ? t : ns->free_at) + fm_svc(m, node);
 	ns->busy = trip;
-	fm_push(m, ns->free_at, EV_DONE, trip, 0);
+	fm_push(m, ns->free_at, EV_DONE, trip);
 }
 
 static void fm_arrive(struct fm_model *m, uint64_t t, int trip)
@@ -792,46 +888,63 @@ static void fm_done(struct fm_model *m, uint64_t t, int trip)
 	}
 	if (tr->cur + 1 < r->route.nstops) {
 		tr->cur++;
-		fm_push(m, t + r->route.stop[tr->cur].hops * m->p.hop_ns, EV_ARRIVE, trip, 0);
+		fm_push(m, t + r->route.stop[tr->cur].hops * m->p.hop_ns, EV_ARRIVE, trip);
 	} else {
-		fm_push(m, t + (uint64_t)r->route.hops * m->p.hop_ns, EV_RELEASE, trip, 0);
+		fm_push(m, t + (uint64_t)r->route.hops * m->p.hop_ns, EV_RELEASE, trip);
 	}
 }
 
-/* Runs one event; true if it ended a request. */
-static bool fm_step(struct fm_model *m)
+/* The kernel's timeout of a request: send it again (0), or end it with status 110 (1). */
+static int fm_timeout(struct fm_model *m, uint64_t t, int req)
 {
-	struct fm_ev e = fm_pop(m);
-	struct fm_req *r;
+	struct fm_req *r = &m->req[req];
+
+	if (r->retries_left) {
+		r->retries_left--;
+		m->st.resent++;
+		fm_trip_start(m, t, req);
+		return 0;
+	}
+	fm_end_req(m, req, t, FM_TIMED_OUT);
+	return 1;
+}
+
+/* Runs the next event if it falls due by limit: 1 if it ended a request, 0
+ * if not, -1 if there was none to run. */
+static int fm_step(struct fm_model *m, uint64_t limit)
+{
+	struct fm_tq *q = fm_timeout_first(m);
+	uint64_t th = m->nheap ? m->heap[0].t : FM_NEVER;
+	struct fm_ev e;
 	int req;
 
+	if (q && q->e[q->head].t < th) {
+		if (q->e[q->head].t > limit)
+			return -1;
+		struct fm_timeout to = q->e[q->head];
+
+		q->head = (q->head + 1) % q->cap;
+		q->n--;
+		return fm_timeout(m, to.t, to.req);
+	}
+	if (th == FM_NEVER || th > limit)
+		return -1;
+	e = fm_pop(m);
 	switch (e.type) {
 	case EV_ARRIVE:
 		fm_arrive(m, e.t, e.id);
-		return false;
+		return 0;
 	case EV_DONE:
 		fm_done(m, e.t, e.id);
-		return false;
-	case EV_RELEASE:
+		return 0;
+	default: /* EV_RELEASE */
 		/* Any attempt's answer ends the request: the kernel matches on the TID. */
 		req = m->trip[e.id].req;
 		fm_trip_end(m, e.id);
 		if (m->req[req].state != RQ_PENDING)
-			return false;
+			return 0;
 		fm_end_req(m, req, e.t, FM_ANSWERED);
-		return true;
-	default: /* EV_TIMEOUT */
-		r = &m->req[e.id];
-		if (r->gen != e.gen || r->state != RQ_PENDING)
-			return false;
-		if (r->retries_left) {
-			r->retries_left--;
-			m->st.resent++;
-			fm_trip_start(m, e.t, e.id);
-			return false;
-		}
-		fm_end_req(m, e.id, e.t, FM_TIMED_OUT);
-		return true;
+		return 1;
 	}
 }
 
@@ -843,7 +956,11 @@ int fm_send(struct fm_model *m, uint64_t now, enum fm_kind kind, const struct fm
 
 	m->req = fm_grow(m->req, &m->reqcap, m->nreq, sizeof(*m->req));
 	r = &m->req[id];
-	r->route = *route;
+	r->route.nstops = route->nstops;
+	r->route.hops = route->hops;
+	r->route.dest = route->dest;
+	r->route.resolved = route->resolved;
+	memcpy(r->route.stop, route->stop, (size_t)route->nstops * sizeof(route->stop[0]));
 	r->tag = tag;
 	r->timeout_ns = timeout_ns;
 	r->retries_left = retries;
@@ -860,13 +977,13 @@ int fm_send(struct fm_model *m, uint64_t now, enum fm_kind kind, const struct fm
 
 void fm_advance(struct fm_model *m, uint64_t now)
 {
-	while (m->nheap && m->heap[0].t <= now)
-		fm_step(m);
+	while (fm_step(m, now) >= 0)
+		;
 }
 
-uint64_t fm_next_time(const struct fm_model *m)
+uint64_t fm_next_time(struct fm_model *m)
 {
-	uint64_t t = m->nheap ? m->heap[0].t : FM_NEVER;
+	uint64_t t = fm_event_time(m);
 
 	if (m->donelen && m->req[m->done[m->donehead]].done_at < t)
 		t = m->req[m->done[m->donehead]].done_at;
@@ -878,9 +995,8 @@ uint64_t fm_run_until_done(struct fm_model *m, uint64_t limit)
 	for (;;) {
 		if (m->donelen)
 			return m->req[m->done[m->donehead]].done_at;
-		if (!m->nheap || m->heap[0].t > limit)
+		if (fm_step(m, limit) < 0)
 			return FM_NEVER;
-		fm_step(m);
 	}
 }
 

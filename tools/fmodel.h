@@ -94,7 +94,7 @@ void fm_advance(struct fm_model *m, uint64_t now);
  * a time). */
 uint64_t fm_run_until_done(struct fm_model *m, uint64_t limit);
 /* The earliest time anything may happen (an event or an unreported end), without running it. */
-uint64_t fm_next_time(const struct fm_model *m);
+uint64_t fm_next_time(struct fm_model *m);
 /* The next request that ended at or before now, in the order they ended. */
 bool fm_pop_done(struct fm_model *m, uint64_t now, int *req, uint64_t *tag, enum fm_outcome *out);
 int fm_req_dest(const struct fm_model *m, int req);
