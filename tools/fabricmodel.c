@@ -98,6 +98,9 @@ static struct {
 	struct ready *rq;
 	size_t rqcap, rqhead, rqlen;
 	unsigned waiting_shim; /* answered by the model, not yet by the shim */
+	/* poll() calls on a umad fd, and the waits in them: on the shim (for an
+	 * answer it owes), and until the model's next answer. */
+	unsigned long polls, shim_waits, model_waits;
 	uint8_t *rbuf;
 } g = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -541,9 +544,14 @@ ssize_t read(int fd, void *buf, size_t count)
 		return next_read(fd, buf, count);
 	pthread_mutex_lock(&g.lock);
 	init_locked();
-	pump(fd);
-	collect(now_ns());
+	/* After a poll() that saw an answer, that answer is first in line: take
+	 * it without asking the shim and the model again. */
 	got = ready_pop(fd, &r);
+	if (!got) {
+		pump(fd);
+		collect(now_ns());
+		got = ready_pop(fd, &r);
+	}
 	pthread_mutex_unlock(&g.lock);
 	if (!got)
 		return -EWOULDBLOCK; /* as the shim does; libibumad expects it */
@@ -571,6 +579,7 @@ int poll(struct pollfd *pfds, nfds_t nfds, int timeout)
 		return next_poll(pfds, nfds, timeout);
 	fd = pfds[i].fd;
 	pfds[i].revents = 0;
+	g.polls++;
 	now = now_ns();
 	deadline = timeout < 0 ? FM_NEVER : now + (uint64_t)timeout * 1000000u;
 	for (;;) {
@@ -602,11 +611,13 @@ int poll(struct pollfd *pfds, nfds_t nfds, int timeout)
 			if (ms > 86400000)
 				ms = 86400000;
 			/* The shim's poll wakes as soon as an answer arrives. */
+			g.shim_waits++;
 			if (next_poll(&p, 1, wake == FM_NEVER ? -1 : (int)ms) < 0)
 				return -1;
 		} else {
 			struct timespec ts = { (time_t)(wake / 1000000000u), (long)(wake % 1000000000u) };
 
+			g.model_waits++;
 			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 		}
 	}
@@ -692,6 +703,7 @@ __attribute__((destructor)) static void report(void)
 	fprintf(f, "%s", sep ? "" : "-");
 	put_hist(f, "max_hist", s.max_busy, false);
 	put_hist(f, "out_hist", s.max_out, true);
+	fprintf(f, " polls=%lu shim_waits=%lu model_waits=%lu", g.polls, g.shim_waits, g.model_waits);
 	fputc('\n', f);
 	if (fclose(f))
 		fprintf(stderr, "fabricmodel: error: cannot write '%s': %s\n", path, strerror(errno));
