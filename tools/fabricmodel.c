@@ -84,6 +84,7 @@ struct ready {
 	int fd;
 	uint8_t *buf;
 	size_t len;
+	uint64_t due; /* when the model released it (or the shim delivered it, if later) */
 };
 
 static struct {
@@ -101,6 +102,9 @@ static struct {
 	/* poll() calls on a umad fd, and the waits in them: on the shim (for an
 	 * answer it owes), and until the model's next answer. */
 	unsigned long polls, shim_waits, model_waits;
+	/* How late answers reach the tool after they were due (the layer's own
+	 * delay: a wake-up's latency, or a tool busy elsewhere). */
+	uint64_t late_sum, late_max, late_n;
 	uint8_t *rbuf;
 } g = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -300,7 +304,7 @@ static void maybe_remove(struct entry *e)
 	}
 }
 
-static void ready_push(int fd, uint8_t *buf, size_t len)
+static void ready_push(int fd, uint8_t *buf, size_t len, uint64_t due)
 {
 	if (g.rqlen == g.rqcap) {
 		size_t cap = g.rqcap ? 2 * g.rqcap : 64, i;
@@ -313,7 +317,7 @@ static void ready_push(int fd, uint8_t *buf, size_t len)
 		g.rqcap = cap;
 		g.rqhead = 0;
 	}
-	g.rq[(g.rqhead + g.rqlen++) % g.rqcap] = (struct ready){ fd, buf, len };
+	g.rq[(g.rqhead + g.rqlen++) % g.rqcap] = (struct ready){ fd, buf, len, due };
 }
 
 /* The first answer ready for fd, or none. */
@@ -391,8 +395,8 @@ static void finish(struct entry *e)
 	maybe_remove(e);
 }
 
-/* An answer from the shim: hold it until the model releases its request. */
-static void from_shim(int fd, const uint8_t *buf, size_t len)
+/* An answer from the shim (at now): hold it until the model releases its request. */
+static void from_shim(int fd, const uint8_t *buf, size_t len, uint64_t now)
 {
 	struct entry *e = len >= g.hs + 24 ? lookup(key_of(buf + g.hs)) : NULL;
 
@@ -402,14 +406,14 @@ static void from_shim(int fd, const uint8_t *buf, size_t len)
 		return;
 	}
 	if (!e || e->req < 0 || e->resp) {
-		ready_push(fd, copy(buf, len), len); /* not ours to delay */
+		ready_push(fd, copy(buf, len), len, now); /* not ours to delay */
 		return;
 	}
 	if (e->portinfo)
 		learn(e, buf, len);
 	if (e->answered) {
 		g.waiting_shim--;
-		ready_push(fd, copy(buf, len), len);
+		ready_push(fd, copy(buf, len), len, now);
 		finish(e);
 		return;
 	}
@@ -419,10 +423,14 @@ static void from_shim(int fd, const uint8_t *buf, size_t len)
 
 static void pump(int fd)
 {
+	uint64_t now = 0;
 	ssize_t n;
 
-	while ((n = next_read(fd, g.rbuf, g.hs + IB_MAD_SIZE)) > 0)
-		from_shim(fd, g.rbuf, (size_t)n);
+	while ((n = next_read(fd, g.rbuf, g.hs + IB_MAD_SIZE)) > 0) {
+		if (!now)
+			now = now_ns();
+		from_shim(fd, g.rbuf, (size_t)n, now);
+	}
 }
 
 /* Requests the model has ended by now: their answers become readable. */
@@ -444,7 +452,7 @@ static void collect(uint64_t now)
 			ib_user_mad_t *u = (void *)copy(e->hdr, e->hdr_len);
 
 			u->status = ETIMEDOUT;
-			ready_push(e->fd, (uint8_t *)u, e->hdr_len);
+			ready_push(e->fd, (uint8_t *)u, e->hdr_len, fm_req_done_at(g.m, req));
 			if (e->resp) {
 				free(e->resp);
 				e->resp = NULL;
@@ -453,7 +461,7 @@ static void collect(uint64_t now)
 			}
 			finish(e);
 		} else if (e->resp) {
-			ready_push(e->fd, e->resp, e->resp_len);
+			ready_push(e->fd, e->resp, e->resp_len, fm_req_done_at(g.m, req));
 			e->resp = NULL;
 			finish(e);
 		} else {
@@ -535,6 +543,18 @@ ssize_t write(int fd, const void *buf, size_t count)
 	return n;
 }
 
+static void late(uint64_t due)
+{
+	uint64_t now = now_ns(), d = now > due ? now - due : 0;
+
+	pthread_mutex_lock(&g.lock);
+	g.late_sum += d;
+	g.late_n++;
+	if (d > g.late_max)
+		g.late_max = d;
+	pthread_mutex_unlock(&g.lock);
+}
+
 ssize_t read(int fd, void *buf, size_t count)
 {
 	struct ready r;
@@ -555,6 +575,7 @@ ssize_t read(int fd, void *buf, size_t count)
 	pthread_mutex_unlock(&g.lock);
 	if (!got)
 		return -EWOULDBLOCK; /* as the shim does; libibumad expects it */
+	late(r.due);
 	if (r.len > count)
 		r.len = count;
 	memcpy(buf, r.buf, r.len);
@@ -703,7 +724,9 @@ __attribute__((destructor)) static void report(void)
 	fprintf(f, "%s", sep ? "" : "-");
 	put_hist(f, "max_hist", s.max_busy, false);
 	put_hist(f, "out_hist", s.max_out, true);
-	fprintf(f, " polls=%lu shim_waits=%lu model_waits=%lu", g.polls, g.shim_waits, g.model_waits);
+	fprintf(f, " polls=%lu shim_waits=%lu model_waits=%lu late_us_mean=%.1f late_us_max=%.1f", g.polls,
+		g.shim_waits, g.model_waits, g.late_n ? (double)g.late_sum / (double)g.late_n / 1e3 : 0.0,
+		(double)g.late_max / 1e3);
 	fputc('\n', f);
 	if (fclose(f))
 		fprintf(stderr, "fabricmodel: error: cannot write '%s': %s\n", path, strerror(errno));

@@ -1022,6 +1022,11 @@ int fm_req_dest(const struct fm_model *m, int req)
 	return m->req[req].route.dest;
 }
 
+uint64_t fm_req_done_at(const struct fm_model *m, int req)
+{
+	return m->req[req].done_at;
+}
+
 void fm_req_put(struct fm_model *m, int req)
 {
 	m->req[req].put = true;

@@ -98,6 +98,8 @@ uint64_t fm_next_time(struct fm_model *m);
 /* The next request that ended at or before now, in the order they ended. */
 bool fm_pop_done(struct fm_model *m, uint64_t now, int *req, uint64_t *tag, enum fm_outcome *out);
 int fm_req_dest(const struct fm_model *m, int req);
+/* When req ended (after fm_pop_done()). */
+uint64_t fm_req_done_at(const struct fm_model *m, int req);
 /* The caller is done with req (after fm_pop_done()). */
 void fm_req_put(struct fm_model *m, int req);
 

@@ -27,7 +27,7 @@ model() {
 	t1=$(date +%s.%N)
 	secs=$(echo "$t1 - $t0" | bc)
 	rep=$(cat "$TMP/report")
-	[ "$(wc -l <"$TMP/report")" = 1 ] || fail "$*: not one report line: $rep"
+	[ "$(wc -l <"$TMP/report")" = 1 ] || fail "$*: exit $rc, not one report line: '$rep'; stderr: $(head -3 "$TMP/err")"
 }
 # val KEY: a value of the report line.
 val() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$rep"; }
@@ -57,7 +57,12 @@ ge "$secs" "$(echo "$(val sent) / 1000" | bc -l)" || fail "$(val sent) SMPs thro
 [ "$(val max)" = 2 ] && [ "$(val max_at)" = S-leaf01 ] && [ "$(val out_max)" = 2 ] ||
 	fail "ibnetdiscover keeps 2 in flight, yet: $rep"
 [ "$(val dropped)" = 0 ] || fail "2 in flight with room for 8: $rep"
-ok "a 1 ms leaf: ibnetdiscover took ${secs}s for $(val sent) SMPs, at most $(val max) at S-leaf01 at once"
+# Answers reach the tool when due, not a poll granularity later; and poll()
+# waits (on the model's clock or the shim), it does not spin.
+[ "$(echo "$(val late_us_mean) < 200" | bc)" = 1 ] || fail "answers reach ibnetdiscover $(val late_us_mean) us late on average: $rep"
+[ "$(val model_waits)" -gt 0 ] && [ $(($(val model_waits) + $(val shim_waits))) -le $((3 * $(val polls))) ] ||
+	fail "waits against polls: $rep"
+ok "a 1 ms leaf: ibnetdiscover took ${secs}s for $(val sent) SMPs, at most $(val max) at S-leaf01 at once, answers $(val late_us_mean) us late on average"
 
 # ibscan --window 32 with the default model: more than the leaf's queue of 8
 # arrive at once; the rest are dropped and cost ibscan its timeout (500 ms),
@@ -66,14 +71,16 @@ model 0.25 20 5 8 "$IBSCAN" topology --window 32 --json
 grep -q . "$TMP/out" || fail "ibscan under the model printed nothing (exit $rc): $(head -3 "$TMP/err")"
 [ "$(val dropped)" -gt 0 ] && [ "$(val timed_out)" -gt 0 ] || fail "32 in flight through a queue of 8 dropped none: $rep"
 [ "$(val max)" = 9 ] && [ "$(val max_at)" = S-leaf01 ] || fail "a queue of 8 holds 9 with the one in service: $rep"
-[ "$(val out_max)" = 32 ] || fail "ibscan's window is 32, yet: $rep"
+# (A dropped request stays in flight until the kernel's timeout, which may
+# fall due just after ibscan's own and its resend: at least the window.)
+[ "$(val out_max)" -ge 32 ] || fail "ibscan's window is 32, yet: $rep"
 grep -q 'dropped_at=S-leaf01:' <<<"$rep" || fail "the drops are not at the leaf: $rep"
 ge "$secs" 0.5 || fail "dropped SMPs cost ibscan no timeout (${secs}s)"
 ok "ibscan --window 32: $(val dropped) SMPs dropped at S-leaf01 (most there at once: $(val max)), ${secs}s"
 
-# LID-routed against directed-route: switches 100 ms each. smpquery to
+# LID-routed against directed-route: switches 200 ms each. smpquery to
 # S-leaf02 by LID (switches forward it in hardware: only S-leaf02 serves it)
-# takes 100 ms; by directed route through S-leaf01 and a spine, 300 ms.
+# takes 200 ms; by directed route through S-leaf01 and a spine, 600 ms.
 read -r lid path < <(python3 - "$TMP/plain.ibnd" <<'PY'
 import re, sys
 # S-leaf02's LID, and the path H-node0001 -> S-leaf01 -> a spine -> S-leaf02, from ibnetdiscover's view.
@@ -98,16 +105,17 @@ for p, peer in re.findall(r'^\[(\d+)\]\s+"([^"]+)"', blocks[leaf1][2], re.M):
 PY
 )
 [ -n "$path" ] || fail "no path to S-leaf02 in ibnetdiscover's output"
-model 0 100000 0 8 smpquery nodeinfo "$lid"
+model 0 200000 0 8 smpquery nodeinfo "$lid"
 [ $rc = 0 ] || fail "smpquery nodeinfo $lid exited $rc"
 [ "$(val lid_smp)" = 1 ] && [ "$(val unresolved)" = 0 ] || fail "LID $lid: $rep"
-ge "$secs" 0.1 && ! ge "$secs" 0.3 || fail "LID-routed to S-leaf02 took ${secs}s, not 0.1-0.3"
+ge "$secs" 0.2 || fail "LID-routed to S-leaf02 took ${secs}s, under 200 ms"
 lid_secs=$secs
-model 0 100000 0 8 smpquery -D nodeinfo "$path"
+model 0 200000 0 8 smpquery -D nodeinfo "$path"
 [ $rc = 0 ] || fail "smpquery -D nodeinfo $path exited $rc"
 [ "$(val dr_smp)" = 1 ] || fail "DR $path: $rep"
-ge "$secs" 0.3 || fail "directed route $path took ${secs}s, under 3 x 100 ms"
-ok "100 ms switches: S-leaf02 by LID $lid in ${lid_secs}s, by directed route $path in ${secs}s"
+ge "$secs" 0.6 || fail "directed route $path took ${secs}s, under 3 x 200 ms"
+ge "$(echo "$secs - $lid_secs" | bc)" 0.3 || fail "by directed route ${secs}s, by LID ${lid_secs}s: no two switches more"
+ok "200 ms switches: S-leaf02 by LID $lid in ${lid_secs}s, by directed route $path in ${secs}s"
 
 # GMPs: ibqueryerrors learns every LID on its walk; the layer resolves all.
 model 0.25 20 5 8 ibqueryerrors
