@@ -99,6 +99,8 @@ static struct {
 	struct ready *rq;
 	size_t rqcap, rqhead, rqlen;
 	unsigned waiting_shim; /* answered by the model, not yet by the shim */
+	uint8_t *spare[256];   /* answer buffers to reuse */
+	size_t nspare;
 	/* poll() calls on a umad fd, and the waits in them: on the shim (for an
 	 * answer it owes), and until the model's next answer. */
 	unsigned long polls, shim_waits, model_waits;
@@ -192,9 +194,90 @@ static char *read_file(const char *path, size_t *len)
 	return buf;
 }
 
+/* Where a MAD field lies, learnt once from libibmad's own tables (set all its
+ * bits in a zeroed MAD and look), then read with a load and a shift: per MAD,
+ * libibmad's getters would cost more than the rest of the layer. Every field
+ * that is one run of bits within 8 bytes, checked against mad_get_field (the
+ * TID is the only 64-bit one); any other goes through libibmad. */
+struct fast_field {
+	uint8_t first, shift;
+	bool slow; /* not one run of bits: through libibmad */
+	uint64_t mask;
+};
+static struct fast_field fields[IB_FIELD_LAST_];
+
+static uint64_t be64_at(const uint8_t *b)
+{
+	uint64_t v;
+
+	memcpy(&v, b, 8);
+	return be64toh(v);
+}
+
+static uint64_t lib_field(const uint8_t *buf, enum MAD_FIELDS f)
+{
+	void *b = (void *)(uintptr_t)buf; /* libibmad's getters only read */
+
+	return f == IB_MAD_TRID_F ? mad_get_field64(b, 0, f) : mad_get_field(b, 0, f);
+}
+
+static uint64_t field(const uint8_t *buf, enum MAD_FIELDS f)
+{
+	const struct fast_field *ff = &fields[f];
+
+	if (ff->slow)
+		return lib_field(buf, f);
+	return be64_at(buf + ff->first) >> ff->shift & ff->mask;
+}
+
+static void learn_field(enum MAD_FIELDS f)
+{
+	uint8_t z[IB_MAD_SIZE] = { 0 };
+	unsigned first = 0, last = 0, i;
+	uint64_t v;
+
+	if (f == IB_MAD_TRID_F)
+		mad_set_field64(z, 0, f, ~0ull);
+	else
+		mad_set_field(z, 0, f, ~0u);
+	while (first < IB_MAD_SIZE - 1 && !z[first])
+		first++;
+	for (i = first; i < IB_MAD_SIZE; i++)
+		if (z[i])
+			last = i;
+	if (first > IB_MAD_SIZE - 8)
+		first = IB_MAD_SIZE - 8;
+	v = be64_at(z + first);
+	fields[f].slow = true;
+	if (!v || last >= first + 8)
+		return;
+	fields[f].first = (uint8_t)first;
+	fields[f].shift = (uint8_t)__builtin_ctzll(v);
+	fields[f].mask = v >> fields[f].shift;
+	if (fields[f].mask & (fields[f].mask + 1))
+		return;
+	fields[f].slow = false;
+	for (i = 0; i < IB_MAD_SIZE; i++)
+		z[i] = (uint8_t)(i * 37u + 11u);
+	if (field(z, f) != lib_field(z, f))
+		fields[f].slow = true;
+}
+
+static void learn_fields(void)
+{
+	static const enum MAD_FIELDS used[] = { IB_MAD_MGMTCLASS_F, IB_MAD_METHOD_F, IB_MAD_RESPONSE_F,
+						IB_MAD_TRID_F,	    IB_MAD_ATTRID_F, IB_MAD_ATTRMOD_F,
+						IB_DRSMP_HOPCNT_F,  IB_DRSMP_STATUS_F, IB_PORT_LID_F,
+						IB_PORT_LMC_F };
+	size_t i;
+
+	for (i = 0; i < sizeof(used) / sizeof(used[0]); i++)
+		learn_field(used[i]);
+}
+
 static void init_locked(void)
 {
-	const char *path = getenv("FABRICMODEL_TOPO"), *host = getenv("SIM_HOST"), *q;
+	const char *path, *host, *q;
 	char err[256], *text;
 	size_t len;
 	int local;
@@ -202,6 +285,8 @@ static void init_locked(void)
 	if (g.state)
 		return;
 	g.state = -1;
+	path = getenv("FABRICMODEL_TOPO");
+	host = getenv("SIM_HOST");
 	if (!path || !*path)
 		die("FABRICMODEL_TOPO is not set: the layer needs the simulated fabric's topology file");
 	g.p.hop_ns = env_us("FABRICMODEL_HOP_US", 0.25);
@@ -230,11 +315,12 @@ static void init_locked(void)
 		die("SIM_HOST '%s' is no node of '%s'", host, path);
 	g.m = fm_new(g.topo, local, &g.p);
 	g.hs = umad_size();
+	learn_fields();
 	g.rbuf = xmalloc(g.hs + IB_MAD_SIZE);
 	/* Release times are microseconds apart: sleep to the microsecond, not
 	 * the default 50 us timer slack. */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-	g.state = 1;
+	__atomic_store_n(&g.state, 1, __ATOMIC_RELEASE);
 }
 
 /* ---- requests by key ---- */
@@ -278,9 +364,11 @@ static struct entry *insert(uint64_t key)
 	}
 	for (i = slot_of(key); g.tab[i].key; i = (i + 1) & (g.tabcap - 1))
 		;
-	memset(&g.tab[i], 0, sizeof(g.tab[i]));
 	g.tab[i].key = key;
 	g.tab[i].req = -1;
+	g.tab[i].answered = false;
+	g.tab[i].stale = 0;
+	g.tab[i].resp = NULL;
 	g.tabn++;
 	return &g.tab[i];
 }
@@ -350,24 +438,32 @@ static bool ready_has(int fd)
 	return false;
 }
 
-/* libibmad's getters only read, but take a non-const pointer. */
-static uint32_t field(const uint8_t *buf, enum MAD_FIELDS f)
-{
-	return mad_get_field((void *)(uintptr_t)buf, 0, f);
-}
-
 static uint64_t key_of(const uint8_t *mad)
 {
-	return (uint64_t)(field(mad, IB_MAD_MGMTCLASS_F) + 1) << 32 |
-	       (mad_get_field64((void *)(uintptr_t)mad, 0, IB_MAD_TRID_F) & 0xffffffffu);
+	return (field(mad, IB_MAD_MGMTCLASS_F) + 1) << 32 | (field(mad, IB_MAD_TRID_F) & 0xffffffffu);
 }
 
+/* Answers are held in buffers of one MAD (umad_size() + 256 bytes), reused. */
 static uint8_t *copy(const void *p, size_t n)
 {
-	uint8_t *d = xmalloc(n);
+	uint8_t *d;
 
+	if (n > g.hs + IB_MAD_SIZE)
+		n = g.hs + IB_MAD_SIZE;
+	if (g.nspare)
+		d = g.spare[--g.nspare];
+	else
+		d = xmalloc(g.hs + IB_MAD_SIZE);
 	memcpy(d, p, n);
 	return d;
+}
+
+static void release(uint8_t *buf)
+{
+	if (g.nspare == sizeof(g.spare) / sizeof(g.spare[0]))
+		free(buf);
+	else
+		g.spare[g.nspare++] = buf;
 }
 
 /* A PortInfo answer tells which node holds a LID (port 0 of a switch, any CA port). */
@@ -376,7 +472,7 @@ static void learn(const struct entry *e, const uint8_t *buf, size_t len)
 	const ib_user_mad_t *u = (const void *)buf;
 	const uint8_t *mad = buf + g.hs, *pi = mad + IB_SMP_DATA_OFFS;
 	int node = fm_req_dest(g.m, e->req);
-	unsigned lid;
+	uint64_t lid;
 
 	if (len < g.hs + IB_MAD_SIZE || u->status || field(mad, IB_DRSMP_STATUS_F) || node < 0)
 		return;
@@ -384,7 +480,7 @@ static void learn(const struct entry *e, const uint8_t *buf, size_t len)
 		return;
 	lid = field(pi, IB_PORT_LID_F);
 	if (lid)
-		fm_learn_lid(g.m, (uint16_t)lid, field(pi, IB_PORT_LMC_F), node);
+		fm_learn_lid(g.m, (uint16_t)lid, (unsigned)field(pi, IB_PORT_LMC_F), node);
 }
 
 static void finish(struct entry *e)
@@ -454,7 +550,7 @@ static void collect(uint64_t now)
 			u->status = ETIMEDOUT;
 			ready_push(e->fd, (uint8_t *)u, e->hdr_len, fm_req_done_at(g.m, req));
 			if (e->resp) {
-				free(e->resp);
+				release(e->resp);
 				e->resp = NULL;
 			} else {
 				e->stale++;
@@ -475,7 +571,7 @@ static void model_send(int fd, const void *buf, size_t count, uint64_t now)
 {
 	const ib_user_mad_t *u = buf;
 	const uint8_t *mad = (const uint8_t *)buf + g.hs;
-	unsigned cls = field(mad, IB_MAD_MGMTCLASS_F);
+	unsigned cls = (unsigned)field(mad, IB_MAD_MGMTCLASS_F);
 	uint16_t dlid = be16toh(u->addr.lid);
 	struct fm_route r;
 	enum fm_kind kind;
@@ -502,7 +598,7 @@ static void model_send(int fd, const void *buf, size_t count, uint64_t now)
 		if (e->answered)
 			g.waiting_shim--;
 		if (e->resp)
-			free(e->resp);
+			release(e->resp);
 		else
 			e->stale++;
 		e->resp = NULL;
@@ -528,13 +624,15 @@ ssize_t write(int fd, const void *buf, size_t count)
 
 	if (!is_umad(fd))
 		return next_write(fd, buf, count);
-	pthread_mutex_lock(&g.lock);
-	init_locked();
-	pthread_mutex_unlock(&g.lock);
+	if (__atomic_load_n(&g.state, __ATOMIC_ACQUIRE) != 1) {
+		pthread_mutex_lock(&g.lock);
+		init_locked();
+		pthread_mutex_unlock(&g.lock);
+	}
 	now = now_ns();
 	n = next_write(fd, buf, count);
 	/* Requests only: a response the tool sends (or a short write) is the shim's business. */
-	if (n != (ssize_t)count || count < g.hs + 24 ||
+	if (n != (ssize_t)count || count < g.hs + IB_MAD_SIZE ||
 	    field((const uint8_t *)buf + g.hs, IB_MAD_RESPONSE_F))
 		return n;
 	pthread_mutex_lock(&g.lock);
@@ -543,16 +641,15 @@ ssize_t write(int fd, const void *buf, size_t count)
 	return n;
 }
 
+/* An answer reaches the tool: how late after it was due. */
 static void late(uint64_t due)
 {
 	uint64_t now = now_ns(), d = now > due ? now - due : 0;
 
-	pthread_mutex_lock(&g.lock);
 	g.late_sum += d;
 	g.late_n++;
 	if (d > g.late_max)
 		g.late_max = d;
-	pthread_mutex_unlock(&g.lock);
 }
 
 ssize_t read(int fd, void *buf, size_t count)
@@ -572,14 +669,16 @@ ssize_t read(int fd, void *buf, size_t count)
 		collect(now_ns());
 		got = ready_pop(fd, &r);
 	}
+	if (got) {
+		late(r.due);
+		if (r.len > count)
+			r.len = count;
+		memcpy(buf, r.buf, r.len);
+		release(r.buf);
+	}
 	pthread_mutex_unlock(&g.lock);
 	if (!got)
 		return -EWOULDBLOCK; /* as the shim does; libibumad expects it */
-	late(r.due);
-	if (r.len > count)
-		r.len = count;
-	memcpy(buf, r.buf, r.len);
-	free(r.buf);
 	return (ssize_t)r.len;
 }
 

@@ -434,6 +434,7 @@ struct fm_nstate {
 	size_t qcap;
 	unsigned qhead, qlen, max_busy;
 	unsigned out, max_out; /* requests in flight that it serves on their way */
+	uint64_t stamp;        /* fm_outstanding() has counted this node for this route */
 	uint64_t free_at;      /* when its last service ends */
 	uint64_t served, dropped;
 };
@@ -449,6 +450,8 @@ struct fm_model {
 	size_t nheap, heapcap;
 	struct fm_tq *tq;
 	size_t ntq;
+	uint64_t tq_low; /* no live timeout falls due before this (a lower bound) */
+	uint64_t stamp;
 	uint64_t seq;
 	struct fm_req *req;
 	size_t nreq, reqcap;
@@ -514,6 +517,7 @@ struct fm_model *fm_new(const struct fm_topo *t, int local, const struct fm_para
 		m->ns[i].busy = -1;
 	m->st.max_node = -1;
 	m->st.max_out_node = -1;
+	m->tq_low = FM_NEVER;
 	fm_distances(m);
 	return m;
 }
@@ -624,7 +628,8 @@ static void fm_push(struct fm_model *m, uint64_t t, int type, int32_t id)
 {
 	size_t i;
 
-	m->heap = fm_grow(m->heap, &m->heapcap, m->nheap + 1, sizeof(*m->heap));
+	if (m->nheap == m->heapcap)
+		m->heap = fm_grow(m->heap, &m->heapcap, m->nheap + 1, sizeof(*m->heap));
 	i = m->nheap++;
 	m->heap[i] = (struct fm_ev){ t, m->seq++, id, (uint8_t)type };
 	while (i && fm_ev_less(&m->heap[i], &m->heap[(i - 1) / 2])) {
@@ -718,6 +723,8 @@ static void fm_timeout_add(struct fm_model *m, uint64_t t, uint64_t len, int req
 		q->e[(q->head + i) % q->cap] = q->e[(q->head + i - 1) % q->cap];
 	q->e[(q->head + i) % q->cap] = (struct fm_timeout){ t, req, gen };
 	q->n++;
+	if (t < m->tq_low)
+		m->tq_low = t;
 }
 
 /* The queue whose first live timeout falls due first (dropping those of
@@ -742,6 +749,7 @@ static struct fm_tq *fm_timeout_first(struct fm_model *m)
 		if (q->n && (!best || q->e[q->head].t < best->e[best->head].t))
 			best = q;
 	}
+	m->tq_low = best ? best->e[best->head].t : FM_NEVER;
 	return best;
 }
 
@@ -775,17 +783,16 @@ static void fm_trip_start(struct fm_model *m, uint64_t t, int req)
  * a switch (a walk probing the port it came in by). */
 static void fm_outstanding(struct fm_model *m, const struct fm_route *route, int delta)
 {
-	int i, j;
+	int i;
 
+	m->stamp++;
 	for (i = 0; i < route->nstops; i++) {
 		int node = route->stop[i].node;
 		struct fm_nstate *ns = &m->ns[node];
 
-		for (j = 0; j < i && route->stop[j].node != node; j++)
-			;
-		if (j < i)
+		if (ns->stamp == m->stamp)
 			continue;
-
+		ns->stamp = m->stamp;
 		ns->out = (unsigned)((int)ns->out + delta);
 		if (ns->out > ns->max_out)
 			ns->max_out = ns->out;
@@ -913,8 +920,9 @@ static int fm_timeout(struct fm_model *m, uint64_t t, int req)
  * if not, -1 if there was none to run. */
 static int fm_step(struct fm_model *m, uint64_t limit)
 {
-	struct fm_tq *q = fm_timeout_first(m);
 	uint64_t th = m->nheap ? m->heap[0].t : FM_NEVER;
+	/* Most steps are answers long before any timeout: no need to look. */
+	struct fm_tq *q = th < m->tq_low ? NULL : fm_timeout_first(m);
 	struct fm_ev e;
 	int req;
 
