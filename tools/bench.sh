@@ -242,6 +242,8 @@ measure_model() {
 	elif why=$(check_output "$name"); then
 		why=
 	fi
+	# A LID the layer could not place was not modelled: the figures would not stand.
+	grep -q ' unresolved=[1-9]' <<<"$rep" && why="${why:+$why; }$(grep -o 'unresolved=[0-9]*' <<<"$rep") LIDs the model could not place"
 	if [ -n "$why" ]; then
 		ok=0
 		echo "$size modelled $name ($mode): $why" >>"$out/errors"
