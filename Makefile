@@ -14,7 +14,11 @@ DESTDIR ?=
 
 .DEFAULT_GOAL := all
 
-PKGS := libibumad libibmad libibnetdisc libibverbs jansson
+PKGS := libibumad libibmad libibnetdisc jansson
+# libibverbs is loaded at run time (core/probe/verbs_ibv.c), never linked:
+# ibscan starts on a host without it, and only `ibscan ping` needs it. Its
+# header is needed to build.
+HDR_PKGS := libibverbs
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla -Wwrite-strings
 # CI sets CI=true: warnings are errors there.
@@ -25,15 +29,17 @@ ifeq ($(WERROR),1)
 WARN += -Werror
 endif
 BASE_CFLAGS := -std=gnu11 $(WARN) -DIBSCAN_VERSION='"$(VERSION)"' -MMD -MP \
-	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -libumad -libmad -libnetdisc -libverbs -ljansson) -lm
+	$(shell $(PKG_CONFIG) --cflags $(PKGS) $(HDR_PKGS) 2>/dev/null)
+LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -libumad -libmad -libnetdisc -ljansson) -lm
 
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 REL := build/rel
 SANB := build/san
 
-LIB_SRCS := $(wildcard core/*.c) $(wildcard fabric/*.c) $(wildcard output/*.c)
-CMD_SRCS := $(wildcard cmd/*.c)
+# Every .c in a layer's folder and its subfolders (core/base, core/mad, ...).
+srcs_in = $(sort $(wildcard $(1)/*.c $(1)/*/*.c))
+LIB_SRCS := $(call srcs_in,core) $(call srcs_in,fabric) $(call srcs_in,output)
+CMD_SRCS := $(call srcs_in,cmd)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
 
@@ -133,7 +139,7 @@ golden: ibscan
 	@IBSCAN=$(CURDIR)/ibscan tests/cli/run.sh --regenerate
 
 format:
-	clang-format -i $(LIB_SRCS) $(CMD_SRCS) $(wildcard */*.h) $(UNIT_SRCS)
+	clang-format -i $(LIB_SRCS) $(CMD_SRCS) $(wildcard */*.h core/*/*.h) $(UNIT_SRCS)
 
 # What `make install` puts under $(DESTDIR)$(PREFIX), and `make uninstall` removes.
 MAN1DIR = $(PREFIX)/share/man/man1

@@ -4,10 +4,10 @@
  */
 #include "cli.h"
 #include "cmds.h"
-#include "../core/capidx.h"
-#include "../core/capture.h"
-#include "../core/log.h"
-#include "../core/xalloc.h"
+#include "../core/capture/index.h"
+#include "../core/capture/format.h"
+#include "../core/base/log.h"
+#include "../core/base/xalloc.h"
 #include "../output/pcapx.h"
 
 #include <errno.h>

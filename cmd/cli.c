@@ -1,11 +1,13 @@
 /* Option parsing and fabric access shared by the commands. */
 #include "cli.h"
-#include "../core/capidx.h"
-#include "../core/capture.h"
-#include "../core/engine.h"
-#include "../core/log.h"
-#include "../core/strbuf.h"
-#include "../core/xalloc.h"
+#include "../core/capture/index.h"
+#include "../core/capture/format.h"
+#include "../core/capture/recorder.h"
+#include "../core/capture/replay.h"
+#include "../core/mad/engine.h"
+#include "../core/base/log.h"
+#include "../core/base/strbuf.h"
+#include "../core/base/xalloc.h"
 #include "../fabric/cache.h"
 #include "../fabric/counters.h"
 #include "../fabric/namemap.h"
@@ -228,7 +230,7 @@ static void arm_watchdog(double deadline_s)
 }
 
 /*
- * Replay maps FILE.idx (core/capidx.c). If someone cuts that file short in
+ * Replay maps FILE.idx (core/capture/index.c). If someone cuts that file short in
  * place meanwhile (cp over it), reading a lost page raises SIGBUS: say so
  * and exit 3 rather than die without a word.
  */

@@ -9,8 +9,8 @@
 #include <getopt.h>
 #include <stdbool.h>
 
-#include "../core/engine.h"
-#include "../core/file.h"
+#include "../core/mad/engine.h"
+#include "../core/base/file.h"
 #include "../fabric/model.h"
 
 /* Exit codes (one table for every command but health). */

@@ -1,7 +1,7 @@
 /* `ibscan diff A B`: two topologies (ibscan JSON, ibnetdiscover netfile or cache, or `live`); exit 1 when they differ. */
 #include "cli.h"
 #include "cmds.h"
-#include "../core/log.h"
+#include "../core/base/log.h"
 #include "../fabric/diff.h"
 #include "../fabric/load.h"
 #include "../output/health.h"

@@ -4,7 +4,7 @@
  */
 #include "cli.h"
 #include "cmds.h"
-#include "../core/log.h"
+#include "../core/base/log.h"
 #include "../fabric/health.h"
 #include "../fabric/load.h"
 #include "../output/health.h"

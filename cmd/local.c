@@ -1,7 +1,7 @@
 /* `ibscan local`: this host's RDMA devices, ports, GID tables and IPoIB interfaces, read from sysfs. */
 #include "cli.h"
 #include "cmds.h"
-#include "../core/log.h"
+#include "../core/base/log.h"
 #include "../output/hostinfo.h"
 
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* ibscan's entry point: global options, the command table, help and version. */
 #include "cli.h"
 #include "cmds.h"
-#include "../core/log.h"
+#include "../core/base/log.h"
 
 #include <errno.h>
 #include <signal.h>

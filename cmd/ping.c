@@ -1,8 +1,10 @@
 /* `ibscan ping`: an RC ping-pong or bandwidth probe between two hosts over libibverbs. */
 #include "cli.h"
 #include "cmds.h"
-#include "../core/log.h"
-#include "../core/rcping.h"
+#include "../core/base/log.h"
+#include "../core/probe/oob.h"
+#include "../core/probe/tcp.h"
+#include "../core/probe/ping.h"
 #include "../output/hostinfo.h"
 
 #include <errno.h>

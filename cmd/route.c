@@ -1,7 +1,7 @@
 /* `ibscan route SRC DST`, `ibscan routes --dump` and `ibscan path SRC DST`. */
 #include "cli.h"
 #include "cmds.h"
-#include "../core/log.h"
+#include "../core/base/log.h"
 #include "../fabric/route.h"
 #include "../output/route.h"
 

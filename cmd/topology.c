@@ -1,7 +1,7 @@
 /* `ibscan topology`, `nodes`, `links` and `sm`: views of one walk of the fabric. */
 #include "cli.h"
 #include "cmds.h"
-#include "../core/log.h"
+#include "../core/base/log.h"
 #include "../output/render.h"
 
 #include <stdlib.h>

@@ -8,7 +8,7 @@
  * libibnetdisc merges nodes that share a GUID: a cache cannot show them.
  */
 #include "cache.h"
-#include "../core/xalloc.h"
+#include "../core/base/xalloc.h"
 
 #include <errno.h>
 #include <infiniband/ibnetdisc.h>

@@ -1,7 +1,8 @@
 /* PMA counter sweep over the whole fabric (IBA 16.1: PortCounters, PortCountersExtended). */
 #include "counters.h"
-#include "../core/log.h"
-#include "../core/xalloc.h"
+#include "../core/base/clock.h"
+#include "../core/base/log.h"
+#include "../core/base/xalloc.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -123,7 +124,7 @@ static void on_ext(void *ctx, const struct ibs_mad_req *req, const struct ibs_ma
 	/* Without the extended counters the 32-bit ones still stand. */
 	if (r->outcome == IBS_MAD_OK && ibs_decode_port_counters_ext(r->mad, r->len, &pc->c) == IBS_OK) {
 		pc->extended = true;
-		pc->t_ns = ibs_now_ns(); /* the data counters are these */
+		pc->t_ns = ibs_mono_ns(); /* the data counters are these */
 	}
 	if (pc->extended && c->o->reset)
 		submit_reset(c, true);
@@ -142,7 +143,7 @@ static void on_counters(void *ctx, const struct ibs_mad_req *req, const struct i
 	pc->status = r->status;
 	if (r->outcome == IBS_MAD_OK && ibs_decode_port_counters(r->mad, r->len, &pc->c) == IBS_OK) {
 		pc->ok = true;
-		pc->t_ns = ibs_now_ns();
+		pc->t_ns = ibs_mono_ns();
 		if (c->node->pma_capmask & (IBS_PM_EXT_WIDTH_SUPPORTED | IBS_PM_EXT_WIDTH_NOIETF_SUP)) {
 			pma_req(&ext, req->addr.lid, IBS_ATTR_PORT_COUNTERS_EXT, c->port->num, true, false, data);
 			ibs_engine_submit(c->e, &ext, on_ext, cctx(c, c->node, c->port, true));

@@ -5,7 +5,7 @@
  * reported once as moved rather than as a removal plus an addition.
  */
 #include "diff.h"
-#include "../core/xalloc.h"
+#include "../core/base/xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,8 +5,8 @@
  */
 #include "health.h"
 #include "diff.h"
-#include "../core/file.h"
-#include "../core/xalloc.h"
+#include "../core/base/file.h"
+#include "../core/base/xalloc.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,10 +1,9 @@
 /* The host view: RDMA devices, ports, GID tables and IPoIB interfaces read from sysfs, as untrusted input. */
 #define _GNU_SOURCE
 #include "hostinfo.h"
-#include "../core/rcping.h"
-#include "../core/text.h"
-#include "../core/verbs.h"
-#include "../core/xalloc.h"
+#include "../core/base/gid.h"
+#include "../core/base/text.h"
+#include "../core/base/xalloc.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -401,27 +400,31 @@ static void load_gids(const char *dir, struct ibs_host_port *p)
 	free(idx);
 }
 
-/* What `ibscan ping` would choose on this port, by the same rule. */
+static enum ibs_gid_type gid_type(const char *s)
+{
+	return !s			? IBS_GID_UNKNOWN
+	       : !strcmp(s, "RoCE v2")	? IBS_GID_ROCE_V2
+	       : !strcmp(s, "IB/RoCE v1") ? IBS_GID_IB_ROCE_V1
+					: IBS_GID_UNKNOWN;
+}
+
+/* What `ibscan ping` would choose on this port: the first GID of the best rank (core/base/gid.h). */
 static void probe_gid(struct ibs_host_port *p)
 {
-	struct ibs_ping_gid *t;
 	const char *why;
+	int best = -1, r;
 	size_t i;
 
 	p->probe_gid = -1;
-	if (!p->link_layer || strcmp(p->link_layer, "Ethernet") || !p->n_gids)
+	if (!p->link_layer || strcmp(p->link_layer, "Ethernet"))
 		return;
-	t = xcalloc(p->n_gids, sizeof(*t));
 	for (i = 0; i < p->n_gids; i++) {
-		t[i].index = p->gids[i].index;
-		memcpy(t[i].gid, p->gids[i].gid, 16);
-		t[i].type = !p->gids[i].type			   ? IBS_GID_UNKNOWN
-			    : !strcmp(p->gids[i].type, "RoCE v2")	   ? IBS_GID_ROCE_V2
-			    : !strcmp(p->gids[i].type, "IB/RoCE v1") ? IBS_GID_IB_ROCE_V1
-								   : IBS_GID_UNKNOWN;
+		r = ibs_gid_rank(p->gids[i].gid, gid_type(p->gids[i].type), &why);
+		if (best < 0 || r < best) {
+			best = r;
+			p->probe_gid = (int)i;
+		}
 	}
-	p->probe_gid = ibs_ping_choose_gid(t, (unsigned)p->n_gids, &why);
-	free(t);
 }
 
 static void load_port(const char *devdir, unsigned port, struct ibs_host_port *p)

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/err.h"
+#include "../core/base/err.h"
 
 #define IBS_SYSFS_ATTR_MAX 4096 /* bytes of one attribute file, at most */
 

@@ -1,9 +1,9 @@
 /* Loaders for saved topologies: ibscan JSON (docs/json-schema.md), ibnetdiscover netfiles and caches. */
 #include "load.h"
 #include "cache.h"
-#include "../core/file.h"
-#include "../core/text.h"
-#include "../core/xalloc.h"
+#include "../core/base/file.h"
+#include "../core/base/text.h"
+#include "../core/base/xalloc.h"
 
 #include <ctype.h>
 #include <jansson.h>
@@ -18,7 +18,7 @@ static enum ibs_err jfail(char **msg, const char *name, size_t idx, const char *
 	return IBS_E_INPUT;
 }
 
-/* A GUID string, "0x" and 1 to 16 hex digits (core/text.h: no sign, no blanks). */
+/* A GUID string, "0x" and 1 to 16 hex digits (core/base/text.h: no sign, no blanks). */
 static bool jguid(json_t *v, uint64_t *out)
 {
 	const char *s = json_string_value(v);

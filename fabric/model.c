@@ -1,6 +1,6 @@
 /* The fabric model and the small vocabulary used to print it. */
 #include "model.h"
-#include "../core/xalloc.h"
+#include "../core/base/xalloc.h"
 
 #include <stdarg.h>
 #include <stdio.h>

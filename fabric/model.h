@@ -12,9 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/engine.h"
-#include "../core/mad.h"
-#include "../core/transport.h"
+#include "../core/mad/engine.h"
+#include "../core/mad/mad.h"
+#include "../core/mad/transport.h"
 
 struct ibs_node;
 
@@ -49,7 +49,7 @@ struct ibs_port {
 struct ibs_node {
 	size_t index;             /* position after ibs_fabric_sort() */
 	struct ibs_nodeinfo ni;
-	char *desc;               /* NodeDescription, cleaned (core/text.h); NULL when unknown */
+	char *desc;               /* NodeDescription, cleaned (core/base/text.h); NULL when unknown */
 	struct ibs_switchinfo si;
 	bool has_si;
 	struct ibs_addr path;     /* the DR path that first reached it */

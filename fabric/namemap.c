@@ -1,9 +1,9 @@
 /* Node-name-map parser (the infiniband-diags format). */
 #include "namemap.h"
 #include "model.h"
-#include "../core/file.h"
-#include "../core/text.h"
-#include "../core/xalloc.h"
+#include "../core/base/file.h"
+#include "../core/base/text.h"
+#include "../core/base/xalloc.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -13,7 +13,7 @@
 
 struct entry {
 	uint64_t guid;
-	char *name;     /* cleaned (core/text.h) */
+	char *name;     /* cleaned (core/base/text.h) */
 	unsigned line;
 };
 

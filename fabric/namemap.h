@@ -2,7 +2,7 @@
  * The ib-node-name-map file of infiniband-diags: one `GUID "name"` per line,
  * '#' comments. Parsed as untrusted input, with limits: a GUID is "0x" and 1
  * to 16 hex digits, a name is one word or in double quotes and only a
- * comment may follow it; names are cleaned (core/text.h); a GUID named twice
+ * comment may follow it; names are cleaned (core/base/text.h); a GUID named twice
  * keeps its first name, with a warning.
  */
 #ifndef IBSCAN_NAMEMAP_H
@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/err.h"
+#include "../core/base/err.h"
 
 struct ibs_namemap;
 

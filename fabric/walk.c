@@ -17,15 +17,15 @@
  * A fabric has many paths to most nodes. Each query is given up to four:
  * its own, then through other nodes one level up (another spine), over a
  * parallel cable, and through the first parent's other paths; the engine
- * retries along the next one when an attempt fails (core/engine.h). A query
+ * retries along the next one when an attempt fails (core/mad/engine.h). A query
  * that fails along all of them is asked once more in a re-sweep when the
  * levels run out, and only then counted as an error. Whatever path
  * answered, the model keeps the first one (the node's or the port's own),
  * so a walk that loses MADs reports what a clean walk reports.
  */
 #include "walk.h"
-#include "../core/log.h"
-#include "../core/xalloc.h"
+#include "../core/base/log.h"
+#include "../core/base/xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>

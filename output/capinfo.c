@@ -1,5 +1,6 @@
 /* `ibscan capture info`: what a capture holds, as text or JSON. */
 #include "pcapx.h"
+#include "../core/capture/stats.h"
 
 #include <inttypes.h>
 

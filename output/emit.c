@@ -6,10 +6,10 @@
  * whatever the device says) become U+FFFD.
  */
 #include "emit.h"
-#include "../core/mad.h"
-#include "../core/strbuf.h"
-#include "../core/text.h"
-#include "../core/xalloc.h"
+#include "../core/mad/mad.h"
+#include "../core/base/strbuf.h"
+#include "../core/base/text.h"
+#include "../core/base/xalloc.h"
 
 #include <inttypes.h>
 #include <stdarg.h>

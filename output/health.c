@@ -4,8 +4,8 @@
  * written directly, every metric with HELP and TYPE.
  */
 #include "health.h"
-#include "../core/strbuf.h"
-#include "../core/xalloc.h"
+#include "../core/base/strbuf.h"
+#include "../core/base/xalloc.h"
 #include "../fabric/counters.h"
 
 #include <inttypes.h>

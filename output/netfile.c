@@ -6,8 +6,8 @@
  * "-<n>" suffix for the second and later nodes sharing a GUID.
  */
 #include "render.h"
-#include "../core/strbuf.h"
-#include "../core/xalloc.h"
+#include "../core/base/strbuf.h"
+#include "../core/base/xalloc.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

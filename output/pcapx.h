@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "emit.h"
-#include "../core/capture.h"
+#include "../core/capture/format.h"
 
 #define IBS_CAPINFO_SCHEMA "ibscan.capture-info/1"
 

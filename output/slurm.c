@@ -36,8 +36,8 @@
  * as numbers), so the file does not depend on the walk.
  */
 #include "render.h"
-#include "../core/strbuf.h"
-#include "../core/xalloc.h"
+#include "../core/base/strbuf.h"
+#include "../core/base/xalloc.h"
 
 #include <ctype.h>
 #include <inttypes.h>

@@ -3,7 +3,7 @@
  * object is rendered by one function for both formats.
  */
 #include "render.h"
-#include "../core/xalloc.h"
+#include "../core/base/xalloc.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -11,9 +11,9 @@ secs=${FUZZ_SECONDS:-60}
 out=$root/build/fuzz
 mkdir -p "$out"
 command -v clang >/dev/null || { echo "fuzz: clang is missing: run 'make deps'" >&2; exit 1; }
-srcs=$(ls "$root"/core/*.c "$root"/fabric/*.c "$root"/output/*.c)
+srcs=$(ls "$root"/core/*/*.c "$root"/fabric/*.c "$root"/output/*.c)
 flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DIBSCAN_VERSION=\"fuzz\" $(pkg-config --cflags libibumad libibmad jansson)"
-libs="$(pkg-config --libs libibumad libibmad libibnetdisc libibverbs jansson) -lm"
+libs="$(pkg-config --libs libibumad libibmad libibnetdisc jansson) -lm" # libibverbs: loaded at run time
 targets=()
 for t in "$root"/tests/fuzz/fuzz_*.c; do
 	name=$(basename "$t" .c)

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../core/capidx.h"
+#include "../../core/capture/index.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -2,9 +2,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../../core/capidx.h"
-#include "../../core/capture.h"
-#include "../../core/text.h"
+#include "../../core/capture/index.h"
+#include "../../core/capture/format.h"
+#include "../../core/capture/stats.h"
+#include "../../core/base/text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

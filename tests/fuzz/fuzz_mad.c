@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../core/mad.h"
+#include "../../core/mad/mad.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -63,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	DECODE(ibs_decode_sminfo(mad, len, &sm));
 	DECODE(ibs_decode_guidinfo(mad, len, g));
 	DECODE(ibs_decode_lft_block(mad, len, lft));
-	/* A NodeDescription comes out cleaned (core/text.h). */
+	/* A NodeDescription comes out cleaned (core/base/text.h). */
 	DECODE(if (ibs_decode_nodedesc(mad, len, desc) == IBS_OK && !ibs_text_is_clean(desc)) abort());
 	DECODE(ibs_decode_pma_capmask(mad, len, &cm));
 	DECODE(ibs_decode_port_counters(mad, len, &pc));

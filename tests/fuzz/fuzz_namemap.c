@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../core/text.h"
+#include "../../core/base/text.h"
 
 #include "../../fabric/namemap.h"
 

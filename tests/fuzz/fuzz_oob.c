@@ -16,9 +16,10 @@
 #include <unistd.h>
 
 #include "../unit/fake_verbs.h"
-#include "../../core/log.h"
-#include "../../core/oob.h"
-#include "../../core/rcping.h"
+#include "../../core/base/clock.h"
+#include "../../core/base/log.h"
+#include "../../core/probe/oob.h"
+#include "../../core/probe/ping.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -2,7 +2,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../../core/text.h"
+#include "../../core/base/text.h"
 #include "../../fabric/diff.h"
 #include "../../fabric/load.h"
 

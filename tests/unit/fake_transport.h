@@ -12,8 +12,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../core/transport.h"
-#include "../../core/xalloc.h"
+#include "../../core/mad/transport.h"
+#include "../../core/base/xalloc.h"
 
 struct fake_pkt {
 	struct ibs_packet pkt;

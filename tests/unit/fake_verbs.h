@@ -1,11 +1,15 @@
 /*
- * A verbs test double for the link probe: an in-process "fabric" whose RC
- * queue pairs deliver to each other (send/recv, RDMA write, RDMA read,
- * fetch-and-add) with memory-key and range checks, from any thread. Faults
- * are injected per operation: a setup call failing with an errno, work
- * requests lost (no completion ever), or one completing with an error status.
- * It also checks the engine: posting beyond a queue's depth, or overrunning a
- * completion queue, is recorded as a bug (fv.overrun).
+ * A verbs test double for the link probe that fails where a ConnectX with
+ * rdma-core fails: an in-process fabric of ports (one per device opened, each
+ * with its own LID, typed GID table, active MTU and P_Key) whose RC queue pairs
+ * reach each other only through the address, PSNs, path MTU and P_Key they
+ * were given, check queue pair and memory access as a responder does, and
+ * complete asynchronously (a progress step on every poll), with the statuses
+ * hardware gives. What it checks, and the sources, are in docs/reliability.md
+ * ("The verbs test double"). Faults are injected per operation: a setup call
+ * failing with an errno, work requests lost, or one completing with an error
+ * status. It also checks the engine: posting beyond a queue's depth, or
+ * overrunning a completion queue, is recorded as a bug (fv.overrun).
  */
 #ifndef IBSCAN_FAKE_VERBS_H
 #define IBSCAN_FAKE_VERBS_H
@@ -15,96 +19,139 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-#include "../../core/verbs.h"
-#include "../../core/xalloc.h"
+#include "../../core/probe/verbs.h"
+#include "../../core/base/xalloc.h"
 
 enum fv_op { FV_OPEN, FV_PD, FV_MR, FV_CQ, FV_QP, FV_INIT, FV_RTR, FV_RTS, FV__OPS };
 
+#define FV_PORTS 8 /* devices opened between two fv_reset() calls */
+#define FV_GIDS 8  /* GID table entries per port (gid_tbl_len) */
 #define FV_MAX_QPS 16
 #define FV_MAX_MRS 64
+#define FV_PSN_MASK 0xffffffu
+#define FV_VENDOR_ERR 0x81 /* what mlx5 reports with RETRY_EXC_ERR; one value for every error here */
 
-struct fv_wc {
-	struct ibs_wc wc;
-	struct ibs_vqp *qp; /* whose send queue entry it frees, or NULL for a receive */
+struct fv_gid {
+	uint8_t gid[16]; /* all zero: an empty entry */
+	enum ibs_gid_type type;
 };
 
-struct ibs_vcq {
-	struct fv_wc *q;
-	unsigned cap, head, n;
+/* One port of the fabric: the n-th device opened since fv_reset() is port[n]. */
+struct fv_port {
+	enum ibs_link_layer ll;
+	unsigned state; /* IBA PortState: 4 Active */
+	uint16_t lid;
+	unsigned mtu; /* active MTU, 1..5 (256..4096 bytes) */
+	struct fv_gid gids[FV_GIDS];
+	uint16_t pkey; /* P_Key table entry 0, the one the probe's queue pairs use */
+	bool no_atomics;
+	/*
+	 * Fetched atomic values land in the requester's buffer big-endian
+	 * (ConnectX-3, or MOFED's "atomic reply BE" mode); else in host order,
+	 * as upstream mlx5 sets every device that advertises atomics.
+	 */
+	bool atomic_be;
+	/* rdma-core before 32 (no _ibv_query_gid_ex): query_gid says every type is unknown; packets keep theirs. */
+	bool gid_types_unknown;
 };
 
-struct fv_recv {
+enum fv_qp_state { FV_QPS_RESET, FV_QPS_INIT, FV_QPS_RTR, FV_QPS_RTS, FV_QPS_ERR };
+
+/* Where a send work request is. */
+enum fv_stage {
+	FV_POSTED,   /* not transmitted yet (or refused for now: receiver not ready, initiator depth) */
+	FV_ANSWERED, /* executed or refused by the responder; its response arrives at the next step */
+	FV_RETRYING, /* nothing came back: transport retries until due, then RETRY_EXC_ERR */
+	FV_DONE,     /* completed; its slot is freed when its completion, or a later one, is polled */
+};
+
+struct fv_swqe {
+	struct ibs_send_wr wr;
+	uint32_t psn; /* first PSN */
+	enum fv_stage stage;
+	unsigned status; /* of the response, once answered */
+	uint64_t due;    /* FV_RETRYING, or receiver-not-ready: when the retries run out (ns); 0: never */
+	uint8_t *data;   /* RDMA read data or fetched atomic value, carried by the response */
+	bool lost;       /* fault: never transmitted */
+	unsigned inject; /* fault: completes with this status, untransmitted (0: none) */
+};
+
+struct fv_rwqe {
 	uint64_t wr_id;
 	void *addr;
 	uint32_t len, lkey;
 };
 
-struct fv_pending {
-	struct ibs_vqp *from;
-	uint64_t wr_id;
-	bool signaled;
-	uint8_t *data;
-	uint32_t len;
+struct fv_cqe {
+	struct ibs_wc wc;
+	struct ibs_vqp *qp; /* NULL once the queue pair is destroyed */
+	bool send;
+	unsigned slot; /* its queue entry: polling frees it and every entry before it */
 };
 
-struct ibs_vqp {
-	uint32_t qpn;
-	enum ibs_qp_target state;
-	bool ready; /* reached at least INIT */
-	struct ibs_qp_conn conn;
-	uint32_t remote_qpn;
-	struct ibs_vcq *cq;
-	unsigned max_send, max_recv, sq_used;
-	struct fv_recv *rq;
-	unsigned rq_head, rq_n;
-	struct fv_pending *pend;
-	size_t n_pend, cap_pend;
+struct ibs_vcq {
+	struct fv_cqe *q;
+	unsigned cap, head, n;
+};
+
+struct ibs_vdev {
+	struct ibs_vdev_info info;
+	struct fv_port *port;
+};
+
+struct ibs_vpd {
+	struct fv_port *port;
 };
 
 struct ibs_vmr {
+	struct ibs_vpd *pd;
 	uint8_t *addr;
 	size_t len;
 	uint32_t key;
 	unsigned access;
 };
 
-struct ibs_vdev {
-	struct ibs_vdev_info info;
-};
-
-struct ibs_vpd {
-	int unused;
-};
-
-struct fv_gid {
-	uint8_t gid[16];
-	enum ibs_gid_type type;
+struct ibs_vqp {
+	uint32_t qpn;
+	enum fv_qp_state state;
+	struct ibs_vpd *pd;
+	struct fv_port *port;
+	struct ibs_vcq *cq;
+	unsigned access;         /* INIT: the remote operations this QP serves */
+	struct ibs_qp_conn path; /* RTR: address, path MTU, peer QPN, responder resources; RTS: timers, SQ PSN */
+	uint32_t epsn;           /* responder: the PSN it expects next */
+	uint32_t sq_psn;         /* requester: the PSN of the next packet */
+	struct fv_swqe *sq;      /* ring: [sq_head, sq_head + sq_n) held until polled */
+	unsigned max_send, sq_head, sq_n;
+	struct fv_rwqe *rq; /* ring: [rq_head, rq_head + rq_n) posted, the first rq_used of them consumed */
+	unsigned max_recv, rq_head, rq_n, rq_used;
 };
 
 static struct {
 	pthread_mutex_t mu;
 	struct ibs_vqp *qps[FV_MAX_QPS];
 	struct ibs_vmr *mrs[FV_MAX_MRS];
+	/* From here on, set by fv_reset(). */
 	uint32_t next_qpn, next_key;
 	unsigned opens;
-	/* The devices: link layer, port state, GID table; atomics per device opened (index = open order). */
-	enum ibs_link_layer ll;
-	unsigned port_state;
-	struct fv_gid gids[8];
-	unsigned n_gids;
-	bool no_atomics[4];
+	struct fv_port port[FV_PORTS];
+	unsigned fabric_mtu; /* a switch on every path carries at most this MTU (1..5); 0: no limit */
+	bool routed;         /* RoCE ports in different IP subnets: v1 frames (Ethernet only) do not cross */
+	unsigned speedup;    /* transport and RNR timers run this many times faster than hardware's */
 	/* Faults: op fails with err once `skip` calls of it have succeeded. */
 	int fail_err[FV__OPS];
 	unsigned fail_skip[FV__OPS], calls[FV__OPS];
-	unsigned posts;   /* post_send calls, both sides */
-	unsigned lose_from; /* this post and all later ones vanish (0: never) */
+	unsigned posts;     /* post_send calls, both sides */
+	unsigned lose_from; /* this post and all later ones are never transmitted (0: never) */
 	unsigned err_at;    /* this post completes with err_status (0: never) */
 	unsigned err_status;
 	bool overrun; /* the engine overfilled a queue */
 	struct ibs_qp_conn last_rtr;
 } fv = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
+/* Every port InfiniBand and Active, LID 7 + n, MTU 4096, P_Key 0xffff, GID 0 fe80::2:c903:a:n. */
 static inline void fv_reset(void)
 {
 	unsigned i;
@@ -116,8 +163,27 @@ static inline void fv_reset(void)
 	memset((char *)&fv + offsetof(__typeof__(fv), next_qpn), 0, sizeof(fv) - offsetof(__typeof__(fv), next_qpn));
 	fv.next_qpn = 0x100;
 	fv.next_key = 0x1000;
-	fv.ll = IBS_LL_IB;
-	fv.port_state = 4;
+	fv.speedup = 100;
+	for (i = 0; i < FV_PORTS; i++) {
+		static const uint8_t guid[8] = { 0, 0x02, 0xc9, 0x03, 0, 0x0a, 0, 0 };
+		struct fv_port *p = &fv.port[i];
+		p->ll = IBS_LL_IB;
+		p->state = 4;
+		p->lid = (uint16_t)(7 + i);
+		p->mtu = 5;
+		p->pkey = 0xffff;
+		p->gids[0].gid[0] = 0xfe;
+		p->gids[0].gid[1] = 0x80;
+		memcpy(p->gids[0].gid + 8, guid, 8);
+		p->gids[0].gid[15] = (uint8_t)i;
+		p->gids[0].type = IBS_GID_IB_ROCE_V1;
+	}
+}
+
+static inline void fv_set_gid(unsigned port, unsigned index, const uint8_t gid[16], enum ibs_gid_type type)
+{
+	memcpy(fv.port[port].gids[index].gid, gid, 16);
+	fv.port[port].gids[index].type = type;
 }
 
 static inline void fv_fail(enum fv_op op, int err, unsigned skip)
@@ -133,15 +199,33 @@ static inline int fv_check(enum fv_op op)
 	return fv.fail_err[op] && n >= fv.fail_skip[op] ? fv.fail_err[op] : 0;
 }
 
+static inline uint64_t fv_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint32_t fv_mtu_bytes(unsigned mtu)
+{
+	return 128u << mtu;
+}
+
+static inline bool fv_gid_empty(const struct fv_port *p, unsigned index)
+{
+	return index >= FV_GIDS || ibs_gid_is_zero(p->gids[index].gid);
+}
+
 static inline int fv_open(const char *ca, unsigned port, struct ibs_vdev **dev, struct ibs_vdev_info *info, char **msg)
 {
 	struct ibs_vdev *d;
+	struct fv_port *p;
 	unsigned id;
 	int e;
 
 	pthread_mutex_lock(&fv.mu);
 	e = fv_check(FV_OPEN);
-	id = fv.opens++;
 	pthread_mutex_unlock(&fv.mu);
 	if (e == ENODEV)
 		*msg = xstrdup("the kernel has no RDMA support: ibv_get_device_list: Function not implemented");
@@ -155,19 +239,28 @@ static inline int fv_open(const char *ca, unsigned port, struct ibs_vdev **dev, 
 		*msg = xasprintf("fake0 has no port %u (it has 1)", port);
 		return ENXIO;
 	}
+	pthread_mutex_lock(&fv.mu);
+	id = fv.opens++;
+	pthread_mutex_unlock(&fv.mu);
+	if (id >= FV_PORTS) {
+		*msg = xasprintf("the fake fabric has %u ports: call fv_reset() between tests", FV_PORTS);
+		return ENODEV;
+	}
+	p = &fv.port[id];
 	d = xcalloc(1, sizeof(*d));
+	d->port = p;
 	d->info.name = "fake0";
 	d->info.port = 1;
-	d->info.link_layer = fv.ll;
-	d->info.state = fv.port_state;
-	d->info.lid = fv.ll == IBS_LL_IB ? (uint16_t)(7 + id) : 0;
-	d->info.active_mtu = 5;
-	d->info.gid_tbl_len = fv.n_gids ? fv.n_gids : 1;
+	d->info.link_layer = p->ll;
+	d->info.state = p->state;
+	d->info.lid = p->ll == IBS_LL_IB ? p->lid : 0;
+	d->info.active_mtu = p->mtu;
+	d->info.gid_tbl_len = FV_GIDS;
 	d->info.max_qp_wr = 1024;
 	d->info.max_cqe = 4096;
 	d->info.max_rd_atom = 16;
 	d->info.max_init_rd_atom = 16;
-	d->info.atomics = !(id < 4 && fv.no_atomics[id]);
+	d->info.atomics = !p->no_atomics;
 	*info = d->info;
 	*dev = d;
 	return 0;
@@ -178,20 +271,15 @@ static inline void fv_close(struct ibs_vdev *d)
 	free(d);
 }
 
+/* As the kernel's GID cache (since 5.10): EINVAL beyond the table, ENODATA for an empty entry. */
 static inline int fv_query_gid(struct ibs_vdev *d, unsigned index, uint8_t gid[16], enum ibs_gid_type *type)
 {
-	if (!fv.n_gids && index == 0 && d->info.link_layer == IBS_LL_IB) {
-		memset(gid, 0, 16);
-		gid[0] = 0xfe;
-		gid[1] = 0x80;
-		gid[15] = (uint8_t)d->info.lid;
-		*type = IBS_GID_IB_ROCE_V1;
-		return 0;
-	}
-	if (index >= fv.n_gids || ibs_gid_is_zero(fv.gids[index].gid))
+	if (index >= FV_GIDS)
+		return EINVAL;
+	if (fv_gid_empty(d->port, index))
 		return ENODATA;
-	memcpy(gid, fv.gids[index].gid, 16);
-	*type = fv.gids[index].type;
+	memcpy(gid, d->port->gids[index].gid, 16);
+	*type = d->port->gid_types_unknown ? IBS_GID_UNKNOWN : d->port->gids[index].type;
 	return 0;
 }
 
@@ -199,13 +287,13 @@ static inline int fv_alloc_pd(struct ibs_vdev *d, struct ibs_vpd **pd)
 {
 	int e;
 
-	(void)d;
 	pthread_mutex_lock(&fv.mu);
 	e = fv_check(FV_PD);
 	pthread_mutex_unlock(&fv.mu);
 	if (e)
 		return e;
 	*pd = xcalloc(1, sizeof(**pd));
+	(*pd)->port = d->port;
 	return 0;
 }
 
@@ -221,7 +309,9 @@ static inline int fv_reg_mr(struct ibs_vpd *pd, void *addr, size_t len, unsigned
 	unsigned i;
 	int e;
 
-	(void)pd;
+	/* ibv_reg_mr(3): remote write or atomic access needs local write too. */
+	if ((access & (IBS_ACCESS_REMOTE_WRITE | IBS_ACCESS_REMOTE_ATOMIC)) && !(access & IBS_ACCESS_LOCAL_WRITE))
+		return EINVAL;
 	pthread_mutex_lock(&fv.mu);
 	e = fv_check(FV_MR);
 	if (e) {
@@ -229,6 +319,7 @@ static inline int fv_reg_mr(struct ibs_vpd *pd, void *addr, size_t len, unsigned
 		return e;
 	}
 	m = xcalloc(1, sizeof(*m));
+	m->pd = pd;
 	m->addr = addr;
 	m->len = len;
 	m->access = access;
@@ -268,7 +359,7 @@ static inline int fv_create_cq(struct ibs_vdev *d, unsigned cqe, struct ibs_vcq 
 		return e;
 	c = xcalloc(1, sizeof(*c));
 	c->cap = cqe;
-	c->q = xcalloc(cqe, sizeof(*c->q));
+	c->q = xcalloc(cqe ? cqe : 1, sizeof(*c->q));
 	*cq = c;
 	return 0;
 }
@@ -286,7 +377,6 @@ static inline int fv_create_qp(struct ibs_vpd *pd, struct ibs_vcq *cq, const str
 	unsigned i;
 	int e;
 
-	(void)pd;
 	pthread_mutex_lock(&fv.mu);
 	e = fv_check(FV_QP);
 	if (e) {
@@ -295,10 +385,13 @@ static inline int fv_create_qp(struct ibs_vpd *pd, struct ibs_vcq *cq, const str
 	}
 	q = xcalloc(1, sizeof(*q));
 	q->qpn = fv.next_qpn++;
+	q->pd = pd;
+	q->port = pd->port;
 	q->cq = cq;
-	q->max_send = caps->max_send_wr;
-	q->max_recv = caps->max_recv_wr;
-	q->rq = xcalloc(q->max_recv ? q->max_recv : 1, sizeof(*q->rq));
+	q->max_send = caps->max_send_wr ? caps->max_send_wr : 1;
+	q->max_recv = caps->max_recv_wr ? caps->max_recv_wr : 1;
+	q->sq = xcalloc(q->max_send, sizeof(*q->sq));
+	q->rq = xcalloc(q->max_recv, sizeof(*q->rq));
 	for (i = 0; i < FV_MAX_QPS && fv.qps[i]; i++)
 		;
 	if (i < FV_MAX_QPS)
@@ -312,24 +405,40 @@ static inline int fv_create_qp(struct ibs_vpd *pd, struct ibs_vcq *cq, const str
 static inline void fv_destroy_qp(struct ibs_vqp *q)
 {
 	unsigned i;
-	size_t k;
 
 	pthread_mutex_lock(&fv.mu);
 	for (i = 0; i < FV_MAX_QPS; i++)
 		if (fv.qps[i] == q)
 			fv.qps[i] = NULL;
-	/* Sends still waiting on another QP for a receive lose their sender. */
-	for (i = 0; i < FV_MAX_QPS; i++)
-		if (fv.qps[i])
-			for (k = 0; k < fv.qps[i]->n_pend; k++)
-				if (fv.qps[i]->pend[k].from == q)
-					fv.qps[i]->pend[k].from = NULL;
+	/* Its completions may outlive it in the CQ; they free nothing any more. */
+	for (i = 0; i < q->cq->n; i++)
+		if (q->cq->q[(q->cq->head + i) % q->cq->cap].qp == q)
+			q->cq->q[(q->cq->head + i) % q->cq->cap].qp = NULL;
 	pthread_mutex_unlock(&fv.mu);
-	for (k = 0; k < q->n_pend; k++)
-		free(q->pend[k].data);
-	free(q->pend);
+	for (i = 0; i < q->max_send; i++)
+		free(q->sq[i].data);
+	free(q->sq);
 	free(q->rq);
 	free(q);
+}
+
+/*
+ * The address checks ib_modify_qp and the providers make at RTR: a path MTU
+ * outside 256..4096 or above the port's active MTU (EINVAL; mlx4/mlx5 check
+ * the range, hns and irdma the active MTU too); RoCE without a GRH (EINVAL);
+ * an sgid index beyond the table (EINVAL) or on an empty entry (ENODATA).
+ */
+static inline int fv_check_rtr(const struct ibs_vqp *q, const struct ibs_qp_conn *c)
+{
+	if (c->mtu < 1 || c->mtu > 5 || c->mtu > q->port->mtu)
+		return EINVAL;
+	if (q->port->ll == IBS_LL_ETH && !c->use_grh)
+		return EINVAL;
+	if (c->use_grh && c->sgid_index >= FV_GIDS)
+		return EINVAL;
+	if (c->use_grh && fv_gid_empty(q->port, c->sgid_index))
+		return ENODATA;
+	return 0;
 }
 
 static inline int fv_modify_qp(struct ibs_vqp *q, enum ibs_qp_target to, const struct ibs_qp_conn *c)
@@ -339,16 +448,42 @@ static inline int fv_modify_qp(struct ibs_vqp *q, enum ibs_qp_target to, const s
 
 	pthread_mutex_lock(&fv.mu);
 	e = fv_check(ops[to]);
-	if (!e && ((to == IBS_QPS_RTR && (!q->ready || q->state != IBS_QPS_INIT)) ||
-		   (to == IBS_QPS_RTS && q->state != IBS_QPS_RTR)))
+	if (!e && ((to == IBS_QPS_INIT && q->state != FV_QPS_RESET && q->state != FV_QPS_INIT) ||
+		   (to == IBS_QPS_RTR && q->state != FV_QPS_INIT) || (to == IBS_QPS_RTS && q->state != FV_QPS_RTR)))
 		e = EINVAL; /* out of order */
+	if (!e && to == IBS_QPS_INIT && c->port != 1)
+		e = EINVAL;
+	if (!e && to == IBS_QPS_RTR)
+		e = fv_check_rtr(q, c);
 	if (!e) {
-		q->state = to;
-		q->ready = true;
-		if (to == IBS_QPS_RTR) {
-			q->conn = *c;
-			q->remote_qpn = c->remote_qpn;
+		switch (to) {
+		case IBS_QPS_INIT:
+			q->access = c->access;
+			q->state = FV_QPS_INIT;
+			break;
+		case IBS_QPS_RTR:
+			q->path.remote_qpn = c->remote_qpn;
+			q->path.remote_lid = c->remote_lid;
+			q->path.use_grh = c->use_grh;
+			memcpy(q->path.remote_gid, c->remote_gid, 16);
+			q->path.sgid_index = c->sgid_index;
+			q->path.hop_limit = c->hop_limit;
+			q->path.mtu = c->mtu;
+			q->path.max_dest_rd_atomic = c->max_dest_rd_atomic;
+			q->path.min_rnr_timer = c->min_rnr_timer;
+			q->epsn = c->remote_psn & FV_PSN_MASK;
+			q->state = FV_QPS_RTR;
 			fv.last_rtr = *c;
+			break;
+		case IBS_QPS_RTS:
+		default:
+			q->path.timeout = c->timeout;
+			q->path.retry_cnt = c->retry_cnt;
+			q->path.rnr_retry = c->rnr_retry;
+			q->path.max_rd_atomic = c->max_rd_atomic;
+			q->sq_psn = c->local_psn & FV_PSN_MASK;
+			q->state = FV_QPS_RTS;
+			break;
 		}
 	}
 	pthread_mutex_unlock(&fv.mu);
@@ -357,23 +492,25 @@ static inline int fv_modify_qp(struct ibs_vqp *q, enum ibs_qp_target to, const s
 
 /* ---- the data path (lock held) ---- */
 
-static inline void fv_push(struct ibs_vcq *cq, struct ibs_vqp *sender, uint64_t wr_id, unsigned status, bool recv,
-			   uint32_t len)
+static inline void fv_push(struct ibs_vqp *q, bool send, unsigned slot, uint64_t wr_id, unsigned status, uint32_t len)
 {
-	struct fv_wc *w;
+	struct ibs_vcq *cq = q->cq;
+	struct fv_cqe *c;
 
 	if (cq->n == cq->cap) {
 		fv.overrun = true;
 		return;
 	}
-	w = &cq->q[(cq->head + cq->n++) % cq->cap];
-	memset(w, 0, sizeof(*w));
-	w->wc.wr_id = wr_id;
-	w->wc.status = status;
-	w->wc.is_recv = recv && status == IBS_WC_SUCCESS;
-	w->wc.byte_len = len;
-	w->wc.vendor_err = status ? 0x81 : 0;
-	w->qp = sender;
+	c = &cq->q[(cq->head + cq->n++) % cq->cap];
+	memset(c, 0, sizeof(*c));
+	c->wc.wr_id = wr_id;
+	c->wc.status = status;
+	c->wc.is_recv = !send && status == IBS_WC_SUCCESS;
+	c->wc.byte_len = status == IBS_WC_SUCCESS ? len : 0;
+	c->wc.vendor_err = status ? FV_VENDOR_ERR : 0;
+	c->qp = q;
+	c->send = send;
+	c->slot = slot;
 }
 
 static inline struct ibs_vqp *fv_qp(uint32_t qpn)
@@ -386,8 +523,8 @@ static inline struct ibs_vqp *fv_qp(uint32_t qpn)
 	return NULL;
 }
 
-/* A registered range with these rights, by key; NULL when the key or range is wrong. */
-static inline uint8_t *fv_mem(uint32_t key, uint64_t addr, size_t len, unsigned access)
+/* A registered range of this protection domain with these rights, by key; NULL when any of it is wrong. */
+static inline uint8_t *fv_mem(const struct ibs_vpd *pd, uint32_t key, uint64_t addr, size_t len, unsigned access)
 {
 	unsigned i;
 
@@ -397,158 +534,423 @@ static inline uint8_t *fv_mem(uint32_t key, uint64_t addr, size_t len, unsigned 
 		if (!m || m->key != key)
 			continue;
 		base = (uint64_t)(uintptr_t)m->addr;
-		if (addr < base || addr + len > base + m->len || (m->access & access) != access)
+		if (m->pd != pd || addr < base || addr + len > base + m->len || (m->access & access) != access)
 			return NULL;
 		return (uint8_t *)(uintptr_t)addr;
 	}
 	return NULL;
 }
 
-static inline void fv_deliver(struct ibs_vqp *to, struct ibs_vqp *from, uint64_t wr_id, bool signaled,
-			      const uint8_t *data, uint32_t len)
+/* The IBA's P_Key match: the same key (low 15 bits, not 0), and at least one end a full member. */
+static inline bool fv_pkey_match(uint16_t a, uint16_t b)
 {
-	struct fv_recv r = to->rq[to->rq_head];
+	return (a & 0x7fff) && (a & 0x7fff) == (b & 0x7fff) && ((a | b) & 0x8000);
+}
 
-	to->rq_head = (to->rq_head + 1) % to->max_recv;
-	to->rq_n--;
-	if (len > r.len) {
-		fv_push(to->cq, NULL, r.wr_id, IBS_WC_LOC_LEN_ERR, true, 0);
-		if (from)
-			fv_push(from->cq, from, wr_id, IBS_WC_REM_INV_REQ_ERR, false, 0);
+static inline bool fv_port_has_gid(const struct fv_port *p, const uint8_t gid[16], enum ibs_gid_type type)
+{
+	unsigned i;
+
+	for (i = 0; i < FV_GIDS; i++)
+		if (!fv_gid_empty(p, i) && p->gids[i].type == type && !memcmp(p->gids[i].gid, gid, 16))
+			return true;
+	return false;
+}
+
+/*
+ * The queue pair that q's packets with this payload reach, by q's RTR
+ * address, or NULL where the fabric drops them: no port with that DLID (IB)
+ * or with that DGID as a GID of the sender's type (a RoCE v1 packet never
+ * reaches a v2-only entry, nor crosses a router; a v2 packet goes as IPv4 or
+ * IPv6 by its source GID), no such QPN there, a P_Key that does not match,
+ * or a packet larger than the receiving port's active MTU or a switch's. A
+ * port takes either RoCE version whatever its own QP sends (mlx4: the ICRC
+ * check on receive does not depend on the QP's RoCE mode).
+ */
+static inline struct ibs_vqp *fv_reach(const struct ibs_vqp *q, uint32_t payload)
+{
+	const struct fv_port *s = q->port, *d;
+	const struct ibs_qp_conn *a = &q->path;
+	struct ibs_vqp *t = fv_qp(a->remote_qpn);
+	enum ibs_gid_type type = IBS_GID_IB_ROCE_V1;
+
+	if (!t)
+		return NULL;
+	d = t->port;
+	if (s->state != 4 || d->state != 4 || s->ll != d->ll)
+		return NULL;
+	if (a->use_grh)
+		type = s->gids[a->sgid_index].type;
+	if (s->ll == IBS_LL_IB && a->remote_lid != d->lid)
+		return NULL;
+	if (a->use_grh && !fv_port_has_gid(d, a->remote_gid, type))
+		return NULL;
+	if (s->ll == IBS_LL_ETH && type == IBS_GID_ROCE_V2 &&
+	    ibs_gid_is_v4mapped(s->gids[a->sgid_index].gid) != ibs_gid_is_v4mapped(a->remote_gid))
+		return NULL;
+	if (s->ll == IBS_LL_ETH && type != IBS_GID_ROCE_V2 && fv.routed)
+		return NULL;
+	if (!fv_pkey_match(s->pkey, d->pkey))
+		return NULL;
+	if (payload > fv_mtu_bytes(d->mtu) || (fv.fabric_mtu && payload > fv_mtu_bytes(fv.fabric_mtu)))
+		return NULL;
+	return t;
+}
+
+static inline uint32_t fv_len(const struct ibs_send_wr *w)
+{
+	return w->opcode == IBS_WR_FETCH_ADD ? 8 : w->length;
+}
+
+/* Packets (PSNs) a message of len bytes takes at this path MTU; at least one. */
+static inline uint32_t fv_packets(uint32_t len, unsigned mtu)
+{
+	return len ? (len + fv_mtu_bytes(mtu) - 1) / fv_mtu_bytes(mtu) : 1;
+}
+
+/* PSNs a work request takes: its request packets, or for an RDMA read its response packets. */
+static inline uint32_t fv_psns(const struct ibs_send_wr *w, unsigned mtu)
+{
+	return w->opcode == IBS_WR_FETCH_ADD ? 1 : fv_packets(w->length, mtu);
+}
+
+/* Transport retries: retry_cnt + 1 Local ACK Timeouts of 4.096 us << timeout (0: forever). */
+static inline uint64_t fv_retry_due(const struct ibs_vqp *q, uint64_t now)
+{
+	if (!q->path.timeout)
+		return 0;
+	return now + (uint64_t)(q->path.retry_cnt + 1) * (4096ull << q->path.timeout) /
+			     (fv.speedup ? fv.speedup : 1);
+}
+
+/* Receiver-not-ready retries: rnr_retry + 1 of the responder's RNR timer (the IBA's encoding); 7: forever. */
+static inline uint64_t fv_rnr_due(const struct ibs_vqp *q, const struct ibs_vqp *t, uint64_t now)
+{
+	static const uint32_t timer_10us[32] = { 65536, 1,    2,    3,    4,    6,     8,     12,    16,    24,   32,
+						 48,    64,   96,   128,  192,  256,   384,   512,   768,   1024, 1536,
+						 2048,  3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152 };
+
+	if (q->path.rnr_retry >= 7)
+		return 0;
+	return now + (uint64_t)(q->path.rnr_retry + 1) * timer_10us[t->path.min_rnr_timer & 31] * 10000ull /
+			     (fv.speedup ? fv.speedup : 1);
+}
+
+/* Reads and atomics of q answered by the responder whose response has not arrived yet. */
+static inline unsigned fv_reads_out(const struct ibs_vqp *q)
+{
+	unsigned k, n = 0;
+
+	for (k = 0; k < q->sq_n; k++) {
+		const struct fv_swqe *e = &q->sq[(q->sq_head + k) % q->max_send];
+		n += e->stage == FV_ANSWERED &&
+		     (e->wr.opcode == IBS_WR_RDMA_READ || e->wr.opcode == IBS_WR_FETCH_ADD);
+	}
+	return n;
+}
+
+/* The queue pair fails: every work request it still holds completes with WR_FLUSH_ERR. */
+static inline void fv_qp_error(struct ibs_vqp *q)
+{
+	unsigned k;
+
+	q->state = FV_QPS_ERR;
+	for (k = 0; k < q->sq_n; k++) {
+		unsigned slot = (q->sq_head + k) % q->max_send;
+		struct fv_swqe *e = &q->sq[slot];
+		if (e->stage == FV_DONE)
+			continue;
+		e->stage = FV_DONE;
+		free(e->data);
+		e->data = NULL;
+		fv_push(q, true, slot, e->wr.wr_id, IBS_WC_WR_FLUSH_ERR, 0);
+	}
+	for (; q->rq_used < q->rq_n; q->rq_used++) {
+		unsigned slot = (q->rq_head + q->rq_used) % q->max_recv;
+		fv_push(q, false, slot, q->rq[slot].wr_id, IBS_WC_WR_FLUSH_ERR, 0);
+	}
+}
+
+/* A send work request completes: a completion if signaled or failed; a failure fails the queue pair. */
+static inline void fv_complete(struct ibs_vqp *q, unsigned slot, unsigned status)
+{
+	struct fv_swqe *e = &q->sq[slot];
+
+	e->stage = FV_DONE;
+	free(e->data);
+	e->data = NULL;
+	if (e->wr.signaled || status != IBS_WC_SUCCESS)
+		fv_push(q, true, slot, e->wr.wr_id, status, fv_len(&e->wr));
+	if (status != IBS_WC_SUCCESS)
+		fv_qp_error(q);
+}
+
+/*
+ * The responder t executes q's request e (src: what q gathered for a send or
+ * write), checking in the order rxe_resp.c does: the QP's access flags and
+ * responder resources (NAK Invalid Request), packet length against its path
+ * MTU (Invalid Request), the R_Key (NAK Remote Access Error), a receive for
+ * a send (RNR NAK; its buffer: Remote Operational Error, or Invalid Request
+ * when too small). NAKs other than RNR fail the responder's QP too. Returns
+ * the status its response carries; *rnr: not ready, retry later.
+ */
+static inline unsigned fv_respond(struct ibs_vqp *q, struct fv_swqe *e, const uint8_t *src, struct ibs_vqp *t,
+				  bool *rnr)
+{
+	const struct ibs_send_wr *w = &e->wr;
+	uint32_t len = fv_len(w), pkt = len < fv_mtu_bytes(q->path.mtu) ? len : fv_mtu_bytes(q->path.mtu);
+	unsigned need = w->opcode == IBS_WR_RDMA_WRITE	? IBS_ACCESS_REMOTE_WRITE
+			: w->opcode == IBS_WR_RDMA_READ ? IBS_ACCESS_REMOTE_READ
+			: w->opcode == IBS_WR_FETCH_ADD ? IBS_ACCESS_REMOTE_ATOMIC
+							: 0;
+	bool rd = w->opcode == IBS_WR_RDMA_READ || w->opcode == IBS_WR_FETCH_ADD;
+	uint8_t *dst;
+
+	*rnr = false;
+	if ((need & ~t->access) || (w->opcode == IBS_WR_FETCH_ADD && t->port->no_atomics) ||
+	    (rd && fv_reads_out(q) >= t->path.max_dest_rd_atomic) ||
+	    (w->opcode != IBS_WR_RDMA_READ && pkt > fv_mtu_bytes(t->path.mtu)) ||
+	    (w->opcode == IBS_WR_FETCH_ADD && (w->remote_addr & 7)))
+		goto inv_req;
+	if (need) {
+		dst = fv_mem(t->pd, w->rkey, w->remote_addr, len, need);
+		if (!dst) {
+			fv_qp_error(t);
+			return IBS_WC_REM_ACCESS_ERR;
+		}
+		if (w->opcode == IBS_WR_RDMA_WRITE) {
+			memcpy(dst, src, len);
+		} else if (w->opcode == IBS_WR_RDMA_READ) {
+			e->data = xmalloc(len ? len : 1);
+			memcpy(e->data, dst, len);
+		} else {
+			uint64_t old, sum;
+			memcpy(&old, dst, 8);
+			sum = old + w->add;
+			memcpy(dst, &sum, 8);
+			if (q->port->atomic_be)
+				old = __builtin_bswap64(old);
+			e->data = xmalloc(8);
+			memcpy(e->data, &old, 8);
+		}
+	} else {
+		struct fv_rwqe *r;
+		unsigned slot;
+		if (t->rq_used == t->rq_n) {
+			*rnr = true;
+			return IBS_WC_SUCCESS;
+		}
+		slot = (t->rq_head + t->rq_used++) % t->max_recv;
+		r = &t->rq[slot];
+		dst = fv_mem(t->pd, r->lkey, (uint64_t)(uintptr_t)r->addr, r->len, IBS_ACCESS_LOCAL_WRITE);
+		if (!dst || len > r->len) {
+			fv_push(t, false, slot, r->wr_id, dst ? IBS_WC_LOC_LEN_ERR : IBS_WC_LOC_PROT_ERR, 0);
+			fv_qp_error(t);
+			return dst ? IBS_WC_REM_INV_REQ_ERR : IBS_WC_REM_OP_ERR;
+		}
+		memcpy(dst, src, len);
+		fv_push(t, false, slot, r->wr_id, IBS_WC_SUCCESS, len);
+	}
+	t->epsn = (t->epsn + (w->opcode == IBS_WR_RDMA_READ ? fv_packets(len, t->path.mtu) : fv_psns(w, q->path.mtu))) &
+		  FV_PSN_MASK;
+	return IBS_WC_SUCCESS;
+inv_req:
+	fv_qp_error(t);
+	return IBS_WC_REM_INV_REQ_ERR;
+}
+
+/*
+ * Transmit q's request at slot: lost in the fabric (retried until
+ * RETRY_EXC_ERR), refused for now (RNR), or answered. A request is executed
+ * only when it reaches a QP in RTR or RTS that expects its PSN: one that does
+ * not (a wrong or swapped PSN) gets a PSN sequence error NAK or a duplicate
+ * ACK carrying the responder's PSN, which lies outside the requester's window
+ * and is dropped there, so it is retried like a lost one. The response must
+ * reach q back by the responder's own RTR address.
+ */
+static inline void fv_transmit(struct ibs_vqp *q, unsigned slot, uint64_t now)
+{
+	struct fv_swqe *e = &q->sq[slot];
+	const struct ibs_send_wr *w = &e->wr;
+	uint32_t len = fv_len(w), qmtu = fv_mtu_bytes(q->path.mtu);
+	bool sends = w->opcode == IBS_WR_SEND || w->opcode == IBS_WR_RDMA_WRITE;
+	const uint8_t *src = NULL;
+	struct ibs_vqp *t;
+	uint32_t back = 0;
+	unsigned status;
+	bool rnr;
+
+	if (e->inject) {
+		fv_complete(q, slot, e->inject);
 		return;
 	}
-	memcpy(r.addr, data, len);
-	fv_push(to->cq, NULL, r.wr_id, IBS_WC_SUCCESS, true, len);
-	if (from && signaled)
-		fv_push(from->cq, from, wr_id, IBS_WC_SUCCESS, false, len);
-	else if (from)
-		from->sq_used--;
+	/* The requester gathers what it sends first: a bad local key fails before anything leaves. */
+	if (sends && !(src = fv_mem(q->pd, w->lkey, (uint64_t)(uintptr_t)w->addr, len, 0))) {
+		fv_complete(q, slot, IBS_WC_LOC_PROT_ERR);
+		return;
+	}
+	t = fv_reach(q, sends ? (len < qmtu ? len : qmtu) : 0);
+	if (!t || (t->state != FV_QPS_RTR && t->state != FV_QPS_RTS) || e->psn != t->epsn) {
+		e->stage = FV_RETRYING;
+		e->due = fv_retry_due(q, now);
+		return;
+	}
+	status = fv_respond(q, e, src, t, &rnr);
+	if (w->opcode == IBS_WR_RDMA_READ && status == IBS_WC_SUCCESS)
+		back = len < fv_mtu_bytes(t->path.mtu) ? len : fv_mtu_bytes(t->path.mtu);
+	if (fv_reach(t, back) != q) {
+		e->stage = FV_RETRYING;
+		e->due = fv_retry_due(q, now);
+		return;
+	}
+	if (rnr) {
+		if (!e->due)
+			e->due = fv_rnr_due(q, t, now);
+		if (e->due && now >= e->due)
+			fv_complete(q, slot, IBS_WC_RNR_RETRY_EXC_ERR);
+		return;
+	}
+	e->status = status;
+	e->stage = FV_ANSWERED;
+}
+
+/* The response to slot arrives: read data and fetched values land in a local buffer that must allow local write. */
+static inline void fv_answer(struct ibs_vqp *q, unsigned slot)
+{
+	struct fv_swqe *e = &q->sq[slot];
+	const struct ibs_send_wr *w = &e->wr;
+	unsigned status = e->status;
+
+	if (!status && e->data) {
+		uint8_t *dst = fv_mem(q->pd, w->lkey, (uint64_t)(uintptr_t)w->addr, fv_len(w), IBS_ACCESS_LOCAL_WRITE);
+		if (dst)
+			memcpy(dst, e->data, fv_len(w));
+		else
+			status = IBS_WC_LOC_PROT_ERR;
+	}
+	fv_complete(q, slot, status);
+}
+
+/* One step of q's send queue, in order: responses arrive, then new requests go out. */
+static inline void fv_step(struct ibs_vqp *q, uint64_t now)
+{
+	unsigned k;
+
+	if (q->state == FV_QPS_ERR) {
+		fv_qp_error(q); /* what was posted since */
+		return;
+	}
+	for (k = 0; k < q->sq_n && q->state == FV_QPS_RTS; k++) {
+		unsigned slot = (q->sq_head + k) % q->max_send;
+		struct fv_swqe *e = &q->sq[slot];
+		bool rd = e->wr.opcode == IBS_WR_RDMA_READ || e->wr.opcode == IBS_WR_FETCH_ADD;
+		if (e->stage == FV_DONE)
+			continue;
+		if (e->stage == FV_ANSWERED) {
+			fv_answer(q, slot);
+			continue;
+		}
+		if (e->stage == FV_RETRYING) {
+			if (e->due && now >= e->due)
+				fv_complete(q, slot, IBS_WC_RETRY_EXC_ERR);
+			break; /* later requests wait behind it */
+		}
+		/* Posted: the initiator depth holds back reads and atomics; RC keeps order. */
+		if (e->lost || (rd && fv_reads_out(q) >= q->path.max_rd_atomic))
+			break;
+		fv_transmit(q, slot, now);
+		if (e->stage != FV_ANSWERED)
+			break;
+	}
+}
+
+static inline void fv_progress(void)
+{
+	uint64_t now = fv_now();
+	unsigned i;
+
+	for (i = 0; i < FV_MAX_QPS; i++)
+		if (fv.qps[i])
+			fv_step(fv.qps[i], now);
 }
 
 static inline int fv_post_send(struct ibs_vqp *q, const struct ibs_send_wr *w)
 {
-	struct ibs_vqp *peer;
-	uint8_t *local, *remote;
-	unsigned n, status = IBS_WC_SUCCESS;
-	uint32_t len = w->opcode == IBS_WR_FETCH_ADD ? 8 : w->length;
+	struct fv_swqe *e;
+	unsigned n;
 
 	pthread_mutex_lock(&fv.mu);
-	if (q->state != IBS_QPS_RTS) {
+	if (q->state != FV_QPS_RTS && q->state != FV_QPS_ERR) {
 		pthread_mutex_unlock(&fv.mu);
 		return EINVAL;
 	}
-	if (q->sq_used >= q->max_send) {
+	if (q->sq_n >= q->max_send) {
 		fv.overrun = true;
 		pthread_mutex_unlock(&fv.mu);
 		return ENOMEM;
 	}
-	q->sq_used++;
+	e = &q->sq[(q->sq_head + q->sq_n++) % q->max_send];
+	memset(e, 0, sizeof(*e));
+	e->wr = *w;
+	e->psn = q->sq_psn;
+	q->sq_psn = (q->sq_psn + fv_psns(w, q->path.mtu)) & FV_PSN_MASK;
 	n = ++fv.posts;
-	if (fv.lose_from && n >= fv.lose_from)
-		goto out; /* lost: no completion, ever */
-	if (fv.err_at && n == fv.err_at) {
-		status = fv.err_status;
-		goto complete;
-	}
-	peer = fv_qp(q->remote_qpn);
-	if (!peer || peer->state == IBS_QPS_INIT || !peer->ready) {
-		status = IBS_WC_RETRY_EXC_ERR;
-		goto complete;
-	}
-	local = fv_mem(w->lkey, (uint64_t)(uintptr_t)w->addr, len, 0);
-	if (!local) {
-		status = IBS_WC_LOC_PROT_ERR;
-		goto complete;
-	}
-	switch (w->opcode) {
-	case IBS_WR_SEND:
-		if (peer->rq_n) {
-			fv_deliver(peer, q, w->wr_id, w->signaled, local, len);
-			goto out;
-		}
-		/* No receive posted: RNR, retried until the peer posts one. */
-		peer->pend = xgrow(peer->pend, &peer->cap_pend, peer->n_pend + 1, sizeof(*peer->pend));
-		peer->pend[peer->n_pend].from = q;
-		peer->pend[peer->n_pend].wr_id = w->wr_id;
-		peer->pend[peer->n_pend].signaled = w->signaled;
-		peer->pend[peer->n_pend].data = xmalloc(len ? len : 1);
-		memcpy(peer->pend[peer->n_pend].data, local, len);
-		peer->pend[peer->n_pend].len = len;
-		peer->n_pend++;
-		goto out;
-	case IBS_WR_RDMA_WRITE:
-		remote = fv_mem(w->rkey, w->remote_addr, len, IBS_ACCESS_REMOTE_WRITE);
-		if (!remote)
-			status = IBS_WC_REM_ACCESS_ERR;
-		else
-			memcpy(remote, local, len);
-		break;
-	case IBS_WR_RDMA_READ:
-		remote = fv_mem(w->rkey, w->remote_addr, len, IBS_ACCESS_REMOTE_READ);
-		if (!remote)
-			status = IBS_WC_REM_ACCESS_ERR;
-		else
-			memcpy(local, remote, len);
-		break;
-	case IBS_WR_FETCH_ADD:
-	default:
-		remote = fv_mem(w->rkey, w->remote_addr, 8, IBS_ACCESS_REMOTE_ATOMIC);
-		if (!remote || (w->remote_addr & 7)) {
-			status = IBS_WC_REM_ACCESS_ERR;
-		} else {
-			uint64_t old;
-			memcpy(&old, remote, 8);
-			memcpy(local, &old, 8);
-			old += w->add;
-			memcpy(remote, &old, 8);
-		}
-		break;
-	}
-complete:
-	if (w->signaled || status)
-		fv_push(q->cq, q, w->wr_id, status, false, len);
-	else
-		q->sq_used--;
-out:
+	e->lost = fv.lose_from && n >= fv.lose_from;
+	if (fv.err_at && n == fv.err_at)
+		e->inject = fv.err_status;
 	pthread_mutex_unlock(&fv.mu);
 	return 0;
 }
 
+/* Hardware does not look at the buffer until a message lands in it. */
 static inline int fv_post_recv(struct ibs_vqp *q, uint64_t wr_id, void *addr, uint32_t len, uint32_t lkey)
 {
 	pthread_mutex_lock(&fv.mu);
-	if (!q->ready || q->rq_n >= q->max_recv) {
-		if (q->rq_n >= q->max_recv)
-			fv.overrun = true;
-		pthread_mutex_unlock(&fv.mu);
-		return ENOMEM;
-	}
-	if (!fv_mem(lkey, (uint64_t)(uintptr_t)addr, len, IBS_ACCESS_LOCAL_WRITE)) {
+	if (q->state == FV_QPS_RESET) {
 		pthread_mutex_unlock(&fv.mu);
 		return EINVAL;
 	}
-	q->rq[(q->rq_head + q->rq_n++) % q->max_recv] = (struct fv_recv){ wr_id, addr, len, lkey };
-	if (q->n_pend) {
-		struct fv_pending p = q->pend[0];
-		memmove(q->pend, q->pend + 1, (q->n_pend - 1) * sizeof(*q->pend));
-		q->n_pend--;
-		fv_deliver(q, p.from, p.wr_id, p.signaled, p.data, p.len);
-		free(p.data);
+	if (q->rq_n >= q->max_recv) {
+		fv.overrun = true;
+		pthread_mutex_unlock(&fv.mu);
+		return ENOMEM;
 	}
+	q->rq[(q->rq_head + q->rq_n++) % q->max_recv] = (struct fv_rwqe){ wr_id, addr, len, lkey };
 	pthread_mutex_unlock(&fv.mu);
 	return 0;
 }
 
+/* Polling frees the queue entries up to the one completed, unsignaled ones before it included. */
+static inline void fv_release(struct fv_cqe *c)
+{
+	struct ibs_vqp *q = c->qp;
+	unsigned n;
+
+	if (!q)
+		return;
+	if (c->send) {
+		n = (c->slot + q->max_send - q->sq_head) % q->max_send + 1;
+		q->sq_head = (q->sq_head + n) % q->max_send;
+		q->sq_n -= n;
+	} else {
+		n = (c->slot + q->max_recv - q->rq_head) % q->max_recv + 1;
+		q->rq_head = (q->rq_head + n) % q->max_recv;
+		q->rq_n -= n;
+		q->rq_used -= n;
+	}
+}
+
+/* One progress step of the whole fabric, then what this CQ holds: a poll right after a post finds nothing. */
 static inline int fv_poll_cq(struct ibs_vcq *cq, int n, struct ibs_wc *wc)
 {
 	int k = 0;
 
 	pthread_mutex_lock(&fv.mu);
+	fv_progress();
 	while (k < n && cq->n) {
-		struct fv_wc *w = &cq->q[cq->head];
-		wc[k++] = w->wc;
-		if (w->qp)
-			w->qp->sq_used--;
+		struct fv_cqe *c = &cq->q[cq->head];
+		wc[k++] = c->wc;
+		fv_release(c);
 		cq->head = (cq->head + 1) % cq->cap;
 		cq->n--;
 	}

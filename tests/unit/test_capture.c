@@ -8,9 +8,11 @@
 #include <unistd.h>
 
 #include "fake_transport.h"
-#include "../../core/capidx.h"
-#include "../../core/capture.h"
-#include "../../core/file.h"
+#include "../../core/capture/index.h"
+#include "../../core/capture/format.h"
+#include "../../core/capture/recorder.h"
+#include "../../core/capture/replay.h"
+#include "../../core/base/file.h"
 #include "../../fabric/walk.h"
 #include "../../output/render.h"
 

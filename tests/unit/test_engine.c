@@ -5,7 +5,7 @@
 #include <cmocka.h>
 
 #include "fake_transport.h"
-#include "../../core/engine.h"
+#include "../../core/mad/engine.h"
 
 struct tally {
 	unsigned ok, status, timeout, malformed, aborted, calls;

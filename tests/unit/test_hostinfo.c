@@ -13,8 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../core/log.h"
-#include "../../core/xalloc.h"
+#include "../../core/base/log.h"
+#include "../../core/base/xalloc.h"
 #include "../../fabric/hostinfo.h"
 #include "../../output/hostinfo.h"
 
@@ -414,7 +414,7 @@ static void test_hostile_tree(void **state)
 	assert_null(d->node_desc);         /* too long */
 	assert_null(d->fw_ver);            /* absent */
 	assert_null(d->hca_type);          /* a NUL byte */
-	/* Cleaned as every string is (core/text.h): escaped visibly, never passed on. */
+	/* Cleaned as every string is (core/base/text.h): escaped visibly, never passed on. */
 	assert_string_equal(d->board_id, "MT_\\x01\\x1b[31mred\\xff");
 	assert_null(d->pci);               /* a symlink loop */
 	assert_int_equal(d->n_ports, 1);   /* "0x2" is no port number */

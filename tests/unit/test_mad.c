@@ -1,11 +1,11 @@
-/* Unit tests of the MAD codec (core/mad.c). */
+/* Unit tests of the MAD codec (core/mad/mad.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 
 #include "fake_transport.h"
-#include "../../core/mad.h"
+#include "../../core/mad/mad.h"
 
 #include <infiniband/mad.h>
 
@@ -168,7 +168,7 @@ static void test_nodedesc_sanitised(void **state)
 	memset(mad, 0, sizeof(mad));
 	memcpy(mad + IBS_SMP_DATA_OFFS, "node01\nmlx5_0\x1b[31m  ", 21);
 	assert_int_equal(ibs_decode_nodedesc(mad, sizeof(mad), desc), IBS_OK);
-	/* Control characters are escaped visibly (core/text.h); trailing blanks go. */
+	/* Control characters are escaped visibly (core/base/text.h); trailing blanks go. */
 	assert_string_equal(desc, "node01\\x0amlx5_0\\x1b[31m");
 	/* 64 bytes with no NUL stay 64 characters. */
 	memset(mad + IBS_SMP_DATA_OFFS, 'a', 64);

@@ -11,9 +11,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../../core/log.h"
-#include "../../core/oob.h"
-#include "../../core/verbs.h"
+#include "../../core/base/clock.h"
+#include "../../core/base/log.h"
+#include "../../core/probe/oob.h"
+#include "../../core/probe/tcp.h"
+#include "../../core/probe/ping.h"
+#include "../../core/probe/verbs.h"
 
 static void hello(struct ibs_oob_msg *m, enum ibs_oob_type type)
 {

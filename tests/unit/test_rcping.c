@@ -21,8 +21,11 @@
 #include <unistd.h>
 
 #include "fake_verbs.h"
-#include "../../core/log.h"
-#include "../../core/rcping.h"
+#include "../../core/base/clock.h"
+#include "../../core/base/log.h"
+#include "../../core/probe/oob.h"
+#include "../../core/probe/tcp.h"
+#include "../../core/probe/ping.h"
 #include "../../output/hostinfo.h"
 
 struct side {
@@ -111,22 +114,34 @@ static int setup(void **state)
 	return 0;
 }
 
+/* Every port RoCE with an empty GID table. */
+static void roce_ports(void)
+{
+	unsigned i;
+
+	for (i = 0; i < FV_PORTS; i++) {
+		fv.port[i].ll = IBS_LL_ETH;
+		memset(fv.port[i].gids, 0, sizeof(fv.port[i].gids));
+	}
+}
+
+/* Port n (the n-th device opened): fe80::...:3c10+n and 192.168.10.5+n, each as RoCE v1 and v2. */
 static void roce_table(void)
 {
-	static const uint8_t ll[16] = { 0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x0e, 0x42, 0xa1, 0xff, 0xfe, 0x5b, 0x3c, 0x10 };
-	static const uint8_t v4[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 168, 10, 5 };
+	uint8_t ll[16] = { 0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x0e, 0x42, 0xa1, 0xff, 0xfe, 0x5b, 0x3c, 0x10 };
+	uint8_t v4[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 168, 10, 5 };
+	unsigned i;
 
-	fv.ll = IBS_LL_ETH;
-	fv.n_gids = 6;
-	memcpy(fv.gids[0].gid, ll, 16);
-	fv.gids[0].type = IBS_GID_IB_ROCE_V1;
-	memcpy(fv.gids[1].gid, ll, 16);
-	fv.gids[1].type = IBS_GID_ROCE_V2;
-	memcpy(fv.gids[2].gid, v4, 16);
-	fv.gids[2].type = IBS_GID_IB_ROCE_V1;
-	memcpy(fv.gids[3].gid, v4, 16);
-	fv.gids[3].type = IBS_GID_ROCE_V2;
-	/* 4 and 5 stay empty, as unused entries of a real table do. */
+	roce_ports();
+	for (i = 0; i < FV_PORTS; i++) {
+		ll[15] = (uint8_t)(0x10 + i);
+		v4[15] = (uint8_t)(5 + i);
+		fv_set_gid(i, 0, ll, IBS_GID_IB_ROCE_V1);
+		fv_set_gid(i, 1, ll, IBS_GID_ROCE_V2);
+		fv_set_gid(i, 2, v4, IBS_GID_IB_ROCE_V1);
+		fv_set_gid(i, 3, v4, IBS_GID_ROCE_V2);
+		/* 4 and up stay empty, as unused entries of a real table do. */
+	}
 }
 
 static void check_latency(const struct ibs_ping_result *r)
@@ -294,13 +309,121 @@ static void test_roce_gid(void **state)
 	side_free(&c);
 	/* No usable GID at all. */
 	fv_reset();
-	fv.ll = IBS_LL_ETH;
+	roce_ports();
 	opts(&c, IBS_OP_SEND, false, 10, 64);
 	assert_int_equal(ibs_ping_open(&fake_verbs, &c.o, &c.p), IBS_E_NODEV);
 	finish(&c);
 	assert_int_equal(c.step, IBS_STEP_GID);
 	has(c.err, "no usable GID on fake0 port 1");
 	side_free(&c);
+}
+
+/*
+ * What the path does to a probe: each port has its own MTU and the probe
+ * runs at the smaller (a listener at 4096 would send 4096-byte packets the
+ * client's 2048 port drops); a switch at a smaller MTU, or different P_Keys
+ * at the two ends, make the peer's port drop the packets: RETRY_EXC_ERR.
+ */
+static void test_path(void **state)
+{
+	struct side c, s;
+
+	(void)state;
+	fv.port[1].mtu = 4; /* the client's port: 2048 */
+	opts(&c, IBS_OP_SEND, false, 20, 4096);
+	opts(&s, IBS_OP_SEND, false, 0, 0);
+	run_pair(&c, &s);
+	assert_int_equal(c.rc, IBS_OK);
+	assert_int_equal(s.rc, IBS_OK);
+	assert_int_equal(c.res.mtu, 4);
+	assert_int_equal(s.res.mtu, 4);
+	side_free(&c);
+	side_free(&s);
+	fv_reset();
+	fv.fabric_mtu = 3; /* a switch at 1024 */
+	opts(&c, IBS_OP_WRITE, false, 20, 1024);
+	opts(&s, IBS_OP_WRITE, false, 0, 0);
+	run_pair(&c, &s);
+	assert_int_equal(c.rc, IBS_OK);
+	side_free(&c);
+	side_free(&s);
+	fv_reset();
+	fv.fabric_mtu = 3;
+	opts(&c, IBS_OP_WRITE, false, 20, 2048);
+	opts(&s, IBS_OP_WRITE, false, 0, 0);
+	s.o.timeout_ms = 500; /* the listener waits on its CQ: it hears why only at its timeout */
+	run_pair(&c, &s);
+	assert_int_equal(c.rc, IBS_E_STATUS);
+	has(c.err, "RDMA write 1 of 20 completed with status RETRY_EXC_ERR");
+	has(c.hint, "an MTU the path does not carry");
+	side_free(&c);
+	side_free(&s);
+	fv_reset();
+	fv.port[0].pkey = 0x8001; /* the listener in another partition */
+	opts(&c, IBS_OP_READ, false, 20, 64);
+	opts(&s, IBS_OP_READ, false, 0, 0);
+	run_pair(&c, &s);
+	assert_int_equal(c.rc, IBS_E_STATUS);
+	has(c.err, "RDMA read 1 of 20 completed with status RETRY_EXC_ERR");
+	side_free(&c);
+	side_free(&s);
+}
+
+/*
+ * Every operation, latency and bandwidth, 64 KiB messages, where each is
+ * addressed another way: InfiniBand through a GRH (--gid-index 0), RoCE v1
+ * GIDs (--gid-index 2), ports at 1024 and 256 bytes (the path MTU is the
+ * smaller, each message 256 packets).
+ */
+static void test_addressing(void **state)
+{
+	enum ibs_ping_op op;
+	unsigned how, bw;
+
+	(void)state;
+	for (how = 0; how < 3; how++)
+		for (bw = 0; bw < 2; bw++)
+			for (op = IBS_OP_SEND; op < IBS_OP__COUNT; op++) {
+				struct side c, s;
+				fv_reset();
+				if (how == 1)
+					roce_table();
+				if (how == 2) {
+					fv.port[0].mtu = 3;
+					fv.port[1].mtu = 1;
+				}
+				opts(&c, op, bw, bw ? 200 : 50, op == IBS_OP_ATOMIC ? 8 : 65536);
+				opts(&s, op, false, 0, 0);
+				c.o.gid_index = s.o.gid_index = how == 0 ? 0 : how == 1 ? 2 : -1;
+				run_pair(&c, &s);
+				if (c.rc || s.rc)
+					fail_msg("%s%s, addressing %u: %s / %s", ibs_ping_op_name(op), bw ? " bandwidth" : "",
+						 how, c.err ? c.err : "", s.err ? s.err : "");
+				assert_int_equal(fv.last_rtr.use_grh, how < 2);
+				assert_int_equal(fv.last_rtr.sgid_index, how == 1 ? 2 : 0);
+				assert_int_equal(c.res.mtu, how == 2 ? 1 : 5);
+				side_free(&c);
+				side_free(&s);
+			}
+}
+
+/* A requester that gets fetched values big-endian (ConnectX-3, MOFED's reply-BE mode) still counts right. */
+static void test_atomic_big_endian(void **state)
+{
+	unsigned bw;
+
+	(void)state;
+	for (bw = 0; bw < 2; bw++) {
+		struct side c, s;
+		fv_reset();
+		fv.port[1].atomic_be = true;
+		opts(&c, IBS_OP_ATOMIC, bw, 300, 8);
+		opts(&s, IBS_OP_ATOMIC, false, 0, 0);
+		run_pair(&c, &s);
+		check_pair(&c, &s);
+		side_free(&c);
+		side_free(&s);
+	}
 }
 
 /* A completion that never comes: the deadline ends the run with a clear error on both sides. */
@@ -412,6 +535,7 @@ static void test_setup_failures(void **state)
 static void test_open_failures(void **state)
 {
 	struct side c;
+	unsigned i;
 
 	(void)state;
 	opts(&c, IBS_OP_SEND, false, 10, 64);
@@ -426,7 +550,8 @@ static void test_open_failures(void **state)
 	finish(&c);
 	has(c.err, "fake0 has no port 2 (it has 1)");
 	side_free(&c);
-	fv.port_state = 2;
+	for (i = 0; i < FV_PORTS; i++)
+		fv.port[i].state = 2;
 	opts(&c, IBS_OP_SEND, false, 10, 64);
 	assert_int_equal(ibs_ping_open(&fake_verbs, &c.o, &c.p), IBS_E_NODEV);
 	finish(&c);
@@ -604,7 +729,7 @@ static void test_listener_fails(void **state)
 	side_free(&s);
 	/* A listener without atomics refuses an atomic probe; a client without them does not start one. */
 	fv_reset();
-	fv.no_atomics[0] = true;
+	fv.port[0].no_atomics = true;
 	opts(&c, IBS_OP_ATOMIC, false, 10, 8);
 	opts(&s, IBS_OP_SEND, false, 0, 0);
 	run_pair(&c, &s);
@@ -614,7 +739,7 @@ static void test_listener_fails(void **state)
 	side_free(&c);
 	side_free(&s);
 	fv_reset();
-	fv.no_atomics[1] = true;
+	fv.port[1].no_atomics = true;
 	opts(&c, IBS_OP_ATOMIC, false, 10, 8);
 	opts(&s, IBS_OP_SEND, false, 0, 0);
 	run_pair(&c, &s);
@@ -874,6 +999,9 @@ int main(void)
 		cmocka_unit_test_setup(test_latency_every_op, setup),
 		cmocka_unit_test_setup(test_bandwidth_every_op, setup),
 		cmocka_unit_test_setup(test_roce_gid, setup),
+		cmocka_unit_test_setup(test_path, setup),
+		cmocka_unit_test_setup(test_addressing, setup),
+		cmocka_unit_test_setup(test_atomic_big_endian, setup),
 		cmocka_unit_test_setup(test_lost_completion, setup),
 		cmocka_unit_test_setup(test_error_completion, setup),
 		cmocka_unit_test_setup(test_setup_failures, setup),

@@ -1,4 +1,4 @@
-/* Unit tests of the untrusted-text cleaner and the strict GUID parser (core/text.c). */
+/* Unit tests of the untrusted-text cleaner and the strict GUID parser (core/base/text.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,7 +10,7 @@
 #include <wchar.h>
 #include <wctype.h>
 
-#include "../../core/text.h"
+#include "../../core/base/text.h"
 
 static char *clean(const char *s)
 {

@@ -1,8 +1,9 @@
 /*
  * Untrusted text: the one function that cleans every string ibscan takes in
  * (NodeDescriptions from the wire, captures, baselines, caches, node-name
- * maps, sysfs), and the one strict GUID parser for everything read from a
- * file or a command line. docs/reliability.md describes both.
+ * maps, sysfs), the one strict GUID parser for everything read from a file
+ * or a command line (docs/reliability.md describes both), and the one way
+ * GUIDs are written.
  */
 #ifndef IBSCAN_TEXT_H
 #define IBSCAN_TEXT_H
@@ -57,6 +58,9 @@ int ibs_hexval(char c);
 const char *ibs_guid_parse(const char *s, unsigned flags, uint64_t *out);
 /* The whole of s is one GUID in "0x" form. */
 bool ibs_guid_parse_all(const char *s, uint64_t *out);
+/* "0x" and 16 hex digits, as ibscan writes every GUID. */
+#define IBS_GUID_STR_LEN 19
+char *ibs_guid_str(uint64_t guid, char buf[IBS_GUID_STR_LEN]);
 /* For messages: what a GUID must look like. */
 #define IBS_GUID_WANT "0x and 1 to 16 hex digits"
 

@@ -6,8 +6,8 @@
  * request sent with 0 (it treats it as unsolicited).
  */
 #include "transport.h"
-#include "log.h"
-#include "xalloc.h"
+#include "../base/log.h"
+#include "../base/xalloc.h"
 
 #include <endian.h>
 #include <errno.h>

@@ -7,14 +7,14 @@
  * made from (size, modification time, inode): a changed capture makes it
  * stale, and replay then reads the text again.
  */
-#ifndef IBSCAN_CAPIDX_H
-#define IBSCAN_CAPIDX_H
+#ifndef IBSCAN_CAPTURE_INDEX_H
+#define IBSCAN_CAPTURE_INDEX_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "capture.h"
+#include "format.h"
 
 #define IBS_CAPIDX_VERSION 2
 #define IBS_CAPIDX_SUFFIX ".idx"

@@ -1,7 +1,7 @@
 /*
- * The link probe's out-of-band exchange over TCP: a small, versioned,
- * length-checked binary message (codec), and TCP helpers in which every wait
- * has a deadline. Everything a peer sends is untrusted: the header is checked
+ * The link probe's out-of-band messages (sent over TCP by tcp.h): a small,
+ * versioned, length-checked binary message (codec), and an incremental
+ * reader. Everything a peer sends is untrusted: the header is checked
  * before any payload is read, and each message type has one exact length.
  *
  * Wire format, big-endian:
@@ -24,24 +24,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "err.h"
-#include "text.h"
+#include "../base/err.h"
+#include "../base/text.h"
 
 #define IBS_OOB_MAGIC 0x49425350u /* "IBSP" */
 #define IBS_OOB_VERSION 1
 #define IBS_OOB_HDR_LEN 12
 #define IBS_OOB_HELLO_LEN 64
 #define IBS_OOB_MAX_TEXT 256
-/* An ERROR text as received: cleaned (core/text.h), so escapes may make it longer. */
+/* An ERROR text as received: cleaned (core/base/text.h), so escapes may make it longer. */
 #define IBS_OOB_TEXT_SHOWN (IBS_OOB_MAX_TEXT * IBS_TEXT_GROWTH)
 #define IBS_OOB_MAX_PAYLOAD 256 /* the longest message type */
 #define IBS_OOB_MAX_MSG (IBS_OOB_HDR_LEN + IBS_OOB_MAX_PAYLOAD)
 #define IBS_OOB_DEFAULT_PORT 18515
-
-/* Limits a peer may ask for: they bound what a listener pins and allocates. */
-#define IBS_PING_MAX_ITERS 10000000u
-#define IBS_PING_MAX_SIZE (16u << 20)
-#define IBS_PING_MAX_TIMEOUT_MS 600000u
 
 enum ibs_oob_type {
 	IBS_OOB_HELLO = 1,       /* client -> listener: the test and the client's QP */
@@ -51,11 +46,8 @@ enum ibs_oob_type {
 	IBS_OOB_ERROR = 5,       /* both ways: this side failed, and why */
 };
 
-/* What a probe measures. */
-enum ibs_ping_op { IBS_OP_SEND, IBS_OP_WRITE, IBS_OP_READ, IBS_OP_ATOMIC, IBS_OP__COUNT };
-
 struct ibs_oob_hello {
-	uint8_t op;         /* enum ibs_ping_op */
+	uint8_t op;         /* enum ibs_ping_op (ping.h) */
 	bool bw;
 	uint8_t link_layer; /* enum ibs_link_layer */
 	uint8_t mtu;
@@ -77,7 +69,6 @@ struct ibs_oob_msg {
 };
 
 const char *ibs_oob_type_name(unsigned type);
-const char *ibs_ping_op_name(enum ibs_ping_op op);
 
 /* Encode into buf (at least IBS_OOB_MAX_MSG bytes); returns the length. */
 size_t ibs_oob_encode(const struct ibs_oob_msg *m, uint8_t *buf);
@@ -107,24 +98,5 @@ size_t ibs_oob_rx_need(const struct ibs_oob_rx *rx);
  * soon as the bytes show one (a stranger's first byte, a bad header).
  */
 enum ibs_err ibs_oob_rx_feed(struct ibs_oob_rx *rx, const uint8_t *p, size_t n, struct ibs_oob_msg *m, char **msg);
-
-/* Monotonic clock, and the milliseconds left before a deadline (0 when past). */
-uint64_t ibs_mono_ns(void);
-int ibs_ms_left(uint64_t deadline_ns);
-
-/*
- * TCP. Errors: IBS_E_TIMEOUT when a deadline passed, IBS_E_MALFORMED for a
- * peer that broke the protocol, IBS_E_TRANSPORT for a socket error or a
- * closed connection; *msg says which (owned by the caller).
- */
-/* Listen on addr (NULL: 0.0.0.0) and port (0: any; *bound says which). */
-enum ibs_err ibs_tcp_listen(const char *addr, unsigned port, int *fd, unsigned *bound, char **msg);
-/* Wait up to timeout_ms (negative: forever) for a connection; *peer is "addr:port". */
-enum ibs_err ibs_tcp_accept(int lfd, int timeout_ms, int *fd, char **peer, char **msg);
-/* Resolve and connect within timeout_ms (name resolution included). */
-enum ibs_err ibs_tcp_connect(const char *host, unsigned port, int timeout_ms, int *fd, char **msg);
-/* Send or receive one whole message within timeout_ms. */
-enum ibs_err ibs_oob_send(int fd, const struct ibs_oob_msg *m, int timeout_ms, char **msg);
-enum ibs_err ibs_oob_recv(int fd, int timeout_ms, struct ibs_oob_msg *m, char **msg);
 
 #endif

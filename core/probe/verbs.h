@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../base/gid.h"
+
 /* Handles: each backend defines these; the engine only passes them back. */
 struct ibs_vdev;
 struct ibs_vpd;
@@ -20,9 +22,6 @@ struct ibs_vcq;
 struct ibs_vqp;
 
 enum ibs_link_layer { IBS_LL_UNKNOWN = 0, IBS_LL_IB = 1, IBS_LL_ETH = 2 };
-
-/* GID types as libibverbs and sysfs (gid_attrs/types) name them. */
-enum ibs_gid_type { IBS_GID_UNKNOWN = 0, IBS_GID_IB_ROCE_V1 = 1, IBS_GID_ROCE_V2 = 2 };
 
 /* The device and port that open() chose. name is owned by the backend until close(). */
 struct ibs_vdev_info {
@@ -140,22 +139,5 @@ struct ibs_verbs_ops {
 
 /* libibverbs, loaded at run time (see verbs_ibv.c). */
 extern const struct ibs_verbs_ops ibs_verbs_ibv;
-
-/* An IPv4-mapped GID (::ffff:a.b.c.d), as RoCE gives an interface's IPv4 address. */
-static inline bool ibs_gid_is_v4mapped(const uint8_t gid[16])
-{
-	static const uint8_t pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-	return !memcmp(gid, pfx, sizeof(pfx));
-}
-
-static inline bool ibs_gid_is_zero(const uint8_t gid[16])
-{
-	unsigned i;
-
-	for (i = 0; i < 16; i++)
-		if (gid[i])
-			return false;
-	return true;
-}
 
 #endif

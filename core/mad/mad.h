@@ -10,11 +10,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "err.h"
-#include "text.h"
+#include "addr.h"
+#include "../base/err.h"
+#include "../base/text.h"
 
 #define IBS_MAD_SIZE 256
-#define IBS_DR_MAX_HOPS 63
+#define IBS_MAD_TID_OFFS 8 /* IBA 13.4.3: the TransactionID, bytes 8-15 */
 #define IBS_SMP_DATA_OFFS 64
 #define IBS_SMP_DATA_SIZE 64
 #define IBS_GMP_DATA_OFFS 64 /* PMA (IBA 16.1.3) */
@@ -52,16 +53,6 @@ enum {
 	IBS_ATTR_SA_PATH_RECORD = 0x0035,
 };
 
-/* Where a MAD goes: a LID, or (lid == 0) a directed-route path. */
-struct ibs_addr {
-	uint16_t lid;
-	uint8_t hops;                    /* directed route: number of hops */
-	uint8_t path[IBS_DR_MAX_HOPS + 1]; /* path[1..hops]; path[0] is 0 */
-	uint32_t qp;
-	uint32_t qkey;
-	uint8_t sl;
-};
-
 /* A request, as the engine and the capture see it. */
 struct ibs_mad_req {
 	struct ibs_addr addr;
@@ -88,18 +79,6 @@ struct ibs_mad_hdr {
 	uint8_t hop_cnt;
 };
 
-/* Address helpers. */
-void ibs_addr_dr(struct ibs_addr *a, const uint8_t *ports, unsigned hops);
-void ibs_addr_lid(struct ibs_addr *a, uint16_t lid, uint32_t qp);
-/* Extend a DR path by one hop; false when the path would exceed 63 hops. */
-bool ibs_addr_dr_extend(struct ibs_addr *out, const struct ibs_addr *in, uint8_t port);
-/* "0,1,3" for DR (the leading 0 is the local node, as ibnetdiscover writes), "lid 5" otherwise. */
-char *ibs_addr_str(const struct ibs_addr *a, char *buf, size_t len);
-/* Parse what ibs_addr_str wrote. */
-enum ibs_err ibs_addr_parse(struct ibs_addr *a, const char *s);
-/* "0x" and 16 hex digits. */
-#define IBS_GUID_STR_LEN 19
-char *ibs_guid_str(uint64_t guid, char buf[IBS_GUID_STR_LEN]);
 
 /* Fill req for a Get of attr_id/attr_mod in mgmt_class to addr. */
 void ibs_req_get(struct ibs_mad_req *req, const struct ibs_addr *addr, uint8_t mgmt_class,
@@ -208,7 +187,7 @@ enum ibs_err ibs_decode_lft_block(const uint8_t *mad, size_t len, uint8_t ports[
 
 #define IBS_GUIDINFO_PER_BLOCK 8
 #define IBS_NODE_DESC_LEN 64
-/* A NodeDescription once cleaned (core/text.h): each byte may become a 4-character escape. */
+/* A NodeDescription once cleaned (core/base/text.h): each byte may become a 4-character escape. */
 #define IBS_NODE_DESC_TEXT (IBS_NODE_DESC_LEN * IBS_TEXT_GROWTH)
 
 enum ibs_err ibs_decode_nodeinfo(const uint8_t *mad, size_t len, struct ibs_nodeinfo *out);
@@ -216,7 +195,7 @@ enum ibs_err ibs_decode_portinfo(const uint8_t *mad, size_t len, struct ibs_port
 enum ibs_err ibs_decode_switchinfo(const uint8_t *mad, size_t len, struct ibs_switchinfo *out);
 enum ibs_err ibs_decode_sminfo(const uint8_t *mad, size_t len, struct ibs_sminfo *out);
 enum ibs_err ibs_decode_guidinfo(const uint8_t *mad, size_t len, uint64_t out[IBS_GUIDINFO_PER_BLOCK]);
-/* NodeDescription: out gets it cleaned (core/text.h), trailing blanks dropped, NUL-terminated. */
+/* NodeDescription: out gets it cleaned (core/base/text.h), trailing blanks dropped, NUL-terminated. */
 enum ibs_err ibs_decode_nodedesc(const uint8_t *mad, size_t len, char out[IBS_NODE_DESC_TEXT + 1]);
 
 /* Port capability mask bits (IBA 14.2.5.6). */

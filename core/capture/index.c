@@ -1,5 +1,5 @@
 /*
- * Replay index images (see capidx.h; layout in docs/capture-format.md).
+ * Replay index images (see index.h; layout in docs/capture-format.md).
  *
  *   header (128 bytes) | capture header text | attempts[n] | table[slots] | response bytes
  *
@@ -9,10 +9,10 @@
  * in file order. The checksum covers everything after the header, so a
  * damaged index is refused before any of it is believed.
  */
-#include "capidx.h"
-#include "file.h"
-#include "log.h"
-#include "xalloc.h"
+#include "index.h"
+#include "../base/file.h"
+#include "../base/log.h"
+#include "../base/xalloc.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -27,7 +27,6 @@
 
 #define MAGIC "IBSCIDX"
 #define ENDIAN_MARK 0x01020304u
-#define TID_OFFS 8
 
 struct hdr {
 	char magic[8];

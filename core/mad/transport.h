@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "err.h"
+#include "../base/err.h"
 #include "mad.h"
 
 /* What we know about the local port we send from. */
@@ -61,7 +61,7 @@ struct ibs_umad_opts {
 	int timeout_ms;  /* carried on each send, so the kernel times out too */
 };
 
-/* libibumad backend (core/umad.c, the only file that talks to libibumad). */
+/* libibumad backend (core/mad/umad.c, the only file that talks to libibumad). */
 enum ibs_err ibs_umad_open(const struct ibs_umad_opts *o, struct ibs_transport **out);
 
 static inline enum ibs_err ibs_transport_send(struct ibs_transport *t, const struct ibs_mad_req *r,

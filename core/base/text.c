@@ -1,4 +1,4 @@
-/* Untrusted text: cleaning every string that enters ibscan, and strict GUID parsing (core/text.h). */
+/* Untrusted text: cleaning every string that enters ibscan; GUIDs parsed strictly and written one way (text.h). */
 #include "text.h"
 #include "xalloc.h"
 
@@ -203,4 +203,17 @@ bool ibs_guid_parse_all(const char *s, uint64_t *out)
 		return false;
 	*out = g;
 	return true;
+}
+
+char *ibs_guid_str(uint64_t guid, char buf[IBS_GUID_STR_LEN])
+{
+	static const char hex[] = "0123456789abcdef";
+	int i;
+
+	buf[0] = '0';
+	buf[1] = 'x';
+	for (i = 0; i < 16; i++)
+		buf[2 + i] = hex[(guid >> (60 - 4 * i)) & 15];
+	buf[18] = '\0';
+	return buf;
 }

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "err.h"
+#include "../base/err.h"
 #include "mad.h"
 #include "transport.h"
 
@@ -94,8 +94,6 @@ const struct ibs_engine_stats *ibs_engine_stats(const struct ibs_engine *e);
 uint64_t ibs_engine_elapsed_ms(const struct ibs_engine *e);
 /* Milliseconds left before the global deadline (UINT64_MAX without one). */
 uint64_t ibs_engine_remaining_ms(const struct ibs_engine *e);
-/* Now, on the clock the engine's deadlines use (CLOCK_MONOTONIC), in ns. */
-uint64_t ibs_now_ns(void);
 /* Called at most every 200 ms while running. */
 void ibs_engine_set_progress(struct ibs_engine *e, void (*fn)(void *ctx, const struct ibs_engine_stats *s),
 			     void *ctx);

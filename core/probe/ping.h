@@ -6,14 +6,13 @@
  * logged where it is detected, naming the step, with a hint; the caller gets
  * the code and can read the step and message back (ibs_ping_failed_step).
  */
-#ifndef IBSCAN_RCPING_H
-#define IBSCAN_RCPING_H
+#ifndef IBSCAN_PING_H
+#define IBSCAN_PING_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "err.h"
-#include "oob.h"
+#include "../base/err.h"
 #include "verbs.h"
 
 #define IBS_PING_DEFAULT_ITERS 1000
@@ -21,6 +20,15 @@
 #define IBS_PING_DEFAULT_TIMEOUT_MS 5000
 #define IBS_PING_DEFAULT_SESSION_MS 300000 /* --deadline: as the fabric commands' default */
 #define IBS_PING_ATOMIC_SIZE 8
+/* Limits a peer may ask for: they bound what a listener pins and allocates (oob.c refuses more). */
+#define IBS_PING_MAX_ITERS 10000000u
+#define IBS_PING_MAX_SIZE (16u << 20)
+#define IBS_PING_MAX_TIMEOUT_MS 600000u
+
+/* What a probe measures. */
+enum ibs_ping_op { IBS_OP_SEND, IBS_OP_WRITE, IBS_OP_READ, IBS_OP_ATOMIC, IBS_OP__COUNT };
+/* "send", "write", "read", "atomic": as --op takes them. */
+const char *ibs_ping_op_name(enum ibs_ping_op op);
 
 enum ibs_ping_step {
 	IBS_STEP_NONE,
@@ -107,10 +115,10 @@ struct ibs_ping_gid {
 };
 
 /*
- * The GID a RoCE port should use: RoCE v2 with an IPv4-mapped address first
- * (routable, what most RoCE fabrics are set up for), then RoCE v2 global,
- * RoCE v2 link-local, then RoCE v1. Returns a position in t, or -1; *why
- * says why (static string).
+ * The GID a RoCE port should use: the first non-zero entry of t with the
+ * best rank (ibs_gid_rank, core/base/gid.h: RoCE v2 with an IPv4-mapped
+ * address first, then RoCE v2 global, RoCE v2 link-local, then RoCE v1).
+ * Returns a position in t, or -1; *why says why (static string).
  */
 int ibs_ping_choose_gid(const struct ibs_ping_gid *t, unsigned n, const char **why);
 

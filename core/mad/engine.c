@@ -13,13 +13,13 @@
  * deadline, never longer.
  */
 #include "engine.h"
-#include "log.h"
-#include "xalloc.h"
+#include "../base/clock.h"
+#include "../base/log.h"
+#include "../base/xalloc.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define SLOT_BITS 10 /* IBS_ENGINE_MAX_WINDOW == 1 << SLOT_BITS */
 #define SLOT_MASK ((1u << SLOT_BITS) - 1)
@@ -79,14 +79,6 @@ const char *ibs_outcome_str(enum ibs_outcome o)
 	return "unknown";
 }
 
-uint64_t ibs_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Put p after q (at the front when q is NULL). */
 static void pl_insert_after(struct plist *l, struct pend *q, struct pend *p)
 {
@@ -140,7 +132,7 @@ struct ibs_engine *ibs_engine_new(struct ibs_transport *t, const struct ibs_engi
 	if (e->o.timeout_ms < 1)
 		e->o.timeout_ms = 1;
 	e->slots = xcalloc(e->o.window, sizeof(*e->slots));
-	e->start = ibs_now_ns();
+	e->start = ibs_mono_ns();
 	if (o->deadline_ms)
 		e->deadline = e->start + (uint64_t)o->deadline_ms * 1000000ull;
 	/* Start TIDs away from 0 so that a zeroed MAD never matches. */
@@ -162,12 +154,12 @@ const struct ibs_engine_stats *ibs_engine_stats(const struct ibs_engine *e)
 
 uint64_t ibs_engine_elapsed_ms(const struct ibs_engine *e)
 {
-	return (ibs_now_ns() - e->start) / 1000000ull;
+	return (ibs_mono_ns() - e->start) / 1000000ull;
 }
 
 uint64_t ibs_engine_remaining_ms(const struct ibs_engine *e)
 {
-	uint64_t now = ibs_now_ns();
+	uint64_t now = ibs_mono_ns();
 
 	if (!e->deadline)
 		return UINT64_MAX;
@@ -376,7 +368,7 @@ static void handle_packet(struct ibs_engine *e, const struct ibs_packet *pkt)
 	}
 	if (pkt->status) {
 		/* The kernel (or the simulator) gave up on this attempt. */
-		retry_or_fail(e, p, IBS_MAD_TIMEOUT, 0, ibs_now_ns());
+		retry_or_fail(e, p, IBS_MAD_TIMEOUT, 0, ibs_mono_ns());
 		return;
 	}
 	if (!(h.method & 0x80) || h.mgmt_class != p->req.mgmt_class || h.attr_id != p->req.attr_id) {
@@ -385,7 +377,7 @@ static void handle_packet(struct ibs_engine *e, const struct ibs_packet *pkt)
 	}
 	st = ibs_mad_status(&h);
 	if (st & 0x1) { /* busy: IBA 13.4.7 says try again */
-		retry_or_fail(e, p, IBS_MAD_STATUS, st, ibs_now_ns());
+		retry_or_fail(e, p, IBS_MAD_STATUS, st, ibs_mono_ns());
 		return;
 	}
 	if (st) {
@@ -435,7 +427,7 @@ enum ibs_err ibs_engine_run(struct ibs_engine *e)
 	struct ibs_packet pkt;
 
 	for (;;) {
-		uint64_t now = ibs_now_ns(), wake;
+		uint64_t now = ibs_mono_ns(), wake;
 		int ms, drained;
 		enum ibs_err rc;
 

@@ -8,7 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "verbs.h"
-#include "xalloc.h"
+#include "../base/xalloc.h"
 
 #include <dlfcn.h>
 #include <errno.h>

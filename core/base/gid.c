@@ -1,0 +1,20 @@
+/* The rank of a GID for RoCE traffic (see gid.h): one rule for the probe and the host view. */
+#include "gid.h"
+
+int ibs_gid_rank(const uint8_t gid[16], enum ibs_gid_type type, const char **why)
+{
+	bool v4 = ibs_gid_is_v4mapped(gid);
+	bool ll = gid[0] == 0xfe && (gid[1] & 0xc0) == 0x80;
+
+	if (type == IBS_GID_ROCE_V2 && v4)
+		return *why = "RoCE v2 with an IPv4 address", 0;
+	if (type == IBS_GID_ROCE_V2 && !ll)
+		return *why = "RoCE v2 with a global IPv6 address", 1;
+	if (type == IBS_GID_ROCE_V2)
+		return *why = "RoCE v2, link-local", 2;
+	if (type == IBS_GID_UNKNOWN && v4)
+		return *why = "an IPv4 address (GID type unknown)", 3;
+	if (v4)
+		return *why = "RoCE v1 with an IPv4 address", 4;
+	return *why = "the first GID in the table", 5;
+}

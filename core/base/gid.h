@@ -1,0 +1,43 @@
+/*
+ * GIDs (IBA 4.1.1) as the probe and the host view both see them: their
+ * type, two tests of their address, and how good each is for RoCE traffic.
+ * Pure functions of the 16 bytes and the type: no device is asked.
+ */
+#ifndef IBSCAN_GID_H
+#define IBSCAN_GID_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+/* GID types as libibverbs and sysfs (gid_attrs/types) name them. */
+enum ibs_gid_type { IBS_GID_UNKNOWN = 0, IBS_GID_IB_ROCE_V1 = 1, IBS_GID_ROCE_V2 = 2 };
+
+/* An IPv4-mapped GID (::ffff:a.b.c.d), as RoCE gives an interface's IPv4 address. */
+static inline bool ibs_gid_is_v4mapped(const uint8_t gid[16])
+{
+	static const uint8_t pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	return !memcmp(gid, pfx, sizeof(pfx));
+}
+
+static inline bool ibs_gid_is_zero(const uint8_t gid[16])
+{
+	unsigned i;
+
+	for (i = 0; i < 16; i++)
+		if (gid[i])
+			return false;
+	return true;
+}
+
+/*
+ * How well a (non-zero) GID suits a RoCE port, 0 best: RoCE v2 with an
+ * IPv4-mapped address first (routable, what most RoCE fabrics are set up
+ * for), then RoCE v2 global, RoCE v2 link-local, an IPv4 address of unknown
+ * type, RoCE v1 with an IPv4 address, anything else last. *why says why
+ * (a static string). The probe chooses its GID by this rank, and the host
+ * view shows which GID the probe would choose.
+ */
+int ibs_gid_rank(const uint8_t gid[16], enum ibs_gid_type type, const char **why);
+
+#endif

@@ -1,0 +1,18 @@
+/*
+ * The recorder: wraps any transport and writes every exchange through it to
+ * a capture file (docs/capture-format.md) as it goes, flushed after each,
+ * so that a crash loses at most the exchange in flight.
+ */
+#ifndef IBSCAN_CAPTURE_RECORDER_H
+#define IBSCAN_CAPTURE_RECORDER_H
+
+#include <stdbool.h>
+
+#include "format.h"
+
+/* Wrap inner: every exchange through it is written to path. Closing closes inner too. */
+enum ibs_err ibs_recorder_wrap(struct ibs_transport *inner, const char *path, bool times,
+			       const struct ibs_local_port *lp, const struct ibs_capture_engine *eng,
+			       struct ibs_transport **out);
+
+#endif

@@ -1,0 +1,122 @@
+/*
+ * Connecting the run's QP: the hello each side sends, whether the two ports
+ * can talk at all, and RTR and RTS with the peer's address.
+ */
+#include "probe.h"
+#include "../base/gid.h"
+#include "../base/xalloc.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+void ping_make_hello(const struct ibs_ping *p, const struct ping_run *r, enum ibs_oob_type type, struct ibs_oob_msg *m)
+{
+	struct ibs_oob_hello *h = &m->hello;
+
+	memset(m, 0, sizeof(*m));
+	m->type = type;
+	h->op = (uint8_t)r->op;
+	h->bw = r->bw;
+	h->link_layer = (uint8_t)p->info.link_layer;
+	h->mtu = (uint8_t)(p->info.active_mtu >= 1 && p->info.active_mtu <= 5 ? p->info.active_mtu : 1);
+	h->iters = r->iters;
+	h->size = r->size;
+	h->timeout_ms = r->timeout_ms;
+	h->lid = p->info.lid;
+	h->gid_index = (uint16_t)(p->gid_index > 0 ? p->gid_index : 0);
+	h->qpn = r->qpn;
+	h->psn = r->psn;
+	h->rd_atomic = (uint8_t)(r->rd_resp > 255 ? 255 : r->rd_resp);
+	h->gid_type = (uint8_t)p->gid_type;
+	memcpy(h->gid, p->gid, 16);
+	/* The peer writes into, reads from and adds to the exposed region. */
+	h->addr = (uint64_t)(uintptr_t)(r->buf + r->stride);
+	h->rkey = r->rkey;
+	h->len = (uint32_t)r->stride;
+}
+
+static const char *gid_type_name(enum ibs_gid_type t)
+{
+	return t == IBS_GID_ROCE_V2 ? "RoCE v2" : t == IBS_GID_IB_ROCE_V1 ? "IB/RoCE v1" : "unknown";
+}
+
+/* Can these two ports talk at all? Checked on both sides before RTR. */
+enum ibs_err ping_check_peer(struct ibs_ping *p, const struct ibs_oob_hello *h, const char *peer)
+{
+	static const char *const ll[] = { "unknown", "InfiniBand", "Ethernet (RoCE)" };
+
+	if (h->link_layer != p->info.link_layer)
+		return ping_fail(p, IBS_STEP_EXCHANGE, IBS_E_INVAL,
+				 xstrdup("InfiniBand and RoCE ports cannot reach each other: pick matching ports with -C/-P"),
+				 "the peer %s uses an %s port and this host %s port %u is %s", peer, ll[h->link_layer],
+				 p->info.name, p->info.port, ll[p->info.link_layer]);
+	if (p->info.link_layer == IBS_LL_ETH && h->gid_type && p->gid_type && h->gid_type != p->gid_type)
+		return ping_fail(p, IBS_STEP_EXCHANGE, IBS_E_INVAL,
+				 xstrdup("both hosts must use GIDs of the same type: pick them with --gid-index "
+					 "('ibscan local' lists them)"),
+				 "this host uses a %s GID (index %d) and the peer %s a %s GID (index %u)",
+				 gid_type_name(p->gid_type), p->gid_index, peer,
+				 gid_type_name((enum ibs_gid_type)h->gid_type), h->gid_index);
+	if (!p->use_grh && (h->lid == 0 || h->lid >= 0xc000))
+		return ping_fail(p, IBS_STEP_EXCHANGE, IBS_E_INVAL,
+				 xstrdup("a subnet manager must assign LIDs (is opensm running?); 'ibscan local' "
+					 "shows the LID and SM LID"),
+				 "the peer %s has no unicast LID (0x%x)", peer, h->lid);
+	if (ibs_gid_is_zero(h->gid) && p->use_grh)
+		return ping_fail(p, IBS_STEP_EXCHANGE, IBS_E_INVAL, NULL, "the peer %s sent an empty GID", peer);
+	if (h->op == IBS_OP_ATOMIC && (h->addr & 7))
+		return ping_fail(p, IBS_STEP_EXCHANGE, IBS_E_MALFORMED, NULL,
+				 "the peer %s exposes a buffer at 0x%" PRIx64 ", not 8-byte aligned for atomics", peer, h->addr);
+	return IBS_OK;
+}
+
+/* RTR with the peer's address, then RTS. */
+enum ibs_err ping_connect_qp(struct ibs_ping *p, struct ping_run *r, const struct ibs_oob_hello *h)
+{
+	struct ibs_qp_conn c;
+	char gid[64];
+	int e;
+
+	memset(&c, 0, sizeof(c));
+	c.port = p->info.port;
+	c.remote_qpn = h->qpn;
+	c.remote_psn = h->psn;
+	c.local_psn = r->psn;
+	c.remote_lid = h->lid;
+	c.use_grh = p->use_grh;
+	memcpy(c.remote_gid, h->gid, 16);
+	c.sgid_index = p->gid_index > 0 ? (unsigned)p->gid_index : 0;
+	c.hop_limit = 64;
+	r->mtu = p->info.active_mtu < h->mtu ? p->info.active_mtu : h->mtu;
+	if (r->mtu < 1 || r->mtu > 5)
+		r->mtu = 1;
+	c.mtu = r->mtu;
+	c.max_dest_rd_atomic = r->rd_resp;
+	c.max_rd_atomic = ping_cap(ping_cap(MAX_RD_DEPTH, p->info.max_init_rd_atom), h->rd_atomic ? h->rd_atomic : 1);
+	c.min_rnr_timer = 12; /* 0.64 ms */
+	c.timeout = 14;       /* 4.096 us * 2^14 = 67 ms per try */
+	c.retry_cnt = 7;
+	c.rnr_retry = 7; /* 7: retry forever on receiver-not-ready; our own deadlines end a run */
+	e = p->ops->modify_qp(r->qp, IBS_QPS_RTR, &c);
+	if (e) {
+		snprintf(gid, sizeof(gid), "%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x",
+			 h->gid[0], h->gid[1], h->gid[2], h->gid[3], h->gid[4], h->gid[5], h->gid[6], h->gid[7],
+			 h->gid[8], h->gid[9], h->gid[10], h->gid[11], h->gid[12], h->gid[13], h->gid[14], h->gid[15]);
+		if (p->use_grh)
+			return ping_fail(p, IBS_STEP_RTR, IBS_E_TRANSPORT,
+					 xasprintf("on RoCE try --gid-index N (ibscan local lists them; this host uses "
+						   "index %d)",
+						   p->gid_index),
+					 "RTR failed: remote GID %s unreachable from GID index %d (%s)", gid, p->gid_index,
+					 strerror(e));
+		return ping_fail(p, IBS_STEP_RTR, IBS_E_TRANSPORT,
+				 xstrdup("check that both ports are Active with a LID ('ibscan local'), or route by GID "
+					 "with --gid-index 0"),
+				 "RTR failed: remote LID %u, QPN 0x%x: %s", h->lid, h->qpn, strerror(e));
+	}
+	e = p->ops->modify_qp(r->qp, IBS_QPS_RTS, &c);
+	if (e)
+		return ping_fail(p, IBS_STEP_RTS, IBS_E_TRANSPORT, NULL, "RTS failed: %s", strerror(e));
+	return IBS_OK;
+}

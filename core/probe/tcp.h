@@ -1,0 +1,23 @@
+/* The probe's TCP connection to its peer, every wait under a deadline, and whole out-of-band messages over it. */
+#ifndef IBSCAN_TCP_H
+#define IBSCAN_TCP_H
+
+#include "../base/err.h"
+#include "oob.h"
+
+/*
+ * TCP. Errors: IBS_E_TIMEOUT when a deadline passed, IBS_E_MALFORMED for a
+ * peer that broke the protocol, IBS_E_TRANSPORT for a socket error or a
+ * closed connection; *msg says which (owned by the caller).
+ */
+/* Listen on addr (NULL: 0.0.0.0) and port (0: any; *bound says which). */
+enum ibs_err ibs_tcp_listen(const char *addr, unsigned port, int *fd, unsigned *bound, char **msg);
+/* Wait up to timeout_ms (negative: forever) for a connection; *peer is "addr:port". */
+enum ibs_err ibs_tcp_accept(int lfd, int timeout_ms, int *fd, char **peer, char **msg);
+/* Resolve and connect within timeout_ms (name resolution included). */
+enum ibs_err ibs_tcp_connect(const char *host, unsigned port, int timeout_ms, int *fd, char **msg);
+/* Send or receive one whole message within timeout_ms. */
+enum ibs_err ibs_oob_send(int fd, const struct ibs_oob_msg *m, int timeout_ms, char **msg);
+enum ibs_err ibs_oob_recv(int fd, int timeout_ms, struct ibs_oob_msg *m, char **msg);
+
+#endif

@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""Check that #include "..." only goes down the layers (docs/architecture.md).
+
+Usage: layers.py ROOT
+
+Reads every #include "..." of the .c and .h files under ROOT/cmd, ROOT/core,
+ROOT/fabric and ROOT/output (and their subfolders), resolves it against the
+including file's folder, and checks:
+
+  layers   cmd -> output -> fabric -> core: a file includes its own layer
+           or a lower one, never a higher one, and nothing outside them;
+  core     every core file lies in core/base, core/mad, core/capture or
+           core/probe; base includes only base; mad includes base and mad;
+           capture includes base, mad and capture; probe includes base and
+           probe (mad, capture and probe include each other only as
+           capture -> mad);
+  probe    fabric includes nothing of core/probe: the fabric model and the
+           host view know nothing of the probe;
+  cycles   no include cycle between units, a unit being a .c file and the
+           .h of the same name beside it (x.c including y.h while y.c
+           includes x.h is a cycle, as one between headers is).
+
+Prints one line per violation and exits 1 when there is any; prints what it
+read and exits 0 otherwise.
+"""
+
+import os
+import re
+import sys
+
+LAYERS = ["core", "fabric", "output", "cmd"]  # lowest first
+CORE = {
+    "base": {"base"},
+    "mad": {"base", "mad"},
+    "capture": {"base", "mad", "capture"},
+    "probe": {"base", "probe"},
+}
+INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+
+
+def layer(rel):
+    top = rel.split("/", 1)[0]
+    return LAYERS.index(top) if top in LAYERS else None
+
+
+def core_part(rel):
+    """base, mad, capture or probe for a file in core/<part>/; '' for one directly in core/."""
+    parts = rel.split("/")
+    return parts[1] if len(parts) > 2 else ""
+
+
+def unit(rel):
+    return os.path.splitext(rel)[0]
+
+
+def sources(root):
+    for top in LAYERS:
+        for d, _, files in os.walk(os.path.join(root, top)):
+            for f in sorted(files):
+                if f.endswith((".c", ".h")):
+                    yield os.path.relpath(os.path.join(d, f), root)
+
+
+def check(root):
+    errors = []
+    graph = {}
+    n_files = n_incs = 0
+    for src in sorted(sources(root)):
+        n_files += 1
+        text = open(os.path.join(root, src), encoding="utf-8", errors="replace").read()
+        if src.startswith("core/"):
+            part = core_part(src)
+            if part not in CORE:
+                errors.append(f"{src}: core files belong in core/base, core/mad, core/capture or core/probe")
+        for m in INCLUDE.finditer(text):
+            n_incs += 1
+            line = text.count("\n", 0, m.start()) + 1
+            where = f'{src}:{line}: #include "{m.group(1)}"'
+            dst = os.path.normpath(os.path.join(os.path.dirname(src), m.group(1)))
+            if not os.path.isfile(os.path.join(root, dst)):
+                errors.append(f"{where}: no such file")
+                continue
+            if layer(dst) is None:
+                errors.append(f"{where}: {dst} lies outside the layers (cmd, output, fabric, core)")
+                continue
+            if layer(dst) > layer(src):
+                errors.append(f"{where}: goes up a layer ({src.split('/')[0]} may not include {dst.split('/')[0]})")
+            if src.startswith("core/") and dst.startswith("core/"):
+                sp, dp = core_part(src), core_part(dst)
+                if sp in CORE and dp not in CORE[sp]:
+                    allowed = ", ".join(p for p in CORE if p in CORE[sp])
+                    errors.append(f"{where}: core/{sp} may include only core/{{{allowed}}}, not core/{dp or '.'}")
+            if src.startswith("fabric/") and dst.startswith("core/probe/"):
+                errors.append(f"{where}: fabric includes nothing of the probe (core/probe)")
+            if unit(dst) != unit(src):
+                graph.setdefault(unit(src), set()).add(unit(dst))
+    for cycle in cycles(graph):
+        errors.append("include cycle: " + " -> ".join(cycle + [cycle[0]]))
+    return errors, n_files, n_incs
+
+
+def cycles(graph):
+    """One cycle from each strongly connected component of more than one unit (Tarjan)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(path_in(graph, set(comp)))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def path_in(graph, comp):
+    """A cycle through the first unit of comp, staying inside comp (breadth-first)."""
+    start = min(comp)
+    prev = {start: None}
+    queue = [start]
+    while queue:
+        v = queue.pop(0)
+        for w in sorted(graph.get(v, ())):
+            if w == start:
+                path = [v]
+                while prev[path[-1]] is not None:
+                    path.append(prev[path[-1]])
+                return path[::-1]
+            if w in comp and w not in prev:
+                prev[w] = v
+                queue.append(w)
+    return sorted(comp)
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    sys.setrecursionlimit(10000)
+    errors, n_files, n_incs = check(sys.argv[1])
+    for e in errors:
+        print(e)
+    if errors:
+        print(f"layers: {len(errors)} violation(s) in {n_files} files")
+        sys.exit(1)
+    print(f"layers: {n_files} files, {n_incs} includes, every one down the layers, no cycle")
+
+
+if __name__ == "__main__":
+    main()

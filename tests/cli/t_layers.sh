@@ -1,0 +1,63 @@
+#!/bin/bash
+# The layers (docs/architecture.md): every #include "..." in cmd/ output/
+# fabric/ core/ goes down cmd -> output -> fabric -> core; in core, base
+# includes only base, and mad, capture and probe include each other only as
+# capture -> mad; fabric includes nothing of the probe; no include cycle
+# (tests/cli/layers.py). Then the check itself: each kind of violation,
+# planted in a copy of the tree, must make it fail and be named.
+. "$(dirname "$0")/lib.sh"
+check=$ROOT/tests/cli/layers.py
+python3 "$check" "$ROOT" >"$TMP/out" 2>&1 || { cat "$TMP/out" >&2; fail "the tree breaks the layers"; }
+out_has "every one down the layers, no cycle"
+
+# plant WANT-RC PATTERN FILE 'INCLUDE'...: a fresh copy of the tree, each FILE
+# gets #include "INCLUDE" (a missing FILE is made; INCLUDE - only makes it),
+# then the check must exit
+# WANT-RC, and with 1 name the violation (PATTERN, a fixed string).
+n=0
+plant() {
+	local want=$1 pat=$2 t=$TMP/tree rc=0
+	shift 2
+	rm -rf "$t"
+	mkdir -p "$t"
+	cp -r "$ROOT"/cmd "$ROOT"/core "$ROOT"/fabric "$ROOT"/output "$t"/
+	while [ $# -gt 0 ]; do
+		mkdir -p "$(dirname "$t/$1")"
+		[ -s "$t/$1" ] || echo "/* planted */" >"$t/$1"
+		[ "$2" = - ] || sed -i "1a #include \"$2\"" "$t/$1"
+		shift 2
+	done
+	python3 "$check" "$t" >"$TMP/out" 2>&1 || rc=$?
+	[ "$rc" = "$want" ] || { cat "$TMP/out" >&2; fail "planted '$pat': the check exited $rc, want $want"; }
+	[ "$want" = 0 ] || grep -qF -- "$pat" "$TMP/out" || { cat "$TMP/out" >&2; fail "planted: the check does not say '$pat'"; }
+	n=$((n + 1))
+}
+
+# Up a layer.
+plant 1 'fabric/walk.c:2: #include "../output/emit.h": goes up a layer' fabric/walk.c ../output/emit.h
+plant 1 'goes up a layer (output may not include cmd)' output/emit.c ../cmd/cli.h
+plant 1 'goes up a layer (core may not include fabric)' core/mad/engine.h ../../fabric/model.h
+# Inside core.
+plant 1 'core/base may include only core/{base}, not core/mad' core/base/xalloc.c ../mad/mad.h
+plant 1 'core/base may include only core/{base}, not core/probe' core/base/gid.h ../probe/verbs.h
+plant 1 'core/mad may include only core/{base, mad}, not core/capture' core/mad/engine.c ../capture/format.h
+plant 1 'core/mad may include only core/{base, mad}, not core/probe' core/mad/mad.c ../probe/verbs.h
+plant 1 'core/capture may include only core/{base, mad, capture}, not core/probe' core/capture/replay.c ../probe/ping.h
+plant 1 'core/probe may include only core/{base, probe}, not core/mad' core/probe/run.c ../mad/mad.h
+plant 1 'core/probe may include only core/{base, probe}, not core/capture' core/probe/oob.h ../capture/format.h
+plant 1 'core/x.c: core files belong in core/base, core/mad, core/capture or core/probe' core/x.c base/err.h
+plant 1 'fabric includes nothing of the probe (core/probe)' fabric/hostinfo.c ../core/probe/ping.h
+# Cycles: two units (each a .c and its .h) that need each other, and two headers.
+plant 1 'include cycle: core/base/a -> core/base/b -> core/base/a' \
+	core/base/a.c b.h core/base/a.h err.h core/base/b.c a.h core/base/b.h err.h
+plant 1 'include cycle: fabric/model -> fabric/walk -> fabric/model' fabric/model.h walk.h
+plant 1 'include cycle: core/capture/format -> core/capture/index -> core/capture/format' \
+	core/capture/format.c index.h
+# Anything else.
+plant 1 'core/mad/umad.c:2: #include "nosuch.h": no such file' core/mad/umad.c nosuch.h
+plant 1 'cmd/main.c:2: #include "../tests/x.h": tests/x.h lies outside the layers' cmd/main.c ../tests/x.h tests/x.h -
+# Allowed: capture -> mad, and any layer -> a lower one.
+plant 0 '' core/capture/stats.c ../mad/engine.h
+plant 0 '' cmd/main.c ../core/probe/ping.h
+plant 0 '' output/emit.c ../core/capture/format.h
+echo "ok: the tree keeps its layers; $n planted trees judged as they should be"
