@@ -307,6 +307,15 @@ size_t ibs_fabric_links(const struct ibs_fabric *f, struct ibs_link **out)
 	return n;
 }
 
+size_t ibs_fabric_n_links(const struct ibs_fabric *f)
+{
+	struct ibs_link *v;
+	size_t n = ibs_fabric_links(f, &v);
+
+	free(v);
+	return n;
+}
+
 void ibs_node_set_error(struct ibs_node *n, const char *fmt, ...)
 {
 	va_list ap;

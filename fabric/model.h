@@ -190,6 +190,8 @@ void ibs_fabric_fix_ext_speeds(struct ibs_fabric *f);
 void ibs_fabric_sort(struct ibs_fabric *f);
 /* Every link once, from the lower (index, port) end; returns the count. Caller frees *out. */
 size_t ibs_fabric_links(const struct ibs_fabric *f, struct ibs_link **out);
+/* How many links ibs_fabric_links would list. */
+size_t ibs_fabric_n_links(const struct ibs_fabric *f);
 void ibs_node_set_error(struct ibs_node *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Set the description from untrusted bytes: cleaned, at most IBS_NODE_DESC_TEXT bytes kept. */
 void ibs_node_set_desc(struct ibs_node *n, const char *raw, size_t len);

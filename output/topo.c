@@ -320,15 +320,6 @@ static size_t render_links_array(struct emit *e, const struct ibs_fabric *f)
 	return n;
 }
 
-static size_t link_count(const struct ibs_fabric *f)
-{
-	struct ibs_link *v;
-	size_t n = ibs_fabric_links(f, &v);
-
-	free(v);
-	return n;
-}
-
 static void render_sm_list(struct emit *e, const struct ibs_fabric *f)
 {
 	size_t i;
@@ -378,7 +369,7 @@ void render_topology(struct emit *e, const struct ibs_fabric *f)
 	size_t i;
 
 	header(e, IBS_TOPOLOGY_SCHEMA, "topology", f);
-	render_summary(e, f, link_count(f));
+	render_summary(e, f, ibs_fabric_n_links(f));
 	render_local(e, f);
 	emit_text(e, "\n");
 	emit_arr_open(e, "nodes");
@@ -397,7 +388,7 @@ void render_nodes(struct emit *e, const struct ibs_fabric *f)
 	size_t i;
 
 	header(e, IBS_NODES_SCHEMA, "nodes", f);
-	render_summary(e, f, link_count(f));
+	render_summary(e, f, ibs_fabric_n_links(f));
 	emit_text(e, "%-6s %-18s %5s %3s  %s\n", "type", "guid", "lid", "prt", "name");
 	emit_arr_open(e, "nodes");
 	for (i = 0; i < f->n_nodes; i++)
@@ -410,7 +401,7 @@ void render_nodes(struct emit *e, const struct ibs_fabric *f)
 void render_links(struct emit *e, const struct ibs_fabric *f)
 {
 	header(e, IBS_LINKS_SCHEMA, "links", f);
-	render_summary(e, f, link_count(f));
+	render_summary(e, f, ibs_fabric_n_links(f));
 	render_links_array(e, f);
 	render_errors(e, f);
 	emit_obj_close(e);

@@ -1,0 +1,12 @@
+/* The renderer of `ibscan counters` (text and JSON). */
+#ifndef IBSCAN_OUT_COUNTERS_H
+#define IBSCAN_OUT_COUNTERS_H
+
+#include "emit.h"
+#include "../fabric/model.h"
+
+#define IBS_COUNTERS_SCHEMA "ibscan.counters/1"
+
+void render_counters(struct emit *e, const struct ibs_fabric *f);
+
+#endif
