@@ -14,8 +14,7 @@
 
 #include "../core/base/err.h"
 #include "../core/base/gid.h" /* the text of a GID, for whoever shows the host */
-
-#define IBS_SYSFS_ATTR_MAX 4096 /* bytes of one attribute file, at most */
+#include "sysfs.h"         /* the parsers of attribute text, for tests and fuzzing */
 
 struct ibs_host_gid {
 	unsigned index;
@@ -78,17 +77,5 @@ struct ibs_host {
  */
 enum ibs_err ibs_host_load(const char *root, struct ibs_host **out, char **msg);
 void ibs_host_free(struct ibs_host *h);
-
-/* Parsers of sysfs attribute text (exposed for tests and fuzzing); false when malformed. */
-/* "b859:9f03:00d4:c3a8" (node_guid, sys_image_guid) */
-bool ibs_sysfs_parse_guid(const char *s, uint64_t *out);
-/* "fe80:0000:0000:0000:b859:9f03:00d4:c3a8" (ports/N/gids/I) */
-bool ibs_sysfs_parse_gid(const char *s, uint8_t gid[16]);
-/* "4: ACTIVE" (state, phys_state, node_type): *name is allocated */
-bool ibs_sysfs_parse_enum(const char *s, int *num, char **name);
-/* "100 Gb/sec (4X EDR)", "2.5 Gb/sec (1X SDR)": *speed is allocated (NULL when absent) */
-bool ibs_sysfs_parse_rate(const char *s, double *gbps, unsigned *width, char **speed);
-/* "0x5" or "12", at most max */
-bool ibs_sysfs_parse_uint(const char *s, uint64_t max, uint64_t *out);
 
 #endif
