@@ -6,7 +6,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-char *health_status_line(const struct ibs_fabric *f, const struct ibs_findings *fs)
+char *render_health_status_line(const struct ibs_fabric *f, const struct ibs_findings *fs)
 {
 	struct strbuf sb = STRBUF_INIT;
 	size_t i;
@@ -35,7 +35,7 @@ char *health_status_line(const struct ibs_fabric *f, const struct ibs_findings *
 
 void render_health(struct emit *e, const struct ibs_fabric *f, const struct ibs_findings *fs)
 {
-	char *line = health_status_line(f, fs);
+	char *line = render_health_status_line(f, fs);
 	size_t i;
 
 	emit_obj_open(e, NULL);

@@ -8,7 +8,7 @@
 #define IBS_HEALTH_SCHEMA "ibscan.health/1"
 
 /* The monitoring-plugin status line, without newline (caller frees). */
-char *health_status_line(const struct ibs_fabric *f, const struct ibs_findings *fs);
+char *render_health_status_line(const struct ibs_fabric *f, const struct ibs_findings *fs);
 /* Text (status line, then findings) or JSON. */
 void render_health(struct emit *e, const struct ibs_fabric *f, const struct ibs_findings *fs);
 
