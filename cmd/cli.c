@@ -1,5 +1,6 @@
 /* Option parsing and fabric access shared by the commands. */
 #include "cli.h"
+#include "signals.h"
 #include "../core/capture/index.h"
 #include "../core/capture/format.h"
 #include "../core/capture/recorder.h"
@@ -14,7 +15,6 @@
 #include "../fabric/walk.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -202,62 +202,6 @@ int cli_print_help(const struct cmd_desc *cmd)
 {
 	printf("usage: ibscan %s %s\n\n%s\n\n%s", cmd->name, cmd->usage, cmd->summary, cmd->help);
 	return EXIT_OK;
-}
-
-/*
- * Last-resort watchdog: the engine keeps every wait under --deadline, but a
- * device library can block before the engine runs (the simulator's shim
- * retries forever when no simulator listens). SIGALRM ends the run then.
- */
-static void watchdog(int sig)
-{
-	static const char m[] = "ibscan: error: no progress within --deadline plus 5 s grace "
-				"(is the device, or the simulator, answering?): stopped\n";
-	(void)sig;
-	if (write(STDERR_FILENO, m, sizeof(m) - 1) < 0)
-		_exit(EXIT_RUNTIME);
-	_exit(EXIT_RUNTIME);
-}
-
-static void arm_watchdog(double deadline_s)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = watchdog;
-	sigaction(SIGALRM, &sa, NULL);
-	alarm((unsigned)ceil(deadline_s) + 5);
-}
-
-/*
- * Replay maps FILE.idx (core/capture/index.c). If someone cuts that file short in
- * place meanwhile (cp over it), reading a lost page raises SIGBUS: say so
- * and exit 3 rather than die without a word.
- */
-static char *sigbus_msg;
-static size_t sigbus_len;
-
-static void on_sigbus(int sig)
-{
-	(void)sig;
-	if (write(STDERR_FILENO, sigbus_msg, sigbus_len) < 0)
-		_exit(EXIT_RUNTIME);
-	_exit(EXIT_RUNTIME);
-}
-
-static void catch_sigbus(const char *capture)
-{
-	struct sigaction sa;
-
-	/* Built now: a signal handler may only write what exists already. */
-	free(sigbus_msg);
-	sigbus_msg = xasprintf("ibscan: error: %s%s: the replay index was cut short while in use "
-			       "(replaced in place?); run again\n",
-			       capture, IBS_CAPIDX_SUFFIX);
-	sigbus_len = strlen(sigbus_msg);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_sigbus;
-	sigaction(SIGBUS, &sa, NULL);
 }
 
 /* What a capture may lack, how to tell, and which runs record it. */
@@ -522,10 +466,10 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 		*out = f;
 		return EXIT_OK;
 	}
-	arm_watchdog(c->deadline_s);
+	sig_arm_watchdog(c->deadline_s);
 	if (c->replay) {
 		struct ibs_capture_engine ce;
-		catch_sigbus(c->replay);
+		sig_catch_sigbus(c->replay);
 		rc = ibs_replay_open(c->replay, c->replay_strict, &t, &ce);
 		/* Replay as recorded: the same retries and window give the same walk. */
 		if (!rc && ce.present) {
@@ -547,7 +491,7 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 			if (st) {
 				ibs_transport_close(t);
 				ibs_namemap_free(map);
-				alarm(0);
+				sig_disarm_watchdog();
 				return st;
 			}
 		}
@@ -611,7 +555,7 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 	ibs_engine_free(e);
 	replay_misses = ibs_replay_misses(t);
 	ibs_transport_close(t);
-	alarm(0);
+	sig_disarm_watchdog();
 	if (map) {
 		ibs_namemap_apply(map, f);
 		ibs_namemap_free(map);
@@ -632,20 +576,6 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 	return EXIT_OK;
 }
 
-void cli_end_on_epipe(int err)
-{
-	sigset_t set;
-
-	if (err != EPIPE)
-		return;
-	signal(SIGPIPE, SIG_DFL);
-	sigemptyset(&set);
-	sigaddset(&set, SIGPIPE);
-	sigprocmask(SIG_UNBLOCK, &set, NULL);
-	raise(SIGPIPE);
-	_exit(128 + SIGPIPE);
-}
-
 int cli_write_output(const struct cli_common *c, int (*fn)(FILE *out, void *ctx), void *ctx)
 {
 	struct ibs_out o;
@@ -660,7 +590,7 @@ int cli_write_output(const struct cli_common *c, int (*fn)(FILE *out, void *ctx)
 		return EXIT_RUNTIME;
 	}
 	rc = ibs_out_commit(&o);
-	cli_end_on_epipe(o.err);
+	sig_end_on_epipe(o.err);
 	return rc ? EXIT_RUNTIME : EXIT_OK;
 }
 

@@ -176,8 +176,6 @@ const char *cli_source_option(const struct cli_common *c);
  * process quietly by SIGPIPE, as other filters end.
  */
 int cli_write_output(const struct cli_common *c, int (*fn)(FILE *out, void *ctx), void *ctx);
-/* When err is EPIPE: end by SIGPIPE, without a word (`ibscan ... | head -1`). */
-void cli_end_on_epipe(int err);
 
 /* An input file a command reads, and how the user named it ("--baseline"). */
 struct cli_file {

@@ -1,10 +1,10 @@
 /* ibscan's entry point: global options, the command table, help and version. */
 #include "cli.h"
 #include "cmds.h"
+#include "signals.h"
 #include "../core/base/log.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -145,7 +145,7 @@ static int finish(int rc)
 {
 	/* A full disk or a closed pipe on stdout must not look like success. */
 	if (fflush(stdout) != 0 || ferror(stdout)) {
-		cli_end_on_epipe(errno);
+		sig_end_on_epipe(errno);
 		/* Said already when the command itself saw the write fail. */
 		if (rc != EXIT_RUNTIME && rc != 3)
 			fprintf(stderr, "ibscan: error: cannot write to standard output\n");
@@ -159,12 +159,7 @@ int main(int argc, char **argv)
 	const struct cmd_desc *c;
 	const char *name;
 
-	/*
-	 * A closed pipe shows up as EPIPE where the write is checked: on the
-	 * output, ibscan then ends by SIGPIPE as filters do (cli_end_on_epipe);
-	 * on the ping socket it is an error like any other.
-	 */
-	signal(SIGPIPE, SIG_IGN);
+	sig_ignore_sigpipe();
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;
