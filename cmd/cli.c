@@ -314,9 +314,6 @@ static bool options_conflict(const struct cli_common *c)
 	return false;
 }
 
-/* Requests the last replay had no recorded answer for (cli_report_partial says so). */
-static size_t replay_misses;
-
 /*
  * "; not discovered: the node behind port P of 'NAME' (GUID), ..." for every
  * node a partial walk could not reach (they are named by where they are:
@@ -336,7 +333,7 @@ static char *missing_nodes(const struct ibs_fabric *f)
 	return sb_detach(&sb);
 }
 
-void cli_report_partial(const struct ibs_fabric *f)
+void cli_report_partial(const struct ibs_fabric *f, const struct ibs_run *run)
 {
 	size_t i, ports = 0, silent = 0;
 	unsigned p;
@@ -348,8 +345,8 @@ void cli_report_partial(const struct ibs_fabric *f)
 			ports += pc != NULL;
 			silent += pc && !pc->ok;
 		}
-	if (f->aborted)
-		why = xasprintf("the walk stopped early (%s)", f->abort_reason);
+	if (run->aborted)
+		why = xasprintf("the walk stopped early (%s)", run->abort_reason);
 	else if (f->n_errors)
 		why = xasprintf("%zu quer%s got no valid answer (listed in the output)", f->n_errors,
 				f->n_errors == 1 ? "y" : "ies");
@@ -357,10 +354,10 @@ void cli_report_partial(const struct ibs_fabric *f)
 		why = xasprintf("the PMA of %zu of %zu ports did not answer (listed in the output)", silent, ports);
 	else
 		why = xstrdup("part of the fabric did not answer");
-	if (replay_misses)
+	if (run->replay_misses)
 		log_error("the result is partial: %s; the capture held no answer for %zu of the requests (recorded by "
 			  "another command, or with other options?)%s",
-			  why, replay_misses, missing);
+			  why, run->replay_misses, missing);
 	else
 		log_error("the result is partial: %s%s", why, missing);
 	free(why);
@@ -419,7 +416,7 @@ static void show_progress(void *ctx, const struct ibs_fabric *f, const struct ib
 	p->shown = true;
 }
 
-int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *walk_rc)
+int cli_walk(const struct cli_common *c, struct ibs_fabric **out, struct ibs_run *run, enum ibs_err *walk_rc)
 {
 	struct ibs_transport *t = NULL, *rec = NULL;
 	struct ibs_engine_opts eo;
@@ -436,6 +433,7 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 
 	*out = NULL;
 	*walk_rc = IBS_OK;
+	memset(run, 0, sizeof(*run));
 	if (options_conflict(c))
 		return EXIT_USAGE;
 	if (load_namemap(c, &map))
@@ -453,7 +451,9 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 			ibs_namemap_free(map);
 			return EXIT_RUNTIME;
 		}
-		st = refuse_lacking(c, f->lacks);
+		/* ibnetdiscover caches what it walked: NodeInfo, NodeDescription, SwitchInfo, PortInfo. */
+		run->lacks = IBS_LACK_ALL;
+		st = refuse_lacking(c, run->lacks);
 		if (st) {
 			ibs_fabric_free(f);
 			ibs_namemap_free(map);
@@ -518,7 +518,7 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 		t = rec;
 	}
 	f = ibs_fabric_new();
-	f->lacks = lacks;
+	run->lacks = lacks;
 	ibs_transport_local_port(t, &f->local);
 	e = ibs_engine_new(t, &eo);
 	memset(&wo, 0, sizeof(wo));
@@ -527,33 +527,30 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 	prog.on = c->progress || isatty(STDERR_FILENO);
 	wo.progress = show_progress;
 	wo.progress_ctx = &prog;
-	rc = ibs_walk(e, f, &wo);
+	rc = ibs_walk(e, f, run, &wo);
 	if (rc == IBS_OK && c->want_counters && !(lacks & IBS_LACK_PMA)) {
 		struct ibs_counter_opts co = { c->reset_counters, c->ext_counters };
 		if (c->interval_s > 0)
-			rc = ibs_read_counters_interval(e, f, &co, c->interval_s, &f->no_lids);
+			rc = ibs_read_counters_interval(e, f, run, &co, c->interval_s);
 		else
-			rc = ibs_read_counters(e, f, &co, &f->no_lids);
-		f->counters_read = true;
+			rc = ibs_read_counters(e, f, run, &co);
 	}
 	if (rc == IBS_OK && c->after_walk && f->n_nodes)
-		rc = c->after_walk(e, f, c->after_ctx);
-	if (rc != IBS_OK && !f->aborted) {
-		f->aborted = true;
+		rc = c->after_walk(e, f, run, c->after_ctx);
+	if (rc != IBS_OK && !run->aborted) {
+		ibs_run_abort(run, rc);
 		f->partial = true;
-		f->abort_reason = xstrdup(rc == IBS_E_DEADLINE ? "the global deadline (--deadline) expired"
-								 : "the transport failed");
 	}
 	if (prog.shown)
 		fputs("\r\033[K", stderr);
 	log_info("%zu nodes, %llu MADs sent, %llu received, %llu retries (%llu along another path), %llu timeouts, "
 		 "%llu bad status in %llu ms",
-		 f->n_nodes, (unsigned long long)f->stats.sent, (unsigned long long)f->stats.received,
-		 (unsigned long long)f->stats.retries, (unsigned long long)f->stats.other_paths,
-		 (unsigned long long)f->stats.timeouts,
-		 (unsigned long long)f->stats.bad_status, (unsigned long long)ibs_engine_elapsed_ms(e));
+		 f->n_nodes, (unsigned long long)run->stats.sent, (unsigned long long)run->stats.received,
+		 (unsigned long long)run->stats.retries, (unsigned long long)run->stats.other_paths,
+		 (unsigned long long)run->stats.timeouts,
+		 (unsigned long long)run->stats.bad_status, (unsigned long long)ibs_engine_elapsed_ms(e));
 	ibs_engine_free(e);
-	replay_misses = ibs_replay_misses(t);
+	run->replay_misses = ibs_replay_misses(t);
 	ibs_transport_close(t);
 	sig_disarm_watchdog();
 	if (map) {
@@ -570,6 +567,7 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 		log_error("the walk failed: %s", ibs_strerror(rc));
 	if (f->n_nodes == 0) {
 		ibs_fabric_free(f);
+		ibs_run_free(run);
 		return EXIT_RUNTIME;
 	}
 	*out = f;

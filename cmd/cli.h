@@ -12,14 +12,9 @@
 #include "../core/mad/engine.h"
 #include "../core/base/file.h"
 #include "../fabric/model.h"
+#include "../fabric/run.h"
+#include "exit.h"
 
-/* Exit codes (one table for every command but health). */
-enum {
-	EXIT_OK = 0,
-	EXIT_FINDINGS = 1,
-	EXIT_USAGE = 2,
-	EXIT_RUNTIME = 3,
-};
 
 struct cmd_desc {
 	const char *name;
@@ -59,7 +54,7 @@ struct cli_common {
 	bool reset_counters;
 	bool ext_counters;  /* 64-bit data counters too */
 	/* Run after the walk with the same engine (routes, path records). */
-	enum ibs_err (*after_walk)(struct ibs_engine *e, struct ibs_fabric *f, void *ctx);
+	enum ibs_err (*after_walk)(struct ibs_engine *e, struct ibs_fabric *f, struct ibs_run *run, void *ctx);
 	void *after_ctx;
 	double interval_s;
 };
@@ -151,18 +146,19 @@ bool cli_parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out);
 
 /*
  * Walk the fabric (device or replay), with recording and the node-name map
- * applied. Returns EXIT_OK with *out set (f->partial may be true), or
- * EXIT_RUNTIME with nothing, after reporting why. When the walk was cut short
- * *out is still set and *walk_rc says why.
+ * applied. Returns EXIT_OK with *out set (f->partial may be true) and *run
+ * filled in, or EXIT_RUNTIME with nothing, after reporting why. When the walk
+ * was cut short *out is still set and *walk_rc says why. *run is the
+ * caller's (ibs_run_free), zeroed first.
  */
-int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *walk_rc);
+int cli_walk(const struct cli_common *c, struct ibs_fabric **out, struct ibs_run *run, enum ibs_err *walk_rc);
 
 /*
  * Say why f is partial, in one line on stderr: the walk stopped early, so
  * many queries got no answer, or so many ports' PMA did not answer; and
  * where each node the walk could not reach lies (the port it is behind).
  */
-void cli_report_partial(const struct ibs_fabric *f);
+void cli_report_partial(const struct ibs_fabric *f, const struct ibs_run *run);
 
 /* Name f's nodes from --node-name-map, if given (EXIT_RUNTIME, reported, when it cannot be read). */
 int cli_name_nodes(const struct cli_common *c, struct ibs_fabric *f);

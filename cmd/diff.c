@@ -30,11 +30,14 @@ static int write_diff(FILE *out, void *ctx)
 static int get(const struct cli_common *c, const char *what, struct ibs_fabric **f)
 {
 	char *msg = NULL;
+	struct ibs_run run;
 	enum ibs_err wrc;
 	int rc;
 
 	if (!strcmp(what, "live")) {
-		rc = cli_walk(c, f, &wrc);
+		rc = cli_walk(c, f, &run, &wrc);
+		if (rc == EXIT_OK)
+			ibs_run_free(&run); /* a diff is about the fabrics only */
 		if (rc == EXIT_OK && (*f)->partial) {
 			log_error("the live walk is partial: a diff against it would report what is unreachable as removed");
 			ibs_fabric_free(*f);

@@ -26,6 +26,7 @@ enum {
 struct hjob {
 	int fmt;
 	const struct ibs_fabric *f;
+	const struct ibs_run *run;
 	const struct ibs_findings *fs;
 	bool counters_view;
 };
@@ -37,10 +38,11 @@ static int write_health(FILE *out, void *ctx)
 	int rc;
 
 	if (j->fmt == FMT_PROM)
-		return j->counters_view ? render_counters_prom(out, j->f) : render_health_prom(out, j->f, j->fs);
+		return j->counters_view ? render_counters_prom(out, j->f, j->run)
+					: render_health_prom(out, j->f, j->run, j->fs);
 	e = emit_new_stream(j->fmt == FMT_JSON ? EMIT_JSON : EMIT_TEXT, out);
 	if (j->counters_view)
-		render_counters(e, j->f);
+		render_counters(e, j->f, j->run);
 	else
 		render_health(e, j->f, j->fs);
 	rc = emit_write(e, out);
@@ -51,7 +53,7 @@ static int write_health(FILE *out, void *ctx)
 /* A failure before any finding: UNKNOWN, said the way the format says things. */
 static int unknown(const struct cli_common *c, int fmt, const char *why)
 {
-	struct hjob j = { fmt, NULL, NULL, false };
+	struct hjob j = { fmt, NULL, NULL, NULL, false };
 	struct ibs_findings fs;
 
 	if (fmt == FMT_PROM) {
@@ -90,6 +92,7 @@ static int run(int argc, char **argv, bool counters_view)
 	struct cli_common c;
 	struct ibs_thresholds thr;
 	struct ibs_fabric *f = NULL, *base = NULL;
+	struct ibs_run run;
 	struct ibs_findings fs;
 	struct ibs_health_opts ho;
 	struct hjob j;
@@ -198,7 +201,7 @@ static int run(int argc, char **argv, bool counters_view)
 		c.needs = IBS_LACK_PMA;
 	/* Data counters matter for the counters view and the metrics, not for findings. */
 	c.ext_counters = counters_view || fmt == FMT_PROM;
-	rc = cli_walk(&c, &f, &wrc);
+	rc = cli_walk(&c, &f, &run, &wrc);
 	if (rc) {
 		ibs_fabric_free(base);
 		if (counters_view)
@@ -209,25 +212,26 @@ static int run(int argc, char **argv, bool counters_view)
 	ho.thresholds = &thr;
 	ho.baseline = base;
 	ho.counters = c.want_counters;
-	ho.no_lids = f->no_lids;
-	ibs_health_check(f, &ho, &fs);
+	ibs_health_check(f, &run, &ho, &fs);
 	j.fmt = fmt;
 	j.f = f;
+	j.run = &run;
 	j.fs = &fs;
 	j.counters_view = counters_view;
 	rc = cli_write_output(&c, write_health, &j);
 	if (counters_view) {
-		if (rc == EXIT_OK && f->partial && !f->no_lids)
-			cli_report_partial(f);
-		if (rc == EXIT_OK && (f->partial || f->no_lids))
+		if (rc == EXIT_OK && f->partial && !run.no_lids)
+			cli_report_partial(f, &run);
+		if (rc == EXIT_OK && (f->partial || run.no_lids))
 			rc = EXIT_RUNTIME;
 	} else {
 		rc = rc == EXIT_OK ? (int)fs.verdict : IBS_SEV_UNKNOWN;
 	}
-	if (f->no_lids)
+	if (run.no_lids)
 		log_error("PMA counters could not be read: no port has a LID (is a subnet manager running?)");
 	ibs_findings_free(&fs);
 	ibs_fabric_free(f);
+	ibs_run_free(&run);
 	ibs_fabric_free(base);
 	return rc;
 }

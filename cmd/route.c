@@ -33,7 +33,7 @@ static const char *replay_note(const struct rjob *j)
 	return j->replay ? " (a replay answers only what the capture recorded)" : "";
 }
 
-static enum ibs_err after(struct ibs_engine *e, struct ibs_fabric *f, void *ctx)
+static enum ibs_err after(struct ibs_engine *e, struct ibs_fabric *f, struct ibs_run *run, void *ctx)
 {
 	struct rjob *j = ctx;
 	const struct ibs_node *sn, *dn;
@@ -44,6 +44,7 @@ static enum ibs_err after(struct ibs_engine *e, struct ibs_fabric *f, void *ctx)
 	enum ibs_outcome oc;
 	uint16_t st;
 
+	(void)run;
 	if (j->kind == K_ROUTES) {
 		rc = ibs_read_lfts(e, f, &j->lfts, &j->n_lfts);
 		return rc;
@@ -105,7 +106,7 @@ static int write_out(FILE *out, void *ctx)
 }
 
 /* The exit status once the answer is out, with one line on stderr for anything short of it. */
-static int verdict(const struct rjob *j, const struct ibs_fabric *f)
+static int verdict(const struct rjob *j, const struct ibs_fabric *f, const struct ibs_run *run)
 {
 	size_t i, bad = 0;
 
@@ -121,7 +122,7 @@ static int verdict(const struct rjob *j, const struct ibs_fabric *f)
 		return EXIT_RUNTIME;
 	}
 	if (f->partial) {
-		cli_report_partial(f);
+		cli_report_partial(f, run);
 		return EXIT_RUNTIME;
 	}
 	return j->status;
@@ -146,6 +147,7 @@ static int run(int argc, char **argv, enum kind kind)
 	const struct cmd_desc *cmd = cmd_find(argv[0]);
 	struct cli_common c;
 	struct ibs_fabric *f;
+	struct ibs_run run;
 	struct rjob j;
 	enum ibs_err wrc;
 	int rc;
@@ -175,18 +177,19 @@ static int run(int argc, char **argv, enum kind kind)
 	c.after_walk = after;
 	c.after_ctx = &j;
 	j.replay = c.replay;
-	rc = cli_walk(&c, &f, &wrc);
+	rc = cli_walk(&c, &f, &run, &wrc);
 	if (rc)
 		return rc;
-	if (f->aborted)
+	if (run.aborted)
 		rc = EXIT_RUNTIME; /* cli_walk said why */
 	else if (!j.have_route && !j.have_pr && kind != K_ROUTES)
 		rc = j.status ? j.status : EXIT_RUNTIME; /* after() said why */
 	else if ((rc = cli_write_output(&c, write_out, &j)) == EXIT_OK)
-		rc = verdict(&j, f);
+		rc = verdict(&j, f, &run);
 	ibs_route_free(&j.route);
 	ibs_lfts_free(j.lfts, j.n_lfts);
 	ibs_fabric_free(f);
+	ibs_run_free(&run);
 	return rc;
 }
 

@@ -1,6 +1,6 @@
 /* The signals ibscan handles: the watchdog (SIGALRM), SIGBUS on a replay index cut short, SIGPIPE. */
 #include "signals.h"
-#include "cli.h"
+#include "exit.h"
 #include "../core/capture/index.h"
 #include "../core/base/xalloc.h"
 

@@ -14,6 +14,7 @@ struct job {
 	enum view view;
 	enum fmt fmt;
 	const struct ibs_fabric *f;
+	const struct ibs_run *run;
 };
 
 static int write_view(FILE *out, void *ctx)
@@ -31,16 +32,16 @@ static int write_view(FILE *out, void *ctx)
 	e = emit_new_stream(j->fmt == FMT_JSON ? EMIT_JSON : EMIT_TEXT, out);
 	switch (j->view) {
 	case VIEW_TOPOLOGY:
-		render_topology(e, j->f);
+		render_topology(e, j->f, j->run);
 		break;
 	case VIEW_NODES:
-		render_nodes(e, j->f);
+		render_nodes(e, j->f, j->run);
 		break;
 	case VIEW_LINKS:
-		render_links(e, j->f);
+		render_links(e, j->f, j->run);
 		break;
 	case VIEW_SM:
-		render_sm(e, j->f);
+		render_sm(e, j->f, j->run);
 		break;
 	}
 	rc = emit_write(e, out);
@@ -55,6 +56,7 @@ static int run_view(int argc, char **argv, enum view view)
 	const struct cmd_desc *cmd = cmd_find(argv[0]);
 	struct cli_common c;
 	struct ibs_fabric *f;
+	struct ibs_run run;
 	struct job j;
 	enum ibs_err wrc;
 	int rc, st;
@@ -87,16 +89,18 @@ static int run_view(int argc, char **argv, enum view view)
 	rc = cli_check_outputs(&c, NULL);
 	if (rc != CLI_PARSED)
 		return rc;
-	rc = cli_walk(&c, &f, &wrc);
+	rc = cli_walk(&c, &f, &run, &wrc);
 	if (rc)
 		return rc;
 	j.f = f;
+	j.run = &run;
 	st = cli_write_output(&c, write_view, &j);
 	if (st == EXIT_OK && f->partial) {
-		cli_report_partial(f);
+		cli_report_partial(f, &run);
 		st = EXIT_RUNTIME;
 	}
 	ibs_fabric_free(f);
+	ibs_run_free(&run);
 	return st;
 }
 
