@@ -13,6 +13,7 @@
 #include "../core/base/file.h"
 #include "../fabric/model.h"
 #include "../fabric/run.h"
+#include "../fabric/session.h"
 #include "exit.h"
 
 
@@ -53,9 +54,6 @@ struct cli_common {
 	bool want_counters;
 	bool reset_counters;
 	bool ext_counters;  /* 64-bit data counters too */
-	/* Run after the walk with the same engine (routes, path records). */
-	enum ibs_err (*after_walk)(struct ibs_engine *e, struct ibs_fabric *f, struct ibs_run *run, void *ctx);
-	void *after_ctx;
 	double interval_s;
 };
 
@@ -145,13 +143,22 @@ int cli_text_or_json(const struct cmd_desc *cmd, const struct cli_common *c, boo
 bool cli_parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out);
 
 /*
- * Walk the fabric (device or replay), with recording and the node-name map
- * applied. Returns EXIT_OK with *out set (f->partial may be true) and *run
- * filled in, or EXIT_RUNTIME with nothing, after reporting why. When the walk
- * was cut short *out is still set and *walk_rc says why. *run is the
- * caller's (ibs_run_free), zeroed first.
+ * Open the session the options describe (device, replay or cache, with the
+ * recorder and the node-name map) and walk it, reading the counters too
+ * when c->want_counters. EXIT_OK with *s set: the command may ask the
+ * session more (routes, path records) before cli_walk_end. Otherwise the
+ * exit status, after saying why.
  */
-int cli_walk(const struct cli_common *c, struct ibs_fabric **out, struct ibs_run *run, enum ibs_err *walk_rc);
+int cli_walk_begin(const struct cli_common *c, struct ibs_session **s);
+/*
+ * End the session's run and close it: EXIT_OK with *out set (f->partial
+ * may be true) and *run filled in (the caller frees both), or EXIT_RUNTIME
+ * with nothing, after saying why. A run cut short still gives its fabric;
+ * run->aborted says so.
+ */
+int cli_walk_end(const struct cli_common *c, struct ibs_session *s, struct ibs_fabric **out, struct ibs_run *run);
+/* cli_walk_begin and cli_walk_end, for commands that ask nothing more. */
+int cli_walk(const struct cli_common *c, struct ibs_fabric **out, struct ibs_run *run);
 
 /*
  * Say why f is partial, in one line on stderr: the walk stopped early, so

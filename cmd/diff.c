@@ -31,11 +31,10 @@ static int get(const struct cli_common *c, const char *what, struct ibs_fabric *
 {
 	char *msg = NULL;
 	struct ibs_run run;
-	enum ibs_err wrc;
 	int rc;
 
 	if (!strcmp(what, "live")) {
-		rc = cli_walk(c, f, &run, &wrc);
+		rc = cli_walk(c, f, &run);
 		if (rc == EXIT_OK)
 			ibs_run_free(&run); /* a diff is about the fabrics only */
 		if (rc == EXIT_OK && (*f)->partial) {

@@ -96,7 +96,6 @@ static int run(int argc, char **argv, bool counters_view)
 	struct ibs_findings fs;
 	struct ibs_health_opts ho;
 	struct hjob j;
-	enum ibs_err wrc;
 	const char *baseline = NULL, *thresholds = NULL;
 	bool counters = true;
 	int opt, rc, fmt = FMT_TEXT;
@@ -201,7 +200,7 @@ static int run(int argc, char **argv, bool counters_view)
 		c.needs = IBS_LACK_PMA;
 	/* Data counters matter for the counters view and the metrics, not for findings. */
 	c.ext_counters = counters_view || fmt == FMT_PROM;
-	rc = cli_walk(&c, &f, &run, &wrc);
+	rc = cli_walk(&c, &f, &run);
 	if (rc) {
 		ibs_fabric_free(base);
 		if (counters_view)

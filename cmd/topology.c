@@ -58,7 +58,6 @@ static int run_view(int argc, char **argv, enum view view)
 	struct ibs_fabric *f;
 	struct ibs_run run;
 	struct job j;
-	enum ibs_err wrc;
 	int rc, st;
 
 	rc = cli_parse(cmd, &c, argc, argv, ":C:P:o:hvq", opts, NULL, NULL);
@@ -89,7 +88,7 @@ static int run_view(int argc, char **argv, enum view view)
 	rc = cli_check_outputs(&c, NULL);
 	if (rc != CLI_PARSED)
 		return rc;
-	rc = cli_walk(&c, &f, &run, &wrc);
+	rc = cli_walk(&c, &f, &run);
 	if (rc)
 		return rc;
 	j.f = f;
