@@ -4,11 +4,9 @@
 #include "../core/capture/index.h"
 #include "../core/mad/engine.h"
 #include "../core/base/log.h"
+#include "../core/base/strbuf.h"
 #include "../core/base/xalloc.h"
 
-#include <errno.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,44 +20,33 @@ void cli_common_init(struct cli_common *c)
 	c->deadline_s = 300;
 }
 
-bool cli_parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
+int cli_format(const struct cmd_desc *cmd, const struct cli_common *c, int *fmt)
 {
-	char *end;
-	unsigned long v;
+	struct strbuf sb = STRBUF_INIT;
+	size_t i, n;
+	int rc;
 
-	if (!s || !*s || *s == '-' || *s == '+')
-		return false;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v < lo || v > hi)
-		return false;
-	*out = (unsigned)v;
-	return true;
+	*fmt = 0;
+	if (!c->format)
+		return CLI_PARSED;
+	for (n = 0; cmd->formats[n]; n++)
+		if (!strcmp(c->format, cmd->formats[n])) {
+			*fmt = (int)n;
+			return CLI_PARSED;
+		}
+	for (i = 0; i < n; i++)
+		sb_addf(&sb, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ", cmd->formats[i]);
+	rc = cli_usage_error(cmd, "unknown format '%s' (%s)", c->format, sb_str(&sb));
+	sb_free(&sb);
+	return rc;
 }
 
 int cli_text_or_json(const struct cmd_desc *cmd, const struct cli_common *c, bool *json)
 {
-	*json = c->format && !strcmp(c->format, "json");
-	if (c->format && !*json && strcmp(c->format, "text"))
-		return cli_usage_error(cmd, "unknown format '%s' (text or json)", c->format);
-	return CLI_PARSED;
-}
+	int fmt, rc = cli_format(cmd, c, &fmt);
 
-int cli_usage_error(const struct cmd_desc *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("ibscan: error: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	if (cmd)
-		fprintf(stderr, "ibscan: hint: usage: ibscan %s %s (see 'ibscan help %s')\n", cmd->name, cmd->usage,
-			cmd->name);
-	else
-		fputs("ibscan: hint: see 'ibscan --help'\n", stderr);
-	return EXIT_USAGE;
+	*json = fmt == 1;
+	return rc;
 }
 
 int cli_bad_option(const struct cmd_desc *cmd, char **argv, int opt)
@@ -75,106 +62,20 @@ int cli_bad_option(const struct cmd_desc *cmd, char **argv, int opt)
 
 int cli_common_opt(const struct cmd_desc *cmd, struct cli_common *c, int opt, const char *arg)
 {
-	unsigned u;
-
-	switch (opt) {
-	case 'C':
-		c->ca = arg;
-		return 1;
-	case 'P':
-		if (!cli_parse_uint(arg, 0, 254, &u)) {
-			cli_usage_error(cmd, "--port wants a port number, not '%s'", arg);
-			return -1;
-		}
-		c->port = (int)u;
-		return 1;
-	case OPT_WINDOW:
-		if (!cli_parse_uint(arg, 1, IBS_ENGINE_MAX_WINDOW, &c->window)) {
-			cli_usage_error(cmd, "--window wants a number from 1 to %d, not '%s'", IBS_ENGINE_MAX_WINDOW, arg);
-			return -1;
-		}
-		c->window_set = true;
-		return 1;
-	case OPT_TIMEOUT:
-		if (!cli_parse_uint(arg, 1, 600000, &c->timeout_ms)) {
-			cli_usage_error(cmd, "--timeout wants milliseconds from 1 to 600000, not '%s'", arg);
-			return -1;
-		}
-		c->timeout_set = true;
-		return 1;
-	case OPT_RETRIES:
-		if (!cli_parse_uint(arg, 0, 100, &c->retries)) {
-			cli_usage_error(cmd, "--retries wants a number from 0 to 100, not '%s'", arg);
-			return -1;
-		}
-		c->retries_set = true;
-		return 1;
-	case OPT_DEADLINE: {
-		char *end;
-		double d;
-		errno = 0;
-		d = strtod(arg, &end);
-		if (errno || *end || end == arg || !(d > 0) || d > 86400 || isnan(d)) {
-			cli_usage_error(cmd, "--deadline wants seconds (more than 0, at most 86400), not '%s'", arg);
-			return -1;
-		}
-		c->deadline_s = d;
-		c->deadline_set = true;
-		return 1;
-	}
-	case OPT_NAMEMAP:
-		c->namemap = arg;
-		return 1;
-	case 'o':
-		c->output = arg;
-		return 1;
-	case OPT_FORMAT:
-		c->format = arg;
-		return 1;
-	case OPT_JSON:
-		c->format = "json";
-		return 1;
-	case OPT_PROGRESS:
-		c->progress = true;
-		return 1;
-	case OPT_RECORD:
-		c->record = arg;
-		return 1;
-	case OPT_RECORD_TIMES:
-		c->record_times = true;
-		return 1;
-	case OPT_REPLAY:
-		c->replay = arg;
-		return 1;
-	case OPT_REPLAY_STRICT:
-		c->replay_strict = true;
-		return 1;
-	case OPT_GIDS:
-		c->gids = true;
-		return 1;
-	case OPT_LOAD_CACHE:
-		c->load_cache = arg;
-		return 1;
-	case 'v':
-		log_set_level(log_get_level() + 1);
-		return 1;
-	case 'q':
-		log_set_level(LOG_ERROR);
-		return 1;
-	default:
-		return 0;
-	}
+	return cli_opt_apply(cmd, CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE, c, opt, arg);
 }
 
-int cli_parse(const struct cmd_desc *cmd, struct cli_common *c, int argc, char **argv, const char *shortopts,
-	      const struct option *opts, int (*own)(int opt, const char *arg, void *ctx), void *ctx)
+int cli_parse(const struct cmd_desc *cmd, struct cli_common *c, int argc, char **argv, const struct option *opts,
+	      int (*own)(int opt, const char *arg, void *ctx), void *ctx)
 {
+	static struct cli_getopt g;
 	int opt, rc;
 
 	cli_common_init(c);
+	cli_getopt_build(&g, cmd->opt_groups, opts);
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, g.shortopts, g.v, NULL)) != -1) {
 		if (opt == 'h')
 			return cli_print_help(cmd);
 		rc = own ? own(opt, optarg, ctx) : 0;
@@ -191,6 +92,7 @@ int cli_parse(const struct cmd_desc *cmd, struct cli_common *c, int argc, char *
 int cli_print_help(const struct cmd_desc *cmd)
 {
 	printf("usage: ibscan %s %s\n\n%s\n\n%s", cmd->name, cmd->usage, cmd->summary, cmd->help);
+	cli_opts_help(stdout, cmd->opt_groups);
 	return EXIT_OK;
 }
 

@@ -55,8 +55,6 @@ static int get(const struct cli_common *c, const char *what, struct ibs_fabric *
 
 int cmd_diff(int argc, char **argv)
 {
-	static const struct option opts[] = { CLI_FABRIC_OPTIONS, CLI_OUTPUT_OPTIONS, CLI_BASE_OPTIONS,
-					      { NULL, 0, NULL, 0 } };
 	const struct cmd_desc *cmd = cmd_find("diff");
 	struct cli_common c;
 	struct ibs_fabric *a = NULL, *b = NULL;
@@ -64,7 +62,7 @@ int cmd_diff(int argc, char **argv)
 	struct djob j;
 	int rc;
 
-	rc = cli_parse(cmd, &c, argc, argv, ":C:P:o:hvq", opts, NULL, NULL);
+	rc = cli_parse(cmd, &c, argc, argv, NULL, NULL, NULL);
 	if (rc != CLI_PARSED)
 		return rc;
 	if (argc - optind != 2)

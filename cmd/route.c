@@ -144,8 +144,7 @@ static int own_opt(int opt, const char *arg, void *ctx)
 
 static int run(int argc, char **argv, enum kind kind)
 {
-	static const struct option opts[] = { CLI_FABRIC_OPTIONS, CLI_OUTPUT_OPTIONS, CLI_BASE_OPTIONS,
-					      { "dump", no_argument, NULL, OPT_DUMP }, { NULL, 0, NULL, 0 } };
+	static const struct option opts[] = { { "dump", no_argument, NULL, OPT_DUMP }, { NULL, 0, NULL, 0 } };
 	const struct cmd_desc *cmd = cmd_find(argv[0]);
 	struct cli_common c;
 	struct ibs_session *s;
@@ -156,7 +155,7 @@ static int run(int argc, char **argv, enum kind kind)
 
 	memset(&j, 0, sizeof(j));
 	j.kind = kind;
-	rc = cli_parse(cmd, &c, argc, argv, ":C:P:o:hvq", opts, own_opt, &j);
+	rc = cli_parse(cmd, &c, argc, argv, opts, own_opt, &j);
 	if (rc != CLI_PARSED)
 		return rc;
 	if (kind == K_ROUTES) {
