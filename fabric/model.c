@@ -40,7 +40,6 @@ void ibs_fabric_free(struct ibs_fabric *f)
 	free(f->errors);
 	free(f->sms);
 	free(f->hash);
-	free(f->abort_reason);
 	free(f);
 }
 
@@ -366,23 +365,6 @@ const char *ibs_node_name(const struct ibs_node *n)
 	if (n->desc && n->desc[0])
 		return n->desc;
 	return n->guid_name;
-}
-
-const char *ibs_lack_str(unsigned bit)
-{
-	switch (bit) {
-	case IBS_LACK_SMINFO:
-		return "subnet manager state (SMInfo)";
-	case IBS_LACK_PMA:
-		return "port counters (PortCounters)";
-	case IBS_LACK_LFT:
-		return "forwarding tables (LinearForwardingTable)";
-	case IBS_LACK_SA:
-		return "path records (SA PathRecord)";
-	case IBS_LACK_GUIDINFO:
-		return "GID tables (GUIDInfo)";
-	}
-	return "unknown data";
 }
 
 bool ibs_port_is_up(const struct ibs_port *p)

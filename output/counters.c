@@ -4,7 +4,7 @@
 
 #include <inttypes.h>
 
-void render_counters(struct emit *e, const struct ibs_fabric *f)
+void render_counters(struct emit *e, const struct ibs_fabric *f, const struct ibs_run *run)
 {
 	size_t i, k;
 	const struct ibs_port *pt;
@@ -20,10 +20,10 @@ void render_counters(struct emit *e, const struct ibs_fabric *f)
 	emit_str(e, "schema", NULL, IBS_COUNTERS_SCHEMA);
 	emit_uint(e, "ports", "counters: %" PRIu64 " ports", nports);
 	emit_uint(e, "answered", ", %" PRIu64 " answered", nok);
-	emit_double(e, "interval_s", f->interval_s > 0 ? ", read again %.3g s after the first reading" : NULL,
-		    f->interval_s);
+	emit_double(e, "interval_s", run->interval_s > 0 ? ", read again %.3g s after the first reading" : NULL,
+		    run->interval_s);
 	emit_bool(e, "partial", NULL, f->partial);
-	emit_text(e, "%s\n", f->no_lids ? " (no port has a LID: is a subnet manager running?)" : "");
+	emit_text(e, "%s\n", run->no_lids ? " (no port has a LID: is a subnet manager running?)" : "");
 	emit_arr_open(e, "ports_counters");
 	for (i = 0; i < f->n_nodes; i++) {
 		const struct ibs_node *n = f->nodes[i];
@@ -38,7 +38,7 @@ void render_counters(struct emit *e, const struct ibs_fabric *f)
 			emit_uint(e, "port", "[%2" PRIu64 "]", p);
 			emit_str(e, "name", " %-24s", ibs_node_name(n));
 			if (!c->ok) {
-				if (f->no_lids || !ibs_port_pma_lid(n, pt))
+				if (run->no_lids || !ibs_port_pma_lid(n, pt))
 					emit_str(e, "error", " not read: %s\n", "the port has no LID");
 				else
 					emit_str(e, "error", " no answer: %s\n", ibs_outcome_str(c->outcome));

@@ -4,9 +4,10 @@
 
 #include "emit.h"
 #include "../fabric/model.h"
+#include "../fabric/run.h"
 
 #define IBS_COUNTERS_SCHEMA "ibscan.counters/1"
 
-void render_counters(struct emit *e, const struct ibs_fabric *f);
+void render_counters(struct emit *e, const struct ibs_fabric *f, const struct ibs_run *run);
 
 #endif

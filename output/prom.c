@@ -155,13 +155,13 @@ static int flush(FILE *out, struct strbuf *sb)
 	return rc || ferror(out) ? -1 : 0;
 }
 
-int render_health_prom(FILE *out, const struct ibs_fabric *f, const struct ibs_findings *fs)
+int render_health_prom(FILE *out, const struct ibs_fabric *f, const struct ibs_run *run, const struct ibs_findings *fs)
 {
 	struct strbuf sb = STRBUF_INIT;
 	size_t i;
 
 	metric_head(&sb, "ibscan_up", "gauge", "Whether ibscan could look at the fabric (1) or not (0).");
-	sb_addf(&sb, "ibscan_up %d\n", f && !f->aborted ? 1 : 0);
+	sb_addf(&sb, "ibscan_up %d\n", f && !run->aborted ? 1 : 0);
 	metric_head(&sb, "ibscan_health_status", "gauge", "Verdict: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.");
 	sb_addf(&sb, "ibscan_health_status %d\n", fs ? (int)fs->verdict : 3);
 	if (fs) {
@@ -177,18 +177,18 @@ int render_health_prom(FILE *out, const struct ibs_fabric *f, const struct ibs_f
 		metric_head(&sb, "ibscan_partial", "gauge", "Whether part of the fabric could not be read (1).");
 		sb_addf(&sb, "ibscan_partial %d\n", f->partial ? 1 : 0);
 		prom_ports(&sb, f);
-		if (f->counters_read)
+		if (run->counters_read)
 			prom_counters(&sb, f);
 	}
 	return flush(out, &sb);
 }
 
-int render_counters_prom(FILE *out, const struct ibs_fabric *f)
+int render_counters_prom(FILE *out, const struct ibs_fabric *f, const struct ibs_run *run)
 {
 	struct strbuf sb = STRBUF_INIT;
 
 	metric_head(&sb, "ibscan_up", "gauge", "Whether ibscan could look at the fabric (1) or not (0).");
-	sb_addf(&sb, "ibscan_up %d\n", f && !f->aborted ? 1 : 0);
+	sb_addf(&sb, "ibscan_up %d\n", f && !run->aborted ? 1 : 0);
 	if (f)
 		prom_counters(&sb, f);
 	return flush(out, &sb);
