@@ -1,5 +1,6 @@
 /* Route tracing through linear forwarding tables (IBA 18.2.4.3.2) and PathRecord queries (IBA 15.2.5.16). */
 #include "route.h"
+#include "names.h"
 #include "../core/base/log.h"
 #include "../core/base/text.h"
 #include "../core/base/xalloc.h"
