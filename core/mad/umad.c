@@ -1,11 +1,17 @@
 /*
- * libibumad transport: the only file in ibscan that talks to libibumad.
- * One fd, one agent per management class (registered on first use), every
- * send non-blocking; timeouts and retries belong to the engine, but each send
- * still carries timeout_ms > 0 because the kernel drops the response of a
- * request sent with 0 (it treats it as unsolicited).
+ * libibumad transport: the only file in ibscan that talks to libibumad, and
+ * only through the table of calls in umad.h (the library, or a test's
+ * double). One fd, one agent per management class (registered on first use),
+ * every send non-blocking; timeouts and retries belong to the engine, but
+ * each send still carries timeout_ms > 0 because the kernel drops the
+ * response of a request sent with 0 (it treats it as unsolicited).
+ *
+ * libibumad flattens the kernel's errors: umad_open_port says -EIO whatever
+ * open() said, umad_register -EPERM whatever the ioctl said, umad_send -EIO
+ * whatever write() said. Each leaves the real cause in errno (rdma-core's
+ * libibumad/umad.c), and that cause is what ibscan reports.
  */
-#include "transport.h"
+#include "umad.h"
 #include "../base/log.h"
 #include "../base/xalloc.h"
 
@@ -17,9 +23,27 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <infiniband/umad.h>
+const struct ibs_umad_calls ibs_umad_libibumad = {
+	.init = umad_init,
+	.done = umad_done,
+	.get_port = umad_get_port,
+	.release_port = umad_release_port,
+	.get_ca = umad_get_ca,
+	.release_ca = umad_release_ca,
+	.open_port = umad_open_port,
+	.close_port = umad_close_port,
+	.size = umad_size,
+	.register_agent = umad_register,
+	.send = umad_send,
+	.recv = umad_recv,
+	.poll = umad_poll,
+	.get_mad = umad_get_mad,
+	.set_addr = umad_set_addr,
+	.status = umad_status,
+};
 
 struct umad_priv {
+	const struct ibs_umad_calls *u;
 	int fd;
 	int agents[256]; /* by management class; -1 when not registered */
 	int timeout_ms;
@@ -33,18 +57,32 @@ static int class_version(int mgmt_class)
 	return mgmt_class == IBS_CLASS_SA ? 2 : 1;
 }
 
+/*
+ * The errno a failed libibumad call left, or what it returned when errno
+ * says nothing. Set errno to 0 before the call: libibumad does not always.
+ */
+static int cause_of(int rc)
+{
+	return errno ? errno : -rc;
+}
+
 static int agent_for(struct umad_priv *p, int mgmt_class)
 {
-	int id;
+	int id, e;
 
 	if (p->agents[mgmt_class] >= 0)
 		return p->agents[mgmt_class];
 	/* SA gets RMPP so that the kernel reassembles multi-packet responses. */
-	id = umad_register(p->fd, mgmt_class, class_version(mgmt_class),
-			   mgmt_class == IBS_CLASS_SA ? 1 : 0, NULL);
+	errno = 0;
+	id = p->u->register_agent(p->fd, mgmt_class, class_version(mgmt_class), mgmt_class == IBS_CLASS_SA ? 1 : 0,
+				  NULL);
 	if (id < 0) {
-		log_error("cannot register a MAD agent for class 0x%02x on %s port %d: %s",
-			  mgmt_class, p->local.ca, p->local.port, strerror(-id));
+		e = cause_of(id);
+		log_error("cannot register a MAD agent for %s (class 0x%02x) on %s port %d: %s",
+			  ibs_class_name((uint8_t)mgmt_class), mgmt_class, p->local.ca, p->local.port, strerror(e));
+		if (e == EPROTONOSUPPORT || e == EINVAL)
+			log_hint("the port may not carry this class: a RoCE port has no subnet management (QP0), "
+				 "and a port with IsSMDisabled leaves SMPs to another device");
 		return -1;
 	}
 	p->agents[mgmt_class] = id;
@@ -61,16 +99,17 @@ static enum ibs_err u_send(struct ibs_transport *t, const struct ibs_mad_req *re
 		return IBS_E_TRANSPORT;
 	memset(p->sbuf, 0, p->usize + IBS_MAD_SIZE);
 	if (req->mgmt_class == IBS_CLASS_SMI_DR)
-		umad_set_addr(p->sbuf, 0xffff, 0, 0, 0);
+		p->u->set_addr(p->sbuf, 0xffff, 0, 0, 0);
 	else if (req->mgmt_class == IBS_CLASS_SMI)
-		umad_set_addr(p->sbuf, req->addr.lid, 0, 0, 0);
+		p->u->set_addr(p->sbuf, req->addr.lid, 0, 0, 0);
 	else
-		umad_set_addr(p->sbuf, req->addr.lid, req->addr.qp ? (int)req->addr.qp : 1,
-			      req->addr.sl, req->addr.qkey ? (int)req->addr.qkey : (int)0x80010000);
-	memcpy(umad_get_mad(p->sbuf), mad, IBS_MAD_SIZE);
-	rc = umad_send(p->fd, agent, p->sbuf, IBS_MAD_SIZE, p->timeout_ms, 0);
+		p->u->set_addr(p->sbuf, req->addr.lid, req->addr.qp ? (int)req->addr.qp : 1, req->addr.sl,
+			       req->addr.qkey ? (int)req->addr.qkey : (int)0x80010000);
+	memcpy(p->u->get_mad(p->sbuf), mad, IBS_MAD_SIZE);
+	errno = 0;
+	rc = p->u->send(p->fd, agent, p->sbuf, IBS_MAD_SIZE, p->timeout_ms, 0);
 	if (rc < 0) {
-		log_debug("umad_send: %s", strerror(-rc));
+		log_debug("umad_send: %s", strerror(cause_of(rc)));
 		return IBS_E_TRANSPORT;
 	}
 	return IBS_OK;
@@ -83,14 +122,14 @@ static enum ibs_err u_recv(struct ibs_transport *t, struct ibs_packet *pkt, int 
 	int rc;
 
 	/* The simulator's shim wraps poll() on the umad fd alone; that is all we poll. */
-	rc = umad_poll(p->fd, timeout_ms);
+	rc = p->u->poll(p->fd, timeout_ms);
 	if (rc == -ETIMEDOUT)
 		return IBS_E_AGAIN;
 	if (rc < 0) {
 		log_error("cannot poll %s port %d: %s", p->local.ca, p->local.port, strerror(-rc));
 		return IBS_E_TRANSPORT;
 	}
-	rc = umad_recv(p->fd, p->rbuf, &len, 0);
+	rc = p->u->recv(p->fd, p->rbuf, &len, 0);
 	if (rc == -EWOULDBLOCK || rc == -EAGAIN || rc == -ETIMEDOUT)
 		return IBS_E_AGAIN;
 	if (rc == -ENOSPC) {
@@ -106,8 +145,8 @@ static enum ibs_err u_recv(struct ibs_transport *t, struct ibs_packet *pkt, int 
 		len = 0;
 	pkt->len = (size_t)len < IBS_MAD_SIZE ? (size_t)len : IBS_MAD_SIZE;
 	memset(pkt->mad, 0, sizeof(pkt->mad));
-	memcpy(pkt->mad, umad_get_mad(p->rbuf), pkt->len);
-	pkt->status = umad_status(p->rbuf);
+	memcpy(pkt->mad, p->u->get_mad(p->rbuf), pkt->len);
+	pkt->status = p->u->status(p->rbuf);
 	return IBS_OK;
 }
 
@@ -124,8 +163,8 @@ static void u_close(struct ibs_transport *t)
 	struct umad_priv *p = t->priv;
 
 	if (p->fd >= 0)
-		umad_close_port(p->fd);
-	umad_done();
+		p->u->close_port(p->fd);
+	p->u->done();
 	free(p->sbuf);
 	free(p->rbuf);
 	free(p);
@@ -146,17 +185,41 @@ static void no_device_hint(void)
 		 "under the simulator (ibsim + LD_PRELOAD=libumad2sim.so, see README)");
 }
 
+/* Say why the umad device of the chosen port did not open (e: what open() said), and how to fix it. */
+static enum ibs_err open_failed(const struct ibs_local_port *lp, int e)
+{
+	if (e == EACCES || e == EPERM) {
+		log_error("cannot open the umad device of %s port %d: permission denied", lp->ca, lp->port);
+		log_hint("ibscan needs read/write access to /dev/infiniband/umad*: run as root, "
+			 "or install a udev rule such as KERNEL==\"umad*\", GROUP=\"rdma\", MODE=\"0660\" "
+			 "and add yourself to that group (see README: that group can reconfigure the fabric)");
+		return IBS_E_PERM;
+	}
+	log_error("cannot open the umad device of %s port %d: %s", lp->ca, lp->port, strerror(e));
+	if (e == ENOENT || e == ENXIO || e == ENODEV)
+		log_hint("is the ib_umad kernel module loaded (modprobe ib_umad), and did udev create "
+			 "/dev/infiniband/umad*?");
+	return IBS_E_TRANSPORT;
+}
+
 enum ibs_err ibs_umad_open(const struct ibs_umad_opts *o, struct ibs_transport **out)
+{
+	return ibs_umad_open_with(&ibs_umad_libibumad, o, out);
+}
+
+enum ibs_err ibs_umad_open_with(const struct ibs_umad_calls *u, const struct ibs_umad_opts *o,
+				struct ibs_transport **out)
 {
 	struct umad_priv *p;
 	struct ibs_transport *t;
 	umad_port_t up;
 	umad_ca_t uca;
 	char ca[UMAD_CA_NAME_LEN] = "";
+	enum ibs_err err;
 	int rc, i;
 
 	*out = NULL;
-	if (umad_init() < 0) {
+	if (u->init() < 0) {
 		log_error("no InfiniBand device found: cannot initialise libibumad");
 		no_device_hint();
 		return IBS_E_NODEV;
@@ -164,7 +227,7 @@ enum ibs_err ibs_umad_open(const struct ibs_umad_opts *o, struct ibs_transport *
 	memset(&up, 0, sizeof(up));
 	if (o->ca)
 		snprintf(ca, sizeof(ca), "%s", o->ca);
-	rc = umad_get_port(o->ca ? ca : NULL, o->port, &up);
+	rc = u->get_port(o->ca ? ca : NULL, o->port, &up);
 	if (rc < 0) {
 		if (o->ca || o->port)
 			log_error("no InfiniBand device found: cannot use CA '%s' port %d: %s",
@@ -172,10 +235,11 @@ enum ibs_err ibs_umad_open(const struct ibs_umad_opts *o, struct ibs_transport *
 		else
 			log_error("no InfiniBand device found");
 		no_device_hint();
-		umad_done();
+		u->done();
 		return IBS_E_NODEV;
 	}
 	p = xcalloc(1, sizeof(*p));
+	p->u = u;
 	for (i = 0; i < 256; i++)
 		p->agents[i] = -1;
 	p->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : 1000;
@@ -186,34 +250,25 @@ enum ibs_err ibs_umad_open(const struct ibs_umad_opts *o, struct ibs_transport *
 	p->local.lmc = (uint8_t)up.lmc;
 	p->local.state = (uint8_t)up.state;
 	p->local.port_guid = be64toh(up.port_guid);
-	if (umad_get_ca(up.ca_name, &uca) == 0) {
+	if (u->get_ca(up.ca_name, &uca) == 0) {
 		p->local.node_guid = be64toh(uca.node_guid);
 		p->local.system_image_guid = be64toh(uca.system_guid);
 		p->local.node_type = (int)uca.node_type;
-		umad_release_ca(&uca);
+		u->release_ca(&uca);
 	}
-	umad_release_port(&up);
+	u->release_port(&up);
 
-	p->fd = umad_open_port(p->local.ca, p->local.port);
+	errno = 0;
+	p->fd = u->open_port(p->local.ca, p->local.port);
 	if (p->fd < 0) {
-		int e = -p->fd;
-		if (e == EACCES || e == EPERM) {
-			log_error("cannot open the umad device of %s port %d: permission denied",
-				  p->local.ca, p->local.port);
-			log_hint("ibscan needs read/write access to /dev/infiniband/umad*: run as root, "
-				 "or install a udev rule such as KERNEL==\"umad*\", GROUP=\"rdma\", MODE=\"0660\" "
-				 "and add yourself to that group (see README)");
-			free(p);
-			umad_done();
-			return IBS_E_PERM;
-		}
-		log_error("cannot open %s port %d: %s", p->local.ca, p->local.port, strerror(e));
+		/* -EIO is every failed open(): its errno says why. Other codes are libibumad's own. */
+		err = open_failed(&p->local, p->fd == -EIO ? cause_of(p->fd) : -p->fd);
 		free(p);
-		umad_done();
-		return IBS_E_TRANSPORT;
+		u->done();
+		return err;
 	}
 	/* The umad header grows with the pkey-aware ABI, which open switches on. */
-	p->usize = umad_size();
+	p->usize = u->size();
 	p->sbuf = xcalloc(1, p->usize + IBS_MAD_SIZE);
 	p->rbuf = xcalloc(1, p->usize + IBS_MAD_SIZE);
 	t = xcalloc(1, sizeof(*t));

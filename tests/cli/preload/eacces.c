@@ -1,8 +1,9 @@
 /*
  * Test preload: a machine with one InfiniBand port whose umad device this
  * user may not open. libibumad's discovery calls answer as for a real
- * mlx5_0 port 1; umad_open_port fails with EACCES, as the kernel does for
- * /dev/infiniband/umad0 without read/write permission.
+ * mlx5_0 port 1; umad_open_port fails as libibumad's does when open() of
+ * /dev/infiniband/umad0 says EACCES: it returns -EIO and leaves EACCES in
+ * errno (rdma-core libibumad/umad.c, do_umad_open_port).
  */
 #include <errno.h>
 #include <string.h>
@@ -56,5 +57,6 @@ int umad_open_port(const char *ca_name, int portnum)
 {
 	(void)ca_name;
 	(void)portnum;
-	return -EACCES;
+	errno = EACCES;
+	return -EIO;
 }
