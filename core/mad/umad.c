@@ -17,6 +17,7 @@
 
 #include <endian.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,7 @@ struct umad_priv {
 	const struct ibs_umad_calls *u;
 	int fd;
 	int agents[256]; /* by management class; -1 when not registered */
+	int agent_err[256]; /* by class: why its registration failed (errno), 0 when it did not */
 	int timeout_ms;
 	void *sbuf, *rbuf;
 	size_t usize;
@@ -66,12 +68,26 @@ static int cause_of(int rc)
 	return errno ? errno : -rc;
 }
 
+/*
+ * The errors after which nothing more can be sent: the device is gone. Since
+ * Linux 5.11 a write or read on a umad fd whose device was removed says EIO
+ * (EINVAL before), a registration EPIPE; a closed fd EBADF. The rest (EINVAL,
+ * ENOMEM, EFAULT, ...) concern one request.
+ */
+static bool device_gone(int e)
+{
+	return e == EIO || e == ENODEV || e == ENXIO || e == EBADF || e == EPIPE;
+}
+
+/* The agent for a class, or -1 with the errno its registration failed with in p->agent_err. */
 static int agent_for(struct umad_priv *p, int mgmt_class)
 {
 	int id, e;
 
 	if (p->agents[mgmt_class] >= 0)
 		return p->agents[mgmt_class];
+	if (p->agent_err[mgmt_class])
+		return -1; /* said once already */
 	/* SA gets RMPP so that the kernel reassembles multi-packet responses. */
 	errno = 0;
 	id = p->u->register_agent(p->fd, mgmt_class, class_version(mgmt_class), mgmt_class == IBS_CLASS_SA ? 1 : 0,
@@ -83,20 +99,23 @@ static int agent_for(struct umad_priv *p, int mgmt_class)
 		if (e == EPROTONOSUPPORT || e == EINVAL)
 			log_hint("the port may not carry this class: a RoCE port has no subnet management (QP0), "
 				 "and a port with IsSMDisabled leaves SMPs to another device");
+		p->agent_err[mgmt_class] = e ? e : EPERM;
 		return -1;
 	}
 	p->agents[mgmt_class] = id;
 	return id;
 }
 
-static enum ibs_err u_send(struct ibs_transport *t, const struct ibs_mad_req *req, const uint8_t *mad)
+static enum ibs_err u_send(struct ibs_transport *t, const struct ibs_mad_req *req, const uint8_t *mad, int *cause)
 {
 	struct umad_priv *p = t->priv;
 	int agent = agent_for(p, req->mgmt_class);
 	int rc;
 
-	if (agent < 0)
-		return IBS_E_TRANSPORT;
+	if (agent < 0) {
+		*cause = p->agent_err[req->mgmt_class];
+		return device_gone(*cause) ? IBS_E_TRANSPORT : IBS_E_SEND;
+	}
 	memset(p->sbuf, 0, p->usize + IBS_MAD_SIZE);
 	if (req->mgmt_class == IBS_CLASS_SMI_DR)
 		p->u->set_addr(p->sbuf, 0xffff, 0, 0, 0);
@@ -109,8 +128,13 @@ static enum ibs_err u_send(struct ibs_transport *t, const struct ibs_mad_req *re
 	errno = 0;
 	rc = p->u->send(p->fd, agent, p->sbuf, IBS_MAD_SIZE, p->timeout_ms, 0);
 	if (rc < 0) {
-		log_debug("umad_send: %s", strerror(cause_of(rc)));
-		return IBS_E_TRANSPORT;
+		/* umad_send says EIO whatever write() said: errno is the cause. */
+		*cause = cause_of(rc);
+		if (device_gone(*cause)) {
+			log_error("cannot send on %s port %d: %s", p->local.ca, p->local.port, strerror(*cause));
+			return IBS_E_TRANSPORT;
+		}
+		return IBS_E_SEND;
 	}
 	return IBS_OK;
 }

@@ -57,6 +57,7 @@ struct fumad {
 	int registered[256];            /* agent id + 1 by class */
 	int n_agents;
 	int (*send_errno)(const uint8_t *mad); /* nonzero: write() fails with it */
+	void (*on_send)(const uint8_t *mad);   /* after a send went out: queue its answers */
 	unsigned sends, recvs, enospc;
 	char opened_ca[UMAD_CA_NAME_LEN];
 	int opened_port;
@@ -103,6 +104,18 @@ static inline void fumad_queue(const uint8_t *bytes, int len, int status)
 	memcpy(a->bytes, bytes, (size_t)len);
 	a->len = len;
 	a->status = status;
+}
+
+/* The answer to a request: the request turned into a GetResp (DR: direction bit set), status 0. */
+static inline void fumad_echo(const uint8_t *mad)
+{
+	uint8_t r[256];
+
+	memcpy(r, mad, sizeof(r));
+	r[3] |= 0x80;
+	if (r[1] == 0x81)
+		r[4] |= 0x80;
+	fumad_queue(r, (int)sizeof(r), 0);
 }
 
 static inline int fumad_init(void)
@@ -250,6 +263,8 @@ static inline int fumad_send(int fd, int agentid, void *umad, int length, int ti
 		return -EIO;
 	}
 	fumad.sends++;
+	if (fumad.on_send)
+		fumad.on_send(m->data);
 	return 0;
 }
 

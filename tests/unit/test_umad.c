@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "fake_umad.h"
+#include "../../core/mad/engine.h"
 
 /* What ibscan said on stderr between stderr_begin() and stderr_end(). */
 static char said[8192];
@@ -112,12 +113,107 @@ static void test_register_cause(void **state)
 	assert_null(strstr(s, "Operation not permitted"));
 }
 
+/* A request whose write() the kernel refuses: modifier 3 with EINVAL, or every one with EIO. */
+static int write_errno;
+static int refuse_mod3(const uint8_t *mad)
+{
+	return mad[23] == 3 ? write_errno : 0; /* AttributeModifier, low byte */
+}
+
+struct outcomes {
+	unsigned ok, send_failed, aborted, other;
+	int cause;
+};
+
+static void count(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r)
+{
+	struct outcomes *o = ctx;
+
+	(void)req;
+	if (r->outcome == IBS_MAD_OK)
+		o->ok++;
+	else if (r->outcome == IBS_MAD_SEND_FAILED)
+		o->send_failed++, o->cause = r->cause;
+	else if (r->outcome == IBS_MAD_ABORTED)
+		o->aborted++;
+	else
+		o->other++;
+}
+
+/*
+ * Eight PortInfo Gets through the engine and the umad transport over the
+ * double, which answers each and refuses modifier 3's write() with errno refusal.
+ */
+static enum ibs_err walk_eight(struct outcomes *o, int refusal)
+{
+	struct ibs_engine_opts eo = { 4, 200, 1, 5000, 0 };
+	struct ibs_transport *t = NULL;
+	struct ibs_engine *e;
+	struct ibs_mad_req req;
+	struct ibs_addr a;
+	enum ibs_err rc;
+	uint32_t i;
+
+	memset(o, 0, sizeof(*o));
+	fumad_reset();
+	fumad_one_ca("mlx5_0");
+	fumad.on_send = fumad_echo;
+	fumad.send_errno = refuse_mod3;
+	write_errno = refusal;
+	assert_int_equal(open_fake(&t), IBS_OK);
+	e = ibs_engine_new(t, &eo);
+	ibs_addr_dr(&a, NULL, 0);
+	for (i = 0; i < 8; i++) {
+		ibs_req_get(&req, &a, IBS_CLASS_SMI_DR, IBS_ATTR_PORT_INFO, i);
+		ibs_engine_submit(e, &req, count, o);
+	}
+	stderr_begin();
+	rc = ibs_engine_run(e);
+	stderr_end();
+	ibs_engine_free(e);
+	ibs_transport_close(t);
+	return rc;
+}
+
+/* umad_send says EIO for every failed write(); EINVAL in errno fails that MAD alone. */
+static void test_send_refused_one(void **state)
+{
+	struct outcomes o;
+
+	(void)state;
+	assert_int_equal(walk_eight(&o, EINVAL), IBS_OK);
+	assert_int_equal(o.ok, 7);
+	assert_int_equal(o.send_failed, 1);
+	assert_int_equal(o.cause, EINVAL);
+	assert_int_equal(o.aborted, 0);
+	assert_said(said, "cannot send SMI-DR Get PortInfo to 0: Invalid argument");
+	/* ENOMEM is one MAD's trouble too. */
+	assert_int_equal(walk_eight(&o, ENOMEM), IBS_OK);
+	assert_int_equal(o.ok, 7);
+	assert_int_equal(o.cause, ENOMEM);
+}
+
+/* EIO in errno after umad_send: the device is gone (Linux 5.11 and later), the run stops. */
+static void test_send_device_gone(void **state)
+{
+	struct outcomes o;
+
+	(void)state;
+	assert_int_equal(walk_eight(&o, EIO), IBS_E_TRANSPORT);
+	assert_int_equal(o.send_failed, 0);
+	assert_true(o.aborted >= 1);
+	assert_int_equal(o.ok + o.aborted, 8);
+	assert_said(said, "cannot send on mlx5_0 port 1: Input/output error");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_open_permission),
 		cmocka_unit_test(test_open_no_node),
 		cmocka_unit_test(test_register_cause),
+		cmocka_unit_test(test_send_refused_one),
+		cmocka_unit_test(test_send_device_gone),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 
