@@ -139,6 +139,56 @@ static enum ibs_err u_send(struct ibs_transport *t, const struct ibs_mad_req *re
 	return IBS_OK;
 }
 
+/* The first MAD (at most) of the len bytes received in buf, for the engine. */
+static void deliver(struct umad_priv *p, void *buf, int len, struct ibs_packet *pkt)
+{
+	if (len < 0)
+		len = 0;
+	pkt->len = (size_t)len < IBS_MAD_SIZE ? (size_t)len : IBS_MAD_SIZE;
+	memset(pkt->mad, 0, sizeof(pkt->mad));
+	memcpy(pkt->mad, p->u->get_mad(buf), pkt->len);
+	pkt->status = p->u->status(buf);
+}
+
+/* The longest answer read whole (an RMPP reassembly of 64 MiB is far past any Get's). */
+#define MAX_ANSWER (64 << 20)
+
+/*
+ * umad_recv said ENOSPC: an answer longer than one MAD (RMPP, reassembled by
+ * the kernel), `need` bytes. The kernel put it back at the head of the queue,
+ * so every later read with a one-MAD buffer fails the same way: read it
+ * whole, with a buffer of the length it asks for, and deliver its first MAD
+ * (the header the engine matches, and the first record: all a Get asks for).
+ */
+static enum ibs_err recv_whole(struct umad_priv *p, struct ibs_packet *pkt, int need)
+{
+	int tries, len, rc = -ENOSPC;
+	void *buf;
+
+	for (tries = 0; tries < 3 && rc == -ENOSPC; tries++) {
+		if (need <= IBS_MAD_SIZE || need > MAX_ANSWER) {
+			log_error("cannot receive on %s port %d: the kernel holds an answer of %d bytes ibscan cannot read",
+				  p->local.ca, p->local.port, need);
+			return IBS_E_TRANSPORT;
+		}
+		buf = xmalloc(p->usize + (size_t)need);
+		len = need;
+		rc = p->u->recv(p->fd, buf, &len, 0);
+		if (rc >= 0) {
+			log_debug("an answer of %d bytes (RMPP): its first MAD is used", len);
+			deliver(p, buf, len, pkt);
+		}
+		free(buf);
+		need = len; /* ENOSPC again: longer than it said (another answer took the head) */
+	}
+	if (rc >= 0)
+		return IBS_OK;
+	if (rc == -EWOULDBLOCK || rc == -EAGAIN)
+		return IBS_E_AGAIN;
+	log_error("cannot receive on %s port %d: %s", p->local.ca, p->local.port, strerror(-rc));
+	return IBS_E_TRANSPORT;
+}
+
 static enum ibs_err u_recv(struct ibs_transport *t, struct ibs_packet *pkt, int timeout_ms)
 {
 	struct umad_priv *p = t->priv;
@@ -156,21 +206,13 @@ static enum ibs_err u_recv(struct ibs_transport *t, struct ibs_packet *pkt, int 
 	rc = p->u->recv(p->fd, p->rbuf, &len, 0);
 	if (rc == -EWOULDBLOCK || rc == -EAGAIN || rc == -ETIMEDOUT)
 		return IBS_E_AGAIN;
-	if (rc == -ENOSPC) {
-		/* An RMPP response larger than one MAD: keep the first MAD only. */
-		log_debug("umad_recv: response of %d bytes truncated", len);
-		return IBS_E_AGAIN;
-	}
+	if (rc == -ENOSPC)
+		return recv_whole(p, pkt, len);
 	if (rc < 0) {
 		log_error("cannot receive on %s port %d: %s", p->local.ca, p->local.port, strerror(-rc));
 		return IBS_E_TRANSPORT;
 	}
-	if (len < 0)
-		len = 0;
-	pkt->len = (size_t)len < IBS_MAD_SIZE ? (size_t)len : IBS_MAD_SIZE;
-	memset(pkt->mad, 0, sizeof(pkt->mad));
-	memcpy(pkt->mad, p->u->get_mad(p->rbuf), pkt->len);
-	pkt->status = p->u->status(p->rbuf);
+	deliver(p, p->rbuf, len, pkt);
 	return IBS_OK;
 }
 

@@ -47,6 +47,7 @@ struct fumad_answer {
 	uint8_t *bytes; /* the MAD, or several (an RMPP answer) */
 	int len;
 	int status;
+	int claimed; /* nonzero: the length the kernel says (an answer never read whole) */
 };
 
 struct fumad {
@@ -100,6 +101,7 @@ static inline void fumad_queue(const uint8_t *bytes, int len, int status)
 
 	fumad.q = xgrow(fumad.q, &fumad.qcap, fumad.qn + 1, sizeof(*fumad.q));
 	a = &fumad.q[fumad.qn++];
+	memset(a, 0, sizeof(*a));
 	a->bytes = xmalloc((size_t)len);
 	memcpy(a->bytes, bytes, (size_t)len);
 	a->len = len;
@@ -286,10 +288,10 @@ static inline int fumad_recv(int fd, void *umad, int *length, int timeout_ms)
 	memset(m, 0, sizeof(*m));
 	m->status = a->status;
 	m->length = (uint32_t)(sizeof(struct ib_user_mad) + (size_t)a->len);
-	if (a->len > *length) {
+	if (a->len > *length || a->claimed > *length) {
 		/* The first segment and the header come back; the answer stays queued. */
 		memcpy(m->data, a->bytes, (size_t)(*length < 256 ? *length : 256));
-		*length = a->len;
+		*length = a->claimed ? a->claimed : a->len;
 		fumad.enospc++;
 		errno = ENOSPC;
 		return -ENOSPC;

@@ -206,6 +206,77 @@ static void test_send_device_gone(void **state)
 	assert_said(said, "cannot send on mlx5_0 port 1: Input/output error");
 }
 
+/* The first request gets an answer of 600 bytes (an RMPP answer, reassembled); the rest one MAD each. */
+static void answer_first_long(const uint8_t *mad)
+{
+	uint8_t r[600];
+
+	if (fumad.sends > 1) {
+		fumad_echo(mad);
+		return;
+	}
+	memset(r, 0xa5, sizeof(r));
+	memcpy(r, mad, 256);
+	r[3] |= 0x80;
+	r[4] |= 0x80;
+	fumad_queue(r, (int)sizeof(r), 0);
+}
+
+/*
+ * ENOSPC from umad_recv: the kernel keeps the answer at the head of the
+ * queue. Read with a one-MAD buffer again and again, the walk would spin until
+ * its deadline; read whole, it is delivered and the rest follow.
+ */
+static void test_recv_enospc(void **state)
+{
+	struct ibs_engine_opts eo = { 4, 200, 0, 3000, 0 };
+	struct ibs_transport *t = NULL;
+	struct outcomes o = { 0 };
+	struct ibs_engine *e;
+	struct ibs_mad_req req;
+	struct ibs_addr a;
+	uint32_t i;
+
+	(void)state;
+	fumad_reset();
+	fumad_one_ca("mlx5_0");
+	fumad.on_send = answer_first_long;
+	assert_int_equal(open_fake(&t), IBS_OK);
+	e = ibs_engine_new(t, &eo);
+	ibs_addr_dr(&a, NULL, 0);
+	for (i = 0; i < 8; i++) {
+		ibs_req_get(&req, &a, IBS_CLASS_SMI_DR, IBS_ATTR_PORT_INFO, i);
+		ibs_engine_submit(e, &req, count, &o);
+	}
+	assert_int_equal(ibs_engine_run(e), IBS_OK);
+	assert_int_equal(o.ok, 8);
+	assert_int_equal(fumad.enospc, 1);
+	assert_int_equal(fumad.qn, 0);
+	assert_true(ibs_engine_elapsed_ms(e) < 1000);
+	ibs_engine_free(e);
+	ibs_transport_close(t);
+}
+
+/* An answer longer than ibscan reads stays at the head for good: a clear error, not a spin. */
+static void test_recv_enospc_too_long(void **state)
+{
+	struct ibs_transport *t = NULL;
+	struct ibs_packet pkt;
+	uint8_t r[600] = { 1, 0x81, 1, 0x81 };
+
+	(void)state;
+	fumad_reset();
+	fumad_one_ca("mlx5_0");
+	assert_int_equal(open_fake(&t), IBS_OK);
+	fumad_queue(r, (int)sizeof(r), 0);
+	fumad.q[0].claimed = 200 << 20;
+	stderr_begin();
+	assert_int_equal(ibs_transport_recv(t, &pkt, 0), IBS_E_TRANSPORT);
+	stderr_end();
+	assert_said(said, "the kernel holds an answer of 209715200 bytes ibscan cannot read");
+	ibs_transport_close(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -214,6 +285,8 @@ int main(void)
 		cmocka_unit_test(test_register_cause),
 		cmocka_unit_test(test_send_refused_one),
 		cmocka_unit_test(test_send_device_gone),
+		cmocka_unit_test(test_recv_enospc),
+		cmocka_unit_test(test_recv_enospc_too_long),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 
