@@ -200,6 +200,7 @@ enum ibs_err ibs_decode_nodedesc(const uint8_t *mad, size_t len, char out[IBS_NO
 
 /* Port capability mask bits (IBA 14.2.5.6). */
 #define IBS_CAP_IS_SM (1u << 1)
+#define IBS_CAP_IS_SM_DISABLED (1u << 10) /* the GSI half of a split SMI/GSI device: no SMPs here */
 #define IBS_CAP_EXT_SPEEDS (1u << 14)
 #define IBS_CAP_HAS_CAP_MASK2 (1u << 15)
 

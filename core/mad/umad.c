@@ -27,8 +27,8 @@
 const struct ibs_umad_calls ibs_umad_libibumad = {
 	.init = umad_init,
 	.done = umad_done,
-	.get_port = umad_get_port,
-	.release_port = umad_release_port,
+	.get_ca_device_list = umad_get_ca_device_list,
+	.free_ca_device_list = umad_free_ca_device_list,
 	.get_ca = umad_get_ca,
 	.release_ca = umad_release_ca,
 	.open_port = umad_open_port,
@@ -273,16 +273,106 @@ enum ibs_err ibs_umad_open(const struct ibs_umad_opts *o, struct ibs_transport *
 	return ibs_umad_open_with(&ibs_umad_libibumad, o, out);
 }
 
+/*
+ * How fit a port is to walk from, ranked as libibumad ranks them when it
+ * chooses one (resolve_ca_port): 3 Active, 2 LinkUp, 1 not Disabled, 0 not
+ * usable: missing, not InfiniBand, or with IsSMDisabled set. Such a port is
+ * the GSI half of a split SMI/GSI device; its SMPs go through the other half,
+ * and libibumad's umad_open_smi_port (rdma-core 53) skips it the same way.
+ */
+static int port_rank(const umad_port_t *pt)
+{
+	if (!pt || (strcmp(pt->link_layer, "InfiniBand") && strcmp(pt->link_layer, "IB")))
+		return 0;
+	if (be32toh(pt->capmask) & IBS_CAP_IS_SM_DISABLED)
+		return 0;
+	if (pt->state == 4)
+		return 3;
+	return pt->phys_state == 5 ? 2 : pt->phys_state != 3;
+}
+
+/* The best port of ca (port 0 of a switch), or -1; *skipped counts the ports passed over for IsSMDisabled. */
+static int best_port(const umad_ca_t *ca, int want, unsigned *skipped)
+{
+	int p, best = -1, rank = 0;
+
+	if (ca->node_type == IBS_NODE_SWITCH)
+		return port_rank(ca->ports[0]) ? 0 : -1;
+	for (p = want ? want : 1; p <= (want ? want : ca->numports) && p < UMAD_CA_MAX_PORTS; p++) {
+		int r = port_rank(ca->ports[p]);
+		if (ca->ports[p] && (be32toh(ca->ports[p]->capmask) & IBS_CAP_IS_SM_DISABLED))
+			(*skipped)++;
+		if (r > rank) {
+			rank = r;
+			best = p;
+		}
+		if (r == 3)
+			break;
+	}
+	return best;
+}
+
+/*
+ * Choose the CA and port as libibumad's umad_get_port does (the given ones,
+ * or the first CA with an Active port, else the first with a usable one),
+ * passing over ports with IsSMDisabled. *ca is filled (release it) and the
+ * port returned; or -1, said why.
+ */
+static int choose_port(const struct ibs_umad_calls *u, const struct ibs_umad_opts *o, umad_ca_t *ca)
+{
+	struct umad_device_node *list = o->ca ? NULL : u->get_ca_device_list(), *n;
+	unsigned skipped = 0;
+	int found = -1, port;
+
+	for (n = list; o->ca || n; n = n->next) {
+		const char *name = o->ca ? o->ca : n->ca_name;
+		umad_ca_t c;
+		if (u->get_ca(name, &c) < 0) {
+			if (o->ca)
+				break;
+			continue;
+		}
+		port = best_port(&c, o->port, &skipped);
+		if (port >= 0 && (found < 0 || (c.ports[port]->state == 4 && ca->ports[found]->state != 4))) {
+			if (found >= 0)
+				u->release_ca(ca);
+			*ca = c;
+			found = port;
+		} else {
+			u->release_ca(&c);
+		}
+		if (o->ca || (found >= 0 && ca->ports[found]->state == 4))
+			break;
+	}
+	if (list)
+		u->free_ca_device_list(list);
+	if (found >= 0)
+		return found;
+	if (o->ca || o->port)
+		log_error("no InfiniBand device found: cannot use CA '%s' port %d: %s", o->ca ? o->ca : "(first)",
+			  o->port, skipped ? "IsSMDisabled is set: the GSI half of a split SMI/GSI device, whose "
+					     "SMPs go through its other half" : "no such InfiniBand port");
+	else if (skipped)
+		log_error("no InfiniBand device found: %u port%s passed over for IsSMDisabled (the GSI half of a "
+			  "split SMI/GSI device), and no other", skipped, skipped == 1 ? "" : "s");
+	else
+		log_error("no InfiniBand device found");
+	if (skipped)
+		log_hint("give the SMI device's port with -C and -P ('ibscan local' lists the ports)");
+	else
+		no_device_hint();
+	return -1;
+}
+
 enum ibs_err ibs_umad_open_with(const struct ibs_umad_calls *u, const struct ibs_umad_opts *o,
 				struct ibs_transport **out)
 {
 	struct umad_priv *p;
 	struct ibs_transport *t;
-	umad_port_t up;
+	const umad_port_t *up;
 	umad_ca_t uca;
-	char ca[UMAD_CA_NAME_LEN] = "";
 	enum ibs_err err;
-	int rc, i;
+	int port, i;
 
 	*out = NULL;
 	if (u->init() < 0) {
@@ -290,39 +380,28 @@ enum ibs_err ibs_umad_open_with(const struct ibs_umad_calls *u, const struct ibs
 		no_device_hint();
 		return IBS_E_NODEV;
 	}
-	memset(&up, 0, sizeof(up));
-	if (o->ca)
-		snprintf(ca, sizeof(ca), "%s", o->ca);
-	rc = u->get_port(o->ca ? ca : NULL, o->port, &up);
-	if (rc < 0) {
-		if (o->ca || o->port)
-			log_error("no InfiniBand device found: cannot use CA '%s' port %d: %s",
-				  o->ca ? o->ca : "(first)", o->port, strerror(-rc));
-		else
-			log_error("no InfiniBand device found");
-		no_device_hint();
+	port = choose_port(u, o, &uca);
+	if (port < 0) {
 		u->done();
 		return IBS_E_NODEV;
 	}
+	up = uca.ports[port];
 	p = xcalloc(1, sizeof(*p));
 	p->u = u;
 	for (i = 0; i < 256; i++)
 		p->agents[i] = -1;
 	p->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : 1000;
-	snprintf(p->local.ca, sizeof(p->local.ca), "%s", up.ca_name);
-	p->local.port = up.portnum;
-	p->local.lid = (uint16_t)up.base_lid;
-	p->local.sm_lid = (uint16_t)up.sm_lid;
-	p->local.lmc = (uint8_t)up.lmc;
-	p->local.state = (uint8_t)up.state;
-	p->local.port_guid = be64toh(up.port_guid);
-	if (u->get_ca(up.ca_name, &uca) == 0) {
-		p->local.node_guid = be64toh(uca.node_guid);
-		p->local.system_image_guid = be64toh(uca.system_guid);
-		p->local.node_type = (int)uca.node_type;
-		u->release_ca(&uca);
-	}
-	u->release_port(&up);
+	snprintf(p->local.ca, sizeof(p->local.ca), "%s", uca.ca_name);
+	p->local.port = port;
+	p->local.lid = (uint16_t)up->base_lid;
+	p->local.sm_lid = (uint16_t)up->sm_lid;
+	p->local.lmc = (uint8_t)up->lmc;
+	p->local.state = (uint8_t)up->state;
+	p->local.port_guid = be64toh(up->port_guid);
+	p->local.node_guid = be64toh(uca.node_guid);
+	p->local.system_image_guid = be64toh(uca.system_guid);
+	p->local.node_type = (int)uca.node_type;
+	u->release_ca(&uca);
 
 	errno = 0;
 	p->fd = u->open_port(p->local.ca, p->local.port);

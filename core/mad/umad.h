@@ -18,8 +18,8 @@
 struct ibs_umad_calls {
 	int (*init)(void);
 	int (*done)(void);
-	int (*get_port)(const char *ca_name, int portnum, umad_port_t *port);
-	int (*release_port)(umad_port_t *port);
+	struct umad_device_node *(*get_ca_device_list)(void);
+	void (*free_ca_device_list)(struct umad_device_node *head);
 	int (*get_ca)(const char *ca_name, umad_ca_t *ca);
 	int (*release_ca)(umad_ca_t *ca);
 	int (*open_port)(const char *ca_name, int portnum);

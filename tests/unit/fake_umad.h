@@ -157,27 +157,27 @@ static inline void fumad_fill_port(const struct fumad_ca *c, int p, umad_port_t 
 	snprintf(out->link_layer, sizeof(out->link_layer), "%s", fp->link_layer ? fp->link_layer : "InfiniBand");
 }
 
-/* umad_get_port as libibumad 44 resolves it: the first CA's first active port, or the one asked. */
-static inline int fumad_get_port(const char *ca_name, int portnum, umad_port_t *port)
+/* umad_get_ca_device_list: the CAs in the order sysfs lists them. */
+static inline struct umad_device_node *fumad_get_ca_device_list(void)
 {
-	const struct fumad_ca *c = fumad_find(ca_name);
-	int p;
+	struct umad_device_node *head = NULL, **tail = &head;
+	int i;
 
-	if (!c)
-		return -ENODEV;
-	for (p = portnum ? portnum : 1; p <= c->nports; p++)
-		if (portnum || c->port[p].state == 4)
-			break;
-	if (p > c->nports)
-		return -ENODEV;
-	fumad_fill_port(c, p, port);
-	return 0;
+	for (i = 0; i < fumad.n_cas; i++) {
+		*tail = xcalloc(1, sizeof(**tail));
+		(*tail)->ca_name = fumad.ca[i].name;
+		tail = &(*tail)->next;
+	}
+	return head;
 }
 
-static inline int fumad_release_port(umad_port_t *port)
+static inline void fumad_free_ca_device_list(struct umad_device_node *head)
 {
-	(void)port;
-	return 0;
+	while (head) {
+		struct umad_device_node *n = head->next;
+		free(head);
+		head = n;
+	}
 }
 
 static inline int fumad_get_ca(const char *ca_name, umad_ca_t *ca)
@@ -335,8 +335,8 @@ static inline int fumad_status(void *umad)
 static const struct ibs_umad_calls fumad_calls = {
 	.init = fumad_init,
 	.done = fumad_done,
-	.get_port = fumad_get_port,
-	.release_port = fumad_release_port,
+	.get_ca_device_list = fumad_get_ca_device_list,
+	.free_ca_device_list = fumad_free_ca_device_list,
 	.get_ca = fumad_get_ca,
 	.release_ca = fumad_release_ca,
 	.open_port = fumad_open_port,

@@ -47,14 +47,18 @@ static void assert_said(const char *s, const char *what)
 		fail_msg("stderr lacks \"%s\":\n%s", what, s);
 }
 
+/* The CA and port ibscan is given (-C, -P), if any. */
+static const char *want_ca;
+static int want_port;
+
 static enum ibs_err open_fake(struct ibs_transport **t)
 {
-	struct ibs_umad_opts o = { NULL, 0, 100 };
+	struct ibs_umad_opts o = { want_ca, want_port, 100 };
 
 	return ibs_umad_open_with(&fumad_calls, &o, t);
 }
 
-/* Open one CA's port 1 as set up in fumad, which must fail with want: what stderr said. */
+/* Open the port chosen as set up in fumad, which must fail with want: what stderr said. */
 static const char *open_fails(enum ibs_err want)
 {
 	struct ibs_transport *t = NULL;
@@ -277,6 +281,78 @@ static void test_recv_enospc_too_long(void **state)
 	ibs_transport_close(t);
 }
 
+/* The first CA is the GSI half of a split SMI/GSI device (IsSMDisabled): the walk starts from the second. */
+static void test_port_smi_disabled_skipped(void **state)
+{
+	struct ibs_transport *t = NULL;
+
+	(void)state;
+	fumad_reset();
+	fumad_one_ca("gsi_0");
+	fumad.ca[0].port[1].capmask = 0x400;
+	fumad_one_ca("smi_0");
+	assert_int_equal(open_fake(&t), IBS_OK);
+	assert_string_equal(fumad.opened_ca, "smi_0");
+	assert_int_equal(fumad.opened_port, 1);
+	ibs_transport_close(t);
+}
+
+/* Only IsSMDisabled ports: no device, and the error says why the port was passed over. */
+static void test_port_smi_disabled_only(void **state)
+{
+	const char *s;
+
+	(void)state;
+	fumad_reset();
+	fumad_one_ca("gsi_0");
+	fumad.ca[0].port[1].capmask = 0x400;
+	s = open_fails(IBS_E_NODEV);
+	assert_said(s, "1 port passed over for IsSMDisabled");
+	assert_said(s, "-C and -P");
+	assert_string_equal(fumad.opened_ca, "");
+}
+
+/* Asked for by name, an IsSMDisabled port is still refused, with the reason. */
+static void test_port_smi_disabled_asked(void **state)
+{
+	const char *s;
+
+	(void)state;
+	fumad_reset();
+	fumad_one_ca("gsi_0");
+	fumad.ca[0].port[1].capmask = 0x400;
+	fumad_one_ca("smi_0");
+	want_ca = "gsi_0";
+	want_port = 1;
+	s = open_fails(IBS_E_NODEV);
+	want_ca = NULL;
+	want_port = 0;
+	assert_said(s, "cannot use CA 'gsi_0' port 1: IsSMDisabled is set");
+}
+
+/* As libibumad: an Active port is preferred over an earlier one that is down, on the same CA or the next. */
+static void test_port_active_preferred(void **state)
+{
+	struct ibs_transport *t = NULL;
+
+	(void)state;
+	fumad_reset();
+	fumad_one_ca("mlx5_0");
+	fumad.ca[0].nports = 2;
+	fumad.ca[0].port[1].state = 1; /* Down */
+	fumad.ca[0].port[1].phys_state = 2; /* Polling */
+	fumad.ca[0].port[2] = fumad.ca[0].port[1];
+	fumad_one_ca("mlx5_1");
+	assert_int_equal(open_fake(&t), IBS_OK);
+	assert_string_equal(fumad.opened_ca, "mlx5_1");
+	ibs_transport_close(t);
+	fumad.ca[0].port[2].state = 4;
+	assert_int_equal(open_fake(&t), IBS_OK);
+	assert_string_equal(fumad.opened_ca, "mlx5_0");
+	assert_int_equal(fumad.opened_port, 2);
+	ibs_transport_close(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -287,6 +363,10 @@ int main(void)
 		cmocka_unit_test(test_send_device_gone),
 		cmocka_unit_test(test_recv_enospc),
 		cmocka_unit_test(test_recv_enospc_too_long),
+		cmocka_unit_test(test_port_smi_disabled_skipped),
+		cmocka_unit_test(test_port_smi_disabled_only),
+		cmocka_unit_test(test_port_smi_disabled_asked),
+		cmocka_unit_test(test_port_active_preferred),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 
