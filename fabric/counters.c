@@ -126,8 +126,16 @@ static void on_ext(void *ctx, const struct ibs_mad_req *req, const struct ibs_ma
 		pc->extended = true;
 		pc->t_ns = ibs_mono_ns(); /* the data counters are these */
 	}
-	if (pc->extended && c->o->reset)
-		submit_reset(c, true);
+	/*
+	 * The resets wait for this read: a PortCounters reset in flight beside
+	 * it would clear the data counters it reads (one set of counters behind
+	 * both attributes on most PMAs).
+	 */
+	if (c->o->reset) {
+		submit_reset(c, false);
+		if (pc->extended)
+			submit_reset(c, true);
+	}
 	free(c);
 }
 
@@ -145,11 +153,12 @@ static void on_counters(void *ctx, const struct ibs_mad_req *req, const struct i
 		pc->ok = true;
 		pc->t_ns = ibs_mono_ns();
 		if (c->node->pma_capmask & (IBS_PM_EXT_WIDTH_SUPPORTED | IBS_PM_EXT_WIDTH_NOIETF_SUP)) {
+			/* on_ext resets, once that read is back. */
 			pma_req(&ext, req->addr.lid, IBS_ATTR_PORT_COUNTERS_EXT, c->port->num, true, false, data);
 			ibs_engine_submit(c->e, &ext, on_ext, cctx(c, c->node, c->port, true));
-		}
-		if (c->o->reset)
+		} else if (c->o->reset) {
 			submit_reset(c, false);
+		}
 	} else if (r->outcome == IBS_MAD_OK) {
 		pc->outcome = IBS_MAD_MALFORMED;
 	}

@@ -1,0 +1,123 @@
+/* Unit tests of the PMA counter sweep (fabric/counters.c) over a scripted PMA. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "fake_transport.h"
+#include "../../core/mad/engine.h"
+#include "../../fabric/counters.h"
+
+/* A PMA with the IETF extended counters whose PortCountersExtended answers come 30 ms late. */
+struct pma {
+	uint16_t capmask;
+	uint64_t ext_due_ns; /* when the last PortCountersExtended read is answered */
+	unsigned gets, sets, sets_beside_read;
+};
+
+static void pma_on_send(struct fake *f, const struct ibs_mad_req *req, const uint8_t *mad)
+{
+	struct pma *p = f->ctx;
+	uint8_t data[IBS_SMP_DATA_SIZE] = { 0 };
+
+	if (req->mgmt_class != IBS_CLASS_PMA)
+		return;
+	if (req->method == IBS_METHOD_SET) {
+		p->sets++;
+		if (fake_now() < p->ext_due_ns)
+			p->sets_beside_read++;
+		fake_answer(f, mad, 0, NULL, 0);
+		return;
+	}
+	p->gets++;
+	if (req->attr_id == IBS_ATTR_CLASS_PORT_INFO) {
+		data[2] = (uint8_t)(p->capmask >> 8);
+		data[3] = (uint8_t)p->capmask;
+		fake_answer(f, mad, 0, data, 0);
+	} else if (req->attr_id == IBS_ATTR_PORT_COUNTERS_EXT) {
+		p->ext_due_ns = fake_now() + 30 * 1000000ull;
+		fake_answer(f, mad, 0, NULL, 30);
+	} else {
+		fake_answer(f, mad, 0, NULL, 0);
+	}
+}
+
+/* One CA whose port 1 (LID 5) is linked. */
+static struct ibs_fabric *one_ca(void)
+{
+	struct ibs_fabric *f = ibs_fabric_new();
+	struct ibs_nodeinfo ni = { .node_type = IBS_NODE_CA, .num_ports = 1, .node_guid = 0x100000 };
+	struct ibs_addr a;
+	struct ibs_node *n;
+
+	ibs_addr_dr(&a, NULL, 0);
+	n = ibs_fabric_add_node(f, &ni, &a);
+	n->ports[1].valid = true;
+	n->ports[1].pi.state = 4;
+	n->ports[1].pi.phys_state = 5;
+	n->ports[1].pi.lid = 5;
+	return f;
+}
+
+/* Read the counters of one_ca() from the PMA p with options o: the fabric (free it). */
+static struct ibs_fabric *read_one(struct pma *p, const struct ibs_counter_opts *o)
+{
+	struct ibs_engine_opts eo = { 8, 1000, 0, 0, 0 };
+	struct ibs_fabric *f = one_ca();
+	struct ibs_engine *e;
+	struct fake fk;
+	bool no_lids = true;
+
+	fake_init(&fk, pma_on_send, p);
+	e = ibs_engine_new(&fk.t, &eo);
+	assert_int_equal(ibs_read_counters(e, f, o, &no_lids), IBS_OK);
+	assert_false(no_lids);
+	assert_true(f->nodes[0]->ports[1].ctr->ok);
+	ibs_engine_free(e);
+	free(fk.q);
+	return f;
+}
+
+/*
+ * --reset-counters with extended counters: both resets go out, and neither
+ * while the PortCountersExtended read they follow is still on the wire.
+ */
+static void test_reset_after_ext_read(void **state)
+{
+	struct pma p = { .capmask = IBS_PM_EXT_WIDTH_SUPPORTED };
+	struct ibs_counter_opts o = { .reset = true, .extended = true };
+	struct ibs_fabric *f;
+
+	(void)state;
+	f = read_one(&p, &o);
+	assert_true(f->nodes[0]->ports[1].ctr->extended);
+	assert_int_equal(p.gets, 3); /* ClassPortInfo, PortCounters, PortCountersExtended */
+	assert_int_equal(p.sets, 2);
+	assert_int_equal(p.sets_beside_read, 0);
+	ibs_fabric_free(f);
+}
+
+/* Without the extended counters the PortCounters reset follows its read. */
+static void test_reset_without_ext(void **state)
+{
+	struct pma p = { .capmask = 0 };
+	struct ibs_counter_opts o = { .reset = true, .extended = true };
+	struct ibs_fabric *f;
+
+	(void)state;
+	f = read_one(&p, &o);
+	assert_false(f->nodes[0]->ports[1].ctr->extended);
+	assert_int_equal(p.gets, 2);
+	assert_int_equal(p.sets, 1);
+	ibs_fabric_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reset_after_ext_read),
+		cmocka_unit_test(test_reset_without_ext),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
