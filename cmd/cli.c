@@ -135,6 +135,17 @@ int cli_common_opt(const struct cmd_desc *cmd, struct cli_common *c, int opt, co
 	case OPT_NAMEMAP:
 		c->namemap = arg;
 		return 1;
+	case OPT_MKEY: {
+		char *end;
+		errno = 0;
+		c->mkey = strtoull(arg, &end, 0);
+		if (errno || *end || end == arg || *arg == '-' || *arg == '+') {
+			cli_usage_error(cmd, "--m-key wants a 64-bit key (decimal, or hex with 0x), not '%s'", arg);
+			return -1;
+		}
+		c->mkey_set = true;
+		return 1;
+	}
 	case 'o':
 		c->output = arg;
 		return 1;
@@ -355,8 +366,9 @@ static bool options_conflict(const struct cli_common *c)
 		log_error("%s reads no device: -C/--ca and -P/--port do not apply", src);
 		return true;
 	}
-	if (c->load_cache && (c->window_set || c->timeout_set || c->retries_set || c->deadline_set)) {
-		log_error("--load-cache sends no MADs: --window, --timeout, --retries and --deadline do not apply");
+	if (c->load_cache && (c->window_set || c->timeout_set || c->retries_set || c->deadline_set || c->mkey_set)) {
+		log_error("--load-cache sends no MADs: --window, --timeout, --retries, --deadline and --m-key do not "
+			  "apply");
 		return true;
 	}
 	if (c->replay_strict && !c->replay) {
@@ -372,6 +384,31 @@ static bool options_conflict(const struct cli_common *c)
 
 /* Requests the last replay had no recorded answer for (cli_report_partial says so). */
 static size_t replay_misses;
+/* --m-key was given for the live walk (cli_report_partial's M_Key hint). */
+static bool mkey_given;
+
+/*
+ * A port whose M_Key protection refuses the key ibscan sent drops the SMP
+ * without an answer (IBA 14.2.4.1, as the kernel's own SMAs do; it may send
+ * the SM a Bad M_Key trap): to ibscan the fabric ends there in timeouts.
+ * Name the first port behind which SMPs went unanswered.
+ */
+static void mkey_hint(const struct ibs_fabric *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->n_errors; i++) {
+		const struct ibs_walk_error *er = &f->errors[i];
+		if (er->outcome != IBS_MAD_TIMEOUT || !er->node ||
+		    (er->mgmt_class != IBS_CLASS_SMI_DR && er->mgmt_class != IBS_CLASS_SMI))
+			continue;
+		log_hint("SMPs %s port %u of '%s' (%s) got no answer: a port protected by an M_Key drops SMPs "
+			 "whose M_Key does not match, silently; %s",
+			 er->unreachable ? "through" : "to", er->port, ibs_node_name(er->node), er->node->guid_name,
+			 mkey_given ? "check the --m-key given" : "if the fabric uses M_Keys, give --m-key KEY");
+		return;
+	}
+}
 
 /*
  * "; not discovered: the node behind port P of 'NAME' (GUID), ..." for every
@@ -419,6 +456,8 @@ void cli_report_partial(const struct ibs_fabric *f)
 			  why, replay_misses, missing);
 	else
 		log_error("the result is partial: %s%s", why, missing);
+	if (!replay_misses)
+		mkey_hint(f);
 	free(why);
 	free(missing);
 }
@@ -554,6 +593,8 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 	} else {
 		struct ibs_umad_opts uo = { c->ca, c->port, (int)c->timeout_ms };
 		rc = ibs_umad_open(&uo, &t);
+		ibs_mad_set_mkey(c->mkey);
+		mkey_given = c->mkey_set;
 		/* A replay answers at once whatever the timing: back off only on a live fabric. */
 		eo.backoff_us = IBS_ENGINE_DEFAULT_BACKOFF_US;
 	}

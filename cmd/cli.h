@@ -37,7 +37,8 @@ struct cli_common {
 	const char *ca;
 	int port;
 	unsigned window, timeout_ms, retries;
-	bool window_set, timeout_set, retries_set, deadline_set; /* given on the command line */
+	bool window_set, timeout_set, retries_set, deadline_set, mkey_set; /* given on the command line */
+	uint64_t mkey;
 	double deadline_s;
 	const char *namemap;
 	const char *output;
@@ -80,6 +81,7 @@ enum {
 	OPT_REPLAY_STRICT,
 	OPT_GIDS,
 	OPT_LOAD_CACHE,
+	OPT_MKEY,
 	OPT_HELP,
 	OPT_CMD_BASE = 1100, /* commands' own options start here */
 };
@@ -97,7 +99,8 @@ enum {
 	{ "replay", required_argument, NULL, OPT_REPLAY },                        \
 	{ "replay-strict", no_argument, NULL, OPT_REPLAY_STRICT },                \
 	{ "gids", no_argument, NULL, OPT_GIDS },                                  \
-	{ "load-cache", required_argument, NULL, OPT_LOAD_CACHE }
+	{ "load-cache", required_argument, NULL, OPT_LOAD_CACHE },                \
+	{ "m-key", required_argument, NULL, OPT_MKEY }
 
 #define CLI_OUTPUT_OPTIONS                                                        \
 	{ "output", required_argument, NULL, 'o' }, { "format", required_argument, NULL, OPT_FORMAT }, \
@@ -114,6 +117,7 @@ enum {
 	"      --timeout MS       per-MAD deadline in milliseconds (default 500)\n"                 \
 	"      --retries N        attempts after the first, along each path (default 2)\n"          \
 	"      --deadline S       deadline for the whole run in seconds (default 300)\n"            \
+	"      --m-key KEY        M_Key for every SMP, for a protected fabric (default 0)\n"       \
 	"      --node-name-map F  name nodes from an ib-node-name-map file\n"                       \
 	"      --gids             read GUIDInfo: whole GID tables, alias GUIDs included\n"         \
 	"      --record FILE      record every MAD exchanged into a capture\n"                      \

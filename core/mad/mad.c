@@ -219,13 +219,24 @@ static int class_data_offset(uint8_t mgmt_class)
 	}
 }
 
+static uint64_t smp_mkey;
+
+void ibs_mad_set_mkey(uint64_t mkey)
+{
+	smp_mkey = mkey;
+}
+
 enum ibs_err ibs_mad_encode(const struct ibs_mad_req *req, uint64_t tid, uint8_t *out)
 {
+	enum ibs_err rc;
+
 	if (req->mgmt_class == IBS_CLASS_SMI_DR && (req->addr.lid || req->addr.hops > IBS_DR_MAX_HOPS))
 		return IBS_E_INVAL;
-	if (encode_dr_get(req, tid, out))
-		return IBS_OK;
-	return encode_lib(req, tid, out);
+	rc = encode_dr_get(req, tid, out) ? IBS_OK : encode_lib(req, tid, out);
+	/* The templates and libibmad leave M_Key 0: the key goes in after. */
+	if (rc == IBS_OK && smp_mkey && (req->mgmt_class == IBS_CLASS_SMI || req->mgmt_class == IBS_CLASS_SMI_DR))
+		mad_set_field64(out, 0, IB_MAD_MKEY_F, smp_mkey);
+	return rc;
 }
 
 enum ibs_err ibs_mad_encode_lib(const struct ibs_mad_req *req, uint64_t tid, uint8_t *out)

@@ -71,12 +71,15 @@ static int cause_of(int rc)
 /*
  * The errors after which nothing more can be sent: the device is gone. Since
  * Linux 5.11 a write or read on a umad fd whose device was removed says EIO
- * (EINVAL before), a registration EPIPE; a closed fd EBADF. The rest (EINVAL,
- * ENOMEM, EFAULT, ...) concern one request.
+ * (EINVAL before), a registration EPIPE; a closed fd EBADF. Under the
+ * simulator the device is libumad2sim's socket to ibsim: a dead ibsim says
+ * ECONNREFUSED, then ENOTCONN. The rest (EINVAL, ENOMEM, EFAULT, ...) concern
+ * one request.
  */
 static bool device_gone(int e)
 {
-	return e == EIO || e == ENODEV || e == ENXIO || e == EBADF || e == EPIPE;
+	return e == EIO || e == ENODEV || e == ENXIO || e == EBADF || e == EPIPE || e == ECONNREFUSED ||
+	       e == ENOTCONN || e == ECONNRESET;
 }
 
 /* The agent for a class, or -1 with the errno its registration failed with in p->agent_err. */

@@ -208,6 +208,10 @@ static void test_send_device_gone(void **state)
 	assert_true(o.aborted >= 1);
 	assert_int_equal(o.ok + o.aborted, 8);
 	assert_said(said, "cannot send on mlx5_0 port 1: Input/output error");
+	/* Under the simulator the device is a socket to ibsim: a dead ibsim refuses the connection. */
+	assert_int_equal(walk_eight(&o, ECONNREFUSED), IBS_E_TRANSPORT);
+	assert_int_equal(o.send_failed, 0);
+	assert_said(said, "cannot send on mlx5_0 port 1: Connection refused");
 }
 
 /* The first request gets an answer of 600 bytes (an RMPP answer, reassembled); the rest one MAD each. */
