@@ -68,6 +68,7 @@ static enum ibs_err after(struct ibs_engine *e, struct ibs_fabric *f, void *ctx)
 	}
 	if (!f->local.sm_lid) {
 		log_error("no subnet administrator to ask: the local port has SM LID 0");
+		log_hint("no subnet manager has configured this port yet: is one running? ('ibscan sm', sminfo)");
 		j->status = EXIT_RUNTIME;
 		return IBS_OK;
 	}

@@ -23,6 +23,7 @@ struct ibs_local_port {
 	uint64_t system_image_guid;
 	uint16_t lid;
 	uint16_t sm_lid;
+	uint8_t sm_sl;  /* PortInfo:MasterSMSL, the SL to reach the SM (and the SA) on */
 	uint8_t lmc;
 	uint8_t state;
 	int node_type; /* IBS_NODE_* or 0 when unknown */

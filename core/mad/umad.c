@@ -398,6 +398,7 @@ enum ibs_err ibs_umad_open_with(const struct ibs_umad_calls *u, const struct ibs
 	p->local.port = port;
 	p->local.lid = (uint16_t)up->base_lid;
 	p->local.sm_lid = (uint16_t)up->sm_lid;
+	p->local.sm_sl = (uint8_t)(up->sm_sl & 15);
 	p->local.lmc = (uint8_t)up->lmc;
 	p->local.state = (uint8_t)up->state;
 	p->local.port_guid = be64toh(up->port_guid);

@@ -63,6 +63,7 @@ struct fumad {
 	char opened_ca[UMAD_CA_NAME_LEN];
 	int opened_port;
 	uint8_t last_sent[256];
+	uint8_t last_sl;                /* the SL the last MAD went out on */
 	struct fumad_answer *q;         /* answers, head first */
 	size_t qn, qcap;
 };
@@ -259,6 +260,7 @@ static inline int fumad_send(int fd, int agentid, void *umad, int length, int ti
 	m->agent_id = (uint32_t)agentid;
 	m->timeout_ms = (uint32_t)timeout_ms;
 	memcpy(fumad.last_sent, m->data, length < 256 ? (size_t)length : 256);
+	fumad.last_sl = m->addr.sl;
 	e = fumad.send_errno ? fumad.send_errno(m->data) : 0;
 	if (e) {
 		errno = e; /* write() */

@@ -11,6 +11,7 @@
 
 #include "fake_umad.h"
 #include "../../core/mad/engine.h"
+#include "../../fabric/route.h"
 
 /* What ibscan said on stderr between stderr_begin() and stderr_end(). */
 static char said[8192];
@@ -357,6 +358,34 @@ static void test_port_active_preferred(void **state)
 	ibs_transport_close(t);
 }
 
+/* The SA is asked on the SL the SM set (PortInfo:MasterSMSL, sysfs sm_sl), as libibmad's sa_call does. */
+static void test_sa_on_smsl(void **state)
+{
+	struct ibs_engine_opts eo = { 4, 20, 0, 0, 0 };
+	struct ibs_transport *t = NULL;
+	struct ibs_path_record pr;
+	struct ibs_fabric *f;
+	struct ibs_engine *e;
+	enum ibs_outcome oc;
+	uint16_t st;
+
+	(void)state;
+	fumad_reset();
+	fumad_one_ca("mlx5_0");
+	fumad.ca[0].port[1].sm_sl = 3;
+	assert_int_equal(open_fake(&t), IBS_OK);
+	f = ibs_fabric_new();
+	ibs_transport_local_port(t, &f->local);
+	assert_int_equal(f->local.sm_sl, 3);
+	e = ibs_engine_new(t, &eo);
+	ibs_query_path(e, f, 7, 9, &pr, &oc, &st); /* nobody answers: only what went out matters */
+	assert_int_equal(fumad.last_sent[1], IBS_CLASS_SA);
+	assert_int_equal(fumad.last_sl, 3);
+	ibs_engine_free(e);
+	ibs_fabric_free(f);
+	ibs_transport_close(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -371,6 +400,7 @@ int main(void)
 		cmocka_unit_test(test_port_smi_disabled_only),
 		cmocka_unit_test(test_port_smi_disabled_asked),
 		cmocka_unit_test(test_port_active_preferred),
+		cmocka_unit_test(test_sa_on_smsl),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 
