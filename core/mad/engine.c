@@ -404,7 +404,9 @@ static void handle_packet(struct ibs_engine *e, const struct ibs_packet *pkt)
 		retry_or_fail(e, p, IBS_MAD_TIMEOUT, 0, ibs_mono_ns());
 		return;
 	}
-	if (!(h.method & 0x80) || h.mgmt_class != p->req.mgmt_class || h.attr_id != p->req.attr_id) {
+	/* A redirect may come back as the ClassPortInfo it carries, whatever was asked. */
+	if (!(h.method & 0x80) || h.mgmt_class != p->req.mgmt_class ||
+	    (h.attr_id != p->req.attr_id && !(ibs_mad_status(&h) & IBS_MAD_STATUS_REDIRECT))) {
 		complete(e, p, IBS_MAD_MALFORMED, 0, pkt->mad, pkt->len);
 		return;
 	}

@@ -493,6 +493,24 @@ static enum ibs_err gmp_data(const uint8_t *mad, size_t len, size_t need, uint8_
 	return IBS_OK;
 }
 
+/* IBA 13.4.8.1: ClassPortInfo's redirect fields (bytes 8-39). */
+enum ibs_err ibs_decode_redirect(const uint8_t *mad, size_t len, struct ibs_addr *out)
+{
+	uint8_t d[IBS_MAD_SIZE];
+	uint32_t lid, qp;
+
+	if (gmp_data(mad, len, 40, d))
+		return IBS_E_MALFORMED;
+	lid = GET32(d, IB_CPI_REDIRECT_LID_F);
+	qp = GET32(d, IB_CPI_REDIRECT_QP_F);
+	if (!lid || lid >= 0xc000 || !qp)
+		return IBS_E_NOTFOUND;
+	ibs_addr_lid(out, (uint16_t)lid, qp);
+	out->qkey = GET32(d, IB_CPI_REDIRECT_QKEY_F);
+	out->sl = (uint8_t)GET32(d, IB_CPI_REDIRECT_SL_F);
+	return IBS_OK;
+}
+
 /* IBA 13.4.8.1: ClassPortInfo, CapabilityMask at bytes 2-3. */
 enum ibs_err ibs_decode_pma_capmask(const uint8_t *mad, size_t len, uint16_t *capmask)
 {

@@ -160,6 +160,14 @@ struct ibs_pma_counters {
 #define IBS_PM_XMIT_WAIT_SUP (1u << 12)
 
 enum ibs_err ibs_decode_pma_capmask(const uint8_t *mad, size_t len, uint16_t *capmask);
+/* MAD status bit 1 (IBA 13.4.7): the agent answers elsewhere, named in a ClassPortInfo. */
+#define IBS_MAD_STATUS_REDIRECT 0x0002
+/*
+ * The address a "redirect required" answer names (its ClassPortInfo:
+ * RedirectLID, QP, Q_Key, SL) into *out; IBS_E_NOTFOUND for a redirect by
+ * GID only or to QP 0, which libibmad does not follow either.
+ */
+enum ibs_err ibs_decode_redirect(const uint8_t *mad, size_t len, struct ibs_addr *out);
 /* PortCounters: error counters, 32-bit data counters, XmitWait. */
 enum ibs_err ibs_decode_port_counters(const uint8_t *mad, size_t len, struct ibs_pma_counters *out);
 /* PortCountersExtended: 64-bit data and packet counters, merged into out. */

@@ -11,6 +11,8 @@
 /* A PMA with the IETF extended counters whose PortCountersExtended answers come 30 ms late. */
 struct pma {
 	uint16_t capmask;
+	uint16_t redirect_from; /* nonzero: this LID redirects every request to LID 9 QP 0x20 */
+	unsigned redirects, at_target;
 	uint64_t ext_due_ns; /* when the last PortCountersExtended read is answered */
 	unsigned gets, sets, sets_beside_read;
 };
@@ -18,10 +20,27 @@ struct pma {
 static void pma_on_send(struct fake *f, const struct ibs_mad_req *req, const uint8_t *mad)
 {
 	struct pma *p = f->ctx;
-	uint8_t data[IBS_SMP_DATA_SIZE] = { 0 };
+	uint8_t data[IBS_SMP_DATA_SIZE] = { 0 }, as_cpi[IBS_MAD_SIZE];
 
 	if (req->mgmt_class != IBS_CLASS_PMA)
 		return;
+	if (p->redirect_from && req->addr.lid == p->redirect_from) {
+		/* "redirect required", and where to: a ClassPortInfo (IBA 13.4.8.1). */
+		p->redirects++;
+		mad_set_field(data, 0, IB_CPI_REDIRECT_LID_F, 9);
+		mad_set_field(data, 0, IB_CPI_REDIRECT_QP_F, 0x20);
+		mad_set_field(data, 0, IB_CPI_REDIRECT_QKEY_F, 0x80010000u);
+		/* Some agents answer as the ClassPortInfo they carry: the AttributeID follows. */
+		memcpy(as_cpi, mad, IBS_MAD_SIZE);
+		mad_set_field(as_cpi, 0, IB_MAD_ATTRID_F, IBS_ATTR_CLASS_PORT_INFO);
+		fake_answer(f, p->redirects % 2 ? as_cpi : mad, IBS_MAD_STATUS_REDIRECT, data, 0);
+		return;
+	}
+	if (req->addr.lid == 9) {
+		assert_int_equal(req->addr.qp, 0x20);
+		assert_int_equal(req->addr.qkey, 0x80010000u);
+		p->at_target++;
+	}
 	if (req->method == IBS_METHOD_SET) {
 		p->sets++;
 		if (fake_now() < p->ext_due_ns)
@@ -112,11 +131,53 @@ static void test_reset_without_ext(void **state)
 	ibs_fabric_free(f);
 }
 
+/* A PMA that redirects (as libibmad follows): every request is asked again at the LID and QP it names. */
+static void test_redirect_followed(void **state)
+{
+	struct pma p = { .capmask = IBS_PM_EXT_WIDTH_SUPPORTED, .redirect_from = 5 };
+	struct ibs_counter_opts o = { .reset = true, .extended = true };
+	struct ibs_fabric *f;
+
+	(void)state;
+	f = read_one(&p, &o);
+	assert_true(f->nodes[0]->ports[1].ctr->extended);
+	assert_int_equal(p.redirects, 5); /* ClassPortInfo, PortCounters, PortCountersExtended, two resets */
+	assert_int_equal(p.at_target, 5); /* each asked again there */
+	assert_int_equal(p.sets, 2);
+	ibs_fabric_free(f);
+}
+
+/* A redirect to an agent that redirects again is not followed further: the read fails with that status. */
+static void test_redirect_once(void **state)
+{
+	struct pma p = { .capmask = 0, .redirect_from = 9 };
+	struct ibs_counter_opts o = { 0 };
+	struct ibs_engine_opts eo = { 8, 1000, 0, 0, 0 };
+	struct ibs_fabric *f = one_ca();
+	struct ibs_engine *e;
+	struct fake fk;
+	bool no_lids = true;
+
+	(void)state;
+	f->nodes[0]->ports[1].pi.lid = 9; /* the target redirects to itself */
+	fake_init(&fk, pma_on_send, &p);
+	e = ibs_engine_new(&fk.t, &eo);
+	assert_int_equal(ibs_read_counters(e, f, &o, &no_lids), IBS_OK);
+	assert_false(f->nodes[0]->ports[1].ctr->ok);
+	assert_int_equal(f->nodes[0]->ports[1].ctr->outcome, IBS_MAD_STATUS);
+	assert_int_equal(p.redirects, 2);
+	ibs_engine_free(e);
+	ibs_fabric_free(f);
+	free(fk.q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reset_after_ext_read),
 		cmocka_unit_test(test_reset_without_ext),
+		cmocka_unit_test(test_redirect_followed),
+		cmocka_unit_test(test_redirect_once),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
