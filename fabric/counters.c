@@ -40,6 +40,11 @@ const struct ibs_counter_def *ibs_counter_find(const char *name)
 	return NULL;
 }
 
+bool ibs_counter_known(const struct ibs_port_counters *c, const struct ibs_counter_def *d)
+{
+	return !(c->no_xmit_wait && d->offset == offsetof(struct ibs_pma_counters, xmit_wait));
+}
+
 bool ibs_port_wants_counters(const struct ibs_node *n, const struct ibs_port *p)
 {
 	if (p->num == 0 || !p->valid)
@@ -186,6 +191,10 @@ static void on_counters(void *ctx, const struct ibs_mad_req *req, const struct i
 	pc->status = r->status;
 	if (r->outcome == IBS_MAD_OK && ibs_decode_port_counters(r->mad, r->len, &pc->c) == IBS_OK) {
 		pc->ok = true;
+		/* PortXmitWait is optional (IBA 16.1.3.5): trust it only where ClassPortInfo says it is counted. */
+		pc->no_xmit_wait = c->node->pma_cpi_ok && !(c->node->pma_capmask & IBS_PM_XMIT_WAIT_SUP);
+		if (pc->no_xmit_wait)
+			pc->c.xmit_wait = 0;
 		pc->t_ns = ibs_mono_ns();
 		if (c->node->pma_capmask & (IBS_PM_EXT_WIDTH_SUPPORTED | IBS_PM_EXT_WIDTH_NOIETF_SUP)) {
 			/* on_ext resets, once that read is back. */

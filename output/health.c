@@ -185,7 +185,7 @@ static void prom_counters(struct strbuf *sb, const struct ibs_fabric *f)
 			for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
 				const struct ibs_port_counters *c = pt->ctr;
 				uint64_t v;
-				if (!c || !c->ok)
+				if (!c || !c->ok || (k < ibs_n_counter_defs && !ibs_counter_known(c, &ibs_counter_defs[k])))
 					continue;
 				if (k < ibs_n_counter_defs)
 					v = ibs_counter_get(&c->c, &ibs_counter_defs[k]);
@@ -347,6 +347,10 @@ void render_counters(struct emit *e, const struct ibs_fabric *f)
 			emit_obj_open(e, "counters");
 			for (k = 0; k < ibs_n_counter_defs; k++) {
 				uint64_t v = ibs_counter_get(&c->c, &ibs_counter_defs[k]);
+				if (!ibs_counter_known(c, &ibs_counter_defs[k])) {
+					emit_null(e, ibs_counter_defs[k].name, NULL);
+					continue;
+				}
 				emit_uint(e, ibs_counter_defs[k].name, NULL, v);
 				if (v)
 					emit_text(e, " %s=%" PRIu64, ibs_counter_defs[k].name, v);
@@ -367,6 +371,10 @@ void render_counters(struct emit *e, const struct ibs_fabric *f)
 				for (k = 0; k < ibs_n_counter_defs; k++) {
 					uint64_t d = ibs_counter_get(&c->c, &ibs_counter_defs[k]) -
 						     ibs_counter_get(&c->prev, &ibs_counter_defs[k]);
+					if (!ibs_counter_known(c, &ibs_counter_defs[k])) {
+						emit_null(e, ibs_counter_defs[k].name, NULL);
+						continue;
+					}
 					emit_uint(e, ibs_counter_defs[k].name, d ? ", +%" PRIu64 : NULL, d);
 					if (d)
 						emit_text(e, " %s", ibs_counter_defs[k].name);

@@ -56,6 +56,9 @@ static void pma_on_send(struct fake *f, const struct ibs_mad_req *req, const uin
 	} else if (req->attr_id == IBS_ATTR_PORT_COUNTERS_EXT) {
 		p->ext_due_ns = fake_now() + 30 * 1000000ull;
 		fake_answer(f, mad, 0, NULL, 30);
+	} else if (req->attr_id == IBS_ATTR_PORT_COUNTERS) {
+		mad_set_field(data, 0, IB_PC_XMT_WAIT_F, 1234);
+		fake_answer(f, mad, 0, data, 0);
 	} else {
 		fake_answer(f, mad, 0, NULL, 0);
 	}
@@ -171,6 +174,27 @@ static void test_redirect_once(void **state)
 	free(fk.q);
 }
 
+/* PortXmitWait is optional: read only where ClassPortInfo has PortCountersXmitWaitSupported (bit 12). */
+static void test_xmit_wait_capability(void **state)
+{
+	struct pma with = { .capmask = IBS_PM_EXT_WIDTH_SUPPORTED | IBS_PM_XMIT_WAIT_SUP };
+	struct pma without = { .capmask = IBS_PM_EXT_WIDTH_SUPPORTED };
+	struct ibs_counter_opts o = { .extended = true };
+	const struct ibs_counter_def *xw = ibs_counter_find("PortXmitWait");
+	struct ibs_fabric *f;
+
+	(void)state;
+	f = read_one(&with, &o);
+	assert_true(ibs_counter_known(f->nodes[0]->ports[1].ctr, xw));
+	assert_int_equal(f->nodes[0]->ports[1].ctr->c.xmit_wait, 1234);
+	ibs_fabric_free(f);
+	f = read_one(&without, &o);
+	assert_false(ibs_counter_known(f->nodes[0]->ports[1].ctr, xw));
+	assert_int_equal(f->nodes[0]->ports[1].ctr->c.xmit_wait, 0);
+	assert_true(ibs_counter_known(f->nodes[0]->ports[1].ctr, ibs_counter_find("SymbolErrorCounter")));
+	ibs_fabric_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -178,6 +202,7 @@ int main(void)
 		cmocka_unit_test(test_reset_without_ext),
 		cmocka_unit_test(test_redirect_followed),
 		cmocka_unit_test(test_redirect_once),
+		cmocka_unit_test(test_xmit_wait_capability),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
