@@ -7,6 +7,7 @@
 #include "fake_transport.h"
 #include "../../core/mad/engine.h"
 #include "../../fabric/counters.h"
+#include "../../fabric/run.h"
 
 /* A PMA with the IETF extended counters whose PortCountersExtended answers come 30 ms late. */
 struct pma {
@@ -88,12 +89,13 @@ static struct ibs_fabric *read_one(struct pma *p, const struct ibs_counter_opts 
 	struct ibs_fabric *f = one_ca();
 	struct ibs_engine *e;
 	struct fake fk;
-	bool no_lids = true;
+	struct ibs_run run;
 
+	memset(&run, 0, sizeof(run));
 	fake_init(&fk, pma_on_send, p);
 	e = ibs_engine_new(&fk.t, &eo);
-	assert_int_equal(ibs_read_counters(e, f, o, &no_lids), IBS_OK);
-	assert_false(no_lids);
+	assert_int_equal(ibs_read_counters(e, f, &run, o), IBS_OK);
+	assert_false(run.no_lids);
 	assert_true(f->nodes[0]->ports[1].ctr->ok);
 	ibs_engine_free(e);
 	free(fk.q);
@@ -159,13 +161,14 @@ static void test_redirect_once(void **state)
 	struct ibs_fabric *f = one_ca();
 	struct ibs_engine *e;
 	struct fake fk;
-	bool no_lids = true;
+	struct ibs_run run;
 
 	(void)state;
+	memset(&run, 0, sizeof(run));
 	f->nodes[0]->ports[1].pi.lid = 9; /* the target redirects to itself */
 	fake_init(&fk, pma_on_send, &p);
 	e = ibs_engine_new(&fk.t, &eo);
-	assert_int_equal(ibs_read_counters(e, f, &o, &no_lids), IBS_OK);
+	assert_int_equal(ibs_read_counters(e, f, &run, &o), IBS_OK);
 	assert_false(f->nodes[0]->ports[1].ctr->ok);
 	assert_int_equal(f->nodes[0]->ports[1].ctr->outcome, IBS_MAD_STATUS);
 	assert_int_equal(p.redirects, 2);
