@@ -21,6 +21,7 @@ struct ibs_node;
 struct ibs_port_counters {
 	bool ok;                  /* PortCounters answered */
 	bool extended;            /* 64-bit data counters from PortCountersExtended */
+	bool no_xmit_wait;        /* ClassPortInfo says the PMA does not count PortXmitWait: c.xmit_wait is no reading */
 	enum ibs_outcome outcome; /* when !ok */
 	uint16_t status;
 	struct ibs_pma_counters c;

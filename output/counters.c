@@ -57,6 +57,10 @@ void render_counters(struct emit *e, const struct ibs_fabric *f, const struct ib
 			emit_obj_open(e, "counters");
 			for (k = 0; k < ibs_n_counter_defs; k++) {
 				uint64_t v = ibs_counter_get(&c->c, &ibs_counter_defs[k]);
+				if (!ibs_counter_known(c, &ibs_counter_defs[k])) {
+					emit_null(e, ibs_counter_defs[k].name, NULL);
+					continue;
+				}
 				emit_uint(e, ibs_counter_defs[k].name, NULL, v);
 				if (v)
 					emit_text(e, " %s=%" PRIu64, ibs_counter_defs[k].name, v);
@@ -77,6 +81,10 @@ void render_counters(struct emit *e, const struct ibs_fabric *f, const struct ib
 				for (k = 0; k < ibs_n_counter_defs; k++) {
 					uint64_t d = ibs_counter_get(&c->c, &ibs_counter_defs[k]) -
 						     ibs_counter_get(&c->prev, &ibs_counter_defs[k]);
+					if (!ibs_counter_known(c, &ibs_counter_defs[k])) {
+						emit_null(e, ibs_counter_defs[k].name, NULL);
+						continue;
+					}
 					emit_uint(e, ibs_counter_defs[k].name, d ? ", +%" PRIu64 : NULL, d);
 					if (d)
 						emit_text(e, " %s", ibs_counter_defs[k].name);

@@ -85,7 +85,7 @@ static void prom_counters(struct strbuf *sb, const struct ibs_fabric *f)
 			for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
 				const struct ibs_port_counters *c = pt->ctr;
 				uint64_t v;
-				if (!c || !c->ok)
+				if (!c || !c->ok || (k < ibs_n_counter_defs && !ibs_counter_known(c, &ibs_counter_defs[k])))
 					continue;
 				if (k < ibs_n_counter_defs)
 					v = ibs_counter_get(&c->c, &ibs_counter_defs[k]);
