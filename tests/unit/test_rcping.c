@@ -203,6 +203,20 @@ static void test_choose_gid(void **state)
 		  1,
 		  "an IPv4 address (GID type unknown)" },
 		{ { "fe80::1", NULL, NULL, NULL }, { IBS_GID_IB_ROCE_V1 }, 0, "the first GID in the table" },
+		/* 169.254/16 is link-local: below a global IPv6 address, above fe80::/10. */
+		{ { "::ffff:169.254.3.4", "2001:db8::1", NULL, NULL },
+		  { IBS_GID_ROCE_V2, IBS_GID_ROCE_V2 },
+		  1,
+		  "RoCE v2 with a global IPv6 address" },
+		{ { "fe80::1", "::ffff:169.254.3.4", NULL, NULL },
+		  { IBS_GID_ROCE_V2, IBS_GID_ROCE_V2 },
+		  1,
+		  "RoCE v2 with a link-local IPv4 address (169.254/16)" },
+		{ { "::ffff:169.254.3.4", "::ffff:10.0.0.1", NULL, NULL },
+		  { IBS_GID_UNKNOWN, IBS_GID_UNKNOWN },
+		  1,
+		  "an IPv4 address (GID type unknown)" },
+		{ { "::ffff:169.254.3.4", NULL, NULL, NULL }, { IBS_GID_IB_ROCE_V1 }, 0, "the first GID in the table" },
 		{ { "::", "::", NULL, NULL }, { IBS_GID_ROCE_V2, IBS_GID_ROCE_V2 }, -1, NULL },
 	};
 	size_t i, k;
