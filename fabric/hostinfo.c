@@ -162,20 +162,6 @@ bool ibs_sysfs_parse_rate(const char *s, double *gbps, unsigned *width, char **s
 	return true;
 }
 
-void ibs_gid_str(const uint8_t g[16], char *buf, size_t len)
-{
-	snprintf(buf, len, "%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x", g[0], g[1], g[2],
-		 g[3], g[4], g[5], g[6], g[7], g[8], g[9], g[10], g[11], g[12], g[13], g[14], g[15]);
-}
-
-bool ibs_gid_ipv4(const uint8_t g[16], char *buf, size_t len)
-{
-	if (!ibs_gid_is_v4mapped(g))
-		return false;
-	snprintf(buf, len, "%u.%u.%u.%u", g[12], g[13], g[14], g[15]);
-	return true;
-}
-
 /* ---- reading sysfs ---- */
 
 /*

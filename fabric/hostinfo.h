@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "../core/base/err.h"
+#include "../core/base/gid.h" /* ibs_gid_str, ibs_gid_ipv4 */
 
 #define IBS_SYSFS_ATTR_MAX 4096 /* bytes of one attribute file, at most */
 
@@ -89,10 +90,5 @@ bool ibs_sysfs_parse_enum(const char *s, int *num, char **name);
 bool ibs_sysfs_parse_rate(const char *s, double *gbps, unsigned *width, char **speed);
 /* "0x5" or "12", at most max */
 bool ibs_sysfs_parse_uint(const char *s, uint64_t max, uint64_t *out);
-
-/* A GID as the kernel prints it: eight groups of four hex digits (40 bytes with the NUL). */
-void ibs_gid_str(const uint8_t gid[16], char *buf, size_t len);
-/* The IPv4 address of an IPv4-mapped GID ("192.168.1.5"); false when it is not one. */
-bool ibs_gid_ipv4(const uint8_t gid[16], char *buf, size_t len);
 
 #endif

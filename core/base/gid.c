@@ -1,5 +1,34 @@
-/* The rank of a GID for RoCE traffic (see gid.h): one rule for the probe and the host view. */
+/* GIDs as text, their types' names, and their rank for RoCE traffic (see gid.h): one rule for the probe and the host view. */
 #include "gid.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void ibs_gid_str(const uint8_t g[16], char *buf, size_t len)
+{
+	snprintf(buf, len, "%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x", g[0], g[1], g[2],
+		 g[3], g[4], g[5], g[6], g[7], g[8], g[9], g[10], g[11], g[12], g[13], g[14], g[15]);
+}
+
+bool ibs_gid_ipv4(const uint8_t g[16], char *buf, size_t len)
+{
+	if (!ibs_gid_is_v4mapped(g))
+		return false;
+	snprintf(buf, len, "%u.%u.%u.%u", g[12], g[13], g[14], g[15]);
+	return true;
+}
+
+const char *ibs_gid_type_name(enum ibs_gid_type t)
+{
+	return t == IBS_GID_ROCE_V2 ? "RoCE v2" : t == IBS_GID_IB_ROCE_V1 ? "IB/RoCE v1" : NULL;
+}
+
+enum ibs_gid_type ibs_gid_type_parse(const char *s)
+{
+	return !s ? IBS_GID_UNKNOWN : !strcmp(s, "RoCE v2") ? IBS_GID_ROCE_V2
+		  : !strcmp(s, "IB/RoCE v1")		   ? IBS_GID_IB_ROCE_V1
+							   : IBS_GID_UNKNOWN;
+}
 
 bool ibs_gid_is_link_local(const uint8_t gid[16])
 {

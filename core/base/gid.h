@@ -7,6 +7,7 @@
 #define IBSCAN_GID_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -29,6 +30,16 @@ static inline bool ibs_gid_is_zero(const uint8_t gid[16])
 			return false;
 	return true;
 }
+
+/* A GID as the kernel prints it: eight groups of four hex digits (40 bytes with the NUL). */
+void ibs_gid_str(const uint8_t gid[16], char *buf, size_t len);
+/* The IPv4 address of an IPv4-mapped GID ("192.168.1.5"); false when it is not one. */
+bool ibs_gid_ipv4(const uint8_t gid[16], char *buf, size_t len);
+
+/* "RoCE v2", "IB/RoCE v1", as sysfs and show_gids name them; NULL for unknown. */
+const char *ibs_gid_type_name(enum ibs_gid_type t);
+/* The type sysfs gid_attrs/types names (NULL or anything else: unknown). */
+enum ibs_gid_type ibs_gid_type_parse(const char *s);
 
 /*
  * A link-local address: fe80::/10, or an IPv4-mapped 169.254.0.0/16 (what
