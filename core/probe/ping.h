@@ -64,6 +64,7 @@ struct ibs_ping_opts {
 	 * and restarts with every message, this does not. 0: the default.
 	 */
 	unsigned session_ms;
+	const char *sysfs; /* where sysfs is (NULL: /sys): GID types and interfaces libibverbs cannot tell */
 };
 
 /* One end of the connection, as exchanged. */
@@ -88,7 +89,9 @@ struct ibs_ping_result {
 	bool bw;
 	unsigned iters, size;
 	bool use_grh;
-	const char *gid_choice; /* why this GID (static string) */
+	char *gid_choice;   /* why this GID */
+	char *gid_netdev;   /* RoCE: the local GID's network interface; NULL when unknown */
+	char *setup_addr;   /* the TCP setup connection's local address; NULL when it has none */
 	struct ibs_ping_end local, remote;
 	unsigned mtu; /* the path MTU used, 1..5 */
 	struct {
@@ -112,15 +115,28 @@ struct ibs_ping_gid {
 	unsigned index;
 	uint8_t gid[16];
 	enum ibs_gid_type type;
+	char netdev[IBS_NETDEV_LEN]; /* "" when unknown */
+};
+
+/* The local end of the TCP setup connection, as RoCE sees it. */
+struct ibs_ping_setup_end {
+	bool known;                  /* false: no IP address (a socket pair) */
+	uint8_t gid[16];             /* its address as a GID (IPv4-mapped for IPv4) */
+	char text[48];               /* the address as text */
+	char ifname[IBS_NETDEV_LEN]; /* the interface that holds it; "" when none does */
 };
 
 /*
- * The GID a RoCE port should use: the first non-zero entry of t with the
- * best rank (ibs_gid_rank, core/base/gid.h: RoCE v2 with an IPv4-mapped
- * address first, then RoCE v2 global, RoCE v2 link-local, then RoCE v1).
- * Returns a position in t, or -1; *why says why (static string).
+ * The GID a RoCE port should use for one connection: the entry whose
+ * address is the setup connection's local address (and whose interface
+ * holds it, where both are known), RoCE v2 before v1; else, given the
+ * peer's GID (the listener), the best of the same address family and (where
+ * both are known) type; else the best of the table. "Best": the rank of
+ * ibs_gid_rank (core/base/gid.h). Returns a position in t, or -1; *why says
+ * why (owned by the caller; NULL when -1). setup and peer may be NULL.
  */
-int ibs_ping_choose_gid(const struct ibs_ping_gid *t, unsigned n, const char **why);
+int ibs_ping_choose_gid(const struct ibs_ping_gid *t, unsigned n, const struct ibs_ping_setup_end *setup,
+			const struct ibs_ping_gid *peer, char **why);
 
 struct ibs_ping;
 

@@ -70,7 +70,7 @@ enum ibs_err ibs_ping_open(const struct ibs_verbs_ops *ops, const struct ibs_pin
 					 "'ibscan local' shows every port's state; -C and -P pick another"),
 				 "%s port %u is not active (state %s)", p->info.name, p->info.port,
 				 port_state_name(p->info.state));
-	rc = ping_choose_gid(p);
+	rc = ping_read_gids(p);
 	if (rc)
 		return rc;
 	e = ops->alloc_pd(p->dev, &p->pd);
@@ -105,6 +105,8 @@ void ibs_ping_close(struct ibs_ping *p)
 	if (p->dev)
 		p->ops->close(p->dev);
 	free(p->ca);
+	free(p->gids);
+	free(p->gid_choice);
 	free(p->err);
 	free(p->hint);
 	free(p);

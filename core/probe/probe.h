@@ -54,11 +54,15 @@ struct ibs_ping {
 	struct ibs_vdev *dev;
 	struct ibs_vdev_info info;
 	struct ibs_vpd *pd;
+	struct ibs_ping_gid *gids; /* RoCE without --gid-index: the port's GIDs, to choose from per peer */
+	unsigned n_gids;
 	int gid_index;
 	enum ibs_gid_type gid_type;
 	uint8_t gid[16];
+	char gid_netdev[IBS_NETDEV_LEN];
 	bool use_grh;
-	const char *gid_choice;
+	char *gid_choice;
+	struct ibs_ping_setup_end setup; /* the current peer's setup connection */
 	struct ping_run r;
 	enum ibs_ping_step step;
 	char *err, *hint;
@@ -85,8 +89,11 @@ void ping_run_free(struct ibs_ping *p);
 /* A new run with the peer on fd: its timeouts from the options, its session deadline from now. */
 void ping_run_init(struct ibs_ping *p, int fd, const char *peer);
 
-/* gid.c: the GID, from --gid-index, the link layer and the port's GID table. */
-enum ibs_err ping_choose_gid(struct ibs_ping *p);
+/* gid.c */
+/* At open: the GID --gid-index names, LID routing on InfiniBand, or the RoCE port's table (and its best GID). */
+enum ibs_err ping_read_gids(struct ibs_ping *p);
+/* For one peer: the setup connection's local end (fd), and on RoCE the GID it names (peer: its hello, listener). */
+void ping_pick_gid(struct ibs_ping *p, int fd, const struct ibs_oob_hello *peer);
 
 /* setup.c */
 /* Buffers, MR, CQ, QP to INIT, receives posted (if this side receives): everything before the hello. */

@@ -23,6 +23,8 @@ struct ibs_vqp;
 
 enum ibs_link_layer { IBS_LL_UNKNOWN = 0, IBS_LL_IB = 1, IBS_LL_ETH = 2 };
 
+#define IBS_NETDEV_LEN 16 /* a network interface's name and its NUL (IFNAMSIZ) */
+
 /* The device and port that open() chose. name is owned by the backend until close(). */
 struct ibs_vdev_info {
 	const char *name;
@@ -119,6 +121,11 @@ struct ibs_verbs_ops {
 	void (*close)(struct ibs_vdev *dev);
 	/* One GID table entry of the open port; an error for an empty or unreadable one. */
 	int (*query_gid)(struct ibs_vdev *dev, unsigned index, uint8_t gid[16], enum ibs_gid_type *type);
+	/*
+	 * The network interface of a RoCE GID table entry, NUL-terminated;
+	 * ENODATA where the backend cannot tell (the probe then reads sysfs).
+	 */
+	int (*gid_netdev)(struct ibs_vdev *dev, unsigned index, char name[IBS_NETDEV_LEN]);
 	int (*alloc_pd)(struct ibs_vdev *dev, struct ibs_vpd **pd);
 	void (*dealloc_pd)(struct ibs_vpd *pd);
 	int (*reg_mr)(struct ibs_vpd *pd, void *addr, size_t len, unsigned access, struct ibs_vmr **mr, uint32_t *lkey,

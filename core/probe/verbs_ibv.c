@@ -13,6 +13,8 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <infiniband/verbs.h>
+#include <net/if.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -300,6 +302,20 @@ static int v_query_gid(struct ibs_vdev *d, unsigned index, uint8_t gid[16], enum
 	return 0;
 }
 
+/* rdma-core 32 and later name the entry's interface; before, the probe reads sysfs (ENODATA). */
+static int v_gid_netdev(struct ibs_vdev *d, unsigned index, char name[IBS_NETDEV_LEN])
+{
+	struct ibv_gid_entry e;
+	char buf[IF_NAMESIZE];
+
+	*name = '\0';
+	if (!fn.query_gid_ex || fn.query_gid_ex(d->ctx, d->port, index, &e, 0, sizeof(e)) || !e.ndev_ifindex ||
+	    !if_indextoname(e.ndev_ifindex, buf))
+		return ENODATA;
+	snprintf(name, IBS_NETDEV_LEN, "%s", buf);
+	return 0;
+}
+
 static int v_alloc_pd(struct ibs_vdev *d, struct ibs_vpd **pd)
 {
 	struct ibv_pd *p;
@@ -513,6 +529,7 @@ const struct ibs_verbs_ops ibs_verbs_ibv = {
 	.open = v_open,
 	.close = v_close,
 	.query_gid = v_query_gid,
+	.gid_netdev = v_gid_netdev,
 	.alloc_pd = v_alloc_pd,
 	.dealloc_pd = v_dealloc_pd,
 	.reg_mr = v_reg_mr,

@@ -36,6 +36,7 @@ enum fv_op { FV_OPEN, FV_PD, FV_MR, FV_CQ, FV_QP, FV_INIT, FV_RTR, FV_RTS, FV__O
 struct fv_gid {
 	uint8_t gid[16]; /* all zero: an empty entry */
 	enum ibs_gid_type type;
+	char netdev[IBS_NETDEV_LEN]; /* RoCE: its interface ("" unknown) */
 };
 
 /* One port of the fabric: the n-th device opened since fv_reset() is port[n]. */
@@ -53,7 +54,10 @@ struct fv_port {
 	 * as upstream mlx5 sets every device that advertises atomics.
 	 */
 	bool atomic_be;
-	/* rdma-core before 32 (no _ibv_query_gid_ex): query_gid says every type is unknown; packets keep theirs. */
+	/*
+	 * rdma-core before 32 (no _ibv_query_gid_ex): query_gid says every
+	 * type is unknown and gid_netdev knows no interface; packets keep their type.
+	 */
 	bool gid_types_unknown;
 };
 
@@ -280,6 +284,14 @@ static inline int fv_query_gid(struct ibs_vdev *d, unsigned index, uint8_t gid[1
 		return ENODATA;
 	memcpy(gid, d->port->gids[index].gid, 16);
 	*type = d->port->gid_types_unknown ? IBS_GID_UNKNOWN : d->port->gids[index].type;
+	return 0;
+}
+
+static inline int fv_gid_netdev(struct ibs_vdev *d, unsigned index, char name[IBS_NETDEV_LEN])
+{
+	if (fv_gid_empty(d->port, index) || d->port->gid_types_unknown || !d->port->gids[index].netdev[0])
+		return ENODATA;
+	memcpy(name, d->port->gids[index].netdev, IBS_NETDEV_LEN);
 	return 0;
 }
 
@@ -966,6 +978,7 @@ static const struct ibs_verbs_ops fake_verbs = {
 	.open = fv_open,
 	.close = fv_close,
 	.query_gid = fv_query_gid,
+	.gid_netdev = fv_gid_netdev,
 	.alloc_pd = fv_alloc_pd,
 	.dealloc_pd = fv_dealloc_pd,
 	.reg_mr = fv_reg_mr,
