@@ -13,7 +13,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-static char *memlock_hint(void)
+/* what: the pinned thing ("registered memory is", "the ... ring is"); more: what else it may be, or "". */
+static char *memlock_hint(const char *what, const char *more)
 {
 	struct rlimit rl;
 	char now[64] = "unknown";
@@ -24,10 +25,16 @@ static char *memlock_hint(void)
 		else
 			snprintf(now, sizeof(now), "%llu KiB", (unsigned long long)rl.rlim_cur / 1024);
 	}
-	return xasprintf("registered memory is pinned and counts against RLIMIT_MEMLOCK (now %s): raise it with "
+	return xasprintf("%s pinned and count%s against RLIMIT_MEMLOCK (now %s): raise it with "
 			 "'ulimit -l unlimited' in the shell, a '* - memlock unlimited' line in "
-			 "/etc/security/limits.conf, or LimitMEMLOCK=infinity for a systemd service",
-			 now);
+			 "/etc/security/limits.conf, or LimitMEMLOCK=infinity for a systemd service%s",
+			 what, strstr(what, " are") ? "" : "s", now, more);
+}
+
+/* Errors a pinning step gives when RLIMIT_MEMLOCK is reached. */
+static bool pins(int e)
+{
+	return e == ENOMEM || e == EPERM || e == EAGAIN;
 }
 
 static uint32_t new_psn(void)
@@ -79,7 +86,7 @@ enum ibs_err ping_setup(struct ibs_ping *p, struct ping_run *r, bool receives)
 	if (e) {
 		r->mr = NULL;
 		return ping_fail(p, IBS_STEP_MR, IBS_E_TRANSPORT,
-				 e == ENOMEM || e == EPERM || e == EAGAIN ? memlock_hint() : NULL,
+				 pins(e) ? memlock_hint("registered memory is", "") : NULL,
 				 "memory registration of %zu bytes failed: %s", r->buflen, strerror(e));
 	}
 	r->tx_depth = ping_cap(r->bw ? MAX_TX_DEPTH : 4, d->max_qp_wr);
@@ -89,7 +96,9 @@ enum ibs_err ping_setup(struct ibs_ping *p, struct ping_run *r, bool receives)
 	e = p->ops->create_cq(p->dev, ping_cap(r->tx_depth + r->rx_depth, d->max_cqe), &r->cq);
 	if (e) {
 		r->cq = NULL;
-		return ping_fail(p, IBS_STEP_CQ, IBS_E_TRANSPORT, NULL, "cannot create a completion queue of %u entries: %s",
+		return ping_fail(p, IBS_STEP_CQ, IBS_E_TRANSPORT,
+				 pins(e) ? memlock_hint("the completion queue ring is", "") : NULL,
+				 "cannot create a completion queue of %u entries: %s",
 				 r->tx_depth + r->rx_depth, strerror(e));
 	}
 	caps.max_send_wr = r->tx_depth;
@@ -98,8 +107,10 @@ enum ibs_err ping_setup(struct ibs_ping *p, struct ping_run *r, bool receives)
 	if (e) {
 		r->qp = NULL;
 		return ping_fail(p, IBS_STEP_QP, IBS_E_TRANSPORT,
-				 xasprintf("the device allows %u work requests per queue; it may be out of queue pairs",
-					   d->max_qp_wr),
+				 pins(e) ? memlock_hint("the queue pair's rings are",
+							"; else the device may be out of queue pairs")
+					 : xasprintf("the device allows %u work requests per queue; it may be out of queue pairs",
+						     d->max_qp_wr),
 				 "cannot create the RC queue pair (%u sends, %u receives): %s", caps.max_send_wr,
 				 caps.max_recv_wr, strerror(e));
 	}

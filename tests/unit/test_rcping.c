@@ -598,6 +598,8 @@ static void client_setup_fails(enum fv_op op, int err, enum ibs_ping_step step, 
 	has(c.err, msg);
 	if (hint)
 		has(c.hint, hint);
+	else
+		assert_null(c.hint);
 	side_free(&c);
 }
 
@@ -611,10 +613,17 @@ static void test_setup_failures(void **state)
 	client_setup_fails(FV_PD, ENOMEM, IBS_STEP_PD, IBS_E_TRANSPORT, "cannot allocate a protection domain on fake0",
 			   NULL);
 	client_setup_fails(FV_MR, ENOMEM, IBS_STEP_MR, IBS_E_TRANSPORT,
-			   "memory registration of 128 bytes failed: Cannot allocate memory", "RLIMIT_MEMLOCK");
+			   "memory registration of 128 bytes failed: Cannot allocate memory",
+			   "registered memory is pinned and counts against RLIMIT_MEMLOCK");
 	client_setup_fails(FV_MR, EPERM, IBS_STEP_MR, IBS_E_TRANSPORT, "Operation not permitted", "ulimit -l");
-	client_setup_fails(FV_CQ, ENOMEM, IBS_STEP_CQ, IBS_E_TRANSPORT, "cannot create a completion queue", NULL);
-	client_setup_fails(FV_QP, ENOMEM, IBS_STEP_QP, IBS_E_TRANSPORT, "cannot create the RC queue pair", "queue pairs");
+	/* CQ and QP rings are pinned too: an unprivileged host's 64 KiB limit fails there first. */
+	client_setup_fails(FV_CQ, ENOMEM, IBS_STEP_CQ, IBS_E_TRANSPORT, "cannot create a completion queue",
+			   "completion queue ring is pinned and counts against RLIMIT_MEMLOCK");
+	client_setup_fails(FV_CQ, EINVAL, IBS_STEP_CQ, IBS_E_TRANSPORT, "cannot create a completion queue", NULL);
+	client_setup_fails(FV_QP, ENOMEM, IBS_STEP_QP, IBS_E_TRANSPORT, "cannot create the RC queue pair",
+			   "queue pair's rings are pinned and count against RLIMIT_MEMLOCK");
+	client_setup_fails(FV_QP, ENOMEM, IBS_STEP_QP, IBS_E_TRANSPORT, "cannot create the RC queue pair",
+			   "out of queue pairs");
 	client_setup_fails(FV_INIT, EINVAL, IBS_STEP_INIT, IBS_E_TRANSPORT,
 			   "INIT failed: Invalid argument (fake0 port 1)", "check the port");
 	assert_string_equal(ibs_ping_step_name(IBS_STEP_MR), "MR");
