@@ -70,6 +70,11 @@ enum ibs_err ibs_ping_open(const struct ibs_verbs_ops *ops, const struct ibs_pin
 					 "'ibscan local' shows every port's state; -C and -P pick another"),
 				 "%s port %u is not active (state %s)", p->info.name, p->info.port,
 				 port_state_name(p->info.state));
+	if (p->info.iwarp)
+		return ping_fail(p, IBS_STEP_OPEN, IBS_E_NODEV,
+				 xstrdup("the probe speaks the InfiniBand transport (InfiniBand or RoCE); iWARP runs RDMA "
+					 "over TCP and needs rdma_cm: -C picks another device ('ibscan local' lists them)"),
+				 "%s is an iWARP device", p->info.name);
 	rc = ping_read_gids(p);
 	if (rc)
 		return rc;

@@ -39,6 +39,7 @@ struct ibs_vdev_info {
 	unsigned max_rd_atom;      /* RDMA read/atomic responder resources per QP */
 	unsigned max_init_rd_atom; /* and initiator depth */
 	bool atomics;              /* fetch-and-add supported */
+	bool iwarp;                /* an iWARP device (its link layer reads Ethernet): not InfiniBand transport */
 };
 
 /* Memory access rights (the same bits as IBV_ACCESS_*). */

@@ -270,6 +270,7 @@ static int v_open(const char *ca, unsigned port, struct ibs_vdev **out, struct i
 	info->max_rd_atom = da.max_qp_rd_atom > 0 ? (unsigned)da.max_qp_rd_atom : 0;
 	info->max_init_rd_atom = da.max_qp_init_rd_atom > 0 ? (unsigned)da.max_qp_init_rd_atom : 0;
 	info->atomics = da.atomic_cap != IBV_ATOMIC_NONE;
+	info->iwarp = ctx->device->transport_type == IBV_TRANSPORT_IWARP;
 	return 0;
 }
 

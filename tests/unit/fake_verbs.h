@@ -59,6 +59,8 @@ struct fv_port {
 	 * type is unknown and gid_netdev knows no interface; packets keep their type.
 	 */
 	bool gid_types_unknown;
+	/* An iWARP device (Chelsio, Intel irdma in iWARP mode): Ethernet link layer, TCP transport, no RoCE. */
+	bool iwarp;
 };
 
 enum fv_qp_state { FV_QPS_RESET, FV_QPS_INIT, FV_QPS_RTR, FV_QPS_RTS, FV_QPS_ERR };
@@ -265,6 +267,7 @@ static inline int fv_open(const char *ca, unsigned port, struct ibs_vdev **dev, 
 	d->info.max_rd_atom = 16;
 	d->info.max_init_rd_atom = 16;
 	d->info.atomics = !p->no_atomics;
+	d->info.iwarp = p->iwarp;
 	*info = d->info;
 	*dev = d;
 	return 0;

@@ -657,6 +657,17 @@ static void test_open_failures(void **state)
 	has(c.err, "fake0 port 1 is not active (state INIT)");
 	has(c.hint, "no subnet manager");
 	side_free(&c);
+	/* An iWARP port reads Ethernet and active: refused at open, not at RTR with a hint blaming the GID. */
+	fv_reset();
+	fv.port[0].ll = IBS_LL_ETH;
+	fv.port[0].iwarp = true;
+	opts(&c, IBS_OP_SEND, false, 10, 64);
+	assert_int_equal(ibs_ping_open(&fake_verbs, &c.o, &c.p), IBS_E_NODEV);
+	finish(&c);
+	assert_int_equal(c.step, IBS_STEP_OPEN);
+	has(c.err, "fake0 is an iWARP device");
+	has(c.hint, "rdma_cm");
+	side_free(&c);
 }
 
 /* A scripted listener: answers a hello with a reply the test shaped, then records what it is told. */
