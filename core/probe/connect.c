@@ -113,8 +113,8 @@ enum ibs_err ping_connect_qp(struct ibs_ping *p, struct ping_run *r, const struc
 	c.max_dest_rd_atomic = r->rd_resp;
 	c.max_rd_atomic = ping_cap(ping_cap(MAX_RD_DEPTH, p->info.max_init_rd_atom), h->rd_atomic ? h->rd_atomic : 1);
 	c.min_rnr_timer = 12; /* 0.64 ms */
-	c.timeout = 14;       /* 4.096 us * 2^14 = 67 ms per try */
-	c.retry_cnt = 7;
+	c.timeout = ACK_TIMEOUT;
+	c.retry_cnt = RETRY_CNT;
 	c.rnr_retry = 7; /* 7: retry forever on receiver-not-ready; our own deadlines end a run */
 	e = p->ops->modify_qp(r->qp, IBS_QPS_RTR, &c);
 	if (e) {

@@ -19,6 +19,14 @@
 #define MAX_TX_DEPTH 128       /* sends in flight in a bandwidth run */
 #define MAX_RX_DEPTH 512       /* receives posted ahead in a send bandwidth run */
 #define MAX_RD_DEPTH 16        /* RDMA reads/atomics in flight */
+#define ACK_TIMEOUT 14         /* Local ACK Timeout: 4.096 us << 14 = 67 ms per try (perftest's default) */
+#define RETRY_CNT 7            /* transport retries before RETRY_EXC_ERR */
+/*
+ * How long the hardware retries before it reports RETRY_EXC_ERR: retry_cnt
+ * + 1 tries of the Local ACK Timeout, which the IBA lets a device stretch up
+ * to four times (0.54 to 2.1 s with the values above).
+ */
+#define RETRY_MAX_MS (4 * (RETRY_CNT + 1) * (4096ull << ACK_TIMEOUT) / 1000000)
 #define FINISH_TIMEOUT_MS 1000 /* telling a peer why we stop: best effort */
 
 /* One measured run: the test, its buffers and queue pair. */

@@ -39,6 +39,36 @@ static enum ibs_err wc_failed(struct ibs_ping *p, struct ping_run *r, const stru
 }
 
 /*
+ * Nothing completed within --timeout. Shorter than the hardware's own
+ * retries, the transport has not given up yet: the peer stopped answering.
+ * Longer, the hardware would have reported RETRY_EXC_ERR had it sent
+ * anything: the work request never left, or its completion was lost.
+ */
+static enum ibs_err no_completion(struct ibs_ping *p, struct ping_run *r, uint64_t iter)
+{
+	char *said = ping_peer_says(r);
+	bool early = r->timeout_ms < RETRY_MAX_MS;
+	enum ibs_err rc;
+
+	rc = ping_fail(p, IBS_STEP_RUN, IBS_E_TIMEOUT,
+		       early ? xasprintf("the peer's host or its port went away, or the network drops packets; a "
+					 "--timeout above %llu ms lets the hardware's retries end it with RETRY_EXC_ERR; on "
+					 "RoCE check that both hosts use GIDs of the same type and subnet (--gid-index, "
+					 "'ibscan local')",
+					 RETRY_MAX_MS)
+			     : xasprintf("the hardware's retries (up to %llu ms) reported nothing either: the work "
+					 "request did not leave this host, or its completion was lost; raise --timeout for a "
+					 "slow path",
+					 RETRY_MAX_MS),
+		       "%sno completion within %u ms (--timeout%s): %s %" PRIu64 " of %u%s%s",
+		       early ? "the peer stopped answering: " : "", r->timeout_ms,
+		       early ? ", shorter than the transport's own retries" : "", op_verb(r->op), iter + 1, r->iters,
+		       said ? "; the peer says: " : "", said ? said : "");
+	free(said);
+	return rc;
+}
+
+/*
  * Poll the CQ until want_send send and want_recv receive completions have
  * arrived (and *flag equals val, for RDMA write round trips), within the
  * timeout. Receives are reposted as they complete.
@@ -81,18 +111,8 @@ static enum ibs_err wait_for(struct ibs_ping *p, struct ping_run *r, uint64_t wa
 			return IBS_E_TRANSPORT;
 		if (now >= deadline && ping_session_over(r))
 			return ping_session_expired(p, r, IBS_STEP_RUN, false);
-		if (now >= deadline) {
-			char *said = ping_peer_says(r);
-			enum ibs_err rc = ping_fail(
-						    p, IBS_STEP_RUN, IBS_E_TIMEOUT,
-						    xstrdup("the peer stopped answering or the network drops packets; on RoCE check that both "
-							    "hosts use GIDs of the same type and subnet (--gid-index, 'ibscan local'); "
-							    "raise --timeout for a slow path"),
-						    "no completion within %u ms (--timeout): %s %" PRIu64 " of %u%s%s", r->timeout_ms,
-						    op_verb(r->op), iter + 1, r->iters, said ? "; the peer says: " : "", said ? said : "");
-			free(said);
-			return rc;
-		}
+		if (now >= deadline)
+			return no_completion(p, r, iter);
 	}
 }
 
