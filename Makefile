@@ -115,7 +115,7 @@ demo:
 	@tools/demo.sh
 
 # Discovery speed and scale against ibnetdiscover on simulated fat trees (minutes).
-bench: ibscan $(REL)/rawrate $(REL)/madcount.so
+bench: ibscan $(REL)/rawrate $(REL)/madcount.so $(REL)/fabricmodel.so
 	@tools/bench.sh
 
 $(REL)/rawrate: tools/rawrate.c $(REL)/libibscan.a
@@ -123,6 +123,14 @@ $(REL)/rawrate: tools/rawrate.c $(REL)/libibscan.a
 
 $(REL)/madcount.so: tools/madcount.c
 	$(CC) -shared -fPIC -O2 -o $@ $< -ldl
+
+# The fabric model layer (tools/fabricmodel.c) and its pure core, which the
+# unit test includes.
+$(REL)/fabricmodel.so: tools/fabricmodel.c tools/fmodel.c tools/fmodel.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(WARN) -shared -fPIC -O2 -g $(CFLAGS) -o $@ tools/fabricmodel.c tools/fmodel.c \
+		-ldl -lpthread $(shell $(PKG_CONFIG) --libs libibumad libibmad 2>/dev/null || echo -libumad -libmad)
+$(REL)/tests/test_fabricmodel $(SANB)/tests/test_fabricmodel: tools/fmodel.c tools/fmodel.h
 
 fixtures: ibscan
 	@tools/record-fixtures.sh

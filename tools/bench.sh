@@ -200,9 +200,122 @@ bench_lossy() {
 	} >"$out/lossy.md"
 }
 
+# ---- The modelled fabric (issue 15) ----
+# bench_model: on the running simulator of this size (large and huge; after
+# the zero-latency rows, same run, same fabric), each tool under the fabric
+# model (tools/fabricmodel.c, its default figures, docs/performance.md "A
+# fabric model"), run from the first host of the file (as on a cluster: its
+# leaf serves every directed-route SMP the tool sends): ibnetdiscover, -o 64,
+# ibscan topology, ibqueryerrors -o 64, ibscan health. Per run: wall time,
+# and from the layer's report MADs sent, dropped, the most MADs one switch had
+# in service and waiting at once (and where), and the most requests in flight
+# through one switch. A run that exits non-zero or answers wrong
+# (check_output) is listed as an error and its time left out, but does not
+# fail the bench (the walker keeps no per-switch cap yet). At large, also the
+# layer's own cost: ibscan and ibnetdiscover -o 64 without the layer and with
+# it at zero latency and no queue limit, alternately. BENCH_MODEL_RUNS sets
+# the rounds (default 3 at large, 1 at huge); BENCH_MODEL_ONLY=1 runs only
+# these rows (at large and huge; BENCH_MODEL_SIZES changes which). Writes
+# $out/model.md.
+fabricmodel=$root/build/rel/fabricmodel.so
+model_sizes=${BENCH_MODEL_SIZES:-large huge}
+
+# measure_model NAME MODE CMD...: one run from $mhost; MODE on (the model's
+# defaults, or FABRICMODEL_* from the environment), zero (no latency, no
+# limit) or off (no layer).
+measure_model() {
+	local name=$1 mode=$2 rc=0 t rep why ok=1 pre="$fabricmodel:$SIM_SHIM" mdir=$out/model
+	shift 2
+	[ "$mode" = off ] && pre=$SIM_SHIM
+	: >"$mdir/report"
+	(
+		cd "$SIM_DIR" || exit 1
+		export SIM_HOST=$mhost FABRICMODEL_TOPO=$f FABRICMODEL_REPORT=$mdir/report FABRICMODEL_LABEL=$size
+		[ "$mode" = zero ] && export FABRICMODEL_HOP_US=0 FABRICMODEL_SWITCH_US=0 FABRICMODEL_CA_US=0 FABRICMODEL_QUEUE=none
+		LD_PRELOAD=$pre exec timeout 3600 /usr/bin/time -f "time %e %M" "$@" >"$out/run.out" 2>"$out/err"
+	) || rc=$?
+	t=$(grep '^time ' "$out/err" | tail -1 | cut -d' ' -f2)
+	rep=$(cat "$mdir/report")
+	[ "$mode" = on ] && grep -o 'hop_us=[^ ]* switch_us=[^ ]* ca_us=[^ ]* queue=[^ ]*' <<<"$rep" >"$mdir/params"
+	if [ "$rc" -ne 0 ]; then
+		why="exit $rc: $(grep -v '^time \|^Command exited' "$out/err" | head -1)"
+	elif why=$(check_output "$name"); then
+		why=
+	fi
+	# A LID the layer could not place was not modelled: the figures would not stand.
+	grep -q ' unresolved=[1-9]' <<<"$rep" && why="${why:+$why; }$(grep -o 'unresolved=[0-9]*' <<<"$rep") LIDs the model could not place"
+	if [ -n "$why" ]; then
+		ok=0
+		echo "$size modelled $name ($mode): $why" >>"$out/errors"
+	fi
+	[ "$mode" = off ] && rep="sent=- dropped=- max=- max_at=- out_max=- timed_out=-"
+	# all/runs: every run; good/runs: the right ones (their times count).
+	awk -v n="$name-$mode" -v t="${t:-nan}" -v ok=$ok '{
+		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		print n, t, v["sent"], v["dropped"], v["max"], v["out_max"], v["timed_out"], ok, v["max_at"] }' <<<"$rep" |
+		tee -a "$mdir/all/runs" | awk '$8 == 1' >>"$mdir/good/runs"
+}
+
+bench_model() {
+	local n=${BENCH_MODEL_RUNS:-} i tool mdir=$out/model row
+	[ -n "$n" ] || { [ "$size" = large ] && n=3 || n=1; }
+	mhost=$(grep -m1 -o '^\(Hca\|Ca\)[[:space:]]*[0-9]* "[^"]*"' "$f" | sed 's/.*"\(.*\)"/\1/')
+	rm -rf "$mdir"
+	mkdir -p "$mdir/all" "$mdir/good"
+	: >"$mdir/all/runs"
+	: >"$mdir/good/runs"
+	for i in $(seq "$n"); do
+		measure_model ibnetdiscover on ibnetdiscover
+		measure_model ibnetdiscover-o64 on ibnetdiscover -o 64
+		measure_model ibscan on "$ibscan" topology --format netfile
+		measure_model ibqueryerrors-o64 on ibqueryerrors -o 64
+		measure_model ibscan-health on "$ibscan" health
+	done
+	if [ "$size" = large ]; then
+		for i in $(seq "${BENCH_RUNS:-7}"); do
+			for tool in off zero; do
+				measure_model ibscan $tool "$ibscan" topology --format netfile
+				measure_model ibnetdiscover-o64 $tool ibnetdiscover -o 64
+			done
+		done
+	fi
+	{
+		echo
+		echo "| $size | $nodes nodes, tools on $mhost, $(cat "$mdir/params" 2>/dev/null), $n rounds | | | | | | | | | |"
+		for tool in ibnetdiscover ibnetdiscover-o64 ibscan ibqueryerrors-o64 ibscan-health; do
+			row=$tool-on
+			echo "| $size | $tool | $(awk -v k=$row '$1 == k {c++; ok += $8} END {printf "%d/%d", ok, c}' "$mdir/all/runs") |" \
+				"$(out=$mdir/good stats $row 2 min) | $(out=$mdir/good stats $row 2 median) |" \
+				"$(out=$mdir/all stats $row 3 median) | $(out=$mdir/all stats $row 4 median) | $(out=$mdir/all stats $row 4 max) |" \
+				"$(out=$mdir/all stats $row 5 max) $(awk -v k=$row '$1 == k && $5 > m {m = $5; w = $9} END {print w}' "$mdir/all/runs") |" \
+				"$(out=$mdir/all stats $row 6 max) | $(out=$mdir/all stats $row 7 median) |"
+		done
+		echo "| $size | ibscan / ibnetdiscover | | | $(ratio "$(out=$mdir/good stats ibscan-on 2 median)" "$(out=$mdir/good stats ibnetdiscover-on 2 median)") | | | | | | |"
+		echo "| $size | ibscan / ibnetdiscover -o 64 | | | $(ratio "$(out=$mdir/good stats ibscan-on 2 median)" "$(out=$mdir/good stats ibnetdiscover-o64-on 2 median)") | | | | | | |"
+		echo "| $size | health / ibqueryerrors -o 64 | | | $(ratio "$(out=$mdir/good stats ibscan-health-on 2 median)" "$(out=$mdir/good stats ibqueryerrors-o64-on 2 median)") | | | | | | |"
+		if [ "$size" = large ]; then
+			for tool in ibscan ibnetdiscover-o64; do
+				echo "| $size | $tool: layer at zero / no layer | | | $(ratio "$(out=$mdir/good stats $tool-zero 2 median)" "$(out=$mdir/good stats $tool-off 2 median)") ($(out=$mdir/good stats $tool-zero 2 median) s / $(out=$mdir/good stats $tool-off 2 median) s), per round $(out=$mdir/good pairs $tool-zero $tool-off) | | | | | | |"
+			done
+		fi
+	} >>"$out/model.md"
+}
+
+# The modelled rows alone (BENCH_MODEL_ONLY=1): the simulator and the reference, then bench_model.
+bench_model_only() {
+	f=$(gen "$size")
+	nodes=$(grep -m1 '^# nodes' "$f" | awk '{print $3}' | tr -d :)
+	links=$(grep -m1 '^# links' "$f" | awk '{print $3}' | tr -d :)
+	sim_start "$f" || { echo "$size: the simulator did not come up" >>"$out/errors"; return; }
+	echo "bench: $size: $nodes nodes, subnet up in ${SIM_UP_SECONDS}s (modelled rows only)" >&2
+	reference && bench_model
+	sim_stop
+}
+
 : >"$out/results.md"
 : >"$out/errors"
 : >"$out/lossy.md"
+: >"$out/model.md"
 {
 	echo "# ibscan bench, $(date -u +%Y-%m-%d), $(nproc) cores, $(uname -r)"
 	echo
@@ -211,7 +324,11 @@ bench_lossy() {
 } >>"$out/results.md"
 for size in $sizes; do
 	if [ "$size" = lossy ]; then
-		bench_lossy
+		[ "${BENCH_MODEL_ONLY:-0}" = 1 ] || bench_lossy
+		continue
+	fi
+	if [ "${BENCH_MODEL_ONLY:-0}" = 1 ]; then
+		case " $model_sizes " in *" $size "*) bench_model_only ;; esac
 		continue
 	fi
 	f=$(gen "$size")
@@ -246,6 +363,7 @@ for size in $sizes; do
 			done
 		done
 	fi
+	case " $model_sizes " in *" $size "*) bench_model ;; esac
 	sim_stop
 	for tool in ibscan ibnetdiscover ibnetdiscover-o64 ibscan-health ibqueryerrors ibqueryerrors-o64 ibscan-replay ibscan-replay-idx; do
 		echo "| $size | $nodes | $links | $SIM_UP_SECONDS | $tool | $(stats $tool 4 median) | $(stats $tool 2 min) | $(stats $tool 2 median) | $(awk -v k="$(stats $tool 3 max)" 'BEGIN{if (k=="-") print "-"; else printf "%.1f", k/1024}') |" >>"$out/results.md"
@@ -282,6 +400,14 @@ done
 		sed 's/^/    /' "$out/errors"
 	fi
 	cat "$out/lossy.md"
+	if [ -s "$out/model.md" ]; then
+		echo
+		echo "Modelled fabric (tools/fabricmodel.c; docs/performance.md, \"A fabric model\"): wall times of the runs that answered right; MADs, drops and the most at one switch of every run"
+		echo
+		echo "| fabric | tool | right/runs | wall min s | wall median s | MADs sent | dropped median | dropped max | most at one switch at once (where) | most in flight through one switch | timed out (status 110) |"
+		echo "|---|---|---|---|---|---|---|---|---|---|---|"
+		grep -v '^$' "$out/model.md"
+	fi
 } >>"$out/results.md"
 cat "$out/results.md"
 if grep -q '^[a-z]* ibscan\|reference:\|did not come up' "$out/errors" || grep -q '| - | - | - |' "$out/results.md"; then

@@ -1,0 +1,125 @@
+#!/bin/bash
+# The bench's fabric model (tools/fabricmodel.c) between the tools and the
+# simulator: it delays answers as modelled, serialises each switch, drops
+# past the queue limit (and then costs the tool its timeout, no instant
+# answer), counts what it was sent, and with zero latency and no limit changes
+# nothing. Tools run on H-node0001, whose leaf S-leaf01 serves every
+# directed-route SMP they send.
+. "$(dirname "$0")/lib.sh"
+make -s -C "$ROOT" build/rel/fabricmodel.so build/rel/madcount.so >/dev/null || fail "cannot build the layer"
+FM=$ROOT/build/rel/fabricmodel.so
+MC=$ROOT/build/rel/madcount.so
+fabric=$FABRICS/fattree2-small
+sim_start "$fabric" H-node0001
+export FABRICMODEL_TOPO=$fabric FABRICMODEL_REPORT=$TMP/report
+
+# model HOP SWITCH CA QUEUE CMD...: run CMD under the layer (and the MAD
+# counter); stdout in $TMP/out, stderr in $TMP/err, wall seconds in $secs, exit
+# status in $rc, the report line in $rep.
+model() {
+	local t0 t1
+	export FABRICMODEL_HOP_US=$1 FABRICMODEL_SWITCH_US=$2 FABRICMODEL_CA_US=$3 FABRICMODEL_QUEUE=$4
+	shift 4
+	: >"$TMP/report"
+	rc=0
+	t0=$(date +%s.%N)
+	(cd "$SIM_DIR" && PATH=$PATH:/usr/sbin LD_PRELOAD="$FM:$MC:$SIM_SHIM" "$@" >"$TMP/out" 2>"$TMP/err") || rc=$?
+	t1=$(date +%s.%N)
+	secs=$(echo "$t1 - $t0" | bc)
+	rep=$(cat "$TMP/report")
+	[ "$(wc -l <"$TMP/report")" = 1 ] || fail "$*: exit $rc, not one report line: '$rep'; stderr: $(head -3 "$TMP/err")"
+}
+# val KEY: a value of the report line.
+val() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$rep"; }
+ge() { [ "$(echo "$1 >= $2" | bc)" = 1 ]; }
+
+sim_run ibnetdiscover >"$TMP/plain.ibnd" 2>/dev/null || fail "ibnetdiscover without the layer"
+python3 "$ROOT/tests/sim/ibnd2norm.py" "$TMP/plain.ibnd" -o "$TMP/plain.norm"
+
+# Zero latency, no limit: the same topology; the report counts what madcount counts.
+model 0 0 0 none ibnetdiscover
+[ $rc = 0 ] || fail "ibnetdiscover under the zero model exited $rc: $(head -3 "$TMP/err")"
+python3 "$ROOT/tests/sim/ibnd2norm.py" "$TMP/out" -o "$TMP/zero.norm"
+cmp -s "$TMP/zero.norm" "$TMP/plain.norm" || fail "the zero model changed ibnetdiscover's topology"
+sent=$(sed -n 's/^madcount: //p' "$TMP/err")
+[ "$(val sent)" = "$sent" ] && [ "$(val dr_smp)" = "$sent" ] || fail "report says sent=$(val sent), madcount $sent: $rep"
+[ "$(val dropped)" = 0 ] && [ "$(val unresolved)" = 0 ] || fail "zero model: $rep"
+ok "zero model: ibnetdiscover's topology unchanged, $sent SMPs counted as madcount counts them"
+
+# S-leaf01 takes 1 ms per SMP and every SMP passes it: ibnetdiscover's 1078
+# SMPs take at least 1.078 s, two at a time (its default), never more than
+# two at the leaf.
+model 0 1000 0 8 ibnetdiscover
+[ $rc = 0 ] || fail "ibnetdiscover under a slow leaf exited $rc"
+python3 "$ROOT/tests/sim/ibnd2norm.py" "$TMP/out" -o "$TMP/slow.norm"
+cmp -s "$TMP/slow.norm" "$TMP/plain.norm" || fail "a slow leaf changed ibnetdiscover's topology"
+ge "$secs" "$(echo "$(val sent) / 1000" | bc -l)" || fail "$(val sent) SMPs through a 1 ms leaf took only ${secs}s"
+[ "$(val max)" = 2 ] && [ "$(val max_at)" = S-leaf01 ] && [ "$(val out_max)" = 2 ] ||
+	fail "ibnetdiscover keeps 2 in flight, yet: $rep"
+[ "$(val dropped)" = 0 ] || fail "2 in flight with room for 8: $rep"
+# Answers reach the tool when due, not a poll granularity later; and poll()
+# waits (on the model's clock or the shim), it does not spin.
+[ "$(echo "$(val late_us_mean) < 200" | bc)" = 1 ] || fail "answers reach ibnetdiscover $(val late_us_mean) us late on average: $rep"
+[ "$(val model_waits)" -gt 0 ] && [ $(($(val model_waits) + $(val shim_waits))) -le $((3 * $(val polls))) ] ||
+	fail "waits against polls: $rep"
+ok "a 1 ms leaf: ibnetdiscover took ${secs}s for $(val sent) SMPs, at most $(val max) at S-leaf01 at once, answers $(val late_us_mean) us late on average"
+
+# ibscan --window 32 with the default model: more than the leaf's queue of 8
+# arrive at once; the rest are dropped and cost ibscan its timeout (500 ms),
+# answered by the layer's kernel timeout with status 110, never at once.
+model 0.25 20 5 8 "$IBSCAN" topology --window 32 --json
+grep -q . "$TMP/out" || fail "ibscan under the model printed nothing (exit $rc): $(head -3 "$TMP/err")"
+[ "$(val dropped)" -gt 0 ] && [ "$(val timed_out)" -gt 0 ] || fail "32 in flight through a queue of 8 dropped none: $rep"
+[ "$(val max)" = 9 ] && [ "$(val max_at)" = S-leaf01 ] || fail "a queue of 8 holds 9 with the one in service: $rep"
+# (A dropped request stays in flight until the kernel's timeout, which may
+# fall due just after ibscan's own and its resend: at least the window.)
+[ "$(val out_max)" -ge 32 ] || fail "ibscan's window is 32, yet: $rep"
+grep -q 'dropped_at=S-leaf01:' <<<"$rep" || fail "the drops are not at the leaf: $rep"
+ge "$secs" 0.5 || fail "dropped SMPs cost ibscan no timeout (${secs}s)"
+ok "ibscan --window 32: $(val dropped) SMPs dropped at S-leaf01 (most there at once: $(val max)), ${secs}s"
+
+# LID-routed against directed-route: switches 200 ms each. smpquery to
+# S-leaf02 by LID (switches forward it in hardware: only S-leaf02 serves it)
+# takes 200 ms; by directed route through S-leaf01 and a spine, 600 ms.
+read -r lid path < <(python3 - "$TMP/plain.ibnd" <<'PY'
+import re, sys
+# S-leaf02's LID, and the path H-node0001 -> S-leaf01 -> a spine -> S-leaf02, from ibnetdiscover's view.
+text = open(sys.argv[1]).read()
+blocks = {}
+for b in re.split(r"\n\s*\n", text):
+    m = re.search(r'^(Switch|Ca)\s+\d+\s+"([^"]+)"\s*#\s*"([^"]*)"(.*)$', b, re.M)
+    if m:
+        blocks[m.group(3)] = (m.group(2), m.group(4), b)
+name = {v[0]: k for k, v in blocks.items()}
+leaf1 = [k for k in blocks if "leaf01" in k][0]
+leaf2 = [k for k in blocks if "leaf02" in k][0]
+lid = re.search(r"lid (\d+)", blocks[leaf2][1]).group(1)
+for p, peer in re.findall(r'^\[(\d+)\]\s+"([^"]+)"', blocks[leaf1][2], re.M):
+    spine = name[peer]
+    if "spine" not in spine:
+        continue
+    for q, peer2 in re.findall(r'^\[(\d+)\]\s+"([^"]+)"', blocks[spine][2], re.M):
+        if name[peer2] == leaf2:
+            print(lid, "0,1,%s,%s" % (p, q))
+            sys.exit(0)
+PY
+)
+[ -n "$path" ] || fail "no path to S-leaf02 in ibnetdiscover's output"
+model 0 200000 0 8 smpquery nodeinfo "$lid"
+[ $rc = 0 ] || fail "smpquery nodeinfo $lid exited $rc"
+[ "$(val lid_smp)" = 1 ] && [ "$(val unresolved)" = 0 ] || fail "LID $lid: $rep"
+ge "$secs" 0.2 || fail "LID-routed to S-leaf02 took ${secs}s, under 200 ms"
+lid_secs=$secs
+model 0 200000 0 8 smpquery -D nodeinfo "$path"
+[ $rc = 0 ] || fail "smpquery -D nodeinfo $path exited $rc"
+[ "$(val dr_smp)" = 1 ] || fail "DR $path: $rep"
+ge "$secs" 0.6 || fail "directed route $path took ${secs}s, under 3 x 200 ms"
+ge "$(echo "$secs - $lid_secs" | bc)" 0.3 || fail "by directed route ${secs}s, by LID ${lid_secs}s: no two switches more"
+ok "200 ms switches: S-leaf02 by LID $lid in ${lid_secs}s, by directed route $path in ${secs}s"
+
+# GMPs: ibqueryerrors learns every LID on its walk; the layer resolves all.
+model 0.25 20 5 8 ibqueryerrors
+[ $rc = 0 ] || fail "ibqueryerrors under the model exited $rc"
+grep -q "## Summary: 111 nodes checked, 0 bad nodes found" "$TMP/out" || fail "ibqueryerrors: $(tail -2 "$TMP/out")"
+[ "$(val gmp)" -gt 0 ] && [ "$(val unresolved)" = 0 ] || fail "ibqueryerrors: $rep"
+ok "ibqueryerrors: $(val gmp) PMA queries, every LID resolved, $(val dr_smp) SMPs"
