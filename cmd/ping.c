@@ -22,6 +22,10 @@ enum {
 	OPT_ITERS,
 	OPT_SIZE,
 	OPT_WAIT,
+	OPT_SL,
+	OPT_PKEY_INDEX,
+	OPT_TCLASS,
+	OPT_DLID,
 };
 
 #define DEFAULT_WAIT_S 600
@@ -82,6 +86,10 @@ int cmd_ping(int argc, char **argv)
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "deadline", required_argument, NULL, OPT_DEADLINE },
 		{ "wait", required_argument, NULL, OPT_WAIT },
+		{ "sl", required_argument, NULL, OPT_SL },
+		{ "pkey-index", required_argument, NULL, OPT_PKEY_INDEX },
+		{ "tclass", required_argument, NULL, OPT_TCLASS },
+		{ "dlid", required_argument, NULL, OPT_DLID },
 		CLI_OUTPUT_OPTIONS,
 		CLI_BASE_OPTIONS,
 		{ NULL, 0, NULL, 0 },
@@ -128,6 +136,23 @@ int cmd_ping(int argc, char **argv)
 			if (!cli_parse_uint(optarg, 0, 65535, &u))
 				return cli_usage_error(cmd, "--gid-index wants a GID table index, not '%s'", optarg);
 			o.gid_index = (int)u;
+			continue;
+		case OPT_SL:
+			if (!cli_parse_uint(optarg, 0, 15, &o.sl))
+				return cli_usage_error(cmd, "--sl wants a service level from 0 to 15, not '%s'", optarg);
+			continue;
+		case OPT_PKEY_INDEX:
+			if (!cli_parse_uint(optarg, 0, 65535, &o.pkey_index))
+				return cli_usage_error(cmd, "--pkey-index wants a P_Key table index, not '%s'", optarg);
+			continue;
+		case OPT_TCLASS:
+			if (!cli_parse_uint(optarg, 0, 255, &o.tclass))
+				return cli_usage_error(cmd, "--tclass wants a traffic class from 0 to 255 (DSCP x 4), not '%s'",
+						       optarg);
+			continue;
+		case OPT_DLID:
+			if (!cli_parse_uint(optarg, 1, 0xbfff, &o.dlid))
+				return cli_usage_error(cmd, "--dlid wants a unicast LID from 1 to 49151, not '%s'", optarg);
 			continue;
 		case OPT_OP:
 			for (i = 0; i < IBS_OP__COUNT; i++)

@@ -84,6 +84,13 @@ void render_ping(struct emit *e, const struct ibs_ping_result *r)
 	emit_str(e, "gid_choice", r->use_grh ? " (%s)" : NULL, r->gid_choice);
 	emit_str(e, "gid_netdev", NULL, r->gid_netdev);
 	emit_str(e, "setup_address", NULL, r->setup_addr);
+	emit_uint(e, "sl", r->sl ? ", SL %" PRIu64 : NULL, r->sl);
+	emit_uint(e, "pkey_index", r->pkey_index ? ", P_Key index %" PRIu64 : NULL, r->pkey_index);
+	emit_uint(e, "traffic_class", r->tclass ? ", traffic class %" PRIu64 : NULL, r->tclass);
+	if (r->dlid)
+		emit_uint(e, "dlid", ", to the router's LID %" PRIu64, r->dlid);
+	else
+		emit_null(e, "dlid", NULL);
 	emit_uint(e, "path_mtu", ", path MTU %" PRIu64 "\n", mtu_bytes(r->mtu));
 	render_end(e, "local", "local:", &r->local);
 	render_end(e, "remote", "remote:", &r->remote);

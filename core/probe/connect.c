@@ -81,6 +81,18 @@ enum ibs_err ping_check_peer(struct ibs_ping *p, const struct ibs_oob_hello *h, 
 				 xstrdup("a subnet manager must assign LIDs (is opensm running?); 'ibscan local' "
 					 "shows the LID and SM LID"),
 				 "the peer %s has no unicast LID (0x%x)", peer, h->lid);
+	/* The subnet prefix is GID 0's first half: another one is behind a router, which the peer's LID is not. */
+	if (p->info.link_layer == IBS_LL_IB && !p->o.dlid && !ibs_gid_is_zero(h->gid) && !ibs_gid_is_zero(p->gid) &&
+	    memcmp(p->gid, h->gid, 8)) {
+		ibs_gid_str(p->gid, mine, sizeof(mine));
+		ibs_gid_str(h->gid, theirs, sizeof(theirs));
+		return ping_fail(p, IBS_STEP_EXCHANGE, IBS_E_INVAL,
+				 xstrdup("packets to another subnet go to a router's LID: name it with --dlid on this "
+					 "host (and the peer's router's on the peer), as perftest's --dlid"),
+				 "the peer %s is in another InfiniBand subnet (its GID %s, this port's %s): its LID %u "
+				 "means nothing here",
+				 peer, theirs, mine, h->lid);
+	}
 	if (ibs_gid_is_zero(h->gid) && p->use_grh)
 		return ping_fail(p, IBS_STEP_EXCHANGE, IBS_E_INVAL, NULL, "the peer %s sent an empty GID", peer);
 	if (h->op == IBS_OP_ATOMIC && (h->addr & 7))
@@ -101,8 +113,10 @@ enum ibs_err ping_connect_qp(struct ibs_ping *p, struct ping_run *r, const struc
 	c.remote_qpn = h->qpn;
 	c.remote_psn = h->psn;
 	c.local_psn = r->psn;
-	c.remote_lid = h->lid;
+	c.remote_lid = p->o.dlid ? (uint16_t)p->o.dlid : h->lid;
 	c.use_grh = p->use_grh;
+	c.sl = (uint8_t)p->o.sl;
+	c.traffic_class = (uint8_t)p->o.tclass;
 	memcpy(c.remote_gid, h->gid, 16);
 	c.sgid_index = p->gid_index > 0 ? (unsigned)p->gid_index : 0;
 	c.hop_limit = 64;

@@ -157,6 +157,10 @@ enum ibs_err ping_read_gids(struct ibs_ping *p)
 	char *why;
 	int k;
 
+	if (p->o.dlid && d->link_layer != IBS_LL_IB)
+		return ping_fail(p, IBS_STEP_GID, IBS_E_INVAL,
+				 xstrdup("RoCE routes by IP address: leave --dlid out"),
+				 "--dlid is for InfiniBand across subnets, and %s port %u is Ethernet (RoCE)", d->name, d->port);
 	if (p->o.gid_index >= 0) {
 		if (read_gid(p, (unsigned)p->o.gid_index, &g))
 			return ping_fail(p, IBS_STEP_GID, IBS_E_INVAL,
@@ -170,8 +174,10 @@ enum ibs_err ping_read_gids(struct ibs_ping *p)
 		/* InfiniBand routes on LIDs; GID 0 (the port GUID) is shown for reference. */
 		if (read_gid(p, 0, &g))
 			memset(g.gid, 0, sizeof(g.gid));
-		use_gid(p, &g, xstrdup("InfiniBand: addressed by LID"));
-		p->use_grh = false;
+		/* Across subnets: to the router's LID, which forwards by the GRH's destination GID. */
+		p->use_grh = p->o.dlid != 0;
+		use_gid(p, &g, xstrdup(p->use_grh ? "InfiniBand across subnets: the router's LID (--dlid), GID 0"
+						  : "InfiniBand: addressed by LID"));
 		return IBS_OK;
 	}
 	p->gids = xcalloc(len ? len : 1, sizeof(*p->gids));

@@ -65,6 +65,10 @@ struct ibs_ping_opts {
 	 */
 	unsigned session_ms;
 	const char *sysfs; /* where sysfs is (NULL: /sys): GID types and interfaces libibverbs cannot tell */
+	unsigned sl;         /* service level, 0..15 (InfiniBand: the SL-to-VL map's input; RoCE: the PCP) */
+	unsigned pkey_index; /* the P_Key table entry the queue pair uses */
+	unsigned tclass;     /* GRH traffic class, 0..255 (RoCE v2: DSCP << 2 | ECN) */
+	unsigned dlid;       /* InfiniBand: the LID packets go to, the router's across subnets; 0: the peer's */
 };
 
 /* One end of the connection, as exchanged. */
@@ -92,6 +96,7 @@ struct ibs_ping_result {
 	char *gid_choice;   /* why this GID */
 	char *gid_netdev;   /* RoCE: the local GID's network interface; NULL when unknown */
 	char *setup_addr;   /* the TCP setup connection's local address; NULL when it has none */
+	unsigned sl, pkey_index, tclass, dlid; /* as the options gave them (dlid 0: the peer's LID) */
 	struct ibs_ping_end local, remote;
 	unsigned mtu; /* the path MTU used, 1..5 */
 	struct {

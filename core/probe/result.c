@@ -48,6 +48,10 @@ void ping_fill_result(const struct ibs_ping *p, const struct ping_run *r, bool s
 	res->gid_choice = xstrdup(p->gid_choice ? p->gid_choice : "?");
 	res->gid_netdev = p->gid_netdev[0] ? xstrdup(p->gid_netdev) : NULL;
 	res->setup_addr = p->setup.known ? xstrdup(p->setup.text) : NULL;
+	res->sl = p->o.sl;
+	res->pkey_index = p->o.pkey_index;
+	res->tclass = p->o.tclass;
+	res->dlid = p->o.dlid;
 	res->local.link_layer = p->info.link_layer;
 	res->local.lid = p->info.lid;
 	res->local.qpn = r->qpn;

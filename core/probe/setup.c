@@ -116,12 +116,16 @@ enum ibs_err ping_setup(struct ibs_ping *p, struct ping_run *r, bool receives)
 	}
 	memset(&c, 0, sizeof(c));
 	c.port = d->port;
+	c.pkey_index = p->o.pkey_index;
 	c.access = IBS_ACCESS_REMOTE_WRITE | IBS_ACCESS_REMOTE_READ |
 		   (r->op == IBS_OP_ATOMIC ? IBS_ACCESS_REMOTE_ATOMIC : 0);
 	e = p->ops->modify_qp(r->qp, IBS_QPS_INIT, &c);
 	if (e)
 		return ping_fail(p, IBS_STEP_INIT, IBS_E_TRANSPORT,
-				 xstrdup("check the port (-P) and its state ('ibscan local')"),
+				 p->o.pkey_index ? xasprintf("is there a P_Key at index %u of the port's table (--pkey-index)? "
+							     "'ibscan local' shows the port",
+							     p->o.pkey_index)
+						 : xstrdup("check the port (-P) and its state ('ibscan local')"),
 				 "INIT failed: %s (%s port %u)", strerror(e), d->name, d->port);
 	r->psn = new_psn();
 	r->rd_resp = ping_cap(MAX_RD_DEPTH, d->max_rd_atom);

@@ -59,13 +59,15 @@ enum ibs_qp_target { IBS_QPS_INIT, IBS_QPS_RTR, IBS_QPS_RTS };
 /* What an RC QP needs on its way to RTS: the local port, the peer's address, both PSNs. */
 struct ibs_qp_conn {
 	unsigned port;
-	unsigned access; /* remote access rights granted at INIT */
+	unsigned access;     /* remote access rights granted at INIT */
+	unsigned pkey_index; /* INIT: the P_Key table entry */
 	uint32_t remote_qpn, remote_psn, local_psn;
 	uint16_t remote_lid;
 	bool use_grh; /* RoCE always; InfiniBand only with --gid-index */
 	uint8_t remote_gid[16];
 	unsigned sgid_index;
 	uint8_t hop_limit;
+	uint8_t sl, traffic_class;
 	unsigned mtu; /* 1..5 */
 	unsigned max_dest_rd_atomic, max_rd_atomic;
 	uint8_t min_rnr_timer, timeout, retry_cnt, rnr_retry;

@@ -408,7 +408,7 @@ static int v_modify_qp(struct ibs_vqp *qp, enum ibs_qp_target to, const struct i
 	switch (to) {
 	case IBS_QPS_INIT:
 		a.qp_state = IBV_QPS_INIT;
-		a.pkey_index = 0;
+		a.pkey_index = (uint16_t)c->pkey_index;
 		a.port_num = (uint8_t)c->port;
 		a.qp_access_flags = c->access;
 		mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
@@ -421,7 +421,7 @@ static int v_modify_qp(struct ibs_vqp *qp, enum ibs_qp_target to, const struct i
 		a.max_dest_rd_atomic = (uint8_t)c->max_dest_rd_atomic;
 		a.min_rnr_timer = c->min_rnr_timer;
 		a.ah_attr.dlid = c->remote_lid;
-		a.ah_attr.sl = 0;
+		a.ah_attr.sl = c->sl;
 		a.ah_attr.src_path_bits = 0;
 		a.ah_attr.port_num = (uint8_t)c->port;
 		if (c->use_grh) {
@@ -429,6 +429,7 @@ static int v_modify_qp(struct ibs_vqp *qp, enum ibs_qp_target to, const struct i
 			memcpy(a.ah_attr.grh.dgid.raw, c->remote_gid, 16);
 			a.ah_attr.grh.sgid_index = (uint8_t)c->sgid_index;
 			a.ah_attr.grh.hop_limit = c->hop_limit;
+			a.ah_attr.grh.traffic_class = c->traffic_class;
 		}
 		mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
 		       IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;

@@ -28,6 +28,7 @@ enum fv_op { FV_OPEN, FV_PD, FV_MR, FV_CQ, FV_QP, FV_INIT, FV_RTR, FV_RTS, FV__O
 
 #define FV_PORTS 8 /* devices opened between two fv_reset() calls */
 #define FV_GIDS 8  /* GID table entries per port (gid_tbl_len) */
+#define FV_PKEYS 4 /* P_Key table entries per port: INIT with an index beyond fails EINVAL, as on mlx5 */
 #define FV_MAX_QPS 16
 #define FV_MAX_MRS 64
 #define FV_PSN_MASK 0xffffffu
@@ -46,7 +47,8 @@ struct fv_port {
 	uint16_t lid;
 	unsigned mtu; /* active MTU, 1..5 (256..4096 bytes) */
 	struct fv_gid gids[FV_GIDS];
-	uint16_t pkey; /* P_Key table entry 0, the one the probe's queue pairs use */
+	uint16_t pkey;                      /* P_Key table entry 0, the one queue pairs use by default */
+	uint16_t pkey_more[FV_PKEYS - 1];   /* entries 1..: 0 is an empty entry, which matches nothing */
 	bool no_atomics;
 	/*
 	 * Fetched atomic values land in the requester's buffer big-endian
@@ -126,6 +128,7 @@ struct ibs_vqp {
 	struct fv_port *port;
 	struct ibs_vcq *cq;
 	unsigned access;         /* INIT: the remote operations this QP serves */
+	unsigned pkey_index;     /* INIT: its P_Key table entry */
 	struct ibs_qp_conn path; /* RTR: address, path MTU, peer QPN, responder resources; RTS: timers, SQ PSN */
 	uint32_t epsn;           /* responder: the PSN it expects next */
 	uint32_t sq_psn;         /* requester: the PSN of the next packet */
@@ -145,6 +148,12 @@ static struct {
 	struct fv_port port[FV_PORTS];
 	unsigned fabric_mtu; /* a switch on every path carries at most this MTU (1..5); 0: no limit */
 	bool routed;         /* RoCE ports in different IP subnets: v1 frames (Ethernet only) do not cross */
+	/*
+	 * InfiniBand: an IB router at this LID (0: none). Ports whose GID 0
+	 * prefixes differ are in different subnets: a packet reaches the other
+	 * only sent to the router's LID with a GRH naming one of its GIDs.
+	 */
+	uint16_t router_lid;
 	unsigned speedup;    /* transport and RNR timers run this many times faster than hardware's */
 	/* Faults: op fails with err once `skip` calls of it have succeeded. */
 	int fail_err[FV__OPS];
@@ -466,7 +475,7 @@ static inline int fv_modify_qp(struct ibs_vqp *q, enum ibs_qp_target to, const s
 	if (!e && ((to == IBS_QPS_INIT && q->state != FV_QPS_RESET && q->state != FV_QPS_INIT) ||
 		   (to == IBS_QPS_RTR && q->state != FV_QPS_INIT) || (to == IBS_QPS_RTS && q->state != FV_QPS_RTR)))
 		e = EINVAL; /* out of order */
-	if (!e && to == IBS_QPS_INIT && c->port != 1)
+	if (!e && to == IBS_QPS_INIT && (c->port != 1 || c->pkey_index >= FV_PKEYS))
 		e = EINVAL;
 	if (!e && to == IBS_QPS_RTR)
 		e = fv_check_rtr(q, c);
@@ -474,6 +483,7 @@ static inline int fv_modify_qp(struct ibs_vqp *q, enum ibs_qp_target to, const s
 		switch (to) {
 		case IBS_QPS_INIT:
 			q->access = c->access;
+			q->pkey_index = c->pkey_index;
 			q->state = FV_QPS_INIT;
 			break;
 		case IBS_QPS_RTR:
@@ -556,6 +566,12 @@ static inline uint8_t *fv_mem(const struct ibs_vpd *pd, uint32_t key, uint64_t a
 	return NULL;
 }
 
+/* Entry i of a port's P_Key table. */
+static inline uint16_t fv_pkey_at(const struct fv_port *p, unsigned i)
+{
+	return i ? p->pkey_more[i - 1] : p->pkey;
+}
+
 /* The IBA's P_Key match: the same key (low 15 bits, not 0), and at least one end a full member. */
 static inline bool fv_pkey_match(uint16_t a, uint16_t b)
 {
@@ -596,8 +612,12 @@ static inline struct ibs_vqp *fv_reach(const struct ibs_vqp *q, uint32_t payload
 		return NULL;
 	if (a->use_grh)
 		type = s->gids[a->sgid_index].type;
-	if (s->ll == IBS_LL_IB && a->remote_lid != d->lid)
+	if (s->ll == IBS_LL_IB && memcmp(s->gids[0].gid, d->gids[0].gid, 8)) {
+		if (!fv.router_lid || a->remote_lid != fv.router_lid || !a->use_grh)
+			return NULL;
+	} else if (s->ll == IBS_LL_IB && a->remote_lid != d->lid) {
 		return NULL;
+	}
 	if (a->use_grh && !fv_port_has_gid(d, a->remote_gid, type))
 		return NULL;
 	if (s->ll == IBS_LL_ETH && type == IBS_GID_ROCE_V2 &&
@@ -605,7 +625,7 @@ static inline struct ibs_vqp *fv_reach(const struct ibs_vqp *q, uint32_t payload
 		return NULL;
 	if (s->ll == IBS_LL_ETH && type != IBS_GID_ROCE_V2 && fv.routed)
 		return NULL;
-	if (!fv_pkey_match(s->pkey, d->pkey))
+	if (!fv_pkey_match(fv_pkey_at(s, q->pkey_index), fv_pkey_at(d, t->pkey_index)))
 		return NULL;
 	if (payload > fv_mtu_bytes(d->mtu) || (fv.fabric_mtu && payload > fv_mtu_bytes(fv.fabric_mtu)))
 		return NULL;

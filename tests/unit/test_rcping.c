@@ -590,24 +590,31 @@ static void test_error_completion(void **state)
 	assert_string_equal(ibs_wc_status_name(99), "UNKNOWN");
 }
 
+/* A client with no listener behind its socket: it gets as far as its own setup. */
+static void client_alone(struct side *c)
+{
+	int sv[2];
+
+	c->rc = ibs_ping_open(&fake_verbs, &c->o, &c->p);
+	if (c->rc == IBS_OK) {
+		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+		c->rc = ibs_ping_client_fd(c->p, sv[0], "listener", &c->res);
+		close(sv[0]);
+		close(sv[1]);
+	}
+	finish(c);
+}
+
 /* The client's device fails one setup step: the step is named, with its hint. */
 static void client_setup_fails(enum fv_op op, int err, enum ibs_ping_step step, enum ibs_err want, const char *msg,
 			       const char *hint)
 {
 	struct side c;
-	int sv[2];
 
 	fv_reset();
 	fv_fail(op, err, 0);
 	opts(&c, IBS_OP_SEND, false, 10, 64);
-	c.rc = ibs_ping_open(&fake_verbs, &c.o, &c.p);
-	if (c.rc == IBS_OK) {
-		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-		c.rc = ibs_ping_client_fd(c.p, sv[0], "listener", &c.res);
-		close(sv[0]);
-		close(sv[1]);
-	}
-	finish(&c);
+	client_alone(&c);
 	assert_int_equal(c.rc, want);
 	assert_int_equal(c.step, step);
 	has(c.err, msg);
@@ -1309,6 +1316,112 @@ static void test_gid_family(void **state)
 }
 
 /* The result renders with every key present, in both formats. */
+/* The client's packets go nowhere: RETRY_EXC_ERR (the listener hears why at its timeout). */
+static void run_pair_lost(struct side *c, struct side *s)
+{
+	s->o.timeout_ms = 500;
+	run_pair(c, s);
+	assert_int_equal(c->rc, IBS_E_STATUS);
+	has(c->err, "completed with status RETRY_EXC_ERR");
+	side_free(c);
+	side_free(s);
+}
+
+/*
+ * --sl, --tclass and --pkey-index reach the queue pair; a P_Key index the
+ * table lacks fails INIT as on mlx5; the partition is the entry's, not entry 0's.
+ */
+static void test_qos_options(void **state)
+{
+	struct side c, s;
+
+	(void)state;
+	fv.port[0].pkey = 0x8001; /* entry 0 of the listener: another partition */
+	fv.port[0].pkey_more[1] = 0xffff;
+	fv.port[1].pkey_more[1] = 0x7fff; /* a limited member: reaches the listener's full one */
+	opts(&c, IBS_OP_WRITE, false, 20, 64);
+	opts(&s, IBS_OP_WRITE, false, 0, 0);
+	c.o.pkey_index = s.o.pkey_index = 2;
+	c.o.sl = s.o.sl = 5;
+	c.o.gid_index = s.o.gid_index = 0; /* a GRH, for the traffic class */
+	c.o.tclass = s.o.tclass = 106;     /* DSCP 26, ECN 2 */
+	run_pair(&c, &s);
+	assert_int_equal(c.rc, IBS_OK);
+	assert_int_equal(s.rc, IBS_OK);
+	assert_int_equal(fv.last_rtr.sl, 5);
+	assert_int_equal(fv.last_rtr.traffic_class, 106);
+	assert_int_equal(c.res.pkey_index, 2);
+	side_free(&c);
+	side_free(&s);
+	/* Entry 0, as before the option: the partitions differ and nothing arrives. */
+	fv_reset();
+	fv.port[0].pkey = 0x8001;
+	opts(&c, IBS_OP_WRITE, false, 20, 64);
+	opts(&s, IBS_OP_WRITE, false, 0, 0);
+	run_pair_lost(&c, &s);
+	fv_reset();
+	opts(&c, IBS_OP_SEND, false, 10, 64);
+	c.o.pkey_index = FV_PKEYS;
+	client_alone(&c);
+	assert_int_equal(c.rc, IBS_E_TRANSPORT);
+	assert_int_equal(c.step, IBS_STEP_INIT);
+	has(c.hint, "P_Key at index 4 of the port's table (--pkey-index)");
+	side_free(&c);
+}
+
+/* InfiniBand across subnets: refused without --dlid; with the router's LID, through it; a wrong one is lost. */
+static void test_subnets(void **state)
+{
+	struct side c, s;
+
+	(void)state;
+	fv.port[0].gids[0].gid[1] = 0xc0; /* the listener's subnet prefix: fec0:: */
+	opts(&c, IBS_OP_SEND, false, 20, 64);
+	opts(&s, IBS_OP_SEND, false, 0, 0);
+	run_pair(&c, &s);
+	/* The listener sees the hello first, refuses and tells the client. */
+	assert_int_equal(s.rc, IBS_E_INVAL);
+	assert_int_equal(s.step, IBS_STEP_EXCHANGE);
+	has(s.err, "is in another InfiniBand subnet (its GID fe80:0000:0000:0000:0002:c903:000a:0001, this port's "
+		   "fec0:0000:0000:0000:0002:c903:000a:0000): its LID 8 means nothing here");
+	has(s.hint, "--dlid");
+	assert_int_not_equal(c.rc, IBS_OK);
+	has(c.err, "the listener listener refused the probe: the peer client is in another InfiniBand subnet");
+	side_free(&c);
+	side_free(&s);
+	fv_reset();
+	fv.port[0].gids[0].gid[1] = 0xc0;
+	fv.router_lid = 99;
+	opts(&c, IBS_OP_READ, false, 20, 64);
+	opts(&s, IBS_OP_READ, false, 0, 0);
+	c.o.dlid = s.o.dlid = 99;
+	run_pair(&c, &s);
+	assert_int_equal(c.rc, IBS_OK);
+	assert_int_equal(s.rc, IBS_OK);
+	assert_true(c.res.use_grh);
+	has(c.res.gid_choice, "the router's LID (--dlid)");
+	assert_int_equal(fv.last_rtr.remote_lid, 99);
+	side_free(&c);
+	side_free(&s);
+	fv_reset();
+	fv.port[0].gids[0].gid[1] = 0xc0;
+	fv.router_lid = 99;
+	opts(&c, IBS_OP_READ, false, 20, 64);
+	opts(&s, IBS_OP_READ, false, 0, 0);
+	c.o.dlid = s.o.dlid = 98;
+	run_pair_lost(&c, &s);
+	/* RoCE routes by IP: --dlid is refused at open. */
+	fv_reset();
+	roce_table();
+	opts(&c, IBS_OP_SEND, false, 10, 64);
+	c.o.dlid = 99;
+	assert_int_equal(ibs_ping_open(&fake_verbs, &c.o, &c.p), IBS_E_INVAL);
+	finish(&c);
+	assert_int_equal(c.step, IBS_STEP_GID);
+	has(c.err, "--dlid is for InfiniBand across subnets, and fake0 port 1 is Ethernet (RoCE)");
+	side_free(&c);
+}
+
 static void test_render(void **state)
 {
 	struct side c, s;
@@ -1317,7 +1430,7 @@ static void test_render(void **state)
 	json_t *j;
 	static const char *const keys[] = { "schema",	     "role",	"peer",	      "op",	     "bandwidth",
 					    "iterations",    "size",	"device",     "port",	     "addressing",
-					    "gid_choice",    "gid_netdev", "setup_address", "path_mtu", "local",     "remote",	     "memory",
+					    "gid_choice",    "gid_netdev", "setup_address", "sl", "pkey_index", "traffic_class", "dlid", "path_mtu", "local",     "remote",	     "memory",
 					    "dropped_peers", "latency_us", "elapsed_s", "messages_per_s", "gbit_per_s",
 					    "bytes" };
 
@@ -1375,6 +1488,8 @@ int main(void)
 		cmocka_unit_test_setup(test_setup_connection_gid, setup),
 		cmocka_unit_test_setup(test_old_rdma_core, setup),
 		cmocka_unit_test_setup(test_gid_family, setup),
+		cmocka_unit_test_setup(test_qos_options, setup),
+		cmocka_unit_test_setup(test_subnets, setup),
 		cmocka_unit_test_setup(test_render, setup),
 	};
 	log_set_level(LOG_QUIET);
