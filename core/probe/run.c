@@ -94,7 +94,9 @@ static enum ibs_err wait_for(struct ibs_ping *p, struct ping_run *r, uint64_t wa
 			if (wc[i].status != IBS_WC_SUCCESS)
 				return wc_failed(p, r, &wc[i]);
 			if (!(wc[i].wr_id & RECV_TAG)) {
-				r->send_done++;
+				/* A queue pair completes in order: a signaled one means those before it are done. */
+				if (wc[i].wr_id + 1 > r->send_done)
+					r->send_done = wc[i].wr_id + 1;
 				continue;
 			}
 			r->recv_done++;
@@ -124,7 +126,7 @@ static enum ibs_err post(struct ibs_ping *p, struct ping_run *r, uint64_t i)
 
 	memset(&w, 0, sizeof(w));
 	w.wr_id = i;
-	w.signaled = true;
+	w.signaled = r->signal_every <= 1 || i % r->signal_every == r->signal_every - 1 || i + 1 >= r->iters;
 	w.lkey = r->lkey;
 	w.length = r->size;
 	w.addr = r->buf;

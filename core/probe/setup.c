@@ -90,6 +90,8 @@ enum ibs_err ping_setup(struct ibs_ping *p, struct ping_run *r, bool receives)
 				 "memory registration of %zu bytes failed: %s", r->buflen, strerror(e));
 	}
 	r->tx_depth = ping_cap(r->bw ? MAX_TX_DEPTH : 4, d->max_qp_wr);
+	/* Any tx_depth sends in a row hold a signaled one: the window always frees. */
+	r->signal_every = r->bw ? ping_cap(SIGNAL_EVERY, r->tx_depth) : 1;
 	r->rx_depth = 1;
 	if (receives)
 		r->rx_depth = ping_cap(r->bw ? (r->iters < MAX_RX_DEPTH ? r->iters : MAX_RX_DEPTH) : 4, d->max_qp_wr);

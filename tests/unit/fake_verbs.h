@@ -159,6 +159,7 @@ static struct {
 	int fail_err[FV__OPS];
 	unsigned fail_skip[FV__OPS], calls[FV__OPS];
 	unsigned posts;     /* post_send calls, both sides */
+	unsigned signaled;  /* of which signaled */
 	unsigned lose_from; /* this post and all later ones are never transmitted (0: never) */
 	unsigned err_at;    /* this post completes with err_status (0: never) */
 	unsigned err_status;
@@ -930,6 +931,7 @@ static inline int fv_post_send(struct ibs_vqp *q, const struct ibs_send_wr *w)
 	e->psn = q->sq_psn;
 	q->sq_psn = (q->sq_psn + fv_psns(w, q->path.mtu)) & FV_PSN_MASK;
 	n = ++fv.posts;
+	fv.signaled += w->signaled;
 	e->lost = fv.lose_from && n >= fv.lose_from;
 	if (fv.err_at && n == fv.err_at)
 		e->inject = fv.err_status;

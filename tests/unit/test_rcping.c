@@ -360,6 +360,9 @@ static void test_bandwidth_every_op(void **state)
 		assert_true(c.res.gbit_s > 0);
 		assert_true(c.res.bw);
 		assert_true(s.res.bw);
+		/* perftest's selective signalling: one completion in 100, and the last (atomics: one more add). */
+		assert_int_equal(fv.signaled, op == IBS_OP_ATOMIC ? 31 : 30);
+		assert_false(fv.overrun);
 		side_free(&c);
 		side_free(&s);
 	}
