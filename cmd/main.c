@@ -102,7 +102,7 @@ const struct cmd_desc ibs_commands[] = {
 	  "      --op OP            send (send/recv, default), write (RDMA write), read (RDMA read), atomic (fetch-and-add)\n"
 	  "      --bw               a bandwidth run instead of latency round trips\n"
 	  "      --iters N          operations (default 1000)\n"
-	  "      --size BYTES       bytes per operation, K and M suffixes (default 64; atomic: 8)\n"
+	  "      --size BYTES       bytes per operation, K and M suffixes (default 64; --bw 64K; atomic: 8)\n"
 	  "      --timeout MS       deadline of every wait: completions, TCP messages (default 5000)\n"
 	  "      --deadline S       end the probe session within S seconds of its connection, whatever the\n"
 	  "                         peer sends (default 300)\n" VIEW_HELP

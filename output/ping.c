@@ -64,6 +64,22 @@ static void render_latency(struct emit *e, const struct ibs_ping_result *r)
 	emit_obj_close(e);
 }
 
+/* How the figures were measured, in perftest's terms: an operator compares them with ib_*_lat and ib_*_bw. */
+static void render_method(struct emit *e, const struct ibs_ping_result *r)
+{
+	emit_obj_open(e, "method");
+	emit_uint(e, "inline_bytes",
+		  r->inline_len ? "  method: inline (%" PRIu64 " bytes in the work request)"
+				: "  method: from the registered buffer",
+		  r->inline_len);
+	emit_uint(e, "in_flight", ", %" PRIu64 " in flight", r->in_flight);
+	emit_uint(e, "signal_every",
+		  r->signal_every > 1 ? ", one completion per %" PRIu64 " work requests" : ", every work request signaled",
+		  r->signal_every);
+	emit_text(e, " (as perftest)\n");
+	emit_obj_close(e);
+}
+
 void render_ping(struct emit *e, const struct ibs_ping_result *r)
 {
 	const char *what = r->bw ? "bandwidth" : "latency";
@@ -97,6 +113,7 @@ void render_ping(struct emit *e, const struct ibs_ping_result *r)
 	render_memory(e, r);
 	emit_uint(e, "dropped_peers", r->dropped ? "  %" PRIu64 " peer(s) dropped before this one (malformed or silent)\n" : NULL,
 		  r->dropped);
+	render_method(e, r);
 	render_latency(e, r);
 	if (!r->measured) {
 		emit_null(e, "elapsed_s", NULL);

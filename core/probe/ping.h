@@ -17,6 +17,7 @@
 
 #define IBS_PING_DEFAULT_ITERS 1000
 #define IBS_PING_DEFAULT_SIZE 64
+#define IBS_PING_DEFAULT_BW_SIZE 65536 /* --bw, as ib_write_bw: 64-byte messages would measure the message rate */
 #define IBS_PING_DEFAULT_TIMEOUT_MS 5000
 #define IBS_PING_DEFAULT_SESSION_MS 300000 /* --deadline: as the fabric commands' default */
 #define IBS_PING_ATOMIC_SIZE 8
@@ -97,6 +98,10 @@ struct ibs_ping_result {
 	char *gid_netdev;   /* RoCE: the local GID's network interface; NULL when unknown */
 	char *setup_addr;   /* the TCP setup connection's local address; NULL when it has none */
 	unsigned sl, pkey_index, tclass, dlid; /* as the options gave them (dlid 0: the peer's LID) */
+	/* How it was measured, as perftest does: */
+	unsigned inline_len;   /* sends or writes carried inline, their bytes (0: from the buffer) */
+	unsigned signal_every; /* one work request in this many asks for a completion */
+	unsigned in_flight;    /* work requests posted ahead at most */
 	struct ibs_ping_end local, remote;
 	unsigned mtu; /* the path MTU used, 1..5 */
 	struct {

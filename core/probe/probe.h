@@ -19,6 +19,8 @@
 #define MAX_TX_DEPTH 128       /* sends in flight in a bandwidth run */
 #define MAX_RX_DEPTH 512       /* receives posted ahead in a send bandwidth run */
 #define MAX_RD_DEPTH 16        /* RDMA reads/atomics in flight */
+#define INLINE_SEND 236        /* latency runs: sends of at most this many bytes go inline (perftest's default) */
+#define INLINE_WRITE 220       /* and RDMA writes */
 #define SIGNAL_EVERY 100       /* bandwidth runs: one signaled work request in this many (perftest's cq_mod) */
 #define ACK_TIMEOUT 14         /* Local ACK Timeout: 4.096 us << 14 = 67 ms per try (perftest's default) */
 #define RETRY_CNT 7            /* transport retries before RETRY_EXC_ERR */
@@ -50,6 +52,7 @@ struct ping_run {
 	uint32_t qpn, psn;
 	unsigned tx_depth, rx_depth, rd_resp;
 	unsigned signal_every; /* 1 but in bandwidth runs: the sends a completion is asked for */
+	unsigned inline_len;   /* sends and writes of at most this many bytes go inline; 0: none */
 	uint64_t send_done, recv_done, recv_posted, recv_target;
 	struct ibs_oob_hello peer_hello;
 	unsigned mtu;

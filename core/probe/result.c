@@ -52,6 +52,9 @@ void ping_fill_result(const struct ibs_ping *p, const struct ping_run *r, bool s
 	res->pkey_index = p->o.pkey_index;
 	res->tclass = p->o.tclass;
 	res->dlid = p->o.dlid;
+	res->inline_len = r->inline_len;
+	res->signal_every = r->signal_every ? r->signal_every : 1;
+	res->in_flight = r->bw ? r->tx_depth : 1;
 	res->local.link_layer = p->info.link_layer;
 	res->local.lid = p->info.lid;
 	res->local.qpn = r->qpn;

@@ -130,6 +130,7 @@ static enum ibs_err post(struct ibs_ping *p, struct ping_run *r, uint64_t i)
 	w.lkey = r->lkey;
 	w.length = r->size;
 	w.addr = r->buf;
+	w.inline_data = r->inline_len && (r->op == IBS_OP_SEND || r->op == IBS_OP_WRITE);
 	w.remote_addr = h->addr;
 	w.rkey = h->rkey;
 	switch (r->op) {

@@ -4,6 +4,7 @@
  */
 #include "probe.h"
 #include "../base/clock.h"
+#include "../base/log.h"
 #include "../base/xalloc.h"
 
 #include <errno.h>
@@ -105,7 +106,18 @@ enum ibs_err ping_setup(struct ibs_ping *p, struct ping_run *r, bool receives)
 	}
 	caps.max_send_wr = r->tx_depth;
 	caps.max_recv_wr = r->rx_depth;
+	/* Latency runs inline small sends and writes, as perftest: no DMA read of the buffer on the way out. */
+	caps.max_inline = 0;
+	if (!r->bw && ((r->op == IBS_OP_SEND && r->size <= INLINE_SEND) || (r->op == IBS_OP_WRITE && r->size <= INLINE_WRITE)))
+		caps.max_inline = r->size;
 	e = p->ops->create_qp(p->pd, r->cq, &caps, &r->qp, &r->qpn);
+	if (e == EINVAL && caps.max_inline) {
+		/* The device cannot carry that much inline (or none at all): without, as perftest falls back. */
+		log_info("%s cannot send %u bytes inline; the probe sends them from its buffer", d->name, r->size);
+		caps.max_inline = 0;
+		e = p->ops->create_qp(p->pd, r->cq, &caps, &r->qp, &r->qpn);
+	}
+	r->inline_len = !e && caps.max_inline >= r->size && caps.max_inline ? r->size : 0;
 	if (e) {
 		r->qp = NULL;
 		return ping_fail(p, IBS_STEP_QP, IBS_E_TRANSPORT,

@@ -52,6 +52,8 @@ enum {
 
 struct ibs_qp_caps {
 	unsigned max_send_wr, max_recv_wr;
+	/* Bytes a send or write may carry inline (in the work request, not read by DMA): asked for, then got. */
+	unsigned max_inline;
 };
 
 enum ibs_qp_target { IBS_QPS_INIT, IBS_QPS_RTR, IBS_QPS_RTS };
@@ -85,6 +87,7 @@ struct ibs_send_wr {
 	uint32_t rkey;
 	uint64_t add; /* fetch-and-add operand */
 	bool signaled;
+	bool inline_data; /* send or write: the data goes in the work request (up to the QP's max_inline) */
 };
 
 /* Completion status: the numbering of enum ibv_wc_status (0 is success). */
@@ -137,7 +140,8 @@ struct ibs_verbs_ops {
 	int (*create_cq)(struct ibs_vdev *dev, unsigned cqe, struct ibs_vcq **cq);
 	void (*destroy_cq)(struct ibs_vcq *cq);
 	/* An RC QP whose send and receive completions both go to cq. */
-	int (*create_qp)(struct ibs_vpd *pd, struct ibs_vcq *cq, const struct ibs_qp_caps *caps, struct ibs_vqp **qp,
+	/* caps->max_inline: in, what the QP should carry inline; out, what it does (EINVAL: too much for the device). */
+	int (*create_qp)(struct ibs_vpd *pd, struct ibs_vcq *cq, struct ibs_qp_caps *caps, struct ibs_vqp **qp,
 			 uint32_t *qpn);
 	void (*destroy_qp)(struct ibs_vqp *qp);
 	int (*modify_qp)(struct ibs_vqp *qp, enum ibs_qp_target to, const struct ibs_qp_conn *c);

@@ -370,7 +370,7 @@ static void v_destroy_cq(struct ibs_vcq *cq)
 		fn.destroy_cq((struct ibv_cq *)cq);
 }
 
-static int v_create_qp(struct ibs_vpd *pd, struct ibs_vcq *cq, const struct ibs_qp_caps *caps, struct ibs_vqp **qp,
+static int v_create_qp(struct ibs_vpd *pd, struct ibs_vcq *cq, struct ibs_qp_caps *caps, struct ibs_vqp **qp,
 		       uint32_t *qpn)
 {
 	struct ibv_qp_init_attr a;
@@ -383,6 +383,7 @@ static int v_create_qp(struct ibs_vpd *pd, struct ibs_vcq *cq, const struct ibs_
 	a.cap.max_recv_wr = caps->max_recv_wr;
 	a.cap.max_send_sge = 1;
 	a.cap.max_recv_sge = 1;
+	a.cap.max_inline_data = caps->max_inline;
 	a.qp_type = IBV_QPT_RC;
 	errno = 0;
 	q = fn.create_qp((struct ibv_pd *)pd, &a);
@@ -390,6 +391,7 @@ static int v_create_qp(struct ibs_vpd *pd, struct ibs_vcq *cq, const struct ibs_
 	if (!q)
 		return errno_or(ENOMEM);
 	*qpn = q->qp_num;
+	caps->max_inline = a.cap.max_inline_data; /* the provider writes back what it gave */
 	return 0;
 }
 
@@ -465,7 +467,7 @@ static int v_post_send(struct ibs_vqp *qp, const struct ibs_send_wr *w)
 	wr.wr_id = w->wr_id;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
-	wr.send_flags = w->signaled ? IBV_SEND_SIGNALED : 0;
+	wr.send_flags = (w->signaled ? IBV_SEND_SIGNALED : 0) | (w->inline_data ? IBV_SEND_INLINE : 0);
 	switch (w->opcode) {
 	case IBS_WR_SEND:
 		wr.opcode = IBV_WR_SEND;

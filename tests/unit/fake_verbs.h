@@ -61,6 +61,8 @@ struct fv_port {
 	 * type is unknown and gid_netdev knows no interface; packets keep their type.
 	 */
 	bool gid_types_unknown;
+	/* Bytes a queue pair may carry inline: asking more fails create_qp with EINVAL (0: no inline at all). */
+	unsigned max_inline;
 	/* An iWARP device (Chelsio, Intel irdma in iWARP mode): Ethernet link layer, TCP transport, no RoCE. */
 	bool iwarp;
 };
@@ -82,9 +84,18 @@ struct fv_swqe {
 	unsigned status; /* of the response, once answered */
 	uint64_t due;    /* FV_RETRYING, or receiver-not-ready: when the retries run out (ns); 0: never */
 	uint8_t *data;   /* RDMA read data or fetched atomic value, carried by the response */
+	uint8_t *inl;    /* an inline send or write: its data, copied at post (no local key is looked at) */
 	bool lost;       /* fault: never transmitted */
 	unsigned inject; /* fault: completes with this status, untransmitted (0: none) */
 };
+
+/* What a send work request holds beyond its slot. */
+static inline void fv_swqe_release(struct fv_swqe *e)
+{
+	free(e->data);
+	free(e->inl);
+	e->data = e->inl = NULL;
+}
 
 struct fv_rwqe {
 	uint64_t wr_id;
@@ -129,6 +140,7 @@ struct ibs_vqp {
 	struct ibs_vcq *cq;
 	unsigned access;         /* INIT: the remote operations this QP serves */
 	unsigned pkey_index;     /* INIT: its P_Key table entry */
+	unsigned max_inline;     /* bytes a send or write may carry inline */
 	struct ibs_qp_conn path; /* RTR: address, path MTU, peer QPN, responder resources; RTS: timers, SQ PSN */
 	uint32_t epsn;           /* responder: the PSN it expects next */
 	uint32_t sq_psn;         /* requester: the PSN of the next packet */
@@ -160,6 +172,7 @@ static struct {
 	unsigned fail_skip[FV__OPS], calls[FV__OPS];
 	unsigned posts;     /* post_send calls, both sides */
 	unsigned signaled;  /* of which signaled */
+	unsigned inlined;   /* of which inline */
 	unsigned lose_from; /* this post and all later ones are never transmitted (0: never) */
 	unsigned err_at;    /* this post completes with err_status (0: never) */
 	unsigned err_status;
@@ -188,6 +201,7 @@ static inline void fv_reset(void)
 		p->lid = (uint16_t)(7 + i);
 		p->mtu = 5;
 		p->pkey = 0xffff;
+		p->max_inline = 256;
 		p->gids[0].gid[0] = 0xfe;
 		p->gids[0].gid[1] = 0x80;
 		memcpy(p->gids[0].gid + 8, guid, 8);
@@ -395,7 +409,7 @@ static inline void fv_destroy_cq(struct ibs_vcq *c)
 	free(c);
 }
 
-static inline int fv_create_qp(struct ibs_vpd *pd, struct ibs_vcq *cq, const struct ibs_qp_caps *caps,
+static inline int fv_create_qp(struct ibs_vpd *pd, struct ibs_vcq *cq, struct ibs_qp_caps *caps,
 			       struct ibs_vqp **qp, uint32_t *qpn)
 {
 	struct ibs_vqp *q;
@@ -404,11 +418,14 @@ static inline int fv_create_qp(struct ibs_vpd *pd, struct ibs_vcq *cq, const str
 
 	pthread_mutex_lock(&fv.mu);
 	e = fv_check(FV_QP);
+	if (!e && caps->max_inline > pd->port->max_inline)
+		e = EINVAL;
 	if (e) {
 		pthread_mutex_unlock(&fv.mu);
 		return e;
 	}
 	q = xcalloc(1, sizeof(*q));
+	q->max_inline = caps->max_inline;
 	q->qpn = fv.next_qpn++;
 	q->pd = pd;
 	q->port = pd->port;
@@ -441,7 +458,7 @@ static inline void fv_destroy_qp(struct ibs_vqp *q)
 			q->cq->q[(q->cq->head + i) % q->cq->cap].qp = NULL;
 	pthread_mutex_unlock(&fv.mu);
 	for (i = 0; i < q->max_send; i++)
-		free(q->sq[i].data);
+		fv_swqe_release(&q->sq[i]);
 	free(q->sq);
 	free(q->rq);
 	free(q);
@@ -697,8 +714,7 @@ static inline void fv_qp_error(struct ibs_vqp *q)
 		if (e->stage == FV_DONE)
 			continue;
 		e->stage = FV_DONE;
-		free(e->data);
-		e->data = NULL;
+		fv_swqe_release(e);
 		fv_push(q, true, slot, e->wr.wr_id, IBS_WC_WR_FLUSH_ERR, 0);
 	}
 	for (; q->rq_used < q->rq_n; q->rq_used++) {
@@ -713,8 +729,7 @@ static inline void fv_complete(struct ibs_vqp *q, unsigned slot, unsigned status
 	struct fv_swqe *e = &q->sq[slot];
 
 	e->stage = FV_DONE;
-	free(e->data);
-	e->data = NULL;
+	fv_swqe_release(e);
 	if (e->wr.signaled || status != IBS_WC_SUCCESS)
 		fv_push(q, true, slot, e->wr.wr_id, status, fv_len(&e->wr));
 	if (status != IBS_WC_SUCCESS)
@@ -821,7 +836,8 @@ static inline void fv_transmit(struct ibs_vqp *q, unsigned slot, uint64_t now)
 		return;
 	}
 	/* The requester gathers what it sends first: a bad local key fails before anything leaves. */
-	if (sends && !(src = fv_mem(q->pd, w->lkey, (uint64_t)(uintptr_t)w->addr, len, 0))) {
+	src = e->inl;
+	if (sends && !src && !(src = fv_mem(q->pd, w->lkey, (uint64_t)(uintptr_t)w->addr, len, 0))) {
 		fv_complete(q, slot, IBS_WC_LOC_PROT_ERR);
 		return;
 	}
@@ -920,6 +936,12 @@ static inline int fv_post_send(struct ibs_vqp *q, const struct ibs_send_wr *w)
 		pthread_mutex_unlock(&fv.mu);
 		return EINVAL;
 	}
+	/* mlx5 and rxe refuse inline data beyond what the QP was created with, and on a read or atomic. */
+	if (w->inline_data &&
+	    (w->length > q->max_inline || (w->opcode != IBS_WR_SEND && w->opcode != IBS_WR_RDMA_WRITE))) {
+		pthread_mutex_unlock(&fv.mu);
+		return EINVAL;
+	}
 	if (q->sq_n >= q->max_send) {
 		fv.overrun = true;
 		pthread_mutex_unlock(&fv.mu);
@@ -930,6 +952,11 @@ static inline int fv_post_send(struct ibs_vqp *q, const struct ibs_send_wr *w)
 	e->wr = *w;
 	e->psn = q->sq_psn;
 	q->sq_psn = (q->sq_psn + fv_psns(w, q->path.mtu)) & FV_PSN_MASK;
+	if (w->inline_data) {
+		e->inl = xmalloc(w->length ? w->length : 1);
+		memcpy(e->inl, w->addr, w->length);
+		fv.inlined++;
+	}
 	n = ++fv.posts;
 	fv.signaled += w->signaled;
 	e->lost = fv.lose_from && n >= fv.lose_from;

@@ -368,6 +368,50 @@ static void test_bandwidth_every_op(void **state)
 	}
 }
 
+/* Run a pair of this op and size; returns the client's result's inline bytes, with fv.inlined of fv.posts inline. */
+static unsigned inline_run(enum ibs_ping_op op, bool bw, unsigned size)
+{
+	struct side c, s;
+	unsigned n;
+
+	opts(&c, op, bw, 20, size);
+	opts(&s, op, false, 0, 0);
+	run_pair(&c, &s);
+	check_pair(&c, &s);
+	n = c.res.inline_len;
+	assert_int_equal(s.res.inline_len, bw ? 0 : n);
+	side_free(&c);
+	side_free(&s);
+	return n;
+}
+
+/*
+ * perftest's methods: latency sends up to 236 bytes and writes up to 220
+ * go inline, both ways; a device that carries less (or none) gets them from
+ * the buffer; bandwidth runs do not inline.
+ */
+static void test_inline(void **state)
+{
+	(void)state;
+	assert_int_equal(inline_run(IBS_OP_SEND, false, 236), 236);
+	assert_int_equal(fv.inlined, fv.posts);
+	assert_int_equal(fv.posts, 40);
+	fv_reset();
+	assert_int_equal(inline_run(IBS_OP_WRITE, false, 220), 220);
+	assert_int_equal(fv.inlined, fv.posts);
+	fv_reset();
+	assert_int_equal(inline_run(IBS_OP_SEND, false, 237), 0);
+	assert_int_equal(fv.inlined, 0);
+	fv_reset();
+	assert_int_equal(inline_run(IBS_OP_READ, false, 64), 0);
+	assert_int_equal(inline_run(IBS_OP_WRITE, true, 64), 0);
+	assert_int_equal(fv.inlined, 0);
+	fv_reset();
+	fv.port[0].max_inline = fv.port[1].max_inline = 0; /* no inline at all: create_qp refuses any */
+	assert_int_equal(inline_run(IBS_OP_SEND, false, 64), 0);
+	assert_int_equal(fv.inlined, 0);
+}
+
 /* RoCE: the GID is chosen (RoCE v2 with IPv4) and the QP is addressed by it. */
 static void test_roce_gid(void **state)
 {
@@ -1433,7 +1477,7 @@ static void test_render(void **state)
 	json_t *j;
 	static const char *const keys[] = { "schema",	     "role",	"peer",	      "op",	     "bandwidth",
 					    "iterations",    "size",	"device",     "port",	     "addressing",
-					    "gid_choice",    "gid_netdev", "setup_address", "sl", "pkey_index", "traffic_class", "dlid", "path_mtu", "local",     "remote",	     "memory",
+					    "gid_choice",    "gid_netdev", "setup_address", "sl", "pkey_index", "traffic_class", "dlid", "path_mtu", "method", "local",     "remote",	     "memory",
 					    "dropped_peers", "latency_us", "elapsed_s", "messages_per_s", "gbit_per_s",
 					    "bytes" };
 
@@ -1491,6 +1535,7 @@ int main(void)
 		cmocka_unit_test_setup(test_setup_connection_gid, setup),
 		cmocka_unit_test_setup(test_old_rdma_core, setup),
 		cmocka_unit_test_setup(test_gid_family, setup),
+		cmocka_unit_test_setup(test_inline, setup),
 		cmocka_unit_test_setup(test_qos_options, setup),
 		cmocka_unit_test_setup(test_subnets, setup),
 		cmocka_unit_test_setup(test_render, setup),
