@@ -83,6 +83,8 @@ enum ibs_err ibs_ping_client_fd(struct ibs_ping *p, int fd, const char *peer, st
 	t1 = ibs_mono_ns();
 	if (!rc)
 		rc = ping_client_verify(p, r);
+	if (!rc)
+		rc = ping_client_mtu_check(p, r);
 	if (rc) {
 		free(lat);
 		ping_tell_peer(p, r);

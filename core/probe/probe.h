@@ -53,6 +53,7 @@ struct ping_run {
 	unsigned tx_depth, rx_depth, rd_resp;
 	unsigned signal_every; /* 1 but in bandwidth runs: the sends a completion is asked for */
 	unsigned inline_len;   /* sends and writes of at most this many bytes go inline; 0: none */
+	uint32_t mtu_check;    /* the path-MTU write's bytes while it is in flight, else 0 */
 	uint64_t send_done, recv_done, recv_posted, recv_target;
 	struct ibs_oob_hello peer_hello;
 	unsigned mtu;
@@ -151,6 +152,11 @@ enum ibs_err ping_client_latency(struct ibs_ping *p, struct ping_run *r, uint64_
 enum ibs_err ping_client_bw(struct ibs_ping *p, struct ping_run *r);
 /* What the data says after a run: a read brings the listener's pattern, atomics count. */
 enum ibs_err ping_client_verify(struct ibs_ping *p, struct ping_run *r);
+/*
+ * One RDMA write of the path MTU's size: a 64-byte probe fits in any MTU,
+ * real traffic does not, and a switch that carries less drops it here.
+ */
+enum ibs_err ping_client_mtu_check(struct ibs_ping *p, struct ping_run *r);
 /* The listener's side of a run; for reads, atomics and RDMA write bandwidth it has nothing to do. */
 enum ibs_err ping_server_run(struct ibs_ping *p, struct ping_run *r);
 

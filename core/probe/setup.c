@@ -73,6 +73,9 @@ enum ibs_err ping_setup(struct ibs_ping *p, struct ping_run *r, bool receives)
 	if (r->op == IBS_OP_ATOMIC)
 		access |= IBS_ACCESS_REMOTE_ATOMIC;
 	r->stride = ((r->size < 8 ? 8 : r->size) + 63) & ~(size_t)63;
+	/* Room for one message of the path MTU (at most the port's own) each way: the MTU check. */
+	if (d->active_mtu >= 1 && d->active_mtu <= 5 && r->stride < (128u << d->active_mtu))
+		r->stride = 128u << d->active_mtu;
 	r->buflen = 2 * r->stride;
 	alloc = (r->buflen + 4095) & ~(size_t)4095;
 	e = posix_memalign(&mem, 4096, alloc);

@@ -361,7 +361,8 @@ static void test_bandwidth_every_op(void **state)
 		assert_true(c.res.bw);
 		assert_true(s.res.bw);
 		/* perftest's selective signalling: one completion in 100, and the last (atomics: one more add). */
-		assert_int_equal(fv.signaled, op == IBS_OP_ATOMIC ? 31 : 30);
+		/* ... and the path-MTU write. */
+		assert_int_equal(fv.signaled, op == IBS_OP_ATOMIC ? 32 : 31);
 		assert_false(fv.overrun);
 		side_free(&c);
 		side_free(&s);
@@ -394,11 +395,11 @@ static void test_inline(void **state)
 {
 	(void)state;
 	assert_int_equal(inline_run(IBS_OP_SEND, false, 236), 236);
-	assert_int_equal(fv.inlined, fv.posts);
-	assert_int_equal(fv.posts, 40);
+	assert_int_equal(fv.inlined, 40);
+	assert_int_equal(fv.posts, 41); /* the path-MTU write is not inline */
 	fv_reset();
 	assert_int_equal(inline_run(IBS_OP_WRITE, false, 220), 220);
-	assert_int_equal(fv.inlined, fv.posts);
+	assert_int_equal(fv.inlined, fv.posts - 1);
 	fv_reset();
 	assert_int_equal(inline_run(IBS_OP_SEND, false, 237), 0);
 	assert_int_equal(fv.inlined, 0);
@@ -455,6 +456,23 @@ static void test_roce_gid(void **state)
 	side_free(&c);
 }
 
+/* A latency pair of 20 operations: the client's outcome, its error and hint (NULL: not looked at). */
+static void pair_expect(enum ibs_ping_op op, unsigned size, enum ibs_err want, const char *err, const char *hint)
+{
+	struct side c, s;
+
+	opts(&c, op, false, 20, size);
+	opts(&s, op, false, 0, 0);
+	run_pair(&c, &s);
+	assert_int_equal(c.rc, want);
+	if (err)
+		has(c.err, err);
+	if (hint)
+		has(c.hint, hint);
+	side_free(&c);
+	side_free(&s);
+}
+
 /*
  * What the path does to a probe: each port has its own MTU and the probe
  * runs at the smaller (a listener at 4096 would send 4096-byte packets the
@@ -476,14 +494,25 @@ static void test_path(void **state)
 	assert_int_equal(s.res.mtu, 4);
 	side_free(&c);
 	side_free(&s);
+	/*
+	 * A switch at 1024 between two 4096 ports: 1024-byte writes pass, the
+	 * one message of the path MTU does not, and the probe fails saying so.
+	 */
 	fv_reset();
-	fv.fabric_mtu = 3; /* a switch at 1024 */
-	opts(&c, IBS_OP_WRITE, false, 20, 1024);
-	opts(&s, IBS_OP_WRITE, false, 0, 0);
-	run_pair(&c, &s);
-	assert_int_equal(c.rc, IBS_OK);
-	side_free(&c);
-	side_free(&s);
+	fv.fabric_mtu = 3;
+	pair_expect(IBS_OP_WRITE, 1024, IBS_E_STATUS,
+		    "the path-MTU message (one RDMA write of 4096 bytes, after 20 operations that passed) completed with "
+		    "status RETRY_EXC_ERR",
+		    "both ports allow 4096-byte packets but something on the path carries less");
+	/* The same for a 64-byte ping-pong, which alone fits in any MTU. */
+	fv_reset();
+	fv.fabric_mtu = 4;
+	pair_expect(IBS_OP_SEND, 64, IBS_E_STATUS, "the path-MTU message (one RDMA write of 4096 bytes", NULL);
+	/* Ports at 1024: the path MTU is 1024, which the switch carries. */
+	fv_reset();
+	fv.fabric_mtu = 3;
+	fv.port[0].mtu = fv.port[1].mtu = 3;
+	pair_expect(IBS_OP_SEND, 64, IBS_OK, NULL, NULL);
 	fv_reset();
 	fv.fabric_mtu = 3;
 	opts(&c, IBS_OP_WRITE, false, 20, 2048);
@@ -682,7 +711,7 @@ static void test_setup_failures(void **state)
 	client_setup_fails(FV_PD, ENOMEM, IBS_STEP_PD, IBS_E_TRANSPORT, "cannot allocate a protection domain on fake0",
 			   NULL);
 	client_setup_fails(FV_MR, ENOMEM, IBS_STEP_MR, IBS_E_TRANSPORT,
-			   "memory registration of 128 bytes failed: Cannot allocate memory",
+			   "memory registration of 8192 bytes failed: Cannot allocate memory",
 			   "registered memory is pinned and counts against RLIMIT_MEMLOCK");
 	client_setup_fails(FV_MR, EPERM, IBS_STEP_MR, IBS_E_TRANSPORT, "Operation not permitted", "ulimit -l");
 	/* CQ and QP rings are pinned too: an unprivileged host's 64 KiB limit fails there first. */
@@ -904,7 +933,7 @@ static void test_listener_fails(void **state)
 	has(s.hint, "RLIMIT_MEMLOCK");
 	assert_int_equal(c.rc, IBS_E_TRANSPORT);
 	assert_int_equal(c.step, IBS_STEP_EXCHANGE);
-	has(c.err, "the listener listener refused the probe: memory registration of 128 bytes failed");
+	has(c.err, "the listener listener refused the probe: memory registration of 8192 bytes failed");
 	side_free(&c);
 	side_free(&s);
 	/* A listener without atomics refuses an atomic probe; a client without them does not start one. */
@@ -1506,7 +1535,7 @@ static void test_render(void **state)
 	buf = render(&c.res, EMIT_TEXT);
 	has(buf, "probe of listener: send latency, 20 x 64 bytes, from fake0 port 1");
 	has(buf, "latency in us (half_round_trip): min ");
-	has(buf, "memory: 128 bytes registered in ");
+	has(buf, "memory: 8192 bytes registered in ");
 	free(buf);
 	side_free(&c);
 	side_free(&s);
