@@ -1159,7 +1159,8 @@ static json_t *render_json(const struct ibs_ping_result *r)
 }
 
 /* Both sides over loopback TCP (127.0.0.1): the listener in a thread, through ibs_ping_serve and ibs_ping_client. */
-static void run_loopback(struct side *c, struct side *s)
+/* The listener on addr (a loopback address), the client connecting to it over TCP. */
+static void run_loopback_at(struct side *c, struct side *s, const char *addr)
 {
 	struct listener l;
 	pthread_t th;
@@ -1168,12 +1169,12 @@ static void run_loopback(struct side *c, struct side *s)
 
 	memset(&l, 0, sizeof(l));
 	assert_int_equal(ibs_ping_open(&fake_verbs, &s->o, &l.p), IBS_OK);
-	assert_int_equal(ibs_tcp_listen("127.0.0.1", 0, &l.lfd, &port, &msg), IBS_OK);
+	assert_int_equal(ibs_tcp_listen(addr, 0, &l.lfd, &port, &msg), IBS_OK);
 	l.wait_ms = 10000;
 	assert_int_equal(pthread_create(&th, NULL, listen_main, &l), 0);
 	c->rc = ibs_ping_open(&fake_verbs, &c->o, &c->p);
 	if (c->rc == IBS_OK)
-		c->rc = ibs_ping_client(c->p, "127.0.0.1", port, &c->res);
+		c->rc = ibs_ping_client(c->p, addr, port, &c->res);
 	finish(c);
 	pthread_join(th, NULL);
 	close(l.lfd);
@@ -1183,6 +1184,11 @@ static void run_loopback(struct side *c, struct side *s)
 	s->p = l.p;
 	finish(s);
 	assert_false(fv.overrun);
+}
+
+static void run_loopback(struct side *c, struct side *s)
+{
+	run_loopback_at(c, s, "127.0.0.1");
 }
 
 /* Every port: ::ffff:127.0.0.1 as RoCE v1 (4) and v2 (5) on netdev lo, beside roce_table's entries on eth0. */
@@ -1208,7 +1214,9 @@ static void loopback_gids(const char *netdev)
  */
 static void test_setup_connection_gid(void **state)
 {
+	static const uint8_t lo2[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 127, 0, 0, 2 };
 	struct side c, s;
+	unsigned i;
 	char *buf;
 	json_t *j;
 
@@ -1245,6 +1253,25 @@ static void test_setup_connection_gid(void **state)
 	assert_string_equal(c.res.gid_choice, "RoCE v2 with an IPv4 address; the setup connection's address 127.0.0.1 on "
 					      "lo is on no GID of this port");
 	assert_string_equal(c.res.gid_netdev, "eth0");
+	side_free(&c);
+	side_free(&s);
+	/*
+	 * A host with several addresses: the listener on 127.0.0.2 (an address
+	 * no interface lists: its GID's interface is not compared) takes that
+	 * GID; the client, whose connection leaves from 127.0.0.1, takes lo's.
+	 */
+	fv_reset();
+	loopback_gids("lo");
+	for (i = 0; i < FV_PORTS; i++)
+		fv_set_gid(i, 6, lo2, IBS_GID_ROCE_V2);
+	opts(&c, IBS_OP_WRITE, false, 20, 64);
+	opts(&s, IBS_OP_WRITE, false, 0, 0);
+	run_loopback_at(&c, &s, "127.0.0.2");
+	check_pair(&c, &s);
+	assert_int_equal(s.res.local.gid_index, 6);
+	assert_string_equal(s.res.gid_choice, "the setup connection's address 127.0.0.2, RoCE v2");
+	assert_int_equal(c.res.local.gid_index, 5);
+	assert_int_equal(c.res.remote.gid_index, 6);
 	side_free(&c);
 	side_free(&s);
 }
