@@ -114,7 +114,7 @@ int cmd_ping(int argc, char **argv)
 	o.gid_index = -1;
 	o.op = IBS_OP_SEND;
 	o.iters = IBS_PING_DEFAULT_ITERS;
-	o.size = IBS_PING_DEFAULT_SIZE;
+	o.size = 0; /* the library's default: 64, 64 KiB with --bw */
 	opterr = 0;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, ":C:P:o:hvq", opts, NULL)) != -1) {
@@ -201,8 +201,6 @@ int cmd_ping(int argc, char **argv)
 		return cli_usage_error(cmd, "missing HOST (the host running 'ibscan ping --listen'), or --listen");
 	if (!listen && (bind_addr || wait_set))
 		return cli_usage_error(cmd, "%s is for the listener (--listen)", bind_addr ? "--bind" : "--wait");
-	if (o.bw && !size_set)
-		o.size = IBS_PING_DEFAULT_BW_SIZE;
 	if (o.op == IBS_OP_ATOMIC) {
 		if (size_set && o.size != IBS_PING_ATOMIC_SIZE)
 			return cli_usage_error(cmd, "--op atomic moves 8 bytes: --size must be 8 or left out");

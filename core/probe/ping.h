@@ -58,7 +58,8 @@ struct ibs_ping_opts {
 	int gid_index;     /* -1: chosen (RoCE) or none (InfiniBand, which uses LIDs) */
 	enum ibs_ping_op op;
 	bool bw;
-	unsigned iters, size, timeout_ms;
+	unsigned iters, timeout_ms;
+	unsigned size; /* bytes per operation; 0: the default (64, with bw 64 KiB as ib_write_bw, atomic 8) */
 	/*
 	 * The whole session with one peer, from its connection (accepted or
 	 * made) to the end, whatever the peer sends: --timeout bounds each wait

@@ -28,6 +28,10 @@ enum ibs_err ibs_ping_open(const struct ibs_verbs_ops *ops, const struct ibs_pin
 	*out = p;
 	p->ops = ops;
 	p->o = *o;
+	if (!p->o.size)
+		p->o.size = p->o.op == IBS_OP_ATOMIC ? IBS_PING_ATOMIC_SIZE
+			    : p->o.bw		     ? IBS_PING_DEFAULT_BW_SIZE
+						     : IBS_PING_DEFAULT_SIZE;
 	p->ca = o->ca ? xstrdup(o->ca) : NULL;
 	p->o.ca = p->ca;
 	p->r.fd = -1;

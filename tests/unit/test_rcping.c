@@ -369,6 +369,8 @@ static void test_bandwidth_every_op(void **state)
 	}
 }
 
+static unsigned run_size; /* the size inline_run's client measured */
+
 /* Run a pair of this op and size; returns the client's result's inline bytes, with fv.inlined of fv.posts inline. */
 static unsigned inline_run(enum ibs_ping_op op, bool bw, unsigned size)
 {
@@ -380,6 +382,7 @@ static unsigned inline_run(enum ibs_ping_op op, bool bw, unsigned size)
 	run_pair(&c, &s);
 	check_pair(&c, &s);
 	n = c.res.inline_len;
+	run_size = c.res.size;
 	assert_int_equal(s.res.inline_len, bw ? 0 : n);
 	side_free(&c);
 	side_free(&s);
@@ -407,6 +410,13 @@ static void test_inline(void **state)
 	assert_int_equal(inline_run(IBS_OP_READ, false, 64), 0);
 	assert_int_equal(inline_run(IBS_OP_WRITE, true, 64), 0);
 	assert_int_equal(fv.inlined, 0);
+	/* No --size: 64 bytes, and 64 KiB for bandwidth, as ib_write_bw. */
+	fv_reset();
+	assert_int_equal(inline_run(IBS_OP_WRITE, false, 0), 64);
+	assert_int_equal(run_size, 64);
+	fv_reset();
+	assert_int_equal(inline_run(IBS_OP_WRITE, true, 0), 0);
+	assert_int_equal(run_size, 65536);
 	fv_reset();
 	fv.port[0].max_inline = fv.port[1].max_inline = 0; /* no inline at all: create_qp refuses any */
 	assert_int_equal(inline_run(IBS_OP_SEND, false, 64), 0);
