@@ -27,6 +27,7 @@ void cli_common_init(struct cli_common *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->window = IBS_ENGINE_DEFAULT_WINDOW;
+	c->max_per_switch = IBS_ENGINE_DEFAULT_MAX_PER_NODE;
 	c->timeout_ms = IBS_ENGINE_DEFAULT_TIMEOUT_MS;
 	c->retries = IBS_ENGINE_DEFAULT_RETRIES;
 	c->deadline_s = 300;
@@ -104,6 +105,16 @@ int cli_common_opt(const struct cmd_desc *cmd, struct cli_common *c, int opt, co
 			return -1;
 		}
 		c->window_set = true;
+		return 1;
+	case OPT_MAX_PER_SWITCH:
+		if (!cli_parse_uint(arg, 0, IBS_ENGINE_MAX_WINDOW, &c->max_per_switch)) {
+			cli_usage_error(cmd, "--max-smps-per-switch wants a number from 0 to %d, not '%s'",
+					IBS_ENGINE_MAX_WINDOW, arg);
+			return -1;
+		}
+		return 1;
+	case OPT_FIXED_TIMEOUT:
+		c->fixed_timeout = true;
 		return 1;
 	case OPT_TIMEOUT:
 		if (!cli_parse_uint(arg, 1, 600000, &c->timeout_ms)) {
@@ -500,6 +511,8 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, enum ibs_err *
 	eo.window = c->window;
 	eo.timeout_ms = c->timeout_ms;
 	eo.retries = c->retries;
+	eo.max_per_node = c->max_per_switch;
+	eo.fixed_timeout = c->fixed_timeout;
 	eo.deadline_ms = (unsigned)(c->deadline_s * 1000.0);
 	if (c->load_cache) {
 		rc = ibs_fabric_load_cache(c->load_cache, &f, &msg);

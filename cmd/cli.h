@@ -37,6 +37,8 @@ struct cli_common {
 	const char *ca;
 	int port;
 	unsigned window, timeout_ms, retries;
+	unsigned max_per_switch; /* --max-smps-per-switch */
+	bool fixed_timeout;      /* --fixed-timeout */
 	bool window_set, timeout_set, retries_set, deadline_set; /* given on the command line */
 	double deadline_s;
 	const char *namemap;
@@ -80,6 +82,8 @@ enum {
 	OPT_REPLAY_STRICT,
 	OPT_GIDS,
 	OPT_LOAD_CACHE,
+	OPT_MAX_PER_SWITCH,
+	OPT_FIXED_TIMEOUT,
 	OPT_HELP,
 	OPT_CMD_BASE = 1100, /* commands' own options start here */
 };
@@ -87,6 +91,8 @@ enum {
 #define CLI_FABRIC_OPTIONS                                                        \
 	{ "ca", required_argument, NULL, 'C' }, { "port", required_argument, NULL, 'P' }, \
 	{ "window", required_argument, NULL, OPT_WINDOW },                        \
+	{ "max-smps-per-switch", required_argument, NULL, OPT_MAX_PER_SWITCH },   \
+	{ "fixed-timeout", no_argument, NULL, OPT_FIXED_TIMEOUT },                \
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },                      \
 	{ "retries", required_argument, NULL, OPT_RETRIES },                      \
 	{ "deadline", required_argument, NULL, OPT_DEADLINE },                    \
@@ -111,7 +117,9 @@ enum {
 	"  -C, --ca NAME          CA to use (default: the first with an active IB port)\n"           \
 	"  -P, --port N           port of that CA (default: its first active port)\n"               \
 	"      --window N         MADs in flight at most (default 32, 1-1024)\n"                    \
-	"      --timeout MS       per-MAD deadline in milliseconds (default 500)\n"                 \
+	"      --max-smps-per-switch N  SMPs in flight that any one switch serves (default 4; 0: no cap)\n" \
+	"      --timeout MS       per-MAD deadline in milliseconds: the cap of the adaptive one (default 500)\n" \
+	"      --fixed-timeout    every attempt waits --timeout (no adaptive timeout)\n"             \
 	"      --retries N        attempts after the first, along each path (default 2)\n"          \
 	"      --deadline S       deadline for the whole run in seconds (default 300)\n"            \
 	"      --node-name-map F  name nodes from an ib-node-name-map file\n"                       \
