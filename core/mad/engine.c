@@ -604,8 +604,11 @@ static bool try_send(struct ibs_engine *e, struct pend *p, uint64_t now)
 	uint32_t keys[IBS_ENGINE_MAX_ROUTE];
 	unsigned n = 0, i;
 
-	if (e->route && e->o.max_per_node) {
-		n = e->route(p->ctx, &p->req.addr, keys, IBS_ENGINE_MAX_ROUTE);
+	if (e->o.max_per_node && (e->route || p->req.addr.lid)) {
+		if (e->route)
+			n = e->route(p->ctx, &p->req.addr, keys, IBS_ENGINE_MAX_ROUTE);
+		else
+			keys[n++] = p->req.addr.lid; /* only its destination serves it */
 		for (i = 0; i < n; i++) {
 			struct nodeload *nl = nodeload(e, keys[i]);
 			if (nl->load >= e->o.max_per_node) {

@@ -113,7 +113,7 @@ void ibs_engine_submit_paths(struct ibs_engine *e, const struct ibs_mad_req *req
  * index an array) into keys, at most max of them; ctx is the request's.
  */
 typedef unsigned (*ibs_route_fn)(void *ctx, const struct ibs_addr *a, uint32_t *keys, unsigned max);
-/* Who knows the routes (the walker); NULL: nobody, no cap. */
+/* Who knows the routes (the walker); NULL: a request to a LID counts at that LID, one by DR nowhere. */
 void ibs_engine_set_route(struct ibs_engine *e, ibs_route_fn route);
 /* The timeout a first attempt gets now, in ms (adaptive, see above). */
 unsigned ibs_engine_timeout_ms(const struct ibs_engine *e);

@@ -41,3 +41,9 @@ done
 model "$IBSCAN" topology --format netfile --max-smps-per-switch 0
 [ "$(val out_max)" -gt 8 ] || fail "no cap, window 32, yet at most $(val out_max) at one switch: $rep"
 ok "no cap: $(val out_max) at $(val out_max_at) at once, $(val dropped) dropped"
+
+# health's PMA queries (LID-routed GMPs) keep to the same cap, per destination.
+model "$IBSCAN" health
+[ $rc = 0 ] || fail "ibscan health under the model exited $rc: $(head -3 "$TMP/out")"
+[ "$(val gmp)" -gt 0 ] && [ "$(val out_max)" -le 4 ] && [ "$(val dropped)" = 0 ] || fail "health: $rep"
+ok "health: $(val gmp) PMA queries, at most $(val out_max) at one switch, 0 dropped"
