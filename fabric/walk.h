@@ -11,9 +11,9 @@
 struct ibs_walk_opts {
 	bool gids;      /* read GUIDInfo for ports with more than one GUID */
 	bool sm;        /* read SMInfo from the master and every IsSM port */
-	bool dr_only;   /* directed routes only, never a LID (else LID-routed once a node's LID is known) */
 	void (*progress)(void *ctx, const struct ibs_fabric *f, const struct ibs_engine_stats *s);
 	void *progress_ctx;
+	bool dr_only;   /* directed routes only, never a LID (else LID-routed once a node's LID is known) */
 };
 
 /*

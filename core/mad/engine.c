@@ -18,11 +18,11 @@
  * past the cap waits on that node's list, and goes out again when the node
  * has room (woken nodes are served before the queue: theirs are older).
  *
- * Timeouts: the round-trip times of answers go into a histogram with four
- * buckets per octave; an attempt waits IBS_ENGINE_RTT_MULT times its 99th
- * percentile (at least the floor), doubled per round, capped by timeout_ms.
+ * Timeouts: the round-trip times of answers go into a histogram (rtt.h); an
+ * attempt waits what it says, doubled per round, capped by timeout_ms.
  */
-#include "engine.h"
+#include "engine_int.h"
+#include "rtt.h"
 #include "../base/clock.h"
 #include "../base/log.h"
 #include "../base/xalloc.h"
@@ -30,67 +30,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define SLOT_BITS 10 /* IBS_ENGINE_MAX_WINDOW == 1 << SLOT_BITS */
-#define SLOT_MASK ((1u << SLOT_BITS) - 1)
-#define RTT_BUCKETS 128 /* four per octave from 1 us: up to 2^32 us */
-
-struct pend {
-	struct ibs_mad_req req;
-	uint8_t *data; /* copy of req.data */
-	ibs_mad_cb cb;
-	void *ctx;
-	unsigned attempts;
-	uint32_t tid;
-	int slot;
-	bool paths;          /* other paths may be asked of e->paths */
-	uint8_t path_i;      /* the path of the current attempt */
-	uint8_t round;       /* rounds over the paths before the current one (retries are at most 100) */
-	uint64_t deadline; /* on the wire: end of this attempt; backing off: when to resend */
-	uint64_t sent_at;  /* on the wire: when this attempt went out */
-	struct pend *next, *prev;
-};
-
-struct plist {
-	struct pend *head, *tail;
-	size_t n;
-};
-
-/* A node's requests in flight, and those waiting for it to have room. */
-struct nodeload {
-	unsigned load;
-	bool woken; /* on the woken list: it has room and waiters */
-	struct plist waiting;
-};
-
-struct ibs_engine {
-	struct ibs_transport *t;
-	struct ibs_engine_opts o;
-	uint64_t start, deadline; /* ns, CLOCK_MONOTONIC; deadline 0: none */
-	struct plist queue;       /* not yet sent (or waiting to be resent) */
-	struct plist wire;        /* in flight, in send order */
-	struct plist later;       /* backing off before a retry, by resend time */
-	struct pend **slots;
-	uint32_t seq;
-	enum ibs_err failed;      /* sticky abort reason */
-	struct ibs_engine_stats st;
-	struct pend *freelist;
-	ibs_path_fn paths;
-	ibs_route_fn route;
-	struct nodeload *nodes;   /* by route key */
-	size_t n_nodes, cap_nodes;
-	uint32_t *route_keys;     /* IBS_ENGINE_MAX_ROUTE per slot: the nodes its attempt counts at */
-	uint8_t *route_n;         /* per slot: how many */
-	uint32_t *woken;          /* keys with room and waiters */
-	size_t n_woken, cap_woken;
-	size_t n_waiting;
-	uint64_t rtt_hist[RTT_BUCKETS];
-	uint64_t rtt_n;
-	unsigned timeout_now_ms;  /* adaptive: for a first attempt */
-	void (*progress)(void *, const struct ibs_engine_stats *);
-	void *progress_ctx;
-	uint64_t last_progress;
-};
 
 const char *ibs_outcome_str(enum ibs_outcome o)
 {
@@ -109,46 +48,6 @@ const char *ibs_outcome_str(enum ibs_outcome o)
 	return "unknown";
 }
 
-/* Put p after q (at the front when q is NULL). */
-static void pl_insert_after(struct plist *l, struct pend *q, struct pend *p)
-{
-	p->prev = q;
-	p->next = q ? q->next : l->head;
-	if (p->next)
-		p->next->prev = p;
-	else
-		l->tail = p;
-	if (q)
-		q->next = p;
-	else
-		l->head = p;
-	l->n++;
-}
-
-static void pl_push(struct plist *l, struct pend *p)
-{
-	pl_insert_after(l, l->tail, p);
-}
-
-static void pl_push_front(struct plist *l, struct pend *p)
-{
-	pl_insert_after(l, NULL, p);
-}
-
-static void pl_del(struct plist *l, struct pend *p)
-{
-	if (p->prev)
-		p->prev->next = p->next;
-	else
-		l->head = p->next;
-	if (p->next)
-		p->next->prev = p->prev;
-	else
-		l->tail = p->prev;
-	p->next = p->prev = NULL;
-	l->n--;
-}
-
 struct ibs_engine *ibs_engine_new(struct ibs_transport *t, const struct ibs_engine_opts *o)
 {
 	struct ibs_engine *e = xcalloc(1, sizeof(*e));
@@ -164,8 +63,8 @@ struct ibs_engine *ibs_engine_new(struct ibs_transport *t, const struct ibs_engi
 	e->slots = xcalloc(e->o.window, sizeof(*e->slots));
 	e->route_keys = xcalloc((size_t)e->o.window * IBS_ENGINE_MAX_ROUTE, sizeof(*e->route_keys));
 	e->route_n = xcalloc(e->o.window, sizeof(*e->route_n));
-	e->timeout_now_ms = e->o.timeout_ms;
-	e->st.timeout_now_ms = e->timeout_now_ms;
+	ibs_rtt_init(&e->rtt, e->o.timeout_ms);
+	e->st.timeout_now_ms = e->o.timeout_ms;
 	e->start = ibs_mono_ns();
 	if (o->deadline_ms)
 		e->deadline = e->start + (uint64_t)o->deadline_ms * 1000000ull;
@@ -212,94 +111,17 @@ void ibs_engine_set_route(struct ibs_engine *e, ibs_route_fn route)
 
 unsigned ibs_engine_timeout_ms(const struct ibs_engine *e)
 {
-	return e->timeout_now_ms;
-}
-
-/* Bucket of a round-trip time: four per octave of microseconds. */
-static unsigned rtt_bucket(uint64_t us)
-{
-	unsigned b = 0;
-
-	if (!us)
-		return 0;
-	while (us >> (b / 4 + 1) && b + 4 < RTT_BUCKETS)
-		b += 4;
-	/* Quarter octaves: compare against 2^(k + j/4) ~ (1, 1.19, 1.41, 1.68) * 2^k. */
-	{
-		uint64_t base = 1ull << (b / 4), q = us * 100 / base;
-		b += q >= 168 ? 3 : q >= 141 ? 2 : q >= 119 ? 1 : 0;
-	}
-	return b < RTT_BUCKETS ? b : RTT_BUCKETS - 1;
-}
-
-/* The upper end of bucket b, in microseconds. */
-static uint64_t rtt_bucket_top(unsigned b)
-{
-	static const unsigned q[4] = { 119, 141, 168, 200 };
-
-	return ((1ull << (b / 4)) * q[b % 4] + 99) / 100;
-}
-
-/* A round-trip time seen: the adaptive timeout follows the 99th percentile. */
-static void rtt_add(struct ibs_engine *e, uint64_t ns)
-{
-	uint64_t want, seen = 0, us;
-	unsigned b;
-
-	e->rtt_hist[rtt_bucket(ns / 1000)]++;
-	e->rtt_n++;
-	if (e->o.fixed_timeout || e->rtt_n < IBS_ENGINE_RTT_MIN_SAMPLES || (e->rtt_n & 15))
-		return;
-	want = e->rtt_n - e->rtt_n / 100;
-	for (b = 0; b < RTT_BUCKETS; b++) {
-		seen += e->rtt_hist[b];
-		if (seen >= want)
-			break;
-	}
-	us = rtt_bucket_top(b < RTT_BUCKETS ? b : RTT_BUCKETS - 1) * IBS_ENGINE_RTT_MULT;
-	if (us < IBS_ENGINE_TIMEOUT_FLOOR_MS * 1000ull)
-		us = IBS_ENGINE_TIMEOUT_FLOOR_MS * 1000ull;
-	if (us > e->o.timeout_ms * 1000ull)
-		us = e->o.timeout_ms * 1000ull;
-	e->timeout_now_ms = (unsigned)((us + 999) / 1000);
-	e->st.timeout_now_ms = e->timeout_now_ms;
+	return e->o.fixed_timeout ? e->o.timeout_ms : e->rtt.timeout_ms;
 }
 
 /* The timeout of p's next attempt, in ns: adaptive, doubled per round, capped. */
 static uint64_t attempt_timeout_ns(const struct ibs_engine *e, const struct pend *p)
 {
-	uint64_t ms = e->o.fixed_timeout ? e->o.timeout_ms : (uint64_t)e->timeout_now_ms << (p->round > 16 ? 16 : p->round);
+	uint64_t ms = e->o.fixed_timeout ? e->o.timeout_ms : (uint64_t)e->rtt.timeout_ms << (p->round > 16 ? 16 : p->round);
 
 	if (ms > e->o.timeout_ms)
 		ms = e->o.timeout_ms;
 	return ms * 1000000ull;
-}
-
-static struct nodeload *nodeload(struct ibs_engine *e, uint32_t key)
-{
-	while (key >= e->n_nodes) {
-		e->nodes = xgrow(e->nodes, &e->cap_nodes, e->n_nodes + 1, sizeof(*e->nodes));
-		memset(&e->nodes[e->n_nodes++], 0, sizeof(*e->nodes));
-	}
-	return &e->nodes[key];
-}
-
-/* The attempt in slot s ended: its nodes have room again; waiters are woken. */
-static void route_release(struct ibs_engine *e, int s)
-{
-	const uint32_t *k = &e->route_keys[(size_t)s * IBS_ENGINE_MAX_ROUTE];
-	unsigned i;
-
-	for (i = 0; i < e->route_n[s]; i++) {
-		struct nodeload *nl = &e->nodes[k[i]];
-		nl->load--;
-		if (nl->waiting.head && !nl->woken) {
-			nl->woken = true;
-			e->woken = xgrow(e->woken, &e->cap_woken, e->n_woken + 1, sizeof(*e->woken));
-			e->woken[e->n_woken++] = k[i];
-		}
-	}
-	e->route_n[s] = 0;
 }
 
 static void submit(struct ibs_engine *e, const struct ibs_mad_req *req, bool paths, ibs_mad_cb cb, void *ctx)
@@ -323,7 +145,7 @@ static void submit(struct ibs_engine *e, const struct ibs_mad_req *req, bool pat
 	p->ctx = ctx;
 	p->paths = paths;
 	p->slot = -1;
-	pl_push(&e->queue, p);
+	eng_pl_push(&e->queue, p);
 	e->st.submitted++;
 }
 
@@ -340,10 +162,10 @@ void ibs_engine_submit_paths(struct ibs_engine *e, const struct ibs_mad_req *req
 /* p's attempt is over: off the wire, its slot and its nodes free. */
 static void off_wire(struct ibs_engine *e, struct pend *p)
 {
-	route_release(e, p->slot);
+	eng_route_release(e, p->slot);
 	e->slots[p->slot] = NULL;
 	p->slot = -1;
-	pl_del(&e->wire, p);
+	eng_pl_del(&e->wire, p);
 }
 
 static void release(struct ibs_engine *e, struct pend *p)
@@ -389,17 +211,6 @@ static void complete(struct ibs_engine *e, struct pend *p, enum ibs_outcome oc, 
 	release(e, p);
 }
 
-/* Queue p to go out again at `when`, keeping e->later in time order. */
-static void pl_insert_later(struct plist *l, struct pend *p, uint64_t when)
-{
-	struct pend *q = l->tail;
-
-	p->deadline = when;
-	while (q && q->deadline > when)
-		q = q->prev;
-	pl_insert_after(l, q, p);
-}
-
 /*
  * The current attempt of p failed in a way that deserves another try: along
  * the next path at once, or, after a round over all of them, along the first
@@ -427,7 +238,7 @@ static void retry_or_fail(struct ibs_engine *e, struct pend *p, enum ibs_outcome
 			uint64_t wait = (uint64_t)(e->o.backoff_us > IBS_ENGINE_BUSY_WAIT_US ? e->o.backoff_us
 											     : IBS_ENGINE_BUSY_WAIT_US)
 					* 1000ull << (p->round > 20 ? 20 : p->round - 1);
-			pl_insert_later(&e->later, p, now + (wait < timeout_ns ? wait : timeout_ns));
+			eng_pl_insert_later(&e->later, p, now + (wait < timeout_ns ? wait : timeout_ns));
 		}
 		return;
 	}
@@ -447,12 +258,12 @@ static void retry_or_fail(struct ibs_engine *e, struct pend *p, enum ibs_outcome
 	e->st.retries++;
 	if (p->path_i == 0 && e->o.backoff_us && p->deadline > now + (p->deadline - p->sent_at) / 2) {
 		uint64_t wait = (uint64_t)e->o.backoff_us * 1000ull << (p->round > 20 ? 20 : p->round - 1);
-		pl_insert_later(&e->later, p, now + (wait < timeout_ns ? wait : timeout_ns));
+		eng_pl_insert_later(&e->later, p, now + (wait < timeout_ns ? wait : timeout_ns));
 		e->st.backoffs++;
 		return;
 	}
 	/* Retries go first: they are the oldest work. */
-	pl_push_front(&e->queue, p);
+	eng_pl_push_front(&e->queue, p);
 }
 
 static int free_slot(struct ibs_engine *e)
@@ -498,7 +309,7 @@ static void send_one(struct ibs_engine *e, struct pend *p, uint64_t now, const u
 	e->slots[slot] = p;
 	p->sent_at = now;
 	p->deadline = now + attempt_timeout_ns(e, p);
-	pl_push(&e->wire, p);
+	eng_pl_push(&e->wire, p);
 	rc = ibs_mad_encode(&p->req, p->tid, mad);
 	if (rc == IBS_OK)
 		rc = ibs_transport_send(e->t, &p->req, mad);
@@ -536,7 +347,7 @@ static void handle_packet(struct ibs_engine *e, const struct ibs_packet *pkt)
 		return;
 	}
 	if (!pkt->status)
-		rtt_add(e, ibs_mono_ns() - p->sent_at);
+		e->st.timeout_now_ms = ibs_rtt_add(&e->rtt, ibs_mono_ns() - p->sent_at);
 	if (pkt->status) {
 		/* The kernel (or the simulator) gave up on this attempt. */
 		retry_or_fail(e, p, IBS_MAD_TIMEOUT, 0, ibs_mono_ns());
@@ -567,15 +378,15 @@ static void abort_all(struct ibs_engine *e)
 	for (k = 0; k < e->n_nodes; k++)
 		while (e->nodes[k].waiting.head) {
 			struct pend *p = e->nodes[k].waiting.head;
-			pl_del(&e->nodes[k].waiting, p);
+			eng_pl_del(&e->nodes[k].waiting, p);
 			e->n_waiting--;
-			pl_push(&e->queue, p);
+			eng_pl_push(&e->queue, p);
 		}
 	e->n_woken = 0;
 	while (e->wire.head || e->queue.head || e->later.head) {
 		struct pend *p = e->wire.head ? e->wire.head : e->queue.head ? e->queue.head : e->later.head;
 		if (p->slot < 0)
-			pl_del(p == e->later.head ? &e->later : &e->queue, p);
+			eng_pl_del(p == e->later.head ? &e->later : &e->queue, p);
 		complete(e, p, IBS_MAD_ABORTED, 0, NULL, 0);
 	}
 }
@@ -589,8 +400,8 @@ static void requeue_due(struct ibs_engine *e, uint64_t now)
 		last = p;
 	while (last) {
 		p = last->prev;
-		pl_del(&e->later, last);
-		pl_push_front(&e->queue, last);
+		eng_pl_del(&e->later, last);
+		eng_pl_push_front(&e->queue, last);
 		last = p;
 	}
 }
@@ -610,9 +421,9 @@ static bool try_send(struct ibs_engine *e, struct pend *p, uint64_t now)
 		else
 			keys[n++] = p->req.addr.lid; /* only its destination serves it */
 		for (i = 0; i < n; i++) {
-			struct nodeload *nl = nodeload(e, keys[i]);
+			struct nodeload *nl = eng_nodeload(e, keys[i]);
 			if (nl->load >= e->o.max_per_node) {
-				pl_push(&nl->waiting, p);
+				eng_pl_push(&nl->waiting, p);
 				e->n_waiting++;
 				e->st.capped++;
 				return false;
@@ -636,14 +447,14 @@ static void send_some(struct ibs_engine *e, uint64_t now)
 		}
 		{
 			struct pend *p = nl->waiting.head;
-			pl_del(&nl->waiting, p);
+			eng_pl_del(&nl->waiting, p);
 			e->n_waiting--;
 			try_send(e, p, now);
 		}
 	}
 	while (e->queue.head && e->wire.n < e->o.window && !e->failed) {
 		struct pend *p = e->queue.head;
-		pl_del(&e->queue, p);
+		eng_pl_del(&e->queue, p);
 		try_send(e, p, now);
 	}
 }

@@ -35,7 +35,7 @@ static void build(void)
 static char *walk_json(struct ibs_transport *t)
 {
 	struct ibs_engine_opts o = { 8, 50, 1, 10000, 0, 0, false };
-	struct ibs_walk_opts wo = { true, true, NULL, NULL };
+	struct ibs_walk_opts wo = { true, true, NULL, NULL, false };
 	struct ibs_engine *e = ibs_engine_new(t, &o);
 	struct ibs_fabric *f = ibs_fabric_new();
 	struct emit *em = emit_new(EMIT_JSON);
@@ -116,7 +116,7 @@ static void test_replay_strict_and_missing(void **state)
 	int fd = mkstemp(path);
 	struct ibs_transport *rp;
 	struct ibs_engine_opts o = { 8, 50, 1, 10000, 0, 0, false };
-	struct ibs_walk_opts wo = { true, true, NULL, NULL };
+	struct ibs_walk_opts wo = { true, true, NULL, NULL, false };
 	struct ibs_engine *e;
 	struct ibs_fabric *f;
 
