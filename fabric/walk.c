@@ -23,6 +23,7 @@
  * answered, the model keeps the first one (the node's or the port's own),
  * so a walk that loses MADs reports what a clean walk reports.
  */
+#include "walk.h"
 #include "walk_int.h"
 #include "../core/base/log.h"
 #include "../core/base/xalloc.h"

@@ -6,7 +6,10 @@
 #ifndef IBSCAN_WALK_INT_H
 #define IBSCAN_WALK_INT_H
 
-#include "walk.h"
+#include "model.h"
+#include "../core/mad/engine.h"
+
+struct ibs_walk_opts;
 
 #define MAX_PATHS 4  /* paths a query tries: the first one and up to three others */
 #define MAX_VIAS 2   /* other nodes one level up kept per node, besides the first */

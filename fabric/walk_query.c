@@ -3,6 +3,7 @@
  * their answers into the model; a query that fails along every path waits for
  * the re-sweep (see fabric/walk.c).
  */
+#include "walk.h"
 #include "walk_int.h"
 #include "../core/base/log.h"
 #include "../core/base/xalloc.h"

@@ -21,8 +21,8 @@
  * Timeouts: the round-trip times of answers go into a histogram (rtt.h); an
  * attempt waits what it says, doubled per round, capped by timeout_ms.
  */
+#include "engine.h"
 #include "engine_int.h"
-#include "rtt.h"
 #include "../base/clock.h"
 #include "../base/log.h"
 #include "../base/xalloc.h"

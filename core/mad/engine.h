@@ -19,6 +19,7 @@
 
 #include "../base/err.h"
 #include "mad.h"
+#include "rtt.h"
 #include "transport.h"
 
 #define IBS_ENGINE_MAX_WINDOW 1024
@@ -39,15 +40,7 @@ struct ibs_engine_opts {
 #define IBS_ENGINE_DEFAULT_RETRIES 2
 #define IBS_ENGINE_DEFAULT_BACKOFF_US 250
 #define IBS_ENGINE_DEFAULT_MAX_PER_NODE 4
-/*
- * Adaptive timeouts: once IBS_ENGINE_RTT_MIN_SAMPLES answers have come, an
- * attempt waits IBS_ENGINE_RTT_MULT times the 99th percentile of this run's
- * round-trip times, at least IBS_ENGINE_TIMEOUT_FLOOR_MS, doubled per round
- * of retries, and never more than timeout_ms (the cap).
- */
-#define IBS_ENGINE_RTT_MIN_SAMPLES 32
-#define IBS_ENGINE_RTT_MULT 4
-#define IBS_ENGINE_TIMEOUT_FLOOR_MS 50
+/* Adaptive timeouts: see rtt.h. */
 /* A busy answer (IBA 13.4.7) waits at least this long, doubled per round, before going out again. */
 #define IBS_ENGINE_BUSY_WAIT_US 1000
 /* Nodes one request may count at (a path of 63 hops, and its destination). */

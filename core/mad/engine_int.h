@@ -1,10 +1,10 @@
 /*
- * The engine's own state, shared by core/mad/engine.c and engine_list.c only.
+ * The engine's own state, shared by core/mad/engine.c and engine_list.c only
+ * (each includes engine.h first: including it here would make a cycle).
  */
 #ifndef IBSCAN_ENGINE_INT_H
 #define IBSCAN_ENGINE_INT_H
 
-#include "engine.h"
 #include "rtt.h"
 
 #define SLOT_BITS 10 /* IBS_ENGINE_MAX_WINDOW == 1 << SLOT_BITS */

@@ -2,6 +2,7 @@
  * The engine's lists (queued, on the wire, backing off, waiting for a node)
  * and the per-node loads of the cap (core/mad/engine.c).
  */
+#include "engine.h"
 #include "engine_int.h"
 #include "../base/xalloc.h"
 

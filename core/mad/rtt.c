@@ -3,7 +3,6 @@
  * microseconds (about 19% wide), and the adaptive timeout they give.
  */
 #include "rtt.h"
-#include "engine.h"
 
 #include <string.h>
 

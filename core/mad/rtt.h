@@ -8,6 +8,16 @@
 
 #include <stdint.h>
 
+/*
+ * Adaptive timeouts: once IBS_ENGINE_RTT_MIN_SAMPLES answers have come, an
+ * attempt waits IBS_ENGINE_RTT_MULT times the 99th percentile of this run's
+ * round-trip times, at least IBS_ENGINE_TIMEOUT_FLOOR_MS, doubled per round
+ * of retries, and never more than timeout_ms (the cap).
+ */
+#define IBS_ENGINE_RTT_MIN_SAMPLES 32
+#define IBS_ENGINE_RTT_MULT 4
+#define IBS_ENGINE_TIMEOUT_FLOOR_MS 50
+
 #define IBS_RTT_BUCKETS 128 /* four per octave from 1 us: up to 2^32 us */
 
 struct ibs_rtt {
