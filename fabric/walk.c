@@ -256,11 +256,9 @@ static enum ibs_err run(struct walker *w)
 {
 	enum ibs_err rc = ibs_engine_run(w->e);
 
-	if (rc != IBS_OK && !w->f->aborted) {
-		w->f->aborted = true;
+	if (rc != IBS_OK && !w->run->aborted) {
+		ibs_run_abort(w->run, rc);
 		w->f->partial = true;
-		w->f->abort_reason = xstrdup(rc == IBS_E_DEADLINE ? "the global deadline (--deadline) expired"
-								  : "the transport failed");
 	}
 	return rc;
 }
@@ -448,7 +446,7 @@ static void progress_cb(void *ctx, const struct ibs_engine_stats *s)
 		w->o->progress(w->o->progress_ctx, w->f, s);
 }
 
-enum ibs_err ibs_walk(struct ibs_engine *e, struct ibs_fabric *f, const struct ibs_walk_opts *o)
+enum ibs_err ibs_walk(struct ibs_engine *e, struct ibs_fabric *f, struct ibs_run *state, const struct ibs_walk_opts *o)
 {
 	struct walker w;
 	struct ibs_addr root;
@@ -458,6 +456,7 @@ enum ibs_err ibs_walk(struct ibs_engine *e, struct ibs_fabric *f, const struct i
 	memset(&w, 0, sizeof(w));
 	w.e = e;
 	w.f = f;
+	w.run = state;
 	w.o = o;
 	ibs_engine_set_progress(e, progress_cb, &w);
 	ibs_engine_set_paths(e, walk_query_path);
@@ -506,7 +505,7 @@ enum ibs_err ibs_walk(struct ibs_engine *e, struct ibs_fabric *f, const struct i
 	if (w.resweeps)
 		log_info("%llu queries asked again in the re-sweep", (unsigned long long)w.resweeps);
 out:
-	f->stats = *ibs_engine_stats(e);
+	state->stats = *ibs_engine_stats(e);
 	ibs_engine_set_progress(e, NULL, NULL);
 	ibs_engine_set_paths(e, NULL);
 	ibs_engine_set_route(e, NULL);

@@ -7,6 +7,7 @@
 #define IBSCAN_WALK_INT_H
 
 #include "model.h"
+#include "run.h"
 #include "../core/mad/engine.h"
 
 struct ibs_walk_opts;
@@ -44,6 +45,7 @@ struct uplinks {
 struct walker {
 	struct ibs_engine *e;
 	struct ibs_fabric *f;
+	struct ibs_run *run;
 	const struct ibs_walk_opts *o;
 	struct ibs_node **level;   /* nodes whose details to read */
 	size_t n_level, cap_level;

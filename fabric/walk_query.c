@@ -141,7 +141,7 @@ void walk_record_error(struct walker *w, const struct ibs_mad_req *req, const st
 	w->f->partial = true;
 	if (r->outcome == IBS_MAD_ABORTED) {
 		/* Not the target's fault: the run stopped (see abort_reason). */
-		w->f->n_aborted++;
+		w->run->n_aborted++;
 		return;
 	}
 	er = ibs_fabric_add_error(w->f);

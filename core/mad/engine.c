@@ -31,23 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *ibs_outcome_str(enum ibs_outcome o)
-{
-	switch (o) {
-	case IBS_MAD_OK:
-		return "ok";
-	case IBS_MAD_STATUS:
-		return "bad status";
-	case IBS_MAD_TIMEOUT:
-		return "timeout";
-	case IBS_MAD_MALFORMED:
-		return "malformed response";
-	case IBS_MAD_ABORTED:
-		return "aborted";
-	}
-	return "unknown";
-}
-
 struct ibs_engine *ibs_engine_new(struct ibs_transport *t, const struct ibs_engine_opts *o)
 {
 	struct ibs_engine *e = xcalloc(1, sizeof(*e));
