@@ -16,6 +16,7 @@
 
 #include <getopt.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -41,8 +42,9 @@ struct cli_common {
 	unsigned window, timeout_ms, retries;
 	unsigned max_per_switch; /* --max-smps-per-switch */
 	bool fixed_timeout;      /* --fixed-timeout */
-	bool window_set, timeout_set, retries_set, deadline_set; /* given on the command line */
+	bool window_set, timeout_set, retries_set, deadline_set, mkey_set; /* given on the command line */
 	double deadline_s;
+	uint64_t mkey;  /* --m-key: the M_Key every SMP carries */
 	const char *namemap;
 	const char *output;
 	const char *format;
@@ -83,6 +85,7 @@ enum {
 	OPT_REPLAY_STRICT,
 	OPT_GIDS,
 	OPT_LOAD_CACHE,
+	OPT_MKEY,
 	OPT_HELP,
 	OPT_CMD_BASE = 1100, /* commands' own options start here */
 };
@@ -107,6 +110,7 @@ enum cli_opt_kind {
 	CLI_K_UINT,   /* an unsigned in [lo, hi] */
 	CLI_K_INT,    /* an unsigned in [lo, hi], stored in an int */
 	CLI_K_SECS,   /* seconds: more than 0, at most hi */
+	CLI_K_U64,    /* a 64-bit unsigned, decimal or 0x hex */
 	CLI_K_CALL,   /* no argument: call fn */
 	CLI_K_HELP,   /* -h: the command's help */
 };

@@ -5,6 +5,8 @@
  * small fabrics and `sfdp` on large ones (no rank constraints).
  */
 #include "render.h"
+#include "../fabric/names.h"
+#include "../fabric/rate.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

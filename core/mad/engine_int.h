@@ -16,6 +16,7 @@ struct pend {
 	ibs_mad_cb cb;
 	void *ctx;
 	unsigned attempts;
+	int cause;           /* why the kernel refused to send it (IBS_MAD_SEND_FAILED) */
 	uint32_t tid;
 	int slot;
 	bool paths;          /* other paths may be asked of e->paths */
@@ -63,6 +64,7 @@ struct ibs_engine {
 	void (*progress)(void *, const struct ibs_engine_stats *);
 	void *progress_ctx;
 	uint64_t last_progress;
+	unsigned send_failures_said; /* send failures logged as warnings (a few, then with -v) */
 };
 
 void eng_pl_insert_after(struct plist *l, struct pend *q, struct pend *p);
