@@ -15,6 +15,7 @@ void cli_common_init(struct cli_common *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->window = IBS_ENGINE_DEFAULT_WINDOW;
+	c->max_per_switch = IBS_ENGINE_DEFAULT_MAX_PER_NODE;
 	c->timeout_ms = IBS_ENGINE_DEFAULT_TIMEOUT_MS;
 	c->retries = IBS_ENGINE_DEFAULT_RETRIES;
 	c->deadline_s = 300;

@@ -40,6 +40,8 @@ struct cli_common {
 	const char *ca;
 	int port;
 	unsigned window, timeout_ms, retries;
+	unsigned max_per_switch; /* --max-smps-per-switch */
+	bool fixed_timeout;      /* --fixed-timeout */
 	bool window_set, timeout_set, retries_set, deadline_set, mkey_set; /* given on the command line */
 	double deadline_s;
 	uint64_t mkey;  /* --m-key: the M_Key every SMP carries */
@@ -69,6 +71,8 @@ struct cli_common {
 enum {
 	OPT_WINDOW = 1000,
 	OPT_TIMEOUT,
+	OPT_MAX_PER_SWITCH,
+	OPT_FIXED_TIMEOUT,
 	OPT_RETRIES,
 	OPT_DEADLINE,
 	OPT_NAMEMAP,

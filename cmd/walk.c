@@ -195,6 +195,8 @@ int cli_walk_begin(const struct cli_common *c, struct ibs_session **out)
 	so.engine.window = c->window;
 	so.engine.timeout_ms = c->timeout_ms;
 	so.engine.retries = c->retries;
+	so.engine.max_per_node = c->max_per_switch;
+	so.engine.fixed_timeout = c->fixed_timeout;
 	so.engine.deadline_ms = (unsigned)(c->deadline_s * 1000.0);
 	so.window_set = c->window_set;
 	so.timeout_set = c->timeout_set;

@@ -15,6 +15,7 @@ struct ibs_walk_opts {
 	bool sm;        /* read SMInfo from the master and every IsSM port */
 	void (*progress)(void *ctx, const struct ibs_fabric *f, const struct ibs_engine_stats *s);
 	void *progress_ctx;
+	bool dr_only;   /* directed routes only, never a LID (else LID-routed once a node's LID is known) */
 };
 
 /*

@@ -70,7 +70,7 @@ reference() {
 # check_output NAME: is $out/run.out the right answer for this size? Says why not.
 check_output() {
 	case $1 in
-	ibscan | ibscan-w* | ibnetdiscover*)
+	ibscan | ibscan-w* | ibscan-c* | ibscan-fixed | ibnetdiscover*)
 		python3 "$root/tests/sim/ibnd2norm.py" -q "$out/run.out" -o "$out/run.norm" 2>/dev/null &&
 			cmp -s "$out/run.norm" "$out/ref.norm" && return 0
 		echo "topology differs from the reference (ibnetdiscover, $nodes nodes)" ;;
@@ -211,7 +211,10 @@ bench_lossy() {
 # in service and waiting at once (and where), and the most requests in flight
 # through one switch. A run that exits non-zero or answers wrong
 # (check_output) is listed as an error and its time left out, but does not
-# fail the bench (the walker keeps no per-switch cap yet). At large, also the
+# fail the bench. Then, per round, ibscan with --max-smps-per-switch 2 and 8
+# (the default is 4), and ibscan with 1% of the MADs lost
+# (FABRICMODEL_LOSS=1: no answer, the kernel's timeout), with its adaptive
+# timeouts and with --fixed-timeout. At large, also the
 # layer's own cost: ibscan and ibnetdiscover -o 64 without the layer and with
 # it at zero latency and no queue limit, alternately. BENCH_MODEL_RUNS sets
 # the rounds (default 3 at large, 1 at huge); BENCH_MODEL_ONLY=1 runs only
@@ -232,6 +235,7 @@ measure_model() {
 		cd "$SIM_DIR" || exit 1
 		export SIM_HOST=$mhost FABRICMODEL_TOPO=$f FABRICMODEL_REPORT=$mdir/report FABRICMODEL_LABEL=$size
 		[ "$mode" = zero ] && export FABRICMODEL_HOP_US=0 FABRICMODEL_SWITCH_US=0 FABRICMODEL_CA_US=0 FABRICMODEL_QUEUE=none
+		[ "$mode" = loss ] && export FABRICMODEL_LOSS=1
 		LD_PRELOAD=$pre exec timeout 3600 /usr/bin/time -f "time %e %M" "$@" >"$out/run.out" 2>"$out/err"
 	) || rc=$?
 	t=$(grep '^time ' "$out/err" | tail -1 | cut -d' ' -f2)
@@ -270,6 +274,10 @@ bench_model() {
 		measure_model ibscan on "$ibscan" topology --format netfile
 		measure_model ibqueryerrors-o64 on ibqueryerrors -o 64
 		measure_model ibscan-health on "$ibscan" health
+		measure_model ibscan-c2 on "$ibscan" topology --format netfile --max-smps-per-switch 2
+		measure_model ibscan-c8 on "$ibscan" topology --format netfile --max-smps-per-switch 8
+		measure_model ibscan loss "$ibscan" topology --format netfile
+		measure_model ibscan-fixed loss "$ibscan" topology --format netfile --fixed-timeout
 	done
 	if [ "$size" = large ]; then
 		for i in $(seq "${BENCH_RUNS:-7}"); do
@@ -282,9 +290,8 @@ bench_model() {
 	{
 		echo
 		echo "| $size | $nodes nodes, tools on $mhost, $(cat "$mdir/params" 2>/dev/null), $n rounds | | | | | | | | | |"
-		for tool in ibnetdiscover ibnetdiscover-o64 ibscan ibqueryerrors-o64 ibscan-health; do
-			row=$tool-on
-			echo "| $size | $tool | $(awk -v k=$row '$1 == k {c++; ok += $8} END {printf "%d/%d", ok, c}' "$mdir/all/runs") |" \
+		for row in ibnetdiscover-on ibnetdiscover-o64-on ibscan-on ibqueryerrors-o64-on ibscan-health-on ibscan-c2-on ibscan-c8-on ibscan-loss ibscan-fixed-loss; do
+			echo "| $size | $row | $(awk -v k=$row '$1 == k {c++; ok += $8} END {printf "%d/%d", ok, c}' "$mdir/all/runs") |" \
 				"$(out=$mdir/good stats $row 2 min) | $(out=$mdir/good stats $row 2 median) |" \
 				"$(out=$mdir/all stats $row 3 median) | $(out=$mdir/all stats $row 4 median) | $(out=$mdir/all stats $row 4 max) |" \
 				"$(out=$mdir/all stats $row 5 max) $(awk -v k=$row '$1 == k && $5 > m {m = $5; w = $9} END {print w}' "$mdir/all/runs") |" \
@@ -293,6 +300,9 @@ bench_model() {
 		echo "| $size | ibscan / ibnetdiscover | | | $(ratio "$(out=$mdir/good stats ibscan-on 2 median)" "$(out=$mdir/good stats ibnetdiscover-on 2 median)") | | | | | | |"
 		echo "| $size | ibscan / ibnetdiscover -o 64 | | | $(ratio "$(out=$mdir/good stats ibscan-on 2 median)" "$(out=$mdir/good stats ibnetdiscover-o64-on 2 median)") | | | | | | |"
 		echo "| $size | health / ibqueryerrors -o 64 | | | $(ratio "$(out=$mdir/good stats ibscan-health-on 2 median)" "$(out=$mdir/good stats ibqueryerrors-o64-on 2 median)") | | | | | | |"
+		# Per round (the i-th run of each): a target that held in every round, or only in the median.
+		echo "| $size | per round: ibscan / ibnetdiscover; / -o 64; health / ibqueryerrors -o 64 | | | $(out=$mdir/good pairs ibscan-on ibnetdiscover-on); $(out=$mdir/good pairs ibscan-on ibnetdiscover-o64-on); $(out=$mdir/good pairs ibscan-health-on ibqueryerrors-o64-on) | | | | | | |"
+		echo "| $size | 1% lost: adaptive / fixed timeouts | | | $(ratio "$(out=$mdir/good stats ibscan-loss 2 median)" "$(out=$mdir/good stats ibscan-fixed-loss 2 median)"), per round $(out=$mdir/good pairs ibscan-loss ibscan-fixed-loss) | | | | | | |"
 		if [ "$size" = large ]; then
 			for tool in ibscan ibnetdiscover-o64; do
 				echo "| $size | $tool: layer at zero / no layer | | | $(ratio "$(out=$mdir/good stats $tool-zero 2 median)" "$(out=$mdir/good stats $tool-off 2 median)") ($(out=$mdir/good stats $tool-zero 2 median) s / $(out=$mdir/good stats $tool-off 2 median) s), per round $(out=$mdir/good pairs $tool-zero $tool-off) | | | | | | |"

@@ -25,6 +25,8 @@
  *   FABRICMODEL_CA_US      a channel adapter serving one MAD (default 5, an estimate)
  *   FABRICMODEL_QUEUE      MADs that may wait at a node behind the one in
  *                          service; more are dropped ("none": never; default 8)
+ *   FABRICMODEL_LOSS       per cent of MADs lost on the way to their destination
+ *                          (default 0; a fixed pseudo-random sequence, counted as dropped)
  *   FABRICMODEL_REPORT     append one line of counts per run to this file at exit
  *   FABRICMODEL_LABEL      a word copied into that line
  *   SIM_HOST               the node the tool runs on, as for the shim (default:
@@ -292,6 +294,15 @@ static void init_locked(void)
 	g.p.hop_ns = env_us("FABRICMODEL_HOP_US", 0.25);
 	g.p.switch_ns = env_us("FABRICMODEL_SWITCH_US", 20);
 	g.p.ca_ns = env_us("FABRICMODEL_CA_US", 5);
+	q = getenv("FABRICMODEL_LOSS");
+	if (q && *q) {
+		char *end;
+		double pc = strtod(q, &end);
+
+		if (*end || !(pc >= 0 && pc <= 100))
+			die("FABRICMODEL_LOSS wants a per cent from 0 to 100, not '%s'", q);
+		g.p.loss_ppm = (uint32_t)(pc * 10000.0 + 0.5);
+	}
 	q = getenv("FABRICMODEL_QUEUE");
 	if (!q || !*q)
 		g.p.queue = 8;

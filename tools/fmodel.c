@@ -462,6 +462,7 @@ struct fm_model {
 	int32_t *done; /* ended requests not yet popped, a ring */
 	size_t donecap, donehead, donelen;
 	struct fm_stats st;
+	uint64_t rng; /* for loss_ppm */
 };
 
 static void fm_distances(struct fm_model *m)
@@ -519,6 +520,7 @@ struct fm_model *fm_new(const struct fm_topo *t, int local, const struct fm_para
 	m->st.max_out_node = -1;
 	m->tq_low = FM_NEVER;
 	fm_distances(m);
+	m->rng = 0x9e3779b97f4a7c15ull;
 	return m;
 }
 
@@ -846,6 +848,18 @@ static void fm_arrive(struct fm_model *m, uint64_t t, int trip)
 	struct fm_nstate *ns = &m->ns[node];
 	unsigned busy;
 
+	if (m->p.loss_ppm && m->trip[trip].cur == r->route.nstops - 1) {
+		/* xorshift64: the same losses in every run of the same requests. */
+		m->rng ^= m->rng << 13;
+		m->rng ^= m->rng >> 7;
+		m->rng ^= m->rng << 17;
+		if (m->rng % 1000000u < m->p.loss_ppm) {
+			ns->dropped++;
+			m->st.dropped++;
+			fm_trip_end(m, trip);
+			return;
+		}
+	}
 	if (ns->busy >= 0) {
 		if (m->p.queue != FM_NO_LIMIT && ns->qlen >= (unsigned)m->p.queue) {
 			ns->dropped++;

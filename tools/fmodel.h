@@ -40,6 +40,8 @@ struct fm_params {
 	uint64_t switch_ns; /* a switch's SMA/SMI (or PMA) serving one MAD */
 	uint64_t ca_ns;     /* a channel adapter's SMA (or PMA, SA) serving one MAD */
 	int queue;          /* MADs that may wait behind the one in service; FM_NO_LIMIT */
+	uint32_t loss_ppm;  /* a MAD is lost on its way to its destination, this many in a million
+			     * (a fixed pseudo-random sequence; counted as dropped) */
 };
 
 /* One node that serves a MAD on its way, and the links crossed to reach it. */

@@ -8,11 +8,21 @@
  * came fast (an error status back at once, as the simulator gives for a
  * dropped MAD, or a busy status), the next round waits a backoff that doubles
  * per round: retries that burn instantly would all meet the same transient
- * condition. The transport is polled with
+ * condition. A busy answer waits (on the same path: the target is busy,
+ * not the way to it). The transport is polled with
  * a timeout computed from the nearest of those times and the global
  * deadline, never longer.
+ *
+ * Per-node cap: the route function names the nodes an attempt occupies;
+ * each node counts its requests in flight. A request that would take a node
+ * past the cap waits on that node's list, and goes out again when the node
+ * has room (woken nodes are served before the queue: theirs are older).
+ *
+ * Timeouts: the round-trip times of answers go into a histogram (rtt.h); an
+ * attempt waits what it says, doubled per round, capped by timeout_ms.
  */
 #include "engine.h"
+#include "engine_int.h"
 #include "../base/clock.h"
 #include "../base/log.h"
 #include "../base/xalloc.h"
@@ -20,89 +30,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define SLOT_BITS 10 /* IBS_ENGINE_MAX_WINDOW == 1 << SLOT_BITS */
-#define SLOT_MASK ((1u << SLOT_BITS) - 1)
-
-struct pend {
-	struct ibs_mad_req req;
-	uint8_t *data; /* copy of req.data */
-	ibs_mad_cb cb;
-	void *ctx;
-	unsigned attempts;
-	int cause;           /* why the kernel refused to send it (IBS_MAD_SEND_FAILED) */
-	uint32_t tid;
-	int slot;
-	bool paths;          /* other paths may be asked of e->paths */
-	uint8_t path_i;      /* the path of the current attempt */
-	uint8_t round;       /* rounds over the paths before the current one (retries are at most 100) */
-	uint64_t deadline; /* on the wire: end of this attempt; backing off: when to resend */
-	struct pend *next, *prev;
-};
-
-struct plist {
-	struct pend *head, *tail;
-	size_t n;
-};
-
-struct ibs_engine {
-	struct ibs_transport *t;
-	struct ibs_engine_opts o;
-	uint64_t start, deadline; /* ns, CLOCK_MONOTONIC; deadline 0: none */
-	struct plist queue;       /* not yet sent (or waiting to be resent) */
-	struct plist wire;        /* in flight, in send order */
-	struct plist later;       /* backing off before a retry, by resend time */
-	struct pend **slots;
-	uint32_t seq;
-	enum ibs_err failed;      /* sticky abort reason */
-	struct ibs_engine_stats st;
-	struct pend *freelist;
-	ibs_path_fn paths;
-	void (*progress)(void *, const struct ibs_engine_stats *);
-	void *progress_ctx;
-	uint64_t last_progress;
-	unsigned send_failures_said; /* send failures logged as warnings (a few, then with -v) */
-};
-
-/* Put p after q (at the front when q is NULL). */
-static void pl_insert_after(struct plist *l, struct pend *q, struct pend *p)
-{
-	p->prev = q;
-	p->next = q ? q->next : l->head;
-	if (p->next)
-		p->next->prev = p;
-	else
-		l->tail = p;
-	if (q)
-		q->next = p;
-	else
-		l->head = p;
-	l->n++;
-}
-
-static void pl_push(struct plist *l, struct pend *p)
-{
-	pl_insert_after(l, l->tail, p);
-}
-
-static void pl_push_front(struct plist *l, struct pend *p)
-{
-	pl_insert_after(l, NULL, p);
-}
-
-static void pl_del(struct plist *l, struct pend *p)
-{
-	if (p->prev)
-		p->prev->next = p->next;
-	else
-		l->head = p->next;
-	if (p->next)
-		p->next->prev = p->prev;
-	else
-		l->tail = p->prev;
-	p->next = p->prev = NULL;
-	l->n--;
-}
 
 struct ibs_engine *ibs_engine_new(struct ibs_transport *t, const struct ibs_engine_opts *o)
 {
@@ -117,6 +44,10 @@ struct ibs_engine *ibs_engine_new(struct ibs_transport *t, const struct ibs_engi
 	if (e->o.timeout_ms < 1)
 		e->o.timeout_ms = 1;
 	e->slots = xcalloc(e->o.window, sizeof(*e->slots));
+	e->route_keys = xcalloc((size_t)e->o.window * IBS_ENGINE_MAX_ROUTE, sizeof(*e->route_keys));
+	e->route_n = xcalloc(e->o.window, sizeof(*e->route_n));
+	ibs_rtt_init(&e->rtt, e->o.timeout_ms);
+	e->st.timeout_now_ms = e->o.timeout_ms;
 	e->start = ibs_mono_ns();
 	if (o->deadline_ms)
 		e->deadline = e->start + (uint64_t)o->deadline_ms * 1000000ull;
@@ -156,6 +87,26 @@ void ibs_engine_set_paths(struct ibs_engine *e, ibs_path_fn path)
 	e->paths = path;
 }
 
+void ibs_engine_set_route(struct ibs_engine *e, ibs_route_fn route)
+{
+	e->route = route;
+}
+
+unsigned ibs_engine_timeout_ms(const struct ibs_engine *e)
+{
+	return e->o.fixed_timeout ? e->o.timeout_ms : e->rtt.timeout_ms;
+}
+
+/* The timeout of p's next attempt, in ns: adaptive, doubled per round, capped. */
+static uint64_t attempt_timeout_ns(const struct ibs_engine *e, const struct pend *p)
+{
+	uint64_t ms = e->o.fixed_timeout ? e->o.timeout_ms : (uint64_t)e->rtt.timeout_ms << (p->round > 16 ? 16 : p->round);
+
+	if (ms > e->o.timeout_ms)
+		ms = e->o.timeout_ms;
+	return ms * 1000000ull;
+}
+
 static void submit(struct ibs_engine *e, const struct ibs_mad_req *req, bool paths, ibs_mad_cb cb, void *ctx)
 {
 	struct pend *p = e->freelist;
@@ -177,7 +128,7 @@ static void submit(struct ibs_engine *e, const struct ibs_mad_req *req, bool pat
 	p->ctx = ctx;
 	p->paths = paths;
 	p->slot = -1;
-	pl_push(&e->queue, p);
+	eng_pl_push(&e->queue, p);
 	e->st.submitted++;
 }
 
@@ -189,6 +140,15 @@ void ibs_engine_submit(struct ibs_engine *e, const struct ibs_mad_req *req, ibs_
 void ibs_engine_submit_paths(struct ibs_engine *e, const struct ibs_mad_req *req, ibs_mad_cb cb, void *ctx)
 {
 	submit(e, req, true, cb, ctx);
+}
+
+/* p's attempt is over: off the wire, its slot and its nodes free. */
+static void off_wire(struct ibs_engine *e, struct pend *p)
+{
+	eng_route_release(e, p->slot);
+	e->slots[p->slot] = NULL;
+	p->slot = -1;
+	eng_pl_del(&e->wire, p);
 }
 
 static void release(struct ibs_engine *e, struct pend *p)
@@ -205,11 +165,8 @@ static void complete(struct ibs_engine *e, struct pend *p, enum ibs_outcome oc, 
 {
 	struct ibs_mad_result r;
 
-	if (p->slot >= 0) {
-		e->slots[p->slot] = NULL;
-		p->slot = -1;
-		pl_del(&e->wire, p);
-	}
+	if (p->slot >= 0)
+		off_wire(e, p);
 	memset(&r, 0, sizeof(r));
 	r.outcome = oc;
 	r.status = status;
@@ -241,17 +198,6 @@ static void complete(struct ibs_engine *e, struct pend *p, enum ibs_outcome oc, 
 	release(e, p);
 }
 
-/* Queue p to go out again at `when`, keeping e->later in time order. */
-static void pl_insert_later(struct plist *l, struct pend *p, uint64_t when)
-{
-	struct pend *q = l->tail;
-
-	p->deadline = when;
-	while (q && q->deadline > when)
-		q = q->prev;
-	pl_insert_after(l, q, p);
-}
-
 /*
  * The current attempt of p failed in a way that deserves another try: along
  * the next path at once, or, after a round over all of them, along the first
@@ -261,9 +207,28 @@ static void pl_insert_later(struct plist *l, struct pend *p, uint64_t when)
 static void retry_or_fail(struct ibs_engine *e, struct pend *p, enum ibs_outcome oc, uint16_t status, uint64_t now)
 {
 	uint64_t timeout_ns = (uint64_t)e->o.timeout_ms * 1000000ull;
+	bool busy = oc == IBS_MAD_STATUS && (status & 0x1);
 
 	if (e->t->ops->expire && oc == IBS_MAD_TIMEOUT && now >= p->deadline)
 		e->t->ops->expire(e->t, &p->req, p->tid);
+	if (busy) {
+		/* The target is busy, not the way to it: the same path, after a wait. */
+		if (p->round >= e->o.retries) {
+			complete(e, p, oc, status, NULL, 0);
+			return;
+		}
+		p->round++;
+		off_wire(e, p);
+		e->st.retries++;
+		e->st.busy++;
+		{
+			uint64_t wait = (uint64_t)(e->o.backoff_us > IBS_ENGINE_BUSY_WAIT_US ? e->o.backoff_us
+											     : IBS_ENGINE_BUSY_WAIT_US)
+					* 1000ull << (p->round > 20 ? 20 : p->round - 1);
+			eng_pl_insert_later(&e->later, p, now + (wait < timeout_ns ? wait : timeout_ns));
+		}
+		return;
+	}
 	if (p->paths && e->paths && p->path_i < UINT8_MAX && e->paths(p->ctx, p->path_i + 1u, &p->req.addr)) {
 		p->path_i++;
 		e->st.other_paths++;
@@ -276,18 +241,16 @@ static void retry_or_fail(struct ibs_engine *e, struct pend *p, enum ibs_outcome
 		complete(e, p, oc, status, NULL, 0);
 		return;
 	}
-	e->slots[p->slot] = NULL;
-	p->slot = -1;
-	pl_del(&e->wire, p);
+	off_wire(e, p);
 	e->st.retries++;
-	if (p->path_i == 0 && e->o.backoff_us && p->deadline > now + timeout_ns / 2) {
+	if (p->path_i == 0 && e->o.backoff_us && p->deadline > now + (p->deadline - p->sent_at) / 2) {
 		uint64_t wait = (uint64_t)e->o.backoff_us * 1000ull << (p->round > 20 ? 20 : p->round - 1);
-		pl_insert_later(&e->later, p, now + (wait < timeout_ns ? wait : timeout_ns));
+		eng_pl_insert_later(&e->later, p, now + (wait < timeout_ns ? wait : timeout_ns));
 		e->st.backoffs++;
 		return;
 	}
 	/* Retries go first: they are the oldest work. */
-	pl_push_front(&e->queue, p);
+	eng_pl_push_front(&e->queue, p);
 }
 
 static int free_slot(struct ibs_engine *e)
@@ -317,13 +280,27 @@ static void send_refused(struct ibs_engine *e, const struct pend *p)
 	e->send_failures_said += loud;
 }
 
-static void send_one(struct ibs_engine *e, struct pend *p, uint64_t now)
+/*
+ * Send p (off any list) into slot, counting it at the n nodes of keys: the
+ * caller checked they have room.
+ */
+static void send_one(struct ibs_engine *e, struct pend *p, uint64_t now, const uint32_t *keys, unsigned n)
 {
 	uint8_t mad[IBS_MAD_SIZE];
 	int slot = free_slot(e);
 	enum ibs_err rc;
+	unsigned i;
 
-	pl_del(&e->queue, p);
+	for (i = 0; i < n; i++) {
+		struct nodeload *nl = &e->nodes[keys[i]];
+		if (++nl->load > e->st.max_at_node)
+			e->st.max_at_node = nl->load;
+	}
+	memcpy(&e->route_keys[(size_t)slot * IBS_ENGINE_MAX_ROUTE], keys, n * sizeof(*keys));
+	e->route_n[slot] = (uint8_t)n;
+	/* An SMP goes the way its address says: LID-routed or directed-route. */
+	if (p->req.mgmt_class == IBS_CLASS_SMI || p->req.mgmt_class == IBS_CLASS_SMI_DR)
+		p->req.mgmt_class = p->req.addr.lid ? IBS_CLASS_SMI : IBS_CLASS_SMI_DR;
 	p->attempts++;
 	p->slot = slot;
 	e->seq++;
@@ -331,8 +308,9 @@ static void send_one(struct ibs_engine *e, struct pend *p, uint64_t now)
 	if (p->tid == 0)
 		p->tid = (1u << SLOT_BITS) | (uint32_t)slot;
 	e->slots[slot] = p;
-	p->deadline = now + (uint64_t)e->o.timeout_ms * 1000000ull;
-	pl_push(&e->wire, p);
+	p->sent_at = now;
+	p->deadline = now + attempt_timeout_ns(e, p);
+	eng_pl_push(&e->wire, p);
 	rc = ibs_mad_encode(&p->req, p->tid, mad);
 	if (rc == IBS_OK)
 		rc = ibs_transport_send(e->t, &p->req, mad, &p->cause);
@@ -380,6 +358,8 @@ static void handle_packet(struct ibs_engine *e, const struct ibs_packet *pkt)
 		log_trace("dropping a response with unknown TID 0x%08x", tid);
 		return;
 	}
+	if (!pkt->status)
+		e->st.timeout_now_ms = ibs_rtt_add(&e->rtt, ibs_mono_ns() - p->sent_at);
 	if (pkt->status) {
 		/* The kernel (or the simulator) gave up on this attempt. */
 		retry_or_fail(e, p, IBS_MAD_TIMEOUT, 0, ibs_mono_ns());
@@ -406,10 +386,21 @@ static void handle_packet(struct ibs_engine *e, const struct ibs_packet *pkt)
 static void abort_all(struct ibs_engine *e)
 {
 	/* Callbacks may submit more; they are aborted too, until nothing is left. */
+	size_t k;
+
+	/* Waiters first: their nodes lose their load as the wire empties. */
+	for (k = 0; k < e->n_nodes; k++)
+		while (e->nodes[k].waiting.head) {
+			struct pend *p = e->nodes[k].waiting.head;
+			eng_pl_del(&e->nodes[k].waiting, p);
+			e->n_waiting--;
+			eng_pl_push(&e->queue, p);
+		}
+	e->n_woken = 0;
 	while (e->wire.head || e->queue.head || e->later.head) {
 		struct pend *p = e->wire.head ? e->wire.head : e->queue.head ? e->queue.head : e->later.head;
 		if (p->slot < 0)
-			pl_del(p == e->later.head ? &e->later : &e->queue, p);
+			eng_pl_del(p == e->later.head ? &e->later : &e->queue, p);
 		complete(e, p, IBS_MAD_ABORTED, 0, NULL, 0);
 	}
 }
@@ -423,9 +414,62 @@ static void requeue_due(struct ibs_engine *e, uint64_t now)
 		last = p;
 	while (last) {
 		p = last->prev;
-		pl_del(&e->later, last);
-		pl_push_front(&e->queue, last);
+		eng_pl_del(&e->later, last);
+		eng_pl_push_front(&e->queue, last);
 		last = p;
+	}
+}
+
+/*
+ * Send p (off any list) when every node on its way has room; else it waits
+ * on the first node that has none. True when it went out.
+ */
+static bool try_send(struct ibs_engine *e, struct pend *p, uint64_t now)
+{
+	uint32_t keys[IBS_ENGINE_MAX_ROUTE];
+	unsigned n = 0, i;
+
+	if (e->o.max_per_node && (e->route || p->req.addr.lid)) {
+		if (e->route)
+			n = e->route(p->ctx, &p->req.addr, keys, IBS_ENGINE_MAX_ROUTE);
+		else
+			keys[n++] = p->req.addr.lid; /* only its destination serves it */
+		for (i = 0; i < n; i++) {
+			struct nodeload *nl = eng_nodeload(e, keys[i]);
+			if (nl->load >= e->o.max_per_node) {
+				eng_pl_push(&nl->waiting, p);
+				e->n_waiting++;
+				e->st.capped++;
+				return false;
+			}
+		}
+	}
+	send_one(e, p, now, keys, n);
+	return true;
+}
+
+/* Fill the window: first the waiters of nodes that have room again, then the queue. */
+static void send_some(struct ibs_engine *e, uint64_t now)
+{
+	while (e->n_woken && e->wire.n < e->o.window && !e->failed) {
+		uint32_t k = e->woken[e->n_woken - 1];
+		struct nodeload *nl = &e->nodes[k];
+		if (!nl->waiting.head || nl->load >= e->o.max_per_node) {
+			nl->woken = false;
+			e->n_woken--;
+			continue;
+		}
+		{
+			struct pend *p = nl->waiting.head;
+			eng_pl_del(&nl->waiting, p);
+			e->n_waiting--;
+			try_send(e, p, now);
+		}
+	}
+	while (e->queue.head && e->wire.n < e->o.window && !e->failed) {
+		struct pend *p = e->queue.head;
+		eng_pl_del(&e->queue, p);
+		try_send(e, p, now);
 	}
 }
 
@@ -461,8 +505,7 @@ enum ibs_err ibs_engine_run(struct ibs_engine *e)
 		while (e->wire.head && e->wire.head->deadline <= now)
 			retry_or_fail(e, e->wire.head, IBS_MAD_TIMEOUT, 0, now);
 		requeue_due(e, now);
-		while (e->queue.head && e->wire.n < e->o.window && !e->failed)
-			send_one(e, e->queue.head, now);
+		send_some(e, now);
 		if (e->failed)
 			continue;
 		if (!e->wire.head && !e->queue.head && !e->later.head)
@@ -502,5 +545,9 @@ void ibs_engine_free(struct ibs_engine *e)
 		free(p);
 	}
 	free(e->slots);
+	free(e->route_keys);
+	free(e->route_n);
+	free(e->nodes);
+	free(e->woken);
 	free(e);
 }

@@ -63,7 +63,7 @@ static void submit_n(struct ibs_engine *e, unsigned n, struct tally *t)
 
 static struct ibs_engine *mk(struct fake *f, unsigned window, unsigned timeout, unsigned retries, unsigned deadline)
 {
-	struct ibs_engine_opts o = { window, timeout, retries, deadline, 0 };
+	struct ibs_engine_opts o = { window, timeout, retries, deadline, 0, 0, false };
 	return ibs_engine_new(&f->t, &o);
 }
 
@@ -445,7 +445,7 @@ static void test_backoff_between_rounds(void **state)
 	struct fake f;
 	struct tally t = { 0 };
 	struct sends s = { 0 };
-	struct ibs_engine_opts o = { 4, 1000, 2, 0, 40000 };
+	struct ibs_engine_opts o = { 4, 1000, 2, 0, 40000, 0, false };
 	struct ibs_engine *e;
 	struct ibs_mad_req req;
 	struct ibs_addr a;
@@ -486,7 +486,7 @@ static void test_no_backoff_after_timeout(void **state)
 {
 	struct fake f;
 	struct tally t = { 0 };
-	struct ibs_engine_opts o = { 4, 30, 2, 0, 5000000 };
+	struct ibs_engine_opts o = { 4, 30, 2, 0, 5000000, 0, false };
 	struct ibs_engine *e;
 
 	(void)state;
@@ -499,6 +499,264 @@ static void test_no_backoff_after_timeout(void **state)
 	assert_int_equal(t.attempts_max, 3);
 	assert_true(ibs_engine_elapsed_ms(e) < 2000);
 	assert_int_equal(ibs_engine_stats(e)->backoffs, 0);
+	ibs_engine_free(e);
+	fake_close(&f.t);
+}
+
+/* Answered after 1 ms, except modifier 999: never (a MAD lost on the fabric). */
+static void lose_999(struct fake *f, const struct ibs_mad_req *req, const uint8_t *mad)
+{
+	struct sends *s = f->ctx;
+
+	if (s && s->n < 64 && req->attr_mod == 999) {
+		s->mod[s->n] = (uint16_t)req->attr_mod;
+		s->t[s->n++] = fake_now();
+	}
+	if (req->attr_mod != 999)
+		fake_answer(f, mad, 0, NULL, 1);
+}
+
+/* 64 requests answered in about 1 ms, then one that is lost: the engine (not freed) and the lost one's sends. */
+static struct ibs_engine *lose_one(struct fake *f, const struct ibs_engine_opts *o, struct sends *s, struct tally *t)
+{
+	struct ibs_engine *e;
+	struct ibs_mad_req req;
+	struct ibs_addr a;
+
+	fake_init(f, lose_999, s);
+	e = ibs_engine_new(&f->t, o);
+	/* Before any answer: the cap (--timeout). */
+	assert_int_equal(ibs_engine_timeout_ms(e), o->timeout_ms);
+	submit_n(e, 64, t);
+	assert_int_equal(ibs_engine_run(e), IBS_OK);
+	ibs_addr_dr(&a, NULL, 0);
+	ibs_req_get(&req, &a, IBS_CLASS_SMI_DR, IBS_ATTR_PORT_INFO, 999);
+	ibs_engine_submit(e, &req, cb, t);
+	assert_int_equal(ibs_engine_run(e), IBS_OK);
+	assert_int_equal(t->timeout, 1);
+	return e;
+}
+
+static void test_adaptive_timeout(void **state)
+{
+	struct fake f;
+	struct tally t = { 0 };
+	struct sends s = { 0 };
+	struct ibs_engine_opts o = { 8, 5000, 2, 0, 0, 0, false };
+	struct ibs_engine *e;
+	unsigned to;
+
+	(void)state;
+	e = lose_one(&f, &o, &s, &t);
+	/* Answers in about 1 ms: 4 x their 99th percentile is below the floor (on a busy machine, near it). */
+	to = ibs_engine_timeout_ms(e);
+	assert_true(to >= IBS_ENGINE_TIMEOUT_FLOOR_MS && to <= 200);
+	assert_int_equal(s.n, 3);
+	/* The lost one waited the adaptive timeout, then twice that (doubled per round): not 5 s each. */
+	assert_true(s.t[1] - s.t[0] >= to * 1000000ull && s.t[1] - s.t[0] < 2 * to * 1000000ull);
+	assert_true(s.t[2] - s.t[1] >= 2 * to * 1000000ull && s.t[2] - s.t[1] < 4 * to * 1000000ull);
+	assert_true(ibs_engine_elapsed_ms(e) < 2500);
+	ibs_engine_free(e);
+	fake_close(&f.t);
+}
+
+static void test_fixed_timeout(void **state)
+{
+	struct fake f;
+	struct tally t = { 0 };
+	struct sends s = { 0 };
+	struct ibs_engine_opts o = { 8, 120, 1, 0, 0, 0, true };
+	struct ibs_engine *e;
+
+	(void)state;
+	e = lose_one(&f, &o, &s, &t);
+	/* --fixed-timeout: every attempt waits the whole 120 ms. */
+	assert_int_equal(ibs_engine_timeout_ms(e), 120);
+	assert_int_equal(s.n, 2);
+	assert_true(s.t[1] - s.t[0] >= 120000000ull);
+	ibs_engine_free(e);
+	fake_close(&f.t);
+}
+
+/* Busy (status 1) the first time each request is seen, answered after that. */
+static void busy_once(struct fake *f, const struct ibs_mad_req *req, const uint8_t *mad)
+{
+	struct sends *s = f->ctx;
+	unsigned i, seen = 0;
+
+	for (i = 0; i < s->n; i++)
+		seen += s->mod[i] == req->attr_mod;
+	if (s->n < 64) {
+		s->hop[s->n] = req->addr.hops ? req->addr.path[1] : 0;
+		s->mod[s->n] = (uint16_t)req->attr_mod;
+		s->t[s->n++] = fake_now();
+	}
+	fake_answer(f, mad, seen ? 0 : 1, NULL, 0);
+}
+
+static void test_busy_waits(void **state)
+{
+	struct fake f;
+	struct tally t = { 0 };
+	struct sends s = { 0 };
+	struct ibs_engine_opts o = { 4, 1000, 2, 0, 0, 0, false };
+	struct ibs_engine *e;
+	struct ibs_mad_req req;
+	struct ibs_addr a;
+	uint8_t p = 10;
+
+	(void)state;
+	fake_init(&f, busy_once, &s);
+	e = ibs_engine_new(&f.t, &o);
+	ibs_engine_set_paths(e, three_ports);
+	ibs_addr_dr(&a, &p, 1);
+	ibs_req_get(&req, &a, IBS_CLASS_SMI_DR, IBS_ATTR_NODE_INFO, 0);
+	ibs_engine_submit_paths(e, &req, cb, &t);
+	assert_int_equal(ibs_engine_run(e), IBS_OK);
+	assert_int_equal(t.ok, 1);
+	assert_int_equal(s.n, 2);
+	/* Busy: wait before resending (no backoff configured), along the same path. */
+	assert_true(s.t[1] - s.t[0] >= (uint64_t)IBS_ENGINE_BUSY_WAIT_US * 1000ull);
+	assert_int_equal(s.hop[1], 10);
+	assert_int_equal(ibs_engine_stats(e)->busy, 1);
+	ibs_engine_free(e);
+	fake_close(&f.t);
+}
+
+/*
+ * Per-node cap: request k (the modifier) is served by node 0 (every
+ * request: the leaf next to us), and node 1 + k % 4; the fake counts what
+ * each node has in flight, from send to the callback.
+ */
+struct capped {
+	unsigned load[8], max[8];
+};
+
+static struct capped cap_state;
+
+static unsigned cap_route(void *ctx, const struct ibs_addr *a, uint32_t *keys, unsigned max)
+{
+	(void)ctx;
+	(void)max;
+	keys[0] = 0;
+	keys[1] = 1 + a->path[1] % 4;
+	return 2;
+}
+
+static void cap_send(struct fake *f, const struct ibs_mad_req *req, const uint8_t *mad)
+{
+	unsigned k[2] = { 0, 1 + req->addr.path[1] % 4 }, i;
+
+	for (i = 0; i < 2; i++)
+		if (++cap_state.load[k[i]] > cap_state.max[k[i]])
+			cap_state.max[k[i]] = cap_state.load[k[i]];
+	fake_answer(f, mad, 0, NULL, 2);
+}
+
+static void cap_cb(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r)
+{
+	cap_state.load[0]--;
+	cap_state.load[1 + req->addr.path[1] % 4]--;
+	cb(ctx, req, r);
+}
+
+/* 40 requests through node 0 with a window of 32 and this cap: the engine, run (not freed). */
+static struct ibs_engine *run_capped(struct fake *f, unsigned cap, struct tally *t)
+{
+	struct ibs_engine_opts o = { 32, 1000, 2, 0, 0, cap, false };
+	struct ibs_engine *e;
+	struct ibs_mad_req req;
+	struct ibs_addr a;
+	uint8_t p;
+
+	memset(&cap_state, 0, sizeof(cap_state));
+	fake_init(f, cap_send, NULL);
+	e = ibs_engine_new(&f->t, &o);
+	ibs_engine_set_route(e, cap_route);
+	for (p = 1; p <= 40; p++) {
+		ibs_addr_dr(&a, &p, 1);
+		ibs_req_get(&req, &a, IBS_CLASS_SMI_DR, IBS_ATTR_NODE_INFO, p);
+		ibs_engine_submit(e, &req, cap_cb, t);
+	}
+	assert_int_equal(ibs_engine_run(e), IBS_OK);
+	return e;
+}
+
+static void test_cap_per_node(void **state)
+{
+	struct fake f;
+	struct tally t = { 0 };
+	struct ibs_engine *e;
+
+	(void)state;
+	e = run_capped(&f, 3, &t);
+	assert_int_equal(t.ok, 40);
+	/* Node 0 serves every request: never more than 3 at once, though the window is 32. */
+	assert_int_equal(cap_state.max[0], 3);
+	assert_true(cap_state.max[1] <= 3 && cap_state.max[4] <= 3);
+	assert_int_equal(ibs_engine_stats(e)->max_at_node, 3);
+	assert_true(ibs_engine_stats(e)->capped > 0);
+	ibs_engine_free(e);
+	fake_close(&f.t);
+	/* Without a cap the window is the limit. */
+	e = run_capped(&f, 0, &t);
+	assert_int_equal(cap_state.max[0], 32);
+	ibs_engine_free(e);
+	fake_close(&f.t);
+}
+
+/* A LID path turns an SMP LID-routed; a directed-route path, back. */
+static bool lid_then_dr(void *ctx, unsigned i, struct ibs_addr *out)
+{
+	uint8_t p = 10;
+	(void)ctx;
+	if (i == 0)
+		ibs_addr_lid(out, 7, 0);
+	else if (i == 1)
+		ibs_addr_dr(out, &p, 1);
+	else
+		return false;
+	return true;
+}
+
+static void lid_refused(struct fake *f, const struct ibs_mad_req *req, const uint8_t *mad)
+{
+	struct sends *s = f->ctx;
+
+	if (s->n < 64) {
+		s->hop[s->n] = (uint8_t)req->mgmt_class;
+		s->mod[s->n] = req->addr.lid;
+		s->t[s->n++] = fake_now();
+	}
+	if (req->addr.lid)
+		fake_push(f, mad, IBS_MAD_SIZE, 110, 0);
+	else
+		fake_answer(f, mad, 0, NULL, 0);
+}
+
+static void test_lid_falls_back_to_dr(void **state)
+{
+	struct fake f;
+	struct tally t = { 0 };
+	struct sends s = { 0 };
+	struct ibs_engine_opts o = { 4, 1000, 2, 0, 0, 0, false };
+	struct ibs_engine *e;
+	struct ibs_mad_req req;
+	struct ibs_addr a;
+
+	(void)state;
+	fake_init(&f, lid_refused, &s);
+	e = ibs_engine_new(&f.t, &o);
+	ibs_engine_set_paths(e, lid_then_dr);
+	ibs_addr_lid(&a, 7, 0);
+	ibs_req_get(&req, &a, IBS_CLASS_SMI, IBS_ATTR_NODE_DESC, 0);
+	ibs_engine_submit_paths(e, &req, cb, &t);
+	assert_int_equal(ibs_engine_run(e), IBS_OK);
+	assert_int_equal(t.ok, 1);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.hop[0], IBS_CLASS_SMI);
+	assert_int_equal(s.mod[0], 7);
+	assert_int_equal(s.hop[1], IBS_CLASS_SMI_DR);
 	ibs_engine_free(e);
 	fake_close(&f.t);
 }
@@ -520,6 +778,11 @@ int main(void)
 		cmocka_unit_test(test_other_paths_in_turn),
 		cmocka_unit_test(test_backoff_between_rounds),
 		cmocka_unit_test(test_no_backoff_after_timeout),
+		cmocka_unit_test(test_adaptive_timeout),
+		cmocka_unit_test(test_fixed_timeout),
+		cmocka_unit_test(test_busy_waits),
+		cmocka_unit_test(test_cap_per_node),
+		cmocka_unit_test(test_lid_falls_back_to_dr),
 	};
 	return cmocka_run_group_tests_name("engine", tests, NULL, NULL);
 }

@@ -168,8 +168,8 @@ static struct ibs_fabric *walk_tree(const char *namemap)
 {
 	static struct ff ff;
 	struct fake f;
-	struct ibs_engine_opts o = { 8, 100, 1, 10000, 0 };
-	struct ibs_walk_opts wo = { true, true, NULL, NULL };
+	struct ibs_engine_opts o = { 8, 100, 1, 10000, 0, 0, false };
+	struct ibs_walk_opts wo = { true, true, NULL, NULL, false };
 	struct ibs_run run = { 0 };
 	struct ibs_engine *e;
 	struct ibs_fabric *fab = ibs_fabric_new();
@@ -250,8 +250,8 @@ static void test_render_no_common_parent(void **state)
 {
 	static struct ff ff;
 	struct fake fk;
-	struct ibs_engine_opts o = { 8, 100, 1, 10000, 0 };
-	struct ibs_walk_opts wo = { true, true, NULL, NULL };
+	struct ibs_engine_opts o = { 8, 100, 1, 10000, 0, 0, false };
+	struct ibs_walk_opts wo = { true, true, NULL, NULL, false };
 	struct ibs_run run = { 0 };
 	struct ibs_engine *e;
 	struct ibs_fabric *f = ibs_fabric_new();

@@ -1,0 +1,130 @@
+/*
+ * The walker's own state and the functions its parts share (fabric/walk.c
+ * runs the levels, walk_path.c knows the paths into each node, walk_query.c
+ * sends the queries and takes their answers). Not for use outside the walker.
+ */
+#ifndef IBSCAN_WALK_INT_H
+#define IBSCAN_WALK_INT_H
+
+#include "model.h"
+#include "run.h"
+#include "../core/mad/engine.h"
+
+struct ibs_walk_opts;
+
+#define MAX_PATHS 4  /* paths a query tries: the first one and up to three others */
+#define MAX_VIAS 2   /* other nodes one level up kept per node, besides the first */
+
+struct probe {
+	struct ibs_node *from; /* NULL for the local node */
+	uint8_t port;
+	struct ibs_addr path;
+	bool last_chance;      /* asked in the re-sweep: a failure is final */
+	bool ok;
+	struct ibs_nodeinfo ni;
+	enum ibs_outcome outcome;
+	uint16_t status;
+};
+
+#define NO_NODE UINT32_MAX
+
+/*
+ * Other ways into a node, besides the path that first reached it: cables
+ * from other nodes one level up (same path length), and one more cable from
+ * the node that first reached it. Indexed by the node's index while walking,
+ * and naming nodes by theirs (f->nodes is in that order until the end).
+ */
+struct uplinks {
+	uint32_t via[MAX_VIAS];
+	uint32_t parent;  /* the node that first reached it, or NO_NODE */
+	uint8_t via_port[MAX_VIAS];
+	uint8_t n_via;
+	uint8_t parallel; /* another port of the parent cabled here, or 0 */
+};
+
+struct walker {
+	struct ibs_engine *e;
+	struct ibs_fabric *f;
+	struct ibs_run *run;
+	const struct ibs_walk_opts *o;
+	struct ibs_node **level;   /* nodes whose details to read */
+	size_t n_level, cap_level;
+	struct port_task {
+		struct ibs_node *node;
+		uint8_t port;
+		struct ibs_node *from; /* the cable into it: from's port */
+		uint8_t from_port;
+	} *tasks;                  /* extra CA ports reached by another cable */
+	size_t n_tasks, cap_tasks;
+	struct probe *probes;
+	size_t n_probes, cap_probes;
+	struct uplinks *up;
+	size_t n_up, cap_up;       /* zeroed as nodes come: spare capacity stays untouched */
+	struct qctx **deferred;    /* queries that failed along every path: for the re-sweep */
+	size_t n_deferred, cap_deferred;
+	struct port_ref {
+		struct ibs_node *node;
+		uint8_t port;
+	} *reprobe;                /* probes that failed along every path: for the re-sweep */
+	size_t n_reprobe, cap_reprobe;
+	uint64_t resweeps;         /* queries asked again at the end */
+	struct ibs_node *root;     /* the local node, once it answered */
+	bool lid_route;            /* LID-routed SMPs to nodes whose LID is known */
+	unsigned lid_good, lid_bad; /* LID-routed queries answered that way, and not */
+	struct qctx *free_ctx;
+};
+
+struct qctx {
+	struct walker *w;
+	union {
+		struct ibs_node *node; /* what the answer is about */
+		struct qctx *next;     /* on the walker's free list */
+	};
+	/*
+	 * Where the query goes: the paths into `base`, each extended by port
+	 * `ext` when it is not 0; or, when is_fixed, only the path `fixed`
+	 * (which outlives the query). The first of them is the path the model
+	 * reports (query_canon).
+	 */
+	union {
+		struct ibs_node *base;
+		const struct ibs_addr *fixed;
+	};
+	uint32_t probe;         /* index in the walker's probes, or in the fabric's SMs */
+	uint32_t mod;
+	uint16_t attr;
+	uint8_t port;
+	uint8_t ext;
+	bool is_fixed;
+	bool last_chance;       /* in the re-sweep: a failure now is final */
+	bool lead;              /* the node's first PortInfo: the rest waits for its LID */
+	uint16_t lid;           /* path 0 is this LID (LID-routed), the DR paths follow; 0: DR only */
+};
+
+struct qctx *walk_qctx(struct walker *w, struct ibs_node *n, uint8_t port);
+void walk_qctx_put(struct qctx *c);
+
+/* Paths (walk_path.c). */
+struct uplinks *walk_uplinks(struct walker *w, const struct ibs_node *n);
+void walk_add_uplink(struct walker *w, struct ibs_node *n, uint8_t k, struct ibs_node *from, uint8_t port);
+/* Path i of a query, for the engine's retries (ibs_path_fn); path 0 is the one the model reports. */
+bool walk_query_path(void *ctx, unsigned i, struct ibs_addr *out);
+/* The query's own directed-route path: what the model keeps. */
+void walk_query_canon(struct qctx *c, struct ibs_addr *out);
+/* The nodes an attempt to a is served by, for the engine's per-node cap (ibs_route_fn). */
+unsigned walk_route(void *ctx, const struct ibs_addr *a, uint32_t *keys, unsigned max);
+/* The LID to query c's node by (LID-routed), or 0: by directed route. */
+uint16_t walk_lid_for(const struct qctx *c);
+
+/* Queries and their answers (walk_query.c). */
+ibs_mad_cb walk_handler(uint16_t attr);
+void walk_send_query(struct qctx *c);
+void walk_query(struct qctx *c, struct ibs_node *base, uint8_t ext, const struct ibs_addr *fixed, uint16_t attr,
+		uint32_t mod);
+void walk_query_port(struct walker *w, struct ibs_node *n, uint8_t port, struct ibs_node *base, uint8_t ext);
+/* The rest of a node's details, once its first PortInfo (and so its LID) is in (walk.c). */
+void walk_read_rest(struct walker *w, struct ibs_node *n);
+void walk_record_error(struct walker *w, const struct ibs_mad_req *req, const struct ibs_addr *path,
+		       struct ibs_node *n, uint8_t port, const struct ibs_mad_result *r, bool unreachable);
+
+#endif
