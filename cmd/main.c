@@ -54,6 +54,14 @@ const struct cmd_desc ibs_commands[] = {
 	  OUTPUT_HELP
 	  "      --interval S       read twice, S seconds apart: deltas and rates\n"
 	  "      --reset-counters   clear the counters after reading them\n" CLI_FABRIC_HELP CLI_BASE_HELP },
+	{ "report", cmd_report, "[-o FILE.html] [options]",
+	  "Walk the fabric and write one self-contained HTML page: summary, map, search, details, findings.",
+	  "options:\n"
+	  "  -o, --output FILE      write the page there (default: standard output), replaced atomically\n"
+	  "      --no-counters      do not read PMA counters (no counter findings, no counters in the page)\n"
+	  "      --thresholds FILE  counter thresholds, one Name=N per line (as health)\n"
+	  "      --threshold N=V    one counter threshold (repeatable), e.g. SymbolErrorCounter=100\n"
+	  CLI_FABRIC_HELP CLI_BASE_HELP },
 	{ "diff", cmd_diff, "A B [options]",
 	  "Compare two topologies (ibscan JSON, ibnetdiscover netfile or cache, or 'live'); exit 1 when they differ.",
 	  "options:\n" VIEW_HELP CLI_FABRIC_HELP CLI_BASE_HELP },

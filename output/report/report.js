@@ -1,0 +1,668 @@
+/*
+ * ibscan report: builds the page from the JSON documents in it (written by
+ * output/report.c): summary, map pan and zoom, search, node details and
+ * findings. Every string from the fabric goes into the page as text (text
+ * nodes, setAttribute), never as markup.
+ */
+(function () {
+	'use strict';
+
+	function doc(id) {
+		var e = document.getElementById(id);
+		return e ? JSON.parse(e.textContent) : null;
+	}
+
+	var meta = doc('ibs-meta');
+	var topo = doc('ibs-topology');
+	var health = doc('ibs-health');
+	var ctrs = doc('ibs-counters');
+
+	/* el('td', {class: 'num'}, ['text', otherElement]): children as text or nodes. */
+	function el(tag, attrs, kids) {
+		var e = document.createElement(tag);
+		Object.keys(attrs || {}).forEach(function (k) {
+			if (attrs[k] !== null && attrs[k] !== undefined && attrs[k] !== false)
+				e.setAttribute(k, String(attrs[k]));
+		});
+		(kids || []).forEach(function (c) {
+			if (c === null || c === undefined)
+				return;
+			e.appendChild(typeof c === 'object' ? c : document.createTextNode(String(c)));
+		});
+		return e;
+	}
+
+	function clear(e) {
+		while (e.firstChild)
+			e.removeChild(e.firstChild);
+		return e;
+	}
+
+	/* A GUID as the map's ids spell it: 16 lowercase hex digits. */
+	function hex(g) {
+		var s = String(g || '').toLowerCase().replace(/^0x/, '');
+		while (s.length < 16)
+			s = '0' + s;
+		return s;
+	}
+
+	function fmtNum(v) {
+		return v === null || v === undefined ? '-' : Number(v).toLocaleString('en-US');
+	}
+
+	/* ---- the model, indexed ---- */
+	var nodes = topo.nodes;
+	var byGuid = {};   /* hex GUID -> [node] (a duplicate GUID is two nodes) */
+	var byPortGuid = {};
+	var byLid = {};
+	var linksByPair = {};
+	var findingsByNode = {};
+
+	function push(map, k, v) {
+		if (!map[k])
+			map[k] = [];
+		if (map[k].indexOf(v) < 0)
+			map[k].push(v);
+	}
+
+	nodes.forEach(function (n) {
+		push(byGuid, hex(n.guid), n);
+		if (n.lid)
+			push(byLid, n.lid, n);
+		(n.ports || []).forEach(function (p) {
+			if (p.guid)
+				push(byPortGuid, hex(p.guid), n);
+			if (p.lid)
+				push(byLid, p.lid, n);
+		});
+	});
+	(topo.links || []).forEach(function (l) {
+		var a = hex(l.a.guid), b = hex(l.b.guid);
+		push(linksByPair, a < b ? a + '-' + b : b + '-' + a, l);
+	});
+	var findings = (health && health.findings) || [];
+	findings.forEach(function (f, i) {
+		if (f.node && f.node.guid)
+			push(findingsByNode, hex(f.node.guid), i);
+		if (f.peer && f.peer.guid)
+			push(findingsByNode, hex(f.peer.guid), i);
+	});
+	var counters = {};
+	if (ctrs)
+		(ctrs.ports_counters || []).forEach(function (c) {
+			counters[hex(c.guid) + ':' + c.port] = c;
+		});
+
+	function nodeByIndex(i) {
+		for (var k = 0; k < nodes.length; k++)
+			if (nodes[k].index === i)
+				return nodes[k];
+		return null;
+	}
+
+	function oneByGuid(g) {
+		var v = byGuid[hex(g)];
+		return v ? v[0] : null;
+	}
+
+	/* ---- the map ---- */
+	var mapDiv = document.getElementById('map');
+	var svg = mapDiv.querySelector('svg');
+	var vb0 = null, vb = null;
+
+	function byId(id) {
+		var e = document.getElementById(id);
+		return e && svg && svg.contains(e) ? e : null;
+	}
+
+	/* A node's element: its own, or (a host drawn in a group) its leaf's group. */
+	function nodeEl(n) {
+		var e = byId('n-' + hex(n.guid));
+		if (e || n.type === 'switch')
+			return e;
+		for (var i = 0; i < (n.ports || []).length; i++) {
+			var p = n.ports[i];
+			if (p.peer && (e = byId('g-' + hex(p.peer.guid))))
+				return e;
+		}
+		return null;
+	}
+
+	/* A cable's element: drawn alone (a problem), or merged with its siblings. */
+	function edgeEl(ga, pa, gb, pb) {
+		var a = hex(ga), b = hex(gb), t;
+		if (a > b || (a === b && pa > pb)) {
+			t = a; a = b; b = t;
+			t = pa; pa = pb; pb = t;
+		}
+		return byId('e-' + a + '-' + pa + '-' + b + '-' + pb) || byId('e-' + a + '-' + b);
+	}
+
+	function setView() {
+		svg.setAttribute('viewBox', [vb.x, vb.y, vb.w, vb.h].join(' '));
+	}
+
+	/* The viewBox with the container's aspect ratio, so one SVG unit is the same size both ways. */
+	function fit() {
+		var cw = mapDiv.clientWidth || 1, ch = mapDiv.clientHeight || 1;
+		var w = vb0.w, h = vb0.h;
+		if (w / h < cw / ch)
+			w = h * cw / ch;
+		else
+			h = w * ch / cw;
+		vb = { x: vb0.x - (w - vb0.w) / 2, y: vb0.y - (h - vb0.h) / 2, w: w, h: h };
+		setView();
+	}
+
+	function toSvg(cx, cy) {
+		var pt = svg.createSVGPoint();
+		pt.x = cx;
+		pt.y = cy;
+		return pt.matrixTransform(svg.getScreenCTM().inverse());
+	}
+
+	function zoomAt(cx, cy, f) {
+		var p = toSvg(cx, cy);
+		var w = Math.min(Math.max(vb.w * f, vb0.w / 400), vb0.w * 4);
+		f = w / vb.w;
+		vb = { x: p.x - (p.x - vb.x) * f, y: p.y - (p.y - vb.y) * f, w: vb.w * f, h: vb.h * f };
+		setView();
+	}
+
+	function zoomCenter(f) {
+		var r = mapDiv.getBoundingClientRect();
+		zoomAt(r.left + r.width / 2, r.top + r.height / 2, f);
+	}
+
+	/* Centre the view on an element, zoomed so that it is plainly visible. */
+	function focusEl(e) {
+		var r = e.getBoundingClientRect();
+		var a = toSvg(r.left, r.top), b = toSvg(r.right, r.bottom);
+		var cx = (a.x + b.x) / 2, cy = (a.y + b.y) / 2;
+		var w = Math.max(Math.abs(b.x - a.x) * 4, Math.abs(b.y - a.y) * 4 * vb.w / vb.h, vb0.w / 12, 400);
+		w = Math.min(w, Math.max(vb.w, vb0.w));
+		var h = w * vb.h / vb.w;
+		vb = { x: cx - w / 2, y: cy - h / 2, w: w, h: h };
+		setView();
+	}
+
+	var highlighted = [];
+
+	function unhighlight() {
+		highlighted.forEach(function (e) {
+			e.classList.remove('ibs-hl');
+		});
+		highlighted = [];
+	}
+
+	function highlight(e) {
+		if (!e)
+			return;
+		e.classList.add('ibs-hl');
+		highlighted.push(e);
+	}
+
+	function initMap() {
+		var v = (svg.getAttribute('viewBox') || '').split(/[\s,]+/).map(Number);
+		if (v.length !== 4 || v.some(isNaN)) {
+			var bb = svg.getBBox();
+			v = [bb.x, bb.y, bb.width, bb.height];
+		}
+		vb0 = { x: v[0], y: v[1], w: v[2] || 1, h: v[3] || 1 };
+		svg.removeAttribute('width');
+		svg.removeAttribute('height');
+		svg.setAttribute('preserveAspectRatio', 'xMidYMid meet');
+		fit();
+		window.addEventListener('resize', fit);
+
+		mapDiv.addEventListener('wheel', function (ev) {
+			ev.preventDefault();
+			zoomAt(ev.clientX, ev.clientY, Math.exp(ev.deltaY * (ev.deltaMode ? 0.05 : 0.0015)));
+		}, { passive: false });
+
+		var drag = null;
+		mapDiv.addEventListener('pointerdown', function (ev) {
+			if (ev.button !== 0)
+				return;
+			drag = { x: ev.clientX, y: ev.clientY, vb: vb, moved: false };
+		});
+		mapDiv.addEventListener('pointermove', function (ev) {
+			if (!drag)
+				return;
+			var dx = ev.clientX - drag.x, dy = ev.clientY - drag.y;
+			if (!drag.moved && Math.abs(dx) + Math.abs(dy) < 4)
+				return;
+			if (!drag.moved) {
+				drag.moved = true;
+				mapDiv.setPointerCapture(ev.pointerId);
+				mapDiv.classList.add('dragging');
+			}
+			var s = drag.vb.w / (mapDiv.clientWidth || 1);
+			vb = { x: drag.vb.x - dx * s, y: drag.vb.y - dy * s, w: drag.vb.w, h: drag.vb.h };
+			setView();
+		});
+		function endDrag(ev) {
+			if (!drag)
+				return;
+			var moved = drag.moved;
+			drag = null;
+			mapDiv.classList.remove('dragging');
+			if (ev.type === 'pointerup' && !moved)
+				mapClick(ev.target);
+		}
+		mapDiv.addEventListener('pointerup', endDrag);
+		mapDiv.addEventListener('pointercancel', endDrag);
+	}
+
+	/* A click on the map: a node, a host group or a cable shows its details. */
+	function mapClick(target) {
+		var g = target.closest ? target.closest('g.node, g.edge, g.cluster') : null;
+		var m;
+		if (!g || !g.id)
+			return;
+		if ((m = /^n-([0-9a-f]{16})$/.exec(g.id))) {
+			var v = byGuid[m[1]];
+			if (v)
+				select(v[0], g);
+		} else if ((m = /^g-([0-9a-f]{16})$/.exec(g.id))) {
+			unhighlight();
+			highlight(g);
+			showGroup(m[1]);
+		} else if ((m = /^e-([0-9a-f]{16})-(?:\d+-)?([0-9a-f]{16})(?:-\d+)?$/.exec(g.id))) {
+			unhighlight();
+			highlight(g);
+			showLinks(m[1], m[2]);
+		}
+	}
+
+	/* ---- details ---- */
+	var details = document.getElementById('details');
+
+	function nodeButton(n, port) {
+		var b = el('button', { class: 'linklike', type: 'button' },
+			   [n.name + (port !== undefined && port !== null ? ' [' + port + ']' : '')]);
+		b.addEventListener('click', function () {
+			select(n);
+		});
+		return b;
+	}
+
+	function peerButton(ref) {
+		var n = ref ? (nodeByIndex(ref.index) || oneByGuid(ref.guid)) : null;
+		if (!ref)
+			return '-';
+		return n ? nodeButton(n, ref.port) : ref.name + ' [' + ref.port + ']';
+	}
+
+	function kvTable(rows) {
+		return el('table', { class: 'kv' }, rows.filter(function (r) {
+			return r[1] !== null && r[1] !== undefined && r[1] !== '';
+		}).map(function (r) {
+			return el('tr', null, [el('th', null, [r[0]]), el('td', r[2] ? { class: r[2] } : null, [r[1]])]);
+		}));
+	}
+
+	function hex4(v) {
+		return v === null || v === undefined ? null : '0x' + Number(v).toString(16).padStart(4, '0');
+	}
+
+	function showNode(n, drawnAs) {
+		clear(details);
+		var where;
+		if (!drawnAs)
+			where = 'not drawn on the map';
+		else if (drawnAs.id.indexOf('g-') === 0)
+			where = 'in its leaf\'s host group';
+		else
+			where = 'highlighted on the map';
+		details.appendChild(el('h2', null, [n.name]));
+		details.appendChild(kvTable([
+			['Type', n.type],
+			['GUID', n.guid, 'mono'],
+			['LID', n.lid],
+			['Ports', n.num_ports],
+			['Description', n.description !== n.name ? n.description : null],
+			['System image', n.system_image_guid, 'mono'],
+			['Vendor / device', hex4(n.vendor_id) + ' / ' + hex4(n.device_id), 'mono'],
+			['Route', n.dr_path, 'mono'],
+			['Error', n.error, 'bad'],
+			['Map', where]
+		]));
+
+		details.appendChild(el('h3', null, ['Ports']));
+		/* A switch's ports share port 0's LID and GUID; a CA's each have their own. */
+		var own = n.type !== 'switch';
+		var rows = (n.ports || []).filter(function (p) {
+			return p.port !== 0 || !own;
+		}).map(function (p) {
+			var down = p.state && p.state !== 'Active';
+			return el('tr', null, [
+				el('td', { class: 'num' }, [p.port]),
+				el('td', down ? { class: 'state-down' } : null, [p.state || '-',
+					p.phys_state && p.phys_state !== 'LinkUp' ? ' (' + p.phys_state + ')' : '']),
+				el('td', null, [p.width ? p.width + (p.speed || '') : '-']),
+				own ? el('td', { class: 'num' }, [p.lid || '-']) : null,
+				own ? el('td', { class: 'mono' }, [p.guid || '-']) : null,
+				el('td', null, [p.port === 0 ? '' : peerButton(p.peer)])
+			]);
+		});
+		details.appendChild(el('table', { class: 'ports' }, [
+			el('thead', null, [el('tr', null, (own ? ['Port', 'State', 'Rate', 'LID', 'Port GUID', 'Peer']
+							  : ['Port', 'State', 'Rate', 'Peer']).map(function (h) {
+				return el('th', null, [h]);
+			}))]),
+			el('tbody', null, rows)
+		]));
+
+		details.appendChild(el('h3', null, ['Counters']));
+		if (!ctrs) {
+			details.appendChild(el('p', { class: 'placeholder' }, ['Not read for this report.']));
+		} else {
+			var crow = [];
+			(n.ports || []).forEach(function (p) {
+				var c = counters[hex(n.guid) + ':' + p.port];
+				if (!c)
+					return;
+				var errs = Object.keys(c.counters || {}).filter(function (k) {
+					return c.counters[k];
+				}).map(function (k) {
+					return k + ' ' + fmtNum(c.counters[k]);
+				});
+				crow.push(el('tr', null, [
+					el('td', { class: 'num' }, [p.port]),
+					el('td', errs.length || c.error ? { class: 'bad' } : null,
+					   [c.error ? c.error : errs.length ? errs.join(', ') : 'none']),
+					el('td', { class: 'num' }, [fmtNum(c.xmit_bytes)]),
+					el('td', { class: 'num' }, [fmtNum(c.rcv_bytes)])
+				]));
+			});
+			if (crow.length)
+				details.appendChild(el('table', null, [
+					el('thead', null, [el('tr', null, ['Port', 'Errors', 'Sent bytes', 'Received bytes'].map(function (h) {
+						return el('th', null, [h]);
+					}))]),
+					el('tbody', null, crow)
+				]));
+			else
+				details.appendChild(el('p', { class: 'placeholder' }, ['No port of this node answered.']));
+		}
+
+		var fi = findingsByNode[hex(n.guid)] || [];
+		if (fi.length) {
+			details.appendChild(el('h3', null, ['Findings']));
+			details.appendChild(el('ul', null, fi.map(function (i) {
+				var f = findings[i];
+				return el('li', null, [el('span', { class: 'sev ' + f.severity }, [f.severity]), ' ', f.message]);
+			})));
+		}
+	}
+
+	/* The hosts of a leaf's group: its CAs that have no element of their own. */
+	function showGroup(leafHex) {
+		var leaf = oneByGuid(leafHex);
+		clear(details);
+		details.appendChild(el('h2', null, ['Hosts of ' + (leaf ? leaf.name : leafHex)]));
+		var hosts = [];
+		if (leaf)
+			(leaf.ports || []).forEach(function (p) {
+				var h = p.peer ? nodeByIndex(p.peer.index) : null;
+				if (h && h.type !== 'switch' && !byId('n-' + hex(h.guid)))
+					hosts.push([p, h]);
+			});
+		details.appendChild(el('p', null, [hosts.length + ' hosts drawn as one group.']));
+		details.appendChild(el('table', null, [
+			el('thead', null, [el('tr', null, ['Leaf port', 'Host', 'LID', 'Rate'].map(function (h) {
+				return el('th', null, [h]);
+			}))]),
+			el('tbody', null, hosts.map(function (ph) {
+				var p = ph[0], h = ph[1];
+				return el('tr', null, [el('td', { class: 'num' }, [p.port]), el('td', null, [nodeButton(h)]),
+						      el('td', { class: 'num' }, [h.lid || '-']),
+						      el('td', null, [(p.width || '') + (p.speed || '')])]);
+			}))
+		]));
+	}
+
+	function showLinks(a, b) {
+		var na = oneByGuid(a), nb = oneByGuid(b);
+		var ls = linksByPair[a < b ? a + '-' + b : b + '-' + a] || [];
+		clear(details);
+		details.appendChild(el('h2', null, [(na ? na.name : a) + ' \u2013 ' + (nb ? nb.name : b)]));
+		details.appendChild(el('p', null, [ls.length + (ls.length === 1 ? ' cable' : ' cables')]));
+		details.appendChild(el('table', null, [
+			el('thead', null, [el('tr', null, ['End A', 'End B', 'Width', 'Speed', 'State'].map(function (h) {
+				return el('th', null, [h]);
+			}))]),
+			el('tbody', null, ls.map(function (l) {
+				return el('tr', null, [el('td', null, [peerButton(l.a)]), el('td', null, [peerButton(l.b)]),
+						      el('td', null, [l.width || '-']),
+						      el('td', l.degraded ? { class: 'bad' } : null,
+							 [(l.speed || '-') + (l.degraded ? ' (degraded ' + l.degraded_by + ')' : '')]),
+						      el('td', l.state !== 'Active' ? { class: 'state-down' } : null, [l.state || '-'])]);
+			}))
+		]));
+	}
+
+	/* Show a node: highlighted and centred on the map, its details on the side. */
+	function select(n, elem) {
+		var e = elem || nodeEl(n);
+		unhighlight();
+		if (e) {
+			highlight(e);
+			focusEl(e);
+		}
+		showNode(n, e);
+	}
+
+	/* ---- search: name, GUID (node or port) or LID ---- */
+	function search(q) {
+		var out = [], seen = {};
+		q = q.trim();
+		if (!q)
+			return out;
+		function add(n, why) {
+			if (seen[n.index])
+				return;
+			seen[n.index] = true;
+			out.push({ node: n, why: why });
+		}
+		if (/^\d+$/.test(q))
+			(byLid[Number(q)] || []).forEach(function (n) {
+				add(n, 'LID ' + q);
+			});
+		var h = q.toLowerCase().replace(/^0x/, '');
+		if (/^[0-9a-f]+$/.test(h) && h.length <= 16) {
+			var full = hex(h);
+			(byGuid[full] || []).forEach(function (n) {
+				add(n, 'GUID');
+			});
+			(byPortGuid[full] || []).forEach(function (n) {
+				add(n, 'port GUID');
+			});
+			if (h.length >= 4)
+				nodes.forEach(function (n) {
+					if (hex(n.guid).indexOf(h) >= 0)
+						add(n, 'GUID');
+				});
+		}
+		var lq = q.toLowerCase();
+		nodes.forEach(function (n) {
+			if (out.length < 500 && String(n.name).toLowerCase().indexOf(lq) >= 0)
+				add(n, 'name');
+		});
+		return out;
+	}
+
+	function buildToolbar() {
+		var bar = document.getElementById('toolbar');
+		var input = el('input', { type: 'search', id: 'search', placeholder: 'Find a node: name, GUID or LID',
+					  autocomplete: 'off', 'aria-label': 'Find a node by name, GUID or LID' });
+		var list = el('ul', { id: 'results', role: 'listbox', hidden: 'hidden' });
+		var active = -1, res = [];
+		function render() {
+			clear(list);
+			res.slice(0, 100).forEach(function (r, i) {
+				var li = el('li', { class: i === active ? 'active' : null, role: 'option' }, [
+					el('span', { class: 'why' }, [r.why]), r.node.name, ' ',
+					el('span', { class: 'mono' }, [r.node.guid + (r.node.lid ? ' LID ' + r.node.lid : '')])
+				]);
+				li.addEventListener('mousedown', function (ev) {
+					ev.preventDefault();
+					choose(i);
+				});
+				list.appendChild(li);
+			});
+			if (!res.length && input.value.trim())
+				list.appendChild(el('li', null, ['No node matches.']));
+			list.hidden = !input.value.trim();
+		}
+		function choose(i) {
+			if (!res[i])
+				return;
+			list.hidden = true;
+			select(res[i].node);
+		}
+		input.addEventListener('input', function () {
+			res = search(input.value);
+			active = res.length ? 0 : -1;
+			render();
+		});
+		input.addEventListener('keydown', function (ev) {
+			if (ev.key === 'ArrowDown' || ev.key === 'ArrowUp') {
+				ev.preventDefault();
+				if (res.length)
+					active = (active + (ev.key === 'ArrowDown' ? 1 : res.length - 1)) % Math.min(res.length, 100);
+				render();
+			} else if (ev.key === 'Enter') {
+				choose(active < 0 ? 0 : active);
+			} else if (ev.key === 'Escape') {
+				list.hidden = true;
+			}
+		});
+		input.addEventListener('blur', function () {
+			list.hidden = true;
+		});
+		bar.appendChild(input);
+		bar.appendChild(list);
+		if (svg) {
+			[['+', 'Zoom in', function () { zoomCenter(1 / 1.5); }],
+			 ['\u2212', 'Zoom out', function () { zoomCenter(1.5); }],
+			 ['Fit', 'Show the whole map', fit]].forEach(function (b) {
+				var btn = el('button', { type: 'button', title: b[1] }, [b[0]]);
+				btn.addEventListener('click', b[2]);
+				bar.appendChild(btn);
+			});
+			bar.appendChild(el('span', { class: 'hint' }, ['Drag to pan, wheel to zoom, click a node for details']));
+		}
+	}
+
+	/* ---- summary ---- */
+	function stat(k, v) {
+		return el('div', { class: 'stat' }, [el('span', { class: 'v' }, [v]), el('span', { class: 'k' }, [k])]);
+	}
+
+	function buildSummary() {
+		var s = topo.summary, box = document.getElementById('summary');
+		var master = (topo.sm.sms || []).filter(function (x) {
+			return String(x.state).toLowerCase() === 'master';
+		})[0];
+		var sm = master ? master.name + ' (LID ' + master.lid + ')'
+			: topo.sm.master_lid ? 'LID ' + topo.sm.master_lid : 'none found';
+		var status = health ? health.status : 'UNKNOWN';
+		var line = health && health.summary ? health.summary.split(' | ')[0].replace(/^IBSCAN \S+ - /, '') : '';
+		var src = meta.source.kind === 'live' ? 'the live fabric through ' + meta.source.what
+			: meta.source.kind === 'replay' ? 'the capture ' + meta.source.what
+			: 'the ibnetdiscover cache ' + meta.source.what;
+		box.appendChild(el('h1', null, ['ibscan report']));
+		box.appendChild(stat('Nodes', fmtNum(s.nodes)));
+		box.appendChild(stat('Switches', fmtNum(s.switches)));
+		box.appendChild(stat('CAs', fmtNum(s.cas)));
+		if (s.routers)
+			box.appendChild(stat('Routers', fmtNum(s.routers)));
+		box.appendChild(stat('Links', fmtNum(s.links)));
+		box.appendChild(stat('Subnet manager', sm));
+		box.appendChild(el('div', { class: 'stat', id: 'verdict' }, [
+			el('span', { class: 'v' }, [el('span', { class: 'verdict ' + status }, [status]), ' ', line]),
+			el('span', { class: 'k' }, ['Health'])
+		]));
+		box.appendChild(el('div', { class: 'meta' }, [
+			'Taken ' + meta.generated.replace('T', ' ').replace('Z', ' UTC') + ' from ' + src + ' by ibscan ' +
+			meta.ibscan + (meta.counters ? '; PMA counters read.' : '; PMA counters not read.')
+		]));
+		if (topo.partial)
+			box.appendChild(el('div', { class: 'partial' }, [
+				'Partial: the walk did not reach everything (' + (topo.errors || []).length + ' nodes or ports did not answer' +
+				(topo.abort_reason ? '; stopped early: ' + topo.abort_reason : '') + ').'
+			]));
+		document.title = 'ibscan report: ' + s.nodes + ' nodes, ' + status;
+	}
+
+	/* ---- findings ---- */
+	function where(f) {
+		var out = [];
+		if (f.node)
+			out.push(f.node.name + (f.node.port !== null && f.node.port !== undefined ? ' [' + f.node.port + ']' : ''));
+		if (f.peer)
+			out.push(f.peer.name + (f.peer.port !== null && f.peer.port !== undefined ? ' [' + f.peer.port + ']' : ''));
+		return out.join(' \u2194 ');
+	}
+
+	function selectFinding(i, tr) {
+		var f = findings[i], e = null, n = null;
+		document.querySelectorAll('#findings tr.sel').forEach(function (r) {
+			r.classList.remove('sel');
+		});
+		tr.classList.add('sel');
+		if (f.node && f.node.guid)
+			n = oneByGuid(f.node.guid);
+		if (f.node && f.peer && f.node.guid && f.peer.guid && f.node.port !== null && f.peer.port !== null)
+			e = edgeEl(f.node.guid, f.node.port, f.peer.guid, f.peer.port);
+		if (!e && n)
+			e = nodeEl(n);
+		unhighlight();
+		if (e) {
+			highlight(e);
+			focusEl(e);
+		}
+		if (n)
+			showNode(n, e && e.id.indexOf('e-') === 0 ? nodeEl(n) : e);
+		mapDiv.scrollIntoView({ block: 'nearest' });
+	}
+
+	function buildFindings() {
+		var box = document.getElementById('findings');
+		box.appendChild(el('h2', null, ['Findings (' + findings.length + ')']));
+		if (!findings.length) {
+			box.appendChild(el('p', null, ['None: every check passed.']));
+			return;
+		}
+		var body = el('tbody', null, findings.map(function (f, i) {
+			var tr = el('tr', { 'data-finding': i }, [
+				el('td', { class: 'sev ' + f.severity }, [f.severity]),
+				el('td', { class: 'mono' }, [f.check]),
+				el('td', null, [where(f)]),
+				el('td', null, [f.message])
+			]);
+			tr.addEventListener('click', function () {
+				selectFinding(i, tr);
+			});
+			return tr;
+		}));
+		box.appendChild(el('table', null, [
+			el('thead', null, [el('tr', null, ['Severity', 'Check', 'Where', 'Finding'].map(function (h) {
+				return el('th', null, [h]);
+			}))]),
+			body
+		]));
+	}
+
+	buildSummary();
+	if (svg)
+		initMap();
+	buildToolbar();
+	buildFindings();
+	details.appendChild(el('p', { class: 'placeholder' }, [
+		'Click a node on the map, a search result or a finding to see its ports and counters.'
+	]));
+	window.ibscanReport = { select: select, search: search, ready: true };
+}());
