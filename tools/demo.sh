@@ -1,7 +1,8 @@
 #!/bin/bash
 # make demo: start ibsim + opensm on a bundled fabric, walk it with ibscan,
-# write topology.json and topology.svg (Graphviz, from ibscan's DOT), print
-# the text view, and stop everything that was started.
+# write topology.json, topology.svg (Graphviz, from ibscan's DOT) and
+# report.html (ibscan report: open it in a browser), print the text view,
+# and stop everything that was started.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 fabric=${DEMO_FABRIC:-$root/fixtures/fabrics/fattree2-small}
@@ -15,6 +16,7 @@ rc=0
 sim_run "$root/ibscan" topology --json -o "$root/topology.json" || rc=$?
 [ $rc -eq 0 ] && { sim_run "$root/ibscan" topology --format dot -o "$root/topology.dot" || rc=$?; }
 [ $rc -eq 0 ] && { dot -Tsvg -o "$root/topology.svg" "$root/topology.dot" || rc=$?; }
+[ $rc -eq 0 ] && { sim_run "$root/ibscan" report -o "$root/report.html" || rc=$?; }
 [ $rc -eq 0 ] && { sim_run "$root/ibscan" topology || rc=$?; }
 sim_stop
 if [ $rc -ne 0 ]; then
@@ -22,3 +24,4 @@ if [ $rc -ne 0 ]; then
 	exit $rc
 fi
 echo "demo: wrote $root/topology.json and $root/topology.svg" >&2
+echo "demo: wrote $root/report.html: open it in a browser (file://$root/report.html)" >&2

@@ -16,6 +16,8 @@
 	var topo = doc('ibs-topology');
 	var health = doc('ibs-health');
 	var ctrs = doc('ibs-counters');
+	/* Which map element each node and each cabled port is drawn as (output/draw.h). */
+	var drawn = doc('ibs-map');
 
 	/* el('td', {class: 'num'}, ['text', otherElement]): children as text or nodes. */
 	function el(tag, attrs, kids) {
@@ -93,11 +95,25 @@
 			counters[hex(c.guid) + ':' + c.port] = c;
 		});
 
+	var byIndex = {};
+	nodes.forEach(function (n) {
+		byIndex[n.index] = n;
+	});
+
 	function nodeByIndex(i) {
-		for (var k = 0; k < nodes.length; k++)
-			if (nodes[k].index === i)
-				return nodes[k];
-		return null;
+		return byIndex[i] || null;
+	}
+
+	var nodeId = {}, portId = {}, idNodes = {}, idPorts = {};
+	if (drawn) {
+		drawn.nodes.forEach(function (x) {
+			nodeId[x.index] = x.id;
+			push(idNodes, x.id, x.index);
+		});
+		drawn.ports.forEach(function (x) {
+			portId[x.index + ':' + x.port] = x.id;
+			push(idPorts, x.id, x.index + ':' + x.port);
+		});
 	}
 
 	function oneByGuid(g) {
@@ -117,6 +133,8 @@
 
 	/* A node's element: its own, or (a host drawn in a group) its leaf's group. */
 	function nodeEl(n) {
+		if (drawn)
+			return nodeId[n.index] ? byId(nodeId[n.index]) : null;
 		var e = byId('n-' + hex(n.guid));
 		if (e || n.type === 'switch')
 			return e;
@@ -130,7 +148,9 @@
 
 	/* A cable's element: drawn alone (a problem), or merged with its siblings. */
 	function edgeEl(ga, pa, gb, pb) {
-		var a = hex(ga), b = hex(gb), t;
+		var a = hex(ga), b = hex(gb), t, n = oneByGuid(ga);
+		if (drawn)
+			return n && portId[n.index + ':' + pa] ? byId(portId[n.index + ':' + pa]) : null;
 		if (a > b || (a === b && pa > pb)) {
 			t = a; a = b; b = t;
 			t = pa; pa = pb; pb = t;
@@ -257,22 +277,36 @@
 	/* A click on the map: a node, a host group or a cable shows its details. */
 	function mapClick(target) {
 		var g = target.closest ? target.closest('g.node, g.edge, g.cluster') : null;
-		var m;
+		var m, v;
 		if (!g || !g.id)
 			return;
-		if ((m = /^n-([0-9a-f]{16})$/.exec(g.id))) {
-			var v = byGuid[m[1]];
-			if (v)
-				select(v[0], g);
-		} else if ((m = /^g-([0-9a-f]{16})$/.exec(g.id))) {
+		if (drawn && idNodes[g.id]) {
+			v = idNodes[g.id].map(nodeByIndex);
+			if (v.length === 1 && g.id.indexOf('g-') !== 0)
+				return select(v[0], g);
 			unhighlight();
 			highlight(g);
-			showGroup(m[1]);
-		} else if ((m = /^e-([0-9a-f]{16})-(?:\d+-)?([0-9a-f]{16})(?:-\d+)?$/.exec(g.id))) {
-			unhighlight();
-			highlight(g);
-			showLinks(m[1], m[2]);
+			return showGroup(g.id, v);
 		}
+		if (drawn && idPorts[g.id]) {
+			unhighlight();
+			highlight(g);
+			return showCables(idPorts[g.id]);
+		}
+		if ((m = /^n-([0-9a-f]{16})$/.exec(g.id)) && (v = byGuid[m[1]]))
+			return select(v[0], g);
+		if ((m = /^e-([0-9a-f]{16})-(?:\d+-)?([0-9a-f]{16})(?:-\d+)?$/.exec(g.id))) {
+			unhighlight();
+			highlight(g);
+			showCables(cablesBetween(m[1], m[2]));
+		}
+	}
+
+	/* Every cable between two nodes, as "index:port" of one end. */
+	function cablesBetween(a, b) {
+		return (linksByPair[a < b ? a + '-' + b : b + '-' + a] || []).map(function (l) {
+			return l.a.index + ':' + l.a.port;
+		});
 	}
 
 	/* ---- details ---- */
@@ -397,49 +431,60 @@
 		}
 	}
 
-	/* The hosts of a leaf's group: its CAs that have no element of their own. */
-	function showGroup(leafHex) {
-		var leaf = oneByGuid(leafHex);
-		clear(details);
-		details.appendChild(el('h2', null, ['Hosts of ' + (leaf ? leaf.name : leafHex)]));
-		var hosts = [];
-		if (leaf)
-			(leaf.ports || []).forEach(function (p) {
-				var h = p.peer ? nodeByIndex(p.peer.index) : null;
-				if (h && h.type !== 'switch' && !byId('n-' + hex(h.guid)))
-					hosts.push([p, h]);
+	/* The hosts drawn as one group: who they are, on which leaf port, at what rate. */
+	function showGroup(id, hosts) {
+		var rows = [];
+		hosts.forEach(function (h) {
+			(h.ports || []).forEach(function (p) {
+				if (p.peer && p.port)
+					rows.push(el('tr', null, [
+						el('td', null, [nodeButton(h)]),
+						el('td', { class: 'num' }, [h.lid || '-']),
+						el('td', null, [peerButton(p.peer)]),
+						el('td', null, [p.width ? p.width + (p.speed || '') : '-'])
+					]));
 			});
-		details.appendChild(el('p', null, [hosts.length + ' hosts drawn as one group.']));
+		});
+		clear(details);
+		details.appendChild(el('h2', null, [hosts.length + ' hosts']));
+		details.appendChild(el('p', null, ['Drawn as one group (' + id + '): the hosts of one leaf at one rate.']));
 		details.appendChild(el('table', null, [
-			el('thead', null, [el('tr', null, ['Leaf port', 'Host', 'LID', 'Rate'].map(function (h) {
+			el('thead', null, [el('tr', null, ['Host', 'LID', 'Leaf port', 'Rate'].map(function (h) {
 				return el('th', null, [h]);
 			}))]),
-			el('tbody', null, hosts.map(function (ph) {
-				var p = ph[0], h = ph[1];
-				return el('tr', null, [el('td', { class: 'num' }, [p.port]), el('td', null, [nodeButton(h)]),
-						      el('td', { class: 'num' }, [h.lid || '-']),
-						      el('td', null, [(p.width || '') + (p.speed || '')])]);
-			}))
+			el('tbody', null, rows)
 		]));
 	}
 
-	function showLinks(a, b) {
-		var na = oneByGuid(a), nb = oneByGuid(b);
-		var ls = linksByPair[a < b ? a + '-' + b : b + '-' + a] || [];
+	/* Cables, each named by one end "index:port": both ends, rate and state. */
+	function showCables(ends) {
+		var seen = {}, rows = [];
+		ends.forEach(function (k) {
+			var i = k.indexOf(':'), n = nodeByIndex(Number(k.slice(0, i))), pn = Number(k.slice(i + 1));
+			var p = n && (n.ports || []).filter(function (x) {
+				return x.port === pn;
+			})[0];
+			if (!p)
+				return;
+			var other = p.peer ? p.peer.index + ':' + p.peer.port : null;
+			if (seen[k] || (other && seen[other]))
+				return;
+			seen[k] = true;
+			var down = p.state !== 'Active';
+			rows.push(el('tr', null, [
+				el('td', null, [nodeButton(n, pn)]),
+				el('td', null, [peerButton(p.peer)]),
+				el('td', null, [p.width ? p.width + (p.speed || '') : '-']),
+				el('td', down ? { class: 'state-down' } : null, [p.state || '-'])
+			]));
+		});
 		clear(details);
-		details.appendChild(el('h2', null, [(na ? na.name : a) + ' \u2013 ' + (nb ? nb.name : b)]));
-		details.appendChild(el('p', null, [ls.length + (ls.length === 1 ? ' cable' : ' cables')]));
+		details.appendChild(el('h2', null, [rows.length + (rows.length === 1 ? ' cable' : ' cables')]));
 		details.appendChild(el('table', null, [
-			el('thead', null, [el('tr', null, ['End A', 'End B', 'Width', 'Speed', 'State'].map(function (h) {
+			el('thead', null, [el('tr', null, ['End', 'Other end', 'Rate', 'State'].map(function (h) {
 				return el('th', null, [h]);
 			}))]),
-			el('tbody', null, ls.map(function (l) {
-				return el('tr', null, [el('td', null, [peerButton(l.a)]), el('td', null, [peerButton(l.b)]),
-						      el('td', null, [l.width || '-']),
-						      el('td', l.degraded ? { class: 'bad' } : null,
-							 [(l.speed || '-') + (l.degraded ? ' (degraded ' + l.degraded_by + ')' : '')]),
-						      el('td', l.state !== 'Active' ? { class: 'state-down' } : null, [l.state || '-'])]);
-			}))
+			el('tbody', null, rows)
 		]));
 	}
 

@@ -79,12 +79,12 @@ async function shot(page, name) {
 
 // Type a query into the search box and take the first result (Enter).
 async function find(page, q) {
-	// Typed as a person would; a long query is pasted (typing is one round trip a key).
+	// Its last key typed as a person would; the rest pasted (typing is one round trip a key).
 	await page.$eval('#search', (e, v) => {
 		e.value = v;
 		e.dispatchEvent(new Event('input'));
-	}, q.length > 24 ? q.slice(0, -1) : '');
-	await page.type('#search', q.length > 24 ? q.slice(-1) : q);
+	}, q.slice(0, -1));
+	await page.type('#search', q.slice(-1));
 	await page.keyboard.press('Enter');
 	return page.evaluate(() => ({
 		title: document.querySelector('#details h2') && document.querySelector('#details h2').textContent,
