@@ -112,17 +112,30 @@ static struct emit *meta_doc(const struct report_in *in)
 }
 
 /*
- * The map inline: the SVG element on, without the XML declaration,
- * doctype and comments before it (Graphviz writes them; HTML wants none).
+ * The map inline: the SVG element on, without the XML declaration and
+ * doctype before it, and without comments (Graphviz writes one per node and
+ * edge; the page has no use for them, and then holds no "<!--" at all).
+ * Text in Graphviz's SVG has '<' escaped, so "<!--" only starts a comment.
  */
 static void put_svg(FILE *out, const char *svg)
 {
-	const char *p = svg ? strstr(svg, "<svg") : NULL;
+	const char *p = svg ? strstr(svg, "<svg") : NULL, *c, *end;
 
-	if (p)
-		fputs(p, out);
-	else
+	if (!p) {
 		fputs("<p class=\"empty\">No map in this report.</p>", out);
+		return;
+	}
+	while ((c = strstr(p, "<!--"))) {
+		fwrite(p, 1, (size_t)(c - p), out);
+		end = strstr(c + 4, "-->");
+		if (!end)
+			return;
+		p = end + 3;
+		/* The line the comment stood on. */
+		if (*p == '\n')
+			p++;
+	}
+	fputs(p, out);
 }
 
 int render_report(FILE *out, const struct report_in *in)
