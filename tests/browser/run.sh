@@ -66,6 +66,7 @@ if [ "${BROWSER_LARGE:-1}" = 1 ]; then
 	sim_run "$IBSCAN" report -o "$REPORTS/large.html" 2>"$REPORTS/large.err" || rc=$?
 	t1=$(date +%s.%N)
 	[ $rc = 0 ] && { sim_run "$IBSCAN" topology --json -o "$REPORTS/large.json" || rc=$?; }
+	[ $rc = 0 ] && { sim_run "$IBSCAN" topology --format svg -o "$REPORTS/large.svg" || rc=$?; }
 	sim_stop
 	[ $rc = 0 ] || { cat "$REPORTS/large.err" >&2; fail "ibscan report on the 2,900-node fabric exited $rc"; }
 	awk -v b="$(stat -c %s "$REPORTS/large.html")" -v a="$t0" -v z="$t1" \
