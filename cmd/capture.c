@@ -92,7 +92,6 @@ static int write_index(const struct cli_common *c, const char *path)
 
 int cmd_capture(int argc, char **argv)
 {
-	static const struct option opts[] = { CLI_OUTPUT_OPTIONS, CLI_BASE_OPTIONS, { NULL, 0, NULL, 0 } };
 	const struct cmd_desc *cmd = cmd_find("capture");
 	struct cli_common c;
 	struct ibs_capture *cap;
@@ -101,7 +100,7 @@ int cmd_capture(int argc, char **argv)
 	char *msg = NULL;
 	int rc;
 
-	rc = cli_parse(cmd, &c, argc, argv, ":o:hvq", opts, NULL, NULL);
+	rc = cli_parse(cmd, &c, argc, argv, NULL, NULL, NULL);
 	if (rc != CLI_PARSED)
 		return rc;
 	if (optind >= argc)

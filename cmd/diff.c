@@ -30,11 +30,13 @@ static int write_diff(FILE *out, void *ctx)
 static int get(const struct cli_common *c, const char *what, struct ibs_fabric **f)
 {
 	char *msg = NULL;
-	enum ibs_err wrc;
+	struct ibs_run run;
 	int rc;
 
 	if (!strcmp(what, "live")) {
-		rc = cli_walk(c, f, &wrc);
+		rc = cli_walk(c, f, &run);
+		if (rc == EXIT_OK)
+			ibs_run_free(&run); /* a diff is about the fabrics only */
 		if (rc == EXIT_OK && (*f)->partial) {
 			log_error("the live walk is partial: a diff against it would report what is unreachable as removed");
 			ibs_fabric_free(*f);
@@ -53,8 +55,6 @@ static int get(const struct cli_common *c, const char *what, struct ibs_fabric *
 
 int cmd_diff(int argc, char **argv)
 {
-	static const struct option opts[] = { CLI_FABRIC_OPTIONS, CLI_OUTPUT_OPTIONS, CLI_BASE_OPTIONS,
-					      { NULL, 0, NULL, 0 } };
 	const struct cmd_desc *cmd = cmd_find("diff");
 	struct cli_common c;
 	struct ibs_fabric *a = NULL, *b = NULL;
@@ -62,7 +62,7 @@ int cmd_diff(int argc, char **argv)
 	struct djob j;
 	int rc;
 
-	rc = cli_parse(cmd, &c, argc, argv, ":C:P:o:hvq", opts, NULL, NULL);
+	rc = cli_parse(cmd, &c, argc, argv, NULL, NULL, NULL);
 	if (rc != CLI_PARSED)
 		return rc;
 	if (argc - optind != 2)

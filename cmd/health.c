@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* In the order of the formats in the command table (main.c). */
 enum { FMT_TEXT, FMT_JSON, FMT_PROM };
 
 enum {
@@ -26,6 +27,7 @@ enum {
 struct hjob {
 	int fmt;
 	const struct ibs_fabric *f;
+	const struct ibs_run *run;
 	const struct ibs_findings *fs;
 	bool counters_view;
 };
@@ -37,10 +39,11 @@ static int write_health(FILE *out, void *ctx)
 	int rc;
 
 	if (j->fmt == FMT_PROM)
-		return j->counters_view ? render_counters_prom(out, j->f) : render_health_prom(out, j->f, j->fs);
+		return j->counters_view ? render_counters_prom(out, j->f, j->run)
+					: render_health_prom(out, j->f, j->run, j->fs);
 	e = emit_new_stream(j->fmt == FMT_JSON ? EMIT_JSON : EMIT_TEXT, out);
 	if (j->counters_view)
-		render_counters(e, j->f);
+		render_counters(e, j->f, j->run);
 	else
 		render_health(e, j->f, j->fs);
 	rc = emit_write(e, out);
@@ -51,7 +54,7 @@ static int write_health(FILE *out, void *ctx)
 /* A failure before any finding: UNKNOWN, said the way the format says things. */
 static int unknown(const struct cli_common *c, int fmt, const char *why)
 {
-	struct hjob j = { fmt, NULL, NULL, false };
+	struct hjob j = { fmt, NULL, NULL, NULL, false };
 	struct ibs_findings fs;
 
 	if (fmt == FMT_PROM) {
@@ -66,18 +69,78 @@ static int unknown(const struct cli_common *c, int fmt, const char *why)
 }
 
 /* health speaks the monitoring-plugin language even about its own usage. */
-static int usage_fail(bool counters_view)
+static int usage_fail(const struct cmd_desc *cmd)
 {
-	if (counters_view)
+	if (!(cmd->flags & CMD_PLUGIN_EXIT))
 		return EXIT_USAGE;
-	printf("IBSCAN UNKNOWN - usage error (see 'ibscan help health')\n");
+	printf("IBSCAN UNKNOWN - usage error (see 'ibscan help %s')\n", cmd->name);
 	return IBS_SEV_UNKNOWN;
+}
+
+/* What health's and counters' own options set. */
+struct health_args {
+	const struct cmd_desc *cmd;
+	bool counters_view;
+	struct cli_common *c;
+	struct ibs_thresholds *thr;
+	const char *baseline, *thresholds;
+	bool counters;
+	int status; /* >= 0: an option ended the run with this status (not a usage error) */
+};
+
+static int health_opt(int opt, const char *arg, void *ctx)
+{
+	struct health_args *h = ctx;
+	char *msg = NULL;
+	unsigned s;
+
+	if (h->counters_view &&
+	    (opt == OPT_BASELINE || opt == OPT_THRESHOLDS || opt == OPT_THRESHOLD || opt == OPT_NO_COUNTERS)) {
+		cli_usage_error(h->cmd, "--%s is an option of 'ibscan health'",
+				opt == OPT_BASELINE ? "baseline" : opt == OPT_THRESHOLDS ? "thresholds"
+								 : opt == OPT_THRESHOLD ? "threshold" : "no-counters");
+		return -1;
+	}
+	switch (opt) {
+	case OPT_BASELINE:
+		h->baseline = arg;
+		return 1;
+	case OPT_THRESHOLDS:
+		h->thresholds = arg;
+		if (ibs_thresholds_load(arg, h->thr, &msg)) {
+			log_error("%s", msg);
+			free(msg);
+			h->status = unknown(h->c, FMT_TEXT, "bad thresholds file");
+			return -1;
+		}
+		return 1;
+	case OPT_THRESHOLD:
+		if (ibs_thresholds_set(h->thr, arg, &msg)) {
+			cli_usage_error(h->cmd, "%s", msg);
+			free(msg);
+			return -1;
+		}
+		return 1;
+	case OPT_NO_COUNTERS:
+		h->counters = false;
+		return 1;
+	case OPT_RESET:
+		h->c->reset_counters = true;
+		return 1;
+	case OPT_INTERVAL:
+		if (!h->counters_view || !cli_parse_uint(arg, 1, 3600, &s)) {
+			cli_usage_error(h->cmd, "--interval wants seconds from 1 to 3600 (counters only), not '%s'", arg);
+			return -1;
+		}
+		h->c->interval_s = s;
+		return 1;
+	}
+	return 0;
 }
 
 static int run(int argc, char **argv, bool counters_view)
 {
 	static const struct option opts[] = {
-		CLI_FABRIC_OPTIONS, CLI_OUTPUT_OPTIONS, CLI_BASE_OPTIONS,
 		{ "baseline", required_argument, NULL, OPT_BASELINE },
 		{ "thresholds", required_argument, NULL, OPT_THRESHOLDS },
 		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
@@ -90,98 +153,41 @@ static int run(int argc, char **argv, bool counters_view)
 	struct cli_common c;
 	struct ibs_thresholds thr;
 	struct ibs_fabric *f = NULL, *base = NULL;
+	struct ibs_run run;
 	struct ibs_findings fs;
 	struct ibs_health_opts ho;
 	struct hjob j;
-	enum ibs_err wrc;
-	const char *baseline = NULL, *thresholds = NULL;
-	bool counters = true;
-	int opt, rc, fmt = FMT_TEXT;
+	struct health_args h = { cmd, counters_view, &c, &thr, NULL, NULL, true, -1 };
+	const char *baseline, *thresholds;
+	bool counters;
+	int rc, fmt = FMT_TEXT;
 	char *msg = NULL;
 
-	cli_common_init(&c);
 	ibs_thresholds_default(&thr);
-	opterr = 0;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":C:P:o:hvq", opts, NULL)) != -1) {
-		if (counters_view && (opt == OPT_BASELINE || opt == OPT_THRESHOLDS || opt == OPT_THRESHOLD ||
-				      opt == OPT_NO_COUNTERS)) {
-			cli_usage_error(cmd, "--%s is an option of 'ibscan health'",
-					opt == OPT_BASELINE ? "baseline" : opt == OPT_THRESHOLDS ? "thresholds"
-									 : opt == OPT_THRESHOLD ? "threshold" : "no-counters");
-			return usage_fail(counters_view);
-		}
-		switch (opt) {
-		case 'h':
-			return cli_print_help(cmd);
-		case OPT_BASELINE:
-			baseline = optarg;
-			continue;
-		case OPT_THRESHOLDS:
-			thresholds = optarg;
-			if (ibs_thresholds_load(optarg, &thr, &msg)) {
-				log_error("%s", msg);
-				free(msg);
-				return counters_view ? EXIT_RUNTIME : unknown(&c, fmt, "bad thresholds file");
-			}
-			continue;
-		case OPT_THRESHOLD:
-			if (ibs_thresholds_set(&thr, optarg, &msg)) {
-				cli_usage_error(cmd, "%s", msg);
-				free(msg);
-				return usage_fail(counters_view);
-			}
-			continue;
-		case OPT_NO_COUNTERS:
-			counters = false;
-			continue;
-		case OPT_RESET:
-			c.reset_counters = true;
-			continue;
-		case OPT_INTERVAL: {
-			unsigned s;
-			if (!counters_view || !cli_parse_uint(optarg, 1, 3600, &s)) {
-				cli_usage_error(cmd, "--interval wants seconds from 1 to 3600 (counters only), not '%s'", optarg);
-				return usage_fail(counters_view);
-			}
-			c.interval_s = s;
-			continue;
-		}
-		default:
-			break;
-		}
-		rc = cli_common_opt(cmd, &c, opt, optarg);
-		if (rc < 0)
-			return usage_fail(counters_view);
-		if (rc == 0) {
-			cli_bad_option(cmd, argv, opt);
-			return usage_fail(counters_view);
-		}
-	}
+	rc = cli_parse(cmd, &c, argc, argv, opts, health_opt, &h);
+	if (h.status >= 0)
+		return h.status;
+	if (rc == EXIT_USAGE)
+		return usage_fail(cmd);
+	if (rc != CLI_PARSED)
+		return rc;
+	baseline = h.baseline;
+	thresholds = h.thresholds;
+	counters = h.counters;
 	if (optind < argc) {
 		cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-		return usage_fail(counters_view);
+		return usage_fail(cmd);
 	}
-	if (c.format) {
-		if (!strcmp(c.format, "text"))
-			fmt = FMT_TEXT;
-		else if (!strcmp(c.format, "json"))
-			fmt = FMT_JSON;
-		else if (!strcmp(c.format, "prom"))
-			fmt = FMT_PROM;
-		else {
-			cli_usage_error(cmd, "unknown format '%s' (text, json or prom)", c.format);
-			return usage_fail(counters_view);
-		}
-	}
+	if (cli_format(cmd, &c, &fmt) != CLI_PARSED)
+		return usage_fail(cmd);
 	if (c.interval_s && c.interval_s + 1 >= c.deadline_s) {
 		cli_usage_error(cmd, "--interval %.0f does not fit in --deadline %.3g", c.interval_s, c.deadline_s);
-		return usage_fail(counters_view);
+		return usage_fail(cmd);
 	}
 	{
 		const struct cli_file in[] = { { "--baseline", baseline }, { "--thresholds", thresholds }, { NULL, NULL } };
 		if (cli_check_outputs(&c, in) != CLI_PARSED)
-			return usage_fail(counters_view);
+			return usage_fail(cmd);
 	}
 	if (baseline && ibs_fabric_load(baseline, &base, &msg)) {
 		log_error("%s", msg);
@@ -198,7 +204,7 @@ static int run(int argc, char **argv, bool counters_view)
 		c.needs = IBS_LACK_PMA;
 	/* Data counters matter for the counters view and the metrics, not for findings. */
 	c.ext_counters = counters_view || fmt == FMT_PROM;
-	rc = cli_walk(&c, &f, &wrc);
+	rc = cli_walk(&c, &f, &run);
 	if (rc) {
 		ibs_fabric_free(base);
 		if (counters_view)
@@ -209,25 +215,26 @@ static int run(int argc, char **argv, bool counters_view)
 	ho.thresholds = &thr;
 	ho.baseline = base;
 	ho.counters = c.want_counters;
-	ho.no_lids = f->no_lids;
-	ibs_health_check(f, &ho, &fs);
+	ibs_health_check(f, &run, &ho, &fs);
 	j.fmt = fmt;
 	j.f = f;
+	j.run = &run;
 	j.fs = &fs;
 	j.counters_view = counters_view;
 	rc = cli_write_output(&c, write_health, &j);
 	if (counters_view) {
-		if (rc == EXIT_OK && f->partial && !f->no_lids)
-			cli_report_partial(f);
-		if (rc == EXIT_OK && (f->partial || f->no_lids))
+		if (rc == EXIT_OK && f->partial && !run.no_lids)
+			cli_report_partial(f, &run);
+		if (rc == EXIT_OK && (f->partial || run.no_lids))
 			rc = EXIT_RUNTIME;
 	} else {
 		rc = rc == EXIT_OK ? (int)fs.verdict : IBS_SEV_UNKNOWN;
 	}
-	if (f->no_lids)
+	if (run.no_lids)
 		log_error("PMA counters could not be read: no port has a LID (is a subnet manager running?)");
 	ibs_findings_free(&fs);
 	ibs_fabric_free(f);
+	ibs_run_free(&run);
 	ibs_fabric_free(base);
 	return rc;
 }

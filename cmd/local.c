@@ -40,8 +40,7 @@ static int sysfs_opt(int opt, const char *arg, void *ctx)
 
 int cmd_local(int argc, char **argv)
 {
-	static const struct option opts[] = { { "sysfs", required_argument, NULL, OPT_SYSFS }, CLI_OUTPUT_OPTIONS,
-					      CLI_BASE_OPTIONS, { NULL, 0, NULL, 0 } };
+	static const struct option opts[] = { { "sysfs", required_argument, NULL, OPT_SYSFS }, { NULL, 0, NULL, 0 } };
 	const struct cmd_desc *cmd = cmd_find("local");
 	const char *sysfs = "/sys";
 	struct cli_common c;
@@ -51,7 +50,7 @@ int cmd_local(int argc, char **argv)
 	char *msg = NULL;
 	int rc;
 
-	rc = cli_parse(cmd, &c, argc, argv, ":o:hvq", opts, sysfs_opt, &sysfs);
+	rc = cli_parse(cmd, &c, argc, argv, opts, sysfs_opt, &sysfs);
 	if (rc != CLI_PARSED)
 		return rc;
 	if (optind < argc)

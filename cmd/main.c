@@ -1,10 +1,10 @@
 /* ibscan's entry point: global options, the command table, help and version. */
 #include "cli.h"
 #include "cmds.h"
+#include "signals.h"
 #include "../core/base/log.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,6 +20,13 @@
 	"      --format F         text (default) or json\n"                                           \
 	"      --json             same as --format json\n" OUTPUT_HELP
 
+/* The --format values of each command, its default first. */
+static const char *const text_json[] = { "text", "json", NULL };
+static const char *const topology_formats[] = { "text", "json", "dot", "netfile", "slurm", NULL };
+static const char *const plugin_formats[] = { "text", "json", "prom", NULL };
+/* report refuses --format and --json itself, with a word on where JSON is. */
+static const char *const html_only[] = { "html", NULL };
+
 const struct cmd_desc ibs_commands[] = {
 	{ "topology", cmd_topology, "[options]",
 	  "Walk the fabric and show every node, port and link.",
@@ -27,14 +34,17 @@ const struct cmd_desc ibs_commands[] = {
 	  "      --format F         text (default), json, dot (Graphviz), netfile (ibnetdiscover format)\n"
 	  "                         or slurm (topology.conf for Slurm's topology/tree plugin)\n"
 	  "      --json             same as --format json\n"
-	  OUTPUT_HELP CLI_FABRIC_HELP
-		  CLI_BASE_HELP },
+	  OUTPUT_HELP,
+	  CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE, topology_formats, 0 },
 	{ "nodes", cmd_nodes, "[options]", "Walk the fabric and list its nodes, one per line.",
-	  "options:\n" VIEW_HELP CLI_FABRIC_HELP CLI_BASE_HELP },
+	  "options:\n" VIEW_HELP,
+	  CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE, text_json, 0 },
 	{ "links", cmd_links, "[options]", "Walk the fabric and list its links, one per line.",
-	  "options:\n" VIEW_HELP CLI_FABRIC_HELP CLI_BASE_HELP },
+	  "options:\n" VIEW_HELP,
+	  CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE, text_json, 0 },
 	{ "sm", cmd_sm, "[options]", "Show the subnet manager(s): LID, GUID, priority and state.",
-	  "options:\n" VIEW_HELP CLI_FABRIC_HELP CLI_BASE_HELP },
+	  "options:\n" VIEW_HELP,
+	  CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE, text_json, 0 },
 	{ "health", cmd_health, "[options]",
 	  "Check fabric health for cron and monitoring (exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).",
 	  "options:\n"
@@ -45,7 +55,8 @@ const struct cmd_desc ibs_commands[] = {
 	  "      --thresholds FILE  counter thresholds, one Name=N per line\n"
 	  "      --threshold N=V    one counter threshold (repeatable), e.g. SymbolErrorCounter=100\n"
 	  "      --no-counters      do not read PMA error counters\n"
-	  "      --reset-counters   clear the counters after reading them\n" CLI_FABRIC_HELP CLI_BASE_HELP },
+	  "      --reset-counters   clear the counters after reading them\n",
+	  CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE, plugin_formats, CMD_PLUGIN_EXIT },
 	{ "counters", cmd_counters, "[options]",
 	  "Read every port's PMA counters (errors, data in bytes, packets), optionally as rates.",
 	  "options:\n"
@@ -53,29 +64,34 @@ const struct cmd_desc ibs_commands[] = {
 	  "      --json             same as --format json\n"
 	  OUTPUT_HELP
 	  "      --interval S       read twice, S seconds apart: deltas and rates\n"
-	  "      --reset-counters   clear the counters after reading them\n" CLI_FABRIC_HELP CLI_BASE_HELP },
+	  "      --reset-counters   clear the counters after reading them\n",
+	  CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE, plugin_formats, 0 },
 	{ "report", cmd_report, "[-o FILE.html] [options]",
 	  "Walk the fabric and write one self-contained HTML page: summary, map, search, details, findings.",
 	  "options:\n"
 	  "  -o, --output FILE      write the page there (default: standard output), replaced atomically\n"
 	  "      --no-counters      do not read PMA counters (no counter findings, no counters in the page)\n"
 	  "      --thresholds FILE  counter thresholds, one Name=N per line (as health)\n"
-	  "      --threshold N=V    one counter threshold (repeatable), e.g. SymbolErrorCounter=100\n"
-	  CLI_FABRIC_HELP CLI_BASE_HELP },
+	  "      --threshold N=V    one counter threshold (repeatable), e.g. SymbolErrorCounter=100\n",
+	  CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE, html_only, 0 },
 	{ "diff", cmd_diff, "A B [options]",
 	  "Compare two topologies (ibscan JSON, ibnetdiscover netfile or cache, or 'live'); exit 1 when they differ.",
-	  "options:\n" VIEW_HELP CLI_FABRIC_HELP CLI_BASE_HELP },
+	  "options:\n" VIEW_HELP,
+	  CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE, text_json, 0 },
 	{ "route", cmd_route, "SRC DST [options]",
 	  "Trace the route from SRC to DST through the switches' forwarding tables (exit 1: a hole or a loop).",
 	  "SRC and DST: a LID, a node or port GUID (0x...), or a node name.\n"
-	  "options:\n" VIEW_HELP CLI_FABRIC_HELP CLI_BASE_HELP },
+	  "options:\n" VIEW_HELP,
+	  CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE, text_json, 0 },
 	{ "routes", cmd_routes, "--dump [options]", "Dump every switch's linear forwarding table.",
 	  "options:\n"
-	  "      --dump             read and print every switch's LFT\n" VIEW_HELP CLI_FABRIC_HELP CLI_BASE_HELP },
+	  "      --dump             read and print every switch's LFT\n" VIEW_HELP,
+	  CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE, text_json, 0 },
 	{ "path", cmd_path, "SRC DST [options]",
 	  "Ask the subnet administrator for the PathRecord from SRC to DST, as RDMA applications do.",
 	  "SRC and DST: a LID, a node or port GUID (0x...), or a node name.\n"
-	  "options:\n" VIEW_HELP CLI_FABRIC_HELP CLI_BASE_HELP },
+	  "options:\n" VIEW_HELP,
+	  CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE, text_json, 0 },
 	{ "capture", cmd_capture, "info|export|index FILE [options]",
 	  "Inspect a capture (info), convert it to pcap for Wireshark (export) or index it for fast replay (index).",
 	  "subcommands:\n"
@@ -85,11 +101,13 @@ const struct cmd_desc ibs_commands[] = {
 	  "options:\n"
 	  "      --format F         text (default) or json (info only)\n"
 	  "      --json             same as --format json\n"
-	  OUTPUT_HELP CLI_BASE_HELP },
+	  OUTPUT_HELP,
+	  CLI_G_OUTPUT | CLI_G_BASE, text_json, 0 },
 	{ "local", cmd_local, "[--sysfs DIR] [options]",
 	  "Show this host's RDMA devices, ports, GID tables (RoCE types) and IPoIB interfaces.",
 	  "options:\n"
-	  "      --sysfs DIR        read DIR laid out like /sys instead of /sys\n" VIEW_HELP CLI_BASE_HELP },
+	  "      --sysfs DIR        read DIR laid out like /sys instead of /sys\n" VIEW_HELP,
+	  CLI_G_OUTPUT | CLI_G_BASE, text_json, 0 },
 	{ "ping", cmd_ping, "--listen [options] | HOST [options]",
 	  "Probe RDMA between two hosts: RC ping-pong latency or bandwidth, with deadlines.",
 	  "roles:\n"
@@ -108,9 +126,9 @@ const struct cmd_desc ibs_commands[] = {
 	  "      --size BYTES       bytes per operation, K and M suffixes (default 64; atomic: 8)\n"
 	  "      --timeout MS       deadline of every wait: completions, TCP messages (default 5000)\n"
 	  "      --deadline S       end the probe session within S seconds of its connection, whatever the\n"
-	  "                         peer sends (default 300)\n" VIEW_HELP
-		  CLI_BASE_HELP },
-	{ NULL, NULL, NULL, NULL, NULL },
+	  "                         peer sends (default 300)\n" VIEW_HELP,
+	  CLI_G_OUTPUT | CLI_G_BASE, text_json, 0 },
+	{ NULL, NULL, NULL, NULL, NULL, 0, NULL, 0 },
 };
 
 const struct cmd_desc *cmd_find(const char *name)
@@ -153,7 +171,7 @@ static int finish(int rc)
 {
 	/* A full disk or a closed pipe on stdout must not look like success. */
 	if (fflush(stdout) != 0 || ferror(stdout)) {
-		cli_end_on_epipe(errno);
+		sig_end_on_epipe(errno);
 		/* Said already when the command itself saw the write fail. */
 		if (rc != EXIT_RUNTIME && rc != 3)
 			fprintf(stderr, "ibscan: error: cannot write to standard output\n");
@@ -167,12 +185,7 @@ int main(int argc, char **argv)
 	const struct cmd_desc *c;
 	const char *name;
 
-	/*
-	 * A closed pipe shows up as EPIPE where the write is checked: on the
-	 * output, ibscan then ends by SIGPIPE as filters do (cli_end_on_epipe);
-	 * on the ping socket it is an error like any other.
-	 */
-	signal(SIGPIPE, SIG_IGN);
+	sig_ignore_sigpipe();
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

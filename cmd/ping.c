@@ -66,8 +66,73 @@ static bool parse_size(const char *s, unsigned *out)
 	return true;
 }
 
+/* What ping's own options set. */
+struct ping_args {
+	const struct cmd_desc *cmd;
+	struct ibs_ping_opts *o;
+	const char *bind_addr;
+	unsigned tcp_port, wait_s;
+	bool listen, size_set, wait_set;
+};
+
+static int ping_opt(int opt, const char *arg, void *ctx)
+{
+	static const char *const op_names[] = { "send", "write", "read", "atomic" };
+	struct ping_args *a = ctx;
+	const struct cmd_desc *cmd = a->cmd;
+	unsigned u;
+	int i;
+
+	switch (opt) {
+	case OPT_LISTEN:
+		a->listen = true;
+		return 1;
+	case OPT_BIND:
+		a->bind_addr = arg;
+		return 1;
+	case OPT_TCP_PORT:
+		if (!cli_parse_uint(arg, 1, 65535, &a->tcp_port))
+			return cli_usage_error(cmd, "--tcp-port wants a port number from 1 to 65535, not '%s'", arg), -1;
+		return 1;
+	case OPT_GID_INDEX:
+		if (!cli_parse_uint(arg, 0, 65535, &u))
+			return cli_usage_error(cmd, "--gid-index wants a GID table index, not '%s'", arg), -1;
+		a->o->gid_index = (int)u;
+		return 1;
+	case OPT_OP:
+		for (i = 0; i < IBS_OP__COUNT; i++)
+			if (!strcmp(arg, op_names[i]))
+				break;
+		if (i == IBS_OP__COUNT)
+			return cli_usage_error(cmd, "unknown --op '%s' (send, write, read or atomic)", arg), -1;
+		a->o->op = (enum ibs_ping_op)i;
+		return 1;
+	case OPT_BW:
+		a->o->bw = true;
+		return 1;
+	case OPT_ITERS:
+		if (!cli_parse_uint(arg, 1, IBS_PING_MAX_ITERS, &a->o->iters))
+			return cli_usage_error(cmd, "--iters wants a number from 1 to %u, not '%s'", IBS_PING_MAX_ITERS,
+					       arg), -1;
+		return 1;
+	case OPT_SIZE:
+		if (!parse_size(arg, &a->o->size))
+			return cli_usage_error(cmd, "--size wants bytes from 1 to 16M (K and M suffixes), not '%s'", arg),
+			       -1;
+		a->size_set = true;
+		return 1;
+	case OPT_WAIT:
+		if (!cli_parse_uint(arg, 0, 86400, &a->wait_s))
+			return cli_usage_error(cmd, "--wait wants seconds from 0 (forever) to 86400, not '%s'", arg), -1;
+		a->wait_set = true;
+		return 1;
+	}
+	return 0;
+}
+
 int cmd_ping(int argc, char **argv)
 {
+	/* -C, -P, --timeout and --deadline are the shared ones, with ping's own help and defaults. */
 	static const struct option opts[] = {
 		{ "listen", no_argument, NULL, OPT_LISTEN },
 		{ "bind", required_argument, NULL, OPT_BIND },
@@ -82,102 +147,47 @@ int cmd_ping(int argc, char **argv)
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "deadline", required_argument, NULL, OPT_DEADLINE },
 		{ "wait", required_argument, NULL, OPT_WAIT },
-		CLI_OUTPUT_OPTIONS,
-		CLI_BASE_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char *const op_names[] = { "send", "write", "read", "atomic" };
 	const struct cmd_desc *cmd = cmd_find("ping");
 	struct ibs_ping_opts o;
 	struct ibs_ping_result res;
 	struct ibs_ping *p = NULL;
 	struct cli_common c;
 	struct ping_job j;
-	const char *bind_addr = NULL, *host = NULL;
-	unsigned tcp_port = IBS_OOB_DEFAULT_PORT, u, wait_s = DEFAULT_WAIT_S;
-	bool listen = false, size_set = false, wait_set = false;
+	struct ping_args a;
+	const char *host = NULL;
 	enum ibs_err err;
-	int opt, rc, lfd = -1, i;
+	int rc, lfd = -1;
 	char *msg = NULL;
 
-	cli_common_init(&c);
-	c.timeout_ms = IBS_PING_DEFAULT_TIMEOUT_MS;
 	memset(&o, 0, sizeof(o));
 	o.gid_index = -1;
 	o.op = IBS_OP_SEND;
 	o.iters = IBS_PING_DEFAULT_ITERS;
 	o.size = IBS_PING_DEFAULT_SIZE;
-	opterr = 0;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":C:P:o:hvq", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'h':
-			return cli_print_help(cmd);
-		case OPT_LISTEN:
-			listen = true;
-			continue;
-		case OPT_BIND:
-			bind_addr = optarg;
-			continue;
-		case OPT_TCP_PORT:
-			if (!cli_parse_uint(optarg, 1, 65535, &tcp_port))
-				return cli_usage_error(cmd, "--tcp-port wants a port number from 1 to 65535, not '%s'",
-						       optarg);
-			continue;
-		case OPT_GID_INDEX:
-			if (!cli_parse_uint(optarg, 0, 65535, &u))
-				return cli_usage_error(cmd, "--gid-index wants a GID table index, not '%s'", optarg);
-			o.gid_index = (int)u;
-			continue;
-		case OPT_OP:
-			for (i = 0; i < IBS_OP__COUNT; i++)
-				if (!strcmp(optarg, op_names[i]))
-					break;
-			if (i == IBS_OP__COUNT)
-				return cli_usage_error(cmd, "unknown --op '%s' (send, write, read or atomic)", optarg);
-			o.op = (enum ibs_ping_op)i;
-			continue;
-		case OPT_BW:
-			o.bw = true;
-			continue;
-		case OPT_ITERS:
-			if (!cli_parse_uint(optarg, 1, IBS_PING_MAX_ITERS, &o.iters))
-				return cli_usage_error(cmd, "--iters wants a number from 1 to %u, not '%s'",
-						       IBS_PING_MAX_ITERS, optarg);
-			continue;
-		case OPT_SIZE:
-			if (!parse_size(optarg, &o.size))
-				return cli_usage_error(cmd, "--size wants bytes from 1 to 16M (K and M suffixes), not '%s'",
-						       optarg);
-			size_set = true;
-			continue;
-		case OPT_WAIT:
-			if (!cli_parse_uint(optarg, 0, 86400, &wait_s))
-				return cli_usage_error(cmd, "--wait wants seconds from 0 (forever) to 86400, not '%s'",
-						       optarg);
-			wait_set = true;
-			continue;
-		default:
-			break;
-		}
-		rc = cli_common_opt(cmd, &c, opt, optarg);
-		if (rc < 0)
-			return EXIT_USAGE;
-		if (rc == 0)
-			return cli_bad_option(cmd, argv, opt);
-	}
+	memset(&a, 0, sizeof(a));
+	a.cmd = cmd;
+	a.o = &o;
+	a.tcp_port = IBS_OOB_DEFAULT_PORT;
+	a.wait_s = DEFAULT_WAIT_S;
+	rc = cli_parse(cmd, &c, argc, argv, opts, ping_opt, &a);
+	if (rc != CLI_PARSED)
+		return rc;
+	if (!c.timeout_set)
+		c.timeout_ms = IBS_PING_DEFAULT_TIMEOUT_MS;
 	if (optind < argc)
 		host = argv[optind++];
 	if (optind < argc)
 		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-	if (listen && host)
+	if (a.listen && host)
 		return cli_usage_error(cmd, "--listen takes no HOST: the client names the listener");
-	if (!listen && !host)
+	if (!a.listen && !host)
 		return cli_usage_error(cmd, "missing HOST (the host running 'ibscan ping --listen'), or --listen");
-	if (!listen && (bind_addr || wait_set))
-		return cli_usage_error(cmd, "%s is for the listener (--listen)", bind_addr ? "--bind" : "--wait");
+	if (!a.listen && (a.bind_addr || a.wait_set))
+		return cli_usage_error(cmd, "%s is for the listener (--listen)", a.bind_addr ? "--bind" : "--wait");
 	if (o.op == IBS_OP_ATOMIC) {
-		if (size_set && o.size != IBS_PING_ATOMIC_SIZE)
+		if (a.size_set && o.size != IBS_PING_ATOMIC_SIZE)
 			return cli_usage_error(cmd, "--op atomic moves 8 bytes: --size must be 8 or left out");
 		o.size = IBS_PING_ATOMIC_SIZE;
 	}
@@ -195,10 +205,10 @@ int cmd_ping(int argc, char **argv)
 		ibs_ping_close(p);
 		return EXIT_RUNTIME;
 	}
-	if (listen) {
-		unsigned bound = tcp_port;
+	if (a.listen) {
+		unsigned bound = a.tcp_port;
 		const struct ibs_vdev_info *d = ibs_ping_device(p);
-		err = ibs_tcp_listen(bind_addr, tcp_port, &lfd, &bound, &msg);
+		err = ibs_tcp_listen(a.bind_addr, a.tcp_port, &lfd, &bound, &msg);
 		if (err) {
 			log_error("%s", msg);
 			log_hint("another program may hold that port: pick another with --tcp-port on both hosts");
@@ -208,13 +218,13 @@ int cmd_ping(int argc, char **argv)
 		}
 		if (log_get_level() >= LOG_WARN)
 			fprintf(stderr, "ibscan: listening on %s port %u%s with %s port %u; waiting %s for a probe\n",
-				bind_addr ? bind_addr : "0.0.0.0", bound,
-				bind_addr ? "" : " (every IPv4 address: --bind ADDR limits it)", d->name, d->port,
-				wait_s ? "up to --wait seconds" : "without limit");
-		err = ibs_ping_serve(p, lfd, wait_s ? (int)(wait_s * 1000) : -1, &res);
+				a.bind_addr ? a.bind_addr : "0.0.0.0", bound,
+				a.bind_addr ? "" : " (every IPv4 address: --bind ADDR limits it)", d->name, d->port,
+				a.wait_s ? "up to --wait seconds" : "without limit");
+		err = ibs_ping_serve(p, lfd, a.wait_s ? (int)(a.wait_s * 1000) : -1, &res);
 		close(lfd);
 	} else {
-		err = ibs_ping_client(p, host, tcp_port, &res);
+		err = ibs_ping_client(p, host, a.tcp_port, &res);
 	}
 	ibs_ping_close(p);
 	if (err)

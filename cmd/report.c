@@ -85,7 +85,6 @@ static int write_report(FILE *out, void *ctx)
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		CLI_FABRIC_OPTIONS, CLI_OUTPUT_OPTIONS, CLI_BASE_OPTIONS,
 		{ "no-counters", no_argument, NULL, OPT_NO_COUNTERS },
 		{ "thresholds", required_argument, NULL, OPT_THRESHOLDS },
 		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
@@ -97,7 +96,7 @@ int cmd_report(int argc, char **argv)
 	struct ibs_findings fs;
 	struct ibs_health_opts ho;
 	struct report_in in;
-	enum ibs_err wrc;
+	struct ibs_run run;
 	char where[128];
 	int rc, st;
 
@@ -105,7 +104,7 @@ int cmd_report(int argc, char **argv)
 	o.cmd = cmd_find(argv[0]);
 	o.counters = true;
 	ibs_thresholds_default(&o.thr);
-	rc = cli_parse(o.cmd, &c, argc, argv, ":C:P:o:hvq", opts, own_opt, &o);
+	rc = cli_parse(o.cmd, &c, argc, argv, opts, own_opt, &o);
 	if (rc != CLI_PARSED)
 		return rc;
 	if (o.rc)
@@ -120,17 +119,17 @@ int cmd_report(int argc, char **argv)
 	}
 	c.want_counters = o.counters;
 	c.ext_counters = o.counters;
-	rc = cli_walk(&c, &f, &wrc);
+	rc = cli_walk(&c, &f, &run);
 	if (rc)
 		return rc;
 	memset(&ho, 0, sizeof(ho));
 	ho.thresholds = &o.thr;
 	ho.counters = c.want_counters; /* as health: checks that could not run make the verdict UNKNOWN */
-	ho.no_lids = f->no_lids;
-	ibs_health_check(f, &ho, &fs);
+	ibs_health_check(f, &run, &ho, &fs);
 
 	memset(&in, 0, sizeof(in));
 	in.f = f;
+	in.run = &run;
 	in.fs = &fs;
 	if (c.replay) {
 		in.source_kind = "replay";
@@ -144,14 +143,15 @@ int cmd_report(int argc, char **argv)
 		in.source = where;
 	}
 	in.when = report_time();
-	in.counters = f->counters_read;
+	in.counters = run.counters_read;
 	in.svg = NULL;
 	st = cli_write_output(&c, write_report, &in);
 	if (st == EXIT_OK && f->partial) {
-		cli_report_partial(f);
+		cli_report_partial(f, &run);
 		st = EXIT_RUNTIME;
 	}
 	ibs_findings_free(&fs);
 	ibs_fabric_free(f);
+	ibs_run_free(&run);
 	return st;
 }

@@ -33,9 +33,14 @@ static const char *replay_note(const struct rjob *j)
 	return j->replay ? " (a replay answers only what the capture recorded)" : "";
 }
 
-static enum ibs_err after(struct ibs_engine *e, struct ibs_fabric *f, void *ctx)
+/*
+ * The query, on the session that walked: what it needs of the fabric, and
+ * the exit status it decides. A failure that stops the run (deadline,
+ * transport) is the session's: cli_walk_end says so.
+ */
+static void query(struct ibs_session *s, struct rjob *j)
 {
-	struct rjob *j = ctx;
+	struct ibs_fabric *f = ibs_session_fabric(s);
 	const struct ibs_node *sn, *dn;
 	uint8_t sp, dp;
 	uint16_t sl, dl;
@@ -45,8 +50,8 @@ static enum ibs_err after(struct ibs_engine *e, struct ibs_fabric *f, void *ctx)
 	uint16_t st;
 
 	if (j->kind == K_ROUTES) {
-		rc = ibs_read_lfts(e, f, &j->lfts, &j->n_lfts);
-		return rc;
+		ibs_session_read_lfts(s, &j->lfts, &j->n_lfts);
+		return;
 	}
 	if (ibs_fabric_resolve(f, j->src, &sn, &sp, &sl, &msg) ||
 	    (free(msg), msg = NULL, ibs_fabric_resolve(f, j->dst, &dn, &dp, &dl, &msg))) {
@@ -54,24 +59,24 @@ static enum ibs_err after(struct ibs_engine *e, struct ibs_fabric *f, void *ctx)
 		log_error("%s%s", msg, f->partial ? "; the walk is partial: it may be behind what did not answer" : "");
 		free(msg);
 		j->status = f->partial ? EXIT_RUNTIME : EXIT_USAGE;
-		return IBS_OK;
+		return;
 	}
 	if (j->kind == K_ROUTE) {
-		rc = ibs_route_trace(e, f, sn, sp, dl, &j->route);
+		rc = ibs_session_trace_route(s, sn, sp, dl, &j->route);
 		if (rc == IBS_OK) {
 			j->have_route = true;
 			j->status = j->route.result == IBS_ROUTE_OK ? EXIT_OK : EXIT_FINDINGS;
 			if (j->route.result == IBS_ROUTE_UNREAD)
 				j->status = EXIT_RUNTIME;
 		}
-		return rc;
+		return;
 	}
 	if (!f->local.sm_lid) {
 		log_error("no subnet administrator to ask: the local port has SM LID 0");
 		j->status = EXIT_RUNTIME;
-		return IBS_OK;
+		return;
 	}
-	rc = ibs_query_path(e, f, sl, dl, &j->pr, &oc, &st);
+	rc = ibs_session_query_path(s, sl, dl, &j->pr, &oc, &st);
 	if (rc == IBS_OK) {
 		j->have_pr = true;
 	} else if (rc != IBS_E_DEADLINE && rc != IBS_E_TRANSPORT) {
@@ -82,9 +87,7 @@ static enum ibs_err after(struct ibs_engine *e, struct ibs_fabric *f, void *ctx)
 			log_error("the SA at LID %u did not answer the PathRecord query (%s)%s", f->local.sm_lid,
 				  ibs_outcome_str(oc), replay_note(j));
 		j->status = EXIT_RUNTIME;
-		return IBS_OK;
 	}
-	return rc;
 }
 
 static int write_out(FILE *out, void *ctx)
@@ -105,7 +108,7 @@ static int write_out(FILE *out, void *ctx)
 }
 
 /* The exit status once the answer is out, with one line on stderr for anything short of it. */
-static int verdict(const struct rjob *j, const struct ibs_fabric *f)
+static int verdict(const struct rjob *j, const struct ibs_fabric *f, const struct ibs_run *run)
 {
 	size_t i, bad = 0;
 
@@ -121,7 +124,7 @@ static int verdict(const struct rjob *j, const struct ibs_fabric *f)
 		return EXIT_RUNTIME;
 	}
 	if (f->partial) {
-		cli_report_partial(f);
+		cli_report_partial(f, run);
 		return EXIT_RUNTIME;
 	}
 	return j->status;
@@ -141,18 +144,18 @@ static int own_opt(int opt, const char *arg, void *ctx)
 
 static int run(int argc, char **argv, enum kind kind)
 {
-	static const struct option opts[] = { CLI_FABRIC_OPTIONS, CLI_OUTPUT_OPTIONS, CLI_BASE_OPTIONS,
-					      { "dump", no_argument, NULL, OPT_DUMP }, { NULL, 0, NULL, 0 } };
+	static const struct option opts[] = { { "dump", no_argument, NULL, OPT_DUMP }, { NULL, 0, NULL, 0 } };
 	const struct cmd_desc *cmd = cmd_find(argv[0]);
 	struct cli_common c;
+	struct ibs_session *s;
 	struct ibs_fabric *f;
+	struct ibs_run run;
 	struct rjob j;
-	enum ibs_err wrc;
 	int rc;
 
 	memset(&j, 0, sizeof(j));
 	j.kind = kind;
-	rc = cli_parse(cmd, &c, argc, argv, ":C:P:o:hvq", opts, own_opt, &j);
+	rc = cli_parse(cmd, &c, argc, argv, opts, own_opt, &j);
 	if (rc != CLI_PARSED)
 		return rc;
 	if (kind == K_ROUTES) {
@@ -172,21 +175,28 @@ static int run(int argc, char **argv, enum kind kind)
 	if (rc != CLI_PARSED)
 		return rc;
 	c.needs = kind == K_PATH ? IBS_LACK_SA : IBS_LACK_LFT;
-	c.after_walk = after;
-	c.after_ctx = &j;
 	j.replay = c.replay;
-	rc = cli_walk(&c, &f, &wrc);
+	rc = cli_walk_begin(&c, &s);
 	if (rc)
 		return rc;
-	if (f->aborted)
+	if (ibs_session_status(s) == IBS_OK && ibs_session_fabric(s)->n_nodes)
+		query(s, &j);
+	rc = cli_walk_end(&c, s, &f, &run);
+	if (rc) {
+		ibs_route_free(&j.route);
+		ibs_lfts_free(j.lfts, j.n_lfts);
+		return rc;
+	}
+	if (run.aborted)
 		rc = EXIT_RUNTIME; /* cli_walk said why */
 	else if (!j.have_route && !j.have_pr && kind != K_ROUTES)
 		rc = j.status ? j.status : EXIT_RUNTIME; /* after() said why */
 	else if ((rc = cli_write_output(&c, write_out, &j)) == EXIT_OK)
-		rc = verdict(&j, f);
+		rc = verdict(&j, f, &run);
 	ibs_route_free(&j.route);
 	ibs_lfts_free(j.lfts, j.n_lfts);
 	ibs_fabric_free(f);
+	ibs_run_free(&run);
 	return rc;
 }
 

@@ -8,12 +8,14 @@
 #include <string.h>
 
 enum view { VIEW_TOPOLOGY, VIEW_NODES, VIEW_LINKS, VIEW_SM };
+/* In the order of the formats in the command table (main.c). */
 enum fmt { FMT_TEXT, FMT_JSON, FMT_DOT, FMT_NETFILE, FMT_SLURM };
 
 struct job {
 	enum view view;
 	enum fmt fmt;
 	const struct ibs_fabric *f;
+	const struct ibs_run *run;
 };
 
 static int write_view(FILE *out, void *ctx)
@@ -31,16 +33,16 @@ static int write_view(FILE *out, void *ctx)
 	e = emit_new_stream(j->fmt == FMT_JSON ? EMIT_JSON : EMIT_TEXT, out);
 	switch (j->view) {
 	case VIEW_TOPOLOGY:
-		render_topology(e, j->f);
+		render_topology(e, j->f, j->run);
 		break;
 	case VIEW_NODES:
-		render_nodes(e, j->f);
+		render_nodes(e, j->f, j->run);
 		break;
 	case VIEW_LINKS:
-		render_links(e, j->f);
+		render_links(e, j->f, j->run);
 		break;
 	case VIEW_SM:
-		render_sm(e, j->f);
+		render_sm(e, j->f, j->run);
 		break;
 	}
 	rc = emit_write(e, out);
@@ -50,53 +52,41 @@ static int write_view(FILE *out, void *ctx)
 
 static int run_view(int argc, char **argv, enum view view)
 {
-	static const struct option opts[] = { CLI_FABRIC_OPTIONS, CLI_OUTPUT_OPTIONS, CLI_BASE_OPTIONS,
-					      { NULL, 0, NULL, 0 } };
 	const struct cmd_desc *cmd = cmd_find(argv[0]);
 	struct cli_common c;
 	struct ibs_fabric *f;
+	struct ibs_run run;
 	struct job j;
-	enum ibs_err wrc;
 	int rc, st;
 
-	rc = cli_parse(cmd, &c, argc, argv, ":C:P:o:hvq", opts, NULL, NULL);
+	rc = cli_parse(cmd, &c, argc, argv, NULL, NULL, NULL);
 	if (rc != CLI_PARSED)
 		return rc;
 	if (optind < argc)
 		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
 	j.view = view;
-	j.fmt = FMT_TEXT;
-	if (c.format) {
-		if (!strcmp(c.format, "text"))
-			j.fmt = FMT_TEXT;
-		else if (!strcmp(c.format, "json"))
-			j.fmt = FMT_JSON;
-		else if (view == VIEW_TOPOLOGY && !strcmp(c.format, "dot"))
-			j.fmt = FMT_DOT;
-		else if (view == VIEW_TOPOLOGY && !strcmp(c.format, "netfile"))
-			j.fmt = FMT_NETFILE;
-		else if (view == VIEW_TOPOLOGY && !strcmp(c.format, "slurm"))
-			j.fmt = FMT_SLURM;
-		else
-			return cli_usage_error(cmd, "unknown format '%s' (%s)", c.format,
-					       view == VIEW_TOPOLOGY ? "text, json, dot, netfile or slurm" : "text or json");
-	}
+	rc = cli_format(cmd, &c, &st);
+	if (rc != CLI_PARSED)
+		return rc;
+	j.fmt = (enum fmt)st; /* in the order of the command's formats (main.c) */
 	/* The SM view is SMInfo: without it there is nothing to show. */
 	if (view == VIEW_SM)
 		c.needs = IBS_LACK_SMINFO;
 	rc = cli_check_outputs(&c, NULL);
 	if (rc != CLI_PARSED)
 		return rc;
-	rc = cli_walk(&c, &f, &wrc);
+	rc = cli_walk(&c, &f, &run);
 	if (rc)
 		return rc;
 	j.f = f;
+	j.run = &run;
 	st = cli_write_output(&c, write_view, &j);
 	if (st == EXIT_OK && f->partial) {
-		cli_report_partial(f);
+		cli_report_partial(f, &run);
 		st = EXIT_RUNTIME;
 	}
 	ibs_fabric_free(f);
+	ibs_run_free(&run);
 	return st;
 }
 

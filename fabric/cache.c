@@ -190,8 +190,6 @@ enum ibs_err ibs_fabric_load_cache(const char *path, struct ibs_fabric **out, ch
 	ibnd_destroy_fabric(fab);
 	ibs_fabric_fix_ext_speeds(f);
 	ibs_fabric_sort(f);
-	/* ibnetdiscover caches what it walked: NodeInfo, NodeDescription, SwitchInfo, PortInfo. */
-	f->lacks = IBS_LACK_ALL;
 	*out = f;
 	return IBS_OK;
 }

@@ -217,13 +217,14 @@ static void on_cpi(void *ctx, const struct ibs_mad_req *req, const struct ibs_ma
 	free(c);
 }
 
-enum ibs_err ibs_read_counters(struct ibs_engine *e, struct ibs_fabric *f, const struct ibs_counter_opts *o,
-			       bool *no_lids)
+enum ibs_err ibs_read_counters(struct ibs_engine *e, struct ibs_fabric *f, struct ibs_run *run,
+			       const struct ibs_counter_opts *o)
 {
 	struct cctx base;
 	size_t i;
 	unsigned with_lid = 0, wanted = 0;
 
+	run->counters_read = true;
 	memset(&base, 0, sizeof(base));
 	base.f = f;
 	base.e = e;
@@ -259,7 +260,7 @@ enum ibs_err ibs_read_counters(struct ibs_engine *e, struct ibs_fabric *f, const
 		pma_req(&req, lid, IBS_ATTR_CLASS_PORT_INFO, 0, false, false, NULL);
 		ibs_engine_submit(e, &req, on_cpi, cctx(&base, n, NULL, false));
 	}
-	*no_lids = wanted && !with_lid;
+	run->no_lids = wanted && !with_lid;
 	return ibs_engine_run(e);
 }
 
@@ -272,8 +273,8 @@ static void wait_s(double s)
 		;
 }
 
-enum ibs_err ibs_read_counters_interval(struct ibs_engine *e, struct ibs_fabric *f, const struct ibs_counter_opts *o,
-					double interval_s, bool *no_lids)
+enum ibs_err ibs_read_counters_interval(struct ibs_engine *e, struct ibs_fabric *f, struct ibs_run *run,
+					const struct ibs_counter_opts *o, double interval_s)
 {
 	struct ibs_counter_opts first = *o;
 	enum ibs_err rc;
@@ -281,8 +282,8 @@ enum ibs_err ibs_read_counters_interval(struct ibs_engine *e, struct ibs_fabric 
 	struct ibs_port *pt;
 
 	first.reset = false; /* a reset now would be the first delta's loss */
-	rc = ibs_read_counters(e, f, &first, no_lids);
-	if (rc != IBS_OK || *no_lids)
+	rc = ibs_read_counters(e, f, run, &first);
+	if (rc != IBS_OK || run->no_lids)
 		return rc;
 	/* Keep the first reading, wait, read again: deltas and rates. */
 	for (i = 0; i < f->n_nodes; i++)
@@ -299,8 +300,8 @@ enum ibs_err ibs_read_counters_interval(struct ibs_engine *e, struct ibs_fabric 
 		return IBS_E_DEADLINE;
 	}
 	wait_s(interval_s);
-	f->interval_s = interval_s;
-	return ibs_read_counters(e, f, o, no_lids);
+	run->interval_s = interval_s;
+	return ibs_read_counters(e, f, run, o);
 }
 
 double ibs_port_counters_elapsed(const struct ibs_port_counters *c)

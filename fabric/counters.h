@@ -7,6 +7,8 @@
 #define IBSCAN_COUNTERS_H
 
 #include "model.h"
+#include "run.h"
+#include "../core/mad/engine.h"
 
 struct ibs_counter_opts {
 	bool reset;    /* clear the counters after reading (Set with CounterSelect all) */
@@ -15,22 +17,24 @@ struct ibs_counter_opts {
 
 /*
  * Fill port->ctr for every linked port of every node with a LID. Ports
- * whose PMA did not answer get ctr->ok false and the outcome. Without LIDs
- * (no SM) nothing can be read: *no_lids is set. Returns the engine's result.
+ * whose PMA did not answer get ctr->ok false and the outcome. Sets
+ * run->counters_read; without LIDs (no SM) nothing can be read: run->no_lids
+ * is set. Returns the engine's result.
  */
-enum ibs_err ibs_read_counters(struct ibs_engine *e, struct ibs_fabric *f, const struct ibs_counter_opts *o,
-			       bool *no_lids);
+enum ibs_err ibs_read_counters(struct ibs_engine *e, struct ibs_fabric *f, struct ibs_run *run,
+			       const struct ibs_counter_opts *o);
 
 /*
  * Read the counters twice: ibs_read_counters, a wait of interval_s once every
  * port has answered, and again (o->reset applies to the second reading
  * only). Each port keeps its first reading in ctr->prev; deltas and rates are
  * over the time between its two answers (ctr->prev_t_ns to ctr->t_ns), which
- * is longer than interval_s by the time the readings take. IBS_E_DEADLINE,
- * without waiting, when the engine's deadline would pass during the wait.
+ * is longer than interval_s by the time the readings take; run->interval_s
+ * says the wait. IBS_E_DEADLINE, without waiting, when the engine's deadline
+ * would pass during the wait.
  */
-enum ibs_err ibs_read_counters_interval(struct ibs_engine *e, struct ibs_fabric *f, const struct ibs_counter_opts *o,
-					double interval_s, bool *no_lids);
+enum ibs_err ibs_read_counters_interval(struct ibs_engine *e, struct ibs_fabric *f, struct ibs_run *run,
+					const struct ibs_counter_opts *o, double interval_s);
 /* Seconds between a port's two readings, or 0 when it has not two. */
 double ibs_port_counters_elapsed(const struct ibs_port_counters *c);
 

@@ -232,7 +232,8 @@ static void check_links(const struct ibs_fabric *f, struct ibs_findings *fs)
 	}
 }
 
-static void check_counters(const struct ibs_fabric *f, const struct ibs_health_opts *o, struct ibs_findings *fs)
+static void check_counters(const struct ibs_fabric *f, const struct ibs_run *run, const struct ibs_health_opts *o,
+			   struct ibs_findings *fs)
 {
 	size_t i, k;
 
@@ -244,7 +245,7 @@ static void check_counters(const struct ibs_fabric *f, const struct ibs_health_o
 			if (!pt->ctr)
 				continue;
 			if (!pt->ctr->ok) {
-				if (!o->no_lids)
+				if (!run->no_lids)
 					add(fs, CK_PARTIAL, IBS_SEV_WARNING, n, (uint8_t)p,
 					    "%s port %u: PMA did not answer PortCounters (%s)", nm(n), p,
 					    ibs_outcome_str(pt->ctr->outcome));
@@ -529,16 +530,17 @@ static int finding_cmp(const void *a, const void *b)
 	return strcmp(x->message, y->message);
 }
 
-void ibs_health_check(const struct ibs_fabric *f, const struct ibs_health_opts *o, struct ibs_findings *fs)
+void ibs_health_check(const struct ibs_fabric *f, const struct ibs_run *run, const struct ibs_health_opts *o,
+		      struct ibs_findings *fs)
 {
 	size_t i;
 
-	bool sm = !(f->lacks & IBS_LACK_SMINFO), counters = o->counters && !(f->lacks & IBS_LACK_PMA);
+	bool sm = !(run->lacks & IBS_LACK_SMINFO), counters = o->counters && !(run->lacks & IBS_LACK_PMA);
 
 	memset(fs, 0, sizeof(*fs));
 	check_links(f, fs);
 	if (counters)
-		check_counters(f, o, fs);
+		check_counters(f, run, o, fs);
 	check_identity(f, fs);
 	if (sm)
 		check_sm(f, fs);
@@ -551,13 +553,13 @@ void ibs_health_check(const struct ibs_fabric *f, const struct ibs_health_opts *
 	for (i = 0; i < fs->n; i++)
 		if (fs->v[i].severity > fs->verdict)
 			fs->verdict = fs->v[i].severity;
-	if (f->aborted) {
+	if (run->aborted) {
 		fs->verdict = IBS_SEV_UNKNOWN;
-		fs->verdict_reason = xasprintf("the walk stopped early: %s", f->abort_reason);
+		fs->verdict_reason = xasprintf("the walk stopped early: %s", run->abort_reason);
 	} else if (!f->n_nodes) {
 		fs->verdict = IBS_SEV_UNKNOWN;
 		fs->verdict_reason = xstrdup("nothing was found");
-	} else if (o->counters && o->no_lids && fs->verdict < IBS_SEV_CRITICAL) {
+	} else if (o->counters && run->no_lids && fs->verdict < IBS_SEV_CRITICAL) {
 		fs->verdict = IBS_SEV_UNKNOWN;
 		fs->verdict_reason = xstrdup("error counters could not be read: no port has a LID (is a subnet manager running?)");
 	} else if ((!sm || counters != o->counters) && fs->verdict < IBS_SEV_CRITICAL) {

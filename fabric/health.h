@@ -7,6 +7,7 @@
 
 #include "counters.h"
 #include "model.h"
+#include "run.h"
 
 enum ibs_severity { IBS_SEV_OK = 0, IBS_SEV_WARNING = 1, IBS_SEV_CRITICAL = 2, IBS_SEV_UNKNOWN = 3 };
 
@@ -59,12 +60,16 @@ enum ibs_err ibs_thresholds_set(struct ibs_thresholds *t, const char *spec, char
 struct ibs_health_opts {
 	const struct ibs_thresholds *thresholds;
 	const struct ibs_fabric *baseline; /* or NULL */
-	bool counters;                     /* counters were read */
-	bool no_lids;                      /* counters could not be read: no LIDs */
+	bool counters;                     /* counters were asked for */
 };
 
-/* Run every check on f; findings sorted by severity, check, GUID, port. */
-void ibs_health_check(const struct ibs_fabric *f, const struct ibs_health_opts *o, struct ibs_findings *out);
+/*
+ * Run every check on f, read by run (what its source lacks, whether it
+ * stopped early, whether counters could be read); findings sorted by
+ * severity, check, GUID, port.
+ */
+void ibs_health_check(const struct ibs_fabric *f, const struct ibs_run *run, const struct ibs_health_opts *o,
+		      struct ibs_findings *out);
 void ibs_findings_free(struct ibs_findings *fs);
 
 #endif

@@ -41,7 +41,6 @@ void ibs_fabric_free(struct ibs_fabric *f)
 	free(f->errors);
 	free(f->sms);
 	free(f->hash);
-	free(f->abort_reason);
 	free(f);
 }
 
@@ -474,23 +473,6 @@ const char *ibs_node_type_str(unsigned t)
 	default:
 		return "unknown";
 	}
-}
-
-const char *ibs_lack_str(unsigned bit)
-{
-	switch (bit) {
-	case IBS_LACK_SMINFO:
-		return "subnet manager state (SMInfo)";
-	case IBS_LACK_PMA:
-		return "port counters (PortCounters)";
-	case IBS_LACK_LFT:
-		return "forwarding tables (LinearForwardingTable)";
-	case IBS_LACK_SA:
-		return "path records (SA PathRecord)";
-	case IBS_LACK_GUIDINFO:
-		return "GID tables (GUIDInfo)";
-	}
-	return "unknown data";
 }
 
 const char *ibs_mtu_str(unsigned m)

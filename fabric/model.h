@@ -12,7 +12,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/mad/engine.h"
 #include "../core/mad/mad.h"
 #include "../core/mad/transport.h"
 
@@ -96,39 +95,15 @@ struct ibs_sm {
 	uint16_t status;
 };
 
-/*
- * What a fabric's source cannot tell: an ibnetdiscover cache holds only the
- * walk (no SMInfo, counters, forwarding tables, path records or GID
- * tables); a capture holds only the answers its run asked for.
- */
-enum {
-	IBS_LACK_SMINFO = 1 << 0,
-	IBS_LACK_PMA = 1 << 1,
-	IBS_LACK_LFT = 1 << 2,
-	IBS_LACK_SA = 1 << 3,
-	IBS_LACK_GUIDINFO = 1 << 4,
-	IBS_LACK_ALL = (1 << 5) - 1,
-};
-/* What one IBS_LACK_* bit stands for: "forwarding tables (LinearForwardingTable)". */
-const char *ibs_lack_str(unsigned bit);
-
 struct ibs_fabric {
 	struct ibs_local_port local;
-	unsigned lacks;           /* IBS_LACK_*: what the source cannot tell */
 	struct ibs_node **nodes;
 	size_t n_nodes, cap_nodes;
 	struct ibs_walk_error *errors;
 	size_t n_errors, cap_errors;
 	struct ibs_sm *sms;
 	size_t n_sms, cap_sms;
-	bool partial;             /* something could not be reached or read */
-	bool aborted;             /* the walk stopped early (deadline, transport) */
-	char *abort_reason;
-	size_t n_aborted;         /* queries cut off by the abort */
-	bool counters_read;       /* PMA counters were read into port->ctr */
-	bool no_lids;             /* ... but could not be: no port has a LID */
-	double interval_s;        /* the wait between two counter readings (each port's own time is in its ctr), or 0 */
-	struct ibs_engine_stats stats;
+	bool partial;             /* something could not be reached or read (why the run stopped: run.h) */
 	/* GUID hash: open addressing on node GUID, duplicates chained per slot. */
 	struct ibs_node **hash;
 	size_t hash_cap;

@@ -6,6 +6,7 @@
 #define IBSCAN_ROUTE_H
 
 #include "model.h"
+#include "../core/mad/engine.h"
 
 struct ibs_hop {
 	const struct ibs_node *node;  /* a switch on the way */

@@ -63,6 +63,7 @@ struct uplinks {
 struct walker {
 	struct ibs_engine *e;
 	struct ibs_fabric *f;
+	struct ibs_run *run;
 	const struct ibs_walk_opts *o;
 	struct ibs_node **level;   /* nodes whose details to read */
 	size_t n_level, cap_level;
@@ -344,7 +345,7 @@ static void record_error(struct walker *w, const struct ibs_mad_req *req, const 
 	w->f->partial = true;
 	if (r->outcome == IBS_MAD_ABORTED) {
 		/* Not the target's fault: the run stopped (see abort_reason). */
-		w->f->n_aborted++;
+		w->run->n_aborted++;
 		return;
 	}
 	er = ibs_fabric_add_error(w->f);
@@ -692,11 +693,9 @@ static enum ibs_err run(struct walker *w)
 {
 	enum ibs_err rc = ibs_engine_run(w->e);
 
-	if (rc != IBS_OK && !w->f->aborted) {
-		w->f->aborted = true;
+	if (rc != IBS_OK && !w->run->aborted) {
+		ibs_run_abort(w->run, rc);
 		w->f->partial = true;
-		w->f->abort_reason = xstrdup(rc == IBS_E_DEADLINE ? "the global deadline (--deadline) expired"
-								  : "the transport failed");
 	}
 	return rc;
 }
@@ -900,7 +899,7 @@ static void progress_cb(void *ctx, const struct ibs_engine_stats *s)
 		w->o->progress(w->o->progress_ctx, w->f, s);
 }
 
-enum ibs_err ibs_walk(struct ibs_engine *e, struct ibs_fabric *f, const struct ibs_walk_opts *o)
+enum ibs_err ibs_walk(struct ibs_engine *e, struct ibs_fabric *f, struct ibs_run *state, const struct ibs_walk_opts *o)
 {
 	struct walker w;
 	struct ibs_addr root;
@@ -910,6 +909,7 @@ enum ibs_err ibs_walk(struct ibs_engine *e, struct ibs_fabric *f, const struct i
 	memset(&w, 0, sizeof(w));
 	w.e = e;
 	w.f = f;
+	w.run = state;
 	w.o = o;
 	ibs_engine_set_progress(e, progress_cb, &w);
 	ibs_engine_set_paths(e, query_path);
@@ -955,7 +955,7 @@ enum ibs_err ibs_walk(struct ibs_engine *e, struct ibs_fabric *f, const struct i
 	if (w.resweeps)
 		log_info("%llu queries asked again in the re-sweep", (unsigned long long)w.resweeps);
 out:
-	f->stats = *ibs_engine_stats(e);
+	state->stats = *ibs_engine_stats(e);
 	ibs_engine_set_progress(e, NULL, NULL);
 	ibs_engine_set_paths(e, NULL);
 	free(w.level);

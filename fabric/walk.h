@@ -7,6 +7,8 @@
 #define IBSCAN_WALK_H
 
 #include "model.h"
+#include "run.h"
+#include "../core/mad/engine.h"
 
 struct ibs_walk_opts {
 	bool gids;      /* read GUIDInfo for ports with more than one GUID */
@@ -19,9 +21,10 @@ struct ibs_walk_opts {
  * Walk the fabric into f (which must be empty, with f->local filled in).
  * IBS_OK when the walk ran to the end (f->partial says whether everything
  * answered); IBS_E_DEADLINE or IBS_E_TRANSPORT when it stopped early, with
- * what was found so far kept in f and f->aborted set.
+ * what was found so far kept in f and run->aborted set. run->stats gets the
+ * engine's statistics at the end.
  */
-enum ibs_err ibs_walk(struct ibs_engine *e, struct ibs_fabric *f, const struct ibs_walk_opts *o);
+enum ibs_err ibs_walk(struct ibs_engine *e, struct ibs_fabric *f, struct ibs_run *run, const struct ibs_walk_opts *o);
 
 /*
  * Whether er leaves a neighbour undiscovered: whatever is cabled to port

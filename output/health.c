@@ -255,13 +255,13 @@ static int flush(FILE *out, struct strbuf *sb)
 	return rc || ferror(out) ? -1 : 0;
 }
 
-int render_health_prom(FILE *out, const struct ibs_fabric *f, const struct ibs_findings *fs)
+int render_health_prom(FILE *out, const struct ibs_fabric *f, const struct ibs_run *run, const struct ibs_findings *fs)
 {
 	struct strbuf sb = STRBUF_INIT;
 	size_t i;
 
 	metric_head(&sb, "ibscan_up", "gauge", "Whether ibscan could look at the fabric (1) or not (0).");
-	sb_addf(&sb, "ibscan_up %d\n", f && !f->aborted ? 1 : 0);
+	sb_addf(&sb, "ibscan_up %d\n", f && !run->aborted ? 1 : 0);
 	metric_head(&sb, "ibscan_health_status", "gauge", "Verdict: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.");
 	sb_addf(&sb, "ibscan_health_status %d\n", fs ? (int)fs->verdict : 3);
 	if (fs) {
@@ -277,24 +277,24 @@ int render_health_prom(FILE *out, const struct ibs_fabric *f, const struct ibs_f
 		metric_head(&sb, "ibscan_partial", "gauge", "Whether part of the fabric could not be read (1).");
 		sb_addf(&sb, "ibscan_partial %d\n", f->partial ? 1 : 0);
 		prom_ports(&sb, f);
-		if (f->counters_read)
+		if (run->counters_read)
 			prom_counters(&sb, f);
 	}
 	return flush(out, &sb);
 }
 
-int render_counters_prom(FILE *out, const struct ibs_fabric *f)
+int render_counters_prom(FILE *out, const struct ibs_fabric *f, const struct ibs_run *run)
 {
 	struct strbuf sb = STRBUF_INIT;
 
 	metric_head(&sb, "ibscan_up", "gauge", "Whether ibscan could look at the fabric (1) or not (0).");
-	sb_addf(&sb, "ibscan_up %d\n", f && !f->aborted ? 1 : 0);
+	sb_addf(&sb, "ibscan_up %d\n", f && !run->aborted ? 1 : 0);
 	if (f)
 		prom_counters(&sb, f);
 	return flush(out, &sb);
 }
 
-void render_counters(struct emit *e, const struct ibs_fabric *f)
+void render_counters(struct emit *e, const struct ibs_fabric *f, const struct ibs_run *run)
 {
 	size_t i, k;
 	const struct ibs_port *pt;
@@ -310,10 +310,10 @@ void render_counters(struct emit *e, const struct ibs_fabric *f)
 	emit_str(e, "schema", NULL, IBS_COUNTERS_SCHEMA);
 	emit_uint(e, "ports", "counters: %" PRIu64 " ports", nports);
 	emit_uint(e, "answered", ", %" PRIu64 " answered", nok);
-	emit_double(e, "interval_s", f->interval_s > 0 ? ", read again %.3g s after the first reading" : NULL,
-		    f->interval_s);
+	emit_double(e, "interval_s", run->interval_s > 0 ? ", read again %.3g s after the first reading" : NULL,
+		    run->interval_s);
 	emit_bool(e, "partial", NULL, f->partial);
-	emit_text(e, "%s\n", f->no_lids ? " (no port has a LID: is a subnet manager running?)" : "");
+	emit_text(e, "%s\n", run->no_lids ? " (no port has a LID: is a subnet manager running?)" : "");
 	emit_arr_open(e, "ports_counters");
 	for (i = 0; i < f->n_nodes; i++) {
 		const struct ibs_node *n = f->nodes[i];
@@ -328,7 +328,7 @@ void render_counters(struct emit *e, const struct ibs_fabric *f)
 			emit_uint(e, "port", "[%2" PRIu64 "]", p);
 			emit_str(e, "name", " %-24s", ibs_node_name(n));
 			if (!c->ok) {
-				if (f->no_lids || !ibs_port_pma_lid(n, pt))
+				if (run->no_lids || !ibs_port_pma_lid(n, pt))
 					emit_str(e, "error", " not read: %s\n", "the port has no LID");
 				else
 					emit_str(e, "error", " no answer: %s\n", ibs_outcome_str(c->outcome));

@@ -16,10 +16,13 @@
 char *health_status_line(const struct ibs_fabric *f, const struct ibs_findings *fs);
 /* Text (status line, then findings) or JSON. */
 void render_health(struct emit *e, const struct ibs_fabric *f, const struct ibs_findings *fs);
-/* Prometheus text exposition format; f may be NULL when the run failed (ibscan_up 0). */
-int render_health_prom(FILE *out, const struct ibs_fabric *f, const struct ibs_findings *fs);
-void render_counters(struct emit *e, const struct ibs_fabric *f);
-int render_counters_prom(FILE *out, const struct ibs_fabric *f);
+/*
+ * Prometheus text exposition format; f and run may be NULL when the run
+ * failed (ibscan_up 0).
+ */
+int render_health_prom(FILE *out, const struct ibs_fabric *f, const struct ibs_run *run, const struct ibs_findings *fs);
+void render_counters(struct emit *e, const struct ibs_fabric *f, const struct ibs_run *run);
+int render_counters_prom(FILE *out, const struct ibs_fabric *f, const struct ibs_run *run);
 void render_diff(struct emit *e, const char *a_name, const char *b_name, const struct ibs_diff *d);
 
 #endif

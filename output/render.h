@@ -6,16 +6,18 @@
 
 #include "emit.h"
 #include "../fabric/model.h"
+#include "../fabric/run.h"
 
 #define IBS_TOPOLOGY_SCHEMA "ibscan.topology/1"
 #define IBS_NODES_SCHEMA "ibscan.nodes/1"
 #define IBS_LINKS_SCHEMA "ibscan.links/1"
 #define IBS_SM_SCHEMA "ibscan.sm/1"
 
-void render_topology(struct emit *e, const struct ibs_fabric *f);
-void render_nodes(struct emit *e, const struct ibs_fabric *f);
-void render_links(struct emit *e, const struct ibs_fabric *f);
-void render_sm(struct emit *e, const struct ibs_fabric *f);
+/* The fabric and the run that read it (why it stopped early, if it did). */
+void render_topology(struct emit *e, const struct ibs_fabric *f, const struct ibs_run *run);
+void render_nodes(struct emit *e, const struct ibs_fabric *f, const struct ibs_run *run);
+void render_links(struct emit *e, const struct ibs_fabric *f, const struct ibs_run *run);
+void render_sm(struct emit *e, const struct ibs_fabric *f, const struct ibs_run *run);
 /* Graphviz DOT; returns -1 on a write error. */
 int render_dot(FILE *out, const struct ibs_fabric *f);
 /* ibnetdiscover topology format (loadable by ibsim); returns -1 on a write error. */

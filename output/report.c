@@ -164,14 +164,14 @@ int render_report(FILE *out, const struct report_in *in)
 	      out);
 	put_doc(out, "ibs-meta", meta_doc(in));
 	e = emit_new(EMIT_JSON);
-	render_topology(e, in->f);
+	render_topology(e, in->f, in->run);
 	put_doc(out, "ibs-topology", e);
 	e = emit_new(EMIT_JSON);
 	render_health(e, in->f, in->fs);
 	put_doc(out, "ibs-health", e);
 	if (in->counters) {
 		e = emit_new(EMIT_JSON);
-		render_counters(e, in->f);
+		render_counters(e, in->f, in->run);
 		put_doc(out, "ibs-counters", e);
 	}
 	fputs("<script>", out);

@@ -8,11 +8,13 @@
 
 #include "../fabric/health.h"
 #include "../fabric/model.h"
+#include "../fabric/run.h"
 
 #define IBS_REPORT_SCHEMA "ibscan.report/1"
 
 struct report_in {
 	const struct ibs_fabric *f;
+	const struct ibs_run *run;
 	const struct ibs_findings *fs;
 	const char *source_kind; /* "live", "replay" or "cache" */
 	const char *source;      /* "mlx5_0 port 1", or the file read */

@@ -233,14 +233,14 @@ static void render_summary(struct emit *e, const struct ibs_fabric *f, size_t nl
 	emit_text(e, "%s\n", f->partial ? " [PARTIAL]" : "");
 }
 
-static void render_errors(struct emit *e, const struct ibs_fabric *f)
+static void render_errors(struct emit *e, const struct ibs_fabric *f, const struct ibs_run *run)
 {
 	char path[256], buf[64];
 	size_t i;
 
 	emit_bool(e, "partial", NULL, f->partial);
-	emit_str(e, "abort_reason", f->abort_reason ? "\nwalk stopped early: %s" : NULL, f->abort_reason);
-	emit_uint(e, "aborted_queries", f->abort_reason ? "; %" PRIu64 " queries were cut off\n" : NULL, f->n_aborted);
+	emit_str(e, "abort_reason", run->abort_reason ? "\nwalk stopped early: %s" : NULL, run->abort_reason);
+	emit_uint(e, "aborted_queries", run->abort_reason ? "; %" PRIu64 " queries were cut off\n" : NULL, run->n_aborted);
 	if (f->n_errors)
 		emit_text(e, "\nnot reachable or not answering:\n");
 	emit_arr_open(e, "errors");
@@ -371,7 +371,7 @@ static void header(struct emit *e, const char *schema, const char *title, const 
 	(void)f;
 }
 
-void render_topology(struct emit *e, const struct ibs_fabric *f)
+void render_topology(struct emit *e, const struct ibs_fabric *f, const struct ibs_run *run)
 {
 	size_t i;
 
@@ -386,11 +386,11 @@ void render_topology(struct emit *e, const struct ibs_fabric *f)
 	if (emit_is_json(e))
 		render_links_array(e, f);
 	render_sm_list(e, f);
-	render_errors(e, f);
+	render_errors(e, f, run);
 	emit_obj_close(e);
 }
 
-void render_nodes(struct emit *e, const struct ibs_fabric *f)
+void render_nodes(struct emit *e, const struct ibs_fabric *f, const struct ibs_run *run)
 {
 	size_t i;
 
@@ -401,25 +401,25 @@ void render_nodes(struct emit *e, const struct ibs_fabric *f)
 	for (i = 0; i < f->n_nodes; i++)
 		render_node(e, f->nodes[i], false);
 	emit_arr_close(e);
-	render_errors(e, f);
+	render_errors(e, f, run);
 	emit_obj_close(e);
 }
 
-void render_links(struct emit *e, const struct ibs_fabric *f)
+void render_links(struct emit *e, const struct ibs_fabric *f, const struct ibs_run *run)
 {
 	header(e, IBS_LINKS_SCHEMA, "links", f);
 	render_summary(e, f, link_count(f));
 	render_links_array(e, f);
-	render_errors(e, f);
+	render_errors(e, f, run);
 	emit_obj_close(e);
 }
 
-void render_sm(struct emit *e, const struct ibs_fabric *f)
+void render_sm(struct emit *e, const struct ibs_fabric *f, const struct ibs_run *run)
 {
 	emit_obj_open(e, NULL);
 	emit_str(e, "schema", NULL, IBS_SM_SCHEMA);
 	render_local(e, f);
 	render_sm_list(e, f);
-	render_errors(e, f);
+	render_errors(e, f, run);
 	emit_obj_close(e);
 }

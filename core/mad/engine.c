@@ -62,23 +62,6 @@ struct ibs_engine {
 	uint64_t last_progress;
 };
 
-const char *ibs_outcome_str(enum ibs_outcome o)
-{
-	switch (o) {
-	case IBS_MAD_OK:
-		return "ok";
-	case IBS_MAD_STATUS:
-		return "bad status";
-	case IBS_MAD_TIMEOUT:
-		return "timeout";
-	case IBS_MAD_MALFORMED:
-		return "malformed response";
-	case IBS_MAD_ABORTED:
-		return "aborted";
-	}
-	return "unknown";
-}
-
 /* Put p after q (at the front when q is NULL). */
 static void pl_insert_after(struct plist *l, struct pend *q, struct pend *p)
 {

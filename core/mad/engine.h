@@ -33,16 +33,6 @@ struct ibs_engine_opts {
 #define IBS_ENGINE_DEFAULT_RETRIES 2
 #define IBS_ENGINE_DEFAULT_BACKOFF_US 250
 
-enum ibs_outcome {
-	IBS_MAD_OK,        /* a response with status 0 */
-	IBS_MAD_STATUS,    /* a response with a non-zero status */
-	IBS_MAD_TIMEOUT,   /* no response after all attempts */
-	IBS_MAD_MALFORMED, /* a response that does not fit the request */
-	IBS_MAD_ABORTED,   /* the run was aborted (global deadline, transport failure) */
-};
-
-const char *ibs_outcome_str(enum ibs_outcome o);
-
 struct ibs_mad_result {
 	enum ibs_outcome outcome;
 	uint16_t status;       /* MAD status when outcome is IBS_MAD_STATUS */

@@ -97,6 +97,18 @@ const char *ibs_attr_name(uint8_t mgmt_class, uint16_t attr_id);
 const char *ibs_class_name(uint8_t mgmt_class);
 const char *ibs_method_name(uint8_t method);
 
+/* How one request ended, whatever the engine did to get there (the engine completes every request with one). */
+enum ibs_outcome {
+	IBS_MAD_OK,        /* a response with status 0 */
+	IBS_MAD_STATUS,    /* a response with a non-zero status */
+	IBS_MAD_TIMEOUT,   /* no response after all attempts */
+	IBS_MAD_MALFORMED, /* a response that does not fit the request */
+	IBS_MAD_ABORTED,   /* the run was aborted (global deadline, transport failure) */
+};
+
+/* "timeout", "bad status", ... (names.c). */
+const char *ibs_outcome_str(enum ibs_outcome o);
+
 /* NodeInfo (IBA 14.2.5.3). */
 struct ibs_nodeinfo {
 	uint8_t base_version, class_version, node_type, num_ports;

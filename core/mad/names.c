@@ -1,6 +1,23 @@
 /* Names of MAD classes, methods, attributes and statuses, as captures and messages write them (IBA 13.4). */
 #include "mad.h"
 
+const char *ibs_outcome_str(enum ibs_outcome o)
+{
+	switch (o) {
+	case IBS_MAD_OK:
+		return "ok";
+	case IBS_MAD_STATUS:
+		return "bad status";
+	case IBS_MAD_TIMEOUT:
+		return "timeout";
+	case IBS_MAD_MALFORMED:
+		return "malformed response";
+	case IBS_MAD_ABORTED:
+		return "aborted";
+	}
+	return "unknown";
+}
+
 const char *ibs_mad_status_str(uint16_t status)
 {
 	/* IBA 13.4.7, table 132: bits 2-4 code, bit 0 busy, bit 1 redirect. */

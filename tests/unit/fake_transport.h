@@ -407,8 +407,11 @@ static inline void ff_on_send(struct fake *f, const struct ibs_mad_req *req, con
 	fake_answer(f, mad, 0, d, dl);
 }
 
-/* Walk ff's fabric through a fake transport (window 8, 100 ms, 1 retry); NULL if the walk failed. */
-static inline struct ibs_fabric *ff_walk(struct ff *ff)
+/*
+ * Walk ff's fabric through a fake transport (window 8, 100 ms, 1 retry)
+ * into a new fabric and *run (ibs_run_free it); NULL if the walk failed.
+ */
+static inline struct ibs_fabric *ff_walk(struct ff *ff, struct ibs_run *run)
 {
 	struct fake f;
 	struct ibs_engine_opts o = { 8, 100, 1, 10000, 0 };
@@ -419,7 +422,8 @@ static inline struct ibs_fabric *ff_walk(struct ff *ff)
 
 	fake_init(&f, ff_on_send, ff);
 	e = ibs_engine_new(&f.t, &o);
-	rc = ibs_walk(e, fab, &wo);
+	memset(run, 0, sizeof(*run));
+	rc = ibs_walk(e, fab, run, &wo);
 	ibs_engine_free(e);
 	fake_close(&f.t);
 	if (rc != IBS_OK) {

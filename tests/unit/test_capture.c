@@ -36,6 +36,7 @@ static char *walk_json(struct ibs_transport *t)
 {
 	struct ibs_engine_opts o = { 8, 50, 1, 10000, 0 };
 	struct ibs_walk_opts wo = { true, true, NULL, NULL };
+	struct ibs_run run = { 0 };
 	struct ibs_engine *e = ibs_engine_new(t, &o);
 	struct ibs_fabric *f = ibs_fabric_new();
 	struct emit *em = emit_new(EMIT_JSON);
@@ -44,8 +45,9 @@ static char *walk_json(struct ibs_transport *t)
 	FILE *m = open_memstream(&buf, &len);
 
 	ibs_transport_local_port(t, &f->local);
-	assert_int_equal(ibs_walk(e, f, &wo), IBS_OK);
-	render_topology(em, f);
+	assert_int_equal(ibs_walk(e, f, &run, &wo), IBS_OK);
+	ibs_run_free(&run);
+	render_topology(em, f, &(const struct ibs_run){ 0 });
 	emit_write(em, m);
 	fclose(m);
 	emit_free(em);
@@ -117,6 +119,7 @@ static void test_replay_strict_and_missing(void **state)
 	struct ibs_transport *rp;
 	struct ibs_engine_opts o = { 8, 50, 1, 10000, 0 };
 	struct ibs_walk_opts wo = { true, true, NULL, NULL };
+	struct ibs_run run = { 0 };
 	struct ibs_engine *e;
 	struct ibs_fabric *f;
 
@@ -127,7 +130,8 @@ static void test_replay_strict_and_missing(void **state)
 	assert_int_equal(ibs_replay_open(path, false, &rp, NULL), IBS_OK);
 	e = ibs_engine_new(rp, &o);
 	f = ibs_fabric_new();
-	assert_int_equal(ibs_walk(e, f, &wo), IBS_E_TIMEOUT);
+	assert_int_equal(ibs_walk(e, f, &run, &wo), IBS_E_TIMEOUT);
+	ibs_run_free(&run);
 	assert_int_equal(f->n_nodes, 0);
 	ibs_engine_free(e);
 	ibs_fabric_free(f);
@@ -136,7 +140,8 @@ static void test_replay_strict_and_missing(void **state)
 	assert_int_equal(ibs_replay_open(path, true, &rp, NULL), IBS_OK);
 	e = ibs_engine_new(rp, &o);
 	f = ibs_fabric_new();
-	assert_int_equal(ibs_walk(e, f, &wo), IBS_E_TRANSPORT);
+	assert_int_equal(ibs_walk(e, f, &run, &wo), IBS_E_TRANSPORT);
+	ibs_run_free(&run);
 	ibs_engine_free(e);
 	ibs_fabric_free(f);
 	ibs_transport_close(rp);

@@ -28,13 +28,15 @@ static struct ibs_fabric *walk(struct ff *ff, bool gids)
 	struct fake f;
 	struct ibs_engine_opts o = { 16, 100, 1, 10000, 0 };
 	struct ibs_walk_opts wo = { gids, false, NULL, NULL };
+	struct ibs_run run = { 0 };
 	struct ibs_engine *e;
 	struct ibs_fabric *fab = ibs_fabric_new();
 
 	guidinfo_sent = 0;
 	fake_init(&f, counting_send, ff);
 	e = ibs_engine_new(&f.t, &o);
-	assert_int_equal(ibs_walk(e, fab, &wo), IBS_OK);
+	assert_int_equal(ibs_walk(e, fab, &run, &wo), IBS_OK);
+	ibs_run_free(&run);
 	ibs_engine_free(e);
 	fake_close(&f.t);
 	assert_false(fab->partial);
@@ -135,7 +137,7 @@ static void test_gids_in_json(void **state)
 	build(&ff, &ca10, &ca32);
 	f = walk(&ff, true);
 	e = emit_new(EMIT_JSON);
-	render_topology(e, f);
+	render_topology(e, f, &(const struct ibs_run){ 0 });
 	assert_int_equal(emit_write(e, m), 0);
 	emit_free(e);
 	fclose(m);

@@ -32,6 +32,7 @@ static struct ibs_fabric *walk(void)
 	struct fake f;
 	struct ibs_engine_opts o = { 8, 50, 1, 10000, 0 };
 	struct ibs_walk_opts wo = { true, true, NULL, NULL };
+	struct ibs_run run = { 0 };
 	struct ibs_engine *e;
 	struct ibs_fabric *fab = ibs_fabric_new();
 
@@ -39,7 +40,8 @@ static struct ibs_fabric *walk(void)
 	f.local.sm_lid = 1;
 	fab->local = f.local;
 	e = ibs_engine_new(&f.t, &o);
-	ibs_walk(e, fab, &wo);
+	ibs_walk(e, fab, &run, &wo);
+	ibs_run_free(&run);
 	ibs_engine_free(e);
 	fake_close(&f.t);
 	return fab;
@@ -54,13 +56,16 @@ static size_t count(const struct ibs_findings *fs, const char *id)
 	return n;
 }
 
+/* The run that read the fabric checked next (a test may say it stopped early or lacks something). */
+static struct ibs_run the_run;
+
 static void run(struct ibs_fabric *f, const struct ibs_fabric *base, struct ibs_findings *fs)
 {
 	static struct ibs_thresholds t;
-	struct ibs_health_opts o = { &t, base, false, false };
+	struct ibs_health_opts o = { &t, base, false };
 
 	ibs_thresholds_default(&t);
-	ibs_health_check(f, &o, fs);
+	ibs_health_check(f, &the_run, &o, fs);
 }
 
 static void test_healthy(void **state)
@@ -230,13 +235,14 @@ static void test_verdict_unknown_when_aborted(void **state)
 	(void)state;
 	build();
 	f = walk();
-	f->aborted = true;
-	f->abort_reason = xstrdup("the transport failed");
+	the_run.aborted = true;
+	the_run.abort_reason = xstrdup("the transport failed");
 	run(f, NULL, &fs);
 	assert_int_equal(fs.verdict, IBS_SEV_UNKNOWN);
 	assert_non_null(strstr(fs.verdict_reason, "transport"));
 	ibs_findings_free(&fs);
 	ibs_fabric_free(f);
+	ibs_run_free(&the_run);
 }
 
 /* A source without SMInfo (an ibnetdiscover cache): no SM finding, and no OK either. */
@@ -252,7 +258,7 @@ static void test_source_lacks_sminfo(void **state)
 	run(f, NULL, &fs);
 	assert_int_equal(count(&fs, "sm.unreachable"), 1);
 	ibs_findings_free(&fs);
-	f->lacks = IBS_LACK_SMINFO | IBS_LACK_PMA;
+	the_run.lacks = IBS_LACK_SMINFO | IBS_LACK_PMA;
 	run(f, NULL, &fs);
 	assert_int_equal(fs.n, 0);
 	assert_int_equal(fs.verdict, IBS_SEV_UNKNOWN);
@@ -266,6 +272,7 @@ static void test_source_lacks_sminfo(void **state)
 	assert_int_equal(fs.verdict, IBS_SEV_CRITICAL);
 	ibs_findings_free(&fs);
 	ibs_fabric_free(f);
+	ibs_run_free(&the_run);
 }
 
 static void test_thresholds(void **state)
@@ -301,7 +308,7 @@ static char *to_json(const struct ibs_fabric *f)
 	FILE *m = open_memstream(&buf, &len);
 	struct emit *e = emit_new(EMIT_JSON);
 
-	render_topology(e, f);
+	render_topology(e, f, &(const struct ibs_run){ 0 });
 	emit_write(e, m);
 	emit_free(e);
 	fclose(m);

@@ -17,6 +17,7 @@ static struct ibs_fabric *walk_2sw(void)
 	struct fake f;
 	struct ibs_engine_opts o = { 8, 100, 1, 10000, 0 };
 	struct ibs_walk_opts wo = { true, true, NULL, NULL };
+	struct ibs_run run = { 0 };
 	struct ibs_engine *e;
 	struct ibs_fabric *fab = ibs_fabric_new();
 	int s1, s2;
@@ -29,7 +30,8 @@ static struct ibs_fabric *walk_2sw(void)
 	ff_link(&ff, s2, 1, ff_add(&ff, IB_NODE_CA, 1, 0x100010, "node02 mlx5_0"), 1);
 	fake_init(&f, ff_on_send, &ff);
 	e = ibs_engine_new(&f.t, &o);
-	assert_int_equal(ibs_walk(e, fab, &wo), IBS_OK);
+	assert_int_equal(ibs_walk(e, fab, &run, &wo), IBS_OK);
+	ibs_run_free(&run);
 	ibs_engine_free(e);
 	fake_close(&f.t);
 	return fab;
@@ -48,7 +50,7 @@ static char *capture(const struct ibs_fabric *f, int kind)
 		assert_int_equal(render_netfile(m, f), 0);
 	} else {
 		e = emit_new(kind == 1 ? EMIT_JSON : EMIT_TEXT);
-		render_topology(e, f);
+		render_topology(e, f, &(const struct ibs_run){ 0 });
 		assert_int_equal(emit_write(e, m), 0);
 		emit_free(e);
 	}
@@ -263,7 +265,7 @@ static void test_long_names_whole(void **state)
 	ibs_thresholds_default(&t);
 	memset(&o, 0, sizeof(o));
 	o.thresholds = &t;
-	ibs_health_check(f, &o, &fs);
+	ibs_health_check(f, &(const struct ibs_run){ 0 }, &o, &fs);
 	for (i = 0; i < fs.n; i++)
 		found = found || strstr(fs.v[i].message, name) != NULL;
 	assert_true(found);

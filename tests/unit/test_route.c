@@ -35,11 +35,13 @@ static struct ibs_fabric *walk(void)
 {
 	struct ibs_engine_opts o = { 8, 50, 1, 10000, 0 };
 	struct ibs_walk_opts wo = { false, false, NULL, NULL };
+	struct ibs_run run = { 0 };
 	struct ibs_fabric *fab = ibs_fabric_new();
 
 	fake_init(&fk, ff_on_send, &ff);
 	eng = ibs_engine_new(&fk.t, &o);
-	assert_int_equal(ibs_walk(eng, fab, &wo), IBS_OK);
+	assert_int_equal(ibs_walk(eng, fab, &run, &wo), IBS_OK);
+	ibs_run_free(&run);
 	return fab;
 }
 

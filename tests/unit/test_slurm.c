@@ -170,6 +170,7 @@ static struct ibs_fabric *walk_tree(const char *namemap)
 	struct fake f;
 	struct ibs_engine_opts o = { 8, 100, 1, 10000, 0 };
 	struct ibs_walk_opts wo = { true, true, NULL, NULL };
+	struct ibs_run run = { 0 };
 	struct ibs_engine *e;
 	struct ibs_fabric *fab = ibs_fabric_new();
 	int l1, l2, l3, sp, h1;
@@ -192,7 +193,8 @@ static struct ibs_fabric *walk_tree(const char *namemap)
 	ff_link(&ff, l1, 2, ff_add(&ff, IB_NODE_CA, 1, 0x500, "Mellanox Technologies Aggregation Node"), 1);
 	fake_init(&f, ff_on_send, &ff);
 	e = ibs_engine_new(&f.t, &o);
-	assert_int_equal(ibs_walk(e, fab, &wo), IBS_OK);
+	assert_int_equal(ibs_walk(e, fab, &run, &wo), IBS_OK);
+	ibs_run_free(&run);
 	ibs_engine_free(e);
 	fake_close(&f.t);
 	if (namemap) {
@@ -250,6 +252,7 @@ static void test_render_no_common_parent(void **state)
 	struct fake fk;
 	struct ibs_engine_opts o = { 8, 100, 1, 10000, 0 };
 	struct ibs_walk_opts wo = { true, true, NULL, NULL };
+	struct ibs_run run = { 0 };
 	struct ibs_engine *e;
 	struct ibs_fabric *f = ibs_fabric_new();
 	char *s;
@@ -265,7 +268,8 @@ static void test_render_no_common_parent(void **state)
 	ff_add(&ff, IB_NODE_SWITCH, 4, 0x3, "lonely"); /* not cabled: never found */
 	fake_init(&fk, ff_on_send, &ff);
 	e = ibs_engine_new(&fk.t, &o);
-	assert_int_equal(ibs_walk(e, f, &wo), IBS_OK);
+	assert_int_equal(ibs_walk(e, f, &run, &wo), IBS_OK);
+	ibs_run_free(&run);
 	ibs_engine_free(e);
 	fake_close(&fk.t);
 	s = render(f);

@@ -1,0 +1,260 @@
+/* The shared options, one row each, and the getopt table, help and value parsing derived from the rows. */
+#include "options.h"
+#include "exit.h"
+#include "../core/base/log.h"
+#include "../core/mad/engine.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define AT(field) offsetof(struct cli_common, field)
+#define UNTRACKED CLI_NOT_TRACKED
+
+bool cli_parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return false;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		return false;
+	*out = (unsigned)v;
+	return true;
+}
+
+int cli_usage_error(const struct cmd_desc *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("ibscan: error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	if (cmd)
+		fprintf(stderr, "ibscan: hint: usage: ibscan %s %s (see 'ibscan help %s')\n", cmd->name, cmd->usage,
+			cmd->name);
+	else
+		fputs("ibscan: hint: see 'ibscan --help'\n", stderr);
+	return EXIT_USAGE;
+}
+
+static void more_verbose(void)
+{
+	log_set_level(log_get_level() + 1);
+}
+
+static void errors_only(void)
+{
+	log_set_level(LOG_ERROR);
+}
+
+/* The source and the engine: every command that reads the fabric. In the order of the help. */
+static const struct cli_opt fabric_opts[] = {
+	{ "ca", 'C', "NAME", "CA to use (default: the first with an active IB port)", CLI_K_STR, AT(ca), UNTRACKED,
+	  0, 0, NULL, NULL, NULL },
+	{ "port", 'P', "N", "port of that CA (default: its first active port)", CLI_K_INT, AT(port), UNTRACKED, 0, 254,
+	  "a port number", NULL, NULL },
+	{ "window", OPT_WINDOW, "N", "MADs in flight at most (default 32, 1-1024)", CLI_K_UINT, AT(window),
+	  AT(window_set), 1, IBS_ENGINE_MAX_WINDOW, "a number from 1 to " STR(IBS_ENGINE_MAX_WINDOW), NULL, NULL },
+	{ "timeout", OPT_TIMEOUT, "MS", "per-MAD deadline in milliseconds (default 500)", CLI_K_UINT, AT(timeout_ms),
+	  AT(timeout_set), 1, 600000, "milliseconds from 1 to 600000", NULL, NULL },
+	{ "retries", OPT_RETRIES, "N", "attempts after the first, along each path (default 2)", CLI_K_UINT,
+	  AT(retries), AT(retries_set), 0, 100, "a number from 0 to 100", NULL, NULL },
+	{ "deadline", OPT_DEADLINE, "S", "deadline for the whole run in seconds (default 300)", CLI_K_SECS,
+	  AT(deadline_s), AT(deadline_set), 0, 86400, "seconds (more than 0, at most 86400)", NULL, NULL },
+	{ "node-name-map", OPT_NAMEMAP, "F", "name nodes from an ib-node-name-map file", CLI_K_STR, AT(namemap),
+	  UNTRACKED, 0, 0, NULL, NULL, NULL },
+	{ "gids", OPT_GIDS, NULL, "read GUIDInfo: whole GID tables, alias GUIDs included", CLI_K_FLAG, AT(gids),
+	  UNTRACKED, 0, 0, NULL, NULL, NULL },
+	{ "record", OPT_RECORD, "FILE", "record every MAD exchanged into a capture", CLI_K_STR, AT(record), UNTRACKED,
+	  0, 0, NULL, NULL, NULL },
+	{ "record-times", OPT_RECORD_TIMES, NULL, "put timestamps in the capture", CLI_K_FLAG, AT(record_times),
+	  UNTRACKED, 0, 0, NULL, NULL, NULL },
+	{ "replay", OPT_REPLAY, "FILE", "answer from a capture instead of a device", CLI_K_STR, AT(replay), UNTRACKED,
+	  0, 0, NULL, NULL, NULL },
+	{ "replay-strict", OPT_REPLAY_STRICT, NULL, "a request the capture lacks is an error, not a dead target",
+	  CLI_K_FLAG, AT(replay_strict), UNTRACKED, 0, 0, NULL, NULL, NULL },
+	{ "load-cache", OPT_LOAD_CACHE, "FILE", "read an 'ibnetdiscover --cache' file instead of walking", CLI_K_STR,
+	  AT(load_cache), UNTRACKED, 0, 0, NULL, NULL, NULL },
+	{ "progress", OPT_PROGRESS, NULL, "show progress on stderr even when it is not a terminal", CLI_K_FLAG,
+	  AT(progress), UNTRACKED, 0, 0, NULL, NULL, NULL },
+	{ NULL, 0, NULL, NULL, CLI_K_STR, 0, 0, 0, 0, NULL, NULL, NULL },
+};
+
+/* Where the result goes; the command's help says these (the formats differ). */
+static const struct cli_opt output_opts[] = {
+	{ "output", 'o', "FILE", NULL, CLI_K_STR, AT(output), UNTRACKED, 0, 0, NULL, NULL, NULL },
+	{ "format", OPT_FORMAT, "F", NULL, CLI_K_STR, AT(format), UNTRACKED, 0, 0, NULL, NULL, NULL },
+	{ "json", OPT_JSON, NULL, NULL, CLI_K_CONST, AT(format), UNTRACKED, 0, 0, NULL, "json", NULL },
+	{ NULL, 0, NULL, NULL, CLI_K_STR, 0, 0, 0, 0, NULL, NULL, NULL },
+};
+
+/* Every command. */
+static const struct cli_opt base_opts[] = {
+	{ "verbose", 'v', NULL, "more diagnostics on stderr (repeat for more)", CLI_K_CALL, 0, UNTRACKED, 0, 0, NULL,
+	  NULL, more_verbose },
+	{ "quiet", 'q', NULL, "errors only", CLI_K_CALL, 0, UNTRACKED, 0, 0, NULL, NULL, errors_only },
+	{ "help", 'h', NULL, "this help", CLI_K_HELP, 0, UNTRACKED, 0, 0, NULL, NULL, NULL },
+	{ NULL, 0, NULL, NULL, CLI_K_STR, 0, 0, 0, 0, NULL, NULL, NULL },
+};
+
+static const struct {
+	unsigned group;
+	const struct cli_opt *rows;
+} groups_tab[] = {
+	{ CLI_G_FABRIC, fabric_opts },
+	{ CLI_G_OUTPUT, output_opts },
+	{ CLI_G_BASE, base_opts },
+};
+#define N_GROUPS (sizeof(groups_tab) / sizeof(groups_tab[0]))
+
+static bool takes_arg(const struct cli_opt *o)
+{
+	return o->kind == CLI_K_STR || o->kind == CLI_K_UINT || o->kind == CLI_K_INT || o->kind == CLI_K_SECS;
+}
+
+static void add_short(struct cli_getopt *g, size_t *n, int id, bool arg)
+{
+	if (id <= 0 || id >= 256)
+		return;
+	if (*n + 3 > sizeof(g->shortopts))
+		abort(); /* the tables are fixed at build time: a bigger one needs a bigger array */
+	g->shortopts[(*n)++] = (char)id;
+	if (arg)
+		g->shortopts[(*n)++] = ':';
+	g->shortopts[*n] = '\0';
+}
+
+static void add_long(struct cli_getopt *g, size_t *n, const char *name, int has_arg, int id)
+{
+	if (*n + 1 >= sizeof(g->v) / sizeof(g->v[0]))
+		abort(); /* as above */
+	g->v[*n].name = name;
+	g->v[*n].has_arg = has_arg;
+	g->v[*n].flag = NULL;
+	g->v[*n].val = id;
+	(*n)++;
+	memset(&g->v[*n], 0, sizeof(g->v[*n]));
+}
+
+void cli_getopt_build(struct cli_getopt *g, unsigned groups, const struct option *own)
+{
+	size_t i, nl = 0, ns = 0;
+	const struct cli_opt *o;
+
+	memset(g, 0, sizeof(*g));
+	add_short(g, &ns, ':', false);
+	for (i = 0; i < N_GROUPS; i++) {
+		if (!(groups & groups_tab[i].group))
+			continue;
+		for (o = groups_tab[i].rows; o->name; o++) {
+			add_long(g, &nl, o->name, takes_arg(o) ? required_argument : no_argument, o->id);
+			add_short(g, &ns, o->id, takes_arg(o));
+		}
+	}
+	for (; own && own->name; own++) {
+		add_long(g, &nl, own->name, own->has_arg, own->val);
+		add_short(g, &ns, own->val, own->has_arg != no_argument);
+	}
+}
+
+/* The value of a numeric option, or a usage error naming what it wants (reported): true when good. */
+static bool parse_value(const struct cmd_desc *cmd, const struct cli_opt *o, const char *arg, void *to)
+{
+	unsigned u;
+	char *end;
+	double d;
+
+	switch (o->kind) {
+	case CLI_K_UINT:
+	case CLI_K_INT:
+		if (!cli_parse_uint(arg, o->lo, o->hi, &u))
+			break;
+		if (o->kind == CLI_K_INT)
+			*(int *)to = (int)u;
+		else
+			*(unsigned *)to = u;
+		return true;
+	case CLI_K_SECS:
+		errno = 0;
+		d = strtod(arg, &end);
+		if (errno || *end || end == arg || !(d > 0) || d > o->hi || isnan(d))
+			break;
+		*(double *)to = d;
+		return true;
+	default:
+		return true;
+	}
+	cli_usage_error(cmd, "--%s wants %s, not '%s'", o->name, o->want, arg);
+	return false;
+}
+
+int cli_opt_apply(const struct cmd_desc *cmd, unsigned groups, struct cli_common *c, int id, const char *arg)
+{
+	size_t i;
+	const struct cli_opt *o = NULL, *r;
+	char *to;
+
+	for (i = 0; i < N_GROUPS && !o; i++)
+		for (r = groups_tab[i].rows; r->name && !o && (groups & groups_tab[i].group); r++)
+			if (r->id == id)
+				o = r;
+	if (!o || o->kind == CLI_K_HELP)
+		return 0;
+	to = (char *)c + o->at;
+	switch (o->kind) {
+	case CLI_K_STR:
+		*(const char **)to = arg;
+		break;
+	case CLI_K_CONST:
+		*(const char **)to = o->value;
+		break;
+	case CLI_K_FLAG:
+		*(bool *)to = true;
+		break;
+	case CLI_K_CALL:
+		o->fn();
+		break;
+	default:
+		if (!parse_value(cmd, o, arg, to))
+			return -1;
+	}
+	if (o->given_at != CLI_NOT_TRACKED)
+		*(bool *)((char *)c + o->given_at) = true;
+	return 1;
+}
+
+void cli_opts_help(FILE *out, unsigned groups)
+{
+	size_t i;
+	const struct cli_opt *o;
+	const char *h, *nl;
+	char left[64];
+
+	for (i = 0; i < N_GROUPS; i++) {
+		if (!(groups & groups_tab[i].group))
+			continue;
+		for (o = groups_tab[i].rows; o->name; o++) {
+			if (!o->help)
+				continue;
+			if (o->id > 0 && o->id < 256)
+				snprintf(left, sizeof(left), "  -%c, --%s%s%s", o->id, o->name, o->arg ? " " : "",
+					 o->arg ? o->arg : "");
+			else
+				snprintf(left, sizeof(left), "      --%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+			fprintf(out, "%-23s  ", left);
+			for (h = o->help; (nl = strchr(h, '\n')); h = nl + 1)
+				fprintf(out, "%.*s\n%25s", (int)(nl - h), h, "");
+			fprintf(out, "%s\n", h);
+		}
+	}
+}

@@ -1,0 +1,146 @@
+/*
+ * Options declared once: each shared option is one row of a table (long
+ * name, short name, argument name, help text, where its value goes, its
+ * range), and the getopt table, the help lines and the parsing of its value
+ * all come from that row.
+ *
+ * To add a shared option: add a field to struct cli_common (below), an
+ * OPT_* id when it has no short name, and one row to its group's table in
+ * options.c, in the place its help line goes. `ibscan help CMD` then lists
+ * it for every command of that group, and tests/cli/t_man.sh and
+ * t_completion.sh (which read `ibscan help CMD`) ask for it in the man page
+ * and the completion.
+ */
+#ifndef IBSCAN_OPTIONS_H
+#define IBSCAN_OPTIONS_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+struct cmd_desc {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *usage;   /* after "ibscan NAME " */
+	const char *summary; /* one line */
+	const char *help;    /* what comes before the shared options' help lines */
+	unsigned opt_groups; /* CLI_G_*: the shared options it takes (below) */
+	const char *const *formats; /* --format values it accepts, the default first; NULL-ended */
+	unsigned flags;      /* CMD_* */
+};
+/* struct cmd_desc's flags. Whether it reads the fabric: opt_groups & CLI_G_FABRIC. */
+enum {
+	CMD_PLUGIN_EXIT = 1 << 0, /* exits as a monitoring plugin: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN, even on usage errors */
+};
+
+/* The shared options' values (and what the command adds to them before the walk). */
+struct cli_common {
+	const char *ca;
+	int port;
+	unsigned window, timeout_ms, retries;
+	bool window_set, timeout_set, retries_set, deadline_set; /* given on the command line */
+	double deadline_s;
+	const char *namemap;
+	const char *output;
+	const char *format;
+	bool progress;
+	const char *record;
+	bool record_times;
+	const char *replay;
+	bool replay_strict;
+	const char *load_cache;
+	bool gids;
+	/*
+	 * IBS_LACK_* bits of what the command cannot do without: a source
+	 * that lacks one is refused before the walk (--gids adds GUIDInfo).
+	 */
+	unsigned needs;
+	/* Set by commands that read PMA counters after the walk (unless the source has none). */
+	bool want_counters;
+	bool reset_counters;
+	bool ext_counters;  /* 64-bit data counters too */
+	double interval_s;
+};
+
+/* getopt ids for long-only options. */
+enum {
+	OPT_WINDOW = 1000,
+	OPT_TIMEOUT,
+	OPT_RETRIES,
+	OPT_DEADLINE,
+	OPT_NAMEMAP,
+	OPT_FORMAT,
+	OPT_JSON,
+	OPT_PROGRESS,
+	OPT_RECORD,
+	OPT_RECORD_TIMES,
+	OPT_REPLAY,
+	OPT_REPLAY_STRICT,
+	OPT_GIDS,
+	OPT_LOAD_CACHE,
+	OPT_HELP,
+	OPT_CMD_BASE = 1100, /* commands' own options start here */
+};
+
+/* Say a usage error on stderr, with the command's usage as a hint; returns EXIT_USAGE. */
+int cli_usage_error(const struct cmd_desc *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Parse an unsigned within [lo, hi]. */
+bool cli_parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out);
+
+/* The groups of shared options a command takes (struct cmd_desc's opt_groups). */
+enum {
+	CLI_G_FABRIC = 1 << 0, /* the source and the engine: -C, -P, --window, --replay, ... */
+	CLI_G_OUTPUT = 1 << 1, /* -o, --format, --json (their help is the command's: formats differ) */
+	CLI_G_BASE = 1 << 2,   /* -v, -q, -h */
+};
+
+/* Where an option's value goes. */
+enum cli_opt_kind {
+	CLI_K_STR,    /* the argument, as given */
+	CLI_K_CONST,  /* no argument: the row's value string */
+	CLI_K_FLAG,   /* no argument: true */
+	CLI_K_UINT,   /* an unsigned in [lo, hi] */
+	CLI_K_INT,    /* an unsigned in [lo, hi], stored in an int */
+	CLI_K_SECS,   /* seconds: more than 0, at most hi */
+	CLI_K_CALL,   /* no argument: call fn */
+	CLI_K_HELP,   /* -h: the command's help */
+};
+
+struct cli_opt {
+	const char *name;       /* long name, without "--" */
+	int id;                 /* getopt id: the short option letter, or an OPT_* */
+	const char *arg;        /* argument name in the help ("N", "FILE"), NULL: none */
+	const char *help;       /* help text; "\n" goes on under the text column; NULL: not listed */
+	enum cli_opt_kind kind;
+	size_t at;              /* offsetof(struct cli_common, the field) */
+	size_t given_at;        /* offsetof its "given on the command line" bool, or CLI_NOT_TRACKED */
+	unsigned lo, hi;        /* range of UINT, INT; hi of SECS */
+	const char *want;       /* what a bad value is told it wants: "a number from 1 to 100" */
+	const char *value;      /* CONST */
+	void (*fn)(void);       /* CALL */
+};
+#define CLI_NOT_TRACKED ((size_t)-1)
+
+/* The getopt tables of one command: its groups' options, then its own. */
+struct cli_getopt {
+	struct option v[64];
+	char shortopts[64];
+};
+/*
+ * Fill g from the groups' rows and the command's own options (ended by a
+ * zero row, or NULL): the getopt_long table and the short options string
+ * (":" first, so a missing value is told apart).
+ */
+void cli_getopt_build(struct cli_getopt *g, unsigned groups, const struct option *own);
+
+/*
+ * Apply a shared option to c: 1 done, 0 not a shared option of the groups,
+ * -1 a bad value (a usage error, reported). -h is the caller's.
+ */
+int cli_opt_apply(const struct cmd_desc *cmd, unsigned groups, struct cli_common *c, int id, const char *arg);
+
+/* The help lines of the groups' options, as `ibscan help CMD` prints them. */
+void cli_opts_help(FILE *out, unsigned groups);
+
+#endif

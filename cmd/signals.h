@@ -1,0 +1,19 @@
+/*
+ * The signals ibscan handles, all from cmd/: the watchdog (SIGALRM), a
+ * replay index cut short under its mapping (SIGBUS), and a reader that went
+ * away (SIGPIPE, ignored so that writes see EPIPE; ibscan then ends by it).
+ */
+#ifndef IBSCAN_SIGNALS_H
+#define IBSCAN_SIGNALS_H
+
+/* At start: a closed pipe shows up as EPIPE where the write is checked. */
+void sig_ignore_sigpipe(void);
+/* When err is EPIPE: end by SIGPIPE, without a word (`ibscan ... | head -1`). */
+void sig_end_on_epipe(int err);
+/* End the run (exit 3, one line) if it has not finished deadline_s + 5 s from now. */
+void sig_arm_watchdog(double deadline_s);
+void sig_disarm_watchdog(void);
+/* Say which replay index was cut short, and exit 3, if reading its mapping raises SIGBUS. */
+void sig_catch_sigbus(const char *capture);
+
+#endif

@@ -1,0 +1,238 @@
+/* The fabric side of a command: the session its options describe, walked, and what to say about the result. */
+#include "cli.h"
+#include "signals.h"
+#include "../core/base/log.h"
+#include "../core/base/strbuf.h"
+#include "../core/base/xalloc.h"
+#include "../fabric/namemap.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Options that the chosen source would silently ignore: a usage error (reported). */
+static bool options_conflict(const struct cli_common *c)
+{
+	const char *src = c->replay ? "--replay" : "--load-cache";
+
+	if ((c->replay != NULL) + (c->record != NULL) + (c->load_cache != NULL) > 1) {
+		log_error("--replay, --record and --load-cache cannot be used together");
+		return true;
+	}
+	if ((c->replay || c->load_cache) && (c->ca || c->port)) {
+		log_error("%s reads no device: -C/--ca and -P/--port do not apply", src);
+		return true;
+	}
+	if (c->load_cache && (c->window_set || c->timeout_set || c->retries_set || c->deadline_set)) {
+		log_error("--load-cache sends no MADs: --window, --timeout, --retries and --deadline do not apply");
+		return true;
+	}
+	if (c->replay_strict && !c->replay) {
+		log_error("--replay-strict goes with --replay");
+		return true;
+	}
+	if (c->record_times && !c->record) {
+		log_error("--record-times goes with --record");
+		return true;
+	}
+	return false;
+}
+
+/*
+ * "; not discovered: the node behind port P of 'NAME' (GUID), ..." for every
+ * node a partial walk could not reach (they are named by where they are:
+ * nothing of theirs answered), or "".
+ */
+static char *missing_nodes(const struct ibs_fabric *f)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	for (i = 0; i < f->n_errors; i++) {
+		const struct ibs_walk_error *er = &f->errors[i];
+		if (ibs_walk_error_hides_neighbour(er))
+			sb_addf(&sb, "%s the node behind port %u of '%s' (%s)", sb.len ? "," : "; not discovered:",
+				er->port, ibs_node_name(er->node), er->node->guid_name);
+	}
+	return sb_detach(&sb);
+}
+
+void cli_report_partial(const struct ibs_fabric *f, const struct ibs_run *run)
+{
+	size_t i, ports = 0, silent = 0;
+	unsigned p;
+	char *why, *missing = missing_nodes(f);
+
+	for (i = 0; i < f->n_nodes; i++)
+		for (p = 0; p <= f->nodes[i]->ni.num_ports; p++) {
+			const struct ibs_port_counters *pc = f->nodes[i]->ports[p].ctr;
+			ports += pc != NULL;
+			silent += pc && !pc->ok;
+		}
+	if (run->aborted)
+		why = xasprintf("the walk stopped early (%s)", run->abort_reason);
+	else if (f->n_errors)
+		why = xasprintf("%zu quer%s got no valid answer (listed in the output)", f->n_errors,
+				f->n_errors == 1 ? "y" : "ies");
+	else if (silent)
+		why = xasprintf("the PMA of %zu of %zu ports did not answer (listed in the output)", silent, ports);
+	else
+		why = xstrdup("part of the fabric did not answer");
+	if (run->replay_misses)
+		log_error("the result is partial: %s; the capture held no answer for %zu of the requests (recorded by "
+			  "another command, or with other options?)%s",
+			  why, run->replay_misses, missing);
+	else
+		log_error("the result is partial: %s%s", why, missing);
+	free(why);
+	free(missing);
+}
+
+/* --node-name-map, if given: EXIT_OK with *map set (or NULL), or EXIT_RUNTIME (reported). */
+static int load_namemap(const struct cli_common *c, struct ibs_namemap **map)
+{
+	static bool warned; /* diff and health --baseline name two fabrics with one map */
+	char *msg = NULL;
+	const char *const *warns;
+	size_t i, n;
+
+	*map = NULL;
+	if (c->namemap && ibs_namemap_load(c->namemap, map, &msg)) {
+		log_error("%s", msg);
+		free(msg);
+		return EXIT_RUNTIME;
+	}
+	/* What the map got wrong without being refused (a GUID named twice), said once a run. */
+	n = warned ? 0 : ibs_namemap_warnings(*map, &warns);
+	for (i = 0; i < n; i++)
+		log_warn("%s", warns[i]);
+	warned = true;
+	return EXIT_OK;
+}
+
+int cli_name_nodes(const struct cli_common *c, struct ibs_fabric *f)
+{
+	struct ibs_namemap *map;
+
+	if (load_namemap(c, &map))
+		return EXIT_RUNTIME;
+	if (map) {
+		ibs_namemap_apply(map, f);
+		ibs_namemap_free(map);
+	}
+	return EXIT_OK;
+}
+
+/* The progress line of the walk under way (one a process at a time). */
+static struct progress {
+	bool on;
+	bool shown;
+} prog;
+
+static void show_progress(void *ctx, const struct ibs_fabric *f, const struct ibs_engine_stats *s)
+{
+	struct progress *p = ctx;
+
+	/* Only walks longer than a second deserve a progress line. */
+	if (!p->on || s->elapsed_ms < 1000)
+		return;
+	fprintf(stderr, "\ribscan: walking: %zu nodes, %llu MADs sent, %llu timeouts ", f->n_nodes,
+		(unsigned long long)s->sent, (unsigned long long)s->timeouts);
+	p->shown = true;
+}
+
+int cli_walk_begin(const struct cli_common *c, struct ibs_session **out)
+{
+	struct ibs_session_opts so;
+	struct ibs_walk_opts wo;
+	enum ibs_err rc;
+
+	*out = NULL;
+	if (options_conflict(c))
+		return EXIT_USAGE;
+	memset(&so, 0, sizeof(so));
+	if (load_namemap(c, &so.names))
+		return EXIT_RUNTIME;
+	so.src.ca = c->ca;
+	so.src.port = c->port;
+	so.src.replay = c->replay;
+	so.src.replay_strict = c->replay_strict;
+	so.src.cache = c->load_cache;
+	so.src.record = c->record;
+	so.src.record_times = c->record_times;
+	so.engine.window = c->window;
+	so.engine.timeout_ms = c->timeout_ms;
+	so.engine.retries = c->retries;
+	so.engine.deadline_ms = (unsigned)(c->deadline_s * 1000.0);
+	so.window_set = c->window_set;
+	so.timeout_set = c->timeout_set;
+	so.retries_set = c->retries_set;
+	so.needs = c->needs | (c->gids ? IBS_LACK_GUIDINFO : 0) | (c->reset_counters ? IBS_LACK_PMA : 0);
+	if (!c->load_cache) {
+		sig_arm_watchdog(c->deadline_s);
+		if (c->replay)
+			sig_catch_sigbus(c->replay);
+	}
+	rc = ibs_session_open(&so, out);
+	if (rc) {
+		if (!c->load_cache)
+			sig_disarm_watchdog();
+		/* A cache asked for what it cannot hold is a usage error; a capture that lacks it is not. */
+		return rc == IBS_E_INVAL && c->load_cache ? EXIT_USAGE : EXIT_RUNTIME;
+	}
+	memset(&wo, 0, sizeof(wo));
+	wo.gids = c->gids;
+	wo.sm = true;
+	prog.on = c->progress || isatty(STDERR_FILENO);
+	prog.shown = false;
+	wo.progress = show_progress;
+	wo.progress_ctx = &prog;
+	rc = ibs_session_walk(*out, &wo);
+	if (rc == IBS_OK && c->want_counters) {
+		struct ibs_counter_opts co = { c->reset_counters, c->ext_counters };
+		ibs_session_read_counters(*out, &co, c->interval_s);
+	}
+	return EXIT_OK;
+}
+
+int cli_walk_end(const struct cli_common *c, struct ibs_session *s, struct ibs_fabric **out, struct ibs_run *run)
+{
+	struct ibs_fabric *f;
+	enum ibs_err rc;
+
+	if (prog.shown)
+		fputs("\r\033[K", stderr);
+	prog.shown = false;
+	rc = ibs_session_end(s);
+	ibs_session_take(s, &f, run);
+	ibs_session_close(s);
+	*out = f;
+	if (c->load_cache)
+		return EXIT_OK;
+	sig_disarm_watchdog();
+	if (rc == IBS_E_DEADLINE)
+		log_error("the walk did not finish within --deadline %.3g s: the result is partial", c->deadline_s);
+	else if (rc == IBS_E_TRANSPORT)
+		log_error("the transport failed during the walk (did the device or the simulator go away?): "
+			  "the result is partial");
+	else if (rc && (rc != IBS_E_TIMEOUT || f->n_nodes)) /* else the walker said why: no local node */
+		log_error("the walk failed: %s", ibs_strerror(rc));
+	if (f->n_nodes == 0) {
+		ibs_fabric_free(f);
+		ibs_run_free(run);
+		*out = NULL;
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
+int cli_walk(const struct cli_common *c, struct ibs_fabric **out, struct ibs_run *run)
+{
+	struct ibs_session *s;
+	int rc = cli_walk_begin(c, &s);
+
+	*out = NULL;
+	memset(run, 0, sizeof(*run));
+	return rc ? rc : cli_walk_end(c, s, out, run);
+}

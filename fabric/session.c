@@ -1,0 +1,271 @@
+/* One look at a fabric: open its source, build the engine, run the walk and the reads, release it all. */
+#include "session.h"
+#include "cache.h"
+#include "../core/base/log.h"
+#include "../core/base/xalloc.h"
+#include "../core/capture/format.h"
+#include "../core/capture/recorder.h"
+#include "../core/capture/replay.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct ibs_session {
+	struct ibs_session_opts o;
+	struct ibs_transport *t;  /* NULL for a cache, and once ended */
+	struct ibs_engine *e;
+	struct ibs_fabric *f;
+	struct ibs_run run;
+	enum ibs_err rc;          /* the first step that failed */
+};
+
+/* What a capture may lack, how to tell, and which runs record it. */
+static const struct {
+	unsigned bit;
+	uint8_t mgmt_class;
+	uint16_t attr_id;
+	const char *recorded_by;
+} lack_defs[] = {
+	{ IBS_LACK_SMINFO, IBS_CLASS_SMI_DR, IBS_ATTR_SM_INFO, "every walk" },
+	{ IBS_LACK_PMA, IBS_CLASS_PMA, IBS_ATTR_PORT_COUNTERS, "'ibscan counters' or 'ibscan health'" },
+	{ IBS_LACK_LFT, IBS_CLASS_SMI_DR, IBS_ATTR_LFT, "'ibscan route' or 'ibscan routes --dump'" },
+	{ IBS_LACK_SA, IBS_CLASS_SA, IBS_ATTR_SA_PATH_RECORD, "'ibscan path'" },
+	{ IBS_LACK_GUIDINFO, IBS_CLASS_SMI_DR, IBS_ATTR_GUID_INFO, "a walk with --gids" },
+};
+
+/*
+ * What the replayed capture lacks. Every walk asks for SMInfo, and a master
+ * that did not answer is a finding, not something the capture lacks.
+ */
+static unsigned replay_lacks(struct ibs_transport *t)
+{
+	unsigned lacks = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(lack_defs) / sizeof(lack_defs[0]); i++)
+		if (lack_defs[i].bit != IBS_LACK_SMINFO &&
+		    !ibs_replay_holds(t, lack_defs[i].mgmt_class, lack_defs[i].attr_id))
+			lacks |= lack_defs[i].bit;
+	return lacks;
+}
+
+/* Refuse, in one line, a source that lacks what the caller needs: IBS_OK when it has it all. */
+static enum ibs_err refuse_lacking(const struct ibs_session_opts *o, unsigned lacks)
+{
+	unsigned miss = lacks & o->needs;
+	size_t i;
+
+	for (i = 0; i < sizeof(lack_defs) / sizeof(lack_defs[0]); i++) {
+		if (!(miss & lack_defs[i].bit))
+			continue;
+		if (o->src.cache) {
+			log_error("'%s' is an ibnetdiscover cache: it holds no %s; use a live fabric, or --replay a capture",
+				  o->src.cache, ibs_lack_str(lack_defs[i].bit));
+			return IBS_E_INVAL;
+		}
+		log_error("capture '%s' holds no %s; %s records them", o->src.replay, ibs_lack_str(lack_defs[i].bit),
+			  lack_defs[i].recorded_by);
+		return IBS_E_INPUT;
+	}
+	return IBS_OK;
+}
+
+/* An ibnetdiscover cache: the whole fabric at once, no MADs. */
+static enum ibs_err open_cache(struct ibs_session *s)
+{
+	char *msg = NULL;
+	enum ibs_err rc = ibs_fabric_load_cache(s->o.src.cache, &s->f, &msg);
+
+	if (rc) {
+		log_error("%s", msg);
+		free(msg);
+		return rc;
+	}
+	/* ibnetdiscover caches what it walked: NodeInfo, NodeDescription, SwitchInfo, PortInfo. */
+	s->run.lacks = IBS_LACK_ALL;
+	return refuse_lacking(&s->o, s->run.lacks);
+}
+
+/* A capture answers: the engine as recorded, unless the user said otherwise. */
+static enum ibs_err open_replay(struct ibs_session *s, struct ibs_engine_opts *eo)
+{
+	struct ibs_capture_engine ce;
+	enum ibs_err rc = ibs_replay_open(s->o.src.replay, s->o.src.replay_strict, &s->t, &ce);
+
+	if (rc)
+		return rc;
+	/* Replay as recorded: the same retries and window give the same walk. */
+	if (ce.present) {
+		if (!s->o.window_set)
+			eo->window = ce.window;
+		if (!s->o.timeout_set)
+			eo->timeout_ms = ce.timeout_ms;
+		if (!s->o.retries_set)
+			eo->retries = ce.retries;
+	}
+	if (!ibs_replay_holds(s->t, IBS_CLASS_SMI_DR, IBS_ATTR_NODE_INFO)) {
+		log_error("capture '%s' holds no NodeInfo answer: there is no walk to replay", s->o.src.replay);
+		return IBS_E_INPUT;
+	}
+	s->run.lacks = replay_lacks(s->t);
+	return refuse_lacking(&s->o, s->run.lacks);
+}
+
+/* A device, a capture, and the recorder around either; then the engine. */
+static enum ibs_err open_mads(struct ibs_session *s)
+{
+	struct ibs_engine_opts eo = s->o.engine;
+	enum ibs_err rc;
+
+	eo.backoff_us = 0;
+	if (s->o.src.replay) {
+		rc = open_replay(s, &eo);
+	} else {
+		struct ibs_umad_opts uo = { s->o.src.ca, s->o.src.port, (int)eo.timeout_ms };
+		rc = ibs_umad_open(&uo, &s->t);
+		/* A replay answers at once whatever the timing: back off only on a live fabric. */
+		eo.backoff_us = IBS_ENGINE_DEFAULT_BACKOFF_US;
+	}
+	if (rc)
+		return rc;
+	if (s->o.src.record) {
+		struct ibs_local_port lp;
+		struct ibs_capture_engine ce = { true, eo.window, eo.timeout_ms, eo.retries };
+		struct ibs_transport *rec;
+		ibs_transport_local_port(s->t, &lp);
+		rc = ibs_recorder_wrap(s->t, s->o.src.record, s->o.src.record_times, &lp, &ce, &rec);
+		if (rc)
+			return rc;
+		s->t = rec;
+	}
+	s->f = ibs_fabric_new();
+	ibs_transport_local_port(s->t, &s->f->local);
+	s->e = ibs_engine_new(s->t, &eo);
+	return IBS_OK;
+}
+
+enum ibs_err ibs_session_open(const struct ibs_session_opts *o, struct ibs_session **out)
+{
+	struct ibs_session *s = xcalloc(1, sizeof(*s));
+	enum ibs_err rc;
+
+	s->o = *o;
+	rc = o->src.cache ? open_cache(s) : open_mads(s);
+	if (rc) {
+		ibs_session_close(s);
+		s = NULL;
+	}
+	*out = s;
+	return rc;
+}
+
+/* Keep the first failure: it stops the run. */
+static enum ibs_err step(struct ibs_session *s, enum ibs_err rc)
+{
+	if (rc != IBS_OK && s->rc == IBS_OK)
+		s->rc = rc;
+	return rc;
+}
+
+enum ibs_err ibs_session_walk(struct ibs_session *s, const struct ibs_walk_opts *wo)
+{
+	if (s->rc || !s->e)
+		return s->rc;
+	return step(s, ibs_walk(s->e, s->f, &s->run, wo));
+}
+
+enum ibs_err ibs_session_read_counters(struct ibs_session *s, const struct ibs_counter_opts *co, double interval_s)
+{
+	if (s->rc || !s->e || (s->run.lacks & IBS_LACK_PMA))
+		return s->rc;
+	if (interval_s > 0)
+		return step(s, ibs_read_counters_interval(s->e, s->f, &s->run, co, interval_s));
+	return step(s, ibs_read_counters(s->e, s->f, &s->run, co));
+}
+
+enum ibs_err ibs_session_read_lfts(struct ibs_session *s, struct ibs_lft **out, size_t *n)
+{
+	if (s->rc || !s->e)
+		return s->rc ? s->rc : IBS_E_INVAL;
+	return step(s, ibs_read_lfts(s->e, s->f, out, n));
+}
+
+enum ibs_err ibs_session_trace_route(struct ibs_session *s, const struct ibs_node *src, uint8_t src_port,
+				     uint16_t dlid, struct ibs_route *out)
+{
+	if (s->rc || !s->e)
+		return s->rc ? s->rc : IBS_E_INVAL;
+	return step(s, ibs_route_trace(s->e, s->f, src, src_port, dlid, out));
+}
+
+enum ibs_err ibs_session_query_path(struct ibs_session *s, uint16_t slid, uint16_t dlid,
+				    struct ibs_path_record *out, enum ibs_outcome *outcome, uint16_t *status)
+{
+	enum ibs_err rc;
+
+	if (s->rc || !s->e)
+		return s->rc ? s->rc : IBS_E_INVAL;
+	rc = ibs_query_path(s->e, s->f, slid, dlid, out, outcome, status);
+	if (rc == IBS_E_DEADLINE || rc == IBS_E_TRANSPORT)
+		step(s, rc);
+	return rc;
+}
+
+enum ibs_err ibs_session_status(const struct ibs_session *s)
+{
+	return s->rc;
+}
+
+struct ibs_fabric *ibs_session_fabric(struct ibs_session *s)
+{
+	return s->f;
+}
+
+enum ibs_err ibs_session_end(struct ibs_session *s)
+{
+	const struct ibs_engine_stats *st = &s->run.stats;
+
+	if (s->e) {
+		if (s->rc != IBS_OK && !s->run.aborted) {
+			ibs_run_abort(&s->run, s->rc);
+			s->f->partial = true;
+		}
+		log_info("%zu nodes, %llu MADs sent, %llu received, %llu retries (%llu along another path), "
+			 "%llu timeouts, %llu bad status in %llu ms",
+			 s->f->n_nodes, (unsigned long long)st->sent, (unsigned long long)st->received,
+			 (unsigned long long)st->retries, (unsigned long long)st->other_paths,
+			 (unsigned long long)st->timeouts, (unsigned long long)st->bad_status,
+			 (unsigned long long)ibs_engine_elapsed_ms(s->e));
+		ibs_engine_free(s->e);
+		s->e = NULL;
+		s->run.replay_misses = ibs_replay_misses(s->t);
+		ibs_transport_close(s->t);
+		s->t = NULL;
+	}
+	if (s->o.names && s->f)
+		ibs_namemap_apply(s->o.names, s->f);
+	ibs_namemap_free(s->o.names);
+	s->o.names = NULL;
+	return s->rc;
+}
+
+void ibs_session_take(struct ibs_session *s, struct ibs_fabric **f, struct ibs_run *run)
+{
+	*f = s->f;
+	*run = s->run;
+	s->f = NULL;
+	memset(&s->run, 0, sizeof(s->run));
+}
+
+void ibs_session_close(struct ibs_session *s)
+{
+	if (!s)
+		return;
+	ibs_engine_free(s->e);
+	if (s->t)
+		ibs_transport_close(s->t);
+	ibs_fabric_free(s->f);
+	ibs_run_free(&s->run);
+	ibs_namemap_free(s->o.names);
+	free(s);
+}
