@@ -27,5 +27,7 @@ int render_slurm(FILE *out, const struct ibs_fabric *f);
  * Duplicates collapse; zero padding is kept. Caller frees the result.
  */
 char *render_hostlist(const char *const *names, size_t n);
+/* Strings with numbers compared as numbers ("leaf9" < "leaf10"), then bytewise. */
+int render_natcmp(const char *a, const char *b);
 
 #endif
