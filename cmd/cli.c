@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "../core/capture/index.h"
 #include "../core/capture/format.h"
+#include "../output/svg.h"
 #include "../core/capture/recorder.h"
 #include "../core/capture/replay.h"
 #include "../core/mad/engine.h"
@@ -30,6 +31,7 @@ void cli_common_init(struct cli_common *c)
 	c->timeout_ms = IBS_ENGINE_DEFAULT_TIMEOUT_MS;
 	c->retries = IBS_ENGINE_DEFAULT_RETRIES;
 	c->deadline_s = 300;
+	c->group_hosts = RENDER_DRAW_GROUP_DEFAULT;
 }
 
 bool cli_parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
@@ -164,6 +166,15 @@ int cli_common_opt(const struct cmd_desc *cmd, struct cli_common *c, int opt, co
 		return 1;
 	case OPT_LOAD_CACHE:
 		c->load_cache = arg;
+		return 1;
+	case OPT_GROUP_HOSTS:
+		if (!cli_parse_uint(arg, 2, 100000, &c->group_hosts)) {
+			cli_usage_error(cmd, "--group-hosts wants a number from 2 to 100000, not '%s'", arg);
+			return -1;
+		}
+		return 1;
+	case OPT_ALL_HOSTS:
+		c->group_hosts = 0;
 		return 1;
 	case 'v':
 		log_set_level(log_get_level() + 1);
@@ -662,6 +673,47 @@ int cli_write_output(const struct cli_common *c, int (*fn)(FILE *out, void *ctx)
 	rc = ibs_out_commit(&o);
 	cli_end_on_epipe(o.err);
 	return rc ? EXIT_RUNTIME : EXIT_OK;
+}
+
+struct drawing_out {
+	const char *data;
+	size_t len;
+};
+
+static int write_buf(FILE *out, void *ctx)
+{
+	const struct drawing_out *b = ctx;
+
+	fwrite(b->data, 1, b->len, out);
+	return ferror(out) ? -1 : 0;
+}
+
+int cli_write_drawing(const struct cli_common *c, const struct ibs_fabric *f, const struct render_draw_opts *o,
+		      bool svg)
+{
+	struct render_drawing d;
+	struct drawing_out b;
+	char *data = NULL, *err = NULL;
+	int rc;
+
+	/* Laid out before the output is opened: a layout failure leaves no half-written file. */
+	render_drawing_build(&d, f, o);
+	b.data = d.dot;
+	b.len = d.dot_len;
+	if (svg) {
+		data = render_drawing_svg(&d, &b.len, &err);
+		if (!data) {
+			log_error("cannot draw the fabric as SVG: %s", err);
+			free(err);
+			render_drawing_free(&d);
+			return EXIT_RUNTIME;
+		}
+		b.data = data;
+	}
+	rc = cli_write_output(c, write_buf, &b);
+	free(data);
+	render_drawing_free(&d);
+	return rc;
 }
 
 int cli_check_outputs(const struct cli_common *c, const struct cli_file *more)

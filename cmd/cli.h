@@ -62,6 +62,8 @@ struct cli_common {
 	enum ibs_err (*after_walk)(struct ibs_engine *e, struct ibs_fabric *f, void *ctx);
 	void *after_ctx;
 	double interval_s;
+	/* Drawings (--format dot, svg): group a leaf's hosts from this many on, 0 never. */
+	unsigned group_hosts;
 };
 
 /* getopt ids for long-only options. */
@@ -81,6 +83,8 @@ enum {
 	OPT_GIDS,
 	OPT_LOAD_CACHE,
 	OPT_HELP,
+	OPT_GROUP_HOSTS,
+	OPT_ALL_HOSTS,
 	OPT_CMD_BASE = 1100, /* commands' own options start here */
 };
 
@@ -102,6 +106,16 @@ enum {
 #define CLI_OUTPUT_OPTIONS                                                        \
 	{ "output", required_argument, NULL, 'o' }, { "format", required_argument, NULL, OPT_FORMAT }, \
 	{ "json", no_argument, NULL, OPT_JSON }
+
+/* Options of commands that draw the fabric (--format dot, svg). */
+#define CLI_DRAW_OPTIONS                                                          \
+	{ "group-hosts", required_argument, NULL, OPT_GROUP_HOSTS },              \
+	{ "all-hosts", no_argument, NULL, OPT_ALL_HOSTS }
+
+#define CLI_DRAW_HELP                                                                            \
+	"      --group-hosts N    drawings: a leaf's N or more healthy hosts at one rate are one\n"    \
+	"                         node, named in hostlist form (default 4)\n"                        \
+	"      --all-hosts        drawings: draw every host on its own\n"
 
 #define CLI_BASE_OPTIONS                                                          \
 	{ "help", no_argument, NULL, 'h' }, { "verbose", no_argument, NULL, 'v' },       \
@@ -146,6 +160,13 @@ int cli_usage_error(const struct cmd_desc *cmd, const char *fmt, ...) __attribut
 int cli_print_help(const struct cmd_desc *cmd);
 /* --format of a command that writes text or JSON: *json set, or a usage error (CLI_PARSED when fine). */
 int cli_text_or_json(const struct cmd_desc *cmd, const struct cli_common *c, bool *json);
+struct render_draw_opts;
+/*
+ * Write the drawing of f (o's findings on it): DOT, or SVG laid out by
+ * libgvc when svg is set (EXIT_RUNTIME, reported, when Graphviz fails).
+ */
+int cli_write_drawing(const struct cli_common *c, const struct ibs_fabric *f, const struct render_draw_opts *o,
+		      bool svg);
 /* Parse an unsigned within [lo, hi]. */
 bool cli_parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out);
 

@@ -7,12 +7,13 @@
 #include "../core/base/log.h"
 #include "../fabric/health.h"
 #include "../fabric/load.h"
+#include "../output/draw.h"
 #include "../output/health.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-enum { FMT_TEXT, FMT_JSON, FMT_PROM };
+enum { FMT_TEXT, FMT_JSON, FMT_PROM, FMT_DOT, FMT_SVG };
 
 enum {
 	OPT_BASELINE = OPT_CMD_BASE,
@@ -77,7 +78,7 @@ static int usage_fail(bool counters_view)
 static int run(int argc, char **argv, bool counters_view)
 {
 	static const struct option opts[] = {
-		CLI_FABRIC_OPTIONS, CLI_OUTPUT_OPTIONS, CLI_BASE_OPTIONS,
+		CLI_FABRIC_OPTIONS, CLI_OUTPUT_OPTIONS, CLI_BASE_OPTIONS, CLI_DRAW_OPTIONS,
 		{ "baseline", required_argument, NULL, OPT_BASELINE },
 		{ "thresholds", required_argument, NULL, OPT_THRESHOLDS },
 		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
@@ -105,10 +106,14 @@ static int run(int argc, char **argv, bool counters_view)
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, ":C:P:o:hvq", opts, NULL)) != -1) {
 		if (counters_view && (opt == OPT_BASELINE || opt == OPT_THRESHOLDS || opt == OPT_THRESHOLD ||
-				      opt == OPT_NO_COUNTERS)) {
+				      opt == OPT_NO_COUNTERS || opt == OPT_GROUP_HOSTS || opt == OPT_ALL_HOSTS)) {
 			cli_usage_error(cmd, "--%s is an option of 'ibscan health'",
-					opt == OPT_BASELINE ? "baseline" : opt == OPT_THRESHOLDS ? "thresholds"
-									 : opt == OPT_THRESHOLD ? "threshold" : "no-counters");
+					opt == OPT_BASELINE     ? "baseline"
+					: opt == OPT_THRESHOLDS ? "thresholds"
+					: opt == OPT_THRESHOLD  ? "threshold"
+					: opt == OPT_GROUP_HOSTS ? "group-hosts"
+					: opt == OPT_ALL_HOSTS  ? "all-hosts"
+								: "no-counters");
 			return usage_fail(counters_view);
 		}
 		switch (opt) {
@@ -169,8 +174,13 @@ static int run(int argc, char **argv, bool counters_view)
 			fmt = FMT_JSON;
 		else if (!strcmp(c.format, "prom"))
 			fmt = FMT_PROM;
+		else if (!counters_view && !strcmp(c.format, "dot"))
+			fmt = FMT_DOT;
+		else if (!counters_view && !strcmp(c.format, "svg"))
+			fmt = FMT_SVG;
 		else {
-			cli_usage_error(cmd, "unknown format '%s' (text, json or prom)", c.format);
+			cli_usage_error(cmd, "unknown format '%s' (%s)", c.format,
+					counters_view ? "text, json or prom" : "text, json, prom, dot or svg");
 			return usage_fail(counters_view);
 		}
 	}
@@ -215,7 +225,12 @@ static int run(int argc, char **argv, bool counters_view)
 	j.f = f;
 	j.fs = &fs;
 	j.counters_view = counters_view;
-	rc = cli_write_output(&c, write_health, &j);
+	if (fmt == FMT_DOT || fmt == FMT_SVG) {
+		struct render_draw_opts o = { &fs, c.group_hosts };
+		rc = cli_write_drawing(&c, f, &o, fmt == FMT_SVG);
+	} else {
+		rc = cli_write_output(&c, write_health, &j);
+	}
 	if (counters_view) {
 		if (rc == EXIT_OK && f->partial && !f->no_lids)
 			cli_report_partial(f);

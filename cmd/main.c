@@ -24,10 +24,11 @@ const struct cmd_desc ibs_commands[] = {
 	{ "topology", cmd_topology, "[options]",
 	  "Walk the fabric and show every node, port and link.",
 	  "options:\n"
-	  "      --format F         text (default), json, dot (Graphviz), netfile (ibnetdiscover format)\n"
-	  "                         or slurm (topology.conf for Slurm's topology/tree plugin)\n"
+	  "      --format F         text (default), json, netfile (ibnetdiscover format),\n"
+	  "                         slurm (topology.conf for Slurm's topology/tree plugin),\n"
+	  "                         dot (the Graphviz drawing) or svg (the drawing laid out)\n"
 	  "      --json             same as --format json\n"
-	  OUTPUT_HELP CLI_FABRIC_HELP
+	  OUTPUT_HELP CLI_DRAW_HELP CLI_FABRIC_HELP
 		  CLI_BASE_HELP },
 	{ "nodes", cmd_nodes, "[options]", "Walk the fabric and list its nodes, one per line.",
 	  "options:\n" VIEW_HELP CLI_FABRIC_HELP CLI_BASE_HELP },
@@ -38,9 +39,10 @@ const struct cmd_desc ibs_commands[] = {
 	{ "health", cmd_health, "[options]",
 	  "Check fabric health for cron and monitoring (exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).",
 	  "options:\n"
-	  "      --format F         text (default: status line, then findings), json or prom\n"
+	  "      --format F         text (default: status line, then findings), json, prom, dot or svg\n"
+	  "                         (the drawing with every finding on it)\n"
 	  "      --json             same as --format json\n"
-	  OUTPUT_HELP
+	  OUTPUT_HELP CLI_DRAW_HELP
 	  "      --baseline FILE    compare with a saved 'topology --json', an ibnetdiscover netfile or cache\n"
 	  "      --thresholds FILE  counter thresholds, one Name=N per line\n"
 	  "      --threshold N=V    one counter threshold (repeatable), e.g. SymbolErrorCounter=100\n"

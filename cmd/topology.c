@@ -2,13 +2,14 @@
 #include "cli.h"
 #include "cmds.h"
 #include "../core/base/log.h"
+#include "../output/draw.h"
 #include "../output/render.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 enum view { VIEW_TOPOLOGY, VIEW_NODES, VIEW_LINKS, VIEW_SM };
-enum fmt { FMT_TEXT, FMT_JSON, FMT_DOT, FMT_NETFILE, FMT_SLURM };
+enum fmt { FMT_TEXT, FMT_JSON, FMT_DOT, FMT_SVG, FMT_NETFILE, FMT_SLURM };
 
 struct job {
 	enum view view;
@@ -22,8 +23,6 @@ static int write_view(FILE *out, void *ctx)
 	struct emit *e;
 	int rc;
 
-	if (j->fmt == FMT_DOT)
-		return render_dot(out, j->f);
 	if (j->fmt == FMT_NETFILE)
 		return render_netfile(out, j->f);
 	if (j->fmt == FMT_SLURM)
@@ -50,8 +49,10 @@ static int write_view(FILE *out, void *ctx)
 
 static int run_view(int argc, char **argv, enum view view)
 {
-	static const struct option opts[] = { CLI_FABRIC_OPTIONS, CLI_OUTPUT_OPTIONS, CLI_BASE_OPTIONS,
-					      { NULL, 0, NULL, 0 } };
+	static const struct option view_opts[] = { CLI_FABRIC_OPTIONS, CLI_OUTPUT_OPTIONS, CLI_BASE_OPTIONS,
+						   { NULL, 0, NULL, 0 } };
+	static const struct option topo_opts[] = { CLI_FABRIC_OPTIONS, CLI_OUTPUT_OPTIONS, CLI_DRAW_OPTIONS,
+						   CLI_BASE_OPTIONS, { NULL, 0, NULL, 0 } };
 	const struct cmd_desc *cmd = cmd_find(argv[0]);
 	struct cli_common c;
 	struct ibs_fabric *f;
@@ -59,7 +60,7 @@ static int run_view(int argc, char **argv, enum view view)
 	enum ibs_err wrc;
 	int rc, st;
 
-	rc = cli_parse(cmd, &c, argc, argv, ":C:P:o:hvq", opts, NULL, NULL);
+	rc = cli_parse(cmd, &c, argc, argv, ":C:P:o:hvq", view == VIEW_TOPOLOGY ? topo_opts : view_opts, NULL, NULL);
 	if (rc != CLI_PARSED)
 		return rc;
 	if (optind < argc)
@@ -73,13 +74,15 @@ static int run_view(int argc, char **argv, enum view view)
 			j.fmt = FMT_JSON;
 		else if (view == VIEW_TOPOLOGY && !strcmp(c.format, "dot"))
 			j.fmt = FMT_DOT;
+		else if (view == VIEW_TOPOLOGY && !strcmp(c.format, "svg"))
+			j.fmt = FMT_SVG;
 		else if (view == VIEW_TOPOLOGY && !strcmp(c.format, "netfile"))
 			j.fmt = FMT_NETFILE;
 		else if (view == VIEW_TOPOLOGY && !strcmp(c.format, "slurm"))
 			j.fmt = FMT_SLURM;
 		else
 			return cli_usage_error(cmd, "unknown format '%s' (%s)", c.format,
-					       view == VIEW_TOPOLOGY ? "text, json, dot, netfile or slurm" : "text or json");
+					       view == VIEW_TOPOLOGY ? "text, json, dot, svg, netfile or slurm" : "text or json");
 	}
 	/* The SM view is SMInfo: without it there is nothing to show. */
 	if (view == VIEW_SM)
@@ -91,7 +94,12 @@ static int run_view(int argc, char **argv, enum view view)
 	if (rc)
 		return rc;
 	j.f = f;
-	st = cli_write_output(&c, write_view, &j);
+	if (j.fmt == FMT_DOT || j.fmt == FMT_SVG) {
+		struct render_draw_opts o = { NULL, c.group_hosts };
+		st = cli_write_drawing(&c, f, &o, j.fmt == FMT_SVG);
+	} else {
+		st = cli_write_output(&c, write_view, &j);
+	}
 	if (st == EXIT_OK && f->partial) {
 		cli_report_partial(f);
 		st = EXIT_RUNTIME;

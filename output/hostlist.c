@@ -1,6 +1,7 @@
 /*
- * Lists of names as operators write them: Slurm hostlist expressions
- * ("node[001-040,042]") and the order that compares numbers as numbers.
+ * Names as operators write them: Slurm hostlist expressions
+ * ("node[001-040,042]"), the order that compares numbers as numbers, and
+ * the name inside a Mellanox switch description.
  */
 #include "render.h"
 #include "../core/base/strbuf.h"
@@ -214,4 +215,16 @@ int render_natcmp(const char *a, const char *b)
 	if (*a || *b)
 		return *a ? 1 : -1;
 	return strcmp(a0, b0);
+}
+
+bool render_switch_part(const struct ibs_node *n, const char **part, size_t *len)
+{
+	const char *semi, *colon;
+
+	if (n->name || !n->desc || !(semi = strchr(n->desc, ';')) || !(colon = strchr(semi + 1, ':')) ||
+	    colon == semi + 1)
+		return false;
+	*part = semi + 1;
+	*len = (size_t)(colon - semi - 1);
+	return true;
 }

@@ -104,11 +104,12 @@ static char *host_name(const struct ibs_node *n)
 
 static char *switch_name(const struct ibs_node *n)
 {
-	const char *s = given_name(n), *semi, *colon;
+	const char *s = given_name(n), *part;
+	size_t len;
 	char *r = NULL;
 
-	if (s && !n->name && (semi = strchr(s, ';')) && (colon = strchr(semi + 1, ':')) && colon > semi + 1)
-		r = sanitize(semi + 1, (size_t)(colon - semi - 1));
+	if (render_switch_part(n, &part, &len))
+		r = sanitize(part, len);
 	if (!r && s)
 		r = sanitize(s, strlen(s));
 	if (!r)
