@@ -8,6 +8,7 @@
 #include "../core/base/log.h"
 #include "../fabric/health.h"
 #include "../output/report.h"
+#include "../output/svg.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,6 +97,10 @@ int cmd_report(int argc, char **argv)
 	struct ibs_findings fs;
 	struct ibs_health_opts ho;
 	struct report_in in;
+	struct render_draw_opts dopts;
+	struct render_drawing drawing;
+	char *svg, *why = NULL;
+	size_t svg_len;
 	struct ibs_run run;
 	char where[128];
 	int rc, st;
@@ -144,12 +149,27 @@ int cmd_report(int argc, char **argv)
 	}
 	in.when = report_time();
 	in.counters = run.counters_read;
-	in.svg = NULL;
+	/* The map: the drawing of `topology --format svg`, findings on it. */
+	memset(&dopts, 0, sizeof(dopts));
+	dopts.fs = &fs;
+	dopts.group_min = c.group_hosts;
+	memset(&drawing, 0, sizeof(drawing));
+	svg = render_svg_string(f, &dopts, &drawing, &svg_len, &why);
+	if (!svg) {
+		log_error("cannot lay out the map: %s (the page is written without it)", why ? why : "Graphviz failed");
+		free(why);
+	}
+	in.svg = svg;
+	in.drawing = svg ? &drawing : NULL;
 	st = cli_write_output(&c, write_report, &in);
+	if (st == EXIT_OK && !svg)
+		st = EXIT_RUNTIME;
 	if (st == EXIT_OK && f->partial) {
 		cli_report_partial(f, &run);
 		st = EXIT_RUNTIME;
 	}
+	free(svg);
+	render_drawing_free(&drawing);
 	ibs_findings_free(&fs);
 	ibs_fabric_free(f);
 	ibs_run_free(&run);

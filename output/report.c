@@ -89,6 +89,38 @@ static void put_doc(FILE *out, const char *id, struct emit *e)
 	free(buf);
 }
 
+/* Which element of the map each node and each cabled port is drawn as (output/draw.h). */
+static struct emit *map_doc(const struct render_drawing *d)
+{
+	struct emit *e = emit_new(EMIT_JSON);
+	size_t i;
+
+	emit_obj_open(e, NULL);
+	emit_arr_open(e, "nodes");
+	for (i = 0; i < d->n_nodes; i++) {
+		if (!d->nodes[i].id)
+			continue;
+		emit_obj_open(e, NULL);
+		emit_uint(e, "index", NULL, d->nodes[i].index);
+		emit_str(e, "id", NULL, d->nodes[i].id);
+		emit_obj_close(e);
+	}
+	emit_arr_close(e);
+	emit_arr_open(e, "ports");
+	for (i = 0; i < d->n_ports; i++) {
+		if (!d->ports[i].id)
+			continue;
+		emit_obj_open(e, NULL);
+		emit_uint(e, "index", NULL, d->ports[i].index);
+		emit_uint(e, "port", NULL, d->ports[i].port);
+		emit_str(e, "id", NULL, d->ports[i].id);
+		emit_obj_close(e);
+	}
+	emit_arr_close(e);
+	emit_obj_close(e);
+	return e;
+}
+
 static struct emit *meta_doc(const struct report_in *in)
 {
 	struct emit *e = emit_new(EMIT_JSON);
@@ -174,6 +206,8 @@ int render_report(FILE *out, const struct report_in *in)
 		render_counters(e, in->f, in->run);
 		put_doc(out, "ibs-counters", e);
 	}
+	if (in->svg && in->drawing)
+		put_doc(out, "ibs-map", map_doc(in->drawing));
 	fputs("<script>", out);
 	fputs(report_js, out);
 	fputs("</script>\n</body>\n</html>\n", out);

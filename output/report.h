@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "draw.h"
 #include "../fabric/health.h"
 #include "../fabric/model.h"
 #include "../fabric/run.h"
@@ -21,6 +22,7 @@ struct report_in {
 	time_t when;             /* when it was taken */
 	bool counters;           /* PMA counters were read */
 	const char *svg;         /* the map (an SVG document), or NULL: the page says there is none */
+	const struct render_drawing *drawing; /* which element of the map each node and port is, or NULL */
 };
 
 /*

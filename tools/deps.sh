@@ -10,7 +10,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 PKGS=(
 	build-essential pkg-config clang
 	libibumad-dev libibmad-dev libibnetdisc-dev libibverbs-dev
-	libjansson-dev libcmocka-dev
+	libjansson-dev libcmocka-dev libgraphviz-dev
 	ibsim-utils libumad2sim0 opensm infiniband-diags
 	graphviz tshark prometheus jq python3 valgrind mandoc man-db
 	chromium

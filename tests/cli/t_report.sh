@@ -27,7 +27,23 @@ for name, text in re.findall(DATA, page, re.S):
     for bad in ('<', '>', '&', '\u2028', '\u2029'):
         if bad in text:
             fail('%r raw in %s' % (bad, name))
-outside = re.sub(DATA, '', page, flags=re.S).lower()
+MAP = r'<div id="map">(.*?)</div>\n</section>'
+m = re.search(MAP, page, re.S)
+if not m:
+    fail('no map element')
+svg = m.group(1).lower()
+if not svg.startswith('<svg') and 'no map in this report' not in svg:
+    fail('the map is neither an SVG nor says there is none')
+# The map: Graphviz's SVG without comments, and nothing that runs or fetches.
+for bad in ('<!--', '<script', '<foreignobject', '<iframe', '<image', 'javascript:', '<?xml', '<!doctype'):
+    if bad in svg:
+        fail('%r in the map' % bad)
+if svg.startswith('<svg'):
+    import xml.etree.ElementTree as ET
+    for e in ET.fromstring(m.group(1)).iter():
+        if any(a.split('}')[-1].lower().startswith('on') for a in e.attrib):
+            fail('an event handler attribute in the map: %s %r' % (e.tag, e.attrib))
+outside = re.sub(MAP, '', re.sub(DATA, '', page, flags=re.S), flags=re.S).lower()
 for bad in ('<!--', '\u2028', '\u2029', '<img', '<iframe', '<object', '<link', '<svg', ' src=', ' href='):
     if bad in outside:
         fail('%r in the page' % bad)

@@ -38,7 +38,7 @@ err_has "--deadline wants seconds"
 run 2 topology --deadline nan
 run 2 topology --retries 101
 run 2 topology --format yaml
-err_has "unknown format 'yaml' (text, json, dot, netfile"
+err_has "unknown format 'yaml' (text, json, dot, svg, netfile"
 run 2 nodes --format dot
 err_has "unknown format 'dot' (text or json)"
 run 2 topology extra
