@@ -200,12 +200,19 @@
 		zoomAt(r.left + r.width / 2, r.top + r.height / 2, f);
 	}
 
-	/* Centre the view on an element, zoomed so that it is plainly visible. */
+	/*
+	 * Bring an element into plain view: left as it is when it is in view at
+	 * a readable scale; else centred, zoomed in as far as a readable scale.
+	 */
+	var READABLE = 0.7;
 	function focusEl(e) {
 		var r = e.getBoundingClientRect(), m = mapDiv.getBoundingClientRect();
+		var inside = r.left >= m.left && r.right <= m.right && r.top >= m.top && r.bottom <= m.bottom;
+		if (inside && view.s >= READABLE)
+			return;
 		var lx = (r.left + r.width / 2 - m.left - view.x) / view.s, ly = (r.top + r.height / 2 - m.top - view.y) / view.s;
 		var lw = Math.max(r.width / view.s, 1), lh = Math.max(r.height / view.s, 1);
-		var s = clampScale(Math.max(fitScale, Math.min(1.5, m.width / (lw * 4), m.height / (lh * 4))));
+		var s = view.s >= READABLE ? view.s : clampScale(Math.max(view.s, Math.min(1.2, m.width / (lw * 3), m.height / (lh * 3))));
 		view = { s: s, x: m.width / 2 - lx * s, y: m.height / 2 - ly * s };
 		setView();
 	}
@@ -239,7 +246,14 @@
 		if (fitScale < hs / 3)
 			view = { s: hs, x: (mapDiv.clientWidth - natural.w * hs) / 2, y: (mapDiv.clientHeight - natural.h * hs) / 2 };
 		setView();
-		window.addEventListener('resize', fit);
+		/* A new size keeps what is at the centre (and the zoom): a printout or screenshot resizes. */
+		var size = { w: mapDiv.clientWidth, h: mapDiv.clientHeight };
+		window.addEventListener('resize', function () {
+			var w = mapDiv.clientWidth, h = mapDiv.clientHeight;
+			view = { s: view.s, x: view.x + (w - size.w) / 2, y: view.y + (h - size.h) / 2 };
+			size = { w: w, h: h };
+			setView();
+		});
 
 		mapDiv.addEventListener('wheel', function (ev) {
 			ev.preventDefault();
@@ -382,7 +396,7 @@
 				el('td', null, [p.width ? p.width + (p.speed || '') : '-']),
 				own ? el('td', { class: 'num' }, [p.lid || '-']) : null,
 				own ? el('td', { class: 'mono' }, [p.guid || '-']) : null,
-				el('td', null, [p.port === 0 ? '' : peerButton(p.peer)])
+				el('td', { class: 'peer' }, [p.port === 0 ? '' : peerButton(p.peer)])
 			]);
 		});
 		details.appendChild(el('table', { class: 'ports' }, [
