@@ -148,7 +148,7 @@ int cmd_report(int argc, char **argv)
 		in.source = where;
 	}
 	in.when = report_time();
-	in.counters = run.counters_read;
+	in.counters = run.counters_read && !run.no_lids; /* no LID: no PMA could be asked */
 	/* The map: the drawing of `topology --format svg`, findings on it. */
 	memset(&dopts, 0, sizeof(dopts));
 	dopts.fs = &fs;
