@@ -102,6 +102,13 @@ struct draw {
 	size_t n_marks;
 	struct dlink *links;
 	size_t n_links;
+	struct common {
+		int tu, tw;
+		char label[48];
+		size_t n;
+		bool shared;
+	} *common;
+	size_t n_common, cap_common;
 };
 
 static void port_rate(const struct ibs_port *p, char *buf, size_t len)
@@ -561,30 +568,108 @@ static void write_edge_attrs(struct strbuf *sb, const char *color, const char *s
 		sb_addf(sb, ", penwidth=%.1f", pen);
 }
 
+/*
+ * The cables between one pair of drawn nodes start at links[i] (sorted):
+ * returns where they end; *best, *best_n: the largest healthy set at one
+ * rate, merged into one edge (*best_n 0 when every cable has a problem).
+ */
+static size_t merged_set(const struct draw *d, size_t i, size_t *best, size_t *best_n)
+{
+	size_t j, k, n;
+
+	*best = i;
+	*best_n = 0;
+	for (j = i; j < d->n_links && d->links[j].u == d->links[i].u && d->links[j].w == d->links[i].w; j++)
+		;
+	for (k = i; k < j; k += n) {
+		for (n = 0; k + n < j && d->links[k + n].kind == K_OK && !strcmp(d->links[k + n].rate, d->links[k].rate);
+		     n++)
+			;
+		if (!n) {
+			n = 1;
+			continue;
+		}
+		if (n > *best_n) {
+			*best = k;
+			*best_n = n;
+		}
+	}
+	return j;
+}
+
+static void edge_label(char *buf, size_t len, size_t n, const char *rate)
+{
+	if (n > 1)
+		snprintf(buf, len, "%zu × %s", n, rate[0] ? rate : "?");
+	else
+		snprintf(buf, len, "%s", rate[0] ? rate : "?");
+}
+
+/*
+ * Between two switch tiers, the label most merged edges carry (every
+ * leaf-spine pair "2 × 4xEDR"): dozens of identical labels crossing in the
+ * middle say nothing, so such a label goes once into the legend and the
+ * edges that differ keep theirs.
+ */
+static void find_common(struct draw *d)
+{
+	size_t i, j, c, best, best_n;
+
+	if (d->n_links)
+		qsort(d->links, d->n_links, sizeof(*d->links), link_cmp);
+	for (i = 0; i < d->n_links; i = j) {
+		const struct dlink *l;
+		char label[48];
+
+		j = merged_set(d, i, &best, &best_n);
+		l = &d->links[best];
+		if (!best_n || d->tier[l->u] < 1 || d->tier[l->w] < 1)
+			continue;
+		edge_label(label, sizeof(label), best_n, l->rate);
+		for (c = 0; c < d->n_common; c++)
+			if (d->common[c].tu == d->tier[l->u] && d->common[c].tw == d->tier[l->w] &&
+			    !strcmp(d->common[c].label, label))
+				break;
+		if (c == d->n_common) {
+			d->common = xgrow(d->common, &d->cap_common, d->n_common + 1, sizeof(*d->common));
+			memset(&d->common[c], 0, sizeof(d->common[c]));
+			d->common[c].tu = d->tier[l->u];
+			d->common[c].tw = d->tier[l->w];
+			snprintf(d->common[c].label, sizeof(d->common[c].label), "%s", label);
+			d->n_common++;
+		}
+		d->common[c].n++;
+	}
+	/* Per tier pair, the most frequent label is shared when it is on 4 edges or more. */
+	for (c = 0; c < d->n_common; c++) {
+		bool top = d->common[c].n >= 4;
+		for (j = 0; j < d->n_common && top; j++)
+			if (j != c && d->common[j].tu == d->common[c].tu && d->common[j].tw == d->common[c].tw &&
+			    (d->common[j].n > d->common[c].n || (d->common[j].n == d->common[c].n && j < c)))
+				top = false;
+		d->common[c].shared = top;
+	}
+}
+
 static void write_edges(struct draw *d, struct render_drawing *out, size_t *cap_ports)
 {
 	struct strbuf *sb = &d->sb;
 	size_t i, j, k;
 
-	if (d->n_links)
-		qsort(d->links, d->n_links, sizeof(*d->links), link_cmp);
 	for (i = 0; i < d->n_links; i = j) {
-		size_t best = i, best_n = 0, n;
-		/* The pair's cables; the largest healthy set at one rate is merged. */
-		for (j = i; j < d->n_links && d->links[j].u == d->links[i].u && d->links[j].w == d->links[i].w; j++)
-			;
-		for (k = i; k < j; k = k + n) {
-			for (n = 0; k + n < j && d->links[k + n].kind == K_OK && !strcmp(d->links[k + n].rate, d->links[k].rate);
-			     n++)
-				;
-			if (!n) {
-				n = 1;
-				continue;
-			}
-			if (n > best_n) {
-				best = k;
-				best_n = n;
-			}
+		size_t best, best_n;
+		const char *common = NULL;
+
+		j = merged_set(d, i, &best, &best_n);
+		if (best_n) {
+			const struct dlink *l = &d->links[best];
+			char label[48];
+			size_t c;
+			edge_label(label, sizeof(label), best_n, l->rate);
+			for (c = 0; c < d->n_common; c++)
+				if (d->common[c].tu == d->tier[l->u] && d->common[c].tw == d->tier[l->w] &&
+				    !strcmp(d->common[c].label, label) && d->common[c].shared)
+					common = d->common[c].label;
 		}
 		for (k = i; k < j; k++) {
 			const struct dlink *l = &d->links[k];
@@ -606,11 +691,10 @@ static void write_edges(struct draw *d, struct render_drawing *out, size_t *cap_
 				id = xasprintf("e-%s-%u-%s-%u", d->key[x->index], px, d->key[y->index], py);
 			sb_addf(sb, "\t\"%s\" -- \"%s\" [id=\"%s\", ", d->id[l->u], d->id[l->w], id);
 			if (merged) {
-				const char *r = l->rate[0] ? l->rate : "?";
-				if (best_n > 1)
-					sb_addf(sb, "xlabel=\"%zu × %s\", weight=%zu", best_n, r, best_n);
-				else
-					sb_addf(sb, "xlabel=\"%s\"", r);
+				char label[48];
+				edge_label(label, sizeof(label), best_n, l->rate);
+				/* The label most edges between two switch tiers share is said once, in the legend. */
+				sb_addf(sb, "%s=\"%s\", weight=%zu", common ? "comment" : "xlabel", label, best_n);
 				for (m = 0; m < best_n; m++) {
 					const struct dlink *c = &d->links[best + m];
 					sb_addf(&tip, "%s", m ? "\n" : "");
@@ -658,8 +742,18 @@ static void write_edges(struct draw *d, struct render_drawing *out, size_t *cap_
 	}
 }
 
+static const char *tier_name(const struct draw *d, int t)
+{
+	static const char *const names[] = { "host", "leaf", "spine", "core" };
+
+	(void)d;
+	return t >= 0 && t < 4 ? names[t] : "upper";
+}
+
 static void write_legend(struct draw *d)
 {
+	size_t c;
+
 	sb_adds(&d->sb,
 		"\tlegend [id=\"legend\", shape=plaintext, style=\"\", fontsize=9, label=<"
 		"<table border=\"0\" cellborder=\"1\" cellspacing=\"0\" cellpadding=\"3\">"
@@ -670,8 +764,12 @@ static void write_legend(struct draw *d)
 		"<tr><td><font color=\"" COLOR_RATE "\">purple: other rate than its siblings</font></td></tr>"
 		"<tr><td><font color=\"" COLOR_CRIT "\">red outline / edge: critical finding or error</font></td></tr>"
 		"<tr><td><font color=\"" COLOR_WARN "\">orange outline / edge: warning</font></td></tr>"
-		"<tr><td>box: switch, ellipse: host, folder: hosts grouped</td></tr>"
-		"</table>>];\n");
+		"<tr><td>box: switch, ellipse: host, folder: hosts grouped</td></tr>");
+	for (c = 0; c < d->n_common; c++)
+		if (d->common[c].shared)
+			sb_addf(&d->sb, "<tr><td>%s–%s cables: %s per pair where not labelled</td></tr>",
+				tier_name(d, d->common[c].tw), tier_name(d, d->common[c].tu), d->common[c].label);
+	sb_adds(&d->sb, "</table>>];\n");
 }
 
 void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f, const struct render_draw_opts *o)
@@ -765,6 +863,7 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 	sb_adds(&d.sb, "];\n");
 	sb_adds(&d.sb, "\tnode [fontname=\"Helvetica\", fontsize=10, style=filled];\n");
 	sb_adds(&d.sb, "\tedge [fontname=\"Helvetica\", fontsize=7, color=\"#555555\", fontcolor=\"#555555\"];\n");
+	find_common(&d);
 	write_legend(&d);
 	out->n_drawn_nodes = 1;
 
@@ -830,6 +929,7 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 	free(d.level);
 	free(d.marks);
 	free(d.links);
+	free(d.common);
 }
 
 void render_drawing_free(struct render_drawing *d)

@@ -31,7 +31,10 @@ done
 # Hosts grouped: fattree2-small's six leaves carry 18 and 6 hosts; each group is one node in hostlist form.
 grep -q 'label="node\[0001-0018\]\\n18 hosts, 4xEDR"' "$TMP/fattree2-small.dot" || fail "no group node[0001-0018]"
 grep -q 'xlabel="18 × 4xEDR", weight=18' "$TMP/fattree2-small.dot" || fail "no merged edge of 18 host cables"
-grep -q 'xlabel="2 × 4xEDR", weight=2' "$TMP/fattree2-small.dot" || fail "parallel leaf-spine cables not merged"
+# Every leaf-spine pair is "2 × 4xEDR": said once, in the legend, not on 54 crossing edges.
+grep -q 'comment="2 × 4xEDR", weight=2' "$TMP/fattree2-small.dot" || fail "parallel leaf-spine cables not merged"
+! grep -q 'xlabel="2 × 4xEDR"' "$TMP/fattree2-small.dot" || fail "the common leaf-spine label is on the edges"
+grep -q 'leaf–spine cables: 2 × 4xEDR per pair where not labelled' "$TMP/fattree2-small.dot" || fail "the common label is not in the legend"
 n=$(grep -c 'shape=folder' "$TMP/fattree2-small.dot")
 [ "$n" = 6 ] || fail "fattree2-small: $n host groups, want 6"
 # A threshold above the largest leaf draws every host.
