@@ -64,7 +64,7 @@ $$($(1))/libibscan.a: $$($(1)_LIB_OBJS)
 $$($(1))/ibscan: $$($(1)_CMD_OBJS) $$($(1))/libibscan.a
 	$$(CC) $$($(1)_LDFLAGS) -o $$@ $$($(1)_CMD_OBJS) $$($(1))/libibscan.a $$(LIBS)
 
-$$($(1))/tests/%: tests/unit/%.c $$($(1))/libibscan.a tests/unit/fake_transport.h tests/unit/fake_verbs.h
+$$($(1))/tests/%: tests/unit/%.c $$($(1))/libibscan.a tests/unit/fake_transport.h tests/unit/fake_verbs.h tests/unit/fake_umad.h
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$($(1)_CFLAGS) $$($(1)_LDFLAGS) -o $$@ $$< $$($(1))/libibscan.a $$(LIBS) $$(CMOCKA_LIBS)
 

@@ -4,7 +4,7 @@
 #include "../core/base/log.h"
 #include "../fabric/diff.h"
 #include "../fabric/load.h"
-#include "../output/health.h"
+#include "../output/diff.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -7,8 +7,10 @@
 #include "../core/base/log.h"
 #include "../fabric/health.h"
 #include "../fabric/load.h"
+#include "../output/counters.h"
 #include "../output/draw.h"
 #include "../output/health.h"
+#include "../output/prom.h"
 
 #include <stdlib.h>
 #include <string.h>

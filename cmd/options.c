@@ -72,6 +72,8 @@ static const struct cli_opt fabric_opts[] = {
 	  AT(retries), AT(retries_set), 0, 100, "a number from 0 to 100", NULL, NULL },
 	{ "deadline", OPT_DEADLINE, "S", "deadline for the whole run in seconds (default 300)", CLI_K_SECS,
 	  AT(deadline_s), AT(deadline_set), 0, 86400, "seconds (more than 0, at most 86400)", NULL, NULL },
+	{ "m-key", OPT_MKEY, "KEY", "M_Key for every SMP, for a protected fabric (default 0)", CLI_K_U64, AT(mkey),
+	  AT(mkey_set), 0, 0, "a 64-bit key (decimal, or hex with 0x)", NULL, NULL },
 	{ "node-name-map", OPT_NAMEMAP, "F", "name nodes from an ib-node-name-map file", CLI_K_STR, AT(namemap),
 	  UNTRACKED, 0, 0, NULL, NULL, NULL },
 	{ "gids", OPT_GIDS, NULL, "read GUIDInfo: whole GID tables, alias GUIDs included", CLI_K_FLAG, AT(gids),
@@ -132,7 +134,8 @@ static const struct {
 
 static bool takes_arg(const struct cli_opt *o)
 {
-	return o->kind == CLI_K_STR || o->kind == CLI_K_UINT || o->kind == CLI_K_INT || o->kind == CLI_K_SECS;
+	return o->kind == CLI_K_STR || o->kind == CLI_K_UINT || o->kind == CLI_K_INT || o->kind == CLI_K_SECS ||
+	       o->kind == CLI_K_U64;
 }
 
 static void add_short(struct cli_getopt *g, size_t *n, int id, bool arg)
@@ -197,6 +200,15 @@ static bool parse_value(const struct cmd_desc *cmd, const struct cli_opt *o, con
 		else
 			*(unsigned *)to = u;
 		return true;
+	case CLI_K_U64: {
+		unsigned long long v;
+		errno = 0;
+		v = strtoull(arg, &end, 0);
+		if (errno || *end || end == arg || *arg == '-' || *arg == '+')
+			break;
+		*(uint64_t *)to = v;
+		return true;
+	}
 	case CLI_K_SECS:
 		errno = 0;
 		d = strtod(arg, &end);

@@ -16,6 +16,7 @@
 
 #include <getopt.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -39,8 +40,9 @@ struct cli_common {
 	const char *ca;
 	int port;
 	unsigned window, timeout_ms, retries;
-	bool window_set, timeout_set, retries_set, deadline_set; /* given on the command line */
+	bool window_set, timeout_set, retries_set, deadline_set, mkey_set; /* given on the command line */
 	double deadline_s;
+	uint64_t mkey;  /* --m-key: the M_Key every SMP carries */
 	const char *namemap;
 	const char *output;
 	const char *format;
@@ -81,6 +83,7 @@ enum {
 	OPT_REPLAY_STRICT,
 	OPT_GIDS,
 	OPT_LOAD_CACHE,
+	OPT_MKEY,
 	OPT_HELP,
 	OPT_GROUP_HOSTS,
 	OPT_ALL_HOSTS,
@@ -108,6 +111,7 @@ enum cli_opt_kind {
 	CLI_K_UINT,   /* an unsigned in [lo, hi] */
 	CLI_K_INT,    /* an unsigned in [lo, hi], stored in an int */
 	CLI_K_SECS,   /* seconds: more than 0, at most hi */
+	CLI_K_U64,    /* a 64-bit unsigned, decimal or 0x hex */
 	CLI_K_CALL,   /* no argument: call fn */
 	CLI_K_ZERO,   /* no argument: the unsigned set to 0 */
 	CLI_K_HELP,   /* -h: the command's help */

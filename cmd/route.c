@@ -73,6 +73,7 @@ static void query(struct ibs_session *s, struct rjob *j)
 	}
 	if (!f->local.sm_lid) {
 		log_error("no subnet administrator to ask: the local port has SM LID 0");
+		log_hint("no subnet manager has configured this port yet: is one running? ('ibscan sm', sminfo)");
 		j->status = EXIT_RUNTIME;
 		return;
 	}

@@ -24,8 +24,9 @@ static bool options_conflict(const struct cli_common *c)
 		log_error("%s reads no device: -C/--ca and -P/--port do not apply", src);
 		return true;
 	}
-	if (c->load_cache && (c->window_set || c->timeout_set || c->retries_set || c->deadline_set)) {
-		log_error("--load-cache sends no MADs: --window, --timeout, --retries and --deadline do not apply");
+	if (c->load_cache && (c->window_set || c->timeout_set || c->retries_set || c->deadline_set || c->mkey_set)) {
+		log_error("--load-cache sends no MADs: --window, --timeout, --retries, --deadline and --m-key do not "
+			  "apply");
 		return true;
 	}
 	if (c->replay_strict && !c->replay) {
@@ -58,6 +59,32 @@ static char *missing_nodes(const struct ibs_fabric *f)
 	return sb_detach(&sb);
 }
 
+/* --m-key was given for a live walk (cli_report_partial's M_Key hint). */
+static bool mkey_given;
+
+/*
+ * A port whose M_Key protection refuses the key ibscan sent drops the SMP
+ * without an answer (IBA 14.2.4.1, as the kernel's own SMAs do; it may send
+ * the SM a Bad M_Key trap): to ibscan the fabric ends there in timeouts.
+ * Name the first port behind which SMPs went unanswered.
+ */
+static void mkey_hint(const struct ibs_fabric *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->n_errors; i++) {
+		const struct ibs_walk_error *er = &f->errors[i];
+		if (er->outcome != IBS_MAD_TIMEOUT || !er->node ||
+		    (er->mgmt_class != IBS_CLASS_SMI_DR && er->mgmt_class != IBS_CLASS_SMI))
+			continue;
+		log_hint("SMPs %s port %u of '%s' (%s) got no answer: a port protected by an M_Key drops SMPs "
+			 "whose M_Key does not match, silently; %s",
+			 er->unreachable ? "through" : "to", er->port, ibs_node_name(er->node), er->node->guid_name,
+			 mkey_given ? "check the --m-key given" : "if the fabric uses M_Keys, give --m-key KEY");
+		return;
+	}
+}
+
 void cli_report_partial(const struct ibs_fabric *f, const struct ibs_run *run)
 {
 	size_t i, ports = 0, silent = 0;
@@ -85,6 +112,8 @@ void cli_report_partial(const struct ibs_fabric *f, const struct ibs_run *run)
 			  why, run->replay_misses, missing);
 	else
 		log_error("the result is partial: %s%s", why, missing);
+	if (!run->replay_misses)
+		mkey_hint(f);
 	free(why);
 	free(missing);
 }
@@ -155,6 +184,8 @@ int cli_walk_begin(const struct cli_common *c, struct ibs_session **out)
 	if (load_namemap(c, &so.names))
 		return EXIT_RUNTIME;
 	so.src.ca = c->ca;
+	so.src.mkey = c->mkey;
+	mkey_given = c->mkey_set && !c->replay;
 	so.src.port = c->port;
 	so.src.replay = c->replay;
 	so.src.replay_strict = c->replay_strict;

@@ -40,6 +40,11 @@ const struct ibs_counter_def *ibs_counter_find(const char *name)
 	return NULL;
 }
 
+bool ibs_counter_known(const struct ibs_port_counters *c, const struct ibs_counter_def *d)
+{
+	return !(c->no_xmit_wait && d->offset == offsetof(struct ibs_pma_counters, xmit_wait));
+}
+
 bool ibs_port_wants_counters(const struct ibs_node *n, const struct ibs_port *p)
 {
 	if (p->num == 0 || !p->valid)
@@ -65,6 +70,7 @@ struct cctx {
 	struct ibs_node *node;
 	struct ibs_port *port;
 	bool ext;
+	bool redirected; /* this request already followed a redirect */
 };
 
 static struct cctx *cctx(struct cctx *base, struct ibs_node *n, struct ibs_port *p, bool ext)
@@ -75,7 +81,38 @@ static struct cctx *cctx(struct cctx *base, struct ibs_node *n, struct ibs_port 
 	c->node = n;
 	c->port = p;
 	c->ext = ext;
+	c->redirected = false; /* a new request */
 	return c;
+}
+
+/*
+ * A PMA that answers "redirect required" names in a ClassPortInfo the LID,
+ * QP, Q_Key and SL to ask instead. libibmad's mad_rpc follows it, and so does
+ * this: once per request (a second redirect stands as the answer, so two
+ * agents cannot bounce a request for ever), by LID only. True when the
+ * request went out again (c is then spent).
+ */
+static bool follow_redirect(struct cctx *c, const struct ibs_mad_req *req, const struct ibs_mad_result *r,
+			    ibs_mad_cb cb)
+{
+	struct ibs_mad_req again;
+	struct cctx *n;
+
+	if (r->outcome != IBS_MAD_STATUS || !(r->status & IBS_MAD_STATUS_REDIRECT) || c->redirected)
+		return false;
+	again = *req;
+	if (ibs_decode_redirect(r->mad, r->len, &again.addr) != IBS_OK) {
+		log_warn("the PMA of 0x%016llx redirects to an address ibscan cannot follow (by GID only)",
+			 (unsigned long long)c->node->ni.node_guid);
+		return false;
+	}
+	log_debug("the PMA of 0x%016llx redirects to LID %u QP 0x%x", (unsigned long long)c->node->ni.node_guid,
+		  again.addr.lid, again.addr.qp);
+	n = cctx(c, c->node, c->port, c->ext);
+	n->redirected = true;
+	ibs_engine_submit(c->e, &again, cb, n);
+	free(c);
+	return true;
 }
 
 static void pma_req(struct ibs_mad_req *req, uint16_t lid, uint16_t attr, uint8_t port, bool ext, bool reset,
@@ -98,7 +135,8 @@ static void on_reset(void *ctx, const struct ibs_mad_req *req, const struct ibs_
 {
 	struct cctx *c = ctx;
 
-	(void)req;
+	if (follow_redirect(c, req, r, on_reset))
+		return;
 	if (r->outcome != IBS_MAD_OK)
 		log_warn("could not reset the counters of 0x%016llx port %u: %s",
 			 (unsigned long long)c->node->ni.node_guid, c->port->num, ibs_outcome_str(r->outcome));
@@ -120,14 +158,23 @@ static void on_ext(void *ctx, const struct ibs_mad_req *req, const struct ibs_ma
 	struct cctx *c = ctx;
 	struct ibs_port_counters *pc = c->port->ctr;
 
-	(void)req;
+	if (follow_redirect(c, req, r, on_ext))
+		return;
 	/* Without the extended counters the 32-bit ones still stand. */
 	if (r->outcome == IBS_MAD_OK && ibs_decode_port_counters_ext(r->mad, r->len, &pc->c) == IBS_OK) {
 		pc->extended = true;
 		pc->t_ns = ibs_mono_ns(); /* the data counters are these */
 	}
-	if (pc->extended && c->o->reset)
-		submit_reset(c, true);
+	/*
+	 * The resets wait for this read: a PortCounters reset in flight beside
+	 * it would clear the data counters it reads (one set of counters behind
+	 * both attributes on most PMAs).
+	 */
+	if (c->o->reset) {
+		submit_reset(c, false);
+		if (pc->extended)
+			submit_reset(c, true);
+	}
 	free(c);
 }
 
@@ -138,18 +185,24 @@ static void on_counters(void *ctx, const struct ibs_mad_req *req, const struct i
 	struct ibs_mad_req ext;
 	uint8_t data[64];
 
-	(void)req;
+	if (follow_redirect(c, req, r, on_counters))
+		return;
 	pc->outcome = r->outcome;
 	pc->status = r->status;
 	if (r->outcome == IBS_MAD_OK && ibs_decode_port_counters(r->mad, r->len, &pc->c) == IBS_OK) {
 		pc->ok = true;
+		/* PortXmitWait is optional (IBA 16.1.3.5): trust it only where ClassPortInfo says it is counted. */
+		pc->no_xmit_wait = c->node->pma_cpi_ok && !(c->node->pma_capmask & IBS_PM_XMIT_WAIT_SUP);
+		if (pc->no_xmit_wait)
+			pc->c.xmit_wait = 0;
 		pc->t_ns = ibs_mono_ns();
 		if (c->node->pma_capmask & (IBS_PM_EXT_WIDTH_SUPPORTED | IBS_PM_EXT_WIDTH_NOIETF_SUP)) {
-			pma_req(&ext, req->addr.lid, IBS_ATTR_PORT_COUNTERS_EXT, c->port->num, true, false, data);
+			/* on_ext resets, once that read is back. */
+			pma_req(&ext, ibs_port_pma_lid(c->node, c->port), IBS_ATTR_PORT_COUNTERS_EXT, c->port->num, true, false, data);
 			ibs_engine_submit(c->e, &ext, on_ext, cctx(c, c->node, c->port, true));
-		}
-		if (c->o->reset)
+		} else if (c->o->reset) {
 			submit_reset(c, false);
+		}
 	} else if (r->outcome == IBS_MAD_OK) {
 		pc->outcome = IBS_MAD_MALFORMED;
 	}
@@ -198,7 +251,8 @@ static void on_cpi(void *ctx, const struct ibs_mad_req *req, const struct ibs_ma
 {
 	struct cctx *c = ctx;
 
-	(void)req;
+	if (follow_redirect(c, req, r, on_cpi))
+		return;
 	if (r->outcome == IBS_MAD_OK && ibs_decode_pma_capmask(r->mad, r->len, &c->node->pma_capmask) == IBS_OK)
 		c->node->pma_cpi_ok = true;
 	if (r->outcome == IBS_MAD_TIMEOUT || r->outcome == IBS_MAD_ABORTED) {

@@ -60,5 +60,7 @@ static inline uint64_t ibs_counter_get(const struct ibs_pma_counters *c, const s
 	return *(const uint64_t *)((const char *)c + d->offset);
 }
 const struct ibs_counter_def *ibs_counter_find(const char *name);
+/* False for a counter the port's PMA said it does not keep (PortXmitWait without its capability bit). */
+bool ibs_counter_known(const struct ibs_port_counters *c, const struct ibs_counter_def *d);
 
 #endif

@@ -5,6 +5,8 @@
  * reported once as moved rather than as a removal plus an addition.
  */
 #include "diff.h"
+#include "names.h"
+#include "rate.h"
 #include "../core/base/xalloc.h"
 
 #include <stdlib.h>

@@ -4,6 +4,8 @@
  * finish, or found nothing, is UNKNOWN: an incomplete look cannot say OK.
  */
 #include "health.h"
+#include "names.h"
+#include "rate.h"
 #include "diff.h"
 #include "../core/base/file.h"
 #include "../core/base/xalloc.h"

@@ -13,8 +13,8 @@
 #include <stdint.h>
 
 #include "../core/base/err.h"
-
-#define IBS_SYSFS_ATTR_MAX 4096 /* bytes of one attribute file, at most */
+#include "../core/base/gid.h" /* the text of a GID, for whoever shows the host */
+#include "sysfs.h"         /* the parsers of attribute text, for tests and fuzzing */
 
 struct ibs_host_gid {
 	unsigned index;
@@ -77,22 +77,5 @@ struct ibs_host {
  */
 enum ibs_err ibs_host_load(const char *root, struct ibs_host **out, char **msg);
 void ibs_host_free(struct ibs_host *h);
-
-/* Parsers of sysfs attribute text (exposed for tests and fuzzing); false when malformed. */
-/* "b859:9f03:00d4:c3a8" (node_guid, sys_image_guid) */
-bool ibs_sysfs_parse_guid(const char *s, uint64_t *out);
-/* "fe80:0000:0000:0000:b859:9f03:00d4:c3a8" (ports/N/gids/I) */
-bool ibs_sysfs_parse_gid(const char *s, uint8_t gid[16]);
-/* "4: ACTIVE" (state, phys_state, node_type): *name is allocated */
-bool ibs_sysfs_parse_enum(const char *s, int *num, char **name);
-/* "100 Gb/sec (4X EDR)", "2.5 Gb/sec (1X SDR)": *speed is allocated (NULL when absent) */
-bool ibs_sysfs_parse_rate(const char *s, double *gbps, unsigned *width, char **speed);
-/* "0x5" or "12", at most max */
-bool ibs_sysfs_parse_uint(const char *s, uint64_t max, uint64_t *out);
-
-/* A GID as the kernel prints it: eight groups of four hex digits (40 bytes with the NUL). */
-void ibs_gid_str(const uint8_t gid[16], char *buf, size_t len);
-/* The IPv4 address of an IPv4-mapped GID ("192.168.1.5"); false when it is not one. */
-bool ibs_gid_ipv4(const uint8_t gid[16], char *buf, size_t len);
 
 #endif

@@ -11,6 +11,7 @@
 #include "model.h"
 
 #define IBS_TOPO_MAX_BYTES ((size_t)512 << 20)
+#define IBS_TOPO_MAX_NODES 1000000 /* nodes in one saved topology, at most */
 
 /* A cache when the file starts with its magic number, JSON when with '{', else netfile. */
 enum ibs_err ibs_fabric_load(const char *path, struct ibs_fabric **out, char **msg);

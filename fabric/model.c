@@ -1,4 +1,4 @@
-/* The fabric model and the small vocabulary used to print it. */
+/* The fabric model: its containers, lookups by GUID and LID, sorting, links, and the fixes a walk ends with. */
 #include "model.h"
 #include "../core/base/xalloc.h"
 
@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 struct ibs_fabric *ibs_fabric_new(void)
 {
@@ -307,6 +306,15 @@ size_t ibs_fabric_links(const struct ibs_fabric *f, struct ibs_link **out)
 	return n;
 }
 
+size_t ibs_fabric_n_links(const struct ibs_fabric *f)
+{
+	struct ibs_link *v;
+	size_t n = ibs_fabric_links(f, &v);
+
+	free(v);
+	return n;
+}
+
 void ibs_node_set_error(struct ibs_node *n, const char *fmt, ...)
 {
 	va_list ap;
@@ -359,250 +367,9 @@ const char *ibs_node_name(const struct ibs_node *n)
 	return n->guid_name;
 }
 
-const char *ibs_port_state_str(unsigned s)
-{
-	static const char *const v[] = { "NoChange", "Down", "Init", "Armed", "Active" };
-	return s < 5 ? v[s] : "Unknown";
-}
-
-const char *ibs_phys_state_str(unsigned s)
-{
-	static const char *const v[] = { "NoChange", "Sleep", "Polling", "Disabled",
-					 "PortConfigurationTraining", "LinkUp", "LinkErrorRecovery",
-					 "PhyTest" };
-	return s < 8 ? v[s] : "Unknown";
-}
-
-const char *ibs_width_str(unsigned w)
-{
-	switch (w) {
-	case 1:
-		return "1x";
-	case 2:
-		return "4x";
-	case 4:
-		return "8x";
-	case 8:
-		return "12x";
-	case 16:
-		return "2x";
-	default:
-		return "?";
-	}
-}
-
-unsigned ibs_width_lanes(unsigned w)
-{
-	switch (w) {
-	case 1:
-		return 1;
-	case 2:
-		return 4;
-	case 4:
-		return 8;
-	case 8:
-		return 12;
-	case 16:
-		return 2;
-	default:
-		return 0;
-	}
-}
-
-const char *ibs_speed_str(unsigned speed, unsigned ext)
-{
-	switch (ext) {
-	case 1:
-		return "FDR";
-	case 2:
-		return "EDR";
-	case 4:
-		return "HDR";
-	case 8:
-		return "NDR";
-	default:
-		break;
-	}
-	switch (speed) {
-	case 1:
-		return "SDR";
-	case 2:
-		return "DDR";
-	case 4:
-		return "QDR";
-	default:
-		return "?";
-	}
-}
-
-unsigned ibs_speed_mbps(unsigned speed, unsigned ext)
-{
-	switch (ext) {
-	case 1:
-		return 14062;
-	case 2:
-		return 25781;
-	case 4:
-		return 53125;
-	case 8:
-		return 106250;
-	default:
-		break;
-	}
-	switch (speed) {
-	case 1:
-		return 2500;
-	case 2:
-		return 5000;
-	case 4:
-		return 10000;
-	default:
-		return 0;
-	}
-}
-
-const char *ibs_node_type_str(unsigned t)
-{
-	switch (t) {
-	case IBS_NODE_CA:
-		return "ca";
-	case IBS_NODE_SWITCH:
-		return "switch";
-	case IBS_NODE_ROUTER:
-		return "router";
-	default:
-		return "unknown";
-	}
-}
-
-const char *ibs_mtu_str(unsigned m)
-{
-	static const char *const v[] = { "?", "256", "512", "1024", "2048", "4096" };
-	return m < 6 ? v[m] : "?";
-}
-
-const char *ibs_sm_state_str(unsigned s)
-{
-	static const char *const v[] = { "not-active", "discovering", "standby", "master" };
-	return s < 4 ? v[s] : "unknown";
-}
-
 bool ibs_port_is_up(const struct ibs_port *p)
 {
 	return p->valid && (p->pi.phys_state == 5 || p->pi.state >= 2);
-}
-
-void ibs_port_active_rate(const struct ibs_port *p, struct ibs_link_rate *r)
-{
-	memset(r, 0, sizeof(*r));
-	if (!p->valid)
-		return;
-	r->width = p->pi.width_active;
-	r->speed_ext = p->pi.speed_ext_active;
-	r->speed = r->speed_ext ? 0 : p->pi.speed_active;
-}
-
-static unsigned best_width(unsigned mask)
-{
-	/* Rank by lanes: 12x > 8x > 4x > 2x > 1x. */
-	static const unsigned order[] = { 8, 4, 2, 16, 1 };
-	unsigned i;
-
-	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++)
-		if (mask & order[i])
-			return order[i];
-	return 0;
-}
-
-bool ibs_link_best_rate(const struct ibs_port *a, const struct ibs_port *b, struct ibs_link_rate *r)
-{
-	unsigned w, s, x;
-
-	memset(r, 0, sizeof(*r));
-	if (!a->valid || !b->valid)
-		return false;
-	w = (a->pi.width_enabled & a->pi.width_supported) & (b->pi.width_enabled & b->pi.width_supported);
-	s = (a->pi.speed_enabled & a->pi.speed_supported) & (b->pi.speed_enabled & b->pi.speed_supported);
-	x = (a->pi.speed_ext_enabled & a->pi.speed_ext_supported) &
-	    (b->pi.speed_ext_enabled & b->pi.speed_ext_supported);
-	r->width = best_width(w);
-	if (x) {
-		unsigned bit;
-		for (bit = 8; bit; bit >>= 1)
-			if (x & bit) {
-				r->speed_ext = bit;
-				break;
-			}
-	} else {
-		unsigned bit;
-		for (bit = 4; bit; bit >>= 1)
-			if (s & bit) {
-				r->speed = bit;
-				break;
-			}
-	}
-	return r->width && (r->speed || r->speed_ext);
-}
-
-/* The best rate one port supports and has enabled. */
-static void port_best(const struct ibs_port *p, struct ibs_link_rate *r)
-{
-	unsigned bit;
-
-	memset(r, 0, sizeof(*r));
-	r->width = best_width(p->pi.width_enabled & p->pi.width_supported);
-	for (bit = 8; bit; bit >>= 1)
-		if (p->pi.speed_ext_enabled & p->pi.speed_ext_supported & bit) {
-			r->speed_ext = bit;
-			return;
-		}
-	for (bit = 4; bit; bit >>= 1)
-		if (p->pi.speed_enabled & p->pi.speed_supported & bit) {
-			r->speed = bit;
-			return;
-		}
-}
-
-bool ibs_link_degraded(const struct ibs_port *a, const struct ibs_port *b, const char **why)
-{
-	struct ibs_link_rate best, act, ba, bb;
-	unsigned lanes, mbps;
-
-	if (!ibs_link_best_rate(a, b, &best))
-		return false;
-	ibs_port_active_rate(a, &act);
-	if (a->pi.state != 4 && a->pi.phys_state != 5)
-		return false;
-	lanes = ibs_width_lanes(act.width);
-	mbps = ibs_speed_mbps(act.speed, act.speed_ext);
-	/* Trained below what both ends allow: a bad lane, cable or connector. */
-	if (lanes < ibs_width_lanes(best.width)) {
-		if (why)
-			*why = "width";
-		return true;
-	}
-	if (mbps < ibs_speed_mbps(best.speed, best.speed_ext)) {
-		if (why)
-			*why = "speed";
-		return true;
-	}
-	/*
-	 * Held down by one end: one port allows less than the other, so the link
-	 * runs at the lower (e.g. a port narrowed to 1x facing a 4x port).
-	 */
-	port_best(a, &ba);
-	port_best(b, &bb);
-	if (lanes < ibs_width_lanes(ba.width) || lanes < ibs_width_lanes(bb.width)) {
-		if (why)
-			*why = "width";
-		return true;
-	}
-	if (mbps < ibs_speed_mbps(ba.speed, ba.speed_ext) || mbps < ibs_speed_mbps(bb.speed, bb.speed_ext)) {
-		if (why)
-			*why = "speed";
-		return true;
-	}
-	return false;
 }
 
 void ibs_fabric_fix_inferred(struct ibs_fabric *f)
@@ -653,136 +420,4 @@ void ibs_fabric_fix_ext_speeds(struct ibs_fabric *f)
 				pt->pi.speed_ext_active = pt->pi.speed_ext_enabled = pt->pi.speed_ext_supported = 0;
 		}
 	}
-}
-
-unsigned ibs_port_state_code(const char *s)
-{
-	unsigned i;
-
-	for (i = 1; i < 5; i++)
-		if (!strcmp(s, ibs_port_state_str(i)))
-			return i;
-	return 0;
-}
-
-unsigned ibs_phys_state_code(const char *s)
-{
-	unsigned i;
-
-	for (i = 1; i < 8; i++)
-		if (!strcmp(s, ibs_phys_state_str(i)))
-			return i;
-	return 0;
-}
-
-unsigned ibs_width_code(const char *s)
-{
-	static const unsigned codes[] = { 1, 2, 4, 8, 16 };
-	unsigned i;
-
-	for (i = 0; i < 5; i++)
-		if (!strcasecmp(s, ibs_width_str(codes[i])))
-			return codes[i];
-	return 0;
-}
-
-bool ibs_speed_code(const char *s, unsigned *speed, unsigned *ext)
-{
-	unsigned b;
-
-	*speed = *ext = 0;
-	for (b = 1; b <= 4; b <<= 1)
-		if (!strcmp(s, ibs_speed_str(b, 0))) {
-			*speed = b;
-			return true;
-		}
-	for (b = 1; b <= 8; b <<= 1)
-		if (!strcmp(s, ibs_speed_str(0, b))) {
-			*ext = b;
-			*speed = 4;
-			return true;
-		}
-	if (!strcmp(s, "FDR10")) {
-		*speed = 4;
-		return true;
-	}
-	return false;
-}
-
-unsigned ibs_node_type_code(const char *s)
-{
-	unsigned i;
-
-	for (i = 1; i <= 3; i++)
-		if (!strcmp(s, ibs_node_type_str(i)))
-			return i;
-	return 0;
-}
-
-/*
- * The fastest speed and widest width the node runs, or supports and has
- * enabled, on any external port. Ports whose PortInfo was not read count
- * with what their link runs.
- */
-static void node_best(const struct ibs_node *n, unsigned *mbps, unsigned *lanes)
-{
-	const struct ibs_port *pt;
-
-	*mbps = *lanes = 0;
-	for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
-		struct ibs_link_rate r;
-		unsigned m, l;
-		if (!pt->valid)
-			continue;
-		if (pt->pi.phys_state == 5) {
-			ibs_port_active_rate(pt, &r);
-			if (ibs_speed_mbps(r.speed, r.speed_ext) > *mbps)
-				*mbps = ibs_speed_mbps(r.speed, r.speed_ext);
-			if (ibs_width_lanes(r.width) > *lanes)
-				*lanes = ibs_width_lanes(r.width);
-		}
-		if (pt->inferred)
-			continue;
-		port_best(pt, &r);
-		m = ibs_speed_mbps(r.speed, r.speed_ext);
-		l = ibs_width_lanes(r.width);
-		if (m > *mbps)
-			*mbps = m;
-		if (l > *lanes)
-			*lanes = l;
-	}
-}
-
-bool ibs_node_link_degraded(const struct ibs_node *na, uint8_t pa, const struct ibs_node *nb, uint8_t pb,
-			    const char **why)
-{
-	const struct ibs_port *a = ibs_node_port(na, pa), *b = ibs_node_port(nb, pb);
-	struct ibs_link_rate act;
-	unsigned ma, mb, la, lb;
-
-	if (!a || !b || !a->valid || !b->valid)
-		return false;
-	if (ibs_link_degraded(a, b, why) || ibs_link_degraded(b, a, why))
-		return true;
-	if (a->pi.state != 4 && a->pi.phys_state != 5)
-		return false;
-	/*
-	 * Both nodes run faster links on other ports, so this one could too (a
-	 * slowed link whose ends no longer advertise the faster speed, as ibsim
-	 * and some firmware do after training down).
-	 */
-	ibs_port_active_rate(a, &act);
-	node_best(na, &ma, &la);
-	node_best(nb, &mb, &lb);
-	if (ibs_width_lanes(act.width) < (la < lb ? la : lb)) {
-		if (why)
-			*why = "width";
-		return true;
-	}
-	if (ibs_speed_mbps(act.speed, act.speed_ext) < (ma < mb ? ma : mb)) {
-		if (why)
-			*why = "speed";
-		return true;
-	}
-	return false;
 }

@@ -21,6 +21,7 @@ struct ibs_node;
 struct ibs_port_counters {
 	bool ok;                  /* PortCounters answered */
 	bool extended;            /* 64-bit data counters from PortCountersExtended */
+	bool no_xmit_wait;        /* ClassPortInfo says the PMA does not count PortXmitWait: c.xmit_wait is no reading */
 	enum ibs_outcome outcome; /* when !ok */
 	uint16_t status;
 	struct ibs_pma_counters c;
@@ -165,6 +166,8 @@ void ibs_fabric_fix_ext_speeds(struct ibs_fabric *f);
 void ibs_fabric_sort(struct ibs_fabric *f);
 /* Every link once, from the lower (index, port) end; returns the count. Caller frees *out. */
 size_t ibs_fabric_links(const struct ibs_fabric *f, struct ibs_link **out);
+/* How many links ibs_fabric_links would list. */
+size_t ibs_fabric_n_links(const struct ibs_fabric *f);
 void ibs_node_set_error(struct ibs_node *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Set the description from untrusted bytes: cleaned, at most IBS_NODE_DESC_TEXT bytes kept. */
 void ibs_node_set_desc(struct ibs_node *n, const char *raw, size_t len);
@@ -181,44 +184,7 @@ static inline unsigned ibs_node_first_port(const struct ibs_node *n)
 /* The display name: node-name-map entry, else the description, else the GUID. */
 const char *ibs_node_name(const struct ibs_node *n);
 
-/* Decoding of PortInfo codes into words (IBA 14.2.5.6). */
-const char *ibs_port_state_str(unsigned state);
-const char *ibs_phys_state_str(unsigned phys);
-const char *ibs_width_str(unsigned width);     /* one active width code: "4x" */
-unsigned ibs_width_lanes(unsigned width);
-/* Active speed name, using the extended speed when there is one: "SDR" ... "NDR". */
-const char *ibs_speed_str(unsigned speed, unsigned speed_ext);
-/* Lane rate in Mb/s for ranking speeds (0 when unknown). */
-unsigned ibs_speed_mbps(unsigned speed, unsigned speed_ext);
-const char *ibs_node_type_str(unsigned type);   /* "switch", "ca", "router" */
-const char *ibs_mtu_str(unsigned mtu);
-const char *ibs_sm_state_str(unsigned state);
-
-/* Reverse of the *_str functions, for loading saved topologies; 0 when unknown. */
-unsigned ibs_port_state_code(const char *s);
-unsigned ibs_phys_state_code(const char *s);
-unsigned ibs_width_code(const char *s);
-/* "SDR".."QDR" set *speed, "FDR".."NDR" set *ext; false when unknown. */
-bool ibs_speed_code(const char *s, unsigned *speed, unsigned *ext);
-unsigned ibs_node_type_code(const char *s);
-
 /* Port is physically linked (LinkUp) or at least not Down. */
 bool ibs_port_is_up(const struct ibs_port *p);
 
-
-/* Link quality (IBA 14.2.5.6 width/speed codes). */
-struct ibs_link_rate {
-	unsigned width;   /* width code (1x=1, 4x=2, 8x=4, 12x=8, 2x=16), 0 unknown */
-	unsigned speed;   /* LinkSpeed code, 0 when an extended speed applies */
-	unsigned speed_ext;
-};
-/* Active rate of a port, from its PortInfo. */
-void ibs_port_active_rate(const struct ibs_port *p, struct ibs_link_rate *r);
-/* The best rate both ends support and have enabled; false when unknown. */
-bool ibs_link_best_rate(const struct ibs_port *a, const struct ibs_port *b, struct ibs_link_rate *r);
-/* Active below best: set *why to "width" or "speed". */
-bool ibs_link_degraded(const struct ibs_port *a, const struct ibs_port *b, const char **why);
-/* The link's check as health runs it: either end's view, and the nodes' other ports. */
-bool ibs_node_link_degraded(const struct ibs_node *na, uint8_t pa, const struct ibs_node *nb, uint8_t pb,
-			    const char **why);
 #endif

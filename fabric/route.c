@@ -1,5 +1,6 @@
 /* Route tracing through linear forwarding tables (IBA 18.2.4.3.2) and PathRecord queries (IBA 15.2.5.16). */
 #include "route.h"
+#include "names.h"
 #include "../core/base/log.h"
 #include "../core/base/text.h"
 #include "../core/base/xalloc.h"
@@ -273,6 +274,7 @@ enum ibs_err ibs_query_path(struct ibs_engine *e, const struct ibs_fabric *f, ui
 
 	memset(&o, 0, sizeof(o));
 	ibs_addr_lid(&a, f->local.sm_lid, 1);
+	a.sl = f->local.sm_sl; /* the SL the SM set for reaching it, as libibmad's sa_call uses */
 	ibs_req_get(&req, &a, IBS_CLASS_SA, IBS_ATTR_SA_PATH_RECORD, 0);
 	ibs_path_record_query(data, slid, dlid);
 	req.data = data;

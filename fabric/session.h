@@ -41,6 +41,7 @@ struct ibs_source {
 	const char *cache;      /* an 'ibnetdiscover --cache' file: no MADs at all */
 	const char *record;     /* record every MAD exchanged into this capture */
 	bool record_times;
+	uint64_t mkey;          /* live: the M_Key every SMP carries (--m-key) */
 };
 
 struct ibs_session_opts {

@@ -9,6 +9,8 @@
 #include "../core/base/strbuf.h"
 #include "../core/base/xalloc.h"
 #include "../fabric/levels.h"
+#include "../fabric/names.h"
+#include "../fabric/rate.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -853,7 +855,7 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 	sb_adds(&d.sb, "\tgraph [rankdir=TB, ranksep=1.4, nodesep=0.3, splines=line, forcelabels=true, "
 		       "outputorder=edgesfirst, newrank=true, fontname=\"Helvetica\", fontsize=12, labelloc=t");
 	if (d.o->fs) {
-		char *line = health_status_line(f, d.o->fs), *bar = strstr(line, " |");
+		char *line = render_health_status_line(f, d.o->fs), *bar = strstr(line, " |");
 		if (bar)
 			*bar = '\0';
 		sb_adds(&d.sb, ", label=");

@@ -6,6 +6,7 @@
  * "-<n>" suffix for the second and later nodes sharing a GUID.
  */
 #include "render.h"
+#include "../fabric/names.h"
 #include "../core/base/strbuf.h"
 #include "../core/base/xalloc.h"
 

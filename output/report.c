@@ -5,6 +5,7 @@
  * draw the summary, search, details and findings from those documents.
  */
 #include "report.h"
+#include "counters.h"
 #include "emit.h"
 #include "health.h"
 #include "render.h"

@@ -3,6 +3,8 @@
  * object is rendered by one function for both formats.
  */
 #include "render.h"
+#include "../fabric/names.h"
+#include "../fabric/rate.h"
 #include "../core/base/xalloc.h"
 
 #include <inttypes.h>
@@ -318,15 +320,6 @@ static size_t render_links_array(struct emit *e, const struct ibs_fabric *f)
 	return n;
 }
 
-static size_t link_count(const struct ibs_fabric *f)
-{
-	struct ibs_link *v;
-	size_t n = ibs_fabric_links(f, &v);
-
-	free(v);
-	return n;
-}
-
 static void render_sm_list(struct emit *e, const struct ibs_fabric *f)
 {
 	size_t i;
@@ -376,7 +369,7 @@ void render_topology(struct emit *e, const struct ibs_fabric *f, const struct ib
 	size_t i;
 
 	header(e, IBS_TOPOLOGY_SCHEMA, "topology", f);
-	render_summary(e, f, link_count(f));
+	render_summary(e, f, ibs_fabric_n_links(f));
 	render_local(e, f);
 	emit_text(e, "\n");
 	emit_arr_open(e, "nodes");
@@ -395,7 +388,7 @@ void render_nodes(struct emit *e, const struct ibs_fabric *f, const struct ibs_r
 	size_t i;
 
 	header(e, IBS_NODES_SCHEMA, "nodes", f);
-	render_summary(e, f, link_count(f));
+	render_summary(e, f, ibs_fabric_n_links(f));
 	emit_text(e, "%-6s %-18s %5s %3s  %s\n", "type", "guid", "lid", "prt", "name");
 	emit_arr_open(e, "nodes");
 	for (i = 0; i < f->n_nodes; i++)
@@ -408,7 +401,7 @@ void render_nodes(struct emit *e, const struct ibs_fabric *f, const struct ibs_r
 void render_links(struct emit *e, const struct ibs_fabric *f, const struct ibs_run *run)
 {
 	header(e, IBS_LINKS_SCHEMA, "links", f);
-	render_summary(e, f, link_count(f));
+	render_summary(e, f, ibs_fabric_n_links(f));
 	render_links_array(e, f);
 	render_errors(e, f, run);
 	emit_obj_close(e);

@@ -7,6 +7,7 @@ static const char *const msgs[IBS_E__COUNT] = {
 	[IBS_E_NODEV] = "no InfiniBand device found",
 	[IBS_E_PERM] = "permission denied",
 	[IBS_E_TRANSPORT] = "transport failure",
+	[IBS_E_SEND] = "the MAD could not be sent",
 	[IBS_E_TIMEOUT] = "timed out",
 	[IBS_E_DEADLINE] = "global deadline expired",
 	[IBS_E_STATUS] = "bad MAD status",

@@ -7,7 +7,8 @@ enum ibs_err {
 	IBS_E_AGAIN,      /* nothing yet (non-blocking receive) */
 	IBS_E_NODEV,      /* no InfiniBand device */
 	IBS_E_PERM,       /* permission denied on the umad device */
-	IBS_E_TRANSPORT,  /* send/receive failed */
+	IBS_E_TRANSPORT,  /* send/receive failed: the device is gone or unusable */
+	IBS_E_SEND,       /* the kernel refused to send one MAD (that request fails, the run goes on) */
 	IBS_E_TIMEOUT,    /* a MAD got no answer within its deadline and retries */
 	IBS_E_DEADLINE,   /* the global deadline expired */
 	IBS_E_STATUS,     /* a MAD came back with a non-zero status */

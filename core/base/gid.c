@@ -1,5 +1,7 @@
-/* The rank of a GID for RoCE traffic (see gid.h): one rule for the probe and the host view. */
+/* GIDs as text, and their rank for RoCE traffic (see gid.h): one rule for the probe and the host view. */
 #include "gid.h"
+
+#include <stdio.h>
 
 int ibs_gid_rank(const uint8_t gid[16], enum ibs_gid_type type, const char **why)
 {
@@ -17,4 +19,18 @@ int ibs_gid_rank(const uint8_t gid[16], enum ibs_gid_type type, const char **why
 	if (v4)
 		return *why = "RoCE v1 with an IPv4 address", 4;
 	return *why = "the first GID in the table", 5;
+}
+
+void ibs_gid_str(const uint8_t g[16], char *buf, size_t len)
+{
+	snprintf(buf, len, "%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x", g[0], g[1], g[2],
+		 g[3], g[4], g[5], g[6], g[7], g[8], g[9], g[10], g[11], g[12], g[13], g[14], g[15]);
+}
+
+bool ibs_gid_ipv4(const uint8_t g[16], char *buf, size_t len)
+{
+	if (!ibs_gid_is_v4mapped(g))
+		return false;
+	snprintf(buf, len, "%u.%u.%u.%u", g[12], g[13], g[14], g[15]);
+	return true;
 }

@@ -1,12 +1,14 @@
 /*
  * GIDs (IBA 4.1.1) as the probe and the host view both see them: their
- * type, two tests of their address, and how good each is for RoCE traffic.
- * Pure functions of the 16 bytes and the type: no device is asked.
+ * type, two tests of their address, their text, and how good each is for
+ * RoCE traffic. Pure functions of the 16 bytes and the type: no device is
+ * asked.
  */
 #ifndef IBSCAN_GID_H
 #define IBSCAN_GID_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -29,6 +31,11 @@ static inline bool ibs_gid_is_zero(const uint8_t gid[16])
 			return false;
 	return true;
 }
+
+/* A GID as the kernel prints it: eight groups of four hex digits (40 bytes with the NUL). */
+void ibs_gid_str(const uint8_t gid[16], char *buf, size_t len);
+/* The IPv4 address of an IPv4-mapped GID ("192.168.1.5"); false when it is not one. */
+bool ibs_gid_ipv4(const uint8_t gid[16], char *buf, size_t len);
 
 /*
  * How well a (non-zero) GID suits a RoCE port, 0 best: RoCE v2 with an

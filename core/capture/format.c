@@ -104,9 +104,9 @@ static void write_local(FILE *f, const struct ibs_local_port *lp)
 {
 	fprintf(f,
 		"local ca=%s port=%d node_guid=0x%016" PRIx64 " port_guid=0x%016" PRIx64
-		" system_image_guid=0x%016" PRIx64 " lid=%u sm_lid=%u lmc=%u state=%u node_type=%d\n",
+		" system_image_guid=0x%016" PRIx64 " lid=%u sm_lid=%u lmc=%u state=%u node_type=%d sm_sl=%u\n",
 		lp->ca[0] ? lp->ca : "-", lp->port, lp->node_guid, lp->port_guid, lp->system_image_guid, lp->lid,
-		lp->sm_lid, lp->lmc, lp->state, lp->node_type);
+		lp->sm_lid, lp->lmc, lp->state, lp->node_type, lp->sm_sl);
 }
 
 void ibs_capture_write_header(FILE *f, const char *tool, const struct ibs_local_port *lp,
@@ -320,6 +320,9 @@ static enum ibs_err parse_local(const char *name, unsigned ln, const char *line,
 	NEED("state", 255, state);
 	NEED("node_type", 255, node_type);
 #undef NEED
+	/* Optional: captures before it was recorded reached the SA on SL 0. */
+	if (kv_u64(line, "sm_sl", 15, &v))
+		lp->sm_sl = (uint8_t)v;
 	return IBS_OK;
 }
 

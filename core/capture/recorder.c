@@ -63,7 +63,7 @@ static void rec_done(struct rec_priv *r, struct rec_pending *p)
 		r->n--;
 }
 
-static enum ibs_err rec_send(struct ibs_transport *t, const struct ibs_mad_req *req, const uint8_t *mad)
+static enum ibs_err rec_send(struct ibs_transport *t, const struct ibs_mad_req *req, const uint8_t *mad, int *cause)
 {
 	struct rec_priv *r = t->priv;
 	struct rec_pending *p = NULL;
@@ -87,7 +87,7 @@ static enum ibs_err rec_send(struct ibs_transport *t, const struct ibs_mad_req *
 	p->req.data = NULL;
 	memcpy(p->mad, mad, IBS_MAD_SIZE);
 	p->t = r->times ? ibs_mono_ns() : 0;
-	rc = r->inner->ops->send(r->inner, req, mad);
+	rc = r->inner->ops->send(r->inner, req, mad, cause);
 	if (rc)
 		rec_done(r, p);
 	return rc;

@@ -62,7 +62,7 @@ static enum ibs_err rp_damaged(struct rp_priv *p, char *why)
 	return IBS_E_TRANSPORT;
 }
 
-static enum ibs_err rp_send(struct ibs_transport *t, const struct ibs_mad_req *req, const uint8_t *mad)
+static enum ibs_err rp_send(struct ibs_transport *t, const struct ibs_mad_req *req, const uint8_t *mad, int *cause)
 {
 	struct rp_priv *p = t->priv;
 	uint64_t key = ibs_capidx_key(&req->addr, mad);
@@ -72,6 +72,7 @@ static enum ibs_err rp_send(struct ibs_transport *t, const struct ibs_mad_req *r
 	struct ibs_capidx_x x;
 	char *why = NULL;
 
+	(void)cause; /* a replay refuses no send */
 	if (p->failed)
 		return IBS_E_TRANSPORT;
 	/*

@@ -30,6 +30,7 @@ struct pend {
 	ibs_mad_cb cb;
 	void *ctx;
 	unsigned attempts;
+	int cause;           /* why the kernel refused to send it (IBS_MAD_SEND_FAILED) */
 	uint32_t tid;
 	int slot;
 	bool paths;          /* other paths may be asked of e->paths */
@@ -60,6 +61,7 @@ struct ibs_engine {
 	void (*progress)(void *, const struct ibs_engine_stats *);
 	void *progress_ctx;
 	uint64_t last_progress;
+	unsigned send_failures_said; /* send failures logged as warnings (a few, then with -v) */
 };
 
 /* Put p after q (at the front when q is NULL). */
@@ -197,7 +199,7 @@ static void release(struct ibs_engine *e, struct pend *p)
 	e->freelist = p;
 }
 
-/* Take p off the wire (if there) and report its outcome. */
+/* Take p off the wire (if there) and report its outcome (a send failure's cause is p->cause). */
 static void complete(struct ibs_engine *e, struct pend *p, enum ibs_outcome oc, uint16_t status,
 		     const uint8_t *mad, size_t len)
 {
@@ -214,6 +216,7 @@ static void complete(struct ibs_engine *e, struct pend *p, enum ibs_outcome oc, 
 	r.mad = mad;
 	r.len = len;
 	r.attempts = p->attempts;
+	r.cause = oc == IBS_MAD_SEND_FAILED ? p->cause : 0;
 	switch (oc) {
 	case IBS_MAD_TIMEOUT:
 		e->st.timeouts++;
@@ -226,6 +229,9 @@ static void complete(struct ibs_engine *e, struct pend *p, enum ibs_outcome oc, 
 		break;
 	case IBS_MAD_ABORTED:
 		e->st.aborted++;
+		break;
+	case IBS_MAD_SEND_FAILED:
+		e->st.send_failed++;
 		break;
 	case IBS_MAD_OK:
 		break;
@@ -297,6 +303,20 @@ static int free_slot(struct ibs_engine *e)
 	return -1;
 }
 
+/* Say why the kernel refused a request: the first few as warnings, the rest with -v. */
+static void send_refused(struct ibs_engine *e, const struct pend *p)
+{
+	char ab[256];
+	bool loud = e->send_failures_said < 3;
+
+	ibs_addr_str(&p->req.addr, ab, sizeof(ab));
+	(loud ? log_warn : log_debug)("cannot send %s %s %s to %s: %s%s", ibs_class_name(p->req.mgmt_class),
+				      ibs_method_name(p->req.method), ibs_attr_name(p->req.mgmt_class, p->req.attr_id),
+				      ab, p->cause ? strerror(p->cause) : "refused by the transport",
+				      e->send_failures_said == 2 ? " (further send failures are shown with -v)" : "");
+	e->send_failures_said += loud;
+}
+
 static void send_one(struct ibs_engine *e, struct pend *p, uint64_t now)
 {
 	uint8_t mad[IBS_MAD_SIZE];
@@ -315,16 +335,27 @@ static void send_one(struct ibs_engine *e, struct pend *p, uint64_t now)
 	pl_push(&e->wire, p);
 	rc = ibs_mad_encode(&p->req, p->tid, mad);
 	if (rc == IBS_OK)
-		rc = ibs_transport_send(e->t, &p->req, mad);
+		rc = ibs_transport_send(e->t, &p->req, mad, &p->cause);
 	if (rc == IBS_OK) {
 		e->st.sent++;
 		return;
 	}
 	/* A request we cannot even encode or send will not improve with retries. */
 	log_debug("send failed: %s", ibs_strerror(rc));
-	if (rc == IBS_E_TRANSPORT)
+	switch (rc) {
+	case IBS_E_TRANSPORT:
 		e->failed = IBS_E_TRANSPORT; /* the device is gone: stop the run */
-	complete(e, p, rc == IBS_E_INVAL ? IBS_MAD_MALFORMED : rc == IBS_E_TRANSPORT ? IBS_MAD_ABORTED : IBS_MAD_TIMEOUT, 0, NULL, 0);
+		complete(e, p, IBS_MAD_ABORTED, 0, NULL, 0);
+		break;
+	case IBS_E_SEND:
+		/* This request only (EINVAL, ENOMEM, ...): the others still go. */
+		send_refused(e, p);
+		complete(e, p, IBS_MAD_SEND_FAILED, 0, NULL, 0);
+		break;
+	default:
+		complete(e, p, rc == IBS_E_INVAL ? IBS_MAD_MALFORMED : IBS_MAD_TIMEOUT, 0, NULL, 0);
+		break;
+	}
 }
 
 static void handle_packet(struct ibs_engine *e, const struct ibs_packet *pkt)
@@ -354,7 +385,9 @@ static void handle_packet(struct ibs_engine *e, const struct ibs_packet *pkt)
 		retry_or_fail(e, p, IBS_MAD_TIMEOUT, 0, ibs_mono_ns());
 		return;
 	}
-	if (!(h.method & 0x80) || h.mgmt_class != p->req.mgmt_class || h.attr_id != p->req.attr_id) {
+	/* A redirect may come back as the ClassPortInfo it carries, whatever was asked. */
+	if (!(h.method & 0x80) || h.mgmt_class != p->req.mgmt_class ||
+	    (h.attr_id != p->req.attr_id && !(ibs_mad_status(&h) & IBS_MAD_STATUS_REDIRECT))) {
 		complete(e, p, IBS_MAD_MALFORMED, 0, pkt->mad, pkt->len);
 		return;
 	}

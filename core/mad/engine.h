@@ -39,6 +39,7 @@ struct ibs_mad_result {
 	const uint8_t *mad;    /* the response, valid only during the callback */
 	size_t len;
 	unsigned attempts;
+	int cause;             /* IBS_MAD_SEND_FAILED: the errno the send failed with (0: unknown) */
 };
 
 typedef void (*ibs_mad_cb)(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *res);
@@ -46,6 +47,7 @@ typedef void (*ibs_mad_cb)(void *ctx, const struct ibs_mad_req *req, const struc
 struct ibs_engine_stats {
 	uint64_t submitted, sent, received, completed;
 	uint64_t retries, timeouts, bad_status, malformed, unexpected, aborted;
+	uint64_t send_failed; /* requests the kernel refused to send */
 	uint64_t backoffs;    /* retries that waited (backoff_us) before going out again */
 	uint64_t other_paths; /* retries sent along another path than the request's first */
 	uint64_t elapsed_ms; /* since the engine was created, as of the last progress call */

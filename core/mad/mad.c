@@ -219,13 +219,24 @@ static int class_data_offset(uint8_t mgmt_class)
 	}
 }
 
+static uint64_t smp_mkey;
+
+void ibs_mad_set_mkey(uint64_t mkey)
+{
+	smp_mkey = mkey;
+}
+
 enum ibs_err ibs_mad_encode(const struct ibs_mad_req *req, uint64_t tid, uint8_t *out)
 {
+	enum ibs_err rc;
+
 	if (req->mgmt_class == IBS_CLASS_SMI_DR && (req->addr.lid || req->addr.hops > IBS_DR_MAX_HOPS))
 		return IBS_E_INVAL;
-	if (encode_dr_get(req, tid, out))
-		return IBS_OK;
-	return encode_lib(req, tid, out);
+	rc = encode_dr_get(req, tid, out) ? IBS_OK : encode_lib(req, tid, out);
+	/* The templates and libibmad leave M_Key 0: the key goes in after. */
+	if (rc == IBS_OK && smp_mkey && (req->mgmt_class == IBS_CLASS_SMI || req->mgmt_class == IBS_CLASS_SMI_DR))
+		mad_set_field64(out, 0, IB_MAD_MKEY_F, smp_mkey);
+	return rc;
 }
 
 enum ibs_err ibs_mad_encode_lib(const struct ibs_mad_req *req, uint64_t tid, uint8_t *out)
@@ -479,6 +490,24 @@ static enum ibs_err gmp_data(const uint8_t *mad, size_t len, size_t need, uint8_
 		return IBS_E_MALFORMED;
 	memset(out, 0, IBS_MAD_SIZE);
 	memcpy(out, mad + IBS_GMP_DATA_OFFS, (len > IBS_MAD_SIZE ? IBS_MAD_SIZE : len) - IBS_GMP_DATA_OFFS);
+	return IBS_OK;
+}
+
+/* IBA 13.4.8.1: ClassPortInfo's redirect fields (bytes 8-39). */
+enum ibs_err ibs_decode_redirect(const uint8_t *mad, size_t len, struct ibs_addr *out)
+{
+	uint8_t d[IBS_MAD_SIZE];
+	uint32_t lid, qp;
+
+	if (gmp_data(mad, len, 40, d))
+		return IBS_E_MALFORMED;
+	lid = GET32(d, IB_CPI_REDIRECT_LID_F);
+	qp = GET32(d, IB_CPI_REDIRECT_QP_F);
+	if (!lid || lid >= 0xc000 || !qp)
+		return IBS_E_NOTFOUND;
+	ibs_addr_lid(out, (uint16_t)lid, qp);
+	out->qkey = GET32(d, IB_CPI_REDIRECT_QKEY_F);
+	out->sl = (uint8_t)GET32(d, IB_CPI_REDIRECT_SL_F);
 	return IBS_OK;
 }
 

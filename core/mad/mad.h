@@ -86,6 +86,12 @@ void ibs_req_get(struct ibs_mad_req *req, const struct ibs_addr *addr, uint8_t m
 
 /* Encode req with the given TID into out (IBS_MAD_SIZE bytes). */
 enum ibs_err ibs_mad_encode(const struct ibs_mad_req *req, uint64_t tid, uint8_t *out);
+/*
+ * The M_Key every SMP (classes 0x01 and 0x81) carries from now on (IBA
+ * 14.2.4; 0, the default, matches an unprotected port). Set once, before the
+ * first request: as infiniband-diags' -y.
+ */
+void ibs_mad_set_mkey(uint64_t mkey);
 /* The same, through mad_build_pkt for every request (the reference the fast path is tested against). */
 enum ibs_err ibs_mad_encode_lib(const struct ibs_mad_req *req, uint64_t tid, uint8_t *out);
 /* Decode the header; IBS_E_MALFORMED when len is shorter than a MAD header. */
@@ -104,6 +110,7 @@ enum ibs_outcome {
 	IBS_MAD_TIMEOUT,   /* no response after all attempts */
 	IBS_MAD_MALFORMED, /* a response that does not fit the request */
 	IBS_MAD_ABORTED,   /* the run was aborted (global deadline, transport failure) */
+	IBS_MAD_SEND_FAILED, /* the kernel refused to send it (cause in the result); the run goes on */
 };
 
 /* "timeout", "bad status", ... (names.c). */
@@ -166,6 +173,14 @@ struct ibs_pma_counters {
 #define IBS_PM_XMIT_WAIT_SUP (1u << 12)
 
 enum ibs_err ibs_decode_pma_capmask(const uint8_t *mad, size_t len, uint16_t *capmask);
+/* MAD status bit 1 (IBA 13.4.7): the agent answers elsewhere, named in a ClassPortInfo. */
+#define IBS_MAD_STATUS_REDIRECT 0x0002
+/*
+ * The address a "redirect required" answer names (its ClassPortInfo:
+ * RedirectLID, QP, Q_Key, SL) into *out; IBS_E_NOTFOUND for a redirect by
+ * GID only or to QP 0, which libibmad does not follow either.
+ */
+enum ibs_err ibs_decode_redirect(const uint8_t *mad, size_t len, struct ibs_addr *out);
 /* PortCounters: error counters, 32-bit data counters, XmitWait. */
 enum ibs_err ibs_decode_port_counters(const uint8_t *mad, size_t len, struct ibs_pma_counters *out);
 /* PortCountersExtended: 64-bit data and packet counters, merged into out. */
@@ -212,6 +227,7 @@ enum ibs_err ibs_decode_nodedesc(const uint8_t *mad, size_t len, char out[IBS_NO
 
 /* Port capability mask bits (IBA 14.2.5.6). */
 #define IBS_CAP_IS_SM (1u << 1)
+#define IBS_CAP_IS_SM_DISABLED (1u << 10) /* the GSI half of a split SMI/GSI device: no SMPs here */
 #define IBS_CAP_EXT_SPEEDS (1u << 14)
 #define IBS_CAP_HAS_CAP_MASK2 (1u << 15)
 

@@ -14,6 +14,8 @@ const char *ibs_outcome_str(enum ibs_outcome o)
 		return "malformed response";
 	case IBS_MAD_ABORTED:
 		return "aborted";
+	case IBS_MAD_SEND_FAILED:
+		return "send failed";
 	}
 	return "unknown";
 }

@@ -23,6 +23,7 @@ struct ibs_local_port {
 	uint64_t system_image_guid;
 	uint16_t lid;
 	uint16_t sm_lid;
+	uint8_t sm_sl;  /* PortInfo:MasterSMSL, the SL to reach the SM (and the SA) on */
 	uint8_t lmc;
 	uint8_t state;
 	int node_type; /* IBS_NODE_* or 0 when unknown */
@@ -39,8 +40,12 @@ struct ibs_transport;
 
 struct ibs_transport_ops {
 	const char *name;
-	/* Send one MAD; must not block. */
-	enum ibs_err (*send)(struct ibs_transport *t, const struct ibs_mad_req *req, const uint8_t *mad);
+	/*
+	 * Send one MAD; must not block. IBS_E_SEND when this one MAD could not
+	 * be sent (*cause: the errno, or 0), IBS_E_TRANSPORT when nothing more
+	 * can be (the device is gone).
+	 */
+	enum ibs_err (*send)(struct ibs_transport *t, const struct ibs_mad_req *req, const uint8_t *mad, int *cause);
 	/* Receive one packet, waiting at most timeout_ms (0: poll). IBS_E_AGAIN when none. */
 	enum ibs_err (*recv)(struct ibs_transport *t, struct ibs_packet *pkt, int timeout_ms);
 	/* The engine gave up on the request with this TID (deadline); optional. */
@@ -65,9 +70,10 @@ struct ibs_umad_opts {
 enum ibs_err ibs_umad_open(const struct ibs_umad_opts *o, struct ibs_transport **out);
 
 static inline enum ibs_err ibs_transport_send(struct ibs_transport *t, const struct ibs_mad_req *r,
-					      const uint8_t *mad)
+					      const uint8_t *mad, int *cause)
 {
-	return t->ops->send(t, r, mad);
+	*cause = 0;
+	return t->ops->send(t, r, mad, cause);
 }
 
 static inline enum ibs_err ibs_transport_recv(struct ibs_transport *t, struct ibs_packet *p, int ms)

@@ -1,27 +1,53 @@
 /*
- * libibumad transport: the only file in ibscan that talks to libibumad.
- * One fd, one agent per management class (registered on first use), every
- * send non-blocking; timeouts and retries belong to the engine, but each send
- * still carries timeout_ms > 0 because the kernel drops the response of a
- * request sent with 0 (it treats it as unsolicited).
+ * libibumad transport: the only file in ibscan that talks to libibumad, and
+ * only through the table of calls in umad.h (the library, or a test's
+ * double). One fd, one agent per management class (registered on first use),
+ * every send non-blocking; timeouts and retries belong to the engine, but
+ * each send still carries timeout_ms > 0 because the kernel drops the
+ * response of a request sent with 0 (it treats it as unsolicited).
+ *
+ * libibumad flattens the kernel's errors: umad_open_port says -EIO whatever
+ * open() said, umad_register -EPERM whatever the ioctl said, umad_send -EIO
+ * whatever write() said. Each leaves the real cause in errno (rdma-core's
+ * libibumad/umad.c), and that cause is what ibscan reports.
  */
-#include "transport.h"
+#include "umad.h"
 #include "../base/log.h"
 #include "../base/xalloc.h"
 
 #include <endian.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <infiniband/umad.h>
+const struct ibs_umad_calls ibs_umad_libibumad = {
+	.init = umad_init,
+	.done = umad_done,
+	.get_ca_device_list = umad_get_ca_device_list,
+	.free_ca_device_list = umad_free_ca_device_list,
+	.get_ca = umad_get_ca,
+	.release_ca = umad_release_ca,
+	.open_port = umad_open_port,
+	.close_port = umad_close_port,
+	.size = umad_size,
+	.register_agent = umad_register,
+	.send = umad_send,
+	.recv = umad_recv,
+	.poll = umad_poll,
+	.get_mad = umad_get_mad,
+	.set_addr = umad_set_addr,
+	.status = umad_status,
+};
 
 struct umad_priv {
+	const struct ibs_umad_calls *u;
 	int fd;
 	int agents[256]; /* by management class; -1 when not registered */
+	int agent_err[256]; /* by class: why its registration failed (errno), 0 when it did not */
 	int timeout_ms;
 	void *sbuf, *rbuf;
 	size_t usize;
@@ -33,47 +59,137 @@ static int class_version(int mgmt_class)
 	return mgmt_class == IBS_CLASS_SA ? 2 : 1;
 }
 
+/*
+ * The errno a failed libibumad call left, or what it returned when errno
+ * says nothing. Set errno to 0 before the call: libibumad does not always.
+ */
+static int cause_of(int rc)
+{
+	return errno ? errno : -rc;
+}
+
+/*
+ * The errors after which nothing more can be sent: the device is gone. Since
+ * Linux 5.11 a write or read on a umad fd whose device was removed says EIO
+ * (EINVAL before), a registration EPIPE; a closed fd EBADF. Under the
+ * simulator the device is libumad2sim's socket to ibsim: a dead ibsim says
+ * ECONNREFUSED, then ENOTCONN. The rest (EINVAL, ENOMEM, EFAULT, ...) concern
+ * one request.
+ */
+static bool device_gone(int e)
+{
+	return e == EIO || e == ENODEV || e == ENXIO || e == EBADF || e == EPIPE || e == ECONNREFUSED ||
+	       e == ENOTCONN || e == ECONNRESET;
+}
+
+/* The agent for a class, or -1 with the errno its registration failed with in p->agent_err. */
 static int agent_for(struct umad_priv *p, int mgmt_class)
 {
-	int id;
+	int id, e;
 
 	if (p->agents[mgmt_class] >= 0)
 		return p->agents[mgmt_class];
+	if (p->agent_err[mgmt_class])
+		return -1; /* said once already */
 	/* SA gets RMPP so that the kernel reassembles multi-packet responses. */
-	id = umad_register(p->fd, mgmt_class, class_version(mgmt_class),
-			   mgmt_class == IBS_CLASS_SA ? 1 : 0, NULL);
+	errno = 0;
+	id = p->u->register_agent(p->fd, mgmt_class, class_version(mgmt_class), mgmt_class == IBS_CLASS_SA ? 1 : 0,
+				  NULL);
 	if (id < 0) {
-		log_error("cannot register a MAD agent for class 0x%02x on %s port %d: %s",
-			  mgmt_class, p->local.ca, p->local.port, strerror(-id));
+		e = cause_of(id);
+		log_error("cannot register a MAD agent for %s (class 0x%02x) on %s port %d: %s",
+			  ibs_class_name((uint8_t)mgmt_class), mgmt_class, p->local.ca, p->local.port, strerror(e));
+		if (e == EPROTONOSUPPORT || e == EINVAL)
+			log_hint("the port may not carry this class: a RoCE port has no subnet management (QP0), "
+				 "and a port with IsSMDisabled leaves SMPs to another device");
+		p->agent_err[mgmt_class] = e ? e : EPERM;
 		return -1;
 	}
 	p->agents[mgmt_class] = id;
 	return id;
 }
 
-static enum ibs_err u_send(struct ibs_transport *t, const struct ibs_mad_req *req, const uint8_t *mad)
+static enum ibs_err u_send(struct ibs_transport *t, const struct ibs_mad_req *req, const uint8_t *mad, int *cause)
 {
 	struct umad_priv *p = t->priv;
 	int agent = agent_for(p, req->mgmt_class);
 	int rc;
 
-	if (agent < 0)
-		return IBS_E_TRANSPORT;
+	if (agent < 0) {
+		*cause = p->agent_err[req->mgmt_class];
+		return device_gone(*cause) ? IBS_E_TRANSPORT : IBS_E_SEND;
+	}
 	memset(p->sbuf, 0, p->usize + IBS_MAD_SIZE);
 	if (req->mgmt_class == IBS_CLASS_SMI_DR)
-		umad_set_addr(p->sbuf, 0xffff, 0, 0, 0);
+		p->u->set_addr(p->sbuf, 0xffff, 0, 0, 0);
 	else if (req->mgmt_class == IBS_CLASS_SMI)
-		umad_set_addr(p->sbuf, req->addr.lid, 0, 0, 0);
+		p->u->set_addr(p->sbuf, req->addr.lid, 0, 0, 0);
 	else
-		umad_set_addr(p->sbuf, req->addr.lid, req->addr.qp ? (int)req->addr.qp : 1,
-			      req->addr.sl, req->addr.qkey ? (int)req->addr.qkey : (int)0x80010000);
-	memcpy(umad_get_mad(p->sbuf), mad, IBS_MAD_SIZE);
-	rc = umad_send(p->fd, agent, p->sbuf, IBS_MAD_SIZE, p->timeout_ms, 0);
+		p->u->set_addr(p->sbuf, req->addr.lid, req->addr.qp ? (int)req->addr.qp : 1, req->addr.sl,
+			       req->addr.qkey ? (int)req->addr.qkey : (int)0x80010000);
+	memcpy(p->u->get_mad(p->sbuf), mad, IBS_MAD_SIZE);
+	errno = 0;
+	rc = p->u->send(p->fd, agent, p->sbuf, IBS_MAD_SIZE, p->timeout_ms, 0);
 	if (rc < 0) {
-		log_debug("umad_send: %s", strerror(-rc));
-		return IBS_E_TRANSPORT;
+		/* umad_send says EIO whatever write() said: errno is the cause. */
+		*cause = cause_of(rc);
+		if (device_gone(*cause)) {
+			log_error("cannot send on %s port %d: %s", p->local.ca, p->local.port, strerror(*cause));
+			return IBS_E_TRANSPORT;
+		}
+		return IBS_E_SEND;
 	}
 	return IBS_OK;
+}
+
+/* The first MAD (at most) of the len bytes received in buf, for the engine. */
+static void deliver(struct umad_priv *p, void *buf, int len, struct ibs_packet *pkt)
+{
+	if (len < 0)
+		len = 0;
+	pkt->len = (size_t)len < IBS_MAD_SIZE ? (size_t)len : IBS_MAD_SIZE;
+	memset(pkt->mad, 0, sizeof(pkt->mad));
+	memcpy(pkt->mad, p->u->get_mad(buf), pkt->len);
+	pkt->status = p->u->status(buf);
+}
+
+/* The longest answer read whole (an RMPP reassembly of 64 MiB is far past any Get's). */
+#define MAX_ANSWER (64 << 20)
+
+/*
+ * umad_recv said ENOSPC: an answer longer than one MAD (RMPP, reassembled by
+ * the kernel), `need` bytes. The kernel put it back at the head of the queue,
+ * so every later read with a one-MAD buffer fails the same way: read it
+ * whole, with a buffer of the length it asks for, and deliver its first MAD
+ * (the header the engine matches, and the first record: all a Get asks for).
+ */
+static enum ibs_err recv_whole(struct umad_priv *p, struct ibs_packet *pkt, int need)
+{
+	int tries, len, rc = -ENOSPC;
+	void *buf;
+
+	for (tries = 0; tries < 3 && rc == -ENOSPC; tries++) {
+		if (need <= IBS_MAD_SIZE || need > MAX_ANSWER) {
+			log_error("cannot receive on %s port %d: the kernel holds an answer of %d bytes ibscan cannot read",
+				  p->local.ca, p->local.port, need);
+			return IBS_E_TRANSPORT;
+		}
+		buf = xmalloc(p->usize + (size_t)need);
+		len = need;
+		rc = p->u->recv(p->fd, buf, &len, 0);
+		if (rc >= 0) {
+			log_debug("an answer of %d bytes (RMPP): its first MAD is used", len);
+			deliver(p, buf, len, pkt);
+		}
+		free(buf);
+		need = len; /* ENOSPC again: longer than it said (another answer took the head) */
+	}
+	if (rc >= 0)
+		return IBS_OK;
+	if (rc == -EWOULDBLOCK || rc == -EAGAIN)
+		return IBS_E_AGAIN;
+	log_error("cannot receive on %s port %d: %s", p->local.ca, p->local.port, strerror(-rc));
+	return IBS_E_TRANSPORT;
 }
 
 static enum ibs_err u_recv(struct ibs_transport *t, struct ibs_packet *pkt, int timeout_ms)
@@ -83,31 +199,23 @@ static enum ibs_err u_recv(struct ibs_transport *t, struct ibs_packet *pkt, int 
 	int rc;
 
 	/* The simulator's shim wraps poll() on the umad fd alone; that is all we poll. */
-	rc = umad_poll(p->fd, timeout_ms);
+	rc = p->u->poll(p->fd, timeout_ms);
 	if (rc == -ETIMEDOUT)
 		return IBS_E_AGAIN;
 	if (rc < 0) {
 		log_error("cannot poll %s port %d: %s", p->local.ca, p->local.port, strerror(-rc));
 		return IBS_E_TRANSPORT;
 	}
-	rc = umad_recv(p->fd, p->rbuf, &len, 0);
+	rc = p->u->recv(p->fd, p->rbuf, &len, 0);
 	if (rc == -EWOULDBLOCK || rc == -EAGAIN || rc == -ETIMEDOUT)
 		return IBS_E_AGAIN;
-	if (rc == -ENOSPC) {
-		/* An RMPP response larger than one MAD: keep the first MAD only. */
-		log_debug("umad_recv: response of %d bytes truncated", len);
-		return IBS_E_AGAIN;
-	}
+	if (rc == -ENOSPC)
+		return recv_whole(p, pkt, len);
 	if (rc < 0) {
 		log_error("cannot receive on %s port %d: %s", p->local.ca, p->local.port, strerror(-rc));
 		return IBS_E_TRANSPORT;
 	}
-	if (len < 0)
-		len = 0;
-	pkt->len = (size_t)len < IBS_MAD_SIZE ? (size_t)len : IBS_MAD_SIZE;
-	memset(pkt->mad, 0, sizeof(pkt->mad));
-	memcpy(pkt->mad, umad_get_mad(p->rbuf), pkt->len);
-	pkt->status = umad_status(p->rbuf);
+	deliver(p, p->rbuf, len, pkt);
 	return IBS_OK;
 }
 
@@ -124,8 +232,8 @@ static void u_close(struct ibs_transport *t)
 	struct umad_priv *p = t->priv;
 
 	if (p->fd >= 0)
-		umad_close_port(p->fd);
-	umad_done();
+		p->u->close_port(p->fd);
+	p->u->done();
 	free(p->sbuf);
 	free(p->rbuf);
 	free(p);
@@ -146,74 +254,170 @@ static void no_device_hint(void)
 		 "under the simulator (ibsim + LD_PRELOAD=libumad2sim.so, see README)");
 }
 
+/* Say why the umad device of the chosen port did not open (e: what open() said), and how to fix it. */
+static enum ibs_err open_failed(const struct ibs_local_port *lp, int e)
+{
+	if (e == EACCES || e == EPERM) {
+		log_error("cannot open the umad device of %s port %d: permission denied", lp->ca, lp->port);
+		log_hint("ibscan needs read/write access to /dev/infiniband/umad*: run as root, "
+			 "or install a udev rule such as KERNEL==\"umad*\", GROUP=\"rdma\", MODE=\"0660\" "
+			 "and add yourself to that group (see README: that group can reconfigure the fabric)");
+		return IBS_E_PERM;
+	}
+	log_error("cannot open the umad device of %s port %d: %s", lp->ca, lp->port, strerror(e));
+	if (e == ENOENT || e == ENXIO || e == ENODEV)
+		log_hint("is the ib_umad kernel module loaded (modprobe ib_umad), and did udev create "
+			 "/dev/infiniband/umad*?");
+	return IBS_E_TRANSPORT;
+}
+
 enum ibs_err ibs_umad_open(const struct ibs_umad_opts *o, struct ibs_transport **out)
+{
+	return ibs_umad_open_with(&ibs_umad_libibumad, o, out);
+}
+
+/*
+ * How fit a port is to walk from, ranked as libibumad ranks them when it
+ * chooses one (resolve_ca_port): 3 Active, 2 LinkUp, 1 not Disabled, 0 not
+ * usable: missing, not InfiniBand, or with IsSMDisabled set. Such a port is
+ * the GSI half of a split SMI/GSI device; its SMPs go through the other half,
+ * and libibumad's umad_open_smi_port (rdma-core 53) skips it the same way.
+ */
+static int port_rank(const umad_port_t *pt)
+{
+	if (!pt || (strcmp(pt->link_layer, "InfiniBand") && strcmp(pt->link_layer, "IB")))
+		return 0;
+	if (be32toh(pt->capmask) & IBS_CAP_IS_SM_DISABLED)
+		return 0;
+	if (pt->state == 4)
+		return 3;
+	return pt->phys_state == 5 ? 2 : pt->phys_state != 3;
+}
+
+/* The best port of ca (port 0 of a switch), or -1; *skipped counts the ports passed over for IsSMDisabled. */
+static int best_port(const umad_ca_t *ca, int want, unsigned *skipped)
+{
+	int p, best = -1, rank = 0;
+
+	if (ca->node_type == IBS_NODE_SWITCH)
+		return port_rank(ca->ports[0]) ? 0 : -1;
+	for (p = want ? want : 1; p <= (want ? want : ca->numports) && p < UMAD_CA_MAX_PORTS; p++) {
+		int r = port_rank(ca->ports[p]);
+		if (ca->ports[p] && (be32toh(ca->ports[p]->capmask) & IBS_CAP_IS_SM_DISABLED))
+			(*skipped)++;
+		if (r > rank) {
+			rank = r;
+			best = p;
+		}
+		if (r == 3)
+			break;
+	}
+	return best;
+}
+
+/*
+ * Choose the CA and port as libibumad's umad_get_port does (the given ones,
+ * or the first CA with an Active port, else the first with a usable one),
+ * passing over ports with IsSMDisabled. *ca is filled (release it) and the
+ * port returned; or -1, said why.
+ */
+static int choose_port(const struct ibs_umad_calls *u, const struct ibs_umad_opts *o, umad_ca_t *ca)
+{
+	struct umad_device_node *list = o->ca ? NULL : u->get_ca_device_list(), *n;
+	unsigned skipped = 0;
+	int found = -1, port;
+
+	for (n = list; o->ca || n; n = n->next) {
+		const char *name = o->ca ? o->ca : n->ca_name;
+		umad_ca_t c;
+		if (u->get_ca(name, &c) < 0) {
+			if (o->ca)
+				break;
+			continue;
+		}
+		port = best_port(&c, o->port, &skipped);
+		if (port >= 0 && (found < 0 || (c.ports[port]->state == 4 && ca->ports[found]->state != 4))) {
+			if (found >= 0)
+				u->release_ca(ca);
+			*ca = c;
+			found = port;
+		} else {
+			u->release_ca(&c);
+		}
+		if (o->ca || (found >= 0 && ca->ports[found]->state == 4))
+			break;
+	}
+	if (list)
+		u->free_ca_device_list(list);
+	if (found >= 0)
+		return found;
+	if (o->ca || o->port)
+		log_error("no InfiniBand device found: cannot use CA '%s' port %d: %s", o->ca ? o->ca : "(first)",
+			  o->port, skipped ? "IsSMDisabled is set: the GSI half of a split SMI/GSI device, whose "
+					     "SMPs go through its other half" : "no such InfiniBand port");
+	else if (skipped)
+		log_error("no InfiniBand device found: %u port%s passed over for IsSMDisabled (the GSI half of a "
+			  "split SMI/GSI device), and no other", skipped, skipped == 1 ? "" : "s");
+	else
+		log_error("no InfiniBand device found");
+	if (skipped)
+		log_hint("give the SMI device's port with -C and -P ('ibscan local' lists the ports)");
+	else
+		no_device_hint();
+	return -1;
+}
+
+enum ibs_err ibs_umad_open_with(const struct ibs_umad_calls *u, const struct ibs_umad_opts *o,
+				struct ibs_transport **out)
 {
 	struct umad_priv *p;
 	struct ibs_transport *t;
-	umad_port_t up;
+	const umad_port_t *up;
 	umad_ca_t uca;
-	char ca[UMAD_CA_NAME_LEN] = "";
-	int rc, i;
+	enum ibs_err err;
+	int port, i;
 
 	*out = NULL;
-	if (umad_init() < 0) {
+	if (u->init() < 0) {
 		log_error("no InfiniBand device found: cannot initialise libibumad");
 		no_device_hint();
 		return IBS_E_NODEV;
 	}
-	memset(&up, 0, sizeof(up));
-	if (o->ca)
-		snprintf(ca, sizeof(ca), "%s", o->ca);
-	rc = umad_get_port(o->ca ? ca : NULL, o->port, &up);
-	if (rc < 0) {
-		if (o->ca || o->port)
-			log_error("no InfiniBand device found: cannot use CA '%s' port %d: %s",
-				  o->ca ? o->ca : "(first)", o->port, strerror(-rc));
-		else
-			log_error("no InfiniBand device found");
-		no_device_hint();
-		umad_done();
+	port = choose_port(u, o, &uca);
+	if (port < 0) {
+		u->done();
 		return IBS_E_NODEV;
 	}
+	up = uca.ports[port];
 	p = xcalloc(1, sizeof(*p));
+	p->u = u;
 	for (i = 0; i < 256; i++)
 		p->agents[i] = -1;
 	p->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : 1000;
-	snprintf(p->local.ca, sizeof(p->local.ca), "%s", up.ca_name);
-	p->local.port = up.portnum;
-	p->local.lid = (uint16_t)up.base_lid;
-	p->local.sm_lid = (uint16_t)up.sm_lid;
-	p->local.lmc = (uint8_t)up.lmc;
-	p->local.state = (uint8_t)up.state;
-	p->local.port_guid = be64toh(up.port_guid);
-	if (umad_get_ca(up.ca_name, &uca) == 0) {
-		p->local.node_guid = be64toh(uca.node_guid);
-		p->local.system_image_guid = be64toh(uca.system_guid);
-		p->local.node_type = (int)uca.node_type;
-		umad_release_ca(&uca);
-	}
-	umad_release_port(&up);
+	snprintf(p->local.ca, sizeof(p->local.ca), "%s", uca.ca_name);
+	p->local.port = port;
+	p->local.lid = (uint16_t)up->base_lid;
+	p->local.sm_lid = (uint16_t)up->sm_lid;
+	p->local.sm_sl = (uint8_t)(up->sm_sl & 15);
+	p->local.lmc = (uint8_t)up->lmc;
+	p->local.state = (uint8_t)up->state;
+	p->local.port_guid = be64toh(up->port_guid);
+	p->local.node_guid = be64toh(uca.node_guid);
+	p->local.system_image_guid = be64toh(uca.system_guid);
+	p->local.node_type = (int)uca.node_type;
+	u->release_ca(&uca);
 
-	p->fd = umad_open_port(p->local.ca, p->local.port);
+	errno = 0;
+	p->fd = u->open_port(p->local.ca, p->local.port);
 	if (p->fd < 0) {
-		int e = -p->fd;
-		if (e == EACCES || e == EPERM) {
-			log_error("cannot open the umad device of %s port %d: permission denied",
-				  p->local.ca, p->local.port);
-			log_hint("ibscan needs read/write access to /dev/infiniband/umad*: run as root, "
-				 "or install a udev rule such as KERNEL==\"umad*\", GROUP=\"rdma\", MODE=\"0660\" "
-				 "and add yourself to that group (see README)");
-			free(p);
-			umad_done();
-			return IBS_E_PERM;
-		}
-		log_error("cannot open %s port %d: %s", p->local.ca, p->local.port, strerror(e));
+		/* -EIO is every failed open(): its errno says why. Other codes are libibumad's own. */
+		err = open_failed(&p->local, p->fd == -EIO ? cause_of(p->fd) : -p->fd);
 		free(p);
-		umad_done();
-		return IBS_E_TRANSPORT;
+		u->done();
+		return err;
 	}
 	/* The umad header grows with the pkey-aware ABI, which open switches on. */
-	p->usize = umad_size();
+	p->usize = u->size();
 	p->sbuf = xcalloc(1, p->usize + IBS_MAD_SIZE);
 	p->rbuf = xcalloc(1, p->usize + IBS_MAD_SIZE);
 	t = xcalloc(1, sizeof(*t));

@@ -83,7 +83,8 @@ cache|route Hca1 Hca4|2|err|ibnetdiscover cache: it $LFT
 cache|routes --dump|2|err|ibnetdiscover cache: it $LFT
 cache|path Hca1 Hca4|2|err|ibnetdiscover cache: it $SA
 cache|topology --gids|2|err|ibnetdiscover cache: it $GUID
-cache|topology --timeout 100|2|err|--load-cache sends no MADs: --window, --timeout, --retries and --deadline do not apply
+cache|topology --timeout 100|2|err|--load-cache sends no MADs: --window, --timeout, --retries, --deadline and --m-key do not apply
+cache|topology --m-key 0x10|2|err|--load-cache sends no MADs: --window, --timeout, --retries, --deadline and --m-key do not apply
 cache|topology -C mlx5_0|2|err|--load-cache reads no device: -C/--ca and -P/--port do not apply
 cap|topology --port 1|2|err|--replay reads no device
 cap|topology --record-times|2|err|--record-times goes with --record

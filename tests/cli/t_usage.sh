@@ -37,6 +37,10 @@ run 2 topology --deadline -5
 err_has "--deadline wants seconds"
 run 2 topology --deadline nan
 run 2 topology --retries 101
+for bad in -1 +5 zz 0x 0x10000000000000000 ""; do
+	run 2 topology --m-key "$bad"
+	err_has "--m-key wants a 64-bit key (decimal, or hex with 0x), not '$bad'"
+done
 run 2 topology --format yaml
 err_has "unknown format 'yaml' (text, json, dot, svg, netfile"
 run 2 nodes --format dot

@@ -66,6 +66,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* A NodeDescription comes out cleaned (core/base/text.h). */
 	DECODE(if (ibs_decode_nodedesc(mad, len, desc) == IBS_OK && !ibs_text_is_clean(desc)) abort());
 	DECODE(ibs_decode_pma_capmask(mad, len, &cm));
+	/* A redirect names a unicast LID and a QP other than 0, or nothing. */
+	DECODE(if (ibs_decode_redirect(mad, len, &a) == IBS_OK && (!a.lid || a.lid >= 0xc000 || !a.qp)) abort());
 	DECODE(ibs_decode_port_counters(mad, len, &pc));
 	DECODE(ibs_decode_port_counters_ext(mad, len, &pc));
 	DECODE(ibs_decode_path_record(mad, len, &pr));

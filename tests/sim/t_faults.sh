@@ -32,6 +32,10 @@ grep -q "the result is partial" "$TMP/err" || fail "no partial message"
 # Every node it missed is named on stderr by the port it lies behind (Switch2 by both cables).
 grep -q "^ibscan: error: the result is partial: .*; not discovered: the node behind port 3 of 'Switch1' (0x0000000000200000), the node behind port 5 of 'Switch1' (0x0000000000200000)$" "$TMP/err" ||
 	{ cat "$TMP/err"; fail "the nodes behind Switch1 ports 3 and 5 are not named on stderr"; }
+# A port protected by an M_Key drops SMPs with the wrong key, silently, just so:
+# the hint names the first port where answers stopped and --m-key.
+grep -q "^ibscan: hint: SMPs through port [35] of 'Switch1' (0x0000000000200000) got no answer: a port protected by an M_Key drops SMPs whose M_Key does not match, silently; if the fabric uses M_Keys, give --m-key KEY$" "$TMP/err" ||
+	{ cat "$TMP/err"; fail "no M_Key hint naming Switch1's port"; }
 python3 - "$TMP/out" <<'PY' || fail "dead switch: wrong model"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -42,7 +46,8 @@ assert len(un) == 2, un          # through Switch1 ports 3 and 5
 assert {e["port"] for e in un} == {3, 5}, un
 assert all(e["node_guid"] == "0x0000000000200000" and e["attribute"] == "NodeInfo" for e in un), un
 PY
-expect_rc 3 ibs topology --timeout 200 --retries 1
+expect_rc 3 ibs topology --timeout 200 --retries 1 --m-key 0x1234
+grep -q "got no answer: .*; check the --m-key given$" "$TMP/err" || { cat "$TMP/err"; fail "the M_Key hint ignores --m-key"; }
 grep -q "PARTIAL" "$TMP/out" || fail "text view does not say PARTIAL"
 grep -q "unreachable path 0,3 behind 0x0000000000200000 \"Switch1\" port 3: NodeInfo timeout" "$TMP/out" || fail "text view does not list the unreachable port"
 ok "dead switch: partial, exit 3, unreachable ports listed"

@@ -7,6 +7,7 @@
 #ifndef IBSCAN_FAKE_TRANSPORT_H
 #define IBSCAN_FAKE_TRANSPORT_H
 
+#include <errno.h>
 #include <infiniband/mad.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,10 @@ struct fake {
 	size_t n, cap;
 	unsigned sent, max_inflight_seen, inflight;
 	bool dead; /* recv fails: the device went away */
+	/* Optional: an errno for a request the kernel refuses to send (IBS_E_SEND), or 0 to send it. */
+	int (*refuse)(struct fake *f, const struct ibs_mad_req *req);
+	bool send_dead; /* every send fails: the device went away (IBS_E_TRANSPORT) */
+	unsigned refused;
 	unsigned shuffle; /* nonzero: deliver the packets that are due in an order drawn from this seed */
 	unsigned overtaken; /* deliveries that overtook an earlier packet (with shuffle) */
 	struct ibs_local_port local;
@@ -78,9 +83,18 @@ static inline void fake_answer(struct fake *f, const uint8_t *req, uint16_t stat
 	fake_push(f, out, IBS_MAD_SIZE, 0, delay_ms);
 }
 
-static inline enum ibs_err fake_send(struct ibs_transport *t, const struct ibs_mad_req *req, const uint8_t *mad)
+static inline enum ibs_err fake_send(struct ibs_transport *t, const struct ibs_mad_req *req, const uint8_t *mad,
+				     int *cause)
 {
 	struct fake *f = (struct fake *)t;
+	if (f->send_dead) {
+		*cause = EIO;
+		return IBS_E_TRANSPORT;
+	}
+	if (f->refuse && (*cause = f->refuse(f, req)) != 0) {
+		f->refused++;
+		return IBS_E_SEND;
+	}
 	f->sent++;
 	f->inflight++;
 	if (f->inflight > f->max_inflight_seen)

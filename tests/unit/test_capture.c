@@ -384,7 +384,7 @@ static void test_index_order(void **state)
 	struct ibs_packet pkt;
 	struct ibs_addr root;
 	uint8_t mad[IBS_MAD_SIZE] = { 0x01, 0x81, 0x01, 0x01 };
-	int strict;
+	int strict, cause;
 
 	(void)state;
 	assert_int_equal(write(fd, cap, strlen(cap)), (ssize_t)strlen(cap));
@@ -394,10 +394,10 @@ static void test_index_order(void **state)
 	mad[15] = 0x77; /* a TID: not part of the match, copied into the answer */
 	for (strict = 0; strict <= 1; strict++) {
 		assert_int_equal(ibs_replay_open(path, strict, &rp, NULL), IBS_OK);
-		assert_int_equal(ibs_transport_send(rp, &req, mad), IBS_OK);
+		assert_int_equal(ibs_transport_send(rp, &req, mad, &cause), IBS_OK);
 		assert_int_equal(ibs_transport_recv(rp, &pkt, 0), IBS_OK);
 		assert_int_equal(pkt.status, 110); /* the first attempt got nothing */
-		assert_int_equal(ibs_transport_send(rp, &req, mad), IBS_OK);
+		assert_int_equal(ibs_transport_send(rp, &req, mad, &cause), IBS_OK);
 		assert_int_equal(ibs_transport_recv(rp, &pkt, 0), IBS_OK);
 		assert_int_equal(pkt.status, 0);
 		assert_int_equal(pkt.len, IBS_MAD_SIZE);
@@ -407,16 +407,16 @@ static void test_index_order(void **state)
 		assert_int_equal(pkt.mad[17], 0x11);
 		assert_int_equal(ibs_transport_recv(rp, &pkt, 0), IBS_E_AGAIN);
 		if (!strict) {
-			assert_int_equal(ibs_transport_send(rp, &req, mad), IBS_OK);
+			assert_int_equal(ibs_transport_send(rp, &req, mad, &cause), IBS_OK);
 			assert_int_equal(ibs_transport_recv(rp, &pkt, 0), IBS_OK);
 			assert_int_equal(pkt.status, 110); /* all used: a dead target */
 		} else {
-			assert_int_equal(ibs_transport_send(rp, &req, mad), IBS_E_TRANSPORT);
+			assert_int_equal(ibs_transport_send(rp, &req, mad, &cause), IBS_E_TRANSPORT);
 		}
 		/* Another request (a different modifier) was never recorded. */
 		mad[0x14] = 1;
 		if (!strict) {
-			assert_int_equal(ibs_transport_send(rp, &req, mad), IBS_OK);
+			assert_int_equal(ibs_transport_send(rp, &req, mad, &cause), IBS_OK);
 			assert_int_equal(ibs_transport_recv(rp, &pkt, 0), IBS_OK);
 			assert_int_equal(pkt.status, 110);
 		}

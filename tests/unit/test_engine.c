@@ -8,7 +8,8 @@
 #include "../../core/mad/engine.h"
 
 struct tally {
-	unsigned ok, status, timeout, malformed, aborted, calls;
+	unsigned ok, status, timeout, malformed, aborted, send_failed, calls;
+	int last_cause;
 	unsigned attempts_max;
 	uint32_t mods[256];
 	uint16_t last_status;
@@ -39,6 +40,10 @@ static void cb(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_re
 		break;
 	case IBS_MAD_ABORTED:
 		t->aborted++;
+		break;
+	case IBS_MAD_SEND_FAILED:
+		t->send_failed++;
+		t->last_cause = r->cause;
 		break;
 	}
 }
@@ -293,6 +298,63 @@ static void immediate(struct fake *f, const struct ibs_mad_req *req, const uint8
 	fake_answer(f, mad, 0, NULL, 0);
 }
 
+/* The kernel refuses modifier 3 (EINVAL, as for a bad address): that request fails, the rest go on. */
+static int refuse_mod3(struct fake *f, const struct ibs_mad_req *req)
+{
+	(void)f;
+	return req->attr_mod == 3 ? EINVAL : 0;
+}
+
+static void answer_now(struct fake *f, const struct ibs_mad_req *req, const uint8_t *mad)
+{
+	(void)req;
+	fake_answer(f, mad, 0, NULL, 0);
+}
+
+static void test_send_refused(void **state)
+{
+	struct fake f;
+	struct tally t = { 0 };
+	struct ibs_engine *e;
+
+	(void)state;
+	fake_init(&f, answer_now, NULL);
+	f.refuse = refuse_mod3;
+	e = mk(&f, 4, 200, 2, 0);
+	submit_n(e, 10, &t);
+	assert_int_equal(ibs_engine_run(e), IBS_OK);
+	assert_int_equal(t.ok, 9);
+	assert_int_equal(t.mods[3], 0);
+	assert_int_equal(t.send_failed, 1);
+	assert_int_equal(t.last_cause, EINVAL);
+	assert_int_equal(t.aborted, 0);
+	assert_int_equal(ibs_engine_stats(e)->send_failed, 1);
+	/* Not retried: a refusal does not improve with another try. */
+	assert_int_equal(f.refused, 1);
+	ibs_engine_free(e);
+	fake_close(&f.t);
+}
+
+/* A send that fails because the device is gone ends the run: every request completes, aborted. */
+static void test_send_device_gone(void **state)
+{
+	struct fake f;
+	struct tally t = { 0 };
+	struct ibs_engine *e;
+
+	(void)state;
+	fake_init(&f, answer_now, NULL);
+	f.send_dead = true;
+	e = mk(&f, 4, 200, 2, 0);
+	submit_n(e, 10, &t);
+	assert_int_equal(ibs_engine_run(e), IBS_E_TRANSPORT);
+	assert_int_equal(t.calls, 10);
+	assert_int_equal(t.aborted, 10);
+	assert_int_equal(t.send_failed, 0);
+	ibs_engine_free(e);
+	fake_close(&f.t);
+}
+
 static void test_callbacks_submit(void **state)
 {
 	struct fake f;
@@ -452,6 +514,8 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_global_deadline),
 		cmocka_unit_test(test_transport_failure),
+		cmocka_unit_test(test_send_refused),
+		cmocka_unit_test(test_send_device_gone),
 		cmocka_unit_test(test_callbacks_submit),
 		cmocka_unit_test(test_other_paths_in_turn),
 		cmocka_unit_test(test_backoff_between_rounds),

@@ -292,6 +292,40 @@ static void test_encode_matches_libibmad(void **state)
 	}
 }
 
+/* --m-key: every SMP carries the key, directed-route or LID-routed, template or not; GMPs do not. */
+static void test_mkey_in_smps(void **state)
+{
+	static const uint8_t path[] = { 0, 1, 3 };
+	uint8_t mad[IBS_MAD_SIZE], data[64] = { 0 };
+	struct ibs_mad_req req;
+	struct ibs_addr a;
+
+	(void)state;
+	ibs_mad_set_mkey(0x0123456789abcdefull);
+	ibs_addr_dr(&a, path, 2);
+	ibs_req_get(&req, &a, IBS_CLASS_SMI_DR, IBS_ATTR_NODE_INFO, 0); /* a template */
+	assert_int_equal(ibs_mad_encode(&req, 1, mad), IBS_OK);
+	assert_true(mad_get_field64(mad, 0, IB_MAD_MKEY_F) == 0x0123456789abcdefull);
+	req.method = IBS_METHOD_SET; /* through libibmad */
+	req.data = data;
+	req.data_len = sizeof(data);
+	assert_int_equal(ibs_mad_encode(&req, 2, mad), IBS_OK);
+	assert_true(mad_get_field64(mad, 0, IB_MAD_MKEY_F) == 0x0123456789abcdefull);
+	ibs_addr_lid(&a, 5, 0);
+	ibs_req_get(&req, &a, IBS_CLASS_SMI, IBS_ATTR_PORT_INFO, 1);
+	assert_int_equal(ibs_mad_encode(&req, 3, mad), IBS_OK);
+	assert_true(mad_get_field64(mad, 0, IB_MAD_MKEY_F) == 0x0123456789abcdefull);
+	ibs_addr_lid(&a, 5, 1);
+	ibs_req_get(&req, &a, IBS_CLASS_PMA, IBS_ATTR_CLASS_PORT_INFO, 0);
+	assert_int_equal(ibs_mad_encode(&req, 4, mad), IBS_OK);
+	assert_true(mad_get_field64(mad, 0, IB_MAD_MKEY_F) == 0);
+	ibs_mad_set_mkey(0);
+	ibs_addr_dr(&a, path, 2);
+	ibs_req_get(&req, &a, IBS_CLASS_SMI_DR, IBS_ATTR_NODE_INFO, 0);
+	assert_int_equal(ibs_mad_encode(&req, 5, mad), IBS_OK);
+	assert_true(mad_get_field64(mad, 0, IB_MAD_MKEY_F) == 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -306,6 +340,7 @@ int main(void)
 		cmocka_unit_test(test_status_words),
 		cmocka_unit_test(test_fields_match_libibmad),
 		cmocka_unit_test(test_encode_matches_libibmad),
+		cmocka_unit_test(test_mkey_in_smps),
 	};
 	return cmocka_run_group_tests_name("mad", tests, NULL, NULL);
 }

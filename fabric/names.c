@@ -1,0 +1,154 @@
+/* The words for PortInfo, NodeInfo and SMInfo codes (IBA 14.2.5), and back from a word to its code for the loaders. */
+#include "names.h"
+#include "../core/mad/mad.h"
+
+#include <string.h>
+#include <strings.h>
+
+const char *ibs_port_state_str(unsigned s)
+{
+	static const char *const v[] = { "NoChange", "Down", "Init", "Armed", "Active" };
+	return s < 5 ? v[s] : "Unknown";
+}
+
+const char *ibs_phys_state_str(unsigned s)
+{
+	static const char *const v[] = { "NoChange", "Sleep", "Polling", "Disabled",
+					 "PortConfigurationTraining", "LinkUp", "LinkErrorRecovery",
+					 "PhyTest" };
+	return s < 8 ? v[s] : "Unknown";
+}
+
+const char *ibs_width_str(unsigned w)
+{
+	switch (w) {
+	case 1:
+		return "1x";
+	case 2:
+		return "4x";
+	case 4:
+		return "8x";
+	case 8:
+		return "12x";
+	case 16:
+		return "2x";
+	default:
+		return "?";
+	}
+}
+
+const char *ibs_speed_str(unsigned speed, unsigned ext)
+{
+	switch (ext) {
+	case 1:
+		return "FDR";
+	case 2:
+		return "EDR";
+	case 4:
+		return "HDR";
+	case 8:
+		return "NDR";
+	default:
+		break;
+	}
+	switch (speed) {
+	case 1:
+		return "SDR";
+	case 2:
+		return "DDR";
+	case 4:
+		return "QDR";
+	default:
+		return "?";
+	}
+}
+
+const char *ibs_node_type_str(unsigned t)
+{
+	switch (t) {
+	case IBS_NODE_CA:
+		return "ca";
+	case IBS_NODE_SWITCH:
+		return "switch";
+	case IBS_NODE_ROUTER:
+		return "router";
+	default:
+		return "unknown";
+	}
+}
+
+const char *ibs_mtu_str(unsigned m)
+{
+	static const char *const v[] = { "?", "256", "512", "1024", "2048", "4096" };
+	return m < 6 ? v[m] : "?";
+}
+
+const char *ibs_sm_state_str(unsigned s)
+{
+	static const char *const v[] = { "not-active", "discovering", "standby", "master" };
+	return s < 4 ? v[s] : "unknown";
+}
+
+unsigned ibs_port_state_code(const char *s)
+{
+	unsigned i;
+
+	for (i = 1; i < 5; i++)
+		if (!strcmp(s, ibs_port_state_str(i)))
+			return i;
+	return 0;
+}
+
+unsigned ibs_phys_state_code(const char *s)
+{
+	unsigned i;
+
+	for (i = 1; i < 8; i++)
+		if (!strcmp(s, ibs_phys_state_str(i)))
+			return i;
+	return 0;
+}
+
+unsigned ibs_width_code(const char *s)
+{
+	static const unsigned codes[] = { 1, 2, 4, 8, 16 };
+	unsigned i;
+
+	for (i = 0; i < 5; i++)
+		if (!strcasecmp(s, ibs_width_str(codes[i])))
+			return codes[i];
+	return 0;
+}
+
+bool ibs_speed_code(const char *s, unsigned *speed, unsigned *ext)
+{
+	unsigned b;
+
+	*speed = *ext = 0;
+	for (b = 1; b <= 4; b <<= 1)
+		if (!strcmp(s, ibs_speed_str(b, 0))) {
+			*speed = b;
+			return true;
+		}
+	for (b = 1; b <= 8; b <<= 1)
+		if (!strcmp(s, ibs_speed_str(0, b))) {
+			*ext = b;
+			*speed = 4;
+			return true;
+		}
+	if (!strcmp(s, "FDR10")) {
+		*speed = 4;
+		return true;
+	}
+	return false;
+}
+
+unsigned ibs_node_type_code(const char *s)
+{
+	unsigned i;
+
+	for (i = 1; i <= 3; i++)
+		if (!strcmp(s, ibs_node_type_str(i)))
+			return i;
+	return 0;
+}

@@ -1,0 +1,102 @@
+/* `ibscan counters` in text and JSON through the emitter: each port's PMA counters, or why they could not be read. */
+#include "counters.h"
+#include "../fabric/counters.h"
+
+#include <inttypes.h>
+
+void render_counters(struct emit *e, const struct ibs_fabric *f, const struct ibs_run *run)
+{
+	size_t i, k;
+	const struct ibs_port *pt;
+	unsigned nports = 0, nok = 0;
+
+	for (i = 0; i < f->n_nodes; i++)
+		for (pt = ibs_node_ports_from(f->nodes[i], 1); pt < ibs_node_ports_end(f->nodes[i]); pt++)
+			if (pt->ctr) {
+				nports++;
+				nok += pt->ctr->ok;
+			}
+	emit_obj_open(e, NULL);
+	emit_str(e, "schema", NULL, IBS_COUNTERS_SCHEMA);
+	emit_uint(e, "ports", "counters: %" PRIu64 " ports", nports);
+	emit_uint(e, "answered", ", %" PRIu64 " answered", nok);
+	emit_double(e, "interval_s", run->interval_s > 0 ? ", read again %.3g s after the first reading" : NULL,
+		    run->interval_s);
+	emit_bool(e, "partial", NULL, f->partial);
+	emit_text(e, "%s\n", run->no_lids ? " (no port has a LID: is a subnet manager running?)" : "");
+	emit_arr_open(e, "ports_counters");
+	for (i = 0; i < f->n_nodes; i++) {
+		const struct ibs_node *n = f->nodes[i];
+		for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
+			const struct ibs_port_counters *c = pt->ctr;
+			unsigned p = pt->num;
+			double dt;
+			if (!c)
+				continue;
+			emit_obj_open(e, NULL);
+			emit_guid(e, "guid", "%s", n->ni.node_guid);
+			emit_uint(e, "port", "[%2" PRIu64 "]", p);
+			emit_str(e, "name", " %-24s", ibs_node_name(n));
+			if (!c->ok) {
+				if (run->no_lids || !ibs_port_pma_lid(n, pt))
+					emit_str(e, "error", " not read: %s\n", "the port has no LID");
+				else
+					emit_str(e, "error", " no answer: %s\n", ibs_outcome_str(c->outcome));
+				emit_null(e, "extended", NULL);
+				emit_null(e, "counters", NULL);
+				emit_null(e, "deltas", NULL);
+				emit_obj_close(e);
+				continue;
+			}
+			emit_null(e, "error", NULL);
+			emit_bool(e, "extended", NULL, c->extended);
+			emit_uint(e, "xmit_bytes", " xmit %" PRIu64 " B", c->c.xmit_data * 4);
+			emit_uint(e, "rcv_bytes", " rcv %" PRIu64 " B", c->c.rcv_data * 4);
+			emit_uint(e, "xmit_packets", NULL, c->c.xmit_pkts);
+			emit_uint(e, "rcv_packets", NULL, c->c.rcv_pkts);
+			emit_obj_open(e, "counters");
+			for (k = 0; k < ibs_n_counter_defs; k++) {
+				uint64_t v = ibs_counter_get(&c->c, &ibs_counter_defs[k]);
+				if (!ibs_counter_known(c, &ibs_counter_defs[k])) {
+					emit_null(e, ibs_counter_defs[k].name, NULL);
+					continue;
+				}
+				emit_uint(e, ibs_counter_defs[k].name, NULL, v);
+				if (v)
+					emit_text(e, " %s=%" PRIu64, ibs_counter_defs[k].name, v);
+			}
+			emit_obj_close(e);
+			/* Over the time between this port's two answers, not the nominal interval. */
+			dt = ibs_port_counters_elapsed(c);
+			if (dt > 0) {
+				/* Deltas of 32-bit counters may wrap; report what the subtraction gives. */
+				uint64_t dx = (c->c.xmit_data - c->prev.xmit_data) * 4, dr = (c->c.rcv_data - c->prev.rcv_data) * 4;
+				emit_obj_open(e, "deltas");
+				emit_double(e, "seconds", NULL, dt);
+				emit_uint(e, "xmit_bytes", NULL, dx);
+				emit_uint(e, "rcv_bytes", NULL, dr);
+				emit_double(e, "xmit_bytes_per_s", " | %.0f B/s out", (double)dx / dt);
+				emit_double(e, "rcv_bytes_per_s", ", %.0f B/s in", (double)dr / dt);
+				emit_text(e, " over %.3f s", dt);
+				for (k = 0; k < ibs_n_counter_defs; k++) {
+					uint64_t d = ibs_counter_get(&c->c, &ibs_counter_defs[k]) -
+						     ibs_counter_get(&c->prev, &ibs_counter_defs[k]);
+					if (!ibs_counter_known(c, &ibs_counter_defs[k])) {
+						emit_null(e, ibs_counter_defs[k].name, NULL);
+						continue;
+					}
+					emit_uint(e, ibs_counter_defs[k].name, d ? ", +%" PRIu64 : NULL, d);
+					if (d)
+						emit_text(e, " %s", ibs_counter_defs[k].name);
+				}
+				emit_obj_close(e);
+			} else {
+				emit_null(e, "deltas", NULL);
+			}
+			emit_text(e, "\n");
+			emit_obj_close(e);
+		}
+	}
+	emit_arr_close(e);
+	emit_obj_close(e);
+}

@@ -1,0 +1,195 @@
+/*
+ * The Prometheus text exposition format (for node_exporter's textfile
+ * collector) of `ibscan health` and `ibscan counters`, written directly,
+ * every metric with HELP and TYPE.
+ */
+#include "prom.h"
+#include "../core/base/strbuf.h"
+#include "../core/base/xalloc.h"
+#include "../fabric/counters.h"
+#include "../fabric/rate.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+
+/* Prometheus label values: escape backslash, double quote and newline. */
+static void label(struct strbuf *sb, const char *k, const char *v, bool comma)
+{
+	sb_addf(sb, "%s%s=\"", comma ? "," : "", k);
+	for (; *v; v++) {
+		if (*v == '\\' || *v == '"')
+			sb_addc(sb, '\\');
+		if (*v == '\n')
+			sb_adds(sb, "\\n");
+		else
+			sb_addc(sb, *v);
+	}
+	sb_addc(sb, '"');
+}
+
+static void port_labels(struct strbuf *sb, const struct ibs_node *n, unsigned p)
+{
+	const struct ibs_port *pt = ibs_node_port(n, p);
+	char g[24], pn[8];
+
+	snprintf(g, sizeof(g), "0x%016" PRIx64, n->ni.node_guid);
+	snprintf(pn, sizeof(pn), "%u", p);
+	sb_addc(sb, '{');
+	label(sb, "guid", g, false);
+	label(sb, "port", pn, true);
+	label(sb, "name", ibs_node_name(n), true);
+	if (pt && pt->peer) {
+		char *peer = xasprintf("%s[%u]", ibs_node_name(pt->peer), pt->peer_port);
+		label(sb, "peer", peer, true);
+		free(peer);
+	} else {
+		label(sb, "peer", "", true);
+	}
+	sb_addc(sb, '}');
+}
+
+static void metric_head(struct strbuf *sb, const char *name, const char *type, const char *help)
+{
+	sb_addf(sb, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* Per-port counter metrics: error counters, XmitWait, data in bytes, packets. */
+static void prom_counters(struct strbuf *sb, const struct ibs_fabric *f)
+{
+	static const struct {
+		const char *suffix, *help;
+		size_t off;
+		unsigned mult;
+	} data[] = {
+		{ "xmit_bytes_total", "Bytes sent (PortXmitData x 4).", offsetof(struct ibs_pma_counters, xmit_data), 4 },
+		{ "rcv_bytes_total", "Bytes received (PortRcvData x 4).", offsetof(struct ibs_pma_counters, rcv_data), 4 },
+		{ "xmit_packets_total", "Packets sent.", offsetof(struct ibs_pma_counters, xmit_pkts), 1 },
+		{ "rcv_packets_total", "Packets received.", offsetof(struct ibs_pma_counters, rcv_pkts), 1 },
+	};
+	size_t k, i;
+	const struct ibs_port *pt;
+
+	for (k = 0; k < ibs_n_counter_defs + 4; k++) {
+		char name[96], help[160];
+		if (k < ibs_n_counter_defs) {
+			snprintf(name, sizeof(name), "ibscan_port_%s_total", ibs_counter_defs[k].key);
+			snprintf(help, sizeof(help), "PMA %s of the port (%s).", ibs_counter_defs[k].name,
+				 ibs_counter_defs[k].error ? "an error counter" : "congestion, not an error");
+		} else {
+			snprintf(name, sizeof(name), "ibscan_port_%s", data[k - ibs_n_counter_defs].suffix);
+			snprintf(help, sizeof(help), "%s", data[k - ibs_n_counter_defs].help);
+		}
+		metric_head(sb, name, "counter", help);
+		for (i = 0; i < f->n_nodes; i++) {
+			const struct ibs_node *n = f->nodes[i];
+			for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
+				const struct ibs_port_counters *c = pt->ctr;
+				uint64_t v;
+				if (!c || !c->ok || (k < ibs_n_counter_defs && !ibs_counter_known(c, &ibs_counter_defs[k])))
+					continue;
+				if (k < ibs_n_counter_defs)
+					v = ibs_counter_get(&c->c, &ibs_counter_defs[k]);
+				else
+					v = *(const uint64_t *)((const char *)&c->c + data[k - ibs_n_counter_defs].off) *
+					    data[k - ibs_n_counter_defs].mult;
+				sb_adds(sb, name);
+				port_labels(sb, n, pt->num);
+				sb_addf(sb, " %" PRIu64 "\n", v);
+			}
+		}
+	}
+	metric_head(sb, "ibscan_port_counters_ok", "gauge", "Whether the port's PMA answered PortCounters (1) or not (0).");
+	for (i = 0; i < f->n_nodes; i++) {
+		const struct ibs_node *n = f->nodes[i];
+		for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
+			if (!pt->ctr)
+				continue;
+			sb_adds(sb, "ibscan_port_counters_ok");
+			port_labels(sb, n, pt->num);
+			sb_addf(sb, " %d\n", pt->ctr->ok ? 1 : 0);
+		}
+	}
+}
+
+static void prom_ports(struct strbuf *sb, const struct ibs_fabric *f)
+{
+	size_t i;
+	const struct ibs_port *pt;
+	int k;
+
+	for (k = 0; k < 4; k++) {
+		static const char *const names[] = { "ibscan_port_state", "ibscan_port_phys_state",
+						     "ibscan_port_width_lanes", "ibscan_port_lane_speed_mbps" };
+		static const char *const helps[] = {
+			"Port state (1 Down, 2 Init, 3 Armed, 4 Active).",
+			"Physical port state (2 Polling, 3 Disabled, 5 LinkUp, ...).",
+			"Active link width in lanes.",
+			"Active lane speed in Mb/s (SDR 2500 ... NDR 106250).",
+		};
+		metric_head(sb, names[k], "gauge", helps[k]);
+		for (i = 0; i < f->n_nodes; i++) {
+			const struct ibs_node *n = f->nodes[i];
+			for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
+				uint64_t v;
+				if (!pt->valid)
+					continue;
+				if (k >= 2 && pt->pi.phys_state != 5)
+					continue;
+				v = k == 0 ? pt->pi.state
+				    : k == 1 ? pt->pi.phys_state
+				    : k == 2 ? ibs_width_lanes(pt->pi.width_active)
+					     : ibs_speed_mbps(pt->pi.speed_active, pt->pi.speed_ext_active);
+				sb_adds(sb, names[k]);
+				port_labels(sb, n, pt->num);
+				sb_addf(sb, " %" PRIu64 "\n", v);
+			}
+		}
+	}
+}
+
+static int flush(FILE *out, struct strbuf *sb)
+{
+	int rc = sb->len && fwrite(sb->buf, 1, sb->len, out) != sb->len ? -1 : 0;
+
+	sb_free(sb);
+	return rc || ferror(out) ? -1 : 0;
+}
+
+int render_health_prom(FILE *out, const struct ibs_fabric *f, const struct ibs_run *run, const struct ibs_findings *fs)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	metric_head(&sb, "ibscan_up", "gauge", "Whether ibscan could look at the fabric (1) or not (0).");
+	sb_addf(&sb, "ibscan_up %d\n", f && !run->aborted ? 1 : 0);
+	metric_head(&sb, "ibscan_health_status", "gauge", "Verdict: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.");
+	sb_addf(&sb, "ibscan_health_status %d\n", fs ? (int)fs->verdict : 3);
+	if (fs) {
+		metric_head(&sb, "ibscan_findings", "gauge", "Findings per check (docs/checks.md).");
+		for (i = 0; i < ibs_n_checks; i++)
+			sb_addf(&sb, "ibscan_findings{check=\"%s\"} %zu\n", ibs_checks[i].id, fs->count[i]);
+	}
+	if (f) {
+		metric_head(&sb, "ibscan_nodes", "gauge", "Nodes found.");
+		sb_addf(&sb, "ibscan_nodes %zu\n", f->n_nodes);
+		metric_head(&sb, "ibscan_links", "gauge", "Links found.");
+		sb_addf(&sb, "ibscan_links %zu\n", ibs_fabric_n_links(f));
+		metric_head(&sb, "ibscan_partial", "gauge", "Whether part of the fabric could not be read (1).");
+		sb_addf(&sb, "ibscan_partial %d\n", f->partial ? 1 : 0);
+		prom_ports(&sb, f);
+		if (run->counters_read)
+			prom_counters(&sb, f);
+	}
+	return flush(out, &sb);
+}
+
+int render_counters_prom(FILE *out, const struct ibs_fabric *f, const struct ibs_run *run)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	metric_head(&sb, "ibscan_up", "gauge", "Whether ibscan could look at the fabric (1) or not (0).");
+	sb_addf(&sb, "ibscan_up %d\n", f && !run->aborted ? 1 : 0);
+	if (f)
+		prom_counters(&sb, f);
+	return flush(out, &sb);
+}

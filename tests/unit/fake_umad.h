@@ -1,0 +1,356 @@
+/*
+ * A double of the libibumad calls (core/mad/umad.h) that answers as
+ * libibumad over the Linux umad driver does, read from rdma-core's
+ * libibumad/umad.c and drivers/infiniband/core/user_mad.c:
+ * - umad_open_port returns -EIO for every failed open() and leaves open()'s
+ *   errno (EACCES without permission, ENOENT without the device node);
+ * - umad_register returns -EPERM for every failed ioctl and leaves its errno
+ *   (EINVAL, ENOMEM past 32 agents, EPIPE once the device is gone);
+ * - umad_send returns -EIO for every failed write() and leaves its errno
+ *   (EINVAL, ENOMEM for one MAD; EIO once the device is gone, since 5.11);
+ * - umad_recv into a buffer too small for an RMPP answer returns -ENOSPC
+ *   with the length needed, and the kernel keeps the answer at the head of
+ *   the queue: every read with a small buffer fails the same way;
+ * - the CAs and ports it lists carry the capability mask of sysfs, where
+ *   IsSMDisabled (0x400) marks the GSI half of a split SMI/GSI device.
+ * The state is global (the calls carry no context): fumad_reset() first.
+ */
+#ifndef IBSCAN_FAKE_UMAD_H
+#define IBSCAN_FAKE_UMAD_H
+
+#include <endian.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../core/mad/umad.h"
+#include "../../core/base/xalloc.h"
+
+#define FUMAD_MAX_CAS 4
+#define FUMAD_MAX_PORTS 4
+
+struct fumad_port {
+	int state, phys_state;
+	uint32_t capmask;
+	unsigned lid, sm_lid, sm_sl;
+	const char *link_layer; /* NULL: "InfiniBand" */
+};
+
+struct fumad_ca {
+	const char *name;
+	int node_type; /* 1 CA, 2 switch */
+	int nports;
+	struct fumad_port port[FUMAD_MAX_PORTS + 1];
+};
+
+struct fumad_answer {
+	uint8_t *bytes; /* the MAD, or several (an RMPP answer) */
+	int len;
+	int status;
+	int claimed; /* nonzero: the length the kernel says (an answer never read whole) */
+};
+
+struct fumad {
+	struct fumad_ca ca[FUMAD_MAX_CAS];
+	int n_cas;
+	int open_errno;                 /* nonzero: open() fails with it */
+	int register_errno[256];        /* by class: the ioctl fails with it */
+	int registered[256];            /* agent id + 1 by class */
+	int n_agents;
+	int (*send_errno)(const uint8_t *mad); /* nonzero: write() fails with it */
+	void (*on_send)(const uint8_t *mad);   /* after a send went out: queue its answers */
+	unsigned sends, recvs, enospc;
+	char opened_ca[UMAD_CA_NAME_LEN];
+	int opened_port;
+	uint8_t last_sent[256];
+	uint8_t last_sl;                /* the SL the last MAD went out on */
+	struct fumad_answer *q;         /* answers, head first */
+	size_t qn, qcap;
+};
+
+static struct fumad fumad;
+
+static inline void fumad_reset(void)
+{
+	size_t i;
+
+	for (i = 0; i < fumad.qn; i++)
+		free(fumad.q[i].bytes);
+	free(fumad.q);
+	memset(&fumad, 0, sizeof(fumad));
+}
+
+/* One CA with one active InfiniBand port 1 (LID 7, SM LID 1). */
+static inline void fumad_one_ca(const char *name)
+{
+	struct fumad_ca *c = &fumad.ca[fumad.n_cas++];
+
+	memset(c, 0, sizeof(*c));
+	c->name = name;
+	c->node_type = 1;
+	c->nports = 1;
+	c->port[1].state = 4;
+	c->port[1].phys_state = 5;
+	c->port[1].lid = 7;
+	c->port[1].sm_lid = 1;
+}
+
+/* Queue an answer of len bytes (len > 256: an RMPP answer, reassembled). */
+static inline void fumad_queue(const uint8_t *bytes, int len, int status)
+{
+	struct fumad_answer *a;
+
+	fumad.q = xgrow(fumad.q, &fumad.qcap, fumad.qn + 1, sizeof(*fumad.q));
+	a = &fumad.q[fumad.qn++];
+	memset(a, 0, sizeof(*a));
+	a->bytes = xmalloc((size_t)len);
+	memcpy(a->bytes, bytes, (size_t)len);
+	a->len = len;
+	a->status = status;
+}
+
+/* The answer to a request: the request turned into a GetResp (DR: direction bit set), status 0. */
+static inline void fumad_echo(const uint8_t *mad)
+{
+	uint8_t r[256];
+
+	memcpy(r, mad, sizeof(r));
+	r[3] |= 0x80;
+	if (r[1] == 0x81)
+		r[4] |= 0x80;
+	fumad_queue(r, (int)sizeof(r), 0);
+}
+
+static inline int fumad_init(void)
+{
+	return 0;
+}
+
+static inline int fumad_done(void)
+{
+	return 0;
+}
+
+static inline const struct fumad_ca *fumad_find(const char *name)
+{
+	int i;
+
+	for (i = 0; i < fumad.n_cas; i++)
+		if (!name || !strcmp(fumad.ca[i].name, name))
+			return &fumad.ca[i];
+	return NULL;
+}
+
+static inline void fumad_fill_port(const struct fumad_ca *c, int p, umad_port_t *out)
+{
+	const struct fumad_port *fp = &c->port[p];
+
+	memset(out, 0, sizeof(*out));
+	snprintf(out->ca_name, sizeof(out->ca_name), "%s", c->name);
+	out->portnum = p;
+	out->base_lid = fp->lid;
+	out->sm_lid = fp->sm_lid;
+	out->sm_sl = fp->sm_sl;
+	out->state = (unsigned)fp->state;
+	out->phys_state = (unsigned)fp->phys_state;
+	out->capmask = htobe32(fp->capmask);
+	out->port_guid = htobe64(0x0002c90300000000ull + (uint64_t)p);
+	snprintf(out->link_layer, sizeof(out->link_layer), "%s", fp->link_layer ? fp->link_layer : "InfiniBand");
+}
+
+/* umad_get_ca_device_list: the CAs in the order sysfs lists them. */
+static inline struct umad_device_node *fumad_get_ca_device_list(void)
+{
+	struct umad_device_node *head = NULL, **tail = &head;
+	int i;
+
+	for (i = 0; i < fumad.n_cas; i++) {
+		*tail = xcalloc(1, sizeof(**tail));
+		(*tail)->ca_name = fumad.ca[i].name;
+		tail = &(*tail)->next;
+	}
+	return head;
+}
+
+static inline void fumad_free_ca_device_list(struct umad_device_node *head)
+{
+	while (head) {
+		struct umad_device_node *n = head->next;
+		free(head);
+		head = n;
+	}
+}
+
+static inline int fumad_get_ca(const char *ca_name, umad_ca_t *ca)
+{
+	const struct fumad_ca *c = fumad_find(ca_name);
+	int p;
+
+	if (!c)
+		return -ENODEV;
+	memset(ca, 0, sizeof(*ca));
+	snprintf(ca->ca_name, sizeof(ca->ca_name), "%s", c->name);
+	ca->node_type = (unsigned)c->node_type;
+	ca->numports = c->nports;
+	ca->node_guid = htobe64(0x0002c90300000000ull);
+	ca->system_guid = htobe64(0x0002c90300000000ull);
+	for (p = c->node_type == 2 ? 0 : 1; p <= c->nports; p++) {
+		ca->ports[p] = xmalloc(sizeof(umad_port_t));
+		fumad_fill_port(c, p, ca->ports[p]);
+	}
+	return 0;
+}
+
+static inline int fumad_release_ca(umad_ca_t *ca)
+{
+	int p;
+
+	for (p = 0; p < UMAD_CA_MAX_PORTS; p++) {
+		free(ca->ports[p]);
+		ca->ports[p] = NULL;
+	}
+	return 0;
+}
+
+static inline int fumad_open_port(const char *ca_name, int portnum)
+{
+	snprintf(fumad.opened_ca, sizeof(fumad.opened_ca), "%s", ca_name ? ca_name : "");
+	fumad.opened_port = portnum;
+	if (fumad.open_errno) {
+		errno = fumad.open_errno; /* open() */
+		return -EIO;
+	}
+	return 1100;
+}
+
+static inline int fumad_close_port(int fd)
+{
+	(void)fd;
+	return 0;
+}
+
+static inline size_t fumad_size(void)
+{
+	return sizeof(struct ib_user_mad);
+}
+
+static inline int fumad_register(int fd, int mgmt_class, int mgmt_version, uint8_t rmpp_version,
+				 long method_mask[16 / sizeof(long)])
+{
+	(void)fd;
+	(void)mgmt_version;
+	(void)rmpp_version;
+	(void)method_mask;
+	if (fumad.register_errno[mgmt_class & 0xff]) {
+		errno = fumad.register_errno[mgmt_class & 0xff]; /* ioctl() */
+		return -EPERM;
+	}
+	fumad.registered[mgmt_class & 0xff] = ++fumad.n_agents;
+	return fumad.n_agents - 1;
+}
+
+static inline int fumad_send(int fd, int agentid, void *umad, int length, int timeout_ms, int retries)
+{
+	struct ib_user_mad *m = umad;
+	int e;
+
+	(void)fd;
+	(void)retries;
+	errno = 0;
+	m->agent_id = (uint32_t)agentid;
+	m->timeout_ms = (uint32_t)timeout_ms;
+	memcpy(fumad.last_sent, m->data, length < 256 ? (size_t)length : 256);
+	fumad.last_sl = m->addr.sl;
+	e = fumad.send_errno ? fumad.send_errno(m->data) : 0;
+	if (e) {
+		errno = e; /* write() */
+		return -EIO;
+	}
+	fumad.sends++;
+	if (fumad.on_send)
+		fumad.on_send(m->data);
+	return 0;
+}
+
+/* As umad_recv(fd, buf, &len, 0) on the kernel's read(): see the top of this file. */
+static inline int fumad_recv(int fd, void *umad, int *length, int timeout_ms)
+{
+	struct ib_user_mad *m = umad;
+	struct fumad_answer *a;
+
+	(void)fd;
+	(void)timeout_ms;
+	errno = 0;
+	fumad.recvs++;
+	if (!fumad.qn) {
+		errno = EAGAIN;
+		return -EAGAIN;
+	}
+	a = &fumad.q[0];
+	memset(m, 0, sizeof(*m));
+	m->status = a->status;
+	m->length = (uint32_t)(sizeof(struct ib_user_mad) + (size_t)a->len);
+	if (a->len > *length || a->claimed > *length) {
+		/* The first segment and the header come back; the answer stays queued. */
+		memcpy(m->data, a->bytes, (size_t)(*length < 256 ? *length : 256));
+		*length = a->claimed ? a->claimed : a->len;
+		fumad.enospc++;
+		errno = ENOSPC;
+		return -ENOSPC;
+	}
+	memcpy(m->data, a->bytes, (size_t)a->len);
+	*length = a->len;
+	free(a->bytes);
+	memmove(fumad.q, fumad.q + 1, (fumad.qn - 1) * sizeof(*fumad.q));
+	fumad.qn--;
+	return 0;
+}
+
+static inline int fumad_poll(int fd, int timeout_ms)
+{
+	(void)fd;
+	(void)timeout_ms;
+	return fumad.qn ? 0 : -ETIMEDOUT;
+}
+
+static inline void *fumad_get_mad(void *umad)
+{
+	return ((struct ib_user_mad *)umad)->data;
+}
+
+static inline int fumad_set_addr(void *umad, int dlid, int dqp, int sl, int qkey)
+{
+	struct ib_user_mad *m = umad;
+
+	m->addr.lid = htobe16((uint16_t)dlid);
+	m->addr.qpn = htobe32((uint32_t)dqp);
+	m->addr.sl = (uint8_t)sl;
+	m->addr.qkey = htobe32((uint32_t)qkey);
+	return 0;
+}
+
+static inline int fumad_status(void *umad)
+{
+	return ((struct ib_user_mad *)umad)->status;
+}
+
+static const struct ibs_umad_calls fumad_calls = {
+	.init = fumad_init,
+	.done = fumad_done,
+	.get_ca_device_list = fumad_get_ca_device_list,
+	.free_ca_device_list = fumad_free_ca_device_list,
+	.get_ca = fumad_get_ca,
+	.release_ca = fumad_release_ca,
+	.open_port = fumad_open_port,
+	.close_port = fumad_close_port,
+	.size = fumad_size,
+	.register_agent = fumad_register,
+	.send = fumad_send,
+	.recv = fumad_recv,
+	.poll = fumad_poll,
+	.get_mad = fumad_get_mad,
+	.set_addr = fumad_set_addr,
+	.status = fumad_status,
+};
+
+#endif

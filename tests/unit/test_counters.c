@@ -1,0 +1,212 @@
+/* Unit tests of the PMA counter sweep (fabric/counters.c) over a scripted PMA. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "fake_transport.h"
+#include "../../core/mad/engine.h"
+#include "../../fabric/counters.h"
+#include "../../fabric/run.h"
+
+/* A PMA with the IETF extended counters whose PortCountersExtended answers come 30 ms late. */
+struct pma {
+	uint16_t capmask;
+	uint16_t redirect_from; /* nonzero: this LID redirects every request to LID 9 QP 0x20 */
+	unsigned redirects, at_target;
+	uint64_t ext_due_ns; /* when the last PortCountersExtended read is answered */
+	unsigned gets, sets, sets_beside_read;
+};
+
+static void pma_on_send(struct fake *f, const struct ibs_mad_req *req, const uint8_t *mad)
+{
+	struct pma *p = f->ctx;
+	uint8_t data[IBS_SMP_DATA_SIZE] = { 0 }, as_cpi[IBS_MAD_SIZE];
+
+	if (req->mgmt_class != IBS_CLASS_PMA)
+		return;
+	if (p->redirect_from && req->addr.lid == p->redirect_from) {
+		/* "redirect required", and where to: a ClassPortInfo (IBA 13.4.8.1). */
+		p->redirects++;
+		mad_set_field(data, 0, IB_CPI_REDIRECT_LID_F, 9);
+		mad_set_field(data, 0, IB_CPI_REDIRECT_QP_F, 0x20);
+		mad_set_field(data, 0, IB_CPI_REDIRECT_QKEY_F, 0x80010000u);
+		/* Some agents answer as the ClassPortInfo they carry: the AttributeID follows. */
+		memcpy(as_cpi, mad, IBS_MAD_SIZE);
+		mad_set_field(as_cpi, 0, IB_MAD_ATTRID_F, IBS_ATTR_CLASS_PORT_INFO);
+		fake_answer(f, p->redirects % 2 ? as_cpi : mad, IBS_MAD_STATUS_REDIRECT, data, 0);
+		return;
+	}
+	if (req->addr.lid == 9) {
+		assert_int_equal(req->addr.qp, 0x20);
+		assert_int_equal(req->addr.qkey, 0x80010000u);
+		p->at_target++;
+	}
+	if (req->method == IBS_METHOD_SET) {
+		p->sets++;
+		if (fake_now() < p->ext_due_ns)
+			p->sets_beside_read++;
+		fake_answer(f, mad, 0, NULL, 0);
+		return;
+	}
+	p->gets++;
+	if (req->attr_id == IBS_ATTR_CLASS_PORT_INFO) {
+		data[2] = (uint8_t)(p->capmask >> 8);
+		data[3] = (uint8_t)p->capmask;
+		fake_answer(f, mad, 0, data, 0);
+	} else if (req->attr_id == IBS_ATTR_PORT_COUNTERS_EXT) {
+		p->ext_due_ns = fake_now() + 30 * 1000000ull;
+		fake_answer(f, mad, 0, NULL, 30);
+	} else if (req->attr_id == IBS_ATTR_PORT_COUNTERS) {
+		mad_set_field(data, 0, IB_PC_XMT_WAIT_F, 1234);
+		fake_answer(f, mad, 0, data, 0);
+	} else {
+		fake_answer(f, mad, 0, NULL, 0);
+	}
+}
+
+/* One CA whose port 1 (LID 5) is linked. */
+static struct ibs_fabric *one_ca(void)
+{
+	struct ibs_fabric *f = ibs_fabric_new();
+	struct ibs_nodeinfo ni = { .node_type = IBS_NODE_CA, .num_ports = 1, .node_guid = 0x100000 };
+	struct ibs_addr a;
+	struct ibs_node *n;
+
+	ibs_addr_dr(&a, NULL, 0);
+	n = ibs_fabric_add_node(f, &ni, &a);
+	n->ports[1].valid = true;
+	n->ports[1].pi.state = 4;
+	n->ports[1].pi.phys_state = 5;
+	n->ports[1].pi.lid = 5;
+	return f;
+}
+
+/* Read the counters of one_ca() from the PMA p with options o: the fabric (free it). */
+static struct ibs_fabric *read_one(struct pma *p, const struct ibs_counter_opts *o)
+{
+	struct ibs_engine_opts eo = { 8, 1000, 0, 0, 0 };
+	struct ibs_fabric *f = one_ca();
+	struct ibs_engine *e;
+	struct fake fk;
+	struct ibs_run run;
+
+	memset(&run, 0, sizeof(run));
+	fake_init(&fk, pma_on_send, p);
+	e = ibs_engine_new(&fk.t, &eo);
+	assert_int_equal(ibs_read_counters(e, f, &run, o), IBS_OK);
+	assert_false(run.no_lids);
+	assert_true(f->nodes[0]->ports[1].ctr->ok);
+	ibs_engine_free(e);
+	free(fk.q);
+	return f;
+}
+
+/*
+ * --reset-counters with extended counters: both resets go out, and neither
+ * while the PortCountersExtended read they follow is still on the wire.
+ */
+static void test_reset_after_ext_read(void **state)
+{
+	struct pma p = { .capmask = IBS_PM_EXT_WIDTH_SUPPORTED };
+	struct ibs_counter_opts o = { .reset = true, .extended = true };
+	struct ibs_fabric *f;
+
+	(void)state;
+	f = read_one(&p, &o);
+	assert_true(f->nodes[0]->ports[1].ctr->extended);
+	assert_int_equal(p.gets, 3); /* ClassPortInfo, PortCounters, PortCountersExtended */
+	assert_int_equal(p.sets, 2);
+	assert_int_equal(p.sets_beside_read, 0);
+	ibs_fabric_free(f);
+}
+
+/* Without the extended counters the PortCounters reset follows its read. */
+static void test_reset_without_ext(void **state)
+{
+	struct pma p = { .capmask = 0 };
+	struct ibs_counter_opts o = { .reset = true, .extended = true };
+	struct ibs_fabric *f;
+
+	(void)state;
+	f = read_one(&p, &o);
+	assert_false(f->nodes[0]->ports[1].ctr->extended);
+	assert_int_equal(p.gets, 2);
+	assert_int_equal(p.sets, 1);
+	ibs_fabric_free(f);
+}
+
+/* A PMA that redirects (as libibmad follows): every request is asked again at the LID and QP it names. */
+static void test_redirect_followed(void **state)
+{
+	struct pma p = { .capmask = IBS_PM_EXT_WIDTH_SUPPORTED, .redirect_from = 5 };
+	struct ibs_counter_opts o = { .reset = true, .extended = true };
+	struct ibs_fabric *f;
+
+	(void)state;
+	f = read_one(&p, &o);
+	assert_true(f->nodes[0]->ports[1].ctr->extended);
+	assert_int_equal(p.redirects, 5); /* ClassPortInfo, PortCounters, PortCountersExtended, two resets */
+	assert_int_equal(p.at_target, 5); /* each asked again there */
+	assert_int_equal(p.sets, 2);
+	ibs_fabric_free(f);
+}
+
+/* A redirect to an agent that redirects again is not followed further: the read fails with that status. */
+static void test_redirect_once(void **state)
+{
+	struct pma p = { .capmask = 0, .redirect_from = 9 };
+	struct ibs_counter_opts o = { 0 };
+	struct ibs_engine_opts eo = { 8, 1000, 0, 0, 0 };
+	struct ibs_fabric *f = one_ca();
+	struct ibs_engine *e;
+	struct fake fk;
+	struct ibs_run run;
+
+	(void)state;
+	memset(&run, 0, sizeof(run));
+	f->nodes[0]->ports[1].pi.lid = 9; /* the target redirects to itself */
+	fake_init(&fk, pma_on_send, &p);
+	e = ibs_engine_new(&fk.t, &eo);
+	assert_int_equal(ibs_read_counters(e, f, &run, &o), IBS_OK);
+	assert_false(f->nodes[0]->ports[1].ctr->ok);
+	assert_int_equal(f->nodes[0]->ports[1].ctr->outcome, IBS_MAD_STATUS);
+	assert_int_equal(p.redirects, 2);
+	ibs_engine_free(e);
+	ibs_fabric_free(f);
+	free(fk.q);
+}
+
+/* PortXmitWait is optional: read only where ClassPortInfo has PortCountersXmitWaitSupported (bit 12). */
+static void test_xmit_wait_capability(void **state)
+{
+	struct pma with = { .capmask = IBS_PM_EXT_WIDTH_SUPPORTED | IBS_PM_XMIT_WAIT_SUP };
+	struct pma without = { .capmask = IBS_PM_EXT_WIDTH_SUPPORTED };
+	struct ibs_counter_opts o = { .extended = true };
+	const struct ibs_counter_def *xw = ibs_counter_find("PortXmitWait");
+	struct ibs_fabric *f;
+
+	(void)state;
+	f = read_one(&with, &o);
+	assert_true(ibs_counter_known(f->nodes[0]->ports[1].ctr, xw));
+	assert_int_equal(f->nodes[0]->ports[1].ctr->c.xmit_wait, 1234);
+	ibs_fabric_free(f);
+	f = read_one(&without, &o);
+	assert_false(ibs_counter_known(f->nodes[0]->ports[1].ctr, xw));
+	assert_int_equal(f->nodes[0]->ports[1].ctr->c.xmit_wait, 0);
+	assert_true(ibs_counter_known(f->nodes[0]->ports[1].ctr, ibs_counter_find("SymbolErrorCounter")));
+	ibs_fabric_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reset_after_ext_read),
+		cmocka_unit_test(test_reset_without_ext),
+		cmocka_unit_test(test_redirect_followed),
+		cmocka_unit_test(test_redirect_once),
+		cmocka_unit_test(test_xmit_wait_capability),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
