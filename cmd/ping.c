@@ -22,6 +22,10 @@ enum {
 	OPT_ITERS,
 	OPT_SIZE,
 	OPT_WAIT,
+	OPT_SL,
+	OPT_PKEY_INDEX,
+	OPT_TCLASS,
+	OPT_DLID,
 };
 
 #define DEFAULT_WAIT_S 600
@@ -99,6 +103,23 @@ static int ping_opt(int opt, const char *arg, void *ctx)
 			return cli_usage_error(cmd, "--gid-index wants a GID table index, not '%s'", arg), -1;
 		a->o->gid_index = (int)u;
 		return 1;
+	case OPT_SL:
+		if (!cli_parse_uint(arg, 0, 15, &a->o->sl))
+			return cli_usage_error(cmd, "--sl wants a service level from 0 to 15, not '%s'", arg), -1;
+		return 1;
+	case OPT_PKEY_INDEX:
+		if (!cli_parse_uint(arg, 0, 65535, &a->o->pkey_index))
+			return cli_usage_error(cmd, "--pkey-index wants a P_Key table index, not '%s'", arg), -1;
+		return 1;
+	case OPT_TCLASS:
+		if (!cli_parse_uint(arg, 0, 255, &a->o->tclass))
+			return cli_usage_error(cmd, "--tclass wants a traffic class from 0 to 255 (DSCP x 4), not '%s'", arg),
+			       -1;
+		return 1;
+	case OPT_DLID:
+		if (!cli_parse_uint(arg, 1, 0xbfff, &a->o->dlid))
+			return cli_usage_error(cmd, "--dlid wants a unicast LID from 1 to 49151, not '%s'", arg), -1;
+		return 1;
 	case OPT_OP:
 		for (i = 0; i < IBS_OP__COUNT; i++)
 			if (!strcmp(arg, op_names[i]))
@@ -147,6 +168,10 @@ int cmd_ping(int argc, char **argv)
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "deadline", required_argument, NULL, OPT_DEADLINE },
 		{ "wait", required_argument, NULL, OPT_WAIT },
+		{ "sl", required_argument, NULL, OPT_SL },
+		{ "pkey-index", required_argument, NULL, OPT_PKEY_INDEX },
+		{ "tclass", required_argument, NULL, OPT_TCLASS },
+		{ "dlid", required_argument, NULL, OPT_DLID },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct cmd_desc *cmd = cmd_find("ping");
@@ -165,7 +190,7 @@ int cmd_ping(int argc, char **argv)
 	o.gid_index = -1;
 	o.op = IBS_OP_SEND;
 	o.iters = IBS_PING_DEFAULT_ITERS;
-	o.size = IBS_PING_DEFAULT_SIZE;
+	o.size = 0; /* the library's default: 64, 64 KiB with --bw */
 	memset(&a, 0, sizeof(a));
 	a.cmd = cmd;
 	a.o = &o;

@@ -9,11 +9,6 @@ static uint64_t mtu_bytes(unsigned mtu)
 	return mtu >= 1 && mtu <= 5 ? 128u << mtu : 0;
 }
 
-static const char *gid_type(enum ibs_gid_type t)
-{
-	return t == IBS_GID_ROCE_V2 ? "RoCE v2" : t == IBS_GID_IB_ROCE_V1 ? "IB/RoCE v1" : NULL;
-}
-
 static void render_end(struct emit *e, const char *key, const char *label, const struct ibs_ping_end *n)
 {
 	char gid[48], hex[24];
@@ -27,7 +22,7 @@ static void render_end(struct emit *e, const char *key, const char *label, const
 	emit_uint(e, "psn", ", PSN 0x%06" PRIx64, n->psn);
 	emit_uint(e, "gid_index", ", GID[%" PRIu64 "]", (uint64_t)(n->gid_index > 0 ? n->gid_index : 0));
 	emit_str(e, "gid", " %s", gid);
-	emit_str(e, "gid_type", " (%s)", gid_type(n->gid_type));
+	emit_str(e, "gid_type", " (%s)", ibs_gid_type_name(n->gid_type));
 	emit_uint(e, "mtu", ", MTU %" PRIu64 "\n", mtu_bytes(n->mtu));
 	emit_obj_open(e, "buffer");
 	snprintf(hex, sizeof(hex), "0x%016" PRIx64, n->addr);
@@ -69,6 +64,22 @@ static void render_latency(struct emit *e, const struct ibs_ping_result *r)
 	emit_obj_close(e);
 }
 
+/* How the figures were measured, in perftest's terms: an operator compares them with ib_*_lat and ib_*_bw. */
+static void render_method(struct emit *e, const struct ibs_ping_result *r)
+{
+	emit_obj_open(e, "method");
+	emit_uint(e, "inline_bytes",
+		  r->inline_len ? "  method: inline (%" PRIu64 " bytes in the work request)"
+				: "  method: from the registered buffer",
+		  r->inline_len);
+	emit_uint(e, "in_flight", ", %" PRIu64 " in flight", r->in_flight);
+	emit_uint(e, "signal_every",
+		  r->signal_every > 1 ? ", one completion per %" PRIu64 " work requests" : ", every work request signaled",
+		  r->signal_every);
+	emit_text(e, " (as perftest)\n");
+	emit_obj_close(e);
+}
+
 void render_ping(struct emit *e, const struct ibs_ping_result *r)
 {
 	const char *what = r->bw ? "bandwidth" : "latency";
@@ -86,13 +97,23 @@ void render_ping(struct emit *e, const struct ibs_ping_result *r)
 	emit_str(e, "device", ", from %s", r->device);
 	emit_uint(e, "port", " port %" PRIu64 "\n", r->port);
 	emit_str(e, "addressing", "  addressed by %s", r->use_grh ? "GID" : "LID");
-	emit_str(e, "gid_choice", r->use_grh ? " (index chosen: %s)" : NULL, r->gid_choice);
+	emit_str(e, "gid_choice", r->use_grh ? " (%s)" : NULL, r->gid_choice);
+	emit_str(e, "gid_netdev", NULL, r->gid_netdev);
+	emit_str(e, "setup_address", NULL, r->setup_addr);
+	emit_uint(e, "sl", r->sl ? ", SL %" PRIu64 : NULL, r->sl);
+	emit_uint(e, "pkey_index", r->pkey_index ? ", P_Key index %" PRIu64 : NULL, r->pkey_index);
+	emit_uint(e, "traffic_class", r->tclass ? ", traffic class %" PRIu64 : NULL, r->tclass);
+	if (r->dlid)
+		emit_uint(e, "dlid", ", to the router's LID %" PRIu64, r->dlid);
+	else
+		emit_null(e, "dlid", NULL);
 	emit_uint(e, "path_mtu", ", path MTU %" PRIu64 "\n", mtu_bytes(r->mtu));
 	render_end(e, "local", "local:", &r->local);
 	render_end(e, "remote", "remote:", &r->remote);
 	render_memory(e, r);
 	emit_uint(e, "dropped_peers", r->dropped ? "  %" PRIu64 " peer(s) dropped before this one (malformed or silent)\n" : NULL,
 		  r->dropped);
+	render_method(e, r);
 	render_latency(e, r);
 	if (!r->measured) {
 		emit_null(e, "elapsed_s", NULL);

@@ -37,13 +37,26 @@ void ibs_gid_str(const uint8_t gid[16], char *buf, size_t len);
 /* The IPv4 address of an IPv4-mapped GID ("192.168.1.5"); false when it is not one. */
 bool ibs_gid_ipv4(const uint8_t gid[16], char *buf, size_t len);
 
+/* "RoCE v2", "IB/RoCE v1", as sysfs and show_gids name them; NULL for unknown. */
+const char *ibs_gid_type_name(enum ibs_gid_type t);
+/* The type sysfs gid_attrs/types names (NULL or anything else: unknown). */
+enum ibs_gid_type ibs_gid_type_parse(const char *s);
+
 /*
- * How well a (non-zero) GID suits a RoCE port, 0 best: RoCE v2 with an
- * IPv4-mapped address first (routable, what most RoCE fabrics are set up
- * for), then RoCE v2 global, RoCE v2 link-local, an IPv4 address of unknown
- * type, RoCE v1 with an IPv4 address, anything else last. *why says why
- * (a static string). The probe chooses its GID by this rank, and the host
- * view shows which GID the probe would choose.
+ * A link-local address: fe80::/10, or an IPv4-mapped 169.254.0.0/16 (what
+ * an interface configures itself when DHCP fails; perftest ranks it so too).
+ */
+bool ibs_gid_is_link_local(const uint8_t gid[16]);
+
+/*
+ * How well a (non-zero) GID suits a RoCE port, 0 best: RoCE v2 with a
+ * global IPv4-mapped address first (routable, what most RoCE fabrics are
+ * set up for), then RoCE v2 with a global IPv6 address, RoCE v2 link-local
+ * (IPv4 169.254/16, then IPv6 fe80::/10), a global IPv4 address of unknown
+ * type, RoCE v1 with a global IPv4 address, anything else last. *why says
+ * why (a static string). The probe chooses its GID by this rank where the
+ * setup connection does not decide, and the host view shows which GID the
+ * probe would choose by it.
  */
 int ibs_gid_rank(const uint8_t gid[16], enum ibs_gid_type type, const char **why);
 

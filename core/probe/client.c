@@ -26,6 +26,7 @@ enum ibs_err ibs_ping_client_fd(struct ibs_ping *p, int fd, const char *peer, st
 	if (r->op == IBS_OP_ATOMIC && !p->info.atomics)
 		return ping_fail(p, IBS_STEP_OPEN, IBS_E_INVAL, xstrdup("--op send, write or read work without atomics"),
 				 "%s does not support atomic operations", p->info.name);
+	ping_pick_gid(p, fd, NULL);
 	rc = ping_setup(p, r, r->op == IBS_OP_SEND && !r->bw);
 	if (rc)
 		return rc;
@@ -82,6 +83,8 @@ enum ibs_err ibs_ping_client_fd(struct ibs_ping *p, int fd, const char *peer, st
 	t1 = ibs_mono_ns();
 	if (!rc)
 		rc = ping_client_verify(p, r);
+	if (!rc)
+		rc = ping_client_mtu_check(p, r);
 	if (rc) {
 		free(lat);
 		ping_tell_peer(p, r);

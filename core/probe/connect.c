@@ -4,6 +4,7 @@
  */
 #include "probe.h"
 #include "../base/gid.h"
+#include "../base/log.h"
 #include "../base/xalloc.h"
 
 #include <inttypes.h>
@@ -36,33 +37,62 @@ void ping_make_hello(const struct ibs_ping *p, const struct ping_run *r, enum ib
 	h->len = (uint32_t)r->stride;
 }
 
-static const char *gid_type_name(enum ibs_gid_type t)
+static const char *type_or_unknown(enum ibs_gid_type t)
 {
-	return t == IBS_GID_ROCE_V2 ? "RoCE v2" : t == IBS_GID_IB_ROCE_V1 ? "IB/RoCE v1" : "unknown";
+	return t ? ibs_gid_type_name(t) : "unknown";
 }
 
 /* Can these two ports talk at all? Checked on both sides before RTR. */
 enum ibs_err ping_check_peer(struct ibs_ping *p, const struct ibs_oob_hello *h, const char *peer)
 {
 	static const char *const ll[] = { "unknown", "InfiniBand", "Ethernet (RoCE)" };
+	char mine[48], theirs[48];
 
 	if (h->link_layer != p->info.link_layer)
 		return ping_fail(p, IBS_STEP_EXCHANGE, IBS_E_INVAL,
 				 xstrdup("InfiniBand and RoCE ports cannot reach each other: pick matching ports with -C/-P"),
 				 "the peer %s uses an %s port and this host %s port %u is %s", peer, ll[h->link_layer],
 				 p->info.name, p->info.port, ll[p->info.link_layer]);
+	if (p->info.link_layer == IBS_LL_ETH && ibs_gid_is_v4mapped(p->gid) != ibs_gid_is_v4mapped(h->gid)) {
+		ibs_gid_str(p->gid, mine, sizeof(mine));
+		ibs_gid_str(h->gid, theirs, sizeof(theirs));
+		/* RoCE v2 carries IPv4 or IPv6 as the source GID says; neither end routes one to the other. */
+		return ping_fail(p, IBS_STEP_EXCHANGE, IBS_E_INVAL,
+				 xstrdup("both hosts must use GIDs of one address family: connect over an address of the "
+					 "RoCE interface (the GID follows it), or pick the GIDs with --gid-index ('ibscan "
+					 "local' lists them)"),
+				 "this host uses an %s GID (index %d, %s) and the peer %s an %s GID (index %u, %s)",
+				 ibs_gid_is_v4mapped(p->gid) ? "IPv4" : "IPv6", p->gid_index, mine, peer,
+				 ibs_gid_is_v4mapped(h->gid) ? "IPv4" : "IPv6", h->gid_index, theirs);
+	}
 	if (p->info.link_layer == IBS_LL_ETH && h->gid_type && p->gid_type && h->gid_type != p->gid_type)
 		return ping_fail(p, IBS_STEP_EXCHANGE, IBS_E_INVAL,
-				 xstrdup("both hosts must use GIDs of the same type: pick them with --gid-index "
+				 xstrdup("both hosts must use GIDs of the same RoCE version: pick them with --gid-index "
 					 "('ibscan local' lists them)"),
 				 "this host uses a %s GID (index %d) and the peer %s a %s GID (index %u)",
-				 gid_type_name(p->gid_type), p->gid_index, peer,
-				 gid_type_name((enum ibs_gid_type)h->gid_type), h->gid_index);
+				 type_or_unknown(p->gid_type), p->gid_index, peer,
+				 type_or_unknown((enum ibs_gid_type)h->gid_type), h->gid_index);
+	if (p->info.link_layer == IBS_LL_ETH && (!h->gid_type || !p->gid_type))
+		log_warn("the RoCE version of %s GID (index %d) is unknown (rdma-core before 32, and no sysfs "
+			 "gid_attrs): a RoCE v1 GID at one end and v2 at the other would end in RETRY_EXC_ERR",
+			 !p->gid_type ? "this host's" : "the peer's", !p->gid_type ? p->gid_index : (int)h->gid_index);
 	if (!p->use_grh && (h->lid == 0 || h->lid >= 0xc000))
 		return ping_fail(p, IBS_STEP_EXCHANGE, IBS_E_INVAL,
 				 xstrdup("a subnet manager must assign LIDs (is opensm running?); 'ibscan local' "
 					 "shows the LID and SM LID"),
 				 "the peer %s has no unicast LID (0x%x)", peer, h->lid);
+	/* The subnet prefix is GID 0's first half: another one is behind a router, which the peer's LID is not. */
+	if (p->info.link_layer == IBS_LL_IB && !p->o.dlid && !ibs_gid_is_zero(h->gid) && !ibs_gid_is_zero(p->gid) &&
+	    memcmp(p->gid, h->gid, 8)) {
+		ibs_gid_str(p->gid, mine, sizeof(mine));
+		ibs_gid_str(h->gid, theirs, sizeof(theirs));
+		return ping_fail(p, IBS_STEP_EXCHANGE, IBS_E_INVAL,
+				 xstrdup("packets to another subnet go to a router's LID: name it with --dlid on this "
+					 "host (and the peer's router's on the peer), as perftest's --dlid"),
+				 "the peer %s is in another InfiniBand subnet (its GID %s, this port's %s): its LID %u "
+				 "means nothing here",
+				 peer, theirs, mine, h->lid);
+	}
 	if (ibs_gid_is_zero(h->gid) && p->use_grh)
 		return ping_fail(p, IBS_STEP_EXCHANGE, IBS_E_INVAL, NULL, "the peer %s sent an empty GID", peer);
 	if (h->op == IBS_OP_ATOMIC && (h->addr & 7))
@@ -83,8 +113,10 @@ enum ibs_err ping_connect_qp(struct ibs_ping *p, struct ping_run *r, const struc
 	c.remote_qpn = h->qpn;
 	c.remote_psn = h->psn;
 	c.local_psn = r->psn;
-	c.remote_lid = h->lid;
+	c.remote_lid = p->o.dlid ? (uint16_t)p->o.dlid : h->lid;
 	c.use_grh = p->use_grh;
+	c.sl = (uint8_t)p->o.sl;
+	c.traffic_class = (uint8_t)p->o.tclass;
 	memcpy(c.remote_gid, h->gid, 16);
 	c.sgid_index = p->gid_index > 0 ? (unsigned)p->gid_index : 0;
 	c.hop_limit = 64;
@@ -95,14 +127,12 @@ enum ibs_err ping_connect_qp(struct ibs_ping *p, struct ping_run *r, const struc
 	c.max_dest_rd_atomic = r->rd_resp;
 	c.max_rd_atomic = ping_cap(ping_cap(MAX_RD_DEPTH, p->info.max_init_rd_atom), h->rd_atomic ? h->rd_atomic : 1);
 	c.min_rnr_timer = 12; /* 0.64 ms */
-	c.timeout = 14;       /* 4.096 us * 2^14 = 67 ms per try */
-	c.retry_cnt = 7;
+	c.timeout = ACK_TIMEOUT;
+	c.retry_cnt = RETRY_CNT;
 	c.rnr_retry = 7; /* 7: retry forever on receiver-not-ready; our own deadlines end a run */
 	e = p->ops->modify_qp(r->qp, IBS_QPS_RTR, &c);
 	if (e) {
-		snprintf(gid, sizeof(gid), "%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x",
-			 h->gid[0], h->gid[1], h->gid[2], h->gid[3], h->gid[4], h->gid[5], h->gid[6], h->gid[7],
-			 h->gid[8], h->gid[9], h->gid[10], h->gid[11], h->gid[12], h->gid[13], h->gid[14], h->gid[15]);
+		ibs_gid_str(h->gid, gid, sizeof(gid));
 		if (p->use_grh)
 			return ping_fail(p, IBS_STEP_RTR, IBS_E_TRANSPORT,
 					 xasprintf("on RoCE try --gid-index N (ibscan local lists them; this host uses "

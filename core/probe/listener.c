@@ -70,6 +70,7 @@ enum ibs_err ibs_ping_serve_fd(struct ibs_ping *p, int fd, const char *peer, str
 	r->iters = h.iters;
 	r->size = h.size;
 	r->peer_hello = h;
+	ping_pick_gid(p, fd, &h);
 	rc = ping_check_peer(p, &h, peer);
 	if (!rc)
 		rc = ping_setup(p, r, r->op == IBS_OP_SEND);

@@ -17,6 +17,7 @@
 
 #define IBS_PING_DEFAULT_ITERS 1000
 #define IBS_PING_DEFAULT_SIZE 64
+#define IBS_PING_DEFAULT_BW_SIZE 65536 /* --bw, as ib_write_bw: 64-byte messages would measure the message rate */
 #define IBS_PING_DEFAULT_TIMEOUT_MS 5000
 #define IBS_PING_DEFAULT_SESSION_MS 300000 /* --deadline: as the fabric commands' default */
 #define IBS_PING_ATOMIC_SIZE 8
@@ -57,13 +58,19 @@ struct ibs_ping_opts {
 	int gid_index;     /* -1: chosen (RoCE) or none (InfiniBand, which uses LIDs) */
 	enum ibs_ping_op op;
 	bool bw;
-	unsigned iters, size, timeout_ms;
+	unsigned iters, timeout_ms;
+	unsigned size; /* bytes per operation; 0: the default (64, with bw 64 KiB as ib_write_bw, atomic 8) */
 	/*
 	 * The whole session with one peer, from its connection (accepted or
 	 * made) to the end, whatever the peer sends: --timeout bounds each wait
 	 * and restarts with every message, this does not. 0: the default.
 	 */
 	unsigned session_ms;
+	const char *sysfs; /* where sysfs is (NULL: /sys): GID types and interfaces libibverbs cannot tell */
+	unsigned sl;         /* service level, 0..15 (InfiniBand: the SL-to-VL map's input; RoCE: the PCP) */
+	unsigned pkey_index; /* the P_Key table entry the queue pair uses */
+	unsigned tclass;     /* GRH traffic class, 0..255 (RoCE v2: DSCP << 2 | ECN) */
+	unsigned dlid;       /* InfiniBand: the LID packets go to, the router's across subnets; 0: the peer's */
 };
 
 /* One end of the connection, as exchanged. */
@@ -88,7 +95,14 @@ struct ibs_ping_result {
 	bool bw;
 	unsigned iters, size;
 	bool use_grh;
-	const char *gid_choice; /* why this GID (static string) */
+	char *gid_choice;   /* why this GID */
+	char *gid_netdev;   /* RoCE: the local GID's network interface; NULL when unknown */
+	char *setup_addr;   /* the TCP setup connection's local address; NULL when it has none */
+	unsigned sl, pkey_index, tclass, dlid; /* as the options gave them (dlid 0: the peer's LID) */
+	/* How it was measured, as perftest does: */
+	unsigned inline_len;   /* sends or writes carried inline, their bytes (0: from the buffer) */
+	unsigned signal_every; /* one work request in this many asks for a completion */
+	unsigned in_flight;    /* work requests posted ahead at most */
 	struct ibs_ping_end local, remote;
 	unsigned mtu; /* the path MTU used, 1..5 */
 	struct {
@@ -112,15 +126,28 @@ struct ibs_ping_gid {
 	unsigned index;
 	uint8_t gid[16];
 	enum ibs_gid_type type;
+	char netdev[IBS_NETDEV_LEN]; /* "" when unknown */
+};
+
+/* The local end of the TCP setup connection, as RoCE sees it. */
+struct ibs_ping_setup_end {
+	bool known;                  /* false: no IP address (a socket pair) */
+	uint8_t gid[16];             /* its address as a GID (IPv4-mapped for IPv4) */
+	char text[48];               /* the address as text */
+	char ifname[IBS_NETDEV_LEN]; /* the interface that holds it; "" when none does */
 };
 
 /*
- * The GID a RoCE port should use: the first non-zero entry of t with the
- * best rank (ibs_gid_rank, core/base/gid.h: RoCE v2 with an IPv4-mapped
- * address first, then RoCE v2 global, RoCE v2 link-local, then RoCE v1).
- * Returns a position in t, or -1; *why says why (static string).
+ * The GID a RoCE port should use for one connection: the entry whose
+ * address is the setup connection's local address (and whose interface
+ * holds it, where both are known), RoCE v2 before v1; else, given the
+ * peer's GID (the listener), the best of the same address family and (where
+ * both are known) type; else the best of the table. "Best": the rank of
+ * ibs_gid_rank (core/base/gid.h). Returns a position in t, or -1; *why says
+ * why (owned by the caller; NULL when -1). setup and peer may be NULL.
  */
-int ibs_ping_choose_gid(const struct ibs_ping_gid *t, unsigned n, const char **why);
+int ibs_ping_choose_gid(const struct ibs_ping_gid *t, unsigned n, const struct ibs_ping_setup_end *setup,
+			const struct ibs_ping_gid *peer, char **why);
 
 struct ibs_ping;
 

@@ -28,6 +28,10 @@ enum ibs_err ibs_ping_open(const struct ibs_verbs_ops *ops, const struct ibs_pin
 	*out = p;
 	p->ops = ops;
 	p->o = *o;
+	if (!p->o.size)
+		p->o.size = p->o.op == IBS_OP_ATOMIC ? IBS_PING_ATOMIC_SIZE
+			    : p->o.bw		     ? IBS_PING_DEFAULT_BW_SIZE
+						     : IBS_PING_DEFAULT_SIZE;
 	p->ca = o->ca ? xstrdup(o->ca) : NULL;
 	p->o.ca = p->ca;
 	p->r.fd = -1;
@@ -70,7 +74,12 @@ enum ibs_err ibs_ping_open(const struct ibs_verbs_ops *ops, const struct ibs_pin
 					 "'ibscan local' shows every port's state; -C and -P pick another"),
 				 "%s port %u is not active (state %s)", p->info.name, p->info.port,
 				 port_state_name(p->info.state));
-	rc = ping_choose_gid(p);
+	if (p->info.iwarp)
+		return ping_fail(p, IBS_STEP_OPEN, IBS_E_NODEV,
+				 xstrdup("the probe speaks the InfiniBand transport (InfiniBand or RoCE); iWARP runs RDMA "
+					 "over TCP and needs rdma_cm: -C picks another device ('ibscan local' lists them)"),
+				 "%s is an iWARP device", p->info.name);
+	rc = ping_read_gids(p);
 	if (rc)
 		return rc;
 	e = ops->alloc_pd(p->dev, &p->pd);
@@ -105,6 +114,8 @@ void ibs_ping_close(struct ibs_ping *p)
 	if (p->dev)
 		p->ops->close(p->dev);
 	free(p->ca);
+	free(p->gids);
+	free(p->gid_choice);
 	free(p->err);
 	free(p->hint);
 	free(p);

@@ -19,6 +19,17 @@
 #define MAX_TX_DEPTH 128       /* sends in flight in a bandwidth run */
 #define MAX_RX_DEPTH 512       /* receives posted ahead in a send bandwidth run */
 #define MAX_RD_DEPTH 16        /* RDMA reads/atomics in flight */
+#define INLINE_SEND 236        /* latency runs: sends of at most this many bytes go inline (perftest's default) */
+#define INLINE_WRITE 220       /* and RDMA writes */
+#define SIGNAL_EVERY 100       /* bandwidth runs: one signaled work request in this many (perftest's cq_mod) */
+#define ACK_TIMEOUT 14         /* Local ACK Timeout: 4.096 us << 14 = 67 ms per try (perftest's default) */
+#define RETRY_CNT 7            /* transport retries before RETRY_EXC_ERR */
+/*
+ * How long the hardware retries before it reports RETRY_EXC_ERR: retry_cnt
+ * + 1 tries of the Local ACK Timeout, which the IBA lets a device stretch up
+ * to four times (0.54 to 2.1 s with the values above).
+ */
+#define RETRY_MAX_MS (4 * (RETRY_CNT + 1) * (4096ull << ACK_TIMEOUT) / 1000000)
 #define FINISH_TIMEOUT_MS 1000 /* telling a peer why we stop: best effort */
 
 /* One measured run: the test, its buffers and queue pair. */
@@ -40,6 +51,9 @@ struct ping_run {
 	struct ibs_vqp *qp;
 	uint32_t qpn, psn;
 	unsigned tx_depth, rx_depth, rd_resp;
+	unsigned signal_every; /* 1 but in bandwidth runs: the sends a completion is asked for */
+	unsigned inline_len;   /* sends and writes of at most this many bytes go inline; 0: none */
+	uint32_t mtu_check;    /* the path-MTU write's bytes while it is in flight, else 0 */
 	uint64_t send_done, recv_done, recv_posted, recv_target;
 	struct ibs_oob_hello peer_hello;
 	unsigned mtu;
@@ -54,11 +68,15 @@ struct ibs_ping {
 	struct ibs_vdev *dev;
 	struct ibs_vdev_info info;
 	struct ibs_vpd *pd;
+	struct ibs_ping_gid *gids; /* RoCE without --gid-index: the port's GIDs, to choose from per peer */
+	unsigned n_gids;
 	int gid_index;
 	enum ibs_gid_type gid_type;
 	uint8_t gid[16];
+	char gid_netdev[IBS_NETDEV_LEN];
 	bool use_grh;
-	const char *gid_choice;
+	char *gid_choice;
+	struct ibs_ping_setup_end setup; /* the current peer's setup connection */
 	struct ping_run r;
 	enum ibs_ping_step step;
 	char *err, *hint;
@@ -85,8 +103,11 @@ void ping_run_free(struct ibs_ping *p);
 /* A new run with the peer on fd: its timeouts from the options, its session deadline from now. */
 void ping_run_init(struct ibs_ping *p, int fd, const char *peer);
 
-/* gid.c: the GID, from --gid-index, the link layer and the port's GID table. */
-enum ibs_err ping_choose_gid(struct ibs_ping *p);
+/* gid.c */
+/* At open: the GID --gid-index names, LID routing on InfiniBand, or the RoCE port's table (and its best GID). */
+enum ibs_err ping_read_gids(struct ibs_ping *p);
+/* For one peer: the setup connection's local end (fd), and on RoCE the GID it names (peer: its hello, listener). */
+void ping_pick_gid(struct ibs_ping *p, int fd, const struct ibs_oob_hello *peer);
 
 /* setup.c */
 /* Buffers, MR, CQ, QP to INIT, receives posted (if this side receives): everything before the hello. */
@@ -131,6 +152,11 @@ enum ibs_err ping_client_latency(struct ibs_ping *p, struct ping_run *r, uint64_
 enum ibs_err ping_client_bw(struct ibs_ping *p, struct ping_run *r);
 /* What the data says after a run: a read brings the listener's pattern, atomics count. */
 enum ibs_err ping_client_verify(struct ibs_ping *p, struct ping_run *r);
+/*
+ * One RDMA write of the path MTU's size: a 64-byte probe fits in any MTU,
+ * real traffic does not, and a switch that carries less drops it here.
+ */
+enum ibs_err ping_client_mtu_check(struct ibs_ping *p, struct ping_run *r);
 /* The listener's side of a run; for reads, atomics and RDMA write bandwidth it has nothing to do. */
 enum ibs_err ping_server_run(struct ibs_ping *p, struct ping_run *r);
 

@@ -45,7 +45,16 @@ void ping_fill_result(const struct ibs_ping *p, const struct ping_run *r, bool s
 	res->iters = r->iters;
 	res->size = r->op == IBS_OP_ATOMIC ? IBS_PING_ATOMIC_SIZE : r->size;
 	res->use_grh = p->use_grh;
-	res->gid_choice = p->gid_choice;
+	res->gid_choice = xstrdup(p->gid_choice ? p->gid_choice : "?");
+	res->gid_netdev = p->gid_netdev[0] ? xstrdup(p->gid_netdev) : NULL;
+	res->setup_addr = p->setup.known ? xstrdup(p->setup.text) : NULL;
+	res->sl = p->o.sl;
+	res->pkey_index = p->o.pkey_index;
+	res->tclass = p->o.tclass;
+	res->dlid = p->o.dlid;
+	res->inline_len = r->inline_len;
+	res->signal_every = r->signal_every ? r->signal_every : 1;
+	res->in_flight = r->bw ? r->tx_depth : 1;
 	res->local.link_layer = p->info.link_layer;
 	res->local.lid = p->info.lid;
 	res->local.qpn = r->qpn;
@@ -79,5 +88,8 @@ void ibs_ping_result_free(struct ibs_ping_result *r)
 {
 	free(r->peer);
 	free(r->device);
+	free(r->gid_choice);
+	free(r->gid_netdev);
+	free(r->setup_addr);
 	memset(r, 0, sizeof(*r));
 }

@@ -30,10 +30,53 @@ static enum ibs_err wc_failed(struct ibs_ping *p, struct ping_run *r, const stru
 	char *said = ping_peer_says(r);
 	enum ibs_err rc;
 
+	if (r->mtu_check) {
+		rc = ping_fail(p, IBS_STEP_RUN, IBS_E_STATUS,
+			       xasprintf("both ports allow %u-byte packets but something on the path carries less "
+					 "(a switch port's MTU, the partition's MTU in opensm, the Ethernet MTU on RoCE): "
+					 "real traffic of that size is lost the same way",
+					 r->mtu_check),
+			       "the path-MTU message (one RDMA write of %u bytes, after %u operations that passed) "
+			       "completed with status %s (%s; vendor error 0x%x)%s%s",
+			       r->mtu_check, r->iters, ibs_wc_status_name(st), text, wc->vendor_err,
+			       said ? "; the peer says: " : "", said ? said : "");
+		free(said);
+		return rc;
+	}
 	rc = ping_fail(p, IBS_STEP_RUN, IBS_E_STATUS, hint ? xstrdup(hint) : NULL,
 		       "%s %" PRIu64 " of %u completed with status %s (%s; vendor error 0x%x)%s%s",
 		       wc->wr_id & RECV_TAG ? "receive" : op_verb(r->op), (uint64_t)((wc->wr_id & ~RECV_TAG) + 1), r->iters,
 		       ibs_wc_status_name(st), text, wc->vendor_err, said ? "; the peer says: " : "", said ? said : "");
+	free(said);
+	return rc;
+}
+
+/*
+ * Nothing completed within --timeout. Shorter than the hardware's own
+ * retries, the transport has not given up yet: the peer stopped answering.
+ * Longer, the hardware would have reported RETRY_EXC_ERR had it sent
+ * anything: the work request never left, or its completion was lost.
+ */
+static enum ibs_err no_completion(struct ibs_ping *p, struct ping_run *r, uint64_t iter)
+{
+	char *said = ping_peer_says(r);
+	bool early = r->timeout_ms < RETRY_MAX_MS;
+	enum ibs_err rc;
+
+	rc = ping_fail(p, IBS_STEP_RUN, IBS_E_TIMEOUT,
+		       early ? xasprintf("the peer's host or its port went away, or the network drops packets; a "
+					 "--timeout above %llu ms lets the hardware's retries end it with RETRY_EXC_ERR; on "
+					 "RoCE check that both hosts use GIDs of the same type and subnet (--gid-index, "
+					 "'ibscan local')",
+					 RETRY_MAX_MS)
+			     : xasprintf("the hardware's retries (up to %llu ms) reported nothing either: the work "
+					 "request did not leave this host, or its completion was lost; raise --timeout for a "
+					 "slow path",
+					 RETRY_MAX_MS),
+		       "%sno completion within %u ms (--timeout%s): %s %" PRIu64 " of %u%s%s",
+		       early ? "the peer stopped answering: " : "", r->timeout_ms,
+		       early ? ", shorter than the transport's own retries" : "", op_verb(r->op), iter + 1, r->iters,
+		       said ? "; the peer says: " : "", said ? said : "");
 	free(said);
 	return rc;
 }
@@ -64,7 +107,9 @@ static enum ibs_err wait_for(struct ibs_ping *p, struct ping_run *r, uint64_t wa
 			if (wc[i].status != IBS_WC_SUCCESS)
 				return wc_failed(p, r, &wc[i]);
 			if (!(wc[i].wr_id & RECV_TAG)) {
-				r->send_done++;
+				/* A queue pair completes in order: a signaled one means those before it are done. */
+				if (wc[i].wr_id + 1 > r->send_done)
+					r->send_done = wc[i].wr_id + 1;
 				continue;
 			}
 			r->recv_done++;
@@ -81,18 +126,8 @@ static enum ibs_err wait_for(struct ibs_ping *p, struct ping_run *r, uint64_t wa
 			return IBS_E_TRANSPORT;
 		if (now >= deadline && ping_session_over(r))
 			return ping_session_expired(p, r, IBS_STEP_RUN, false);
-		if (now >= deadline) {
-			char *said = ping_peer_says(r);
-			enum ibs_err rc = ping_fail(
-						    p, IBS_STEP_RUN, IBS_E_TIMEOUT,
-						    xstrdup("the peer stopped answering or the network drops packets; on RoCE check that both "
-							    "hosts use GIDs of the same type and subnet (--gid-index, 'ibscan local'); "
-							    "raise --timeout for a slow path"),
-						    "no completion within %u ms (--timeout): %s %" PRIu64 " of %u%s%s", r->timeout_ms,
-						    op_verb(r->op), iter + 1, r->iters, said ? "; the peer says: " : "", said ? said : "");
-			free(said);
-			return rc;
-		}
+		if (now >= deadline)
+			return no_completion(p, r, iter);
 	}
 }
 
@@ -104,10 +139,11 @@ static enum ibs_err post(struct ibs_ping *p, struct ping_run *r, uint64_t i)
 
 	memset(&w, 0, sizeof(w));
 	w.wr_id = i;
-	w.signaled = true;
+	w.signaled = r->signal_every <= 1 || i % r->signal_every == r->signal_every - 1 || i + 1 >= r->iters;
 	w.lkey = r->lkey;
 	w.length = r->size;
 	w.addr = r->buf;
+	w.inline_data = r->inline_len && (r->op == IBS_OP_SEND || r->op == IBS_OP_WRITE);
 	w.remote_addr = h->addr;
 	w.rkey = h->rkey;
 	switch (r->op) {
@@ -231,6 +267,36 @@ enum ibs_err ping_client_verify(struct ibs_ping *p, struct ping_run *r)
 					 "after %u atomic fetch-and-adds the counter is %" PRIu64, r->iters, v);
 	}
 	return IBS_OK;
+}
+
+enum ibs_err ping_client_mtu_check(struct ibs_ping *p, struct ping_run *r)
+{
+	const struct ibs_oob_hello *h = &r->peer_hello;
+	uint32_t len = r->mtu >= 1 && r->mtu <= 5 ? 128u << r->mtu : 0;
+	uint64_t id = (uint64_t)r->iters + 1; /* after the run's, and the atomic count's, work requests */
+	struct ibs_send_wr w;
+	enum ibs_err rc;
+	int e;
+
+	if (!len || h->len < len || r->stride < len)
+		return IBS_OK; /* a peer that exposes less (an older ibscan): nothing to write into */
+	memset(&w, 0, sizeof(w));
+	w.wr_id = id;
+	w.opcode = IBS_WR_RDMA_WRITE;
+	w.addr = r->buf;
+	w.length = len;
+	w.lkey = r->lkey;
+	w.remote_addr = h->addr;
+	w.rkey = h->rkey;
+	w.signaled = true;
+	e = p->ops->post_send(r->qp, &w);
+	if (e)
+		return ping_fail(p, IBS_STEP_RUN, IBS_E_TRANSPORT, NULL, "posting the path-MTU message (%u bytes) failed: %s",
+				 len, strerror(e));
+	r->mtu_check = len;
+	rc = wait_for(p, r, id + 1, 0, NULL, 0, id);
+	r->mtu_check = 0;
+	return rc;
 }
 
 /* The listener's side of a run; for reads, atomics and RDMA write bandwidth it has nothing to do. */

@@ -7,8 +7,11 @@
 #include "../base/clock.h"
 #include "../base/xalloc.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -37,6 +40,62 @@ static char *addr_str(const struct sockaddr *sa, socklen_t len)
 	if (sa->sa_family == AF_INET6)
 		return xasprintf("[%s]:%s", host, serv);
 	return xasprintf("%s:%s", host, serv);
+}
+
+/* The interface that holds this address (IPv4, or IPv6 without a scope). */
+static void iface_of(int family, const void *addr, char *ifname, size_t len)
+{
+	struct ifaddrs *list = NULL, *i;
+
+	if (getifaddrs(&list))
+		return;
+	for (i = list; i; i = i->ifa_next) {
+		const struct sockaddr *a = i->ifa_addr;
+		if (!a || a->sa_family != family)
+			continue;
+		if ((family == AF_INET && !memcmp(&((const struct sockaddr_in *)(const void *)a)->sin_addr, addr, 4)) ||
+		    (family == AF_INET6 && !memcmp(&((const struct sockaddr_in6 *)(const void *)a)->sin6_addr, addr, 16))) {
+			snprintf(ifname, len, "%s", i->ifa_name);
+			break;
+		}
+	}
+	freeifaddrs(list);
+}
+
+bool ibs_tcp_local_end(int fd, uint8_t gid[16], char *text, size_t text_len, char *ifname, size_t if_len)
+{
+	static const uint8_t v4pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	char name[IF_NAMESIZE];
+
+	*text = *ifname = '\0';
+	memset(&ss, 0, sizeof(ss));
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl))
+		return false;
+	if (ss.ss_family == AF_INET) {
+		const struct sockaddr_in *a = (const struct sockaddr_in *)&ss;
+		memcpy(gid, v4pfx, 12);
+		memcpy(gid + 12, &a->sin_addr, 4);
+	} else if (ss.ss_family == AF_INET6) {
+		const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&ss;
+		memcpy(gid, &a->sin6_addr, 16);
+		/* A link-local address names its interface; an IPv4 one on a dual-stack socket comes mapped. */
+		if (a->sin6_scope_id && if_indextoname(a->sin6_scope_id, name))
+			snprintf(ifname, if_len, "%s", name);
+	} else {
+		return false;
+	}
+	if (!memcmp(gid, v4pfx, 12)) {
+		inet_ntop(AF_INET, gid + 12, text, (socklen_t)text_len);
+		if (!*ifname)
+			iface_of(AF_INET, gid + 12, ifname, if_len);
+	} else {
+		inet_ntop(AF_INET6, gid, text, (socklen_t)text_len);
+		if (!*ifname)
+			iface_of(AF_INET6, gid, ifname, if_len);
+	}
+	return true;
 }
 
 static void tune(int fd)

@@ -2,6 +2,10 @@
 #ifndef IBSCAN_TCP_H
 #define IBSCAN_TCP_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
 #include "../base/err.h"
 #include "oob.h"
 
@@ -16,6 +20,13 @@ enum ibs_err ibs_tcp_listen(const char *addr, unsigned port, int *fd, unsigned *
 enum ibs_err ibs_tcp_accept(int lfd, int timeout_ms, int *fd, char **peer, char **msg);
 /* Resolve and connect within timeout_ms (name resolution included). */
 enum ibs_err ibs_tcp_connect(const char *host, unsigned port, int timeout_ms, int *fd, char **msg);
+/*
+ * The local end of a connected TCP socket, as RoCE names it: its address as
+ * a GID (an IPv4 address IPv4-mapped, ::ffff:a.b.c.d), the address as text,
+ * and the interface that holds it (ifname: "" when none does, e.g. a
+ * socket pair). False when the socket has no IP address.
+ */
+bool ibs_tcp_local_end(int fd, uint8_t gid[16], char *text, size_t text_len, char *ifname, size_t if_len);
 /* Send or receive one whole message within timeout_ms. */
 enum ibs_err ibs_oob_send(int fd, const struct ibs_oob_msg *m, int timeout_ms, char **msg);
 enum ibs_err ibs_oob_recv(int fd, int timeout_ms, struct ibs_oob_msg *m, char **msg);

@@ -23,6 +23,8 @@ struct ibs_vqp;
 
 enum ibs_link_layer { IBS_LL_UNKNOWN = 0, IBS_LL_IB = 1, IBS_LL_ETH = 2 };
 
+#define IBS_NETDEV_LEN 16 /* a network interface's name and its NUL (IFNAMSIZ) */
+
 /* The device and port that open() chose. name is owned by the backend until close(). */
 struct ibs_vdev_info {
 	const char *name;
@@ -37,6 +39,7 @@ struct ibs_vdev_info {
 	unsigned max_rd_atom;      /* RDMA read/atomic responder resources per QP */
 	unsigned max_init_rd_atom; /* and initiator depth */
 	bool atomics;              /* fetch-and-add supported */
+	bool iwarp;                /* an iWARP device (its link layer reads Ethernet): not InfiniBand transport */
 };
 
 /* Memory access rights (the same bits as IBV_ACCESS_*). */
@@ -49,6 +52,8 @@ enum {
 
 struct ibs_qp_caps {
 	unsigned max_send_wr, max_recv_wr;
+	/* Bytes a send or write may carry inline (in the work request, not read by DMA): asked for, then got. */
+	unsigned max_inline;
 };
 
 enum ibs_qp_target { IBS_QPS_INIT, IBS_QPS_RTR, IBS_QPS_RTS };
@@ -56,13 +61,15 @@ enum ibs_qp_target { IBS_QPS_INIT, IBS_QPS_RTR, IBS_QPS_RTS };
 /* What an RC QP needs on its way to RTS: the local port, the peer's address, both PSNs. */
 struct ibs_qp_conn {
 	unsigned port;
-	unsigned access; /* remote access rights granted at INIT */
+	unsigned access;     /* remote access rights granted at INIT */
+	unsigned pkey_index; /* INIT: the P_Key table entry */
 	uint32_t remote_qpn, remote_psn, local_psn;
 	uint16_t remote_lid;
 	bool use_grh; /* RoCE always; InfiniBand only with --gid-index */
 	uint8_t remote_gid[16];
 	unsigned sgid_index;
 	uint8_t hop_limit;
+	uint8_t sl, traffic_class;
 	unsigned mtu; /* 1..5 */
 	unsigned max_dest_rd_atomic, max_rd_atomic;
 	uint8_t min_rnr_timer, timeout, retry_cnt, rnr_retry;
@@ -80,6 +87,7 @@ struct ibs_send_wr {
 	uint32_t rkey;
 	uint64_t add; /* fetch-and-add operand */
 	bool signaled;
+	bool inline_data; /* send or write: the data goes in the work request (up to the QP's max_inline) */
 };
 
 /* Completion status: the numbering of enum ibv_wc_status (0 is success). */
@@ -119,6 +127,11 @@ struct ibs_verbs_ops {
 	void (*close)(struct ibs_vdev *dev);
 	/* One GID table entry of the open port; an error for an empty or unreadable one. */
 	int (*query_gid)(struct ibs_vdev *dev, unsigned index, uint8_t gid[16], enum ibs_gid_type *type);
+	/*
+	 * The network interface of a RoCE GID table entry, NUL-terminated;
+	 * ENODATA where the backend cannot tell (the probe then reads sysfs).
+	 */
+	int (*gid_netdev)(struct ibs_vdev *dev, unsigned index, char name[IBS_NETDEV_LEN]);
 	int (*alloc_pd)(struct ibs_vdev *dev, struct ibs_vpd **pd);
 	void (*dealloc_pd)(struct ibs_vpd *pd);
 	int (*reg_mr)(struct ibs_vpd *pd, void *addr, size_t len, unsigned access, struct ibs_vmr **mr, uint32_t *lkey,
@@ -127,7 +140,8 @@ struct ibs_verbs_ops {
 	int (*create_cq)(struct ibs_vdev *dev, unsigned cqe, struct ibs_vcq **cq);
 	void (*destroy_cq)(struct ibs_vcq *cq);
 	/* An RC QP whose send and receive completions both go to cq. */
-	int (*create_qp)(struct ibs_vpd *pd, struct ibs_vcq *cq, const struct ibs_qp_caps *caps, struct ibs_vqp **qp,
+	/* caps->max_inline: in, what the QP should carry inline; out, what it does (EINVAL: too much for the device). */
+	int (*create_qp)(struct ibs_vpd *pd, struct ibs_vcq *cq, struct ibs_qp_caps *caps, struct ibs_vqp **qp,
 			 uint32_t *qpn);
 	void (*destroy_qp)(struct ibs_vqp *qp);
 	int (*modify_qp)(struct ibs_vqp *qp, enum ibs_qp_target to, const struct ibs_qp_conn *c);

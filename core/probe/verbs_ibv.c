@@ -13,6 +13,8 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <infiniband/verbs.h>
+#include <net/if.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -268,6 +270,7 @@ static int v_open(const char *ca, unsigned port, struct ibs_vdev **out, struct i
 	info->max_rd_atom = da.max_qp_rd_atom > 0 ? (unsigned)da.max_qp_rd_atom : 0;
 	info->max_init_rd_atom = da.max_qp_init_rd_atom > 0 ? (unsigned)da.max_qp_init_rd_atom : 0;
 	info->atomics = da.atomic_cap != IBV_ATOMIC_NONE;
+	info->iwarp = ctx->device->transport_type == IBV_TRANSPORT_IWARP;
 	return 0;
 }
 
@@ -297,6 +300,20 @@ static int v_query_gid(struct ibs_vdev *d, unsigned index, uint8_t gid[16], enum
 	if (fn.query_gid(d->ctx, (uint8_t)d->port, (int)index, &g))
 		return errno_or(ENODATA);
 	memcpy(gid, g.raw, 16);
+	return 0;
+}
+
+/* rdma-core 32 and later name the entry's interface; before, the probe reads sysfs (ENODATA). */
+static int v_gid_netdev(struct ibs_vdev *d, unsigned index, char name[IBS_NETDEV_LEN])
+{
+	struct ibv_gid_entry e;
+	char buf[IF_NAMESIZE];
+
+	*name = '\0';
+	if (!fn.query_gid_ex || fn.query_gid_ex(d->ctx, d->port, index, &e, 0, sizeof(e)) || !e.ndev_ifindex ||
+	    !if_indextoname(e.ndev_ifindex, buf))
+		return ENODATA;
+	snprintf(name, IBS_NETDEV_LEN, "%s", buf);
 	return 0;
 }
 
@@ -353,7 +370,7 @@ static void v_destroy_cq(struct ibs_vcq *cq)
 		fn.destroy_cq((struct ibv_cq *)cq);
 }
 
-static int v_create_qp(struct ibs_vpd *pd, struct ibs_vcq *cq, const struct ibs_qp_caps *caps, struct ibs_vqp **qp,
+static int v_create_qp(struct ibs_vpd *pd, struct ibs_vcq *cq, struct ibs_qp_caps *caps, struct ibs_vqp **qp,
 		       uint32_t *qpn)
 {
 	struct ibv_qp_init_attr a;
@@ -366,6 +383,7 @@ static int v_create_qp(struct ibs_vpd *pd, struct ibs_vcq *cq, const struct ibs_
 	a.cap.max_recv_wr = caps->max_recv_wr;
 	a.cap.max_send_sge = 1;
 	a.cap.max_recv_sge = 1;
+	a.cap.max_inline_data = caps->max_inline;
 	a.qp_type = IBV_QPT_RC;
 	errno = 0;
 	q = fn.create_qp((struct ibv_pd *)pd, &a);
@@ -373,6 +391,7 @@ static int v_create_qp(struct ibs_vpd *pd, struct ibs_vcq *cq, const struct ibs_
 	if (!q)
 		return errno_or(ENOMEM);
 	*qpn = q->qp_num;
+	caps->max_inline = a.cap.max_inline_data; /* the provider writes back what it gave */
 	return 0;
 }
 
@@ -391,7 +410,7 @@ static int v_modify_qp(struct ibs_vqp *qp, enum ibs_qp_target to, const struct i
 	switch (to) {
 	case IBS_QPS_INIT:
 		a.qp_state = IBV_QPS_INIT;
-		a.pkey_index = 0;
+		a.pkey_index = (uint16_t)c->pkey_index;
 		a.port_num = (uint8_t)c->port;
 		a.qp_access_flags = c->access;
 		mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
@@ -404,7 +423,7 @@ static int v_modify_qp(struct ibs_vqp *qp, enum ibs_qp_target to, const struct i
 		a.max_dest_rd_atomic = (uint8_t)c->max_dest_rd_atomic;
 		a.min_rnr_timer = c->min_rnr_timer;
 		a.ah_attr.dlid = c->remote_lid;
-		a.ah_attr.sl = 0;
+		a.ah_attr.sl = c->sl;
 		a.ah_attr.src_path_bits = 0;
 		a.ah_attr.port_num = (uint8_t)c->port;
 		if (c->use_grh) {
@@ -412,6 +431,7 @@ static int v_modify_qp(struct ibs_vqp *qp, enum ibs_qp_target to, const struct i
 			memcpy(a.ah_attr.grh.dgid.raw, c->remote_gid, 16);
 			a.ah_attr.grh.sgid_index = (uint8_t)c->sgid_index;
 			a.ah_attr.grh.hop_limit = c->hop_limit;
+			a.ah_attr.grh.traffic_class = c->traffic_class;
 		}
 		mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
 		       IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
@@ -447,7 +467,7 @@ static int v_post_send(struct ibs_vqp *qp, const struct ibs_send_wr *w)
 	wr.wr_id = w->wr_id;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
-	wr.send_flags = w->signaled ? IBV_SEND_SIGNALED : 0;
+	wr.send_flags = (w->signaled ? IBV_SEND_SIGNALED : 0) | (w->inline_data ? IBV_SEND_INLINE : 0);
 	switch (w->opcode) {
 	case IBS_WR_SEND:
 		wr.opcode = IBV_WR_SEND;
@@ -513,6 +533,7 @@ const struct ibs_verbs_ops ibs_verbs_ibv = {
 	.open = v_open,
 	.close = v_close,
 	.query_gid = v_query_gid,
+	.gid_netdev = v_gid_netdev,
 	.alloc_pd = v_alloc_pd,
 	.dealloc_pd = v_dealloc_pd,
 	.reg_mr = v_reg_mr,

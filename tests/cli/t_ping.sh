@@ -60,6 +60,18 @@ for bad in 0 -1 x 86401; do
 done
 run 2 ping somehost --gid-index x
 err_has "--gid-index wants a GID table index"
+for bad in 16 -1 x; do
+	run 2 ping somehost --sl "$bad"
+	err_has "--sl wants a service level from 0 to 15, not '$bad'"
+done
+run 2 ping somehost --tclass 256
+err_has "--tclass wants a traffic class from 0 to 255 (DSCP x 4), not '256'"
+run 2 ping somehost --pkey-index 65536
+err_has "--pkey-index wants a P_Key table index, not '65536'"
+for bad in 0 49152 x; do
+	run 2 ping somehost --dlid "$bad"
+	err_has "--dlid wants a unicast LID from 1 to 49151, not '$bad'"
+done
 run 2 ping somehost --format dot
 err_has "unknown format 'dot' (text or json)"
 run 2 ping somehost --window 3
@@ -67,7 +79,8 @@ err_has "unknown option '--window'"
 
 # The help lists every option.
 run 0 help ping
-for opt in --listen --tcp-port --bind --wait --ca --port --gid-index --op --bw --iters --size --timeout --deadline \
+for opt in --listen --tcp-port --bind --wait --ca --port --gid-index --sl --tclass --pkey-index --dlid --op --bw \
+	--iters --size --timeout --deadline \
 	--format --json --output --verbose --quiet; do
 	out_has "$opt"
 done

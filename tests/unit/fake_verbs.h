@@ -28,6 +28,7 @@ enum fv_op { FV_OPEN, FV_PD, FV_MR, FV_CQ, FV_QP, FV_INIT, FV_RTR, FV_RTS, FV__O
 
 #define FV_PORTS 8 /* devices opened between two fv_reset() calls */
 #define FV_GIDS 8  /* GID table entries per port (gid_tbl_len) */
+#define FV_PKEYS 4 /* P_Key table entries per port: INIT with an index beyond fails EINVAL, as on mlx5 */
 #define FV_MAX_QPS 16
 #define FV_MAX_MRS 64
 #define FV_PSN_MASK 0xffffffu
@@ -36,6 +37,7 @@ enum fv_op { FV_OPEN, FV_PD, FV_MR, FV_CQ, FV_QP, FV_INIT, FV_RTR, FV_RTS, FV__O
 struct fv_gid {
 	uint8_t gid[16]; /* all zero: an empty entry */
 	enum ibs_gid_type type;
+	char netdev[IBS_NETDEV_LEN]; /* RoCE: its interface ("" unknown) */
 };
 
 /* One port of the fabric: the n-th device opened since fv_reset() is port[n]. */
@@ -45,7 +47,8 @@ struct fv_port {
 	uint16_t lid;
 	unsigned mtu; /* active MTU, 1..5 (256..4096 bytes) */
 	struct fv_gid gids[FV_GIDS];
-	uint16_t pkey; /* P_Key table entry 0, the one the probe's queue pairs use */
+	uint16_t pkey;                      /* P_Key table entry 0, the one queue pairs use by default */
+	uint16_t pkey_more[FV_PKEYS - 1];   /* entries 1..: 0 is an empty entry, which matches nothing */
 	bool no_atomics;
 	/*
 	 * Fetched atomic values land in the requester's buffer big-endian
@@ -53,8 +56,15 @@ struct fv_port {
 	 * as upstream mlx5 sets every device that advertises atomics.
 	 */
 	bool atomic_be;
-	/* rdma-core before 32 (no _ibv_query_gid_ex): query_gid says every type is unknown; packets keep theirs. */
+	/*
+	 * rdma-core before 32 (no _ibv_query_gid_ex): query_gid says every
+	 * type is unknown and gid_netdev knows no interface; packets keep their type.
+	 */
 	bool gid_types_unknown;
+	/* Bytes a queue pair may carry inline: asking more fails create_qp with EINVAL (0: no inline at all). */
+	unsigned max_inline;
+	/* An iWARP device (Chelsio, Intel irdma in iWARP mode): Ethernet link layer, TCP transport, no RoCE. */
+	bool iwarp;
 };
 
 enum fv_qp_state { FV_QPS_RESET, FV_QPS_INIT, FV_QPS_RTR, FV_QPS_RTS, FV_QPS_ERR };
@@ -74,9 +84,18 @@ struct fv_swqe {
 	unsigned status; /* of the response, once answered */
 	uint64_t due;    /* FV_RETRYING, or receiver-not-ready: when the retries run out (ns); 0: never */
 	uint8_t *data;   /* RDMA read data or fetched atomic value, carried by the response */
+	uint8_t *inl;    /* an inline send or write: its data, copied at post (no local key is looked at) */
 	bool lost;       /* fault: never transmitted */
 	unsigned inject; /* fault: completes with this status, untransmitted (0: none) */
 };
+
+/* What a send work request holds beyond its slot. */
+static inline void fv_swqe_release(struct fv_swqe *e)
+{
+	free(e->data);
+	free(e->inl);
+	e->data = e->inl = NULL;
+}
 
 struct fv_rwqe {
 	uint64_t wr_id;
@@ -120,6 +139,8 @@ struct ibs_vqp {
 	struct fv_port *port;
 	struct ibs_vcq *cq;
 	unsigned access;         /* INIT: the remote operations this QP serves */
+	unsigned pkey_index;     /* INIT: its P_Key table entry */
+	unsigned max_inline;     /* bytes a send or write may carry inline */
 	struct ibs_qp_conn path; /* RTR: address, path MTU, peer QPN, responder resources; RTS: timers, SQ PSN */
 	uint32_t epsn;           /* responder: the PSN it expects next */
 	uint32_t sq_psn;         /* requester: the PSN of the next packet */
@@ -139,11 +160,19 @@ static struct {
 	struct fv_port port[FV_PORTS];
 	unsigned fabric_mtu; /* a switch on every path carries at most this MTU (1..5); 0: no limit */
 	bool routed;         /* RoCE ports in different IP subnets: v1 frames (Ethernet only) do not cross */
+	/*
+	 * InfiniBand: an IB router at this LID (0: none). Ports whose GID 0
+	 * prefixes differ are in different subnets: a packet reaches the other
+	 * only sent to the router's LID with a GRH naming one of its GIDs.
+	 */
+	uint16_t router_lid;
 	unsigned speedup;    /* transport and RNR timers run this many times faster than hardware's */
 	/* Faults: op fails with err once `skip` calls of it have succeeded. */
 	int fail_err[FV__OPS];
 	unsigned fail_skip[FV__OPS], calls[FV__OPS];
 	unsigned posts;     /* post_send calls, both sides */
+	unsigned signaled;  /* of which signaled */
+	unsigned inlined;   /* of which inline */
 	unsigned lose_from; /* this post and all later ones are never transmitted (0: never) */
 	unsigned err_at;    /* this post completes with err_status (0: never) */
 	unsigned err_status;
@@ -172,6 +201,7 @@ static inline void fv_reset(void)
 		p->lid = (uint16_t)(7 + i);
 		p->mtu = 5;
 		p->pkey = 0xffff;
+		p->max_inline = 256;
 		p->gids[0].gid[0] = 0xfe;
 		p->gids[0].gid[1] = 0x80;
 		memcpy(p->gids[0].gid + 8, guid, 8);
@@ -261,6 +291,7 @@ static inline int fv_open(const char *ca, unsigned port, struct ibs_vdev **dev, 
 	d->info.max_rd_atom = 16;
 	d->info.max_init_rd_atom = 16;
 	d->info.atomics = !p->no_atomics;
+	d->info.iwarp = p->iwarp;
 	*info = d->info;
 	*dev = d;
 	return 0;
@@ -280,6 +311,14 @@ static inline int fv_query_gid(struct ibs_vdev *d, unsigned index, uint8_t gid[1
 		return ENODATA;
 	memcpy(gid, d->port->gids[index].gid, 16);
 	*type = d->port->gid_types_unknown ? IBS_GID_UNKNOWN : d->port->gids[index].type;
+	return 0;
+}
+
+static inline int fv_gid_netdev(struct ibs_vdev *d, unsigned index, char name[IBS_NETDEV_LEN])
+{
+	if (fv_gid_empty(d->port, index) || d->port->gid_types_unknown || !d->port->gids[index].netdev[0])
+		return ENODATA;
+	memcpy(name, d->port->gids[index].netdev, IBS_NETDEV_LEN);
 	return 0;
 }
 
@@ -370,7 +409,7 @@ static inline void fv_destroy_cq(struct ibs_vcq *c)
 	free(c);
 }
 
-static inline int fv_create_qp(struct ibs_vpd *pd, struct ibs_vcq *cq, const struct ibs_qp_caps *caps,
+static inline int fv_create_qp(struct ibs_vpd *pd, struct ibs_vcq *cq, struct ibs_qp_caps *caps,
 			       struct ibs_vqp **qp, uint32_t *qpn)
 {
 	struct ibs_vqp *q;
@@ -379,11 +418,14 @@ static inline int fv_create_qp(struct ibs_vpd *pd, struct ibs_vcq *cq, const str
 
 	pthread_mutex_lock(&fv.mu);
 	e = fv_check(FV_QP);
+	if (!e && caps->max_inline > pd->port->max_inline)
+		e = EINVAL;
 	if (e) {
 		pthread_mutex_unlock(&fv.mu);
 		return e;
 	}
 	q = xcalloc(1, sizeof(*q));
+	q->max_inline = caps->max_inline;
 	q->qpn = fv.next_qpn++;
 	q->pd = pd;
 	q->port = pd->port;
@@ -416,7 +458,7 @@ static inline void fv_destroy_qp(struct ibs_vqp *q)
 			q->cq->q[(q->cq->head + i) % q->cq->cap].qp = NULL;
 	pthread_mutex_unlock(&fv.mu);
 	for (i = 0; i < q->max_send; i++)
-		free(q->sq[i].data);
+		fv_swqe_release(&q->sq[i]);
 	free(q->sq);
 	free(q->rq);
 	free(q);
@@ -451,7 +493,7 @@ static inline int fv_modify_qp(struct ibs_vqp *q, enum ibs_qp_target to, const s
 	if (!e && ((to == IBS_QPS_INIT && q->state != FV_QPS_RESET && q->state != FV_QPS_INIT) ||
 		   (to == IBS_QPS_RTR && q->state != FV_QPS_INIT) || (to == IBS_QPS_RTS && q->state != FV_QPS_RTR)))
 		e = EINVAL; /* out of order */
-	if (!e && to == IBS_QPS_INIT && c->port != 1)
+	if (!e && to == IBS_QPS_INIT && (c->port != 1 || c->pkey_index >= FV_PKEYS))
 		e = EINVAL;
 	if (!e && to == IBS_QPS_RTR)
 		e = fv_check_rtr(q, c);
@@ -459,6 +501,7 @@ static inline int fv_modify_qp(struct ibs_vqp *q, enum ibs_qp_target to, const s
 		switch (to) {
 		case IBS_QPS_INIT:
 			q->access = c->access;
+			q->pkey_index = c->pkey_index;
 			q->state = FV_QPS_INIT;
 			break;
 		case IBS_QPS_RTR:
@@ -541,6 +584,12 @@ static inline uint8_t *fv_mem(const struct ibs_vpd *pd, uint32_t key, uint64_t a
 	return NULL;
 }
 
+/* Entry i of a port's P_Key table. */
+static inline uint16_t fv_pkey_at(const struct fv_port *p, unsigned i)
+{
+	return i ? p->pkey_more[i - 1] : p->pkey;
+}
+
 /* The IBA's P_Key match: the same key (low 15 bits, not 0), and at least one end a full member. */
 static inline bool fv_pkey_match(uint16_t a, uint16_t b)
 {
@@ -581,8 +630,12 @@ static inline struct ibs_vqp *fv_reach(const struct ibs_vqp *q, uint32_t payload
 		return NULL;
 	if (a->use_grh)
 		type = s->gids[a->sgid_index].type;
-	if (s->ll == IBS_LL_IB && a->remote_lid != d->lid)
+	if (s->ll == IBS_LL_IB && memcmp(s->gids[0].gid, d->gids[0].gid, 8)) {
+		if (!fv.router_lid || a->remote_lid != fv.router_lid || !a->use_grh)
+			return NULL;
+	} else if (s->ll == IBS_LL_IB && a->remote_lid != d->lid) {
 		return NULL;
+	}
 	if (a->use_grh && !fv_port_has_gid(d, a->remote_gid, type))
 		return NULL;
 	if (s->ll == IBS_LL_ETH && type == IBS_GID_ROCE_V2 &&
@@ -590,7 +643,7 @@ static inline struct ibs_vqp *fv_reach(const struct ibs_vqp *q, uint32_t payload
 		return NULL;
 	if (s->ll == IBS_LL_ETH && type != IBS_GID_ROCE_V2 && fv.routed)
 		return NULL;
-	if (!fv_pkey_match(s->pkey, d->pkey))
+	if (!fv_pkey_match(fv_pkey_at(s, q->pkey_index), fv_pkey_at(d, t->pkey_index)))
 		return NULL;
 	if (payload > fv_mtu_bytes(d->mtu) || (fv.fabric_mtu && payload > fv_mtu_bytes(fv.fabric_mtu)))
 		return NULL;
@@ -661,8 +714,7 @@ static inline void fv_qp_error(struct ibs_vqp *q)
 		if (e->stage == FV_DONE)
 			continue;
 		e->stage = FV_DONE;
-		free(e->data);
-		e->data = NULL;
+		fv_swqe_release(e);
 		fv_push(q, true, slot, e->wr.wr_id, IBS_WC_WR_FLUSH_ERR, 0);
 	}
 	for (; q->rq_used < q->rq_n; q->rq_used++) {
@@ -677,8 +729,7 @@ static inline void fv_complete(struct ibs_vqp *q, unsigned slot, unsigned status
 	struct fv_swqe *e = &q->sq[slot];
 
 	e->stage = FV_DONE;
-	free(e->data);
-	e->data = NULL;
+	fv_swqe_release(e);
 	if (e->wr.signaled || status != IBS_WC_SUCCESS)
 		fv_push(q, true, slot, e->wr.wr_id, status, fv_len(&e->wr));
 	if (status != IBS_WC_SUCCESS)
@@ -785,7 +836,8 @@ static inline void fv_transmit(struct ibs_vqp *q, unsigned slot, uint64_t now)
 		return;
 	}
 	/* The requester gathers what it sends first: a bad local key fails before anything leaves. */
-	if (sends && !(src = fv_mem(q->pd, w->lkey, (uint64_t)(uintptr_t)w->addr, len, 0))) {
+	src = e->inl;
+	if (sends && !src && !(src = fv_mem(q->pd, w->lkey, (uint64_t)(uintptr_t)w->addr, len, 0))) {
 		fv_complete(q, slot, IBS_WC_LOC_PROT_ERR);
 		return;
 	}
@@ -884,6 +936,12 @@ static inline int fv_post_send(struct ibs_vqp *q, const struct ibs_send_wr *w)
 		pthread_mutex_unlock(&fv.mu);
 		return EINVAL;
 	}
+	/* mlx5 and rxe refuse inline data beyond what the QP was created with, and on a read or atomic. */
+	if (w->inline_data &&
+	    (w->length > q->max_inline || (w->opcode != IBS_WR_SEND && w->opcode != IBS_WR_RDMA_WRITE))) {
+		pthread_mutex_unlock(&fv.mu);
+		return EINVAL;
+	}
 	if (q->sq_n >= q->max_send) {
 		fv.overrun = true;
 		pthread_mutex_unlock(&fv.mu);
@@ -894,7 +952,13 @@ static inline int fv_post_send(struct ibs_vqp *q, const struct ibs_send_wr *w)
 	e->wr = *w;
 	e->psn = q->sq_psn;
 	q->sq_psn = (q->sq_psn + fv_psns(w, q->path.mtu)) & FV_PSN_MASK;
+	if (w->inline_data) {
+		e->inl = xmalloc(w->length ? w->length : 1);
+		memcpy(e->inl, w->addr, w->length);
+		fv.inlined++;
+	}
 	n = ++fv.posts;
+	fv.signaled += w->signaled;
 	e->lost = fv.lose_from && n >= fv.lose_from;
 	if (fv.err_at && n == fv.err_at)
 		e->inject = fv.err_status;
@@ -966,6 +1030,7 @@ static const struct ibs_verbs_ops fake_verbs = {
 	.open = fv_open,
 	.close = fv_close,
 	.query_gid = fv_query_gid,
+	.gid_netdev = fv_gid_netdev,
 	.alloc_pd = fv_alloc_pd,
 	.dealloc_pd = fv_dealloc_pd,
 	.reg_mr = fv_reg_mr,

@@ -38,7 +38,7 @@ struct end {
 /* Device (the next port), PD, MR with these rights over buf, CQ, QP with depth entries each way. */
 static void open_end(struct end *e, unsigned mr_access, unsigned depth)
 {
-	struct ibs_qp_caps caps = { depth, depth };
+	struct ibs_qp_caps caps = { depth, depth, 64 };
 	char *msg = NULL;
 
 	memset(e, 0, sizeof(*e));
@@ -605,6 +605,46 @@ static void test_unsignaled(void **state)
 	close_pair(&a, &b);
 }
 
+/*
+ * Inline data: copied when posted (the buffer may change at once, and its
+ * local key is not looked at); beyond what the queue pair was created with,
+ * or on a read, post_send refuses it; create_qp refuses more than the device carries.
+ */
+static void test_inline(void **state)
+{
+	struct ibs_qp_caps caps = { 4, 4, 257 };
+	struct ibs_send_wr w;
+	struct ibs_vqp *qp;
+	uint32_t qpn;
+	struct end a, b;
+
+	(void)state;
+	open_connected(&a, &b); /* max_inline 64 */
+	memset(a.buf, 0x5a, 64);
+	memset(&w, 0, sizeof(w));
+	w.wr_id = 1;
+	w.opcode = IBS_WR_RDMA_WRITE;
+	w.addr = a.buf;
+	w.length = 64;
+	w.lkey = 0xdead; /* no such key: inline data needs none */
+	w.remote_addr = (uint64_t)(uintptr_t)(b.buf + HALF);
+	w.rkey = b.rkey;
+	w.signaled = true;
+	w.inline_data = true;
+	assert_int_equal(fake_verbs.post_send(a.qp, &w), 0);
+	memset(a.buf, 0, 64); /* after the post: what was posted lands */
+	expect(&a, 1, IBS_WC_SUCCESS);
+	assert_int_equal(b.buf[HALF], 0x5a);
+	assert_int_equal(b.buf[HALF + 63], 0x5a);
+	w.length = 65;
+	assert_int_equal(fake_verbs.post_send(a.qp, &w), EINVAL);
+	w.length = 8;
+	w.opcode = IBS_WR_RDMA_READ;
+	assert_int_equal(fake_verbs.post_send(a.qp, &w), EINVAL);
+	assert_int_equal(fake_verbs.create_qp(a.pd, a.cq, &caps, &qp, &qpn), EINVAL); /* the port carries 256 */
+	close_pair(&a, &b);
+}
+
 /* Fetched values as a ConnectX delivers them: host order (mlx5), or big-endian (ConnectX-3, MOFED's reply-BE mode). */
 static void test_atomic_byte_order(void **state)
 {
@@ -698,6 +738,7 @@ int main(void)
 		cmocka_unit_test_setup(test_roce_types, setup),
 		cmocka_unit_test_setup(test_path_mtu, setup),
 		cmocka_unit_test_setup(test_pkey, setup),
+		cmocka_unit_test_setup(test_inline, setup),
 		cmocka_unit_test_setup(test_qp_access, setup),
 		cmocka_unit_test_setup(test_local_write, setup),
 		cmocka_unit_test_setup(test_unsignaled, setup),

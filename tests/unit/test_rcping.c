@@ -5,6 +5,7 @@
  * and failed completions, each failing setup step, peers that do not fit,
  * a peer that would hold the listener forever.
  */
+#define _GNU_SOURCE /* nftw */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,7 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fake_verbs.h"
@@ -177,6 +180,31 @@ static void check_pair(const struct side *c, const struct side *s)
 	assert_int_equal(c->res.iters, s->res.iters);
 }
 
+static void gid_entry(struct ibs_ping_gid *g, unsigned index, const char *addr, enum ibs_gid_type type,
+		      const char *netdev)
+{
+	struct in6_addr a;
+
+	memset(g, 0, sizeof(*g));
+	assert_int_equal(inet_pton(AF_INET6, addr, &a), 1);
+	g->index = index;
+	memcpy(g->gid, a.s6_addr, 16);
+	g->type = type;
+	snprintf(g->netdev, sizeof(g->netdev), "%s", netdev);
+}
+
+static void setup_end(struct ibs_ping_setup_end *s, const char *gid, const char *text, const char *ifname)
+{
+	struct in6_addr a;
+
+	memset(s, 0, sizeof(*s));
+	assert_int_equal(inet_pton(AF_INET6, gid, &a), 1);
+	s->known = true;
+	memcpy(s->gid, a.s6_addr, 16);
+	snprintf(s->text, sizeof(s->text), "%s", text);
+	snprintf(s->ifname, sizeof(s->ifname), "%s", ifname);
+}
+
 static void test_choose_gid(void **state)
 {
 	static const struct {
@@ -203,6 +231,20 @@ static void test_choose_gid(void **state)
 		  1,
 		  "an IPv4 address (GID type unknown)" },
 		{ { "fe80::1", NULL, NULL, NULL }, { IBS_GID_IB_ROCE_V1 }, 0, "the first GID in the table" },
+		/* 169.254/16 is link-local: below a global IPv6 address, above fe80::/10. */
+		{ { "::ffff:169.254.3.4", "2001:db8::1", NULL, NULL },
+		  { IBS_GID_ROCE_V2, IBS_GID_ROCE_V2 },
+		  1,
+		  "RoCE v2 with a global IPv6 address" },
+		{ { "fe80::1", "::ffff:169.254.3.4", NULL, NULL },
+		  { IBS_GID_ROCE_V2, IBS_GID_ROCE_V2 },
+		  1,
+		  "RoCE v2 with a link-local IPv4 address (169.254/16)" },
+		{ { "::ffff:169.254.3.4", "::ffff:10.0.0.1", NULL, NULL },
+		  { IBS_GID_UNKNOWN, IBS_GID_UNKNOWN },
+		  1,
+		  "an IPv4 address (GID type unknown)" },
+		{ { "::ffff:169.254.3.4", NULL, NULL, NULL }, { IBS_GID_IB_ROCE_V1 }, 0, "the first GID in the table" },
 		{ { "::", "::", NULL, NULL }, { IBS_GID_ROCE_V2, IBS_GID_ROCE_V2 }, -1, NULL },
 	};
 	size_t i, k;
@@ -210,22 +252,70 @@ static void test_choose_gid(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct ibs_ping_gid t[4];
-		const char *why = NULL;
+		char *why = NULL;
 		unsigned n = 0;
 		memset(t, 0, sizeof(t));
-		for (k = 0; k < 4 && cases[i].gids[k]; k++, n++) {
-			struct in6_addr a;
-			assert_int_equal(inet_pton(AF_INET6, cases[i].gids[k], &a), 1);
-			t[k].index = (unsigned)k;
-			memcpy(t[k].gid, a.s6_addr, 16);
-			t[k].type = cases[i].types[k];
-		}
-		assert_int_equal(ibs_ping_choose_gid(t, n, &why), cases[i].want);
+		for (k = 0; k < 4 && cases[i].gids[k]; k++, n++)
+			gid_entry(&t[k], (unsigned)k, cases[i].gids[k], cases[i].types[k], "");
+		assert_int_equal(ibs_ping_choose_gid(t, n, NULL, NULL, &why), cases[i].want);
 		if (cases[i].why)
 			assert_string_equal(why, cases[i].why);
 		else
 			assert_null(why);
+		free(why);
 	}
+}
+
+/*
+ * The setup connection decides: a host with an address on the port and one
+ * on a VLAN of it uses the GID of the address its TCP connection went out
+ * from, on the interface that holds it; an address the port has on another
+ * interface is not it. Without a match, the listener follows the peer's
+ * address family and type, else the rank decides, and says so.
+ */
+static void test_choose_gid_by_setup(void **state)
+{
+	struct ibs_ping_gid t[6], peer;
+	struct ibs_ping_setup_end setup;
+	char *why = NULL;
+
+	(void)state;
+	gid_entry(&t[0], 0, "fe80::e42:a1ff:fe5b:3c10", IBS_GID_IB_ROCE_V1, "ens1f0");
+	gid_entry(&t[1], 1, "fe80::e42:a1ff:fe5b:3c10", IBS_GID_ROCE_V2, "ens1f0");
+	gid_entry(&t[2], 2, "::ffff:192.168.10.5", IBS_GID_IB_ROCE_V1, "ens1f0");
+	gid_entry(&t[3], 3, "::ffff:192.168.10.5", IBS_GID_ROCE_V2, "ens1f0");
+	gid_entry(&t[4], 4, "::ffff:192.168.100.5", IBS_GID_IB_ROCE_V1, "ens1f0.100");
+	gid_entry(&t[5], 5, "::ffff:192.168.100.5", IBS_GID_ROCE_V2, "ens1f0.100");
+	setup_end(&setup, "::ffff:192.168.100.5", "192.168.100.5", "ens1f0.100");
+	assert_int_equal(ibs_ping_choose_gid(t, 6, &setup, NULL, &why), 5);
+	assert_string_equal(why, "the setup connection's address 192.168.100.5 on ens1f0.100, RoCE v2");
+	free(why);
+	/* The same address held by another interface: not this port's. */
+	setup_end(&setup, "::ffff:192.168.100.5", "192.168.100.5", "eno1");
+	assert_int_equal(ibs_ping_choose_gid(t, 6, &setup, NULL, &why), 3);
+	assert_string_equal(why, "RoCE v2 with an IPv4 address; the setup connection's address 192.168.100.5 on eno1 is "
+				 "on no GID of this port");
+	free(why);
+	/* The interface unknown (no getifaddrs entry): the address decides. */
+	setup_end(&setup, "::ffff:192.168.10.5", "192.168.10.5", "");
+	assert_int_equal(ibs_ping_choose_gid(t, 6, &setup, NULL, &why), 3);
+	assert_string_equal(why, "the setup connection's address 192.168.10.5 on ens1f0, RoCE v2");
+	free(why);
+	/* A management network: the listener follows the peer's family, IPv6 here. */
+	setup_end(&setup, "::ffff:10.0.0.1", "10.0.0.1", "eno1");
+	gid_entry(&peer, 1, "fe80::1", IBS_GID_ROCE_V2, "");
+	assert_int_equal(ibs_ping_choose_gid(t, 6, &setup, &peer, &why), 1);
+	assert_string_equal(why, "RoCE v2, link-local, as the peer's GID; the setup connection's address 10.0.0.1 on "
+				 "eno1 is on no GID of this port");
+	free(why);
+	/* ... and its RoCE version, where both ends know it. */
+	gid_entry(&peer, 2, "::ffff:192.168.10.6", IBS_GID_IB_ROCE_V1, "");
+	assert_int_equal(ibs_ping_choose_gid(t, 6, NULL, &peer, &why), 2);
+	assert_string_equal(why, "RoCE v1 with an IPv4 address, as the peer's GID");
+	free(why);
+	peer.type = IBS_GID_UNKNOWN;
+	assert_int_equal(ibs_ping_choose_gid(t, 6, NULL, &peer, &why), 3);
+	free(why);
 }
 
 /* Latency runs of every operation, end to end. */
@@ -270,9 +360,67 @@ static void test_bandwidth_every_op(void **state)
 		assert_true(c.res.gbit_s > 0);
 		assert_true(c.res.bw);
 		assert_true(s.res.bw);
+		/* perftest's selective signalling: one completion in 100, and the last (atomics: one more add). */
+		/* ... and the path-MTU write. */
+		assert_int_equal(fv.signaled, op == IBS_OP_ATOMIC ? 32 : 31);
+		assert_false(fv.overrun);
 		side_free(&c);
 		side_free(&s);
 	}
+}
+
+static unsigned run_size; /* the size inline_run's client measured */
+
+/* Run a pair of this op and size; returns the client's result's inline bytes, with fv.inlined of fv.posts inline. */
+static unsigned inline_run(enum ibs_ping_op op, bool bw, unsigned size)
+{
+	struct side c, s;
+	unsigned n;
+
+	opts(&c, op, bw, 20, size);
+	opts(&s, op, false, 0, 0);
+	run_pair(&c, &s);
+	check_pair(&c, &s);
+	n = c.res.inline_len;
+	run_size = c.res.size;
+	assert_int_equal(s.res.inline_len, bw ? 0 : n);
+	side_free(&c);
+	side_free(&s);
+	return n;
+}
+
+/*
+ * perftest's methods: latency sends up to 236 bytes and writes up to 220
+ * go inline, both ways; a device that carries less (or none) gets them from
+ * the buffer; bandwidth runs do not inline.
+ */
+static void test_inline(void **state)
+{
+	(void)state;
+	assert_int_equal(inline_run(IBS_OP_SEND, false, 236), 236);
+	assert_int_equal(fv.inlined, 40);
+	assert_int_equal(fv.posts, 41); /* the path-MTU write is not inline */
+	fv_reset();
+	assert_int_equal(inline_run(IBS_OP_WRITE, false, 220), 220);
+	assert_int_equal(fv.inlined, fv.posts - 1);
+	fv_reset();
+	assert_int_equal(inline_run(IBS_OP_SEND, false, 237), 0);
+	assert_int_equal(fv.inlined, 0);
+	fv_reset();
+	assert_int_equal(inline_run(IBS_OP_READ, false, 64), 0);
+	assert_int_equal(inline_run(IBS_OP_WRITE, true, 64), 0);
+	assert_int_equal(fv.inlined, 0);
+	/* No --size: 64 bytes, and 64 KiB for bandwidth, as ib_write_bw. */
+	fv_reset();
+	assert_int_equal(inline_run(IBS_OP_WRITE, false, 0), 64);
+	assert_int_equal(run_size, 64);
+	fv_reset();
+	assert_int_equal(inline_run(IBS_OP_WRITE, true, 0), 0);
+	assert_int_equal(run_size, 65536);
+	fv_reset();
+	fv.port[0].max_inline = fv.port[1].max_inline = 0; /* no inline at all: create_qp refuses any */
+	assert_int_equal(inline_run(IBS_OP_SEND, false, 64), 0);
+	assert_int_equal(fv.inlined, 0);
 }
 
 /* RoCE: the GID is chosen (RoCE v2 with IPv4) and the QP is addressed by it. */
@@ -318,6 +466,23 @@ static void test_roce_gid(void **state)
 	side_free(&c);
 }
 
+/* A latency pair of 20 operations: the client's outcome, its error and hint (NULL: not looked at). */
+static void pair_expect(enum ibs_ping_op op, unsigned size, enum ibs_err want, const char *err, const char *hint)
+{
+	struct side c, s;
+
+	opts(&c, op, false, 20, size);
+	opts(&s, op, false, 0, 0);
+	run_pair(&c, &s);
+	assert_int_equal(c.rc, want);
+	if (err)
+		has(c.err, err);
+	if (hint)
+		has(c.hint, hint);
+	side_free(&c);
+	side_free(&s);
+}
+
 /*
  * What the path does to a probe: each port has its own MTU and the probe
  * runs at the smaller (a listener at 4096 would send 4096-byte packets the
@@ -339,14 +504,25 @@ static void test_path(void **state)
 	assert_int_equal(s.res.mtu, 4);
 	side_free(&c);
 	side_free(&s);
+	/*
+	 * A switch at 1024 between two 4096 ports: 1024-byte writes pass, the
+	 * one message of the path MTU does not, and the probe fails saying so.
+	 */
 	fv_reset();
-	fv.fabric_mtu = 3; /* a switch at 1024 */
-	opts(&c, IBS_OP_WRITE, false, 20, 1024);
-	opts(&s, IBS_OP_WRITE, false, 0, 0);
-	run_pair(&c, &s);
-	assert_int_equal(c.rc, IBS_OK);
-	side_free(&c);
-	side_free(&s);
+	fv.fabric_mtu = 3;
+	pair_expect(IBS_OP_WRITE, 1024, IBS_E_STATUS,
+		    "the path-MTU message (one RDMA write of 4096 bytes, after 20 operations that passed) completed with "
+		    "status RETRY_EXC_ERR",
+		    "both ports allow 4096-byte packets but something on the path carries less");
+	/* The same for a 64-byte ping-pong, which alone fits in any MTU. */
+	fv_reset();
+	fv.fabric_mtu = 4;
+	pair_expect(IBS_OP_SEND, 64, IBS_E_STATUS, "the path-MTU message (one RDMA write of 4096 bytes", NULL);
+	/* Ports at 1024: the path MTU is 1024, which the switch carries. */
+	fv_reset();
+	fv.fabric_mtu = 3;
+	fv.port[0].mtu = fv.port[1].mtu = 3;
+	pair_expect(IBS_OP_SEND, 64, IBS_OK, NULL, NULL);
 	fv_reset();
 	fv.fabric_mtu = 3;
 	opts(&c, IBS_OP_WRITE, false, 20, 2048);
@@ -441,11 +617,26 @@ static void test_lost_completion(void **state)
 	assert_true((ibs_mono_ns() - t0) / 1000000 < 20000);
 	assert_int_equal(c.rc, IBS_E_TIMEOUT);
 	assert_int_equal(c.step, IBS_STEP_RUN);
-	has(c.err, "no completion within 500 ms (--timeout): send 4 of 100");
-	has(c.hint, "raise --timeout");
+	/* 500 ms is shorter than the hardware's retries (0.54 to 2.1 s): the peer stopped answering. */
+	has(c.err, "the peer stopped answering: no completion within 500 ms (--timeout, shorter than the "
+		   "transport's own retries): send 4 of 100");
+	has(c.hint, "above 2147 ms");
 	assert_true(s.accepted);
 	assert_int_not_equal(s.rc, IBS_OK);
 	assert_int_equal(s.step, IBS_STEP_RUN);
+	side_free(&c);
+	side_free(&s);
+	/* Longer: the hardware would have said RETRY_EXC_ERR had the request left; nothing came at all. */
+	fv_reset();
+	fv.lose_from = 7;
+	opts(&c, IBS_OP_SEND, false, 100, 64);
+	opts(&s, IBS_OP_SEND, false, 0, 0);
+	c.o.timeout_ms = s.o.timeout_ms = 2200;
+	run_pair(&c, &s);
+	assert_int_equal(c.rc, IBS_E_TIMEOUT);
+	has(c.err, "no completion within 2200 ms (--timeout): send 4 of 100");
+	assert_null(strstr(c.err, "stopped answering"));
+	has(c.hint, "did not leave this host");
 	side_free(&c);
 	side_free(&s);
 }
@@ -485,29 +676,38 @@ static void test_error_completion(void **state)
 	assert_string_equal(ibs_wc_status_name(99), "UNKNOWN");
 }
 
+/* A client with no listener behind its socket: it gets as far as its own setup. */
+static void client_alone(struct side *c)
+{
+	int sv[2];
+
+	c->rc = ibs_ping_open(&fake_verbs, &c->o, &c->p);
+	if (c->rc == IBS_OK) {
+		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+		c->rc = ibs_ping_client_fd(c->p, sv[0], "listener", &c->res);
+		close(sv[0]);
+		close(sv[1]);
+	}
+	finish(c);
+}
+
 /* The client's device fails one setup step: the step is named, with its hint. */
 static void client_setup_fails(enum fv_op op, int err, enum ibs_ping_step step, enum ibs_err want, const char *msg,
 			       const char *hint)
 {
 	struct side c;
-	int sv[2];
 
 	fv_reset();
 	fv_fail(op, err, 0);
 	opts(&c, IBS_OP_SEND, false, 10, 64);
-	c.rc = ibs_ping_open(&fake_verbs, &c.o, &c.p);
-	if (c.rc == IBS_OK) {
-		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-		c.rc = ibs_ping_client_fd(c.p, sv[0], "listener", &c.res);
-		close(sv[0]);
-		close(sv[1]);
-	}
-	finish(&c);
+	client_alone(&c);
 	assert_int_equal(c.rc, want);
 	assert_int_equal(c.step, step);
 	has(c.err, msg);
 	if (hint)
 		has(c.hint, hint);
+	else
+		assert_null(c.hint);
 	side_free(&c);
 }
 
@@ -521,10 +721,17 @@ static void test_setup_failures(void **state)
 	client_setup_fails(FV_PD, ENOMEM, IBS_STEP_PD, IBS_E_TRANSPORT, "cannot allocate a protection domain on fake0",
 			   NULL);
 	client_setup_fails(FV_MR, ENOMEM, IBS_STEP_MR, IBS_E_TRANSPORT,
-			   "memory registration of 128 bytes failed: Cannot allocate memory", "RLIMIT_MEMLOCK");
+			   "memory registration of 8192 bytes failed: Cannot allocate memory",
+			   "registered memory is pinned and counts against RLIMIT_MEMLOCK");
 	client_setup_fails(FV_MR, EPERM, IBS_STEP_MR, IBS_E_TRANSPORT, "Operation not permitted", "ulimit -l");
-	client_setup_fails(FV_CQ, ENOMEM, IBS_STEP_CQ, IBS_E_TRANSPORT, "cannot create a completion queue", NULL);
-	client_setup_fails(FV_QP, ENOMEM, IBS_STEP_QP, IBS_E_TRANSPORT, "cannot create the RC queue pair", "queue pairs");
+	/* CQ and QP rings are pinned too: an unprivileged host's 64 KiB limit fails there first. */
+	client_setup_fails(FV_CQ, ENOMEM, IBS_STEP_CQ, IBS_E_TRANSPORT, "cannot create a completion queue",
+			   "completion queue ring is pinned and counts against RLIMIT_MEMLOCK");
+	client_setup_fails(FV_CQ, EINVAL, IBS_STEP_CQ, IBS_E_TRANSPORT, "cannot create a completion queue", NULL);
+	client_setup_fails(FV_QP, ENOMEM, IBS_STEP_QP, IBS_E_TRANSPORT, "cannot create the RC queue pair",
+			   "queue pair's rings are pinned and count against RLIMIT_MEMLOCK");
+	client_setup_fails(FV_QP, ENOMEM, IBS_STEP_QP, IBS_E_TRANSPORT, "cannot create the RC queue pair",
+			   "out of queue pairs");
 	client_setup_fails(FV_INIT, EINVAL, IBS_STEP_INIT, IBS_E_TRANSPORT,
 			   "INIT failed: Invalid argument (fake0 port 1)", "check the port");
 	assert_string_equal(ibs_ping_step_name(IBS_STEP_MR), "MR");
@@ -557,6 +764,17 @@ static void test_open_failures(void **state)
 	finish(&c);
 	has(c.err, "fake0 port 1 is not active (state INIT)");
 	has(c.hint, "no subnet manager");
+	side_free(&c);
+	/* An iWARP port reads Ethernet and active: refused at open, not at RTR with a hint blaming the GID. */
+	fv_reset();
+	fv.port[0].ll = IBS_LL_ETH;
+	fv.port[0].iwarp = true;
+	opts(&c, IBS_OP_SEND, false, 10, 64);
+	assert_int_equal(ibs_ping_open(&fake_verbs, &c.o, &c.p), IBS_E_NODEV);
+	finish(&c);
+	assert_int_equal(c.step, IBS_STEP_OPEN);
+	has(c.err, "fake0 is an iWARP device");
+	has(c.hint, "rdma_cm");
 	side_free(&c);
 }
 
@@ -662,6 +880,7 @@ static void shape_ethernet(struct ibs_oob_hello *h)
 
 static void shape_v1(struct ibs_oob_hello *h)
 {
+	shape_roce_peer(h);
 	h->gid_type = IBS_GID_IB_ROCE_V1;
 	h->gid_index = 2;
 }
@@ -724,7 +943,7 @@ static void test_listener_fails(void **state)
 	has(s.hint, "RLIMIT_MEMLOCK");
 	assert_int_equal(c.rc, IBS_E_TRANSPORT);
 	assert_int_equal(c.step, IBS_STEP_EXCHANGE);
-	has(c.err, "the listener listener refused the probe: memory registration of 128 bytes failed");
+	has(c.err, "the listener listener refused the probe: memory registration of 8192 bytes failed");
 	side_free(&c);
 	side_free(&s);
 	/* A listener without atomics refuses an atomic probe; a client without them does not start one. */
@@ -922,19 +1141,409 @@ static void test_listener_session_deadline(void **state)
 	assert_false(fv.overrun);
 }
 
+/* A result rendered as text or JSON (owned by the caller). */
+static char *render(const struct ibs_ping_result *r, enum emit_mode mode)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	struct emit *e = emit_new(mode);
+
+	render_ping(e, r);
+	assert_int_equal(emit_write(e, m), 0);
+	emit_free(e);
+	fclose(m);
+	return buf;
+}
+
+static json_t *render_json(const struct ibs_ping_result *r)
+{
+	char *buf = render(r, EMIT_JSON);
+	json_error_t jerr;
+	json_t *j = json_loads(buf, 0, &jerr);
+
+	if (!j)
+		fail_msg("not JSON: %s: %s", jerr.text, buf);
+	free(buf);
+	return j;
+}
+
+/* Both sides over loopback TCP (127.0.0.1): the listener in a thread, through ibs_ping_serve and ibs_ping_client. */
+/* The listener on addr (a loopback address), the client connecting to it over TCP. */
+static void run_loopback_at(struct side *c, struct side *s, const char *addr)
+{
+	struct listener l;
+	pthread_t th;
+	char *msg = NULL;
+	unsigned port = 0;
+
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(ibs_ping_open(&fake_verbs, &s->o, &l.p), IBS_OK);
+	assert_int_equal(ibs_tcp_listen(addr, 0, &l.lfd, &port, &msg), IBS_OK);
+	l.wait_ms = 10000;
+	assert_int_equal(pthread_create(&th, NULL, listen_main, &l), 0);
+	c->rc = ibs_ping_open(&fake_verbs, &c->o, &c->p);
+	if (c->rc == IBS_OK)
+		c->rc = ibs_ping_client(c->p, addr, port, &c->res);
+	finish(c);
+	pthread_join(th, NULL);
+	close(l.lfd);
+	s->rc = l.rc;
+	s->accepted = l.rc == IBS_OK;
+	s->res = l.res;
+	s->p = l.p;
+	finish(s);
+	assert_false(fv.overrun);
+}
+
+static void run_loopback(struct side *c, struct side *s)
+{
+	run_loopback_at(c, s, "127.0.0.1");
+}
+
+/* Every port: ::ffff:127.0.0.1 as RoCE v1 (4) and v2 (5) on netdev lo, beside roce_table's entries on eth0. */
+static void loopback_gids(const char *netdev)
+{
+	static const uint8_t lo[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 127, 0, 0, 1 };
+	unsigned i, k;
+
+	roce_table();
+	for (i = 0; i < FV_PORTS; i++) {
+		fv_set_gid(i, 4, lo, IBS_GID_IB_ROCE_V1);
+		fv_set_gid(i, 5, lo, IBS_GID_ROCE_V2);
+		for (k = 0; k < 6; k++)
+			snprintf(fv.port[i].gids[k].netdev, IBS_NETDEV_LEN, "%s", k >= 4 ? netdev : "eth0");
+	}
+}
+
+/*
+ * End to end over loopback TCP: each side takes the GID of the address its
+ * setup connection uses (127.0.0.1, on lo), found with getsockname and
+ * getifaddrs, not the best-ranked one (index 3); where no GID of the port has
+ * that address on that interface, the rank decides and the result says why.
+ */
+static void test_setup_connection_gid(void **state)
+{
+	static const uint8_t lo2[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 127, 0, 0, 2 };
+	struct side c, s;
+	unsigned i;
+	char *buf;
+	json_t *j;
+
+	(void)state;
+	loopback_gids("lo");
+	opts(&c, IBS_OP_SEND, false, 20, 64);
+	opts(&s, IBS_OP_SEND, false, 0, 0);
+	run_loopback(&c, &s);
+	check_pair(&c, &s);
+	assert_int_equal(c.res.local.gid_index, 5);
+	assert_int_equal(s.res.local.gid_index, 5);
+	assert_int_equal(fv.last_rtr.sgid_index, 5);
+	assert_string_equal(c.res.gid_choice, "the setup connection's address 127.0.0.1 on lo, RoCE v2");
+	assert_string_equal(s.res.gid_choice, "the setup connection's address 127.0.0.1 on lo, RoCE v2");
+	assert_string_equal(c.res.setup_addr, "127.0.0.1");
+	assert_string_equal(c.res.gid_netdev, "lo");
+	buf = render(&c.res, EMIT_TEXT);
+	has(buf, "addressed by GID (the setup connection's address 127.0.0.1 on lo, RoCE v2)");
+	free(buf);
+	j = render_json(&s.res);
+	assert_string_equal(json_string_value(json_object_get(j, "gid_netdev")), "lo");
+	assert_string_equal(json_string_value(json_object_get(j, "setup_address")), "127.0.0.1");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "local"), "gid_index")), 5);
+	json_decref(j);
+	side_free(&c);
+	side_free(&s);
+	fv_reset();
+	loopback_gids("eth9");
+	opts(&c, IBS_OP_SEND, false, 20, 64);
+	opts(&s, IBS_OP_SEND, false, 0, 0);
+	run_loopback(&c, &s);
+	check_pair(&c, &s);
+	assert_int_equal(c.res.local.gid_index, 3);
+	assert_string_equal(c.res.gid_choice, "RoCE v2 with an IPv4 address; the setup connection's address 127.0.0.1 on "
+					      "lo is on no GID of this port");
+	assert_string_equal(c.res.gid_netdev, "eth0");
+	side_free(&c);
+	side_free(&s);
+	/*
+	 * A host with several addresses: the listener on 127.0.0.2 (an address
+	 * no interface lists: its GID's interface is not compared) takes that
+	 * GID; the client, whose connection leaves from 127.0.0.1, takes lo's.
+	 */
+	fv_reset();
+	loopback_gids("lo");
+	for (i = 0; i < FV_PORTS; i++)
+		fv_set_gid(i, 6, lo2, IBS_GID_ROCE_V2);
+	opts(&c, IBS_OP_WRITE, false, 20, 64);
+	opts(&s, IBS_OP_WRITE, false, 0, 0);
+	run_loopback_at(&c, &s, "127.0.0.2");
+	check_pair(&c, &s);
+	assert_int_equal(s.res.local.gid_index, 6);
+	assert_string_equal(s.res.gid_choice, "the setup connection's address 127.0.0.2, RoCE v2");
+	assert_int_equal(c.res.local.gid_index, 5);
+	assert_int_equal(c.res.remote.gid_index, 6);
+	side_free(&c);
+	side_free(&s);
+}
+
+/* A file under root, its folders made as needed. */
+static void put_file(const char *root, const char *rel, const char *text)
+{
+	char *path = xasprintf("%s/%s", root, rel), *p;
+	FILE *f;
+
+	for (p = path + strlen(root) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		mkdir(path, 0700);
+		*p = '/';
+	}
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	free(path);
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+/* A sysfs tree for fake0 port 1, as roce_table's entries: even indexes RoCE v1, odd v2, all on eth0. */
+static char *gid_attrs_tree(void)
+{
+	char *root = xstrdup("/tmp/ibscan-test-sysfs-XXXXXX");
+	unsigned i;
+
+	assert_non_null(mkdtemp(root));
+	for (i = 0; i < 4; i++) {
+		char rel[128];
+		snprintf(rel, sizeof(rel), "class/infiniband/fake0/ports/1/gid_attrs/types/%u", i);
+		put_file(root, rel, i % 2 ? "RoCE v2\n" : "IB/RoCE v1\n");
+		snprintf(rel, sizeof(rel), "class/infiniband/fake0/ports/1/gid_attrs/ndevs/%u", i);
+		put_file(root, rel, "eth0\n");
+	}
+	return root;
+}
+
+/*
+ * rdma-core before 32 cannot tell GID types: behind a router (fv.routed),
+ * a client that ranks its GIDs without types takes the first IPv4 one, a
+ * RoCE v1 entry, and its packets never arrive (issue 16). The probe reads
+ * the types from sysfs as libibverbs does, and takes the v2 entry; with
+ * the types known, a v1 client meeting a v2 listener is refused before RTR.
+ */
+static void test_old_rdma_core(void **state)
+{
+	char *tree = gid_attrs_tree(), *empty = xstrdup("/tmp/ibscan-test-nosysfs-XXXXXX");
+	struct side c, s;
+	unsigned with_sysfs;
+
+	(void)state;
+	assert_non_null(mkdtemp(empty));
+	for (with_sysfs = 0; with_sysfs < 2; with_sysfs++) {
+		fv_reset();
+		roce_table();
+		fv.routed = true;
+		fv.port[1].gid_types_unknown = true; /* the client's */
+		opts(&c, IBS_OP_SEND, false, 20, 64);
+		opts(&s, IBS_OP_SEND, false, 0, 0);
+		c.o.sysfs = s.o.sysfs = with_sysfs ? tree : empty;
+		s.o.timeout_ms = 500;
+		run_pair(&c, &s);
+		if (!with_sysfs) {
+			assert_int_equal(c.rc, IBS_E_STATUS);
+			has(c.err, "completed with status RETRY_EXC_ERR");
+		} else {
+			check_pair(&c, &s);
+			assert_int_equal(c.res.local.gid_index, 3);
+			assert_int_equal(c.res.local.gid_type, IBS_GID_ROCE_V2);
+			assert_string_equal(c.res.gid_netdev, "eth0");
+		}
+		side_free(&c);
+		side_free(&s);
+		/* A v1 client and a v2 listener: refused when the types are known, RETRY_EXC_ERR when not. */
+		fv_reset();
+		roce_table();
+		fv.routed = true;
+		fv.port[1].gid_types_unknown = true;
+		opts(&c, IBS_OP_SEND, false, 20, 64);
+		opts(&s, IBS_OP_SEND, false, 0, 0);
+		c.o.sysfs = s.o.sysfs = with_sysfs ? tree : empty;
+		c.o.gid_index = 2;
+		s.o.gid_index = 3;
+		s.o.timeout_ms = 500;
+		run_pair(&c, &s);
+		if (with_sysfs) {
+			assert_int_equal(c.step, IBS_STEP_EXCHANGE);
+			has(c.err, "refused the probe: this host uses a RoCE v2 GID (index 3) and the peer client a IB/RoCE "
+				   "v1 GID (index 2)");
+			has(s.hint, "the same RoCE version");
+		} else {
+			has(c.err, "completed with status RETRY_EXC_ERR");
+		}
+		side_free(&c);
+		side_free(&s);
+	}
+	nftw(tree, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	rmdir(empty);
+	free(tree);
+	free(empty);
+}
+
+/* An IPv4 GID at one end and an IPv6 one at the other: refused, as perftest does. */
+static void test_gid_family(void **state)
+{
+	static const uint8_t v6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6 };
+	struct side c, s;
+
+	(void)state;
+	roce_table();
+	memset(fv.port[1].gids, 0, sizeof(fv.port[1].gids));
+	fv_set_gid(1, 1, v6, IBS_GID_ROCE_V2); /* the client: IPv6 only */
+	opts(&c, IBS_OP_SEND, false, 20, 64);
+	opts(&s, IBS_OP_SEND, false, 0, 0);
+	run_pair(&c, &s);
+	/* The listener follows the client into IPv6: its link-local v2 GID. */
+	check_pair(&c, &s);
+	assert_int_equal(s.res.local.gid_index, 1);
+	has(s.res.gid_choice, "RoCE v2, link-local, as the peer's GID");
+	side_free(&c);
+	side_free(&s);
+	fv_reset();
+	roce_table();
+	memset(fv.port[1].gids, 0, sizeof(fv.port[1].gids));
+	fv_set_gid(1, 1, v6, IBS_GID_ROCE_V2);
+	opts(&c, IBS_OP_SEND, false, 20, 64);
+	opts(&s, IBS_OP_SEND, false, 0, 0);
+	s.o.gid_index = 3;
+	run_pair(&c, &s);
+	assert_int_equal(s.step, IBS_STEP_EXCHANGE);
+	has(s.err, "this host uses an IPv4 GID (index 3, 0000:0000:0000:0000:0000:ffff:c0a8:0a05) and the peer client an "
+		   "IPv6 GID (index 1, 2001:0db8:0000:0000:0000:0000:0000:0006)");
+	has(s.hint, "one address family");
+	has(c.err, "refused the probe: this host uses an IPv4 GID");
+	side_free(&c);
+	side_free(&s);
+}
+
 /* The result renders with every key present, in both formats. */
+/* The client's packets go nowhere: RETRY_EXC_ERR (the listener hears why at its timeout). */
+static void run_pair_lost(struct side *c, struct side *s)
+{
+	s->o.timeout_ms = 500;
+	run_pair(c, s);
+	assert_int_equal(c->rc, IBS_E_STATUS);
+	has(c->err, "completed with status RETRY_EXC_ERR");
+	side_free(c);
+	side_free(s);
+}
+
+/*
+ * --sl, --tclass and --pkey-index reach the queue pair; a P_Key index the
+ * table lacks fails INIT as on mlx5; the partition is the entry's, not entry 0's.
+ */
+static void test_qos_options(void **state)
+{
+	struct side c, s;
+
+	(void)state;
+	fv.port[0].pkey = 0x8001; /* entry 0 of the listener: another partition */
+	fv.port[0].pkey_more[1] = 0xffff;
+	fv.port[1].pkey_more[1] = 0x7fff; /* a limited member: reaches the listener's full one */
+	opts(&c, IBS_OP_WRITE, false, 20, 64);
+	opts(&s, IBS_OP_WRITE, false, 0, 0);
+	c.o.pkey_index = s.o.pkey_index = 2;
+	c.o.sl = s.o.sl = 5;
+	c.o.gid_index = s.o.gid_index = 0; /* a GRH, for the traffic class */
+	c.o.tclass = s.o.tclass = 106;     /* DSCP 26, ECN 2 */
+	run_pair(&c, &s);
+	assert_int_equal(c.rc, IBS_OK);
+	assert_int_equal(s.rc, IBS_OK);
+	assert_int_equal(fv.last_rtr.sl, 5);
+	assert_int_equal(fv.last_rtr.traffic_class, 106);
+	assert_int_equal(c.res.pkey_index, 2);
+	side_free(&c);
+	side_free(&s);
+	/* Entry 0, as before the option: the partitions differ and nothing arrives. */
+	fv_reset();
+	fv.port[0].pkey = 0x8001;
+	opts(&c, IBS_OP_WRITE, false, 20, 64);
+	opts(&s, IBS_OP_WRITE, false, 0, 0);
+	run_pair_lost(&c, &s);
+	fv_reset();
+	opts(&c, IBS_OP_SEND, false, 10, 64);
+	c.o.pkey_index = FV_PKEYS;
+	client_alone(&c);
+	assert_int_equal(c.rc, IBS_E_TRANSPORT);
+	assert_int_equal(c.step, IBS_STEP_INIT);
+	has(c.hint, "P_Key at index 4 of the port's table (--pkey-index)");
+	side_free(&c);
+}
+
+/* InfiniBand across subnets: refused without --dlid; with the router's LID, through it; a wrong one is lost. */
+static void test_subnets(void **state)
+{
+	struct side c, s;
+
+	(void)state;
+	fv.port[0].gids[0].gid[1] = 0xc0; /* the listener's subnet prefix: fec0:: */
+	opts(&c, IBS_OP_SEND, false, 20, 64);
+	opts(&s, IBS_OP_SEND, false, 0, 0);
+	run_pair(&c, &s);
+	/* The listener sees the hello first, refuses and tells the client. */
+	assert_int_equal(s.rc, IBS_E_INVAL);
+	assert_int_equal(s.step, IBS_STEP_EXCHANGE);
+	has(s.err, "is in another InfiniBand subnet (its GID fe80:0000:0000:0000:0002:c903:000a:0001, this port's "
+		   "fec0:0000:0000:0000:0002:c903:000a:0000): its LID 8 means nothing here");
+	has(s.hint, "--dlid");
+	assert_int_not_equal(c.rc, IBS_OK);
+	has(c.err, "the listener listener refused the probe: the peer client is in another InfiniBand subnet");
+	side_free(&c);
+	side_free(&s);
+	fv_reset();
+	fv.port[0].gids[0].gid[1] = 0xc0;
+	fv.router_lid = 99;
+	opts(&c, IBS_OP_READ, false, 20, 64);
+	opts(&s, IBS_OP_READ, false, 0, 0);
+	c.o.dlid = s.o.dlid = 99;
+	run_pair(&c, &s);
+	assert_int_equal(c.rc, IBS_OK);
+	assert_int_equal(s.rc, IBS_OK);
+	assert_true(c.res.use_grh);
+	has(c.res.gid_choice, "the router's LID (--dlid)");
+	assert_int_equal(fv.last_rtr.remote_lid, 99);
+	side_free(&c);
+	side_free(&s);
+	fv_reset();
+	fv.port[0].gids[0].gid[1] = 0xc0;
+	fv.router_lid = 99;
+	opts(&c, IBS_OP_READ, false, 20, 64);
+	opts(&s, IBS_OP_READ, false, 0, 0);
+	c.o.dlid = s.o.dlid = 98;
+	run_pair_lost(&c, &s);
+	/* RoCE routes by IP: --dlid is refused at open. */
+	fv_reset();
+	roce_table();
+	opts(&c, IBS_OP_SEND, false, 10, 64);
+	c.o.dlid = 99;
+	assert_int_equal(ibs_ping_open(&fake_verbs, &c.o, &c.p), IBS_E_INVAL);
+	finish(&c);
+	assert_int_equal(c.step, IBS_STEP_GID);
+	has(c.err, "--dlid is for InfiniBand across subnets, and fake0 port 1 is Ethernet (RoCE)");
+	side_free(&c);
+}
+
 static void test_render(void **state)
 {
 	struct side c, s;
-	char *buf = NULL;
-	size_t len = 0, i;
-	FILE *m;
-	struct emit *e;
+	char *buf;
+	size_t i;
 	json_t *j;
-	json_error_t jerr;
 	static const char *const keys[] = { "schema",	     "role",	"peer",	      "op",	     "bandwidth",
 					    "iterations",    "size",	"device",     "port",	     "addressing",
-					    "gid_choice",    "path_mtu", "local",     "remote",	     "memory",
+					    "gid_choice",    "gid_netdev", "setup_address", "sl", "pkey_index", "traffic_class", "dlid", "path_mtu", "method", "local",     "remote",	     "memory",
 					    "dropped_peers", "latency_us", "elapsed_s", "messages_per_s", "gbit_per_s",
 					    "bytes" };
 
@@ -943,14 +1552,7 @@ static void test_render(void **state)
 	opts(&s, IBS_OP_SEND, false, 0, 0);
 	run_pair(&c, &s);
 	assert_int_equal(c.rc, IBS_OK);
-	m = open_memstream(&buf, &len);
-	e = emit_new(EMIT_JSON);
-	render_ping(e, &c.res);
-	assert_int_equal(emit_write(e, m), 0);
-	emit_free(e);
-	fclose(m);
-	j = json_loads(buf, 0, &jerr);
-	assert_non_null(j);
+	j = render_json(&c.res);
 	assert_int_equal(json_object_size(j), sizeof(keys) / sizeof(keys[0]));
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (!json_object_get(j, keys[i]))
@@ -961,32 +1563,16 @@ static void test_render(void **state)
 	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "latency_us"), "kind")),
 			    "half_round_trip");
 	json_decref(j);
-	free(buf);
-	buf = NULL;
 	/* The listener's view has no measurements: null, not absent. */
-	m = open_memstream(&buf, &len);
-	e = emit_new(EMIT_JSON);
-	render_ping(e, &s.res);
-	assert_int_equal(emit_write(e, m), 0);
-	emit_free(e);
-	fclose(m);
-	j = json_loads(buf, 0, &jerr);
-	assert_non_null(j);
+	j = render_json(&s.res);
 	assert_int_equal(json_object_size(j), sizeof(keys) / sizeof(keys[0]));
 	assert_true(json_is_null(json_object_get(j, "latency_us")));
 	assert_true(json_is_null(json_object_get(j, "gbit_per_s")));
 	json_decref(j);
-	free(buf);
-	buf = NULL;
-	m = open_memstream(&buf, &len);
-	e = emit_new(EMIT_TEXT);
-	render_ping(e, &c.res);
-	assert_int_equal(emit_write(e, m), 0);
-	emit_free(e);
-	fclose(m);
+	buf = render(&c.res, EMIT_TEXT);
 	has(buf, "probe of listener: send latency, 20 x 64 bytes, from fake0 port 1");
 	has(buf, "latency in us (half_round_trip): min ");
-	has(buf, "memory: 128 bytes registered in ");
+	has(buf, "memory: 8192 bytes registered in ");
 	free(buf);
 	side_free(&c);
 	side_free(&s);
@@ -996,6 +1582,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_choose_gid, setup),
+		cmocka_unit_test_setup(test_choose_gid_by_setup, setup),
 		cmocka_unit_test_setup(test_latency_every_op, setup),
 		cmocka_unit_test_setup(test_bandwidth_every_op, setup),
 		cmocka_unit_test_setup(test_roce_gid, setup),
@@ -1011,6 +1598,12 @@ int main(void)
 		cmocka_unit_test_setup(test_listener_fails, setup),
 		cmocka_unit_test_setup(test_listener_drops_bad_peers, setup),
 		cmocka_unit_test_setup(test_listener_session_deadline, setup),
+		cmocka_unit_test_setup(test_setup_connection_gid, setup),
+		cmocka_unit_test_setup(test_old_rdma_core, setup),
+		cmocka_unit_test_setup(test_gid_family, setup),
+		cmocka_unit_test_setup(test_inline, setup),
+		cmocka_unit_test_setup(test_qos_options, setup),
+		cmocka_unit_test_setup(test_subnets, setup),
 		cmocka_unit_test_setup(test_render, setup),
 	};
 	log_set_level(LOG_QUIET);
