@@ -1,7 +1,7 @@
 # ibscan: one non-recursive Makefile.
 #   make            build ./ibscan
-#   make check      every test tier (unit, CLI/golden on captures, simulator)
-#   make demo       walk the bundled simulated fabric, write topology.json/.svg
+#   make check      every test tier (unit, CLI/golden on captures, simulator, browser, fuzz)
+#   make demo       walk the bundled simulated fabric, write topology.json/.svg and report.html
 #   make deps       install the Debian packages needed (as root)
 #   make SANITIZE=1 ...  build (and test) with AddressSanitizer + UBSan
 #   make WERROR=1 ...    warnings are errors (CI)
@@ -14,7 +14,7 @@ DESTDIR ?=
 
 .DEFAULT_GOAL := all
 
-PKGS := libibumad libibmad libibnetdisc jansson
+PKGS := libibumad libibmad libibnetdisc jansson libgvc libcgraph
 # libibverbs is loaded at run time (core/probe/verbs_ibv.c), never linked:
 # ibscan starts on a host without it, and only `ibscan ping` needs it. Its
 # header is needed to build.
@@ -28,9 +28,9 @@ endif
 ifeq ($(WERROR),1)
 WARN += -Werror
 endif
-BASE_CFLAGS := -std=gnu11 $(WARN) -DIBSCAN_VERSION='"$(VERSION)"' -MMD -MP \
+BASE_CFLAGS := -std=gnu11 $(WARN) -DIBSCAN_VERSION='"$(VERSION)"' -MMD -MP -Ibuild/gen \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS) $(HDR_PKGS) 2>/dev/null)
-LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -libumad -libmad -libnetdisc -ljansson) -lm
+LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -libumad -libmad -libnetdisc -ljansson -lgvc -lcgraph -lcdt) -lm
 
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 REL := build/rel
@@ -73,13 +73,22 @@ endef
 $(eval $(call BUILD_template,REL,))
 $(eval $(call BUILD_template,SANB,$(SAN_FLAGS)))
 
+# The report's script and style (output/report/) become C strings, with the
+# SHA-256 that the page's Content-Security-Policy names them by.
+GEN := build/gen
+REPORT_ASSETS := output/report/report.js output/report/report.css
+$(GEN)/report_assets.h: tools/embed.py $(REPORT_ASSETS)
+	@mkdir -p $(dir $@)
+	python3 tools/embed.py $@ report_js=output/report/report.js report_css=output/report/report.css
+$(REL)/output/report.o $(SANB)/output/report.o: $(GEN)/report_assets.h
+
 ifeq ($(SANITIZE),1)
 MAIN := $(SANB)
 else
 MAIN := $(REL)
 endif
 
-.PHONY: all check check-unit check-cli check-sim check-fuzz deps demo clean install uninstall fixtures golden bench format
+.PHONY: all check check-unit check-cli check-sim check-browser check-fuzz deps demo clean install uninstall fixtures golden bench format
 
 all: ibscan
 
@@ -91,7 +100,7 @@ ibscan: $(MAIN)/ibscan
 # build: the -dev packages must be there before anything compiles.
 check:
 	@tools/deps.sh
-	@$(MAKE) --no-print-directory check-unit check-cli check-sim check-fuzz
+	@$(MAKE) --no-print-directory check-unit check-cli check-sim check-browser check-fuzz
 
 check-unit: $(SANB_UNIT_BINS)
 	@tests/run-unit.sh $(SANB_UNIT_BINS)
@@ -101,6 +110,10 @@ check-cli: ibscan $(SANB)/ibscan
 
 check-sim: ibscan
 	@tests/sim/run.sh
+
+# The HTML report in Debian's chromium, headless (puppeteer-core from make deps).
+check-browser: ibscan
+	@tests/browser/run.sh
 
 # Every fuzz target for FUZZ_SECONDS (default 60) each, known crashes first.
 check-fuzz fuzz:
@@ -170,4 +183,4 @@ uninstall:
 		while read -r d; do [ ! -d "$$d" ] || rmdir "$$d" 2>/dev/null || true; done
 
 clean:
-	rm -rf build ibscan topology.json topology.svg topology.dot
+	rm -rf build ibscan topology.json topology.svg topology.dot report.html

@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "signals.h"
 #include "../core/capture/index.h"
+#include "../output/svg.h"
 #include "../core/mad/engine.h"
 #include "../core/base/log.h"
 #include "../core/base/strbuf.h"
@@ -19,6 +20,7 @@ void cli_common_init(struct cli_common *c)
 	c->timeout_ms = IBS_ENGINE_DEFAULT_TIMEOUT_MS;
 	c->retries = IBS_ENGINE_DEFAULT_RETRIES;
 	c->deadline_s = 300;
+	c->group_hosts = RENDER_DRAW_GROUP_DEFAULT;
 }
 
 int cli_format(const struct cmd_desc *cmd, const struct cli_common *c, int *fmt)
@@ -63,7 +65,7 @@ int cli_bad_option(const struct cmd_desc *cmd, char **argv, int opt)
 
 int cli_common_opt(const struct cmd_desc *cmd, struct cli_common *c, int opt, const char *arg)
 {
-	return cli_opt_apply(cmd, CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE, c, opt, arg);
+	return cli_opt_apply(cmd, CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE | CLI_G_DRAW, c, opt, arg);
 }
 
 int cli_parse(const struct cmd_desc *cmd, struct cli_common *c, int argc, char **argv, const struct option *opts,
@@ -144,6 +146,47 @@ int cli_write_output(const struct cli_common *c, int (*fn)(FILE *out, void *ctx)
 	rc = ibs_out_commit(&o);
 	sig_end_on_epipe(o.err);
 	return rc ? EXIT_RUNTIME : EXIT_OK;
+}
+
+struct drawing_out {
+	const char *data;
+	size_t len;
+};
+
+static int write_buf(FILE *out, void *ctx)
+{
+	const struct drawing_out *b = ctx;
+
+	fwrite(b->data, 1, b->len, out);
+	return ferror(out) ? -1 : 0;
+}
+
+int cli_write_drawing(const struct cli_common *c, const struct ibs_fabric *f, const struct render_draw_opts *o,
+		      bool svg)
+{
+	struct render_drawing d;
+	struct drawing_out b;
+	char *data = NULL, *err = NULL;
+	int rc;
+
+	/* Laid out before the output is opened: a layout failure leaves no half-written file. */
+	render_drawing_build(&d, f, o);
+	b.data = d.dot;
+	b.len = d.dot_len;
+	if (svg) {
+		data = render_drawing_svg(&d, &b.len, &err);
+		if (!data) {
+			log_error("cannot draw the fabric as SVG: %s", err);
+			free(err);
+			render_drawing_free(&d);
+			return EXIT_RUNTIME;
+		}
+		b.data = data;
+	}
+	rc = cli_write_output(c, write_buf, &b);
+	free(data);
+	render_drawing_free(&d);
+	return rc;
 }
 
 int cli_check_outputs(const struct cli_common *c, const struct cli_file *more)

@@ -84,6 +84,13 @@ const char *cli_source_option(const struct cli_common *c);
  * process quietly by SIGPIPE, as other filters end.
  */
 int cli_write_output(const struct cli_common *c, int (*fn)(FILE *out, void *ctx), void *ctx);
+struct render_draw_opts;
+/*
+ * Write the drawing of f (o's findings on it): DOT, or SVG laid out by
+ * libgvc when svg is set (EXIT_RUNTIME, reported, when Graphviz fails).
+ */
+int cli_write_drawing(const struct cli_common *c, const struct ibs_fabric *f, const struct render_draw_opts *o,
+		      bool svg);
 
 /* An input file a command reads, and how the user named it ("--baseline"). */
 struct cli_file {

@@ -15,5 +15,6 @@ int cmd_diff(int argc, char **argv);
 int cmd_route(int argc, char **argv);
 int cmd_routes(int argc, char **argv);
 int cmd_path(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 #endif

@@ -8,14 +8,15 @@
 #include "../fabric/health.h"
 #include "../fabric/load.h"
 #include "../output/counters.h"
+#include "../output/draw.h"
 #include "../output/health.h"
 #include "../output/prom.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* In the order of the formats in the command table (main.c). */
-enum { FMT_TEXT, FMT_JSON, FMT_PROM };
+/* In the order of the formats in the command table (main.c): counters has the first three. */
+enum { FMT_TEXT, FMT_JSON, FMT_PROM, FMT_DOT, FMT_SVG };
 
 enum {
 	OPT_BASELINE = OPT_CMD_BASE,
@@ -223,7 +224,12 @@ static int run(int argc, char **argv, bool counters_view)
 	j.run = &run;
 	j.fs = &fs;
 	j.counters_view = counters_view;
-	rc = cli_write_output(&c, write_health, &j);
+	if (fmt == FMT_DOT || fmt == FMT_SVG) {
+		struct render_draw_opts o = { &fs, c.group_hosts };
+		rc = cli_write_drawing(&c, f, &o, fmt == FMT_SVG);
+	} else {
+		rc = cli_write_output(&c, write_health, &j);
+	}
 	if (counters_view) {
 		if (rc == EXIT_OK && f->partial && !run.no_lids)
 			cli_report_partial(f, &run);

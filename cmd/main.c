@@ -22,18 +22,22 @@
 
 /* The --format values of each command, its default first. */
 static const char *const text_json[] = { "text", "json", NULL };
-static const char *const topology_formats[] = { "text", "json", "dot", "netfile", "slurm", NULL };
+static const char *const topology_formats[] = { "text", "json", "dot", "svg", "netfile", "slurm", NULL };
 static const char *const plugin_formats[] = { "text", "json", "prom", NULL };
+static const char *const health_formats[] = { "text", "json", "prom", "dot", "svg", NULL };
+/* report refuses --format and --json itself, with a word on where JSON is. */
+static const char *const html_only[] = { "html", NULL };
 
 const struct cmd_desc ibs_commands[] = {
 	{ "topology", cmd_topology, "[options]",
 	  "Walk the fabric and show every node, port and link.",
 	  "options:\n"
-	  "      --format F         text (default), json, dot (Graphviz), netfile (ibnetdiscover format)\n"
-	  "                         or slurm (topology.conf for Slurm's topology/tree plugin)\n"
+	  "      --format F         text (default), json, netfile (ibnetdiscover format),\n"
+	  "                         slurm (topology.conf for Slurm's topology/tree plugin),\n"
+	  "                         dot (the Graphviz drawing) or svg (the drawing laid out)\n"
 	  "      --json             same as --format json\n"
 	  OUTPUT_HELP,
-	  CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE, topology_formats, 0 },
+	  CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE | CLI_G_DRAW, topology_formats, 0 },
 	{ "nodes", cmd_nodes, "[options]", "Walk the fabric and list its nodes, one per line.",
 	  "options:\n" VIEW_HELP,
 	  CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE, text_json, 0 },
@@ -46,7 +50,8 @@ const struct cmd_desc ibs_commands[] = {
 	{ "health", cmd_health, "[options]",
 	  "Check fabric health for cron and monitoring (exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).",
 	  "options:\n"
-	  "      --format F         text (default: status line, then findings), json or prom\n"
+	  "      --format F         text (default: status line, then findings), json, prom, dot or svg\n"
+	  "                         (the drawing with every finding on it)\n"
 	  "      --json             same as --format json\n"
 	  OUTPUT_HELP
 	  "      --baseline FILE    compare with a saved 'topology --json', an ibnetdiscover netfile or cache\n"
@@ -54,7 +59,7 @@ const struct cmd_desc ibs_commands[] = {
 	  "      --threshold N=V    one counter threshold (repeatable), e.g. SymbolErrorCounter=100\n"
 	  "      --no-counters      do not read PMA error counters\n"
 	  "      --reset-counters   clear the counters after reading them\n",
-	  CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE, plugin_formats, CMD_PLUGIN_EXIT },
+	  CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE | CLI_G_DRAW, health_formats, CMD_PLUGIN_EXIT },
 	{ "counters", cmd_counters, "[options]",
 	  "Read every port's PMA counters (errors, data in bytes, packets), optionally as rates.",
 	  "options:\n"
@@ -64,6 +69,14 @@ const struct cmd_desc ibs_commands[] = {
 	  "      --interval S       read twice, S seconds apart: deltas and rates\n"
 	  "      --reset-counters   clear the counters after reading them\n",
 	  CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE, plugin_formats, 0 },
+	{ "report", cmd_report, "[-o FILE.html] [options]",
+	  "Walk the fabric and write one self-contained HTML page: summary, map, search, details, findings.",
+	  "options:\n"
+	  "  -o, --output FILE      write the page there (default: standard output), replaced atomically\n"
+	  "      --no-counters      do not read PMA counters (no counter findings, no counters in the page)\n"
+	  "      --thresholds FILE  counter thresholds, one Name=N per line (as health)\n"
+	  "      --threshold N=V    one counter threshold (repeatable), e.g. SymbolErrorCounter=100\n",
+	  CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE | CLI_G_DRAW, html_only, 0 },
 	{ "diff", cmd_diff, "A B [options]",
 	  "Compare two topologies (ibscan JSON, ibnetdiscover netfile or cache, or 'live'); exit 1 when they differ.",
 	  "options:\n" VIEW_HELP,

@@ -3,6 +3,7 @@
 #include "exit.h"
 #include "../core/base/log.h"
 #include "../core/mad/engine.h"
+#include "../output/draw.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -114,12 +115,24 @@ static const struct cli_opt base_opts[] = {
 	{ NULL, 0, NULL, NULL, CLI_K_STR, 0, 0, 0, 0, NULL, NULL, NULL },
 };
 
+/* Commands that draw the fabric (topology and health --format dot or svg, report). */
+static const struct cli_opt draw_opts[] = {
+	{ "group-hosts", OPT_GROUP_HOSTS, "N",
+	  "drawings: a leaf's N or more healthy hosts at one rate are one\nnode, named in hostlist form (default " STR(
+		  RENDER_DRAW_GROUP_DEFAULT) ")",
+	  CLI_K_UINT, AT(group_hosts), UNTRACKED, 2, 100000, "a number from 2 to 100000", NULL, NULL },
+	{ "all-hosts", OPT_ALL_HOSTS, NULL, "drawings: draw every host on its own", CLI_K_ZERO, AT(group_hosts),
+	  UNTRACKED, 0, 0, NULL, NULL, NULL },
+	{ NULL, 0, NULL, NULL, CLI_K_STR, 0, 0, 0, 0, NULL, NULL, NULL },
+};
+
 static const struct {
 	unsigned group;
 	const struct cli_opt *rows;
 } groups_tab[] = {
-	{ CLI_G_FABRIC, fabric_opts },
 	{ CLI_G_OUTPUT, output_opts },
+	{ CLI_G_DRAW, draw_opts },
+	{ CLI_G_FABRIC, fabric_opts },
 	{ CLI_G_BASE, base_opts },
 };
 #define N_GROUPS (sizeof(groups_tab) / sizeof(groups_tab[0]))
@@ -240,6 +253,9 @@ int cli_opt_apply(const struct cmd_desc *cmd, unsigned groups, struct cli_common
 		break;
 	case CLI_K_CALL:
 		o->fn();
+		break;
+	case CLI_K_ZERO:
+		*(unsigned *)to = 0;
 		break;
 	default:
 		if (!parse_value(cmd, o, arg, to))

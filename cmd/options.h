@@ -65,6 +65,8 @@ struct cli_common {
 	bool reset_counters;
 	bool ext_counters;  /* 64-bit data counters too */
 	double interval_s;
+	/* Drawings (--format dot, svg; the report's map): group a leaf's hosts from this many on, 0 never. */
+	unsigned group_hosts;
 };
 
 /* getopt ids for long-only options. */
@@ -87,6 +89,8 @@ enum {
 	OPT_LOAD_CACHE,
 	OPT_MKEY,
 	OPT_HELP,
+	OPT_GROUP_HOSTS,
+	OPT_ALL_HOSTS,
 	OPT_CMD_BASE = 1100, /* commands' own options start here */
 };
 
@@ -100,6 +104,7 @@ enum {
 	CLI_G_FABRIC = 1 << 0, /* the source and the engine: -C, -P, --window, --replay, ... */
 	CLI_G_OUTPUT = 1 << 1, /* -o, --format, --json (their help is the command's: formats differ) */
 	CLI_G_BASE = 1 << 2,   /* -v, -q, -h */
+	CLI_G_DRAW = 1 << 3,   /* drawings: --group-hosts, --all-hosts */
 };
 
 /* Where an option's value goes. */
@@ -112,6 +117,7 @@ enum cli_opt_kind {
 	CLI_K_SECS,   /* seconds: more than 0, at most hi */
 	CLI_K_U64,    /* a 64-bit unsigned, decimal or 0x hex */
 	CLI_K_CALL,   /* no argument: call fn */
+	CLI_K_ZERO,   /* no argument: the unsigned set to 0 */
 	CLI_K_HELP,   /* -h: the command's help */
 };
 

@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "../core/base/log.h"
+#include "../output/draw.h"
 #include "../output/render.h"
 
 #include <stdlib.h>
@@ -9,7 +10,7 @@
 
 enum view { VIEW_TOPOLOGY, VIEW_NODES, VIEW_LINKS, VIEW_SM };
 /* In the order of the formats in the command table (main.c). */
-enum fmt { FMT_TEXT, FMT_JSON, FMT_DOT, FMT_NETFILE, FMT_SLURM };
+enum fmt { FMT_TEXT, FMT_JSON, FMT_DOT, FMT_SVG, FMT_NETFILE, FMT_SLURM };
 
 struct job {
 	enum view view;
@@ -24,8 +25,6 @@ static int write_view(FILE *out, void *ctx)
 	struct emit *e;
 	int rc;
 
-	if (j->fmt == FMT_DOT)
-		return render_dot(out, j->f);
 	if (j->fmt == FMT_NETFILE)
 		return render_netfile(out, j->f);
 	if (j->fmt == FMT_SLURM)
@@ -80,7 +79,12 @@ static int run_view(int argc, char **argv, enum view view)
 		return rc;
 	j.f = f;
 	j.run = &run;
-	st = cli_write_output(&c, write_view, &j);
+	if (j.fmt == FMT_DOT || j.fmt == FMT_SVG) {
+		struct render_draw_opts o = { NULL, c.group_hosts };
+		st = cli_write_drawing(&c, f, &o, j.fmt == FMT_SVG);
+	} else {
+		st = cli_write_output(&c, write_view, &j);
+	}
 	if (st == EXIT_OK && f->partial) {
 		cli_report_partial(f, &run);
 		st = EXIT_RUNTIME;

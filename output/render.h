@@ -2,6 +2,7 @@
 #ifndef IBSCAN_RENDER_H
 #define IBSCAN_RENDER_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "emit.h"
@@ -18,8 +19,9 @@ void render_topology(struct emit *e, const struct ibs_fabric *f, const struct ib
 void render_nodes(struct emit *e, const struct ibs_fabric *f, const struct ibs_run *run);
 void render_links(struct emit *e, const struct ibs_fabric *f, const struct ibs_run *run);
 void render_sm(struct emit *e, const struct ibs_fabric *f, const struct ibs_run *run);
-/* Graphviz DOT; returns -1 on a write error. */
-int render_dot(FILE *out, const struct ibs_fabric *f);
+struct render_draw_opts;
+/* Graphviz DOT of the drawing (output/draw.h; o may be NULL); returns -1 on a write error. */
+int render_dot(FILE *out, const struct ibs_fabric *f, const struct render_draw_opts *o);
 /* ibnetdiscover topology format (loadable by ibsim); returns -1 on a write error. */
 int render_netfile(FILE *out, const struct ibs_fabric *f);
 /* Slurm topology.conf for the topology/tree plugin; returns -1 on a write error. */
@@ -29,5 +31,13 @@ int render_slurm(FILE *out, const struct ibs_fabric *f);
  * Duplicates collapse; zero padding is kept. Caller frees the result.
  */
 char *render_hostlist(const char *const *names, size_t n);
+/* Strings with numbers compared as numbers ("leaf9" < "leaf10"), then bytewise. */
+int render_natcmp(const char *a, const char *b);
+/*
+ * The name an operator gave a switch inside a Mellanox description
+ * ("MF0;leaf01:MSB7800/U1" gives leaf01): *part, *len into n->desc. False
+ * when n has a node-name-map entry or no such description.
+ */
+bool render_switch_part(const struct ibs_node *n, const char **part, size_t *len);
 
 #endif

@@ -17,7 +17,7 @@
  * "-2", "-3" ... where that is taken too), so every SwitchName is unique for
  * any input (unique_names() says why).
  *
- * Levels. A leaf is a switch with a CA cabled to it: level 1. Any other
+ * Levels (fabric/levels.c). A leaf is a switch with a CA cabled to it: level 1. Any other
  * switch's level is 1 + the lowest level among the switches cabled to it,
  * i.e. breadth-first distance from the nearest leaf. On a fat tree that is
  * leaves 1, spines 2, cores 3. Switches= lists the neighbours exactly one
@@ -36,6 +36,7 @@
  * as numbers), so the file does not depend on the walk.
  */
 #include "render.h"
+#include "../fabric/levels.h"
 #include "../core/base/strbuf.h"
 #include "../core/base/xalloc.h"
 
@@ -44,173 +45,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- hostlist compression ---- */
-
-/* Longer digit runs do not fit in 64 bits: such names are kept whole. */
-#define HL_MAX_DIGITS 18
-
-struct hl_item {
-	const char *s;
-	size_t plen;        /* prefix: everything before the trailing digits */
-	size_t dlen;        /* trailing digits, 0 when none */
-	unsigned long long v;
-	size_t wlo, whi;    /* range widths that print the digits exactly as given */
-};
-
-struct hl_run {
-	const struct hl_item *lo;
-	unsigned long long hi;
-	size_t wlo, whi;
-	size_t n;
-};
-
-static void hl_split(struct hl_item *it, const char *s)
-{
-	size_t len = strlen(s), d = 0;
-
-	while (d < len && isdigit((unsigned char)s[len - 1 - d]))
-		d++;
-	it->s = s;
-	if (d == 0 || d > HL_MAX_DIGITS) {
-		it->plen = len;
-		it->dlen = 0;
-		return;
-	}
-	it->plen = len - d;
-	it->dlen = d;
-	it->v = strtoull(s + it->plen, NULL, 10);
-	/*
-	 * A range "lo-hi" expands to numbers zero-padded to strlen(lo) (Slurm's
-	 * rule): "007" needs exactly width 3; "10" prints as itself with any
-	 * width up to 2.
-	 */
-	if (d > 1 && s[it->plen] == '0') {
-		it->wlo = d;
-		it->whi = d;
-	} else {
-		it->wlo = 1;
-		it->whi = d;
-	}
-}
-
-static int hl_cmp(const void *pa, const void *pb)
-{
-	const struct hl_item *a = pa, *b = pb;
-	size_t n = a->plen < b->plen ? a->plen : b->plen;
-	int c = memcmp(a->s, b->s, n);
-
-	if (c)
-		return c;
-	if (a->plen != b->plen)
-		return a->plen < b->plen ? -1 : 1;
-	if ((a->dlen > 0) != (b->dlen > 0))
-		return a->dlen > 0 ? 1 : -1;
-	if (a->dlen && a->v != b->v)
-		return a->v < b->v ? -1 : 1;
-	if (a->dlen != b->dlen)
-		return a->dlen < b->dlen ? -1 : 1;
-	return strcmp(a->s, b->s);
-}
-
-static int run_cmp(const void *pa, const void *pb)
-{
-	const struct hl_run *a = pa, *b = pb;
-
-	if (a->lo->v != b->lo->v)
-		return a->lo->v < b->lo->v ? -1 : 1;
-	return strcmp(a->lo->s, b->lo->s);
-}
-
-static bool same_prefix(const struct hl_item *a, const struct hl_item *b)
-{
-	return a->plen == b->plen && (a->dlen > 0) == (b->dlen > 0) && !memcmp(a->s, b->s, a->plen);
-}
-
-/* One prefix's numbered names, items[0..n), sorted: "prefix[r1,r2,...]" or a bare name. */
-static void hl_group(struct strbuf *sb, const struct hl_item *items, size_t n)
-{
-	struct hl_run *runs = NULL;
-	size_t *open = NULL, n_runs = 0, cap_runs = 0, n_open = 0, cap_open = 0, i, j;
-
-	for (i = 0; i < n; i++) {
-		const struct hl_item *it = &items[i];
-		size_t k = 0;
-
-		if (i && !strcmp(items[i - 1].s, it->s))
-			continue;
-		/* Runs that stopped below v - 1 cannot grow any more. */
-		for (j = 0; j < n_open; j++)
-			if (runs[open[j]].hi + 1 >= it->v)
-				open[k++] = open[j];
-		n_open = k;
-		for (j = 0; j < n_open; j++) {
-			struct hl_run *r = &runs[open[j]];
-			size_t lo = r->wlo > it->wlo ? r->wlo : it->wlo;
-			size_t hi = r->whi < it->whi ? r->whi : it->whi;
-
-			if (r->hi + 1 == it->v && lo <= hi) {
-				r->hi = it->v;
-				r->wlo = lo;
-				r->whi = hi;
-				r->n++;
-				break;
-			}
-		}
-		if (j < n_open)
-			continue;
-		runs = xgrow(runs, &cap_runs, n_runs + 1, sizeof(*runs));
-		runs[n_runs] = (struct hl_run){ it, it->v, it->wlo, it->whi, 1 };
-		open = xgrow(open, &cap_open, n_open + 1, sizeof(*open));
-		open[n_open++] = n_runs++;
-	}
-	if (n_runs == 1 && runs[0].n == 1) {
-		sb_adds(sb, runs[0].lo->s);
-	} else {
-		qsort(runs, n_runs, sizeof(*runs), run_cmp);
-		sb_add(sb, items[0].s, items[0].plen);
-		sb_addc(sb, '[');
-		for (i = 0; i < n_runs; i++) {
-			const struct hl_run *r = &runs[i];
-
-			if (i)
-				sb_addc(sb, ',');
-			if (r->n == 1)
-				sb_adds(sb, r->lo->s + r->lo->plen);
-			else
-				sb_addf(sb, "%0*llu-%0*llu", (int)r->wlo, r->lo->v, (int)r->wlo, r->hi);
-		}
-		sb_addc(sb, ']');
-	}
-	free(runs);
-	free(open);
-}
-
-char *render_hostlist(const char *const *names, size_t n)
-{
-	struct strbuf sb = STRBUF_INIT;
-	struct hl_item *items;
-	size_t i, j;
-
-	if (n == 0)
-		return xstrdup("");
-	items = xcalloc(n, sizeof(*items));
-	for (i = 0; i < n; i++)
-		hl_split(&items[i], names[i]);
-	qsort(items, n, sizeof(*items), hl_cmp);
-	for (i = 0; i < n; i = j) {
-		for (j = i + 1; j < n && same_prefix(&items[i], &items[j]); j++)
-			;
-		if (sb.len)
-			sb_addc(&sb, ',');
-		if (items[i].dlen == 0)
-			sb_adds(&sb, items[i].s); /* identical names sort together: one is enough */
-		else
-			hl_group(&sb, items + i, j - i);
-	}
-	free(items);
-	return sb_detach(&sb);
-}
 
 /* ---- names ---- */
 
@@ -270,62 +104,17 @@ static char *host_name(const struct ibs_node *n)
 
 static char *switch_name(const struct ibs_node *n)
 {
-	const char *s = given_name(n), *semi, *colon;
+	const char *s = given_name(n), *part;
+	size_t len;
 	char *r = NULL;
 
-	if (s && !n->name && (semi = strchr(s, ';')) && (colon = strchr(semi + 1, ':')) && colon > semi + 1)
-		r = sanitize(semi + 1, (size_t)(colon - semi - 1));
+	if (render_switch_part(n, &part, &len))
+		r = sanitize(part, len);
 	if (!r && s)
 		r = sanitize(s, strlen(s));
 	if (!r)
 		r = xasprintf("switch-%016" PRIx64, n->ni.node_guid);
 	return r;
-}
-
-/* SHARP aggregation nodes inside switches show up as CAs; they are not hosts. */
-static bool is_aggregation_node(const struct ibs_node *n)
-{
-	return n->desc && strstr(n->desc, "Aggregation Node");
-}
-
-/* Strings with numbers compared as numbers ("leaf9" < "leaf10"), then bytewise. */
-static int natcmp(const char *a, const char *b)
-{
-	const char *a0 = a, *b0 = b;
-
-	while (*a && *b) {
-		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
-			const char *ea = a, *eb = b;
-			size_t la, lb;
-			int c;
-
-			while (*a == '0')
-				a++;
-			while (*b == '0')
-				b++;
-			for (ea = a; isdigit((unsigned char)*ea); ea++)
-				;
-			for (eb = b; isdigit((unsigned char)*eb); eb++)
-				;
-			la = (size_t)(ea - a);
-			lb = (size_t)(eb - b);
-			if (la != lb)
-				return la < lb ? -1 : 1;
-			c = memcmp(a, b, la);
-			if (c)
-				return c;
-			a = ea;
-			b = eb;
-			continue;
-		}
-		if (*a != *b)
-			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
-		a++;
-		b++;
-	}
-	if (*a || *b)
-		return *a ? 1 : -1;
-	return strcmp(a0, b0);
 }
 
 /* ---- the tree ---- */
@@ -454,37 +243,15 @@ static void unique_names(struct sw *sws, size_t n)
 	free(made);
 }
 
-static void compute_levels(struct slurm *st)
+/* Levels are the fabric's (fabric/levels.c): the Slurm view and the drawing agree. */
+static void compute_levels(struct slurm *st, const struct ibs_fabric *f)
 {
-	size_t *queue = xcalloc(st->n_sws ? st->n_sws : 1, sizeof(*queue)), head = 0, tail = 0, i;
-	const struct ibs_port *pt;
+	unsigned max, *level = ibs_fabric_levels(f, &max);
+	size_t i;
 
-	for (i = 0; i < st->n_sws; i++) {
-		const struct ibs_node *n = st->sws[i].n;
-		for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
-			const struct ibs_node *peer = pt->peer;
-			if (peer && peer->ni.node_type == IBS_NODE_CA && !is_aggregation_node(peer)) {
-				st->sws[i].level = 1;
-				queue[tail++] = i;
-				break;
-			}
-		}
-	}
-	while (head < tail) {
-		struct sw *s = &st->sws[queue[head++]];
-		for (pt = ibs_node_ports_from(s->n, 1); pt < ibs_node_ports_end(s->n); pt++) {
-			const struct ibs_node *peer = pt->peer;
-			size_t k;
-			if (!peer || !st->sw_of[peer->index])
-				continue;
-			k = st->sw_of[peer->index] - 1;
-			if (!st->sws[k].level) {
-				st->sws[k].level = s->level + 1;
-				queue[tail++] = k;
-			}
-		}
-	}
-	free(queue);
+	for (i = 0; i < st->n_sws; i++)
+		st->sws[i].level = level[st->sws[i].n->index];
+	free(level);
 }
 
 static int attach_cmp(const void *pa, const void *pb)
@@ -585,7 +352,7 @@ static int line_cmp(const void *pa, const void *pb)
 			return a->level ? -1 : 1;
 		return a->level < b->level ? -1 : 1;
 	}
-	return natcmp(a->name, b->name);
+	return render_natcmp(a->name, b->name);
 }
 
 int render_slurm(FILE *out, const struct ibs_fabric *f)
@@ -609,7 +376,7 @@ int render_slurm(FILE *out, const struct ibs_fabric *f)
 		st.sw_of[n->index] = ++st.n_sws;
 	}
 	unique_names(st.sws, st.n_sws);
-	compute_levels(&st);
+	compute_levels(&st, f);
 	for (i = 0; i < st.n_sws; i++)
 		if (st.sws[i].level > max_level)
 			max_level = st.sws[i].level;
@@ -619,7 +386,7 @@ int render_slurm(FILE *out, const struct ibs_fabric *f)
 		const struct ibs_node *n = f->nodes[i];
 		char *h;
 		const struct ibs_port *pt;
-		if (n->ni.node_type != IBS_NODE_CA || is_aggregation_node(n))
+		if (n->ni.node_type != IBS_NODE_CA || ibs_is_aggregation_node(n))
 			continue;
 		h = host_name(n);
 		if (!h) {

@@ -1,7 +1,7 @@
 #!/bin/bash
 # examples/: each example runs against the bundled captures (--replay): the
 # cron line's command, the systemd units (systemd-analyze verify when it is
-# there, then their ExecStart), the sfdp script, and every jq recipe's own
+# there, then their ExecStart), and every jq recipe's own
 # command line with its expected answer. docs/checks.md shows the same
 # cron and systemd files, and every file in examples/ is covered here.
 . "$(dirname "$0")/lib.sh"
@@ -87,17 +87,6 @@ for f in ibscan-health.cron ibscan-health.service ibscan-health.timer; do
 		grep -qxF "    $l" "$ROOT/docs/checks.md" || fail "docs/checks.md lacks $f's line: $l"
 	done <"$ex/$f"
 done
-
-# ---- sfdp ----
-covered+=(fabric-svg.sh)
-command -v sfdp >/dev/null || fail "sfdp is not installed (make deps: graphviz)"
-[ -x "$ex/fabric-svg.sh" ] || fail "fabric-svg.sh is not executable"
-IBSCAN=$IBSCAN "$ex/fabric-svg.sh" "$TMP/f3.svg" --replay "$caps/fattree3.cap" || fail "fabric-svg.sh failed"
-head -c 300 "$TMP/f3.svg" | grep -q '<svg' || fail "fabric-svg.sh: not SVG"
-n=$(grep -c 'class="node"' "$TMP/f3.svg")
-[ "$n" = 612 ] || fail "fabric-svg.sh: $n nodes drawn, want 612"
-IBSCAN=$IBSCAN "$ex/fabric-svg.sh" "$TMP/bad.svg" --replay "$TMP/nonexistent.cap" 2>/dev/null &&
-	fail "fabric-svg.sh succeeded without a fabric"
 
 # ---- jq recipes: each one's own command line (from its header), on a capture ----
 printf '0x0000000000100000 "hca-one"\n0x0000000000200000 "sw-one"\n' >"$TMP/map"

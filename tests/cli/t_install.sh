@@ -32,14 +32,14 @@ mk install DESTDIR="$dest" PREFIX=/usr
 diff "$TMP/want" "$TMP/got" >"$TMP/d" || fail "installed files differ from the list:
 $(cat "$TMP/d")"
 for f in slurm.md checks.md json-schema.md capture-format.md examples/ibscan-health.cron \
-	examples/ibscan-health.service examples/ibscan-health.timer examples/fabric-svg.sh examples/jq/degraded-links.jq; do
+	examples/ibscan-health.service examples/ibscan-health.timer examples/jq/degraded-links.jq; do
 	[ -f "$dest/usr/share/doc/ibscan/$f" ] || fail "share/doc/ibscan/$f not installed"
 done
 
 # Modes: programs 0755, the rest 0644; the contents are the repository's.
 mode() { stat -c %a "$dest/$1"; }
 [ "$(mode usr/bin/ibscan)" = 755 ] || fail "bin/ibscan mode $(mode usr/bin/ibscan)"
-[ "$(mode usr/share/doc/ibscan/examples/fabric-svg.sh)" = 755 ] || fail "fabric-svg.sh not executable"
+[ "$(mode usr/share/doc/ibscan/examples/ibscan-health.cron)" = 644 ] || fail "ibscan-health.cron mode"
 [ "$(mode usr/share/man/man1/ibscan.1)" = 644 ] || fail "ibscan.1 mode"
 [ "$(mode usr/share/bash-completion/completions/ibscan)" = 644 ] || fail "completion mode"
 cmp -s "$ROOT/docs/ibscan.1" "$dest/usr/share/man/man1/ibscan.1" || fail "man page differs"

@@ -48,7 +48,7 @@ for title, body in sections(sh.get('COMMANDS', []), 'SS'):
     text = ' '.join(l for l in body if not l.startswith('.\\"'))
     text = re.sub(r'\s+', ' ', re.sub(r'^\.[A-Z]+ ?', '', text))
     opts = tp_options(body)
-    for g in ('view', 'fabric', 'common'):
+    for g in ('view', 'drawing', 'fabric', 'common'):
         if re.search(r'the %s options' % g, text):
             opts |= groups.get(g, set())
     man_cmds[title] = opts

@@ -105,6 +105,14 @@ cap|capture info $caps/net.2sw2path4hca.cap|2|err|unknown option '--replay'
 cache|local --sysfs $ROOT/fixtures/sysfs/ib-ipoib|2|err|unknown option '--load-cache'
 none|local --sysfs $ROOT/fixtures/sysfs/ib-ipoib|0|out|mlx5_0
 cap|ping --listen|2|err|unknown option '--replay'
+cap|report|0|out|"counters":true,"map":(true|false)
+cap|report --no-counters|0|out|"counters":false,
+routes|report|0|out|"status":"UNKNOWN","exit_code":3,"summary":"IBSCAN UNKNOWN - error-counter checks not run
+partial|report|3|part|$PART
+empty|report|3|err|holds no NodeInfo answer
+cache|report|0|out|"source":\{"kind":"cache","what":".*net.2sw2path4hca.cache"\}
+cache|report -C mlx5_0|2|err|--load-cache reads no device
+cap|report --json|2|err|a report is HTML only
 EOF
 
 check_every_command "$0"

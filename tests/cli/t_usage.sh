@@ -42,7 +42,7 @@ for bad in -1 +5 zz 0x 0x10000000000000000 ""; do
 	err_has "--m-key wants a 64-bit key (decimal, or hex with 0x), not '$bad'"
 done
 run 2 topology --format yaml
-err_has "unknown format 'yaml' (text, json, dot, netfile"
+err_has "unknown format 'yaml' (text, json, dot, svg, netfile"
 run 2 nodes --format dot
 err_has "unknown format 'dot' (text or json)"
 run 2 topology extra

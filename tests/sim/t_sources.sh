@@ -33,6 +33,7 @@ live|topology --record $TMP/live.cap|0|out|^topology: 6 nodes
 live|capture info $TMP/live.cap|0|out|exchanges: .* answered
 live|local --sysfs $ROOT/fixtures/sysfs/ib-ipoib|0|out|mlx5_0
 live|ping --listen --wait 1|3|err|no RDMA device found
+live|report|0|out|"source":\{"kind":"live","what":"ibsim0 port [0-9]+"\},"counters":true,"map":true
 ROWS
 check_every_command "$0"
 
@@ -48,6 +49,7 @@ dead|routes --dump|3|part|$PART
 dead|path Hca1 Hca3|3|part|$PART
 dead|path Hca1 Hca4|3|err|the walk is partial
 dead|diff $base live|3|err|the live walk is partial
+dead|report|3|part|$PART
 ROWS
 sim_stop
 
@@ -58,5 +60,6 @@ nosm|health|2|part|PMA counters could not be read: no port has a LID
 nosm|counters|3|part|PMA counters could not be read: no port has a LID
 nosm|route Hca1 Hca4|2|err|'Hca1' has no LID \(is a subnet manager running\?\)
 nosm|path Hca1 Hca4|2|err|'Hca1' has no LID
+nosm|report|0|out|"counters":false,"map":true
 ROWS
 sim_stop

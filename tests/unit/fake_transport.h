@@ -15,6 +15,7 @@
 
 #include "../../core/mad/transport.h"
 #include "../../core/base/xalloc.h"
+#include "../../fabric/walk.h"
 
 struct fake_pkt {
 	struct ibs_packet pkt;
@@ -418,6 +419,32 @@ static inline void ff_on_send(struct fake *f, const struct ibs_mad_req *req, con
 		return;
 	}
 	fake_answer(f, mad, 0, d, dl);
+}
+
+/*
+ * Walk ff's fabric through a fake transport (window 8, 100 ms, 1 retry)
+ * into a new fabric and *run (ibs_run_free it); NULL if the walk failed.
+ */
+static inline struct ibs_fabric *ff_walk(struct ff *ff, struct ibs_run *run)
+{
+	struct fake f;
+	struct ibs_engine_opts o = { 8, 100, 1, 10000, 0 };
+	struct ibs_walk_opts wo = { true, true, NULL, NULL };
+	struct ibs_engine *e;
+	struct ibs_fabric *fab = ibs_fabric_new();
+	enum ibs_err rc;
+
+	fake_init(&f, ff_on_send, ff);
+	e = ibs_engine_new(&f.t, &o);
+	memset(run, 0, sizeof(*run));
+	rc = ibs_walk(e, fab, run, &wo);
+	ibs_engine_free(e);
+	fake_close(&f.t);
+	if (rc != IBS_OK) {
+		ibs_fabric_free(fab);
+		return NULL;
+	}
+	return fab;
 }
 
 #endif

@@ -9,6 +9,7 @@
 #include "../../fabric/health.h"
 #include "../../fabric/namemap.h"
 #include "../../fabric/walk.h"
+#include "../../output/draw.h"
 #include "../../output/render.h"
 
 static struct ibs_fabric *walk_2sw(void)
@@ -45,7 +46,7 @@ static char *capture(const struct ibs_fabric *f, int kind)
 	struct emit *e = NULL;
 
 	if (kind == 2) {
-		assert_int_equal(render_dot(m, f), 0);
+		assert_int_equal(render_dot(m, f, NULL), 0);
 	} else if (kind == 3) {
 		assert_int_equal(render_netfile(m, f), 0);
 	} else {
@@ -116,24 +117,39 @@ static void test_dot(void **state)
 {
 	struct ibs_fabric *f = walk_2sw();
 	struct ibs_node *s1 = ibs_fabric_find_guid(f, 0x200000);
+	struct render_drawing d;
+	size_t i, n_deg = 0;
 	char *s;
 
 	(void)state;
-	/* Make the inter-switch link run 1x: degraded, drawn orange. */
+	/* Make the inter-switch link run 1x: degraded, drawn orange, on its own, labelled with its ports. */
 	s1->ports[3].pi.width_active = 1;
 	s1->ports[3].peer->ports[3].pi.width_active = 1;
 	s = capture(f, 2);
 	assert_non_null(strstr(s, "graph ibscan {"));
 	assert_non_null(strstr(s, "shape=box"));
 	assert_non_null(strstr(s, "shape=ellipse"));
-	assert_non_null(strstr(s, "label=\"Switch \\\"2\\\"\\n0xf452140300200001\\nLID 2\""));
-	assert_non_null(strstr(s, "[label=\"3:3 1xSDR\", color=orange"));
+	/* Name and LID on the label, the GUID in the tooltip; quotes escaped. */
+	assert_non_null(strstr(s, "label=\"Switch \\\"2\\\"\\nLID 2\", tooltip=\"Switch \\\"2\\\"\\nswitch 0xf452140300200001"));
+	assert_non_null(strstr(s, "[id=\"e-0000000000200000-3-f452140300200001-3\", xlabel=\"3:3 1xSDR\", color=\"#ff7f0e\""));
 	free(s);
 	/* A link that is not Active is red and dashed. */
 	s1->ports[3].pi.state = 2;
 	s = capture(f, 2);
-	assert_non_null(strstr(s, "[label=\"3:3 1xSDR\", color=red, style=dashed"));
+	assert_non_null(strstr(s, "xlabel=\"3:3 1xSDR\", color=\"#d62728\", fontcolor=\"#d62728\", style=dashed"));
 	free(s);
+
+	/* The maps: every node, every cabled port, to the element drawn. */
+	render_drawing_build(&d, f, NULL);
+	assert_int_equal(d.n_nodes, f->n_nodes);
+	assert_int_equal(d.n_ports, 6);
+	assert_int_equal(d.n_drawn_edges, 3);
+	for (i = 0; i < d.n_nodes; i++)
+		assert_true(!strncmp(d.nodes[i].id, "n-", 2));
+	for (i = 0; i < d.n_ports; i++)
+		n_deg += !strcmp(d.ports[i].id, "e-0000000000200000-3-f452140300200001-3");
+	assert_int_equal(n_deg, 2);
+	render_drawing_free(&d);
 	ibs_fabric_free(f);
 }
 

@@ -1,0 +1,177 @@
+/*
+ * `ibscan report`: one walk (with counters and health checks) written as a
+ * self-contained HTML page. Exit codes as topology's: the findings are in
+ * the page, not in the status (that is `ibscan health`'s job).
+ */
+#include "cli.h"
+#include "cmds.h"
+#include "../core/base/log.h"
+#include "../fabric/health.h"
+#include "../output/report.h"
+#include "../output/svg.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum {
+	OPT_NO_COUNTERS = OPT_CMD_BASE,
+	OPT_THRESHOLDS,
+	OPT_THRESHOLD,
+};
+
+struct ropts {
+	const struct cmd_desc *cmd;
+	struct ibs_thresholds thr;
+	const char *thresholds;
+	bool counters;
+	int rc; /* EXIT_RUNTIME when the thresholds file could not be read */
+};
+
+static int own_opt(int opt, const char *arg, void *ctx)
+{
+	struct ropts *o = ctx;
+	char *msg = NULL;
+
+	switch (opt) {
+	case OPT_NO_COUNTERS:
+		o->counters = false;
+		return 1;
+	case OPT_THRESHOLDS:
+		o->thresholds = arg;
+		if (ibs_thresholds_load(arg, &o->thr, &msg)) {
+			log_error("%s", msg);
+			free(msg);
+			o->rc = EXIT_RUNTIME;
+		}
+		return 1;
+	case OPT_THRESHOLD:
+		if (ibs_thresholds_set(&o->thr, arg, &msg)) {
+			cli_usage_error(o->cmd, "%s", msg);
+			free(msg);
+			return -1;
+		}
+		return 1;
+	case OPT_FORMAT:
+	case OPT_JSON:
+		cli_usage_error(o->cmd, "a report is HTML only (for JSON: 'ibscan topology --json', 'ibscan health --json')");
+		return -1;
+	default:
+		return 0;
+	}
+}
+
+/* When the data were taken: now, or SOURCE_DATE_EPOCH (reproducible output, as build tools honour it). */
+static time_t report_time(void)
+{
+	const char *s = getenv("SOURCE_DATE_EPOCH");
+	char *end;
+	long long v;
+
+	if (s && *s) {
+		v = strtoll(s, &end, 10);
+		if (!*end && v >= 0)
+			return (time_t)v;
+		log_warn("SOURCE_DATE_EPOCH '%s' is not a count of seconds: the current time is used", s);
+	}
+	return time(NULL);
+}
+
+static int write_report(FILE *out, void *ctx)
+{
+	return render_report(out, ctx);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "no-counters", no_argument, NULL, OPT_NO_COUNTERS },
+		{ "thresholds", required_argument, NULL, OPT_THRESHOLDS },
+		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ropts o;
+	struct cli_common c;
+	struct ibs_fabric *f;
+	struct ibs_findings fs;
+	struct ibs_health_opts ho;
+	struct report_in in;
+	struct render_draw_opts dopts;
+	struct render_drawing drawing;
+	char *svg, *why = NULL;
+	size_t svg_len;
+	struct ibs_run run;
+	char where[128];
+	int rc, st;
+
+	memset(&o, 0, sizeof(o));
+	o.cmd = cmd_find(argv[0]);
+	o.counters = true;
+	ibs_thresholds_default(&o.thr);
+	rc = cli_parse(o.cmd, &c, argc, argv, opts, own_opt, &o);
+	if (rc != CLI_PARSED)
+		return rc;
+	if (o.rc)
+		return o.rc;
+	if (optind < argc)
+		return cli_usage_error(o.cmd, "unexpected argument '%s'", argv[optind]);
+	{
+		const struct cli_file more[] = { { "--thresholds", o.thresholds }, { NULL, NULL } };
+		rc = cli_check_outputs(&c, more);
+		if (rc != CLI_PARSED)
+			return rc;
+	}
+	c.want_counters = o.counters;
+	c.ext_counters = o.counters;
+	rc = cli_walk(&c, &f, &run);
+	if (rc)
+		return rc;
+	memset(&ho, 0, sizeof(ho));
+	ho.thresholds = &o.thr;
+	ho.counters = c.want_counters; /* as health: checks that could not run make the verdict UNKNOWN */
+	ibs_health_check(f, &run, &ho, &fs);
+
+	memset(&in, 0, sizeof(in));
+	in.f = f;
+	in.run = &run;
+	in.fs = &fs;
+	if (c.replay) {
+		in.source_kind = "replay";
+		in.source = c.replay;
+	} else if (c.load_cache) {
+		in.source_kind = "cache";
+		in.source = c.load_cache;
+	} else {
+		in.source_kind = "live";
+		snprintf(where, sizeof(where), "%s port %u", f->local.ca, (unsigned)f->local.port);
+		in.source = where;
+	}
+	in.when = report_time();
+	in.counters = run.counters_read && !run.no_lids; /* no LID: no PMA could be asked */
+	/* The map: the drawing of `topology --format svg`, findings on it. */
+	memset(&dopts, 0, sizeof(dopts));
+	dopts.fs = &fs;
+	dopts.group_min = c.group_hosts;
+	memset(&drawing, 0, sizeof(drawing));
+	svg = render_svg_string(f, &dopts, &drawing, &svg_len, &why);
+	if (!svg) {
+		log_error("cannot lay out the map: %s (the page is written without it)", why ? why : "Graphviz failed");
+		free(why);
+	}
+	in.svg = svg;
+	in.drawing = svg ? &drawing : NULL;
+	st = cli_write_output(&c, write_report, &in);
+	if (st == EXIT_OK && !svg)
+		st = EXIT_RUNTIME;
+	if (st == EXIT_OK && f->partial) {
+		cli_report_partial(f, &run);
+		st = EXIT_RUNTIME;
+	}
+	free(svg);
+	render_drawing_free(&drawing);
+	ibs_findings_free(&fs);
+	ibs_fabric_free(f);
+	ibs_run_free(&run);
+	return st;
+}

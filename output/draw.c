@@ -1,0 +1,949 @@
+/*
+ * The fabric drawing in DOT (see draw.h): tiers, merged cables, host groups,
+ * problems in colour, findings on the picture, a legend. Every fabric string
+ * is untrusted: it reaches DOT only through dot_str().
+ */
+#include "draw.h"
+#include "health.h"
+#include "render.h"
+#include "../core/base/strbuf.h"
+#include "../core/base/xalloc.h"
+#include "../fabric/levels.h"
+#include "../fabric/names.h"
+#include "../fabric/rate.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Labels longer than this many characters are cut (the tooltip has the whole name). */
+#define LABEL_MAX 40
+
+#define COLOR_DOWN "#d62728"
+#define COLOR_DEGRADED "#ff7f0e"
+#define COLOR_RATE "#9467bd"
+#define COLOR_WARN "#ff7f0e"
+#define COLOR_CRIT "#d62728"
+
+/* ---- DOT strings ---- */
+
+/*
+ * s inside a DOT string: quotes and backslashes escaped, a newline as \n
+ * (tooltips are several lines), any other control byte dropped (cleaned
+ * fabric text has none).
+ */
+static void dot_esc(struct strbuf *sb, const char *s, size_t max_chars)
+{
+	size_t chars = 0;
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if ((c & 0xc0) != 0x80 && max_chars && chars++ == max_chars) {
+			sb_adds(sb, "…");
+			return;
+		}
+		if (c == '\n')
+			sb_adds(sb, "\\n");
+		if (c == '"' || c == '\\')
+			sb_addc(sb, '\\');
+		if (c >= 0x20)
+			sb_addc(sb, (char)c);
+	}
+}
+
+static void dot_str(struct strbuf *sb, const char *s)
+{
+	sb_addc(sb, '"');
+	dot_esc(sb, s, 0);
+	sb_addc(sb, '"');
+}
+
+/* ---- what is drawn ---- */
+
+enum { K_OK, K_RATE, K_DEGRADED, K_DOWN, K_FINDING };
+
+struct dlink {
+	size_t u, w;          /* drawn endpoints (u above or before w): node index, or n_nodes + group */
+	const struct ibs_node *a, *b;
+	uint8_t pa, pb;
+	char rate[16];        /* "4xEDR", or "" when unknown */
+	int kind;
+	enum ibs_severity sev; /* of the findings on either end */
+};
+
+struct dgroup {
+	const struct ibs_node *leaf;
+	char rate[16];
+	size_t *hosts;        /* node indexes */
+	size_t n, cap;
+	char *id;
+};
+
+/* Findings about one port (port 0: the node). */
+struct mark {
+	size_t index;
+	unsigned port;
+	enum ibs_severity sev;
+	const char *msg;
+};
+
+struct draw {
+	const struct ibs_fabric *f;
+	const struct render_draw_opts *o;
+	struct strbuf sb;
+	unsigned *level, max_level;
+	int *tier;            /* rank from the bottom: hosts 0, leaves 1 ...; -1 unconstrained */
+	char **key;           /* per drawn endpoint: GUID (or GUID-index), and group ids */
+	char **id;            /* per drawn endpoint: element id */
+	size_t *group_of;     /* node index -> group + 1, 0 when drawn alone */
+	struct dgroup *groups;
+	size_t n_groups, cap_groups;
+	double *pos;          /* order within its tier */
+	struct mark *marks;
+	size_t n_marks;
+	struct dlink *links;
+	size_t n_links;
+	struct common {
+		int tu, tw;
+		char label[48];
+		size_t n;
+		bool shared;
+	} *common;
+	size_t n_common, cap_common;
+};
+
+static void port_rate(const struct ibs_port *p, char *buf, size_t len)
+{
+	if (p && p->valid && p->pi.width_active)
+		snprintf(buf, len, "%s%s", ibs_width_str(p->pi.width_active),
+			 ibs_speed_str(p->pi.speed_active, p->pi.speed_ext_active));
+	else
+		buf[0] = '\0';
+}
+
+static int mark_cmp(const void *pa, const void *pb)
+{
+	const struct mark *a = pa, *b = pb;
+
+	if (a->index != b->index)
+		return a->index < b->index ? -1 : 1;
+	return a->port < b->port ? -1 : a->port > b->port;
+}
+
+/* The worst finding on (node, port); port 0 finds the node's own. */
+static enum ibs_severity mark_sev(const struct draw *d, const struct ibs_node *n, unsigned port)
+{
+	struct mark k = { n->index, port, IBS_SEV_OK, NULL };
+	const struct mark *m = d->n_marks ? bsearch(&k, d->marks, d->n_marks, sizeof(k), mark_cmp) : NULL;
+	enum ibs_severity s = IBS_SEV_OK;
+
+	if (!m)
+		return s;
+	while (m > d->marks && !mark_cmp(m - 1, &k))
+		m--;
+	for (; m < d->marks + d->n_marks && !mark_cmp(m, &k); m++)
+		if (m->sev > s && m->sev != IBS_SEV_UNKNOWN)
+			s = m->sev;
+	return s;
+}
+
+static void mark_msgs(const struct draw *d, struct strbuf *sb, const struct ibs_node *n, unsigned port)
+{
+	struct mark k = { n->index, port, IBS_SEV_OK, NULL };
+	const struct mark *m = d->n_marks ? bsearch(&k, d->marks, d->n_marks, sizeof(k), mark_cmp) : NULL;
+
+	if (!m)
+		return;
+	while (m > d->marks && !mark_cmp(m - 1, &k))
+		m--;
+	for (; m < d->marks + d->n_marks && !mark_cmp(m, &k); m++)
+		sb_addf(sb, "\n%s: %s", ibs_severity_str(m->sev), m->msg);
+}
+
+/* A node's findings: on the node, or on a port with nothing cabled to it. */
+static void collect_marks(struct draw *d)
+{
+	const struct ibs_findings *fs = d->o->fs;
+	size_t i, cap = 0;
+
+	if (!fs) {
+		/* No health run: what the walk could not read is still worth a look. */
+		for (i = 0; i < d->f->n_errors; i++) {
+			const struct ibs_walk_error *w = &d->f->errors[i];
+			if (!w->node)
+				continue;
+			d->marks = xgrow(d->marks, &cap, d->n_marks + 1, sizeof(*d->marks));
+			d->marks[d->n_marks++] = (struct mark){ w->node->index, 0, IBS_SEV_WARNING,
+								w->unreachable ? "a neighbour could not be discovered"
+									       : "a query got no valid answer" };
+		}
+		if (d->n_marks)
+			qsort(d->marks, d->n_marks, sizeof(*d->marks), mark_cmp);
+		return;
+	}
+	for (i = 0; i < fs->n; i++) {
+		const struct ibs_finding *x = &fs->v[i];
+		const struct ibs_port *p;
+		unsigned port = x->port;
+
+		if (!x->node)
+			continue;
+		p = port ? ibs_node_port(x->node, port) : NULL;
+		if (!p || !p->peer)
+			port = 0;
+		d->marks = xgrow(d->marks, &cap, d->n_marks + 1, sizeof(*d->marks));
+		d->marks[d->n_marks++] = (struct mark){ x->node->index, port, x->severity, x->message };
+		/* A finding about a cable is the other end's too. */
+		if (port && p->peer) {
+			d->marks = xgrow(d->marks, &cap, d->n_marks + 1, sizeof(*d->marks));
+			d->marks[d->n_marks++] = (struct mark){ p->peer->index, p->peer_port, x->severity, x->message };
+		}
+	}
+	if (d->n_marks)
+		qsort(d->marks, d->n_marks, sizeof(*d->marks), mark_cmp);
+}
+
+static bool is_host(const struct ibs_node *n)
+{
+	return n->ni.node_type == IBS_NODE_CA && !ibs_is_aggregation_node(n);
+}
+
+static void classify(struct draw *d, struct dlink *l)
+{
+	const struct ibs_port *pa = ibs_node_port(l->a, l->pa), *pb = ibs_node_port(l->b, l->pb);
+	const struct ibs_port *src = pa && pa->valid ? pa : pb;
+	enum ibs_severity sa = mark_sev(d, l->a, l->pa), sb = mark_sev(d, l->b, l->pb);
+
+	port_rate(src, l->rate, sizeof(l->rate));
+	l->sev = sa > sb ? sa : sb;
+	if (!src || !src->valid || src->pi.state != 4 || (pa && pb && pa->valid && pb->valid && pb->pi.state != 4))
+		l->kind = K_DOWN;
+	else if (ibs_node_link_degraded(l->a, l->pa, l->b, l->pb, NULL))
+		l->kind = K_DEGRADED;
+	else if (l->sev > IBS_SEV_OK)
+		l->kind = K_FINDING;
+	else
+		l->kind = K_OK;
+}
+
+/* A host that can be drawn in a group, and with which others: its leaves and rate. */
+struct cand {
+	size_t host;
+	char *key;            /* "rate|leaf index,leaf index,..." */
+	const struct ibs_node *leaf; /* its first leaf */
+	char rate[16];
+};
+
+static int cand_cmp(const void *pa, const void *pb)
+{
+	const struct cand *a = pa, *b = pb;
+	int c = strcmp(a->key, b->key);
+
+	if (c)
+		return c;
+	return a->host < b->host ? -1 : a->host > b->host;
+}
+
+/*
+ * Whether host h can be in a group: every cable of it healthy, to a leaf,
+ * at one rate, and no error or finding on it. Fills c (key owned by c).
+ */
+static bool groupable(struct draw *d, const struct ibs_node *h, struct cand *c)
+{
+	const struct ibs_port *pt;
+	struct strbuf key = STRBUF_INIT;
+	size_t n = 0;
+
+	if (!is_host(h) || h->error || mark_sev(d, h, 0))
+		return false;
+	c->leaf = NULL;
+	c->rate[0] = '\0';
+	for (pt = ibs_node_ports_from(h, 1); pt < ibs_node_ports_end(h); pt++) {
+		struct dlink l = { 0, 0, h, pt->peer, (uint8_t)pt->num, pt->peer_port, "", K_OK, IBS_SEV_OK };
+		if (!pt->peer)
+			continue;
+		classify(d, &l);
+		if (pt->peer->ni.node_type != IBS_NODE_SWITCH || d->level[pt->peer->index] != 1 || l.kind != K_OK ||
+		    !l.rate[0] || (c->rate[0] && strcmp(c->rate, l.rate))) {
+			sb_free(&key);
+			return false;
+		}
+		if (!c->leaf) {
+			c->leaf = pt->peer;
+			snprintf(c->rate, sizeof(c->rate), "%s", l.rate);
+			sb_adds(&key, l.rate);
+		}
+		sb_addf(&key, "|%zu", pt->peer->index);
+		n++;
+	}
+	if (!n) {
+		sb_free(&key);
+		return false;
+	}
+	c->host = h->index;
+	c->key = sb_detach(&key);
+	return true;
+}
+
+/*
+ * Hosts cabled only to leaves, healthy, at one rate: those on the same
+ * leaves (one leaf, or the same two of a dual-rail pair) at the same rate
+ * are a group when there are group_min of them.
+ */
+static void make_groups(struct draw *d)
+{
+	const struct ibs_fabric *f = d->f;
+	struct cand *v = xcalloc(f->n_nodes ? f->n_nodes : 1, sizeof(*v));
+	size_t n = 0, i, j, k;
+
+	for (i = 0; d->o->group_min && i < f->n_nodes; i++)
+		if (groupable(d, f->nodes[i], &v[n]))
+			n++;
+	if (n)
+		qsort(v, n, sizeof(*v), cand_cmp);
+	for (i = 0; i < n; i = j) {
+		struct dgroup *g;
+		for (j = i + 1; j < n && !strcmp(v[i].key, v[j].key); j++)
+			;
+		if (j - i < d->o->group_min)
+			continue;
+		d->groups = xgrow(d->groups, &d->cap_groups, d->n_groups + 1, sizeof(*d->groups));
+		g = &d->groups[d->n_groups++];
+		memset(g, 0, sizeof(*g));
+		g->leaf = v[i].leaf;
+		snprintf(g->rate, sizeof(g->rate), "%s", v[i].rate);
+		g->n = g->cap = j - i;
+		g->hosts = xcalloc(g->n, sizeof(*g->hosts));
+		for (k = i; k < j; k++)
+			g->hosts[k - i] = v[k].host;
+	}
+	for (i = 0; i < n; i++)
+		free(v[i].key);
+	free(v);
+}
+
+/* The name on a node's label: a Mellanox switch description gives the operator's part. */
+static char *label_name(const struct ibs_node *n)
+{
+	const char *part;
+	size_t len;
+
+	if (render_switch_part(n, &part, &len))
+		return xstrndup(part, len);
+	return xstrdup(ibs_node_name(n));
+}
+
+/* ---- order within tiers ---- */
+
+/* A host's name for lists: the first word of its display name ("node0001 mlx5_0" is node0001). */
+static char *host_word(const struct ibs_node *n)
+{
+	const char *s = ibs_node_name(n);
+	size_t len;
+
+	while (*s == ' ')
+		s++;
+	for (len = 0; s[len] && s[len] != ' '; len++)
+		;
+	return len ? xstrndup(s, len) : xstrdup(n->guid_name);
+}
+
+struct ord {
+	size_t e;             /* drawn endpoint */
+	double key;
+	const char *name;
+};
+
+static int ord_cmp(const void *pa, const void *pb)
+{
+	const struct ord *a = pa, *b = pb;
+
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return render_natcmp(a->name, b->name);
+}
+
+/* Drawn endpoint of node index i. */
+static size_t endpoint(const struct draw *d, size_t i)
+{
+	return d->group_of[i] ? d->f->n_nodes + d->group_of[i] - 1 : i;
+}
+
+/*
+ * Positions within each tier: leaves by their first host's name (hosts
+ * named in order sit under leaves in order), hosts under their leaf, each
+ * switch tier above by the mean position of its neighbours below. Good
+ * enough for dot's own crossing reduction to start from.
+ */
+static void order_tiers(struct draw *d, char **names, size_t n_ep)
+{
+	struct ord *v = xcalloc(n_ep ? n_ep : 1, sizeof(*v));
+	double *sum = xcalloc(n_ep ? n_ep : 1, sizeof(*sum));
+	size_t *cnt = xcalloc(n_ep ? n_ep : 1, sizeof(*cnt)), i, n;
+	unsigned lv;
+
+	/* Leaves: the natural-order-first name among their hosts. */
+	for (lv = 1; lv <= d->max_level; lv++) {
+		for (i = 0; i < d->n_links; i++) {
+			const struct dlink *l = &d->links[i];
+			size_t up = l->u, dn = l->w;
+			if (d->tier[up] != (int)lv || d->tier[dn] != (int)lv - 1)
+				continue;
+			sum[up] += lv == 1 ? 0 : d->pos[dn];
+			cnt[up]++;
+		}
+		for (i = n = 0; i < n_ep; i++)
+			if (d->tier[i] == (int)lv) {
+				v[n].e = i;
+				v[n].name = names[i];
+				v[n].key = lv == 1 ? 0 : cnt[i] ? sum[i] / (double)cnt[i] : 1e300;
+				n++;
+			}
+		if (lv == 1) {
+			/* A leaf's sort name is the natural-order-first name among its hosts. */
+			const char **best = xcalloc(n_ep, sizeof(*best));
+			for (i = 0; i < d->n_links; i++) {
+				const struct dlink *l = &d->links[i];
+				if (d->tier[l->u] == 1 && d->tier[l->w] == 0 &&
+				    (!best[l->u] || render_natcmp(names[l->w], best[l->u]) < 0))
+					best[l->u] = names[l->w];
+			}
+			for (i = 0; i < n; i++)
+				if (best[v[i].e])
+					v[i].name = best[v[i].e];
+			free(best);
+		}
+		if (n)
+			qsort(v, n, sizeof(*v), ord_cmp);
+		for (i = 0; i < n; i++)
+			d->pos[v[i].e] = (double)i;
+		if (lv == 1) {
+			/* Hosts: by their leaf, then by name. */
+			size_t m = 0, k;
+			memset(sum, 0, n_ep * sizeof(*sum));
+			memset(cnt, 0, n_ep * sizeof(*cnt));
+			for (k = 0; k < d->n_links; k++) {
+				const struct dlink *l = &d->links[k];
+				if (d->tier[l->u] == 1 && d->tier[l->w] == 0) {
+					sum[l->w] += d->pos[l->u];
+					cnt[l->w]++;
+				}
+			}
+			for (i = 0; i < n_ep; i++)
+				if (d->tier[i] == 0) {
+					v[m].e = i;
+					v[m].name = names[i];
+					v[m].key = cnt[i] ? sum[i] / (double)cnt[i] : 1e300;
+					m++;
+				}
+			if (m)
+				qsort(v, m, sizeof(*v), ord_cmp);
+			for (i = 0; i < m; i++)
+				d->pos[v[i].e] = (double)i;
+		}
+		memset(sum, 0, n_ep * sizeof(*sum));
+		memset(cnt, 0, n_ep * sizeof(*cnt));
+	}
+	free(v);
+	free(sum);
+	free(cnt);
+}
+
+/* ---- writing ---- */
+
+static void add_id(struct render_draw_id **v, size_t *n, size_t *cap, const struct ibs_node *nd, unsigned port,
+		   const char *id)
+{
+	*v = xgrow(*v, cap, *n + 1, sizeof(**v));
+	(*v)[(*n)++] = (struct render_draw_id){ nd->ni.node_guid, port, nd->index, xstrdup(id) };
+}
+
+static int id_cmp(const void *pa, const void *pb)
+{
+	const struct render_draw_id *a = pa, *b = pb;
+
+	if (a->index != b->index)
+		return a->index < b->index ? -1 : 1;
+	return a->port < b->port ? -1 : a->port > b->port;
+}
+
+static void write_node(struct draw *d, const struct ibs_node *nd, const char *name)
+{
+	struct strbuf *sb = &d->sb;
+	struct strbuf tip = STRBUF_INIT;
+	uint16_t lid = ibs_node_lid(nd);
+	enum ibs_severity sev = mark_sev(d, nd, 0);
+	const char *shape = "ellipse", *fill = "#e2f0d9";
+
+	if (nd->ni.node_type == IBS_NODE_SWITCH) {
+		shape = "box";
+		fill = "#cfe2f3";
+	} else if (nd->ni.node_type == IBS_NODE_ROUTER) {
+		shape = "diamond";
+		fill = "#fff2cc";
+	}
+	sb_addf(sb, "\t\"%s\" [id=\"%s\", shape=%s, fillcolor=\"%s\", label=\"", d->id[nd->index], d->id[nd->index],
+		shape, fill);
+	dot_esc(sb, name, LABEL_MAX);
+	if (lid)
+		sb_addf(sb, "\\nLID %u", lid);
+	sb_adds(sb, "\", tooltip=");
+	sb_addf(&tip, "%s\n%s 0x%016" PRIx64, ibs_node_name(nd), ibs_node_type_str(nd->ni.node_type),
+		nd->ni.node_guid);
+	if (lid)
+		sb_addf(&tip, ", LID %u", lid);
+	if (nd->error)
+		sb_addf(&tip, "\nerror: %s", nd->error);
+	mark_msgs(d, &tip, nd, 0);
+	dot_str(sb, sb_str(&tip));
+	sb_free(&tip);
+	if (sev >= IBS_SEV_CRITICAL || (nd->error && sev < IBS_SEV_WARNING))
+		sb_adds(sb, ", color=\"" COLOR_CRIT "\", penwidth=3");
+	else if (sev == IBS_SEV_WARNING)
+		sb_adds(sb, ", color=\"" COLOR_WARN "\", penwidth=3");
+	sb_adds(sb, "];\n");
+}
+
+static void write_group(struct draw *d, const struct dgroup *g, char **names)
+{
+	struct strbuf *sb = &d->sb;
+	const char **v = xcalloc(g->n, sizeof(*v));
+	char *list;
+	size_t i;
+
+	for (i = 0; i < g->n; i++)
+		v[i] = names[g->hosts[i]];
+	list = render_hostlist(v, g->n);
+	sb_addf(sb, "\t\"%s\" [id=\"%s\", shape=folder, fillcolor=\"#e2f0d9\", label=\"", g->id, g->id);
+	dot_esc(sb, list, LABEL_MAX);
+	sb_addf(sb, "\\n%zu hosts, %s\", tooltip=", g->n, g->rate);
+	{
+		struct strbuf tip = STRBUF_INIT;
+		sb_addf(&tip, "%zu hosts at %s on ", g->n, g->rate);
+		sb_adds(&tip, ibs_node_name(g->leaf));
+		sb_addf(&tip, " (0x%016" PRIx64 "):\n", g->leaf->ni.node_guid);
+		for (i = 0; i < g->n; i++)
+			sb_addf(&tip, "%s%s 0x%016" PRIx64, i ? "\n" : "", names[g->hosts[i]],
+				d->f->nodes[g->hosts[i]]->ni.node_guid);
+		dot_str(sb, sb_str(&tip));
+		sb_free(&tip);
+	}
+	sb_adds(sb, "];\n");
+	free(list);
+	free(v);
+}
+
+static int link_cmp(const void *pa, const void *pb)
+{
+	const struct dlink *a = pa, *b = pb;
+
+	if (a->u != b->u)
+		return a->u < b->u ? -1 : 1;
+	if (a->w != b->w)
+		return a->w < b->w ? -1 : 1;
+	if ((a->kind == K_OK) != (b->kind == K_OK))
+		return a->kind == K_OK ? -1 : 1;
+	return strcmp(a->rate, b->rate);
+}
+
+/* Ends of a cable in id order: the smaller GUID first. */
+static void ends(const struct dlink *l, const struct ibs_node **x, unsigned *px, const struct ibs_node **y,
+		 unsigned *py)
+{
+	bool swap = l->b->ni.node_guid < l->a->ni.node_guid ||
+		    (l->b->ni.node_guid == l->a->ni.node_guid && l->b->index < l->a->index);
+
+	*x = swap ? l->b : l->a;
+	*px = swap ? l->pb : l->pa;
+	*y = swap ? l->a : l->b;
+	*py = swap ? l->pa : l->pb;
+}
+
+static void write_edge_attrs(struct strbuf *sb, const char *color, const char *style, double pen)
+{
+	if (color)
+		sb_addf(sb, ", color=\"%s\", fontcolor=\"%s\"", color, color);
+	if (style)
+		sb_addf(sb, ", style=%s", style);
+	if (pen != 1)
+		sb_addf(sb, ", penwidth=%.1f", pen);
+}
+
+/*
+ * The cables between one pair of drawn nodes start at links[i] (sorted):
+ * returns where they end; *best, *best_n: the largest healthy set at one
+ * rate, merged into one edge (*best_n 0 when every cable has a problem).
+ */
+static size_t merged_set(const struct draw *d, size_t i, size_t *best, size_t *best_n)
+{
+	size_t j, k, n;
+
+	*best = i;
+	*best_n = 0;
+	for (j = i; j < d->n_links && d->links[j].u == d->links[i].u && d->links[j].w == d->links[i].w; j++)
+		;
+	for (k = i; k < j; k += n) {
+		for (n = 0; k + n < j && d->links[k + n].kind == K_OK && !strcmp(d->links[k + n].rate, d->links[k].rate);
+		     n++)
+			;
+		if (!n) {
+			n = 1;
+			continue;
+		}
+		if (n > *best_n) {
+			*best = k;
+			*best_n = n;
+		}
+	}
+	return j;
+}
+
+static void edge_label(char *buf, size_t len, size_t n, const char *rate)
+{
+	if (n > 1)
+		snprintf(buf, len, "%zu × %s", n, rate[0] ? rate : "?");
+	else
+		snprintf(buf, len, "%s", rate[0] ? rate : "?");
+}
+
+/*
+ * Between two switch tiers, the label most merged edges carry (every
+ * leaf-spine pair "2 × 4xEDR"): dozens of identical labels crossing in the
+ * middle say nothing, so such a label goes once into the legend and the
+ * edges that differ keep theirs.
+ */
+static void find_common(struct draw *d)
+{
+	size_t i, j, c, best, best_n;
+
+	if (d->n_links)
+		qsort(d->links, d->n_links, sizeof(*d->links), link_cmp);
+	for (i = 0; i < d->n_links; i = j) {
+		const struct dlink *l;
+		char label[48];
+
+		j = merged_set(d, i, &best, &best_n);
+		l = &d->links[best];
+		if (!best_n || d->tier[l->u] < 1 || d->tier[l->w] < 1)
+			continue;
+		edge_label(label, sizeof(label), best_n, l->rate);
+		for (c = 0; c < d->n_common; c++)
+			if (d->common[c].tu == d->tier[l->u] && d->common[c].tw == d->tier[l->w] &&
+			    !strcmp(d->common[c].label, label))
+				break;
+		if (c == d->n_common) {
+			d->common = xgrow(d->common, &d->cap_common, d->n_common + 1, sizeof(*d->common));
+			memset(&d->common[c], 0, sizeof(d->common[c]));
+			d->common[c].tu = d->tier[l->u];
+			d->common[c].tw = d->tier[l->w];
+			snprintf(d->common[c].label, sizeof(d->common[c].label), "%s", label);
+			d->n_common++;
+		}
+		d->common[c].n++;
+	}
+	/* Per tier pair, the most frequent label is shared when it is on 4 edges or more. */
+	for (c = 0; c < d->n_common; c++) {
+		bool top = d->common[c].n >= 4;
+		for (j = 0; j < d->n_common && top; j++)
+			if (j != c && d->common[j].tu == d->common[c].tu && d->common[j].tw == d->common[c].tw &&
+			    (d->common[j].n > d->common[c].n || (d->common[j].n == d->common[c].n && j < c)))
+				top = false;
+		d->common[c].shared = top;
+	}
+}
+
+static void write_edges(struct draw *d, struct render_drawing *out, size_t *cap_ports)
+{
+	struct strbuf *sb = &d->sb;
+	size_t i, j, k;
+
+	for (i = 0; i < d->n_links; i = j) {
+		size_t best, best_n;
+		const char *common = NULL;
+
+		j = merged_set(d, i, &best, &best_n);
+		if (best_n) {
+			const struct dlink *l = &d->links[best];
+			char label[48];
+			size_t c;
+			edge_label(label, sizeof(label), best_n, l->rate);
+			for (c = 0; c < d->n_common; c++)
+				if (d->common[c].tu == d->tier[l->u] && d->common[c].tw == d->tier[l->w] &&
+				    !strcmp(d->common[c].label, label) && d->common[c].shared)
+					common = d->common[c].label;
+		}
+		for (k = i; k < j; k++) {
+			const struct dlink *l = &d->links[k];
+			const struct ibs_node *x, *y;
+			unsigned px, py;
+			char *id;
+			struct strbuf tip = STRBUF_INIT;
+			bool merged = best_n && k >= best && k < best + best_n;
+			size_t m;
+
+			ends(l, &x, &px, &y, &py);
+			if (merged && k != best)
+				continue;
+			if (merged && (l->u >= d->f->n_nodes || l->w >= d->f->n_nodes))
+				id = xasprintf("e-%s-%s", d->key[l->u], d->key[l->w]);
+			else if (merged)
+				id = xasprintf("e-%s-%s", d->key[x->index], d->key[y->index]);
+			else
+				id = xasprintf("e-%s-%u-%s-%u", d->key[x->index], px, d->key[y->index], py);
+			sb_addf(sb, "\t\"%s\" -- \"%s\" [id=\"%s\", ", d->id[l->u], d->id[l->w], id);
+			if (merged) {
+				char label[48];
+				edge_label(label, sizeof(label), best_n, l->rate);
+				/* The label most edges between two switch tiers share is said once, in the legend. */
+				sb_addf(sb, "%s=\"%s\", weight=%zu", common ? "comment" : "xlabel", label, best_n);
+				for (m = 0; m < best_n; m++) {
+					const struct dlink *c = &d->links[best + m];
+					sb_addf(&tip, "%s", m ? "\n" : "");
+					sb_adds(&tip, ibs_node_name(c->a));
+					sb_addf(&tip, " [%u] -- [%u] ", c->pa, c->pb);
+					sb_adds(&tip, ibs_node_name(c->b));
+					sb_addf(&tip, " %s", c->rate);
+					add_id(&out->ports, &out->n_ports, cap_ports, c->a, c->pa, id);
+					add_id(&out->ports, &out->n_ports, cap_ports, c->b, c->pb, id);
+				}
+				if (best_n > 1)
+					write_edge_attrs(sb, NULL, NULL, fmin(1 + log2((double)best_n), 5));
+			} else {
+				const char *color = COLOR_RATE, *style = NULL, *what = "other rate than its siblings";
+				if (l->kind == K_DOWN) {
+					color = COLOR_DOWN;
+					style = "dashed";
+					what = "not Active";
+				} else if (l->kind == K_DEGRADED) {
+					color = COLOR_DEGRADED;
+					style = "bold";
+					what = "degraded";
+				} else if (l->kind == K_FINDING) {
+					color = l->sev >= IBS_SEV_CRITICAL ? COLOR_CRIT : COLOR_WARN;
+					what = "finding";
+				}
+				sb_addf(sb, "xlabel=\"%u:%u %s\"", l->pa, l->pb, l->rate);
+				sb_adds(&tip, ibs_node_name(l->a));
+				sb_addf(&tip, " [%u] -- [%u] ", l->pa, l->pb);
+				sb_adds(&tip, ibs_node_name(l->b));
+				sb_addf(&tip, " %s: %s", l->rate[0] ? l->rate : "rate unknown", what);
+				mark_msgs(d, &tip, l->a, l->pa);
+				mark_msgs(d, &tip, l->b, l->pb);
+				write_edge_attrs(sb, color, style, 2);
+				add_id(&out->ports, &out->n_ports, cap_ports, l->a, l->pa, id);
+				add_id(&out->ports, &out->n_ports, cap_ports, l->b, l->pb, id);
+			}
+			sb_adds(sb, ", tooltip=");
+			dot_str(sb, sb_str(&tip));
+			sb_adds(sb, "];\n");
+			sb_free(&tip);
+			free(id);
+			out->n_drawn_edges++;
+		}
+	}
+}
+
+static const char *tier_name(const struct draw *d, int t)
+{
+	static const char *const names[] = { "host", "leaf", "spine", "core" };
+
+	(void)d;
+	return t >= 0 && t < 4 ? names[t] : "upper";
+}
+
+static void write_legend(struct draw *d)
+{
+	size_t c;
+
+	sb_adds(&d->sb,
+		"\tlegend [id=\"legend\", shape=plaintext, style=\"\", fontsize=9, label=<"
+		"<table border=\"0\" cellborder=\"1\" cellspacing=\"0\" cellpadding=\"3\">"
+		"<tr><td><b>legend</b></td></tr>"
+		"<tr><td>6 × 4xEDR: cables that agree, merged</td></tr>"
+		"<tr><td><font color=\"" COLOR_DOWN "\">red dashed: not Active</font></td></tr>"
+		"<tr><td><font color=\"" COLOR_DEGRADED "\">orange bold: degraded</font></td></tr>"
+		"<tr><td><font color=\"" COLOR_RATE "\">purple: other rate than its siblings</font></td></tr>"
+		"<tr><td><font color=\"" COLOR_CRIT "\">red outline / edge: critical finding or error</font></td></tr>"
+		"<tr><td><font color=\"" COLOR_WARN "\">orange outline / edge: warning</font></td></tr>"
+		"<tr><td>box: switch, ellipse: host, folder: hosts grouped</td></tr>");
+	for (c = 0; c < d->n_common; c++)
+		if (d->common[c].shared)
+			sb_addf(&d->sb, "<tr><td>%s–%s cables: %s per pair where not labelled</td></tr>",
+				tier_name(d, d->common[c].tw), tier_name(d, d->common[c].tu), d->common[c].label);
+	sb_adds(&d->sb, "</table>>];\n");
+}
+
+void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f, const struct render_draw_opts *o)
+{
+	static const struct render_draw_opts defaults = { NULL, RENDER_DRAW_GROUP_DEFAULT };
+	struct draw d;
+	struct ibs_link *v;
+	size_t n_links, n_ep, i, cap_nodes = 0, cap_ports = 0;
+	char **names;
+	int t, max_tier = 0;
+
+	memset(out, 0, sizeof(*out));
+	memset(&d, 0, sizeof(d));
+	d.f = f;
+	d.o = o ? o : &defaults;
+	d.level = ibs_fabric_levels(f, &d.max_level);
+	collect_marks(&d);
+
+	n_links = ibs_fabric_links(f, &v);
+	d.links = xcalloc(n_links ? n_links : 1, sizeof(*d.links));
+	for (i = 0; i < n_links; i++) {
+		struct dlink *l = &d.links[i];
+		l->a = v[i].a;
+		l->pa = v[i].pa;
+		l->b = v[i].b;
+		l->pb = v[i].pb;
+		classify(&d, l);
+	}
+	free(v);
+	d.n_links = n_links;
+
+	d.group_of = xcalloc(f->n_nodes ? f->n_nodes : 1, sizeof(*d.group_of));
+	make_groups(&d);
+	n_ep = f->n_nodes + d.n_groups;
+	d.key = xcalloc(n_ep ? n_ep : 1, sizeof(*d.key));
+	d.id = xcalloc(n_ep ? n_ep : 1, sizeof(*d.id));
+	d.tier = xcalloc(n_ep ? n_ep : 1, sizeof(*d.tier));
+	d.pos = xcalloc(n_ep ? n_ep : 1, sizeof(*d.pos));
+	names = xcalloc(n_ep ? n_ep : 1, sizeof(*names));
+	for (i = 0; i < f->n_nodes; i++) {
+		const struct ibs_node *nd = f->nodes[i];
+		const struct ibs_node *first = ibs_fabric_find_guid(f, nd->ni.node_guid);
+		d.key[i] = first && first != nd ? xasprintf("%016" PRIx64 "-%zu", nd->ni.node_guid, nd->index)
+						: xasprintf("%016" PRIx64, nd->ni.node_guid);
+		d.id[i] = xasprintf("n-%s", d.key[i]);
+		d.tier[i] = is_host(nd) ? 0 : nd->ni.node_type == IBS_NODE_SWITCH && d.level[i] ? (int)d.level[i] : -1;
+		names[i] = is_host(nd) ? host_word(nd) : label_name(nd);
+	}
+	for (i = 0; i < d.n_groups; i++) {
+		struct dgroup *g = &d.groups[i];
+		size_t k, same = 0, e = f->n_nodes + i;
+		for (k = 0; k < i; k++)
+			same += d.groups[k].leaf == g->leaf;
+		g->id = same ? xasprintf("g-%s-%zu", d.key[g->leaf->index], same + 1)
+			     : xasprintf("g-%s", d.key[g->leaf->index]);
+		d.key[e] = xstrdup(g->id);
+		d.id[e] = xstrdup(g->id);
+		d.tier[e] = 0;
+		for (k = 0; k < g->n; k++)
+			d.group_of[g->hosts[k]] = i + 1;
+		names[e] = xstrdup(names[g->hosts[0]]);
+	}
+	for (i = 0; i < n_links; i++) {
+		struct dlink *l = &d.links[i];
+		size_t ea = endpoint(&d, l->a->index), eb = endpoint(&d, l->b->index);
+		/* Upper tier first: dot ranks the tail above the head. */
+		if (d.tier[eb] > d.tier[ea] || (d.tier[eb] == d.tier[ea] && eb < ea)) {
+			size_t t2 = ea;
+			ea = eb;
+			eb = t2;
+		}
+		l->u = ea;
+		l->w = eb;
+	}
+	for (i = 0; i < n_ep; i++)
+		if (d.tier[i] > max_tier)
+			max_tier = d.tier[i];
+	order_tiers(&d, names, n_ep);
+
+	sb_adds(&d.sb, "graph ibscan {\n");
+	sb_adds(&d.sb, "\tgraph [rankdir=TB, ranksep=1.4, nodesep=0.3, splines=line, forcelabels=true, "
+		       "outputorder=edgesfirst, newrank=true, fontname=\"Helvetica\", fontsize=12, labelloc=t");
+	if (d.o->fs) {
+		char *line = render_health_status_line(f, d.o->fs), *bar = strstr(line, " |");
+		if (bar)
+			*bar = '\0';
+		sb_adds(&d.sb, ", label=");
+		dot_str(&d.sb, line);
+		free(line);
+	}
+	sb_adds(&d.sb, "];\n");
+	sb_adds(&d.sb, "\tnode [fontname=\"Helvetica\", fontsize=10, style=filled];\n");
+	sb_adds(&d.sb, "\tedge [fontname=\"Helvetica\", fontsize=7, color=\"#555555\", fontcolor=\"#555555\"];\n");
+	find_common(&d);
+	write_legend(&d);
+	out->n_drawn_nodes = 1;
+
+	/* Tiers from the top (cores) down to the hosts, each in its order. */
+	for (t = max_tier; t >= -1; t--) {
+		struct ord *ov = xcalloc(n_ep ? n_ep : 1, sizeof(*ov));
+		size_t n = 0, k;
+		for (i = 0; i < n_ep; i++)
+			if (d.tier[i] == t && (i >= f->n_nodes || !d.group_of[i])) {
+				ov[n].e = i;
+				ov[n].key = d.pos[i];
+				ov[n].name = names[i];
+				n++;
+			}
+		if (n) {
+			qsort(ov, n, sizeof(*ov), ord_cmp);
+			if (t >= 0)
+				sb_addf(&d.sb, "\tsubgraph tier%d {\n\t\trank=same;\n", t);
+			for (k = 0; k < n; k++) {
+				if (ov[k].e < f->n_nodes)
+					write_node(&d, f->nodes[ov[k].e], is_host(f->nodes[ov[k].e]) ? ibs_node_name(f->nodes[ov[k].e]) : names[ov[k].e]);
+				else
+					write_group(&d, &d.groups[ov[k].e - f->n_nodes], names);
+				out->n_drawn_nodes++;
+			}
+			/* Invisible edges along the tier keep its order: dot's own crossing reduction would undo it. */
+			if (t >= 0 && n > 1) {
+				sb_adds(&d.sb, "\t\t");
+				for (k = 0; k < n; k++)
+					sb_addf(&d.sb, "%s\"%s\"", k ? " -- " : "", d.id[ov[k].e]);
+				sb_adds(&d.sb, " [style=invis];\n");
+			}
+			if (t >= 0)
+				sb_adds(&d.sb, "\t}\n");
+		}
+		free(ov);
+	}
+	for (i = 0; i < f->n_nodes; i++)
+		add_id(&out->nodes, &out->n_nodes, &cap_nodes, f->nodes[i], 0, d.id[endpoint(&d, i)]);
+	write_edges(&d, out, &cap_ports);
+	sb_adds(&d.sb, "}\n");
+	if (out->n_ports)
+		qsort(out->ports, out->n_ports, sizeof(*out->ports), id_cmp);
+
+	out->dot_len = d.sb.len;
+	out->dot = sb_detach(&d.sb);
+	for (i = 0; i < n_ep; i++) {
+		free(d.key[i]);
+		free(d.id[i]);
+		free(names[i]);
+	}
+	for (i = 0; i < d.n_groups; i++) {
+		free(d.groups[i].hosts);
+		free(d.groups[i].id);
+	}
+	free(names);
+	free(d.groups);
+	free(d.key);
+	free(d.id);
+	free(d.tier);
+	free(d.pos);
+	free(d.group_of);
+	free(d.level);
+	free(d.marks);
+	free(d.links);
+	free(d.common);
+}
+
+void render_drawing_free(struct render_drawing *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n_nodes; i++)
+		free(d->nodes[i].id);
+	for (i = 0; i < d->n_ports; i++)
+		free(d->ports[i].id);
+	free(d->nodes);
+	free(d->ports);
+	free(d->dot);
+	memset(d, 0, sizeof(*d));
+}

@@ -1,0 +1,66 @@
+/*
+ * The fabric drawing: one Graphviz graph built in memory, laid out by the
+ * caller (`dot`, or libgvc for SVG in output/svg.c). Tiers from the bottom:
+ * hosts, leaves, spines, cores (fabric/levels.c), each on its own rank;
+ * parallel cables that agree drawn as one edge with a count; the hosts of a
+ * leaf (or of a dual-rail pair of leaves) drawn as one group node from a
+ * threshold on; anything with a problem (a cable down, degraded or at another
+ * rate, a node or port with a finding) drawn on its own, in colour.
+ *
+ * Element ids (Graphviz `id`, which SVG output keeps), for pages that find
+ * nodes and cables in the SVG (the HTML report):
+ *   n-<GUID>                   a node (GUID as 16 hex digits); a second node
+ *                              with the same GUID gets n-<GUID>-<index>
+ *   g-<leaf GUID>              a group of hosts under that leaf (their first
+ *                              leaf, for dual-rail hosts; a second group
+ *                              there: g-<leaf GUID>-2 ...)
+ *   e-<A>-<B>                  the cables between two nodes that agree,
+ *                              merged (A the node with the smaller GUID)
+ *   e-<A>-<pA>-<B>-<pB>        a cable drawn on its own (a problem, or a rate
+ *                              that differs from its siblings'), ports decimal
+ *   e-<leaf GUID>-g-<...>      the cables from a leaf to a group of hosts
+ *   legend                     the legend
+ * The maps below say which element each node and each cabled port is drawn
+ * as, so a page need not parse ids.
+ */
+#ifndef IBSCAN_DRAW_H
+#define IBSCAN_DRAW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../fabric/health.h"
+#include "../fabric/model.h"
+
+/* Hosts on one leaf at one rate from which they are drawn as a group, by default. */
+#define RENDER_DRAW_GROUP_DEFAULT 4
+
+struct render_draw_opts {
+	const struct ibs_findings *fs; /* health findings to put on the picture, or NULL */
+	unsigned group_min;            /* group a leaf's hosts from this many on; 0: draw every host */
+};
+
+/* One node (port 0) or one cabled port, and the element it is drawn as. */
+struct render_draw_id {
+	uint64_t guid; /* the node's GUID */
+	unsigned port; /* 0 in the node map */
+	size_t index;  /* the node's index in the fabric (GUIDs can repeat) */
+	char *id;      /* owned by the drawing */
+};
+
+struct render_drawing {
+	char *dot;                     /* the graph in DOT */
+	size_t dot_len;
+	struct render_draw_id *nodes;  /* every node, by index */
+	size_t n_nodes;
+	struct render_draw_id *ports;  /* every cabled port, by node index then port */
+	size_t n_ports;
+	size_t n_drawn_nodes, n_drawn_edges;
+};
+
+/* Build the drawing of f (o may be NULL: defaults, no findings). Free with render_drawing_free(). */
+void render_drawing_build(struct render_drawing *d, const struct ibs_fabric *f, const struct render_draw_opts *o);
+void render_drawing_free(struct render_drawing *d);
+
+#endif

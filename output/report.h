@@ -1,0 +1,38 @@
+/* The HTML report: one self-contained page built from the JSON views' documents and the SVG map. */
+#ifndef IBSCAN_REPORT_H
+#define IBSCAN_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "draw.h"
+#include "../fabric/health.h"
+#include "../fabric/model.h"
+#include "../fabric/run.h"
+
+#define IBS_REPORT_SCHEMA "ibscan.report/1"
+
+struct report_in {
+	const struct ibs_fabric *f;
+	const struct ibs_run *run;
+	const struct ibs_findings *fs;
+	const char *source_kind; /* "live", "replay" or "cache" */
+	const char *source;      /* "mlx5_0 port 1", or the file read */
+	time_t when;             /* when it was taken */
+	bool counters;           /* PMA counters were read */
+	const char *svg;         /* the map (an SVG document), or NULL: the page says there is none */
+	const struct render_drawing *drawing; /* which element of the map each node and port is, or NULL */
+};
+
+/*
+ * Write the page: summary, map with pan and zoom, search, node details and
+ * findings. The data are the topology, health and counters JSON documents,
+ * each in a <script type="application/json"> element, escaped so that no
+ * string can end that element or be read as markup. Every script and style
+ * is inline and named by hash in the page's Content-Security-Policy, which
+ * allows nothing else: no network, no other script. -1 on a write error.
+ */
+int render_report(FILE *out, const struct report_in *in);
+
+#endif

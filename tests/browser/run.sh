@@ -1,0 +1,77 @@
+#!/bin/bash
+# Browser tier: ibscan's HTML report opened in Debian's chromium, headless,
+# driven by puppeteer-core (tests/browser/node_modules, installed by
+# `make deps`; it never downloads a browser). Makes the reports first: the
+# degraded capture, a capture and a node-name map full of hostile strings,
+# and the 2,900-node fat tree of `make bench` walked live under ibsim; then
+# runs report.test.mjs with node's test runner. Screenshots go to
+# $ARTEFACTS (default build/browser/).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+export IBSCAN=${IBSCAN:-$root/ibscan}
+export ARTEFACTS=${ARTEFACTS:-$root/build/browser}
+export CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+fail() {
+	echo "browser: $*" >&2
+	echo "browser: 0 passed, 1 failed"
+	exit 1
+}
+[ -x "$CHROMIUM" ] || fail "$CHROMIUM is missing: run 'make deps'"
+[ -d "$root/tests/browser/node_modules/puppeteer-core" ] || fail "puppeteer-core is missing: run 'make deps'"
+command -v node >/dev/null || fail "node is missing: run 'make deps'"
+
+REPORTS=$(mktemp -d "${TMPDIR:-/tmp}/ibscan-browser.XXXXXX")
+export REPORTS
+trap 'rm -rf "$REPORTS"' EXIT
+mkdir -p "$ARTEFACTS"
+caps=$root/fixtures/captures
+# A fixed time: the page says when it was taken, and tests compare it.
+export SOURCE_DATE_EPOCH=1767225600
+
+# report NAME ARGS...: the report and, from the same source, the topology JSON the tests compare with.
+report() {
+	local name=$1 rc=0
+	shift
+	"$IBSCAN" report "$@" -o "$REPORTS/$name.html" 2>"$REPORTS/$name.err" || rc=$?
+	[ $rc = 0 ] || { cat "$REPORTS/$name.err" >&2; fail "ibscan report $* exited $rc"; }
+	"$IBSCAN" topology --json "$@" -o "$REPORTS/$name.json"
+}
+
+report degraded --replay "$caps/degraded.cap"
+report small --replay "$caps/fattree2-small.cap"
+
+# Hostile NodeDescriptions (tests/hostile.py) and names aimed at the page: ending the
+# data's script element, opening a comment, markup with a handler, line separators.
+python3 "$root/tests/hostile.py" capture "$caps/fattree2-small.cap" "$REPORTS/hostile.cap"
+"$IBSCAN" topology --json --replay "$REPORTS/hostile.cap" -o "$REPORTS/hostile-plain.json"
+python3 - "$REPORTS/hostile-plain.json" "$REPORTS/hostile.map" <<'PY'
+import json, sys
+nodes = json.load(open(sys.argv[1]))['nodes']
+names = ['</script><script>window.__pwned=1</script>', '<!--<script>window.__pwned=2//',
+         'sep\u2028line\u2029para', '<img src=x onerror=window.__pwned=3>', '&lt;b&gt;amp&amp;',
+         '</SCRIPT ><svg onload=window.__pwned=4>']
+with open(sys.argv[2], 'wb') as f:
+    for n, name in zip(nodes[1::3], names):
+        f.write(n['guid'].encode() + b' "' + name.encode() + b'"\n')
+PY
+report hostile --replay "$REPORTS/hostile.cap" --node-name-map "$REPORTS/hostile.map"
+
+# The 2,900-node fat tree of `make bench`, walked live.
+if [ "${BROWSER_LARGE:-1}" = 1 ]; then
+	. "$root/tests/sim/simlib.sh"
+	python3 "$root/tools/genfabric.py" --levels 3 --radix 36 --hosts 2304 -o "$REPORTS/large.fabric"
+	sim_start "$REPORTS/large.fabric" || fail "the simulator did not start"
+	rc=0
+	t0=$(date +%s.%N)
+	sim_run "$IBSCAN" report -o "$REPORTS/large.html" 2>"$REPORTS/large.err" || rc=$?
+	t1=$(date +%s.%N)
+	[ $rc = 0 ] && { sim_run "$IBSCAN" topology --json -o "$REPORTS/large.json" || rc=$?; }
+	[ $rc = 0 ] && { sim_run "$IBSCAN" topology --format svg -o "$REPORTS/large.svg" || rc=$?; }
+	sim_stop
+	[ $rc = 0 ] || { cat "$REPORTS/large.err" >&2; fail "ibscan report on the 2,900-node fabric exited $rc"; }
+	awk -v b="$(stat -c %s "$REPORTS/large.html")" -v a="$t0" -v z="$t1" \
+		'BEGIN { printf "browser: the 2,900-node report: walked and written in %.1f s, %d bytes\n", z - a, b }'
+fi
+
+cd "$root/tests/browser"
+node --test --test-reporter=spec report.test.mjs
