@@ -252,11 +252,11 @@ measure_model() {
 		ok=0
 		echo "$size modelled $name ($mode): $why" >>"$out/errors"
 	fi
-	[ "$mode" = off ] && rep="sent=- dropped=- max=- max_at=- out_max=- timed_out=-"
+	[ "$mode" = off ] && rep="sent=- dropped=- max=- max_at=- out_max=- timed_out=- late_us_mean=-"
 	# all/runs: every run; good/runs: the right ones (their times count).
 	awk -v n="$name-$mode" -v t="${t:-nan}" -v ok=$ok '{
 		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-		print n, t, v["sent"], v["dropped"], v["max"], v["out_max"], v["timed_out"], ok, v["max_at"] }' <<<"$rep" |
+		print n, t, v["sent"], v["dropped"], v["max"], v["out_max"], v["timed_out"], ok, v["max_at"], v["late_us_mean"] }' <<<"$rep" |
 		tee -a "$mdir/all/runs" | awk '$8 == 1' >>"$mdir/good/runs"
 }
 
@@ -295,7 +295,7 @@ bench_model() {
 				"$(out=$mdir/good stats $row 2 min) | $(out=$mdir/good stats $row 2 median) |" \
 				"$(out=$mdir/all stats $row 3 median) | $(out=$mdir/all stats $row 4 median) | $(out=$mdir/all stats $row 4 max) |" \
 				"$(out=$mdir/all stats $row 5 max) $(awk -v k=$row '$1 == k && $5 > m {m = $5; w = $9} END {print w}' "$mdir/all/runs") |" \
-				"$(out=$mdir/all stats $row 6 max) | $(out=$mdir/all stats $row 7 median) |"
+				"$(out=$mdir/all stats $row 6 max) | $(out=$mdir/all stats $row 7 median) | $(out=$mdir/all stats $row 10 max) |"
 		done
 		echo "| $size | ibscan / ibnetdiscover | | | $(ratio "$(out=$mdir/good stats ibscan-on 2 median)" "$(out=$mdir/good stats ibnetdiscover-on 2 median)") | | | | | | |"
 		echo "| $size | ibscan / ibnetdiscover -o 64 | | | $(ratio "$(out=$mdir/good stats ibscan-on 2 median)" "$(out=$mdir/good stats ibnetdiscover-o64-on 2 median)") | | | | | | |"
@@ -414,8 +414,8 @@ done
 		echo
 		echo "Modelled fabric (tools/fabricmodel.c; docs/performance.md, \"A fabric model\"): wall times of the runs that answered right; MADs, drops and the most at one switch of every run"
 		echo
-		echo "| fabric | tool | right/runs | wall min s | wall median s | MADs sent | dropped median | dropped max | most at one switch at once (where) | most in flight through one switch | timed out (status 110) |"
-		echo "|---|---|---|---|---|---|---|---|---|---|---|"
+		echo "| fabric | tool | right/runs | wall min s | wall median s | MADs sent | dropped median | dropped max | most at one switch at once (where) | most in flight through one switch | timed out (status 110) | answers late, mean us (worst run) |"
+		echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 		grep -v '^$' "$out/model.md"
 	fi
 } >>"$out/results.md"
