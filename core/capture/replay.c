@@ -13,6 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Answers between two lettings-go of a mapped index's pages (about half a megabyte of it). */
+#define SETTLE_ANSWERS 4096
+
 struct rp_priv {
 	struct ibs_capidx *ix;
 	char *path;
@@ -21,6 +24,7 @@ struct rp_priv {
 	uint64_t *used;       /* a bit per attempt: answered with already */
 	uint32_t cursor;      /* the attempt after the last one answered with */
 	size_t misses;        /* requests with no recorded answer left */
+	size_t answered;      /* requests answered from the capture */
 	struct ibs_packet *q; /* deliveries waiting for recv */
 	size_t qh, qn, qcap;
 	bool failed;
@@ -126,6 +130,9 @@ static enum ibs_err rp_send(struct ibs_transport *t, const struct ibs_mad_req *r
 	}
 	p->used[i / 64] |= 1ull << (i % 64);
 	p->cursor = i + 1;
+	/* Of a mapped index, keep only what the last few thousand answers read resident. */
+	if (!(++p->answered % SETTLE_ANSWERS))
+		ibs_capidx_settle(p->ix);
 	/* x is a checked copy: resp_n <= resp_len <= 256, and its bytes lie in the index. */
 	if (x.outcome == IBS_CAP_RESP || x.resp_len) {
 		memcpy(pkt->mad, ibs_capidx_resp(p->ix, &x), x.resp_n);
