@@ -80,6 +80,14 @@ check_output() {
 	ibqueryerrors*)
 		grep -qx "## Summary: $nodes nodes checked, 0 bad nodes found" "$out/run.out" && return 0
 		echo "not '$nodes nodes checked, 0 bad nodes found': $(grep '^## Summary' "$out/run.out")" ;;
+	ibscan-dot)
+		grep -q '^}' "$out/run.out" && return 0
+		echo "--format dot wrote no whole graph" ;;
+	dot-layout | ibscan-svg)
+		local g
+		g=$(xmllint --xpath 'count(//*[local-name()="g" and @class="node"])' "$out/run.out" 2>/dev/null) &&
+			[ "${g:-0}" -gt 0 ] && echo "$g" >"$out/$1.nodes" && return 0
+		echo "no valid SVG with nodes" ;;
 	ibscan-replay*)
 		cmp -s "$out/run.out" "$out/$size.live.txt" && return 0
 		echo "the replay does not print what the recorded walk did" ;;
@@ -110,6 +118,22 @@ measure() {
 	shift
 	(cd "$SIM_DIR" && LD_PRELOAD="$madcount:$SIM_SHIM" /usr/bin/time -f "time %e %M" "$@" >"$out/run.out" 2>"$out/err") || rc=$?
 	record "$name" "$rc"
+}
+
+# measure_draw: the drawing of this size's capture (issue 17): --format dot,
+# dot's own layout of it (-Tsvg), and --format svg (libgvc in ibscan).
+# check_output counts the nodes in each (xmllint for the SVGs).
+measure_draw() {
+	local rc=0
+	/usr/bin/time -f "time %e %M" "$ibscan" topology --replay "$out/$size.cap" --format dot >"$out/$size.dot" 2>"$out/err" || rc=$?
+	cp "$out/$size.dot" "$out/run.out"
+	record ibscan-dot "$rc"
+	rc=0
+	/usr/bin/time -f "time %e %M" dot -Tsvg "$out/$size.dot" >"$out/run.out" 2>"$out/err" || rc=$?
+	record dot-layout "$rc"
+	rc=0
+	/usr/bin/time -f "time %e %M" "$ibscan" topology --replay "$out/$size.cap" --format svg >"$out/run.out" 2>"$out/err" || rc=$?
+	record ibscan-svg "$rc"
 }
 
 # measure_replay NAME: ibscan topology --replay of this size's capture (no simulator).
@@ -252,11 +276,11 @@ measure_model() {
 		ok=0
 		echo "$size modelled $name ($mode): $why" >>"$out/errors"
 	fi
-	[ "$mode" = off ] && rep="sent=- dropped=- max=- max_at=- out_max=- timed_out=-"
+	[ "$mode" = off ] && rep="sent=- dropped=- max=- max_at=- out_max=- timed_out=- late_us_mean=-"
 	# all/runs: every run; good/runs: the right ones (their times count).
 	awk -v n="$name-$mode" -v t="${t:-nan}" -v ok=$ok '{
 		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-		print n, t, v["sent"], v["dropped"], v["max"], v["out_max"], v["timed_out"], ok, v["max_at"] }' <<<"$rep" |
+		print n, t, v["sent"], v["dropped"], v["max"], v["out_max"], v["timed_out"], ok, v["max_at"], v["late_us_mean"] }' <<<"$rep" |
 		tee -a "$mdir/all/runs" | awk '$8 == 1' >>"$mdir/good/runs"
 }
 
@@ -295,7 +319,7 @@ bench_model() {
 				"$(out=$mdir/good stats $row 2 min) | $(out=$mdir/good stats $row 2 median) |" \
 				"$(out=$mdir/all stats $row 3 median) | $(out=$mdir/all stats $row 4 median) | $(out=$mdir/all stats $row 4 max) |" \
 				"$(out=$mdir/all stats $row 5 max) $(awk -v k=$row '$1 == k && $5 > m {m = $5; w = $9} END {print w}' "$mdir/all/runs") |" \
-				"$(out=$mdir/all stats $row 6 max) | $(out=$mdir/all stats $row 7 median) |"
+				"$(out=$mdir/all stats $row 6 max) | $(out=$mdir/all stats $row 7 median) | $(out=$mdir/all stats $row 10 max) |"
 		done
 		echo "| $size | ibscan / ibnetdiscover | | | $(ratio "$(out=$mdir/good stats ibscan-on 2 median)" "$(out=$mdir/good stats ibnetdiscover-on 2 median)") | | | | | | |"
 		echo "| $size | ibscan / ibnetdiscover -o 64 | | | $(ratio "$(out=$mdir/good stats ibscan-on 2 median)" "$(out=$mdir/good stats ibnetdiscover-o64-on 2 median)") | | | | | | |"
@@ -365,6 +389,7 @@ for size in $sizes; do
 	for i in $(seq "$runs"); do measure_replay ibscan-replay; done
 	"$ibscan" capture index "$out/$size.cap"
 	for i in $(seq "$runs"); do measure_replay ibscan-replay-idx; done
+	for i in $(seq "$runs"); do measure_draw; done
 	if [ "$size" = large ]; then
 		(cd "$SIM_DIR" && LD_PRELOAD=$SIM_SHIM "$root/build/rel/rawrate" 100000 32) >"$out/rawrate" 2>/dev/null || true
 		for w in 1 4 16 32 64 128; do
@@ -375,7 +400,7 @@ for size in $sizes; do
 	fi
 	case " $model_sizes " in *" $size "*) bench_model ;; esac
 	sim_stop
-	for tool in ibscan ibnetdiscover ibnetdiscover-o64 ibscan-health ibqueryerrors ibqueryerrors-o64 ibscan-replay ibscan-replay-idx; do
+	for tool in ibscan ibnetdiscover ibnetdiscover-o64 ibscan-health ibqueryerrors ibqueryerrors-o64 ibscan-replay ibscan-replay-idx ibscan-dot dot-layout ibscan-svg; do
 		echo "| $size | $nodes | $links | $SIM_UP_SECONDS | $tool | $(stats $tool 4 median) | $(stats $tool 2 min) | $(stats $tool 2 median) | $(awk -v k="$(stats $tool 3 max)" 'BEGIN{if (k=="-") print "-"; else printf "%.1f", k/1024}') |" >>"$out/results.md"
 	done
 	{
@@ -384,6 +409,7 @@ for size in $sizes; do
 		echo "| $size | | | | health/ibqueryerrors | | | $(ratio "$(stats ibscan-health 2 median)" "$(stats ibqueryerrors 2 median)") | |"
 		echo "| $size | | | | health/ibqueryerrors -o 64 | | | $(ratio "$(stats ibscan-health 2 median)" "$(stats ibqueryerrors-o64 2 median)") | |"
 		echo "| $size | | | | health/ibqueryerrors -o 64 per round | | | $(pairs ibscan-health ibqueryerrors-o64) | |"
+		echo "| $size | | | | drawing: nodes drawn, dot -Tsvg s (target < 30 s at large) | | | $(cat "$out/ibscan-svg.nodes" 2>/dev/null || echo -) nodes, $(stats dot-layout 2 median) s | |"
 		echo "| $size | | | | replay/live (text, index) | | | $(ratio "$(stats ibscan-replay 2 median)" "$(stats ibscan 2 median)"), $(ratio "$(stats ibscan-replay-idx 2 median)" "$(stats ibscan 2 median)") | |"
 	} >>"$out/results.md"
 	if [ "$size" = large ]; then
@@ -414,8 +440,8 @@ done
 		echo
 		echo "Modelled fabric (tools/fabricmodel.c; docs/performance.md, \"A fabric model\"): wall times of the runs that answered right; MADs, drops and the most at one switch of every run"
 		echo
-		echo "| fabric | tool | right/runs | wall min s | wall median s | MADs sent | dropped median | dropped max | most at one switch at once (where) | most in flight through one switch | timed out (status 110) |"
-		echo "|---|---|---|---|---|---|---|---|---|---|---|"
+		echo "| fabric | tool | right/runs | wall min s | wall median s | MADs sent | dropped median | dropped max | most at one switch at once (where) | most in flight through one switch | timed out (status 110) | answers late, mean us (worst run) |"
+		echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 		grep -v '^$' "$out/model.md"
 	fi
 } >>"$out/results.md"

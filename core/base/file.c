@@ -284,36 +284,42 @@ static enum ibs_err out_fail(struct ibs_out *o, const char *what, int err)
 	return IBS_E_IO;
 }
 
-/* A file in dir with nothing pointing at it yet: O_TMPFILE, else a short hidden name (*name). */
+/*
+ * A file in dir with nothing pointing at it yet: O_TMPFILE, else a short
+ * hidden name (*name). Its mode is set here, as readable as the umask says:
+ * mkostemp makes 0600, and an open() wrapper may drop the mode argument of
+ * O_TMPFILE (libumad2sim's passes it only with O_CREAT: files came out 0000).
+ */
 static int new_temp(const char *dir, char **name)
 {
 	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0666);
+	mode_t um;
 
 	*name = NULL;
-	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+	if (fd < 0 && (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
 		return fd;
-	*name = xasprintf("%s/" OUT_TMP_PREFIX "XXXXXX", dir);
-	fd = mkostemp(*name, O_CLOEXEC);
 	if (fd < 0) {
-		int e = errno;
-		free(*name);
-		*name = NULL;
-		errno = e;
-		return -1;
-	}
-	/* mkostemp makes 0600; a new output file is as readable as the umask says. */
-	{
-		mode_t um = umask(0);
-		umask(um);
-		if (fchmod(fd, 0666 & ~um) != 0) {
+		*name = xasprintf("%s/" OUT_TMP_PREFIX "XXXXXX", dir);
+		fd = mkostemp(*name, O_CLOEXEC);
+		if (fd < 0) {
 			int e = errno;
-			close(fd);
-			unlink(*name);
 			free(*name);
 			*name = NULL;
 			errno = e;
 			return -1;
 		}
+	}
+	um = umask(0);
+	umask(um);
+	if (fchmod(fd, 0666 & ~um) != 0) {
+		int e = errno;
+		close(fd);
+		if (*name)
+			unlink(*name);
+		free(*name);
+		*name = NULL;
+		errno = e;
+		return -1;
 	}
 	return fd;
 }

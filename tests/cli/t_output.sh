@@ -48,6 +48,9 @@ fi
 # The tools never write through -o /dev/...: an older ibscan, as root, replaced the device with a file.
 ! grep -nE '^[^#]*-o +"?/dev/' "$ROOT"/tools/*.sh || fail "a tool writes -o /dev/...: redirect stdout instead"
 
+# An open() wrapper that drops O_TMPFILE's mode, as the simulator's shim does.
+cc -shared -fPIC -o "$TMP/nomode.so" "$ROOT/tests/cli/preload/nomode.c" || fail "cannot build the preload"
+chmod 755 "$TMP/nomode.so"
 "$IBSCAN" topology --replay "$cap" >"$TMP/ref" || fail "reference run"
 "$IBSCAN" topology --replay "$big" >"$TMP/ref.big" || fail "reference run (big)"
 
@@ -128,6 +131,11 @@ cases() {
 	same "$d/new" "$TMP/ref"
 	[ "$(stat -c %a "$d/new")" = 640 ] || fail "[$who] a new file is $(stat -c %a "$d/new"), want 640 (umask 027)"
 	no_temp "$d" new
+	# The same when an open() wrapper drops O_TMPFILE's mode (libumad2sim's: files came out 0000).
+	(umask 027 && "${AS[@]}" env LD_PRELOAD="$TMP/nomode.so" "${IBSCAN_PRELOAD_BIN:-$ROOT/ibscan}" \
+		topology --replay "$cap" -o "$d/new0") || fail "[$who] -o under a mode-dropping open()"
+	[ "$(stat -c %a "$d/new0")" = 640 ] || fail "[$who] under a mode-dropping open() a new file is $(stat -c %a "$d/new0"), want 640"
+	rm -f "$d/new0"
 	# An existing file keeps its mode.
 	as chmod 604 "$d/new"
 	ib 0 topology --replay "$big" -o "$d/new"
