@@ -5,7 +5,7 @@
  */
 #include "draw.h"
 #include "health.h"
-#include "render.h"
+#include "hostlist.h"
 #include "../core/base/strbuf.h"
 #include "../core/base/xalloc.h"
 #include "../fabric/levels.h"
