@@ -8,7 +8,8 @@
 #include "../core/capture/format.h"
 #include "../core/base/log.h"
 #include "../core/base/xalloc.h"
-#include "../output/pcapx.h"
+#include "../output/capinfo.h"
+#include "../output/pcap.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
 #include "../core/probe/oob.h"
 #include "../core/probe/tcp.h"
 #include "../core/probe/ping.h"
-#include "../output/hostinfo.h"
+#include "../output/ping.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -3,7 +3,9 @@
 #include "cmds.h"
 #include "../core/base/log.h"
 #include "../output/draw.h"
-#include "../output/render.h"
+#include "../output/netfile.h"
+#include "../output/slurm.h"
+#include "../output/topo.h"
 
 #include <stdlib.h>
 #include <string.h>

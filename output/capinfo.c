@@ -1,5 +1,5 @@
 /* `ibscan capture info`: what a capture holds, as text or JSON. */
-#include "pcapx.h"
+#include "capinfo.h"
 #include "../core/capture/stats.h"
 
 #include <inttypes.h>

@@ -1,5 +1,5 @@
 /* Graphviz DOT of the fabric drawing (output/draw.c), for people who lay it out themselves. */
-#include "render.h"
+#include "dot.h"
 #include "draw.h"
 
 int render_dot(FILE *out, const struct ibs_fabric *f, const struct render_draw_opts *o)

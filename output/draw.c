@@ -1,16 +1,17 @@
 /*
  * The fabric drawing in DOT (see draw.h): tiers, merged cables, host groups,
- * problems in colour, findings on the picture, a legend. Every fabric string
- * is untrusted: it reaches DOT only through dot_str().
+ * problems in colour, findings on the picture, a legend; what is drawn and
+ * its order come from draw_plan.c. Every fabric string is untrusted: it
+ * reaches DOT only through dot_str().
  */
 #include "draw.h"
+#include "draw_int.h"
 #include "health.h"
-#include "render.h"
+#include "hostlist.h"
 #include "../core/base/strbuf.h"
 #include "../core/base/xalloc.h"
 #include "../fabric/levels.h"
 #include "../fabric/names.h"
-#include "../fabric/rate.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -59,397 +60,6 @@ static void dot_str(struct strbuf *sb, const char *s)
 	sb_addc(sb, '"');
 }
 
-/* ---- what is drawn ---- */
-
-enum { K_OK, K_RATE, K_DEGRADED, K_DOWN, K_FINDING };
-
-struct dlink {
-	size_t u, w;          /* drawn endpoints (u above or before w): node index, or n_nodes + group */
-	const struct ibs_node *a, *b;
-	uint8_t pa, pb;
-	char rate[16];        /* "4xEDR", or "" when unknown */
-	int kind;
-	enum ibs_severity sev; /* of the findings on either end */
-};
-
-struct dgroup {
-	const struct ibs_node *leaf;
-	char rate[16];
-	size_t *hosts;        /* node indexes */
-	size_t n, cap;
-	char *id;
-};
-
-/* Findings about one port (port 0: the node). */
-struct mark {
-	size_t index;
-	unsigned port;
-	enum ibs_severity sev;
-	const char *msg;
-};
-
-struct draw {
-	const struct ibs_fabric *f;
-	const struct render_draw_opts *o;
-	struct strbuf sb;
-	unsigned *level, max_level;
-	int *tier;            /* rank from the bottom: hosts 0, leaves 1 ...; -1 unconstrained */
-	char **key;           /* per drawn endpoint: GUID (or GUID-index), and group ids */
-	char **id;            /* per drawn endpoint: element id */
-	size_t *group_of;     /* node index -> group + 1, 0 when drawn alone */
-	struct dgroup *groups;
-	size_t n_groups, cap_groups;
-	double *pos;          /* order within its tier */
-	struct mark *marks;
-	size_t n_marks;
-	struct dlink *links;
-	size_t n_links;
-	struct common {
-		int tu, tw;
-		char label[48];
-		size_t n;
-		bool shared;
-	} *common;
-	size_t n_common, cap_common;
-};
-
-static void port_rate(const struct ibs_port *p, char *buf, size_t len)
-{
-	if (p && p->valid && p->pi.width_active)
-		snprintf(buf, len, "%s%s", ibs_width_str(p->pi.width_active),
-			 ibs_speed_str(p->pi.speed_active, p->pi.speed_ext_active));
-	else
-		buf[0] = '\0';
-}
-
-static int mark_cmp(const void *pa, const void *pb)
-{
-	const struct mark *a = pa, *b = pb;
-
-	if (a->index != b->index)
-		return a->index < b->index ? -1 : 1;
-	return a->port < b->port ? -1 : a->port > b->port;
-}
-
-/* The worst finding on (node, port); port 0 finds the node's own. */
-static enum ibs_severity mark_sev(const struct draw *d, const struct ibs_node *n, unsigned port)
-{
-	struct mark k = { n->index, port, IBS_SEV_OK, NULL };
-	const struct mark *m = d->n_marks ? bsearch(&k, d->marks, d->n_marks, sizeof(k), mark_cmp) : NULL;
-	enum ibs_severity s = IBS_SEV_OK;
-
-	if (!m)
-		return s;
-	while (m > d->marks && !mark_cmp(m - 1, &k))
-		m--;
-	for (; m < d->marks + d->n_marks && !mark_cmp(m, &k); m++)
-		if (m->sev > s && m->sev != IBS_SEV_UNKNOWN)
-			s = m->sev;
-	return s;
-}
-
-static void mark_msgs(const struct draw *d, struct strbuf *sb, const struct ibs_node *n, unsigned port)
-{
-	struct mark k = { n->index, port, IBS_SEV_OK, NULL };
-	const struct mark *m = d->n_marks ? bsearch(&k, d->marks, d->n_marks, sizeof(k), mark_cmp) : NULL;
-
-	if (!m)
-		return;
-	while (m > d->marks && !mark_cmp(m - 1, &k))
-		m--;
-	for (; m < d->marks + d->n_marks && !mark_cmp(m, &k); m++)
-		sb_addf(sb, "\n%s: %s", ibs_severity_str(m->sev), m->msg);
-}
-
-/* A node's findings: on the node, or on a port with nothing cabled to it. */
-static void collect_marks(struct draw *d)
-{
-	const struct ibs_findings *fs = d->o->fs;
-	size_t i, cap = 0;
-
-	if (!fs) {
-		/* No health run: what the walk could not read is still worth a look. */
-		for (i = 0; i < d->f->n_errors; i++) {
-			const struct ibs_walk_error *w = &d->f->errors[i];
-			if (!w->node)
-				continue;
-			d->marks = xgrow(d->marks, &cap, d->n_marks + 1, sizeof(*d->marks));
-			d->marks[d->n_marks++] = (struct mark){ w->node->index, 0, IBS_SEV_WARNING,
-								w->unreachable ? "a neighbour could not be discovered"
-									       : "a query got no valid answer" };
-		}
-		if (d->n_marks)
-			qsort(d->marks, d->n_marks, sizeof(*d->marks), mark_cmp);
-		return;
-	}
-	for (i = 0; i < fs->n; i++) {
-		const struct ibs_finding *x = &fs->v[i];
-		const struct ibs_port *p;
-		unsigned port = x->port;
-
-		if (!x->node)
-			continue;
-		p = port ? ibs_node_port(x->node, port) : NULL;
-		if (!p || !p->peer)
-			port = 0;
-		d->marks = xgrow(d->marks, &cap, d->n_marks + 1, sizeof(*d->marks));
-		d->marks[d->n_marks++] = (struct mark){ x->node->index, port, x->severity, x->message };
-		/* A finding about a cable is the other end's too. */
-		if (port && p->peer) {
-			d->marks = xgrow(d->marks, &cap, d->n_marks + 1, sizeof(*d->marks));
-			d->marks[d->n_marks++] = (struct mark){ p->peer->index, p->peer_port, x->severity, x->message };
-		}
-	}
-	if (d->n_marks)
-		qsort(d->marks, d->n_marks, sizeof(*d->marks), mark_cmp);
-}
-
-static bool is_host(const struct ibs_node *n)
-{
-	return n->ni.node_type == IBS_NODE_CA && !ibs_is_aggregation_node(n);
-}
-
-static void classify(struct draw *d, struct dlink *l)
-{
-	const struct ibs_port *pa = ibs_node_port(l->a, l->pa), *pb = ibs_node_port(l->b, l->pb);
-	const struct ibs_port *src = pa && pa->valid ? pa : pb;
-	enum ibs_severity sa = mark_sev(d, l->a, l->pa), sb = mark_sev(d, l->b, l->pb);
-
-	port_rate(src, l->rate, sizeof(l->rate));
-	l->sev = sa > sb ? sa : sb;
-	if (!src || !src->valid || src->pi.state != 4 || (pa && pb && pa->valid && pb->valid && pb->pi.state != 4))
-		l->kind = K_DOWN;
-	else if (ibs_node_link_degraded(l->a, l->pa, l->b, l->pb, NULL))
-		l->kind = K_DEGRADED;
-	else if (l->sev > IBS_SEV_OK)
-		l->kind = K_FINDING;
-	else
-		l->kind = K_OK;
-}
-
-/* A host that can be drawn in a group, and with which others: its leaves and rate. */
-struct cand {
-	size_t host;
-	char *key;            /* "rate|leaf index,leaf index,..." */
-	const struct ibs_node *leaf; /* its first leaf */
-	char rate[16];
-};
-
-static int cand_cmp(const void *pa, const void *pb)
-{
-	const struct cand *a = pa, *b = pb;
-	int c = strcmp(a->key, b->key);
-
-	if (c)
-		return c;
-	return a->host < b->host ? -1 : a->host > b->host;
-}
-
-/*
- * Whether host h can be in a group: every cable of it healthy, to a leaf,
- * at one rate, and no error or finding on it. Fills c (key owned by c).
- */
-static bool groupable(struct draw *d, const struct ibs_node *h, struct cand *c)
-{
-	const struct ibs_port *pt;
-	struct strbuf key = STRBUF_INIT;
-	size_t n = 0;
-
-	if (!is_host(h) || h->error || mark_sev(d, h, 0))
-		return false;
-	c->leaf = NULL;
-	c->rate[0] = '\0';
-	for (pt = ibs_node_ports_from(h, 1); pt < ibs_node_ports_end(h); pt++) {
-		struct dlink l = { 0, 0, h, pt->peer, (uint8_t)pt->num, pt->peer_port, "", K_OK, IBS_SEV_OK };
-		if (!pt->peer)
-			continue;
-		classify(d, &l);
-		if (pt->peer->ni.node_type != IBS_NODE_SWITCH || d->level[pt->peer->index] != 1 || l.kind != K_OK ||
-		    !l.rate[0] || (c->rate[0] && strcmp(c->rate, l.rate))) {
-			sb_free(&key);
-			return false;
-		}
-		if (!c->leaf) {
-			c->leaf = pt->peer;
-			snprintf(c->rate, sizeof(c->rate), "%s", l.rate);
-			sb_adds(&key, l.rate);
-		}
-		sb_addf(&key, "|%zu", pt->peer->index);
-		n++;
-	}
-	if (!n) {
-		sb_free(&key);
-		return false;
-	}
-	c->host = h->index;
-	c->key = sb_detach(&key);
-	return true;
-}
-
-/*
- * Hosts cabled only to leaves, healthy, at one rate: those on the same
- * leaves (one leaf, or the same two of a dual-rail pair) at the same rate
- * are a group when there are group_min of them.
- */
-static void make_groups(struct draw *d)
-{
-	const struct ibs_fabric *f = d->f;
-	struct cand *v = xcalloc(f->n_nodes ? f->n_nodes : 1, sizeof(*v));
-	size_t n = 0, i, j, k;
-
-	for (i = 0; d->o->group_min && i < f->n_nodes; i++)
-		if (groupable(d, f->nodes[i], &v[n]))
-			n++;
-	if (n)
-		qsort(v, n, sizeof(*v), cand_cmp);
-	for (i = 0; i < n; i = j) {
-		struct dgroup *g;
-		for (j = i + 1; j < n && !strcmp(v[i].key, v[j].key); j++)
-			;
-		if (j - i < d->o->group_min)
-			continue;
-		d->groups = xgrow(d->groups, &d->cap_groups, d->n_groups + 1, sizeof(*d->groups));
-		g = &d->groups[d->n_groups++];
-		memset(g, 0, sizeof(*g));
-		g->leaf = v[i].leaf;
-		snprintf(g->rate, sizeof(g->rate), "%s", v[i].rate);
-		g->n = g->cap = j - i;
-		g->hosts = xcalloc(g->n, sizeof(*g->hosts));
-		for (k = i; k < j; k++)
-			g->hosts[k - i] = v[k].host;
-	}
-	for (i = 0; i < n; i++)
-		free(v[i].key);
-	free(v);
-}
-
-/* The name on a node's label: a Mellanox switch description gives the operator's part. */
-static char *label_name(const struct ibs_node *n)
-{
-	const char *part;
-	size_t len;
-
-	if (render_switch_part(n, &part, &len))
-		return xstrndup(part, len);
-	return xstrdup(ibs_node_name(n));
-}
-
-/* ---- order within tiers ---- */
-
-/* A host's name for lists: the first word of its display name ("node0001 mlx5_0" is node0001). */
-static char *host_word(const struct ibs_node *n)
-{
-	const char *s = ibs_node_name(n);
-	size_t len;
-
-	while (*s == ' ')
-		s++;
-	for (len = 0; s[len] && s[len] != ' '; len++)
-		;
-	return len ? xstrndup(s, len) : xstrdup(n->guid_name);
-}
-
-struct ord {
-	size_t e;             /* drawn endpoint */
-	double key;
-	const char *name;
-};
-
-static int ord_cmp(const void *pa, const void *pb)
-{
-	const struct ord *a = pa, *b = pb;
-
-	if (a->key != b->key)
-		return a->key < b->key ? -1 : 1;
-	return render_natcmp(a->name, b->name);
-}
-
-/* Drawn endpoint of node index i. */
-static size_t endpoint(const struct draw *d, size_t i)
-{
-	return d->group_of[i] ? d->f->n_nodes + d->group_of[i] - 1 : i;
-}
-
-/*
- * Positions within each tier: leaves by their first host's name (hosts
- * named in order sit under leaves in order), hosts under their leaf, each
- * switch tier above by the mean position of its neighbours below. Good
- * enough for dot's own crossing reduction to start from.
- */
-static void order_tiers(struct draw *d, char **names, size_t n_ep)
-{
-	struct ord *v = xcalloc(n_ep ? n_ep : 1, sizeof(*v));
-	double *sum = xcalloc(n_ep ? n_ep : 1, sizeof(*sum));
-	size_t *cnt = xcalloc(n_ep ? n_ep : 1, sizeof(*cnt)), i, n;
-	unsigned lv;
-
-	/* Leaves: the natural-order-first name among their hosts. */
-	for (lv = 1; lv <= d->max_level; lv++) {
-		for (i = 0; i < d->n_links; i++) {
-			const struct dlink *l = &d->links[i];
-			size_t up = l->u, dn = l->w;
-			if (d->tier[up] != (int)lv || d->tier[dn] != (int)lv - 1)
-				continue;
-			sum[up] += lv == 1 ? 0 : d->pos[dn];
-			cnt[up]++;
-		}
-		for (i = n = 0; i < n_ep; i++)
-			if (d->tier[i] == (int)lv) {
-				v[n].e = i;
-				v[n].name = names[i];
-				v[n].key = lv == 1 ? 0 : cnt[i] ? sum[i] / (double)cnt[i] : 1e300;
-				n++;
-			}
-		if (lv == 1) {
-			/* A leaf's sort name is the natural-order-first name among its hosts. */
-			const char **best = xcalloc(n_ep, sizeof(*best));
-			for (i = 0; i < d->n_links; i++) {
-				const struct dlink *l = &d->links[i];
-				if (d->tier[l->u] == 1 && d->tier[l->w] == 0 &&
-				    (!best[l->u] || render_natcmp(names[l->w], best[l->u]) < 0))
-					best[l->u] = names[l->w];
-			}
-			for (i = 0; i < n; i++)
-				if (best[v[i].e])
-					v[i].name = best[v[i].e];
-			free(best);
-		}
-		if (n)
-			qsort(v, n, sizeof(*v), ord_cmp);
-		for (i = 0; i < n; i++)
-			d->pos[v[i].e] = (double)i;
-		if (lv == 1) {
-			/* Hosts: by their leaf, then by name. */
-			size_t m = 0, k;
-			memset(sum, 0, n_ep * sizeof(*sum));
-			memset(cnt, 0, n_ep * sizeof(*cnt));
-			for (k = 0; k < d->n_links; k++) {
-				const struct dlink *l = &d->links[k];
-				if (d->tier[l->u] == 1 && d->tier[l->w] == 0) {
-					sum[l->w] += d->pos[l->u];
-					cnt[l->w]++;
-				}
-			}
-			for (i = 0; i < n_ep; i++)
-				if (d->tier[i] == 0) {
-					v[m].e = i;
-					v[m].name = names[i];
-					v[m].key = cnt[i] ? sum[i] / (double)cnt[i] : 1e300;
-					m++;
-				}
-			if (m)
-				qsort(v, m, sizeof(*v), ord_cmp);
-			for (i = 0; i < m; i++)
-				d->pos[v[i].e] = (double)i;
-		}
-		memset(sum, 0, n_ep * sizeof(*sum));
-		memset(cnt, 0, n_ep * sizeof(*cnt));
-	}
-	free(v);
-	free(sum);
-	free(cnt);
-}
-
 /* ---- writing ---- */
 
 static void add_id(struct render_draw_id **v, size_t *n, size_t *cap, const struct ibs_node *nd, unsigned port,
@@ -473,7 +83,7 @@ static void write_node(struct draw *d, const struct ibs_node *nd, const char *na
 	struct strbuf *sb = &d->sb;
 	struct strbuf tip = STRBUF_INIT;
 	uint16_t lid = ibs_node_lid(nd);
-	enum ibs_severity sev = mark_sev(d, nd, 0);
+	enum ibs_severity sev = draw_mark_sev(d, nd, 0);
 	const char *shape = "ellipse", *fill = "#e2f0d9";
 
 	if (nd->ni.node_type == IBS_NODE_SWITCH) {
@@ -495,7 +105,7 @@ static void write_node(struct draw *d, const struct ibs_node *nd, const char *na
 		sb_addf(&tip, ", LID %u", lid);
 	if (nd->error)
 		sb_addf(&tip, "\nerror: %s", nd->error);
-	mark_msgs(d, &tip, nd, 0);
+	draw_mark_msgs(d, &tip, nd, 0);
 	dot_str(sb, sb_str(&tip));
 	sb_free(&tip);
 	if (sev >= IBS_SEV_CRITICAL || (nd->error && sev < IBS_SEV_WARNING))
@@ -728,8 +338,8 @@ static void write_edges(struct draw *d, struct render_drawing *out, size_t *cap_
 				sb_addf(&tip, " [%u] -- [%u] ", l->pa, l->pb);
 				sb_adds(&tip, ibs_node_name(l->b));
 				sb_addf(&tip, " %s: %s", l->rate[0] ? l->rate : "rate unknown", what);
-				mark_msgs(d, &tip, l->a, l->pa);
-				mark_msgs(d, &tip, l->b, l->pb);
+				draw_mark_msgs(d, &tip, l->a, l->pa);
+				draw_mark_msgs(d, &tip, l->b, l->pb);
 				write_edge_attrs(sb, color, style, 2);
 				add_id(&out->ports, &out->n_ports, cap_ports, l->a, l->pa, id);
 				add_id(&out->ports, &out->n_ports, cap_ports, l->b, l->pb, id);
@@ -788,7 +398,7 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 	d.f = f;
 	d.o = o ? o : &defaults;
 	d.level = ibs_fabric_levels(f, &d.max_level);
-	collect_marks(&d);
+	draw_collect_marks(&d);
 
 	n_links = ibs_fabric_links(f, &v);
 	d.links = xcalloc(n_links ? n_links : 1, sizeof(*d.links));
@@ -798,13 +408,13 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 		l->pa = v[i].pa;
 		l->b = v[i].b;
 		l->pb = v[i].pb;
-		classify(&d, l);
+		draw_classify(&d, l);
 	}
 	free(v);
 	d.n_links = n_links;
 
 	d.group_of = xcalloc(f->n_nodes ? f->n_nodes : 1, sizeof(*d.group_of));
-	make_groups(&d);
+	draw_make_groups(&d);
 	n_ep = f->n_nodes + d.n_groups;
 	d.key = xcalloc(n_ep ? n_ep : 1, sizeof(*d.key));
 	d.id = xcalloc(n_ep ? n_ep : 1, sizeof(*d.id));
@@ -817,8 +427,8 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 		d.key[i] = first && first != nd ? xasprintf("%016" PRIx64 "-%zu", nd->ni.node_guid, nd->index)
 						: xasprintf("%016" PRIx64, nd->ni.node_guid);
 		d.id[i] = xasprintf("n-%s", d.key[i]);
-		d.tier[i] = is_host(nd) ? 0 : nd->ni.node_type == IBS_NODE_SWITCH && d.level[i] ? (int)d.level[i] : -1;
-		names[i] = is_host(nd) ? host_word(nd) : label_name(nd);
+		d.tier[i] = draw_is_host(nd) ? 0 : nd->ni.node_type == IBS_NODE_SWITCH && d.level[i] ? (int)d.level[i] : -1;
+		names[i] = draw_is_host(nd) ? draw_host_word(nd) : draw_label_name(nd);
 	}
 	for (i = 0; i < d.n_groups; i++) {
 		struct dgroup *g = &d.groups[i];
@@ -836,7 +446,7 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 	}
 	for (i = 0; i < n_links; i++) {
 		struct dlink *l = &d.links[i];
-		size_t ea = endpoint(&d, l->a->index), eb = endpoint(&d, l->b->index);
+		size_t ea = draw_endpoint(&d, l->a->index), eb = draw_endpoint(&d, l->b->index);
 		/* Upper tier first: dot ranks the tail above the head. */
 		if (d.tier[eb] > d.tier[ea] || (d.tier[eb] == d.tier[ea] && eb < ea)) {
 			size_t t2 = ea;
@@ -849,7 +459,7 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 	for (i = 0; i < n_ep; i++)
 		if (d.tier[i] > max_tier)
 			max_tier = d.tier[i];
-	order_tiers(&d, names, n_ep);
+	draw_order_tiers(&d, names, n_ep);
 
 	sb_adds(&d.sb, "graph ibscan {\n");
 	sb_adds(&d.sb, "\tgraph [rankdir=TB, ranksep=1.4, nodesep=0.3, splines=line, forcelabels=true, "
@@ -881,12 +491,12 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 				n++;
 			}
 		if (n) {
-			qsort(ov, n, sizeof(*ov), ord_cmp);
+			qsort(ov, n, sizeof(*ov), draw_ord_cmp);
 			if (t >= 0)
 				sb_addf(&d.sb, "\tsubgraph tier%d {\n\t\trank=same;\n", t);
 			for (k = 0; k < n; k++) {
 				if (ov[k].e < f->n_nodes)
-					write_node(&d, f->nodes[ov[k].e], is_host(f->nodes[ov[k].e]) ? ibs_node_name(f->nodes[ov[k].e]) : names[ov[k].e]);
+					write_node(&d, f->nodes[ov[k].e], draw_is_host(f->nodes[ov[k].e]) ? ibs_node_name(f->nodes[ov[k].e]) : names[ov[k].e]);
 				else
 					write_group(&d, &d.groups[ov[k].e - f->n_nodes], names);
 				out->n_drawn_nodes++;
@@ -904,7 +514,7 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 		free(ov);
 	}
 	for (i = 0; i < f->n_nodes; i++)
-		add_id(&out->nodes, &out->n_nodes, &cap_nodes, f->nodes[i], 0, d.id[endpoint(&d, i)]);
+		add_id(&out->nodes, &out->n_nodes, &cap_nodes, f->nodes[i], 0, d.id[draw_endpoint(&d, i)]);
 	write_edges(&d, out, &cap_ports);
 	sb_adds(&d.sb, "}\n");
 	if (out->n_ports)
@@ -947,3 +557,4 @@ void render_drawing_free(struct render_drawing *d)
 	free(d->dot);
 	memset(d, 0, sizeof(*d));
 }
+

@@ -3,7 +3,7 @@
  * ("node[001-040,042]"), the order that compares numbers as numbers, and
  * the name inside a Mellanox switch description.
  */
-#include "render.h"
+#include "hostlist.h"
 #include "../core/base/strbuf.h"
 #include "../core/base/xalloc.h"
 

@@ -5,7 +5,7 @@
  * "S-<guid>" / "H-<guid>" / "R-<guid>" as ibnetdiscover writes them, with a
  * "-<n>" suffix for the second and later nodes sharing a GUID.
  */
-#include "render.h"
+#include "netfile.h"
 #include "../fabric/names.h"
 #include "../core/base/strbuf.h"
 #include "../core/base/xalloc.h"

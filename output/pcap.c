@@ -5,7 +5,7 @@
  * BTH (9.2, UD SEND only), DETH (9.3), the 256-byte MAD, ICRC and VCRC
  * (zero: Wireshark does not check them).
  */
-#include "pcapx.h"
+#include "pcap.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* `ibscan ping`: a link probe's result (either side), one render function per object for text and JSON. */
-#include "hostinfo.h"
+#include "ping.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
 #include "counters.h"
 #include "emit.h"
 #include "health.h"
-#include "render.h"
+#include "topo.h"
 #include <report_assets.h> /* generated from output/report/ (Makefile) */
 #include "../core/base/xalloc.h"
 

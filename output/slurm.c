@@ -35,7 +35,8 @@
  * Output order: levels from the bottom, switches by name (numbers compared
  * as numbers), so the file does not depend on the walk.
  */
-#include "render.h"
+#include "slurm.h"
+#include "hostlist.h"
 #include "../fabric/levels.h"
 #include "../core/base/strbuf.h"
 #include "../core/base/xalloc.h"

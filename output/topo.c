@@ -2,7 +2,7 @@
  * Text and JSON views of the fabric: topology, nodes, links and SM. Each
  * object is rendered by one function for both formats.
  */
-#include "render.h"
+#include "topo.h"
 #include "../fabric/names.h"
 #include "../fabric/rate.h"
 #include "../core/base/xalloc.h"

@@ -1,7 +1,8 @@
 /*
- * MAD codec: builds requests with libibmad's mad_build_pkt and decodes the
- * attributes ibscan uses with libibmad's field tables, after checking that
- * the response is long enough. Nothing here touches a device.
+ * MAD codec: builds requests with libibmad's mad_build_pkt (mad.c) and
+ * decodes the header (mad.c) and the attributes ibscan uses (smp.c, gmp.c)
+ * with libibmad's field tables, after checking that the response is long
+ * enough. Nothing here touches a device.
  */
 #ifndef IBSCAN_MAD_H
 #define IBSCAN_MAD_H

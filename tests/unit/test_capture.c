@@ -14,7 +14,7 @@
 #include "../../core/capture/replay.h"
 #include "../../core/base/file.h"
 #include "../../fabric/walk.h"
-#include "../../output/render.h"
+#include "../../output/topo.h"
 
 static struct ff ff;
 

@@ -12,7 +12,7 @@
 
 #include "fake_transport.h"
 #include "../../fabric/walk.h"
-#include "../../output/render.h"
+#include "../../output/topo.h"
 
 static unsigned guidinfo_sent;
 

@@ -10,7 +10,8 @@
 #include "../../fabric/health.h"
 #include "../../fabric/load.h"
 #include "../../fabric/walk.h"
-#include "../../output/render.h"
+#include "../../output/netfile.h"
+#include "../../output/topo.h"
 
 static struct ff ff;
 

@@ -29,7 +29,7 @@
 #include "../../core/probe/oob.h"
 #include "../../core/probe/tcp.h"
 #include "../../core/probe/ping.h"
-#include "../../output/hostinfo.h"
+#include "../../output/ping.h"
 
 struct side {
 	struct ibs_ping_opts o;

@@ -10,7 +10,9 @@
 #include "../../fabric/namemap.h"
 #include "../../fabric/walk.h"
 #include "../../output/draw.h"
-#include "../../output/render.h"
+#include "../../output/dot.h"
+#include "../../output/netfile.h"
+#include "../../output/topo.h"
 
 static struct ibs_fabric *walk_2sw(void)
 {

@@ -7,7 +7,7 @@
 
 #include "fake_transport.h"
 #include "../../fabric/health.h"
-#include "../../output/render.h"
+#include "../../output/topo.h"
 #include "../../output/report.h"
 
 /* Two switches and two hosts; a switch's description ends a script element, opens a comment and holds U+2028. */

@@ -7,7 +7,8 @@
 #include "fake_transport.h"
 #include "../../fabric/namemap.h"
 #include "../../fabric/walk.h"
-#include "../../output/render.h"
+#include "../../output/hostlist.h"
+#include "../../output/slurm.h"
 
 static char *hostlist(const char *csv)
 {

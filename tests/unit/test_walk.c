@@ -6,7 +6,7 @@
 
 #include "fake_transport.h"
 #include "../../fabric/walk.h"
-#include "../../output/render.h"
+#include "../../output/topo.h"
 
 static unsigned nodeinfo_sent;
 /* The engine statistics of the last walk(). */

@@ -1,0 +1,162 @@
+/*
+ * The GMP side of the codec: PMA attributes (ClassPortInfo's redirect and
+ * capability mask, PortCounters, PortCountersExtended) and the SA
+ * PathRecord decoded through libibmad's field tables (field.h) after a
+ * length check, and the payloads that select a port's counters or ask for
+ * a path.
+ */
+#include "mad.h"
+#include "field.h"
+
+#include <string.h>
+
+#include <infiniband/mad.h>
+
+/* GMP data area (PMA attributes start at byte 64, IBA 16.1.1). */
+static enum ibs_err gmp_data(const uint8_t *mad, size_t len, size_t need, uint8_t *out)
+{
+	if (!mad || len < IBS_GMP_DATA_OFFS + need)
+		return IBS_E_MALFORMED;
+	memset(out, 0, IBS_MAD_SIZE);
+	memcpy(out, mad + IBS_GMP_DATA_OFFS, (len > IBS_MAD_SIZE ? IBS_MAD_SIZE : len) - IBS_GMP_DATA_OFFS);
+	return IBS_OK;
+}
+
+/* IBA 13.4.8.1: ClassPortInfo's redirect fields (bytes 8-39). */
+enum ibs_err ibs_decode_redirect(const uint8_t *mad, size_t len, struct ibs_addr *out)
+{
+	uint8_t d[IBS_MAD_SIZE];
+	uint32_t lid, qp;
+
+	if (gmp_data(mad, len, 40, d))
+		return IBS_E_MALFORMED;
+	lid = GET32(d, IB_CPI_REDIRECT_LID_F);
+	qp = GET32(d, IB_CPI_REDIRECT_QP_F);
+	if (!lid || lid >= 0xc000 || !qp)
+		return IBS_E_NOTFOUND;
+	ibs_addr_lid(out, (uint16_t)lid, qp);
+	out->qkey = GET32(d, IB_CPI_REDIRECT_QKEY_F);
+	out->sl = (uint8_t)GET32(d, IB_CPI_REDIRECT_SL_F);
+	return IBS_OK;
+}
+
+/* IBA 13.4.8.1: ClassPortInfo, CapabilityMask at bytes 2-3. */
+enum ibs_err ibs_decode_pma_capmask(const uint8_t *mad, size_t len, uint16_t *capmask)
+{
+	uint8_t d[IBS_MAD_SIZE];
+
+	if (gmp_data(mad, len, 4, d))
+		return IBS_E_MALFORMED;
+	*capmask = (uint16_t)GET32(d, IB_CPI_CAPMASK_F);
+	return IBS_OK;
+}
+
+/* IBA 16.1.3.5: PortCounters is 44 bytes (XmitWait in the last 4). */
+enum ibs_err ibs_decode_port_counters(const uint8_t *mad, size_t len, struct ibs_pma_counters *o)
+{
+	uint8_t d[IBS_MAD_SIZE];
+
+	if (gmp_data(mad, len, 44, d))
+		return IBS_E_MALFORMED;
+	o->symbol_errors = GET32(d, IB_PC_ERR_SYM_F);
+	o->link_error_recovery = GET32(d, IB_PC_LINK_RECOVERS_F);
+	o->link_downed = GET32(d, IB_PC_LINK_DOWNED_F);
+	o->rcv_errors = GET32(d, IB_PC_ERR_RCV_F);
+	o->rcv_remote_phys_errors = GET32(d, IB_PC_ERR_PHYSRCV_F);
+	o->rcv_switch_relay_errors = GET32(d, IB_PC_ERR_SWITCH_REL_F);
+	o->xmit_discards = GET32(d, IB_PC_XMT_DISCARDS_F);
+	o->xmit_constraint_errors = GET32(d, IB_PC_ERR_XMTCONSTR_F);
+	o->rcv_constraint_errors = GET32(d, IB_PC_ERR_RCVCONSTR_F);
+	o->local_link_integrity_errors = GET32(d, IB_PC_ERR_LOCALINTEG_F);
+	o->excessive_buffer_overrun_errors = GET32(d, IB_PC_ERR_EXCESS_OVR_F);
+	o->vl15_dropped = GET32(d, IB_PC_VL15_DROPPED_F);
+	o->xmit_data = GET32(d, IB_PC_XMT_BYTES_F);
+	o->rcv_data = GET32(d, IB_PC_RCV_BYTES_F);
+	o->xmit_pkts = GET32(d, IB_PC_XMT_PKTS_F);
+	o->rcv_pkts = GET32(d, IB_PC_RCV_PKTS_F);
+	o->xmit_wait = GET32(d, IB_PC_XMT_WAIT_F);
+	return IBS_OK;
+}
+
+/* IBA 16.1.4.11: PortCountersExtended is 72 bytes of 64-bit counters. */
+enum ibs_err ibs_decode_port_counters_ext(const uint8_t *mad, size_t len, struct ibs_pma_counters *o)
+{
+	uint8_t d[IBS_MAD_SIZE];
+
+	if (gmp_data(mad, len, 72, d))
+		return IBS_E_MALFORMED;
+	o->xmit_data = GET64(d, IB_PC_EXT_XMT_BYTES_F);
+	o->rcv_data = GET64(d, IB_PC_EXT_RCV_BYTES_F);
+	o->xmit_pkts = GET64(d, IB_PC_EXT_XMT_PKTS_F);
+	o->rcv_pkts = GET64(d, IB_PC_EXT_RCV_PKTS_F);
+	o->unicast_xmit_pkts = GET64(d, IB_PC_EXT_XMT_UPKTS_F);
+	o->unicast_rcv_pkts = GET64(d, IB_PC_EXT_RCV_UPKTS_F);
+	o->multicast_xmit_pkts = GET64(d, IB_PC_EXT_XMT_MPKTS_F);
+	o->multicast_rcv_pkts = GET64(d, IB_PC_EXT_RCV_MPKTS_F);
+	return IBS_OK;
+}
+
+void ibs_pma_select(uint8_t *data, size_t len, uint8_t port, bool ext, bool reset)
+{
+	uint32_t p = port, sel = reset ? 0xffff : 0;
+
+	memset(data, 0, len);
+	mad_encode_field(data, ext ? IB_PC_EXT_PORT_SELECT_F : IB_PC_PORT_SELECT_F, &p);
+	mad_encode_field(data, ext ? IB_PC_EXT_COUNTER_SELECT_F : IB_PC_COUNTER_SELECT_F, &sel);
+	if (reset && !ext) {
+		/* CounterSelect2 covers LocalLinkIntegrity, ExcessiveBufferOverrun, VL15Dropped, XmitWait. */
+		uint32_t sel2 = 0xff;
+		mad_encode_field(data, IB_PC_COUNTER_SELECT2_F, &sel2);
+	}
+}
+
+void ibs_path_record_query(uint8_t *data, uint16_t slid, uint16_t dlid)
+{
+	uint32_t v;
+
+	memset(data, 0, IBS_SA_PR_SIZE);
+	v = slid;
+	mad_encode_field(data, IB_SA_PR_SLID_F, &v);
+	v = dlid;
+	mad_encode_field(data, IB_SA_PR_DLID_F, &v);
+	v = 1;
+	mad_encode_field(data, IB_SA_PR_NPATH_F, &v);
+}
+
+/*
+ * IBA 15.2.5.16, table 206. libibmad has field tables for the GIDs, LIDs,
+ * NumbPath and SL only; the other fields are read at their byte offsets in
+ * the 64-byte record: 44-47 RawTraffic/FlowLabel/HopLimit, 48 TClass,
+ * 49 Reversible/NumbPath, 50-51 P_Key, 54 MTU, 55 Rate, 56 PacketLifeTime
+ * (each with a 2-bit selector above 6 bits of value).
+ */
+enum ibs_err ibs_decode_path_record(const uint8_t *mad, size_t len, struct ibs_path_record *o)
+{
+	uint8_t d[IBS_MAD_SIZE];
+	uint32_t w;
+
+	if (!mad || len < IBS_SA_DATA_OFFS + IBS_SA_PR_SIZE)
+		return IBS_E_MALFORMED;
+	memset(d, 0, sizeof(d));
+	memcpy(d, mad + IBS_SA_DATA_OFFS, IBS_SA_PR_SIZE);
+	memset(o, 0, sizeof(*o));
+	mad_decode_field(d, IB_SA_PR_DGID_F, o->dgid);
+	mad_decode_field(d, IB_SA_PR_SGID_F, o->sgid);
+	o->dlid = (uint16_t)GET32(d, IB_SA_PR_DLID_F);
+	o->slid = (uint16_t)GET32(d, IB_SA_PR_SLID_F);
+	o->num_path = (uint8_t)GET32(d, IB_SA_PR_NPATH_F);
+	o->sl = (uint8_t)GET32(d, IB_SA_PR_SL_F);
+	w = (uint32_t)d[44] << 24 | (uint32_t)d[45] << 16 | (uint32_t)d[46] << 8 | d[47];
+	o->flow_label = (w >> 8) & 0xfffff;
+	o->hop_limit = (uint8_t)(w & 0xff);
+	o->tclass = d[48];
+	o->reversible = (d[49] & 0x80) != 0;
+	o->pkey = (uint16_t)(d[50] << 8 | d[51]);
+	o->mtu_sel = d[54] >> 6;
+	o->mtu = d[54] & 0x3f;
+	o->rate_sel = d[55] >> 6;
+	o->rate = d[55] & 0x3f;
+	o->pkt_life_sel = d[56] >> 6;
+	o->pkt_life = d[56] & 0x3f;
+	return IBS_OK;
+}

@@ -1,0 +1,98 @@
+/*
+ * The drawing's own state, shared by output/draw.c (writing the DOT) and
+ * draw_plan.c (what is drawn, and in which order) only. It does not
+ * include draw.h: each includes it first, and including it here would make
+ * a cycle.
+ */
+#ifndef IBSCAN_OUT_DRAW_INT_H
+#define IBSCAN_OUT_DRAW_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/base/strbuf.h"
+#include "../fabric/health.h"
+#include "../fabric/model.h"
+
+struct render_draw_opts;
+
+enum { K_OK, K_RATE, K_DEGRADED, K_DOWN, K_FINDING };
+
+struct dlink {
+	size_t u, w;          /* drawn endpoints (u above or before w): node index, or n_nodes + group */
+	const struct ibs_node *a, *b;
+	uint8_t pa, pb;
+	char rate[16];        /* "4xEDR", or "" when unknown */
+	int kind;
+	enum ibs_severity sev; /* of the findings on either end */
+};
+
+struct dgroup {
+	const struct ibs_node *leaf;
+	char rate[16];
+	size_t *hosts;        /* node indexes */
+	size_t n, cap;
+	char *id;
+};
+
+/* Findings about one port (port 0: the node). */
+struct mark {
+	size_t index;
+	unsigned port;
+	enum ibs_severity sev;
+	const char *msg;
+};
+
+struct draw {
+	const struct ibs_fabric *f;
+	const struct render_draw_opts *o;
+	struct strbuf sb;
+	unsigned *level, max_level;
+	int *tier;            /* rank from the bottom: hosts 0, leaves 1 ...; -1 unconstrained */
+	char **key;           /* per drawn endpoint: GUID (or GUID-index), and group ids */
+	char **id;            /* per drawn endpoint: element id */
+	size_t *group_of;     /* node index -> group + 1, 0 when drawn alone */
+	struct dgroup *groups;
+	size_t n_groups, cap_groups;
+	double *pos;          /* order within its tier */
+	struct mark *marks;
+	size_t n_marks;
+	struct dlink *links;
+	size_t n_links;
+	struct common {
+		int tu, tw;
+		char label[48];
+		size_t n;
+		bool shared;
+	} *common;
+	size_t n_common, cap_common;
+};
+
+struct ord {
+	size_t e;             /* drawn endpoint */
+	double key;
+	const char *name;
+};
+
+/* Findings: the worst on (node, port) (port 0: the node's own), their lines for a tooltip, all of them sorted. */
+enum ibs_severity draw_mark_sev(const struct draw *d, const struct ibs_node *n, unsigned port);
+void draw_mark_msgs(const struct draw *d, struct strbuf *sb, const struct ibs_node *n, unsigned port);
+void draw_collect_marks(struct draw *d);
+/* A host (a CA that is no aggregation node). */
+bool draw_is_host(const struct ibs_node *n);
+/* A cable's rate, kind and severity. */
+void draw_classify(struct draw *d, struct dlink *l);
+/* The groups of hosts drawn as one node. */
+void draw_make_groups(struct draw *d);
+/* The name on a switch's label, a host's name for lists (caller frees). */
+char *draw_label_name(const struct ibs_node *n);
+char *draw_host_word(const struct ibs_node *n);
+/* struct ord by key, then names in natural order. */
+int draw_ord_cmp(const void *pa, const void *pb);
+/* Drawn endpoint of node index i. */
+size_t draw_endpoint(const struct draw *d, size_t i);
+/* Positions within each tier (d->pos). */
+void draw_order_tiers(struct draw *d, char **names, size_t n_ep);
+
+#endif

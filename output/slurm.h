@@ -1,0 +1,12 @@
+/* The fabric as a Slurm topology.conf for the topology/tree plugin. */
+#ifndef IBSCAN_OUT_SLURM_H
+#define IBSCAN_OUT_SLURM_H
+
+#include <stdio.h>
+
+#include "../fabric/model.h"
+
+/* Slurm topology.conf for the topology/tree plugin; returns -1 on a write error. */
+int render_slurm(FILE *out, const struct ibs_fabric *f);
+
+#endif
