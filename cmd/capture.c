@@ -90,6 +90,18 @@ static int write_index(const struct cli_common *c, const char *path)
 	return rc;
 }
 
+const struct cli_opt capture_opts[] = {
+	CLI_TEXT("subcommands:\n"
+		 "  info FILE              local port, counts by class/attribute/method, outcomes, nodes touched\n"
+		 "  export FILE -o OUT     pcap (LINKTYPE_ERF, InfiniBand records) that Wireshark/tshark decode\n"
+		 "  index FILE [-o IDX]    write the replay index (default FILE.idx): --replay FILE then maps it\n"
+		 "options:\n"),
+	CLI_SHARED("format", OPT_FORMAT, "F", "text (default) or json (info only)"),
+	CLI_SHARED("json", OPT_JSON, NULL, "same as --format json"),
+	CLI_OUTPUT_ROW,
+	CLI_END,
+};
+
 int cmd_capture(int argc, char **argv)
 {
 	const struct cmd_desc *cmd = cmd_find("capture");
@@ -100,7 +112,7 @@ int cmd_capture(int argc, char **argv)
 	char *msg = NULL;
 	int rc;
 
-	rc = cli_parse(cmd, &c, argc, argv, NULL, NULL, NULL);
+	rc = cli_parse(cmd, &c, argc, argv, NULL, NULL);
 	if (rc != CLI_PARSED)
 		return rc;
 	if (optind >= argc)

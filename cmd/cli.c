@@ -68,22 +68,27 @@ int cli_common_opt(const struct cmd_desc *cmd, struct cli_common *c, int opt, co
 	return cli_opt_apply(cmd, CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE | CLI_G_DRAW, c, opt, arg);
 }
 
-int cli_parse(const struct cmd_desc *cmd, struct cli_common *c, int argc, char **argv, const struct option *opts,
+int cli_parse(const struct cmd_desc *cmd, struct cli_common *c, int argc, char **argv,
 	      int (*own)(int opt, const char *arg, void *ctx), void *ctx)
 {
 	static struct cli_getopt g;
+	const struct cli_opt *o;
 	int opt, rc;
 
 	cli_common_init(c);
-	cli_getopt_build(&g, cmd->opt_groups, opts);
+	cli_getopt_build(&g, cmd->opt_groups, cmd->opts);
 	opterr = 0;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, g.shortopts, g.v, NULL)) != -1) {
 		if (opt == 'h')
 			return cli_print_help(cmd);
-		rc = own ? own(opt, optarg, ctx) : 0;
-		if (rc == 0)
+		o = cli_own_find(cmd->opts, opt);
+		if (!o || o->kind == CLI_K_SHARED)
 			rc = cli_common_opt(cmd, c, opt, optarg);
+		else if (o->kind == CLI_K_OWN)
+			rc = own ? own(opt, optarg, ctx) : 0;
+		else
+			rc = cli_own_apply(cmd, o, ctx, optarg);
 		if (rc < 0)
 			return EXIT_USAGE;
 		if (rc == 0)
@@ -94,8 +99,8 @@ int cli_parse(const struct cmd_desc *cmd, struct cli_common *c, int argc, char *
 
 int cli_print_help(const struct cmd_desc *cmd)
 {
-	printf("usage: ibscan %s %s\n\n%s\n\n%s", cmd->name, cmd->usage, cmd->summary, cmd->help);
-	cli_opts_help(stdout, cmd->opt_groups);
+	printf("usage: ibscan %s %s\n\n%s\n\n", cmd->name, cmd->usage, cmd->summary);
+	cli_opts_help(stdout, cmd->opts, cmd->opt_groups);
 	return EXIT_OK;
 }
 

@@ -28,13 +28,14 @@ void cli_common_init(struct cli_common *c);
 int cli_common_opt(const struct cmd_desc *cmd, struct cli_common *c, int opt, const char *arg);
 /*
  * Parse the options of argv (argv[0] is the command): help, the shared
- * ones of cmd->opt_groups into c, the command's own (opts, ended by a zero
- * row; may be NULL) through own() (1 handled, 0 not its, -1 a usage error
- * it reported; own may be NULL). Returns CLI_PARSED with optind at the
- * first argument, or the exit status to return at once.
+ * ones of cmd->opt_groups (and the CLI_SHARED rows of cmd->opts) into c,
+ * the command's own rows (cmd->opts) into ctx as they say, those of kind
+ * CLI_K_OWN through own() (1 handled, 0 not its, -1 a usage error it
+ * reported; own may be NULL). Returns CLI_PARSED with optind at the first
+ * argument, or the exit status to return at once.
  */
 #define CLI_PARSED (-1)
-int cli_parse(const struct cmd_desc *cmd, struct cli_common *c, int argc, char **argv, const struct option *opts,
+int cli_parse(const struct cmd_desc *cmd, struct cli_common *c, int argc, char **argv,
 	      int (*own)(int opt, const char *arg, void *ctx), void *ctx);
 /* Report an unknown option or missing argument as getopt saw it; returns EXIT_USAGE. */
 int cli_bad_option(const struct cmd_desc *cmd, char **argv, int opt);

@@ -53,6 +53,8 @@ static int get(const struct cli_common *c, const char *what, struct ibs_fabric *
 	return cli_name_nodes(c, *f);
 }
 
+const struct cli_opt diff_opts[] = { CLI_TEXT("options:\n"), CLI_VIEW_ROWS, CLI_END };
+
 int cmd_diff(int argc, char **argv)
 {
 	const struct cmd_desc *cmd = cmd_find("diff");
@@ -62,7 +64,7 @@ int cmd_diff(int argc, char **argv)
 	struct djob j;
 	int rc;
 
-	rc = cli_parse(cmd, &c, argc, argv, NULL, NULL, NULL);
+	rc = cli_parse(cmd, &c, argc, argv, NULL, NULL);
 	if (rc != CLI_PARSED)
 		return rc;
 	if (argc - optind != 2)

@@ -141,17 +141,40 @@ static int health_opt(int opt, const char *arg, void *ctx)
 	return 0;
 }
 
+#define RESET_ROW CLI_OWN("reset-counters", OPT_RESET, NULL, "clear the counters after reading them")
+/* Each takes the other's options too, to say whose they are (health_opt); their help lists its own. */
+const struct cli_opt health_opts[] = {
+	CLI_TEXT("options:\n"),
+	CLI_SHARED("format", OPT_FORMAT, "F",
+		   "text (default: status line, then findings), json, prom, dot or svg\n"
+		   "(the drawing with every finding on it)"),
+	CLI_SHARED("json", OPT_JSON, NULL, "same as --format json"),
+	CLI_OUTPUT_ROW,
+	CLI_OWN("baseline", OPT_BASELINE, "FILE", "compare with a saved 'topology --json', an ibnetdiscover netfile or cache"),
+	CLI_OWN("thresholds", OPT_THRESHOLDS, "FILE", "counter thresholds, one Name=N per line"),
+	CLI_OWN("threshold", OPT_THRESHOLD, "N=V", "one counter threshold (repeatable), e.g. SymbolErrorCounter=100"),
+	CLI_OWN("no-counters", OPT_NO_COUNTERS, NULL, "do not read PMA error counters"),
+	RESET_ROW,
+	CLI_OWN("interval", OPT_INTERVAL, "S", NULL),
+	CLI_END,
+};
+
+const struct cli_opt counters_opts[] = {
+	CLI_TEXT("options:\n"),
+	CLI_SHARED("format", OPT_FORMAT, "F", "text (default), json or prom"),
+	CLI_SHARED("json", OPT_JSON, NULL, "same as --format json"),
+	CLI_OUTPUT_ROW,
+	CLI_OWN("interval", OPT_INTERVAL, "S", "read twice, S seconds apart: deltas and rates"),
+	RESET_ROW,
+	CLI_OWN("baseline", OPT_BASELINE, "FILE", NULL),
+	CLI_OWN("thresholds", OPT_THRESHOLDS, "FILE", NULL),
+	CLI_OWN("threshold", OPT_THRESHOLD, "N=V", NULL),
+	CLI_OWN("no-counters", OPT_NO_COUNTERS, NULL, NULL),
+	CLI_END,
+};
+
 static int run(int argc, char **argv, bool counters_view)
 {
-	static const struct option opts[] = {
-		{ "baseline", required_argument, NULL, OPT_BASELINE },
-		{ "thresholds", required_argument, NULL, OPT_THRESHOLDS },
-		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
-		{ "no-counters", no_argument, NULL, OPT_NO_COUNTERS },
-		{ "reset-counters", no_argument, NULL, OPT_RESET },
-		{ "interval", required_argument, NULL, OPT_INTERVAL },
-		{ NULL, 0, NULL, 0 },
-	};
 	const struct cmd_desc *cmd = cmd_find(argv[0]);
 	struct cli_common c;
 	struct ibs_thresholds thr;
@@ -167,7 +190,7 @@ static int run(int argc, char **argv, bool counters_view)
 	char *msg = NULL;
 
 	ibs_thresholds_default(&thr);
-	rc = cli_parse(cmd, &c, argc, argv, opts, health_opt, &h);
+	rc = cli_parse(cmd, &c, argc, argv, health_opt, &h);
 	if (h.status >= 0)
 		return h.status;
 	if (rc == EXIT_USAGE)

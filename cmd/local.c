@@ -38,9 +38,15 @@ static int sysfs_opt(int opt, const char *arg, void *ctx)
 	return 1;
 }
 
+const struct cli_opt local_opts[] = {
+	CLI_TEXT("options:\n"),
+	CLI_OWN("sysfs", OPT_SYSFS, "DIR", "read DIR laid out like /sys instead of /sys"),
+	CLI_VIEW_ROWS,
+	CLI_END,
+};
+
 int cmd_local(int argc, char **argv)
 {
-	static const struct option opts[] = { { "sysfs", required_argument, NULL, OPT_SYSFS }, { NULL, 0, NULL, 0 } };
 	const struct cmd_desc *cmd = cmd_find("local");
 	const char *sysfs = "/sys";
 	struct cli_common c;
@@ -50,7 +56,7 @@ int cmd_local(int argc, char **argv)
 	char *msg = NULL;
 	int rc;
 
-	rc = cli_parse(cmd, &c, argc, argv, opts, sysfs_opt, &sysfs);
+	rc = cli_parse(cmd, &c, argc, argv, sysfs_opt, &sysfs);
 	if (rc != CLI_PARSED)
 		return rc;
 	if (optind < argc)

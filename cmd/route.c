@@ -131,21 +131,23 @@ static int verdict(const struct rjob *j, const struct ibs_fabric *f, const struc
 	return j->status;
 }
 
-/* --dump belongs to routes only. */
-static int own_opt(int opt, const char *arg, void *ctx)
-{
-	struct rjob *j = ctx;
+/* route and path. */
+const struct cli_opt route_opts[] = {
+	CLI_TEXT("SRC and DST: a LID, a node or port GUID (0x...), or a node name.\noptions:\n"),
+	CLI_VIEW_ROWS,
+	CLI_END,
+};
 
-	(void)arg;
-	if (opt != OPT_DUMP || j->kind != K_ROUTES)
-		return 0;
-	j->dump = true;
-	return 1;
-}
+const struct cli_opt routes_opts[] = {
+	CLI_TEXT("options:\n"),
+	{ .name = "dump", .id = OPT_DUMP, .help = "read and print every switch's LFT", .kind = CLI_K_FLAG,
+	  .at = offsetof(struct rjob, dump), .given_at = CLI_NOT_TRACKED },
+	CLI_VIEW_ROWS,
+	CLI_END,
+};
 
 static int run(int argc, char **argv, enum kind kind)
 {
-	static const struct option opts[] = { { "dump", no_argument, NULL, OPT_DUMP }, { NULL, 0, NULL, 0 } };
 	const struct cmd_desc *cmd = cmd_find(argv[0]);
 	struct cli_common c;
 	struct ibs_session *s;
@@ -156,7 +158,7 @@ static int run(int argc, char **argv, enum kind kind)
 
 	memset(&j, 0, sizeof(j));
 	j.kind = kind;
-	rc = cli_parse(cmd, &c, argc, argv, opts, own_opt, &j);
+	rc = cli_parse(cmd, &c, argc, argv, NULL, &j);
 	if (rc != CLI_PARSED)
 		return rc;
 	if (kind == K_ROUTES) {

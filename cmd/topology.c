@@ -12,6 +12,21 @@ enum view { VIEW_TOPOLOGY, VIEW_NODES, VIEW_LINKS, VIEW_SM };
 /* In the order of the formats in the command table (main.c). */
 enum fmt { FMT_TEXT, FMT_JSON, FMT_DOT, FMT_SVG, FMT_NETFILE, FMT_SLURM };
 
+/* topology's own help; -o, --format and --json are the shared options, described here. */
+const struct cli_opt topology_opts[] = {
+	CLI_TEXT("options:\n"),
+	CLI_SHARED("format", OPT_FORMAT, "F",
+		   "text (default), json, netfile (ibnetdiscover format),\n"
+		   "slurm (topology.conf for Slurm's topology/tree plugin),\n"
+		   "dot (the Graphviz drawing) or svg (the drawing laid out)"),
+	CLI_SHARED("json", OPT_JSON, NULL, "same as --format json"),
+	CLI_OUTPUT_ROW,
+	CLI_END,
+};
+
+/* nodes, links and sm: text or JSON. */
+const struct cli_opt view_opts[] = { CLI_TEXT("options:\n"), CLI_VIEW_ROWS, CLI_END };
+
 struct job {
 	enum view view;
 	enum fmt fmt;
@@ -58,7 +73,7 @@ static int run_view(int argc, char **argv, enum view view)
 	struct job j;
 	int rc, st;
 
-	rc = cli_parse(cmd, &c, argc, argv, NULL, NULL, NULL);
+	rc = cli_parse(cmd, &c, argc, argv, NULL, NULL);
 	if (rc != CLI_PARSED)
 		return rc;
 	if (optind < argc)
