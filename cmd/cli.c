@@ -2,10 +2,9 @@
 #include "cli.h"
 #include "signals.h"
 #include "../core/capture/index.h"
-#include "../output/svg.h"
+#include "../output/draw.h"
 #include "../core/mad/engine.h"
 #include "../core/base/log.h"
-#include "../core/base/strbuf.h"
 #include "../core/base/xalloc.h"
 
 #include <stdio.h>
@@ -21,35 +20,6 @@ void cli_common_init(struct cli_common *c)
 	c->retries = IBS_ENGINE_DEFAULT_RETRIES;
 	c->deadline_s = 300;
 	c->group_hosts = RENDER_DRAW_GROUP_DEFAULT;
-}
-
-int cli_format(const struct cmd_desc *cmd, const struct cli_common *c, int *fmt)
-{
-	struct strbuf sb = STRBUF_INIT;
-	size_t i, n;
-	int rc;
-
-	*fmt = 0;
-	if (!c->format)
-		return CLI_PARSED;
-	for (n = 0; cmd->formats[n]; n++)
-		if (!strcmp(c->format, cmd->formats[n])) {
-			*fmt = (int)n;
-			return CLI_PARSED;
-		}
-	for (i = 0; i < n; i++)
-		sb_addf(&sb, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ", cmd->formats[i]);
-	rc = cli_usage_error(cmd, "unknown format '%s' (%s)", c->format, sb_str(&sb));
-	sb_free(&sb);
-	return rc;
-}
-
-int cli_text_or_json(const struct cmd_desc *cmd, const struct cli_common *c, bool *json)
-{
-	int fmt, rc = cli_format(cmd, c, &fmt);
-
-	*json = fmt == 1;
-	return rc;
 }
 
 int cli_bad_option(const struct cmd_desc *cmd, char **argv, int opt)
@@ -151,47 +121,6 @@ int cli_write_output(const struct cli_common *c, int (*fn)(FILE *out, void *ctx)
 	rc = ibs_out_commit(&o);
 	sig_end_on_epipe(o.err);
 	return rc ? EXIT_RUNTIME : EXIT_OK;
-}
-
-struct drawing_out {
-	const char *data;
-	size_t len;
-};
-
-static int write_buf(FILE *out, void *ctx)
-{
-	const struct drawing_out *b = ctx;
-
-	fwrite(b->data, 1, b->len, out);
-	return ferror(out) ? -1 : 0;
-}
-
-int cli_write_drawing(const struct cli_common *c, const struct ibs_fabric *f, const struct render_draw_opts *o,
-		      bool svg)
-{
-	struct render_drawing d;
-	struct drawing_out b;
-	char *data = NULL, *err = NULL;
-	int rc;
-
-	/* Laid out before the output is opened: a layout failure leaves no half-written file. */
-	render_drawing_build(&d, f, o);
-	b.data = d.dot;
-	b.len = d.dot_len;
-	if (svg) {
-		data = render_drawing_svg(&d, &b.len, &err);
-		if (!data) {
-			log_error("cannot draw the fabric as SVG: %s", err);
-			free(err);
-			render_drawing_free(&d);
-			return EXIT_RUNTIME;
-		}
-		b.data = data;
-	}
-	rc = cli_write_output(c, write_buf, &b);
-	free(data);
-	render_drawing_free(&d);
-	return rc;
 }
 
 int cli_check_outputs(const struct cli_common *c, const struct cli_file *more)

@@ -41,14 +41,6 @@ int cli_parse(const struct cmd_desc *cmd, struct cli_common *c, int argc, char *
 int cli_bad_option(const struct cmd_desc *cmd, char **argv, int opt);
 int cli_print_help(const struct cmd_desc *cmd);
 /*
- * --format: *fmt is its index in cmd->formats (0, the default, when not
- * given), or a usage error naming the formats (CLI_PARSED when fine).
- */
-int cli_format(const struct cmd_desc *cmd, const struct cli_common *c, int *fmt);
-/* cli_format of a command whose formats are text and json: *json set. */
-int cli_text_or_json(const struct cmd_desc *cmd, const struct cli_common *c, bool *json);
-
-/*
  * Open the session the options describe (device, replay or cache, with the
  * recorder and the node-name map) and walk it, reading the counters too
  * when c->want_counters. EXIT_OK with *s set: the command may ask the
@@ -85,14 +77,6 @@ const char *cli_source_option(const struct cli_common *c);
  * process quietly by SIGPIPE, as other filters end.
  */
 int cli_write_output(const struct cli_common *c, int (*fn)(FILE *out, void *ctx), void *ctx);
-struct render_draw_opts;
-/*
- * Write the drawing of f (o's findings on it): DOT, or SVG laid out by
- * libgvc when svg is set (EXIT_RUNTIME, reported, when Graphviz fails).
- */
-int cli_write_drawing(const struct cli_common *c, const struct ibs_fabric *f, const struct render_draw_opts *o,
-		      bool svg);
-
 /* An input file a command reads, and how the user named it ("--baseline"). */
 struct cli_file {
 	const char *what;

@@ -1,11 +1,11 @@
 /* `ibscan ping`: an RC ping-pong or bandwidth probe between two hosts over libibverbs. */
 #include "cli.h"
 #include "cmds.h"
+#include "render.h"
 #include "../core/base/log.h"
 #include "../core/probe/oob.h"
 #include "../core/probe/tcp.h"
 #include "../core/probe/ping.h"
-#include "../output/hostinfo.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -29,23 +29,6 @@ enum {
 };
 
 #define DEFAULT_WAIT_S 600
-
-struct ping_job {
-	const struct ibs_ping_result *r;
-	bool json;
-};
-
-static int write_ping(FILE *out, void *ctx)
-{
-	struct ping_job *j = ctx;
-	struct emit *e = emit_new(j->json ? EMIT_JSON : EMIT_TEXT);
-	int rc;
-
-	render_ping(e, j->r);
-	rc = emit_write(e, out);
-	emit_free(e);
-	return rc;
-}
 
 /* A size in bytes, with an optional K or M (binary) suffix. */
 static bool parse_size(const char *s, unsigned *out)
@@ -164,7 +147,8 @@ int cmd_ping(int argc, char **argv)
 	struct ibs_ping_result res;
 	struct ibs_ping *p = NULL;
 	struct cli_common c;
-	struct ping_job j;
+	struct cli_render r = { .view = CLI_V_PING };
+	bool json;
 	struct ping_args a;
 	const char *host = NULL;
 	enum ibs_err err;
@@ -199,7 +183,7 @@ int cmd_ping(int argc, char **argv)
 			return cli_usage_error(cmd, "--op atomic moves 8 bytes: --size must be 8 or left out");
 		a.o.size = IBS_PING_ATOMIC_SIZE;
 	}
-	rc = cli_text_or_json(cmd, &c, &j.json);
+	rc = cli_text_or_json(cmd, &c, &json);
 	if (rc != CLI_PARSED)
 		return rc;
 	a.o.ca = c.ca;
@@ -237,8 +221,9 @@ int cmd_ping(int argc, char **argv)
 	ibs_ping_close(p);
 	if (err)
 		return EXIT_RUNTIME;
-	j.r = &res;
-	rc = cli_write_output(&c, write_ping, &j);
+	r.fmt = json ? CLI_F_JSON : CLI_F_TEXT;
+	r.ping = &res;
+	rc = cli_render(&c, &r);
 	ibs_ping_result_free(&res);
 	return rc;
 }

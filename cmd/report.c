@@ -5,6 +5,7 @@
  */
 #include "cli.h"
 #include "cmds.h"
+#include "render.h"
 #include "../core/base/log.h"
 #include "../fabric/health.h"
 #include "../output/report.h"
@@ -76,11 +77,6 @@ static time_t report_time(void)
 		log_warn("SOURCE_DATE_EPOCH '%s' is not a count of seconds: the current time is used", s);
 	}
 	return time(NULL);
-}
-
-static int write_report(FILE *out, void *ctx)
-{
-	return render_report(out, ctx);
 }
 
 /* --format and --json are refused (own_opt): a report is HTML. */
@@ -168,7 +164,10 @@ int cmd_report(int argc, char **argv)
 	}
 	in.svg = svg;
 	in.drawing = svg ? &drawing : NULL;
-	st = cli_write_output(&c, write_report, &in);
+	{
+		struct cli_render r = { .view = CLI_V_REPORT, .fmt = CLI_F_HTML, .report = &in };
+		st = cli_render(&c, &r);
+	}
 	if (st == EXIT_OK && !svg)
 		st = EXIT_RUNTIME;
 	if (st == EXIT_OK && f->partial) {
