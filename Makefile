@@ -184,3 +184,7 @@ uninstall:
 
 clean:
 	rm -rf build ibscan topology.json topology.svg topology.dot report.html
+
+# make print-VAR: a variable's value, for scripts (tools/fuzz.sh reads PKGS).
+print-%:
+	@echo $($*)

@@ -196,7 +196,22 @@ void ibs_route_free(struct ibs_route *r)
 struct lctx {
 	struct ibs_lft *l;
 	unsigned block;
+	const struct ibs_node *root; /* the local node, where every directed route starts */
 };
+
+/* The switches an LFT read is handled by, for the engine's per-node cap (ibs_route_fn). */
+static unsigned lft_route(void *ctx, const struct ibs_addr *a, uint32_t *keys, unsigned max)
+{
+	const struct lctx *c = ctx;
+
+	if (a->lid) {
+		if (!max)
+			return 0;
+		keys[0] = (uint32_t)c->l->node->index;
+		return 1;
+	}
+	return ibs_fabric_dr_route(c->root, a, keys, max);
+}
 
 static void on_lft(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r)
 {
@@ -217,11 +232,16 @@ static void on_lft(void *ctx, const struct ibs_mad_req *req, const struct ibs_ma
 enum ibs_err ibs_read_lfts(struct ibs_engine *e, const struct ibs_fabric *f, struct ibs_lft **out, size_t *n)
 {
 	struct ibs_lft *v;
+	const struct ibs_node *root = NULL;
 	size_t nv = 0, i;
+	enum ibs_err rc;
 
 	/* Sized once: the requests in flight point into v. */
-	for (i = 0; i < f->n_nodes; i++)
+	for (i = 0; i < f->n_nodes; i++) {
 		nv += f->nodes[i]->ni.node_type == IBS_NODE_SWITCH && f->nodes[i]->has_si;
+		if (!f->nodes[i]->path.hops && !f->nodes[i]->path.lid)
+			root = f->nodes[i];
+	}
 	v = xcalloc(nv ? nv : 1, sizeof(*v));
 	nv = 0;
 	for (i = 0; i < f->n_nodes; i++) {
@@ -245,13 +265,18 @@ enum ibs_err ibs_read_lfts(struct ibs_engine *e, const struct ibs_fabric *f, str
 			struct ibs_mad_req req;
 			c->l = l;
 			c->block = b;
+			c->root = root;
 			ibs_req_get(&req, &s->path, IBS_CLASS_SMI_DR, IBS_ATTR_LFT, b);
 			ibs_engine_submit(e, &req, on_lft, c);
 		}
 	}
 	*out = v;
 	*n = nv;
-	return ibs_engine_run(e);
+	/* Every block of a switch at once would land on it and on each switch on its path: the cap applies. */
+	ibs_engine_set_route(e, lft_route);
+	rc = ibs_engine_run(e);
+	ibs_engine_set_route(e, NULL);
+	return rc;
 }
 
 void ibs_lfts_free(struct ibs_lft *v, size_t n)

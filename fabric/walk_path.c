@@ -176,8 +176,6 @@ uint16_t walk_lid_for(const struct qctx *c)
 unsigned walk_route(void *ctx, const struct ibs_addr *a, uint32_t *keys, unsigned max)
 {
 	const struct qctx *c = ctx;
-	const struct ibs_node *cur = c->w->root;
-	unsigned i, n = 0;
 
 	if (a->lid) {
 		if (!c->node || !max)
@@ -185,17 +183,5 @@ unsigned walk_route(void *ctx, const struct ibs_addr *a, uint32_t *keys, unsigne
 		keys[0] = (uint32_t)c->node->index;
 		return 1;
 	}
-	if (!cur)
-		return 0;
-	for (i = 1; i <= a->hops && n + 1 < max; i++) {
-		uint8_t port = a->path[i];
-		if (cur->ni.node_type == IBS_NODE_SWITCH)
-			keys[n++] = (uint32_t)cur->index;
-		if (!port || port > cur->ni.num_ports || !cur->ports[port].peer)
-			return n;
-		cur = cur->ports[port].peer;
-	}
-	if (n < max)
-		keys[n++] = (uint32_t)cur->index;
-	return n;
+	return ibs_fabric_dr_route(c->w->root, a, keys, max);
 }

@@ -123,6 +123,17 @@ def edges(links_p, lay_p, all_hosts):
     print('edges ok: %d drawn for %d cables (%d groups + %d alone)' % (len(drawn), len(links), len(groups), alone))
 
 
+def whole(nodes_p, lay_p):
+    """Every node of the fabric is drawn (as n-<guid>), nothing left out."""
+    nodes = load(nodes_p)['nodes']
+    g, _, _, _ = layout(lay_p)
+    ids = {o.get('id', '') for o in g.get('objects', [])}
+    missing = [n['name'] for n in nodes if nid(n['guid']) not in ids]
+    if missing:
+        sys.exit('%d of %d nodes not drawn: %s' % (len(missing), len(nodes), ', '.join(missing[:5])))
+    print('whole: all %d nodes drawn' % len(nodes))
+
+
 def alone(links_p, lay_p, guid, port, color):
     _, _, es, _ = layout(lay_p)
     guid, port = int(guid, 16), int(port)
@@ -150,6 +161,8 @@ elif cmd == 'ratio':
     ratio(*sys.argv[2:4])
 elif cmd == 'edges':
     edges(sys.argv[2], sys.argv[3], len(sys.argv) > 4 and sys.argv[4] == 'all')
+elif cmd == 'whole':
+    whole(*sys.argv[2:4])
 elif cmd == 'alone':
     alone(*sys.argv[2:7])
 else:

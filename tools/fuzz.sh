@@ -12,8 +12,13 @@ out=$root/build/fuzz
 mkdir -p "$out"
 command -v clang >/dev/null || { echo "fuzz: clang is missing: run 'make deps'" >&2; exit 1; }
 srcs=$(ls "$root"/core/*/*.c "$root"/fabric/*.c "$root"/output/*.c)
-flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DIBSCAN_VERSION=\"fuzz\" $(pkg-config --cflags libibumad libibmad jansson)"
-libs="$(pkg-config --libs libibumad libibmad libibnetdisc jansson) -lm" # libibverbs: loaded at run time
+# The packages the Makefile links (PKGS), and the header it generates for the report.
+pkgs=$(make -C "$root" --no-print-directory -s print-PKGS)
+make -C "$root" --no-print-directory -s build/gen/report_assets.h
+# shellcheck disable=SC2086
+flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DIBSCAN_VERSION=\"fuzz\" -I$root/build/gen $(pkg-config --cflags $pkgs libibverbs)"
+# shellcheck disable=SC2086
+libs="$(pkg-config --libs $pkgs) -lm" # libibverbs: loaded at run time
 targets=()
 for t in "$root"/tests/fuzz/fuzz_*.c; do
 	name=$(basename "$t" .c)

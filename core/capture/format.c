@@ -12,10 +12,13 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -326,8 +329,33 @@ static enum ibs_err parse_local(const char *name, unsigned ln, const char *line,
 	return IBS_OK;
 }
 
-enum ibs_err ibs_capture_parse(const char *name, const char *buf, size_t len, struct ibs_capture **out,
-			       char **msg)
+/* How much of a mapped capture is read before its pages are let go of (a power of two). */
+#define SETTLE_BYTES ((size_t)1 << 20)
+
+/* A mapped capture's pages read so far: dropped, read again from the page cache if touched. */
+static void let_go(const char *buf, size_t len, bool mapped)
+{
+	if (mapped)
+		(void)madvise((void *)buf, len, MADV_DONTNEED);
+}
+
+/* The first NUL byte in buf, or NULL; a mapped buf is let go of as it is read. */
+static const char *find_nul(const char *buf, size_t len, bool mapped)
+{
+	size_t off;
+
+	for (off = 0; off < len; off += SETTLE_BYTES) {
+		const char *z = memchr(buf + off, '\0', len - off < SETTLE_BYTES ? len - off : SETTLE_BYTES);
+		if (z)
+			return z;
+		let_go(buf, len, mapped);
+	}
+	return NULL;
+}
+
+/* mapped: buf is a private mapping of the file (page aligned), let go of every SETTLE_BYTES read. */
+static enum ibs_err parse(const char *name, const char *buf, size_t len, bool mapped, struct ibs_capture **out,
+			  char **msg)
 {
 	struct ibs_capture *c = xcalloc(1, sizeof(*c));
 	size_t pos = 0;
@@ -337,11 +365,12 @@ enum ibs_err ibs_capture_parse(const char *name, const char *buf, size_t len, st
 	struct ibs_cap_exchange cur, *x = &cur; /* packed when its outcome line is read */
 	enum ibs_err rc = IBS_OK;
 	char line[IBS_CAPTURE_MAX_LINE + 1];
+	size_t settled = 0;
+	const char *z = find_nul(buf, len, mapped);
 
 	*out = NULL;
 	*msg = NULL;
-	if (len && memchr(buf, '\0', len)) {
-		const char *z = memchr(buf, '\0', len);
+	if (z) {
 		unsigned zl = 1;
 		for (const char *q = buf; q < z; q++)
 			zl += *q == '\n';
@@ -354,6 +383,10 @@ enum ibs_err ibs_capture_parse(const char *name, const char *buf, size_t len, st
 
 		ln++;
 		pos += ll + (nl ? 1 : 0);
+		if (pos - settled >= SETTLE_BYTES) {
+			let_go(buf, len, mapped);
+			settled = pos;
+		}
 		if (ll > IBS_CAPTURE_MAX_LINE) {
 			rc = perr(msg, name, ln, "line too long");
 			goto fail;
@@ -526,13 +559,40 @@ fail:
 	return rc;
 }
 
+enum ibs_err ibs_capture_parse(const char *name, const char *buf, size_t len, struct ibs_capture **out,
+			       char **msg)
+{
+	return parse(name, buf, len, false, out, msg);
+}
+
+/*
+ * A regular file is mapped and parsed in place, never held whole: replay of
+ * a large capture would otherwise hold its text (tens of megabytes) beside
+ * the answers parsed from it. Anything else, or a file that cannot be mapped,
+ * is read (ibs_read_file names what is wrong with it).
+ */
 enum ibs_err ibs_capture_load(const char *path, struct ibs_capture **out, char **msg)
 {
 	char *buf;
 	size_t n;
 	enum ibs_err rc;
+	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : -1;
 
 	*out = NULL;
+	*msg = NULL;
+	if (fd >= 0) {
+		struct stat st;
+		void *m = MAP_FAILED;
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+		    (uintmax_t)st.st_size <= IBS_CAPTURE_MAX_BYTES)
+			m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		close(fd);
+		if (m != MAP_FAILED) {
+			rc = parse(path, m, (size_t)st.st_size, true, out, msg);
+			munmap(m, (size_t)st.st_size);
+			return rc;
+		}
+	}
 	rc = ibs_read_file(path, IBS_CAPTURE_MAX_BYTES, &buf, &n, msg);
 	if (rc)
 		return rc;

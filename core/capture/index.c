@@ -27,6 +27,8 @@
 
 #define MAGIC "IBSCIDX"
 #define ENDIAN_MARK 0x01020304u
+/* How much of a mapped index is read before its pages are let go of (a power of two). */
+#define SETTLE_BYTES_MASK (((size_t)1 << 20) - 1)
 
 struct hdr {
 	char magic[8];
@@ -118,13 +120,20 @@ uint64_t ibs_capidx_key(const struct ibs_addr *a, const uint8_t mad[IBS_MAD_SIZE
 	return final(l[0] ^ rotl(l[1], 15) ^ rotl(l[2], 31) ^ rotl(l[3], 47));
 }
 
-/* Over whole 8-byte words (every section is padded to 8), four lanes. */
-static uint64_t checksum(const uint8_t *p, size_t n)
+static void settle(const struct ibs_capidx *ix);
+
+/*
+ * Over whole 8-byte words (every section is padded to 8), four lanes. With
+ * ix (a mapped index), the pages read are let go of every megabyte.
+ */
+static uint64_t checksum(const struct ibs_capidx *ix, const uint8_t *p, size_t n)
 {
 	uint64_t l[4] = { 0x6a09e667f3bcc908ull, 0xbb67ae8584caa73bull, 0x3c6ef372fe94f82bull, 0xa54ff53a5f1d36f1ull };
 	size_t i;
 
 	for (i = 0; i + 32 <= n; i += 32) {
+		if (ix && i && !(i & SETTLE_BYTES_MASK))
+			settle(ix);
 		l[0] = mix(l[0], load64(p + i));
 		l[1] = mix(l[1], load64(p + i + 8));
 		l[2] = mix(l[2], load64(p + i + 16));
@@ -254,7 +263,7 @@ void ibs_capidx_seal(void *buf, size_t len)
 
 	if (len < sizeof(struct hdr))
 		return;
-	sum = checksum((const uint8_t *)buf + sizeof(struct hdr), len - sizeof(struct hdr));
+	sum = checksum(NULL, (const uint8_t *)buf + sizeof(struct hdr), len - sizeof(struct hdr));
 	memcpy((uint8_t *)buf + offsetof(struct hdr, checksum), &sum, sizeof(sum));
 }
 
@@ -319,7 +328,7 @@ static enum ibs_err check(struct ibs_capidx *ix, const struct ibs_capidx_src *sr
 	if (h->file_size != ix->len)
 		return bad(msg, "truncated or extended: %zu bytes where the header says %llu", ix->len,
 			   (unsigned long long)h->file_size);
-	if (checksum(ix->buf + sizeof(*h), ix->len - sizeof(*h)) != h->checksum)
+	if (checksum(ix, ix->buf + sizeof(*h), ix->len - sizeof(*h)) != h->checksum)
 		return bad(msg, "checksum mismatch: the index is damaged");
 	if (src && (h->cap_size != src->size || h->cap_ino != src->ino || h->cap_mtime_s != src->mtime_s ||
 		    h->cap_mtime_ns != src->mtime_ns)) {
@@ -338,11 +347,16 @@ static enum ibs_err check(struct ibs_capidx *ix, const struct ibs_capidx_src *sr
 	ix->x = (const struct ibs_capidx_x *)(ix->buf + h->x_off);
 	ix->tab = (const struct slot *)(ix->buf + h->tab_off);
 	ix->resp = ix->buf + h->resp_off;
-	for (i = 0; i < h->n_x; i++)
+	for (i = 0; i < h->n_x; i++) {
+		if (!(i * sizeof(struct ibs_capidx_x) & SETTLE_BYTES_MASK))
+			settle(ix);
 		if (!attempt_ok(h, i, &ix->x[i]))
 			return bad(msg, "attempt %zu is inconsistent", i);
+	}
 	for (i = 0; i < h->slots; i++) {
 		const struct slot *s = &ix->tab[i];
+		if (!(i * sizeof(*s) & SETTLE_BYTES_MASK))
+			settle(ix);
 		if (s->first != UINT32_MAX && s->first >= h->n_x)
 			return bad(msg, "table slot %zu is inconsistent", i);
 	}
@@ -354,11 +368,13 @@ static enum ibs_err check(struct ibs_capidx *ix, const struct ibs_capidx_src *sr
 	}
 	if (ix->head->n)
 		return bad(msg, "bad capture header: it holds exchanges");
+	settle(ix);
 	return IBS_OK;
 }
 
-enum ibs_err ibs_capidx_from_mem(const void *buf, size_t len, bool own, const struct ibs_capidx_src *src,
-				 struct ibs_capidx **out, char **msg)
+/* An image in memory (own: freed with the index) or mapped (unmapped with it). */
+static enum ibs_err load(const void *buf, size_t len, bool own, bool mapped, const struct ibs_capidx_src *src,
+			 struct ibs_capidx **out, char **msg)
 {
 	struct ibs_capidx *ix = xcalloc(1, sizeof(*ix));
 	enum ibs_err rc;
@@ -368,13 +384,14 @@ enum ibs_err ibs_capidx_from_mem(const void *buf, size_t len, bool own, const st
 	ix->buf = buf;
 	ix->len = len;
 	ix->own = own;
+	ix->mapped = mapped;
 	/* The header is read in place: the buffer must be 8-byte aligned. */
 	if ((uintptr_t)buf % 8)
 		rc = bad(msg, "misaligned buffer");
 	else
 		rc = check(ix, src, msg);
 	if (rc) {
-		ix->own = false;
+		ix->own = ix->mapped = false;
 		ibs_capidx_free(ix);
 		return rc;
 	}
@@ -382,9 +399,17 @@ enum ibs_err ibs_capidx_from_mem(const void *buf, size_t len, bool own, const st
 	return IBS_OK;
 }
 
+enum ibs_err ibs_capidx_from_mem(const void *buf, size_t len, bool own, const struct ibs_capidx_src *src,
+				 struct ibs_capidx **out, char **msg)
+{
+	return load(buf, len, own, false, src, out, msg);
+}
+
 /*
  * The index is mapped, not copied (copying the 65 MB of the largest one was
- * a sixth of its replay). A mapped file cut short in place by someone else
+ * a sixth of its replay), and not kept resident: what is read of it is let
+ * go of as replay moves on (ibs_capidx_settle), so a replay holds about a
+ * megabyte of it at any time instead of all of it. A mapped file cut short in place by someone else
  * raises SIGBUS on the next read of a lost page: the command line turns that
  * into a message (cmd/cli.c); `capture index` itself replaces by rename.
  */
@@ -411,19 +436,30 @@ enum ibs_err ibs_capidx_open(const char *path, const struct ibs_capidx_src *src,
 		close(fd);
 		return bad(msg, "%lld bytes is not the size of an index", (long long)st.st_size);
 	}
-	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (m == MAP_FAILED) {
 		*msg = xasprintf("cannot map: %s", strerror(errno));
 		return IBS_E_IO;
 	}
-	rc = ibs_capidx_from_mem(m, (size_t)st.st_size, false, src, out, msg);
+	rc = load(m, (size_t)st.st_size, false, true, src, out, msg);
 	if (rc) {
 		munmap(m, (size_t)st.st_size);
 		return rc;
 	}
-	(*out)->mapped = true;
 	return IBS_OK;
+}
+
+/* Unmodified private pages of a file: dropped, they are read again from the page cache when touched. */
+static void settle(const struct ibs_capidx *ix)
+{
+	if (ix->mapped)
+		(void)madvise((void *)ix->buf, ix->len, MADV_DONTNEED);
+}
+
+void ibs_capidx_settle(const struct ibs_capidx *ix)
+{
+	settle(ix);
 }
 
 void ibs_capidx_free(struct ibs_capidx *ix)

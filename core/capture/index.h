@@ -70,6 +70,11 @@ void ibs_capidx_seal(void *buf, size_t len);
 enum ibs_err ibs_capidx_open(const char *path, const struct ibs_capidx_src *src, struct ibs_capidx **out,
 			     char **msg);
 void ibs_capidx_free(struct ibs_capidx *ix);
+/*
+ * Let go of the pages of a mapped index read so far (they are read again
+ * from the page cache when next touched); nothing for one in memory.
+ */
+void ibs_capidx_settle(const struct ibs_capidx *ix);
 
 /* The capture's header: tool, local port and engine settings (no exchanges). */
 const struct ibs_capture *ibs_capidx_header(const struct ibs_capidx *ix);

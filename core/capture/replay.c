@@ -13,6 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Answers between two lettings-go of a mapped index's pages (about 150 KB of it read). */
+#define SETTLE_ANSWERS 1024
+
 struct rp_priv {
 	struct ibs_capidx *ix;
 	char *path;
@@ -21,6 +24,7 @@ struct rp_priv {
 	uint64_t *used;       /* a bit per attempt: answered with already */
 	uint32_t cursor;      /* the attempt after the last one answered with */
 	size_t misses;        /* requests with no recorded answer left */
+	size_t answered;      /* requests answered from the capture */
 	struct ibs_packet *q; /* deliveries waiting for recv */
 	size_t qh, qn, qcap;
 	bool failed;
@@ -126,6 +130,9 @@ static enum ibs_err rp_send(struct ibs_transport *t, const struct ibs_mad_req *r
 	}
 	p->used[i / 64] |= 1ull << (i % 64);
 	p->cursor = i + 1;
+	/* Of a mapped index, keep only what the last few thousand answers read resident. */
+	if (!(++p->answered % SETTLE_ANSWERS))
+		ibs_capidx_settle(p->ix);
 	/* x is a checked copy: resp_n <= resp_len <= 256, and its bytes lie in the index. */
 	if (x.outcome == IBS_CAP_RESP || x.resp_len) {
 		memcpy(pkt->mad, ibs_capidx_resp(p->ix, &x), x.resp_n);
@@ -208,6 +215,8 @@ bool ibs_replay_holds(struct ibs_transport *t, uint8_t mgmt_class, uint16_t attr
 		struct ibs_capidx_x x;
 		struct ibs_mad_hdr h;
 		char *why = NULL;
+		if (i && !(i % SETTLE_ANSWERS))
+			ibs_capidx_settle(p->ix);
 		if (ibs_capidx_get(p->ix, (uint32_t)i, &x, &why)) {
 			/* A damaged index is not a capture that lacks answers: replay says what is wrong. */
 			free(why);
@@ -215,9 +224,12 @@ bool ibs_replay_holds(struct ibs_transport *t, uint8_t mgmt_class, uint16_t attr
 		}
 		if (ibs_mad_decode_hdr(ibs_capidx_resp(p->ix, &x), x.resp_n, &h) != IBS_OK || h.attr_id != attr_id)
 			continue;
-		if (h.mgmt_class == mgmt_class || (smi(h.mgmt_class) && smi(mgmt_class)))
+		if (h.mgmt_class == mgmt_class || (smi(h.mgmt_class) && smi(mgmt_class))) {
+			ibs_capidx_settle(p->ix);
 			return true;
+		}
 	}
+	ibs_capidx_settle(p->ix);
 	return false;
 }
 

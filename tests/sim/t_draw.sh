@@ -58,3 +58,18 @@ ibs health --no-counters --format svg -o "$TMP/deg.svg" || rc=$?
 xmllint --noout "$TMP/deg.svg" || fail "health --format svg is not valid XML"
 ok "degraded cables live: orange, each its own edge; SVG valid"
 sim_stop
+
+# 3. An irregular fabric (fixtures/fabrics/ring4): four switches in a ring and a
+#    dual-homed host. No tiers to find, yet every node is drawn, every cable
+#    group is an edge, and it is no long row.
+sim_start "$FABRICS/ring4"
+ibs nodes --json -o "$TMP/rn.json" || fail "ring: nodes --json"
+ibs links --json -o "$TMP/rl.json" || fail "ring: links --json"
+layout ring topology --all-hosts
+python3 "$check" whole "$TMP/rn.json" "$TMP/ring.json" || fail "ring: not drawn whole"
+python3 "$check" edges "$TMP/rl.json" "$TMP/ring.json" all || fail "ring: edges"
+python3 "$check" ratio "$TMP/ring.json" 6 || fail "ring: proportions"
+ibs topology --format svg -o "$TMP/ring.svg" || fail "ring: --format svg"
+xmllint --noout "$TMP/ring.svg" || fail "ring: --format svg is not valid XML"
+ok "a ring of switches with a dual-homed host: drawn whole, every cable group an edge"
+sim_stop

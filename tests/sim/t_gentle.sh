@@ -47,3 +47,29 @@ model "$IBSCAN" health
 [ $rc = 0 ] || fail "ibscan health under the model exited $rc: $(head -3 "$TMP/out")"
 [ "$(val gmp)" -gt 0 ] && [ "$(val out_max)" -le 4 ] && [ "$(val dropped)" = 0 ] || fail "health: $rep"
 ok "health: $(val gmp) PMA queries, at most $(val out_max) at one switch, 0 dropped"
+
+# routes reads every LFT block of every switch at once: the same cap holds
+# (a directed-route read counts at each switch on its path), none is
+# dropped, and the tables are those a run without the model reads.
+sim_run "$IBSCAN" routes --dump --json >"$TMP/routes.ref" 2>/dev/null || fail "ibscan routes --dump without the model"
+# ... which are ibroute's, switch by switch (ibroute lists the entries that are not 255).
+python3 - "$TMP/routes.ref" >"$TMP/routes.lids" <<'PY' || fail "routes --dump without the model: not every switch's table"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["switches"] and all(s["complete"] and s["routes"] for s in d["switches"])
+for s in d["switches"]:
+    print(s["lid"], " ".join("%d:%d" % (r["lid"], r["port"]) for r in s["routes"]))
+PY
+while read -r lid want; do
+	got=$(sim_run ibroute "$lid" 2>/dev/null | python3 -c 'import re, sys; print(" ".join("%d:%d" % (int(m[1], 16), int(m[2])) for m in re.finditer(r"^(0x[0-9a-f]+) (\d+) :", sys.stdin.read(), re.M)))')
+	[ "$got" = "$want" ] || fail "switch LID $lid: ibscan routes '${want:0:60}...', ibroute '${got:0:60}...'"
+done <"$TMP/routes.lids"
+ok "routes --dump without the model: $(wc -l <"$TMP/routes.lids") switches' tables equal to ibroute's"
+for cap in 4 1; do
+	model "$IBSCAN" routes --dump --json --max-smps-per-switch $cap
+	[ $rc = 0 ] || fail "routes, cap $cap, exited $rc: $(head -3 "$TMP/err")"
+	cmp -s "$TMP/out" "$TMP/routes.ref" || fail "routes, cap $cap: tables differ from a run without the model: $(diff "$TMP/routes.ref" "$TMP/out" | head -5)"
+	[ "$(val out_max)" -le $cap ] && [ "$(val dropped)" = 0 ] && [ "$(val timed_out)" = 0 ] ||
+		fail "routes, cap $cap: one switch ($(val out_max_at)) served $(val out_max) at once: $rep"
+	ok "routes, cap $cap: the same tables, at most $(val out_max) at one switch ($(val out_max_at)), 0 dropped"
+done

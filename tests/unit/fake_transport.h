@@ -428,8 +428,8 @@ static inline void ff_on_send(struct fake *f, const struct ibs_mad_req *req, con
 static inline struct ibs_fabric *ff_walk(struct ff *ff, struct ibs_run *run)
 {
 	struct fake f;
-	struct ibs_engine_opts o = { 8, 100, 1, 10000, 0 };
-	struct ibs_walk_opts wo = { true, true, NULL, NULL };
+	struct ibs_engine_opts o = { .window = 8, .timeout_ms = 100, .retries = 1, .deadline_ms = 10000 };
+	struct ibs_walk_opts wo = { .gids = true, .sm = true };
 	struct ibs_engine *e;
 	struct ibs_fabric *fab = ibs_fabric_new();
 	enum ibs_err rc;

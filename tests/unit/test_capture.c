@@ -426,6 +426,128 @@ static void test_index_order(void **state)
 	unlink(path);
 }
 
+/* Resident kilobytes of the mappings of file in this process. */
+static long mapped_kb(const char *file)
+{
+	char *buf, *msg = NULL, *line, *save = NULL;
+	size_t len;
+	long kb = 0;
+	bool in = false;
+
+	assert_int_equal(ibs_read_file("/proc/self/smaps", 1 << 24, &buf, &len, &msg), IBS_OK);
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		size_t ll = strlen(line), fl = strlen(file);
+		if (strchr(line, '-') && strchr(line, '-') < strchr(line, ' ') && strchr(line, ' '))
+			in = ll >= fl && !strcmp(line + ll - fl, file);
+		else if (in && !strncmp(line, "Rss:", 4))
+			kb += strtol(line + 4, NULL, 10);
+	}
+	free(buf);
+	return kb;
+}
+
+
+#ifndef __SANITIZE_ADDRESS__
+/* Peak resident kilobytes since the last reset_peak() (VmHWM). */
+static long peak_kb(void)
+{
+	char *buf, *msg = NULL, *at;
+	size_t len;
+	long kb;
+
+	assert_int_equal(ibs_read_file("/proc/self/status", 1 << 20, &buf, &len, &msg), IBS_OK);
+	at = strstr(buf, "VmHWM:");
+	assert_non_null(at);
+	kb = strtol(at + 6, NULL, 10);
+	free(buf);
+	return kb;
+}
+
+static void reset_peak(void)
+{
+	int fd = open("/proc/self/clear_refs", O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "5", 1), 1);
+	close(fd);
+}
+#endif
+
+/*
+ * Replay holds neither a capture's text nor its mapped index: replaying
+ * 20,000 full answers (a 7 MB index, a 12 MB text) keeps little of the
+ * mapped index resident, and from the text raises the peak resident size by
+ * about the text's size (it was twice that when the text was read whole).
+ */
+static void test_replay_memory(void **state)
+{
+	enum { N = 20000 };
+	char path[] = "/tmp/ibscan-test-capXXXXXX", *ipath;
+	int fd = mkstemp(path), pass;
+	FILE *f = fdopen(fd, "w");
+	struct ibs_addr root;
+	struct stat st;
+	uint32_t i;
+
+	(void)state;
+	assert_non_null(f);
+	fputs(HDR, f);
+	for (i = 0; i < N; i++) {
+		unsigned b;
+		fprintf(f, "x SMI-DR Get NodeInfo mod=%u addr=dr:0\n> 01810101%032x%08x\n< resp 01810181", i, 0, i);
+		for (b = 4; b < IBS_MAD_SIZE; b++)
+			fprintf(f, "%02x", (b + i) & 0xff ? (b + i) & 0xff : 1);
+		fputc('\n', f);
+	}
+	assert_int_equal(fclose(f), 0);
+	ipath = xasprintf("%s%s", path, IBS_CAPIDX_SUFFIX);
+	ibs_addr_dr(&root, NULL, 0);
+	for (pass = 0; pass < 2; pass++) { /* from the text, then through the index */
+		struct ibs_transport *rp;
+#ifndef __SANITIZE_ADDRESS__
+		long base;
+#endif
+		int cause;
+
+		if (pass)
+			write_index(path, ipath);
+#ifndef __SANITIZE_ADDRESS__
+		reset_peak();
+		base = peak_kb();
+#endif
+		assert_int_equal(ibs_replay_open(path, true, &rp, NULL), IBS_OK);
+		for (i = 0; i < N; i++) {
+			uint8_t mad[IBS_MAD_SIZE] = { 0x01, 0x81, 0x01, 0x01 };
+			struct ibs_mad_req req;
+			struct ibs_packet pkt;
+			ibs_req_get(&req, &root, IBS_CLASS_SMI_DR, IBS_ATTR_NODE_INFO, i);
+			mad[20] = (uint8_t)(i >> 24), mad[21] = (uint8_t)(i >> 16), mad[22] = (uint8_t)(i >> 8), mad[23] = (uint8_t)i;
+			assert_int_equal(ibs_transport_send(rp, &req, mad, &cause), IBS_OK);
+			assert_int_equal(ibs_transport_recv(rp, &pkt, 0), IBS_OK);
+			assert_int_equal(pkt.len, IBS_MAD_SIZE);
+			assert_int_equal(pkt.mad[255], (255 + i) & 0xff ? (255 + i) & 0xff : 1);
+		}
+		assert_int_equal(stat(pass ? ipath : path, &st), 0);
+		/*
+		 * Through the index: well under half of the mapping (it was all
+		 * mapped in at once; 2.3 of 6.6 MB are resident at the end today). From the text:
+		 * the answers parsed and laid out, never the text besides (it
+		 * was about twice the text's size). Under AddressSanitizer freed
+		 * blocks stay resident in its quarantine: the peak is not
+		 * measured there.
+		 */
+		if (pass)
+			assert_true(mapped_kb(ipath) * 1024 < st.st_size / 2);
+#ifndef __SANITIZE_ADDRESS__
+		else
+			assert_true((peak_kb() - base) * 1024 < st.st_size * 3 / 2);
+#endif
+		ibs_transport_close(rp);
+	}
+	unlink(ipath);
+	unlink(path);
+	free(ipath);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -435,6 +557,7 @@ int main(void)
 		cmocka_unit_test(test_bad_captures),
 		cmocka_unit_test(test_index_replay),
 		cmocka_unit_test(test_index_order),
+		cmocka_unit_test(test_replay_memory),
 	};
 	return cmocka_run_group_tests_name("capture", tests, NULL, NULL);
 }
