@@ -4,40 +4,15 @@
  */
 #include "cli.h"
 #include "cmds.h"
+#include "render.h"
 #include "../core/capture/index.h"
 #include "../core/capture/format.h"
 #include "../core/base/log.h"
 #include "../core/base/xalloc.h"
-#include "../output/capinfo.h"
-#include "../output/pcap.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct capjob {
-	const char *path;
-	const struct ibs_capture *c;
-	bool json;
-};
-
-static int write_info(FILE *out, void *ctx)
-{
-	struct capjob *j = ctx;
-	struct emit *e = emit_new_stream(j->json ? EMIT_JSON : EMIT_TEXT, out);
-	int rc;
-
-	render_capture_info(e, j->path, j->c);
-	rc = emit_write(e, out);
-	emit_free(e);
-	return rc;
-}
-
-static int write_pcap(FILE *out, void *ctx)
-{
-	struct capjob *j = ctx;
-	return render_pcap(out, j->c);
-}
 
 /*
  * The replay index of a capture, beside it (FILE.idx) unless -o says where.
@@ -91,17 +66,30 @@ static int write_index(const struct cli_common *c, const char *path)
 	return rc;
 }
 
+const struct cli_opt capture_opts[] = {
+	CLI_TEXT("subcommands:\n"
+		 "  info FILE              local port, counts by class/attribute/method, outcomes, nodes touched\n"
+		 "  export FILE -o OUT     pcap (LINKTYPE_ERF, InfiniBand records) that Wireshark/tshark decode\n"
+		 "  index FILE [-o IDX]    write the replay index (default FILE.idx): --replay FILE then maps it\n"
+		 "options:\n"),
+	CLI_SHARED("format", OPT_FORMAT, "F", "text (default) or json (info only)"),
+	CLI_SHARED("json", OPT_JSON, NULL, "same as --format json"),
+	CLI_OUTPUT_ROW,
+	CLI_END,
+};
+
 int cmd_capture(int argc, char **argv)
 {
 	const struct cmd_desc *cmd = cmd_find("capture");
 	struct cli_common c;
 	struct ibs_capture *cap;
-	struct capjob j;
+	struct cli_render r = { .view = CLI_V_CAPTURE };
+	bool json;
 	const char *sub;
 	char *msg = NULL;
 	int rc;
 
-	rc = cli_parse(cmd, &c, argc, argv, NULL, NULL, NULL);
+	rc = cli_parse(cmd, &c, argc, argv, NULL, NULL);
 	if (rc != CLI_PARSED)
 		return rc;
 	if (optind >= argc)
@@ -115,33 +103,34 @@ int cmd_capture(int argc, char **argv)
 		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
 	if (c.format && strcmp(sub, "info"))
 		return cli_usage_error(cmd, "--format is for info only");
-	rc = cli_text_or_json(cmd, &c, &j.json);
+	rc = cli_text_or_json(cmd, &c, &json);
 	if (rc != CLI_PARSED)
 		return rc;
 	if (!strcmp(sub, "export") && !c.output)
 		return cli_usage_error(cmd, "export needs -o OUT.pcap");
-	j.path = argv[optind];
+	r.a = argv[optind];
 	{
 		/* The index goes beside the capture by default: that name may be the capture too (a symlink). */
-		const struct cli_file in[] = { { "the capture", j.path }, { NULL, NULL } };
+		const struct cli_file in[] = { { "the capture", r.a }, { NULL, NULL } };
 		struct cli_common oc = c;
 		char *idx = NULL;
-		if (!strcmp(sub, "index") && !c.output && strcmp(j.path, "-"))
-			oc.output = idx = xasprintf("%s%s", j.path, IBS_CAPIDX_SUFFIX);
+		if (!strcmp(sub, "index") && !c.output && strcmp(r.a, "-"))
+			oc.output = idx = xasprintf("%s%s", r.a, IBS_CAPIDX_SUFFIX);
 		rc = cli_check_outputs(&oc, in);
 		free(idx);
 		if (rc != CLI_PARSED)
 			return rc;
 	}
 	if (!strcmp(sub, "index"))
-		return write_index(&c, j.path);
-	if (ibs_capture_load(j.path, &cap, &msg)) {
+		return write_index(&c, r.a);
+	if (ibs_capture_load(r.a, &cap, &msg)) {
 		log_error("%s", msg);
 		free(msg);
 		return EXIT_RUNTIME;
 	}
-	j.c = cap;
-	rc = cli_write_output(&c, !strcmp(sub, "info") ? write_info : write_pcap, &j);
+	r.fmt = strcmp(sub, "info") ? CLI_F_PCAP : json ? CLI_F_JSON : CLI_F_TEXT;
+	r.cap = cap;
+	rc = cli_render(&c, &r);
 	ibs_capture_free(cap);
 	return rc;
 }

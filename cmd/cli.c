@@ -2,10 +2,9 @@
 #include "cli.h"
 #include "signals.h"
 #include "../core/capture/index.h"
-#include "../output/svg.h"
+#include "../output/draw.h"
 #include "../core/mad/engine.h"
 #include "../core/base/log.h"
-#include "../core/base/strbuf.h"
 #include "../core/base/xalloc.h"
 
 #include <stdio.h>
@@ -21,35 +20,6 @@ void cli_common_init(struct cli_common *c)
 	c->retries = IBS_ENGINE_DEFAULT_RETRIES;
 	c->deadline_s = 300;
 	c->group_hosts = RENDER_DRAW_GROUP_DEFAULT;
-}
-
-int cli_format(const struct cmd_desc *cmd, const struct cli_common *c, int *fmt)
-{
-	struct strbuf sb = STRBUF_INIT;
-	size_t i, n;
-	int rc;
-
-	*fmt = 0;
-	if (!c->format)
-		return CLI_PARSED;
-	for (n = 0; cmd->formats[n]; n++)
-		if (!strcmp(c->format, cmd->formats[n])) {
-			*fmt = (int)n;
-			return CLI_PARSED;
-		}
-	for (i = 0; i < n; i++)
-		sb_addf(&sb, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ", cmd->formats[i]);
-	rc = cli_usage_error(cmd, "unknown format '%s' (%s)", c->format, sb_str(&sb));
-	sb_free(&sb);
-	return rc;
-}
-
-int cli_text_or_json(const struct cmd_desc *cmd, const struct cli_common *c, bool *json)
-{
-	int fmt, rc = cli_format(cmd, c, &fmt);
-
-	*json = fmt == 1;
-	return rc;
 }
 
 int cli_bad_option(const struct cmd_desc *cmd, char **argv, int opt)
@@ -68,22 +38,27 @@ int cli_common_opt(const struct cmd_desc *cmd, struct cli_common *c, int opt, co
 	return cli_opt_apply(cmd, CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE | CLI_G_DRAW, c, opt, arg);
 }
 
-int cli_parse(const struct cmd_desc *cmd, struct cli_common *c, int argc, char **argv, const struct option *opts,
+int cli_parse(const struct cmd_desc *cmd, struct cli_common *c, int argc, char **argv,
 	      int (*own)(int opt, const char *arg, void *ctx), void *ctx)
 {
 	static struct cli_getopt g;
+	const struct cli_opt *o;
 	int opt, rc;
 
 	cli_common_init(c);
-	cli_getopt_build(&g, cmd->opt_groups, opts);
+	cli_getopt_build(&g, cmd->opt_groups, cmd->opts);
 	opterr = 0;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, g.shortopts, g.v, NULL)) != -1) {
 		if (opt == 'h')
 			return cli_print_help(cmd);
-		rc = own ? own(opt, optarg, ctx) : 0;
-		if (rc == 0)
+		o = cli_own_find(cmd->opts, opt);
+		if (!o || o->kind == CLI_K_SHARED)
 			rc = cli_common_opt(cmd, c, opt, optarg);
+		else if (o->kind == CLI_K_OWN)
+			rc = own ? own(opt, optarg, ctx) : 0;
+		else
+			rc = cli_own_apply(cmd, o, ctx, optarg);
 		if (rc < 0)
 			return EXIT_USAGE;
 		if (rc == 0)
@@ -94,8 +69,8 @@ int cli_parse(const struct cmd_desc *cmd, struct cli_common *c, int argc, char *
 
 int cli_print_help(const struct cmd_desc *cmd)
 {
-	printf("usage: ibscan %s %s\n\n%s\n\n%s", cmd->name, cmd->usage, cmd->summary, cmd->help);
-	cli_opts_help(stdout, cmd->opt_groups);
+	printf("usage: ibscan %s %s\n\n%s\n\n", cmd->name, cmd->usage, cmd->summary);
+	cli_opts_help(stdout, cmd->opts, cmd->opt_groups);
 	return EXIT_OK;
 }
 
@@ -146,47 +121,6 @@ int cli_write_output(const struct cli_common *c, int (*fn)(FILE *out, void *ctx)
 	rc = ibs_out_commit(&o);
 	sig_end_on_epipe(o.err);
 	return rc ? EXIT_RUNTIME : EXIT_OK;
-}
-
-struct drawing_out {
-	const char *data;
-	size_t len;
-};
-
-static int write_buf(FILE *out, void *ctx)
-{
-	const struct drawing_out *b = ctx;
-
-	fwrite(b->data, 1, b->len, out);
-	return ferror(out) ? -1 : 0;
-}
-
-int cli_write_drawing(const struct cli_common *c, const struct ibs_fabric *f, const struct render_draw_opts *o,
-		      bool svg)
-{
-	struct render_drawing d;
-	struct drawing_out b;
-	char *data = NULL, *err = NULL;
-	int rc;
-
-	/* Laid out before the output is opened: a layout failure leaves no half-written file. */
-	render_drawing_build(&d, f, o);
-	b.data = d.dot;
-	b.len = d.dot_len;
-	if (svg) {
-		data = render_drawing_svg(&d, &b.len, &err);
-		if (!data) {
-			log_error("cannot draw the fabric as SVG: %s", err);
-			free(err);
-			render_drawing_free(&d);
-			return EXIT_RUNTIME;
-		}
-		b.data = data;
-	}
-	rc = cli_write_output(c, write_buf, &b);
-	free(data);
-	render_drawing_free(&d);
-	return rc;
 }
 
 int cli_check_outputs(const struct cli_common *c, const struct cli_file *more)

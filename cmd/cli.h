@@ -28,25 +28,18 @@ void cli_common_init(struct cli_common *c);
 int cli_common_opt(const struct cmd_desc *cmd, struct cli_common *c, int opt, const char *arg);
 /*
  * Parse the options of argv (argv[0] is the command): help, the shared
- * ones of cmd->opt_groups into c, the command's own (opts, ended by a zero
- * row; may be NULL) through own() (1 handled, 0 not its, -1 a usage error
- * it reported; own may be NULL). Returns CLI_PARSED with optind at the
- * first argument, or the exit status to return at once.
+ * ones of cmd->opt_groups (and the CLI_SHARED rows of cmd->opts) into c,
+ * the command's own rows (cmd->opts) into ctx as they say, those of kind
+ * CLI_K_OWN through own() (1 handled, 0 not its, -1 a usage error it
+ * reported; own may be NULL). Returns CLI_PARSED with optind at the first
+ * argument, or the exit status to return at once.
  */
 #define CLI_PARSED (-1)
-int cli_parse(const struct cmd_desc *cmd, struct cli_common *c, int argc, char **argv, const struct option *opts,
+int cli_parse(const struct cmd_desc *cmd, struct cli_common *c, int argc, char **argv,
 	      int (*own)(int opt, const char *arg, void *ctx), void *ctx);
 /* Report an unknown option or missing argument as getopt saw it; returns EXIT_USAGE. */
 int cli_bad_option(const struct cmd_desc *cmd, char **argv, int opt);
 int cli_print_help(const struct cmd_desc *cmd);
-/*
- * --format: *fmt is its index in cmd->formats (0, the default, when not
- * given), or a usage error naming the formats (CLI_PARSED when fine).
- */
-int cli_format(const struct cmd_desc *cmd, const struct cli_common *c, int *fmt);
-/* cli_format of a command whose formats are text and json: *json set. */
-int cli_text_or_json(const struct cmd_desc *cmd, const struct cli_common *c, bool *json);
-
 /*
  * Open the session the options describe (device, replay or cache, with the
  * recorder and the node-name map) and walk it, reading the counters too
@@ -84,14 +77,6 @@ const char *cli_source_option(const struct cli_common *c);
  * process quietly by SIGPIPE, as other filters end.
  */
 int cli_write_output(const struct cli_common *c, int (*fn)(FILE *out, void *ctx), void *ctx);
-struct render_draw_opts;
-/*
- * Write the drawing of f (o's findings on it): DOT, or SVG laid out by
- * libgvc when svg is set (EXIT_RUNTIME, reported, when Graphviz fails).
- */
-int cli_write_drawing(const struct cli_common *c, const struct ibs_fabric *f, const struct render_draw_opts *o,
-		      bool svg);
-
 /* An input file a command reads, and how the user named it ("--baseline"). */
 struct cli_file {
 	const char *what;

@@ -1,6 +1,11 @@
-/* Every subcommand: int cmd_foo(argc, argv) returns the exit status (argv[0] is the command name). */
+/*
+ * Every subcommand: int cmd_foo(argc, argv) returns the exit status (argv[0]
+ * is the command name), and foo_opts, its own options and help (see options.h).
+ */
 #ifndef IBSCAN_CMDS_H
 #define IBSCAN_CMDS_H
+
+#include "options.h"
 
 int cmd_topology(int argc, char **argv);
 int cmd_nodes(int argc, char **argv);
@@ -16,5 +21,8 @@ int cmd_route(int argc, char **argv);
 int cmd_routes(int argc, char **argv);
 int cmd_path(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+
+extern const struct cli_opt topology_opts[], view_opts[], health_opts[], counters_opts[], report_opts[],
+	diff_opts[], route_opts[], routes_opts[], capture_opts[], local_opts[], ping_opts[];
 
 #endif

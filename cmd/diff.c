@@ -1,31 +1,13 @@
 /* `ibscan diff A B`: two topologies (ibscan JSON, ibnetdiscover netfile or cache, or `live`); exit 1 when they differ. */
 #include "cli.h"
 #include "cmds.h"
+#include "render.h"
 #include "../core/base/log.h"
 #include "../fabric/diff.h"
 #include "../fabric/load.h"
-#include "../output/diff.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-struct djob {
-	bool json;
-	const char *a, *b;
-	const struct ibs_diff *d;
-};
-
-static int write_diff(FILE *out, void *ctx)
-{
-	struct djob *j = ctx;
-	struct emit *e = emit_new_stream(j->json ? EMIT_JSON : EMIT_TEXT, out);
-	int rc;
-
-	render_diff(e, j->a, j->b, j->d);
-	rc = emit_write(e, out);
-	emit_free(e);
-	return rc;
-}
 
 static int get(const struct cli_common *c, const char *what, struct ibs_fabric **f)
 {
@@ -53,21 +35,24 @@ static int get(const struct cli_common *c, const char *what, struct ibs_fabric *
 	return cli_name_nodes(c, *f);
 }
 
+const struct cli_opt diff_opts[] = { CLI_TEXT("options:\n"), CLI_VIEW_ROWS, CLI_END };
+
 int cmd_diff(int argc, char **argv)
 {
 	const struct cmd_desc *cmd = cmd_find("diff");
 	struct cli_common c;
 	struct ibs_fabric *a = NULL, *b = NULL;
 	struct ibs_diff d;
-	struct djob j;
+	struct cli_render r = { .view = CLI_V_DIFF };
+	bool json;
 	int rc;
 
-	rc = cli_parse(cmd, &c, argc, argv, NULL, NULL, NULL);
+	rc = cli_parse(cmd, &c, argc, argv, NULL, NULL);
 	if (rc != CLI_PARSED)
 		return rc;
 	if (argc - optind != 2)
 		return cli_usage_error(cmd, "want two topologies to compare (files, or 'live')");
-	rc = cli_text_or_json(cmd, &c, &j.json);
+	rc = cli_text_or_json(cmd, &c, &json);
 	if (rc != CLI_PARSED)
 		return rc;
 	if (!strcmp(argv[optind], "live") && !strcmp(argv[optind + 1], "live"))
@@ -91,10 +76,11 @@ int cmd_diff(int argc, char **argv)
 		return rc;
 	}
 	ibs_diff_fabrics(a, b, &d);
-	j.a = argv[optind];
-	j.b = argv[optind + 1];
-	j.d = &d;
-	rc = cli_write_output(&c, write_diff, &j);
+	r.fmt = json ? CLI_F_JSON : CLI_F_TEXT;
+	r.a = argv[optind];
+	r.b = argv[optind + 1];
+	r.diff = &d;
+	rc = cli_render(&c, &r);
 	if (rc == EXIT_OK && d.n)
 		rc = EXIT_FINDINGS;
 	ibs_diff_free(&d);

@@ -4,19 +4,13 @@
  */
 #include "cli.h"
 #include "cmds.h"
+#include "render.h"
 #include "../core/base/log.h"
 #include "../fabric/health.h"
 #include "../fabric/load.h"
-#include "../output/counters.h"
-#include "../output/draw.h"
-#include "../output/health.h"
-#include "../output/prom.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* In the order of the formats in the command table (main.c): counters has the first three. */
-enum { FMT_TEXT, FMT_JSON, FMT_PROM, FMT_DOT, FMT_SVG };
 
 enum {
 	OPT_BASELINE = OPT_CMD_BASE,
@@ -27,45 +21,18 @@ enum {
 	OPT_INTERVAL,
 };
 
-struct hjob {
-	int fmt;
-	const struct ibs_fabric *f;
-	const struct ibs_run *run;
-	const struct ibs_findings *fs;
-	bool counters_view;
-};
-
-static int write_health(FILE *out, void *ctx)
-{
-	struct hjob *j = ctx;
-	struct emit *e;
-	int rc;
-
-	if (j->fmt == FMT_PROM)
-		return j->counters_view ? render_counters_prom(out, j->f, j->run)
-					: render_health_prom(out, j->f, j->run, j->fs);
-	e = emit_new_stream(j->fmt == FMT_JSON ? EMIT_JSON : EMIT_TEXT, out);
-	if (j->counters_view)
-		render_counters(e, j->f, j->run);
-	else
-		render_health(e, j->f, j->fs);
-	rc = emit_write(e, out);
-	emit_free(e);
-	return rc;
-}
-
 /* A failure before any finding: UNKNOWN, said the way the format says things. */
-static int unknown(const struct cli_common *c, int fmt, const char *why)
+static int unknown(const struct cli_common *c, enum cli_fmt fmt, const char *why)
 {
-	struct hjob j = { fmt, NULL, NULL, NULL, false };
+	struct cli_render r = { .view = CLI_V_HEALTH, .fmt = fmt };
 	struct ibs_findings fs;
 
-	if (fmt == FMT_PROM) {
+	if (fmt == CLI_F_PROM) {
 		memset(&fs, 0, sizeof(fs));
 		fs.verdict = IBS_SEV_UNKNOWN;
-		j.fs = &fs;
-		cli_write_output(c, write_health, &j);
-	} else if (fmt == FMT_TEXT && !c->output) {
+		r.fs = &fs;
+		cli_render(c, &r);
+	} else if (fmt == CLI_F_TEXT && !c->output) {
 		printf("IBSCAN UNKNOWN - %s\n", why);
 	}
 	return IBS_SEV_UNKNOWN;
@@ -113,7 +80,7 @@ static int health_opt(int opt, const char *arg, void *ctx)
 		if (ibs_thresholds_load(arg, h->thr, &msg)) {
 			log_error("%s", msg);
 			free(msg);
-			h->status = unknown(h->c, FMT_TEXT, "bad thresholds file");
+			h->status = unknown(h->c, CLI_F_TEXT, "bad thresholds file");
 			return -1;
 		}
 		return 1;
@@ -141,17 +108,40 @@ static int health_opt(int opt, const char *arg, void *ctx)
 	return 0;
 }
 
+#define RESET_ROW CLI_OWN("reset-counters", OPT_RESET, NULL, "clear the counters after reading them")
+/* Each takes the other's options too, to say whose they are (health_opt); their help lists its own. */
+const struct cli_opt health_opts[] = {
+	CLI_TEXT("options:\n"),
+	CLI_SHARED("format", OPT_FORMAT, "F",
+		   "text (default: status line, then findings), json, prom, dot or svg\n"
+		   "(the drawing with every finding on it)"),
+	CLI_SHARED("json", OPT_JSON, NULL, "same as --format json"),
+	CLI_OUTPUT_ROW,
+	CLI_OWN("baseline", OPT_BASELINE, "FILE", "compare with a saved 'topology --json', an ibnetdiscover netfile or cache"),
+	CLI_OWN("thresholds", OPT_THRESHOLDS, "FILE", "counter thresholds, one Name=N per line"),
+	CLI_OWN("threshold", OPT_THRESHOLD, "N=V", "one counter threshold (repeatable), e.g. SymbolErrorCounter=100"),
+	CLI_OWN("no-counters", OPT_NO_COUNTERS, NULL, "do not read PMA error counters"),
+	RESET_ROW,
+	CLI_OWN("interval", OPT_INTERVAL, "S", NULL),
+	CLI_END,
+};
+
+const struct cli_opt counters_opts[] = {
+	CLI_TEXT("options:\n"),
+	CLI_SHARED("format", OPT_FORMAT, "F", "text (default), json or prom"),
+	CLI_SHARED("json", OPT_JSON, NULL, "same as --format json"),
+	CLI_OUTPUT_ROW,
+	CLI_OWN("interval", OPT_INTERVAL, "S", "read twice, S seconds apart: deltas and rates"),
+	RESET_ROW,
+	CLI_OWN("baseline", OPT_BASELINE, "FILE", NULL),
+	CLI_OWN("thresholds", OPT_THRESHOLDS, "FILE", NULL),
+	CLI_OWN("threshold", OPT_THRESHOLD, "N=V", NULL),
+	CLI_OWN("no-counters", OPT_NO_COUNTERS, NULL, NULL),
+	CLI_END,
+};
+
 static int run(int argc, char **argv, bool counters_view)
 {
-	static const struct option opts[] = {
-		{ "baseline", required_argument, NULL, OPT_BASELINE },
-		{ "thresholds", required_argument, NULL, OPT_THRESHOLDS },
-		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
-		{ "no-counters", no_argument, NULL, OPT_NO_COUNTERS },
-		{ "reset-counters", no_argument, NULL, OPT_RESET },
-		{ "interval", required_argument, NULL, OPT_INTERVAL },
-		{ NULL, 0, NULL, 0 },
-	};
 	const struct cmd_desc *cmd = cmd_find(argv[0]);
 	struct cli_common c;
 	struct ibs_thresholds thr;
@@ -159,15 +149,16 @@ static int run(int argc, char **argv, bool counters_view)
 	struct ibs_run run;
 	struct ibs_findings fs;
 	struct ibs_health_opts ho;
-	struct hjob j;
+	struct cli_render r;
 	struct health_args h = { cmd, counters_view, &c, &thr, NULL, NULL, true, -1 };
 	const char *baseline, *thresholds;
 	bool counters;
-	int rc, fmt = FMT_TEXT;
+	enum cli_fmt fmt = CLI_F_TEXT;
+	int rc;
 	char *msg = NULL;
 
 	ibs_thresholds_default(&thr);
-	rc = cli_parse(cmd, &c, argc, argv, opts, health_opt, &h);
+	rc = cli_parse(cmd, &c, argc, argv, health_opt, &h);
 	if (h.status >= 0)
 		return h.status;
 	if (rc == EXIT_USAGE)
@@ -206,7 +197,7 @@ static int run(int argc, char **argv, bool counters_view)
 	if (counters_view)
 		c.needs = IBS_LACK_PMA;
 	/* Data counters matter for the counters view and the metrics, not for findings. */
-	c.ext_counters = counters_view || fmt == FMT_PROM;
+	c.ext_counters = counters_view || fmt == CLI_F_PROM;
 	rc = cli_walk(&c, &f, &run);
 	if (rc) {
 		ibs_fabric_free(base);
@@ -219,17 +210,13 @@ static int run(int argc, char **argv, bool counters_view)
 	ho.baseline = base;
 	ho.counters = c.want_counters;
 	ibs_health_check(f, &run, &ho, &fs);
-	j.fmt = fmt;
-	j.f = f;
-	j.run = &run;
-	j.fs = &fs;
-	j.counters_view = counters_view;
-	if (fmt == FMT_DOT || fmt == FMT_SVG) {
-		struct render_draw_opts o = { &fs, c.group_hosts };
-		rc = cli_write_drawing(&c, f, &o, fmt == FMT_SVG);
-	} else {
-		rc = cli_write_output(&c, write_health, &j);
-	}
+	memset(&r, 0, sizeof(r));
+	r.view = counters_view ? CLI_V_COUNTERS : CLI_V_HEALTH;
+	r.fmt = fmt;
+	r.f = f;
+	r.run = &run;
+	r.fs = &fs;
+	rc = cli_render(&c, &r);
 	if (counters_view) {
 		if (rc == EXIT_OK && f->partial && !run.no_lids)
 			cli_report_partial(f, &run);

@@ -1,30 +1,14 @@
 /* `ibscan local`: this host's RDMA devices, ports, GID tables and IPoIB interfaces, read from sysfs. */
 #include "cli.h"
 #include "cmds.h"
+#include "render.h"
 #include "../core/base/log.h"
-#include "../output/hostinfo.h"
+#include "../fabric/hostinfo.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 enum { OPT_SYSFS = OPT_CMD_BASE };
-
-struct local_job {
-	const struct ibs_host *h;
-	bool json;
-};
-
-static int write_local(FILE *out, void *ctx)
-{
-	struct local_job *j = ctx;
-	struct emit *e = emit_new(j->json ? EMIT_JSON : EMIT_TEXT);
-	int rc;
-
-	render_local(e, j->h);
-	rc = emit_write(e, out);
-	emit_free(e);
-	return rc;
-}
 
 static int sysfs_opt(int opt, const char *arg, void *ctx)
 {
@@ -38,24 +22,31 @@ static int sysfs_opt(int opt, const char *arg, void *ctx)
 	return 1;
 }
 
+const struct cli_opt local_opts[] = {
+	CLI_TEXT("options:\n"),
+	CLI_OWN("sysfs", OPT_SYSFS, "DIR", "read DIR laid out like /sys instead of /sys"),
+	CLI_VIEW_ROWS,
+	CLI_END,
+};
+
 int cmd_local(int argc, char **argv)
 {
-	static const struct option opts[] = { { "sysfs", required_argument, NULL, OPT_SYSFS }, { NULL, 0, NULL, 0 } };
 	const struct cmd_desc *cmd = cmd_find("local");
 	const char *sysfs = "/sys";
 	struct cli_common c;
 	struct ibs_host *h;
-	struct local_job j;
+	struct cli_render r = { .view = CLI_V_LOCAL };
+	bool json;
 	enum ibs_err err;
 	char *msg = NULL;
 	int rc;
 
-	rc = cli_parse(cmd, &c, argc, argv, opts, sysfs_opt, &sysfs);
+	rc = cli_parse(cmd, &c, argc, argv, sysfs_opt, &sysfs);
 	if (rc != CLI_PARSED)
 		return rc;
 	if (optind < argc)
 		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-	rc = cli_text_or_json(cmd, &c, &j.json);
+	rc = cli_text_or_json(cmd, &c, &json);
 	if (rc != CLI_PARSED)
 		return rc;
 	err = ibs_host_load(sysfs, &h, &msg);
@@ -67,8 +58,9 @@ int cmd_local(int argc, char **argv)
 		free(msg);
 		return EXIT_RUNTIME;
 	}
-	j.h = h;
-	rc = cli_write_output(&c, write_local, &j);
+	r.fmt = json ? CLI_F_JSON : CLI_F_TEXT;
+	r.host = h;
+	rc = cli_render(&c, &r);
 	ibs_host_free(h);
 	return rc;
 }

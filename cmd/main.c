@@ -12,14 +12,6 @@
 #define IBSCAN_VERSION "0.0.0"
 #endif
 
-#define OUTPUT_HELP                                                                                 \
-	"  -o, --output FILE      write there as sort -o does: a file is replaced atomically (its mode\n" \
-	"                         and owner kept); a device, FIFO or /dev/stdout is written as it is\n"
-
-#define VIEW_HELP                                                                                \
-	"      --format F         text (default) or json\n"                                           \
-	"      --json             same as --format json\n" OUTPUT_HELP
-
 /* The --format values of each command, its default first. */
 static const char *const text_json[] = { "text", "json", NULL };
 static const char *const topology_formats[] = { "text", "json", "dot", "svg", "netfile", "slurm", NULL };
@@ -29,112 +21,42 @@ static const char *const health_formats[] = { "text", "json", "prom", "dot", "sv
 static const char *const html_only[] = { "html", NULL };
 
 const struct cmd_desc ibs_commands[] = {
-	{ "topology", cmd_topology, "[options]",
-	  "Walk the fabric and show every node, port and link.",
-	  "options:\n"
-	  "      --format F         text (default), json, netfile (ibnetdiscover format),\n"
-	  "                         slurm (topology.conf for Slurm's topology/tree plugin),\n"
-	  "                         dot (the Graphviz drawing) or svg (the drawing laid out)\n"
-	  "      --json             same as --format json\n"
-	  OUTPUT_HELP,
+	{ "topology", cmd_topology, "[options]", "Walk the fabric and show every node, port and link.", topology_opts,
 	  CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE | CLI_G_DRAW, topology_formats, 0 },
-	{ "nodes", cmd_nodes, "[options]", "Walk the fabric and list its nodes, one per line.",
-	  "options:\n" VIEW_HELP,
+	{ "nodes", cmd_nodes, "[options]", "Walk the fabric and list its nodes, one per line.", view_opts,
 	  CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE, text_json, 0 },
-	{ "links", cmd_links, "[options]", "Walk the fabric and list its links, one per line.",
-	  "options:\n" VIEW_HELP,
+	{ "links", cmd_links, "[options]", "Walk the fabric and list its links, one per line.", view_opts,
 	  CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE, text_json, 0 },
-	{ "sm", cmd_sm, "[options]", "Show the subnet manager(s): LID, GUID, priority and state.",
-	  "options:\n" VIEW_HELP,
+	{ "sm", cmd_sm, "[options]", "Show the subnet manager(s): LID, GUID, priority and state.", view_opts,
 	  CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE, text_json, 0 },
 	{ "health", cmd_health, "[options]",
-	  "Check fabric health for cron and monitoring (exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).",
-	  "options:\n"
-	  "      --format F         text (default: status line, then findings), json, prom, dot or svg\n"
-	  "                         (the drawing with every finding on it)\n"
-	  "      --json             same as --format json\n"
-	  OUTPUT_HELP
-	  "      --baseline FILE    compare with a saved 'topology --json', an ibnetdiscover netfile or cache\n"
-	  "      --thresholds FILE  counter thresholds, one Name=N per line\n"
-	  "      --threshold N=V    one counter threshold (repeatable), e.g. SymbolErrorCounter=100\n"
-	  "      --no-counters      do not read PMA error counters\n"
-	  "      --reset-counters   clear the counters after reading them\n",
+	  "Check fabric health for cron and monitoring (exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).", health_opts,
 	  CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE | CLI_G_DRAW, health_formats, CMD_PLUGIN_EXIT },
 	{ "counters", cmd_counters, "[options]",
-	  "Read every port's PMA counters (errors, data in bytes, packets), optionally as rates.",
-	  "options:\n"
-	  "      --format F         text (default), json or prom\n"
-	  "      --json             same as --format json\n"
-	  OUTPUT_HELP
-	  "      --interval S       read twice, S seconds apart: deltas and rates\n"
-	  "      --reset-counters   clear the counters after reading them\n",
+	  "Read every port's PMA counters (errors, data in bytes, packets), optionally as rates.", counters_opts,
 	  CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE, plugin_formats, 0 },
 	{ "report", cmd_report, "[-o FILE.html] [options]",
 	  "Walk the fabric and write one self-contained HTML page: summary, map, search, details, findings.",
-	  "options:\n"
-	  "  -o, --output FILE      write the page there (default: standard output), replaced atomically\n"
-	  "      --no-counters      do not read PMA counters (no counter findings, no counters in the page)\n"
-	  "      --thresholds FILE  counter thresholds, one Name=N per line (as health)\n"
-	  "      --threshold N=V    one counter threshold (repeatable), e.g. SymbolErrorCounter=100\n",
-	  CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE | CLI_G_DRAW, html_only, 0 },
+	  report_opts, CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE | CLI_G_DRAW, html_only, 0 },
 	{ "diff", cmd_diff, "A B [options]",
 	  "Compare two topologies (ibscan JSON, ibnetdiscover netfile or cache, or 'live'); exit 1 when they differ.",
-	  "options:\n" VIEW_HELP,
-	  CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE, text_json, 0 },
+	  diff_opts, CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE, text_json, 0 },
 	{ "route", cmd_route, "SRC DST [options]",
 	  "Trace the route from SRC to DST through the switches' forwarding tables (exit 1: a hole or a loop).",
-	  "SRC and DST: a LID, a node or port GUID (0x...), or a node name.\n"
-	  "options:\n" VIEW_HELP,
-	  CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE, text_json, 0 },
-	{ "routes", cmd_routes, "--dump [options]", "Dump every switch's linear forwarding table.",
-	  "options:\n"
-	  "      --dump             read and print every switch's LFT\n" VIEW_HELP,
+	  route_opts, CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE, text_json, 0 },
+	{ "routes", cmd_routes, "--dump [options]", "Dump every switch's linear forwarding table.", routes_opts,
 	  CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE, text_json, 0 },
 	{ "path", cmd_path, "SRC DST [options]",
-	  "Ask the subnet administrator for the PathRecord from SRC to DST, as RDMA applications do.",
-	  "SRC and DST: a LID, a node or port GUID (0x...), or a node name.\n"
-	  "options:\n" VIEW_HELP,
+	  "Ask the subnet administrator for the PathRecord from SRC to DST, as RDMA applications do.", route_opts,
 	  CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE, text_json, 0 },
 	{ "capture", cmd_capture, "info|export|index FILE [options]",
 	  "Inspect a capture (info), convert it to pcap for Wireshark (export) or index it for fast replay (index).",
-	  "subcommands:\n"
-	  "  info FILE              local port, counts by class/attribute/method, outcomes, nodes touched\n"
-	  "  export FILE -o OUT     pcap (LINKTYPE_ERF, InfiniBand records) that Wireshark/tshark decode\n"
-	  "  index FILE [-o IDX]    write the replay index (default FILE.idx): --replay FILE then maps it\n"
-	  "options:\n"
-	  "      --format F         text (default) or json (info only)\n"
-	  "      --json             same as --format json\n"
-	  OUTPUT_HELP,
-	  CLI_G_OUTPUT | CLI_G_BASE, text_json, 0 },
+	  capture_opts, CLI_G_OUTPUT | CLI_G_BASE, text_json, 0 },
 	{ "local", cmd_local, "[--sysfs DIR] [options]",
-	  "Show this host's RDMA devices, ports, GID tables (RoCE types) and IPoIB interfaces.",
-	  "options:\n"
-	  "      --sysfs DIR        read DIR laid out like /sys instead of /sys\n" VIEW_HELP,
+	  "Show this host's RDMA devices, ports, GID tables (RoCE types) and IPoIB interfaces.", local_opts,
 	  CLI_G_OUTPUT | CLI_G_BASE, text_json, 0 },
 	{ "ping", cmd_ping, "--listen [options] | HOST [options]",
-	  "Probe RDMA between two hosts: RC ping-pong latency or bandwidth, with deadlines.",
-	  "roles:\n"
-	  "      --listen           wait for one probe (one peer at a time; silent or malformed peers are dropped)\n"
-	  "  HOST                   probe the host running 'ibscan ping --listen'\n"
-	  "options:\n"
-	  "      --tcp-port N       TCP port of the out-of-band exchange (default 18515)\n"
-	  "      --bind ADDR        listener: the address to listen on (default 0.0.0.0, every IPv4 address)\n"
-	  "      --wait S           listener: give up when no probe completes within S seconds (default 600; 0: never)\n"
-	  "  -C, --ca NAME          RDMA device (default: the first with an active port)\n"
-	  "  -P, --port N           its port (default: its first active port)\n"
-	  "      --gid-index N      GID to use (default: RoCE takes the setup connection's address, else RoCE v2\n"
-	  "                         with an IPv4 address; InfiniBand uses LIDs)\n"
-	  "      --sl N             service level, 0-15 (default 0; RoCE: the VLAN priority)\n"
-	  "      --tclass N         GRH traffic class, 0-255 (default 0; RoCE v2: DSCP x 4, e.g. 104 for DSCP 26)\n"
-	  "      --pkey-index N     P_Key table entry of the queue pair (default 0)\n"
-	  "      --dlid LID         InfiniBand across subnets: the router's LID, addressed by GID through it\n"
-	  "      --op OP            send (send/recv, default), write (RDMA write), read (RDMA read), atomic (fetch-and-add)\n"
-	  "      --bw               a bandwidth run instead of latency round trips\n"
-	  "      --iters N          operations (default 1000)\n"
-	  "      --size BYTES       bytes per operation, K and M suffixes (default 64; --bw 64K; atomic: 8)\n"
-	  "      --timeout MS       deadline of every wait: completions, TCP messages (default 5000)\n"
-	  "      --deadline S       end the probe session within S seconds of its connection, whatever the\n"
-	  "                         peer sends (default 300)\n" VIEW_HELP,
+	  "Probe RDMA between two hosts: RC ping-pong latency or bandwidth, with deadlines.", ping_opts,
 	  CLI_G_OUTPUT | CLI_G_BASE, text_json, 0 },
 	{ NULL, NULL, NULL, NULL, NULL, 0, NULL, 0 },
 };

@@ -167,7 +167,17 @@ static void add_long(struct cli_getopt *g, size_t *n, const char *name, int has_
 	memset(&g->v[*n], 0, sizeof(g->v[*n]));
 }
 
-void cli_getopt_build(struct cli_getopt *g, unsigned groups, const struct option *own)
+static bool has_long(const struct cli_getopt *g, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(g->v[i].name, name))
+			return true;
+	return false;
+}
+
+void cli_getopt_build(struct cli_getopt *g, unsigned groups, const struct cli_opt *own)
 {
 	size_t i, nl = 0, ns = 0;
 	const struct cli_opt *o;
@@ -182,9 +192,12 @@ void cli_getopt_build(struct cli_getopt *g, unsigned groups, const struct option
 			add_short(g, &ns, o->id, takes_arg(o));
 		}
 	}
-	for (; own && own->name; own++) {
-		add_long(g, &nl, own->name, own->has_arg, own->val);
-		add_short(g, &ns, own->val, own->has_arg != no_argument);
+	for (o = own; o && o->name; o++) {
+		bool arg = o->arg != NULL;
+		if (o->kind == CLI_K_TEXT || has_long(g, nl, o->name))
+			continue;
+		add_long(g, &nl, o->name, arg ? required_argument : no_argument, o->id);
+		add_short(g, &ns, o->id, arg);
 	}
 }
 
@@ -228,19 +241,11 @@ static bool parse_value(const struct cmd_desc *cmd, const struct cli_opt *o, con
 	return false;
 }
 
-int cli_opt_apply(const struct cmd_desc *cmd, unsigned groups, struct cli_common *c, int id, const char *arg)
+/* Put arg where o says, at base (struct cli_common, or a command's ctx): 1 done, -1 a bad value (reported). */
+static int apply_row(const struct cmd_desc *cmd, const struct cli_opt *o, char *base, const char *arg)
 {
-	size_t i;
-	const struct cli_opt *o = NULL, *r;
-	char *to;
+	char *to = base + o->at;
 
-	for (i = 0; i < N_GROUPS && !o; i++)
-		for (r = groups_tab[i].rows; r->name && !o && (groups & groups_tab[i].group); r++)
-			if (r->id == id)
-				o = r;
-	if (!o || o->kind == CLI_K_HELP)
-		return 0;
-	to = (char *)c + o->at;
 	switch (o->kind) {
 	case CLI_K_STR:
 		*(const char **)to = arg;
@@ -262,32 +267,70 @@ int cli_opt_apply(const struct cmd_desc *cmd, unsigned groups, struct cli_common
 			return -1;
 	}
 	if (o->given_at != CLI_NOT_TRACKED)
-		*(bool *)((char *)c + o->given_at) = true;
+		*(bool *)(base + o->given_at) = true;
 	return 1;
 }
 
-void cli_opts_help(FILE *out, unsigned groups)
+int cli_opt_apply(const struct cmd_desc *cmd, unsigned groups, struct cli_common *c, int id, const char *arg)
 {
 	size_t i;
-	const struct cli_opt *o;
+	const struct cli_opt *o = NULL, *r;
+
+	for (i = 0; i < N_GROUPS && !o; i++)
+		for (r = groups_tab[i].rows; r->name && !o && (groups & groups_tab[i].group); r++)
+			if (r->id == id)
+				o = r;
+	if (!o || o->kind == CLI_K_HELP)
+		return 0;
+	return apply_row(cmd, o, (char *)c, arg);
+}
+
+const struct cli_opt *cli_own_find(const struct cli_opt *own, int id)
+{
+	for (; own && own->name; own++)
+		if (own->kind != CLI_K_TEXT && own->id == id)
+			return own;
+	return NULL;
+}
+
+int cli_own_apply(const struct cmd_desc *cmd, const struct cli_opt *o, void *ctx, const char *arg)
+{
+	return apply_row(cmd, o, ctx, arg);
+}
+
+/* One row's help line(s): the option and its argument, then the text at column 25. */
+static void row_help(FILE *out, const struct cli_opt *o)
+{
 	const char *h, *nl;
 	char left[64];
 
+	if (o->kind == CLI_K_TEXT) {
+		fputs(o->help, out);
+		return;
+	}
+	if (o->id > 0 && o->id < 256)
+		snprintf(left, sizeof(left), "  -%c, --%s%s%s", o->id, o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+	else
+		snprintf(left, sizeof(left), "      --%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+	fprintf(out, "%-23s  ", left);
+	for (h = o->help; (nl = strchr(h, '\n')); h = nl + 1)
+		fprintf(out, "%.*s\n%25s", (int)(nl - h), h, "");
+	fprintf(out, "%s\n", h);
+}
+
+void cli_opts_help(FILE *out, const struct cli_opt *own, unsigned groups)
+{
+	size_t i;
+	const struct cli_opt *o;
+
+	for (o = own; o && o->name; o++)
+		if (o->help)
+			row_help(out, o);
 	for (i = 0; i < N_GROUPS; i++) {
 		if (!(groups & groups_tab[i].group))
 			continue;
-		for (o = groups_tab[i].rows; o->name; o++) {
-			if (!o->help)
-				continue;
-			if (o->id > 0 && o->id < 256)
-				snprintf(left, sizeof(left), "  -%c, --%s%s%s", o->id, o->name, o->arg ? " " : "",
-					 o->arg ? o->arg : "");
-			else
-				snprintf(left, sizeof(left), "      --%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
-			fprintf(out, "%-23s  ", left);
-			for (h = o->help; (nl = strchr(h, '\n')); h = nl + 1)
-				fprintf(out, "%.*s\n%25s", (int)(nl - h), h, "");
-			fprintf(out, "%s\n", h);
-		}
+		for (o = groups_tab[i].rows; o->name; o++)
+			if (o->help)
+				row_help(out, o);
 	}
 }

@@ -10,6 +10,13 @@
  * it for every command of that group, and tests/cli/t_man.sh and
  * t_completion.sh (which read `ibscan help CMD`) ask for it in the man page
  * and the completion.
+ *
+ * A command's own options are rows of the same kind, in a table in the
+ * command's own file (struct cmd_desc's opts), in the order of its help:
+ * the text of its help (CLI_TEXT rows), its options, and its own help of
+ * the shared options whose words differ by command (-o, --format, --json;
+ * CLI_SHARED rows). `ibscan help CMD` prints those rows, then the help of
+ * its groups of shared options.
  */
 #ifndef IBSCAN_OPTIONS_H
 #define IBSCAN_OPTIONS_H
@@ -20,12 +27,13 @@
 #include <stddef.h>
 #include <stdio.h>
 
+struct cli_opt;
 struct cmd_desc {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *usage;   /* after "ibscan NAME " */
 	const char *summary; /* one line */
-	const char *help;    /* what comes before the shared options' help lines */
+	const struct cli_opt *opts; /* its own options and help, in the command's file (cmds.h); ended by CLI_END */
 	unsigned opt_groups; /* CLI_G_*: the shared options it takes (below) */
 	const char *const *formats; /* --format values it accepts, the default first; NULL-ended */
 	unsigned flags;      /* CMD_* */
@@ -119,6 +127,10 @@ enum cli_opt_kind {
 	CLI_K_CALL,   /* no argument: call fn */
 	CLI_K_ZERO,   /* no argument: the unsigned set to 0 */
 	CLI_K_HELP,   /* -h: the command's help */
+	/* Only in a command's own table: */
+	CLI_K_TEXT,   /* no option: help is printed as it is */
+	CLI_K_SHARED, /* the shared option of this id, with this help */
+	CLI_K_OWN,    /* the command's own() handler takes it (cli_parse) */
 };
 
 struct cli_opt {
@@ -127,7 +139,7 @@ struct cli_opt {
 	const char *arg;        /* argument name in the help ("N", "FILE"), NULL: none */
 	const char *help;       /* help text; "\n" goes on under the text column; NULL: not listed */
 	enum cli_opt_kind kind;
-	size_t at;              /* offsetof(struct cli_common, the field) */
+	size_t at;              /* offsetof(struct cli_common, the field); own rows: into the command's ctx */
 	size_t given_at;        /* offsetof its "given on the command line" bool, or CLI_NOT_TRACKED */
 	unsigned lo, hi;        /* range of UINT, INT; hi of SECS */
 	const char *want;       /* what a bad value is told it wants: "a number from 1 to 100" */
@@ -136,17 +148,41 @@ struct cli_opt {
 };
 #define CLI_NOT_TRACKED ((size_t)-1)
 
+/* Rows of a command's own table. */
+#define CLI_END { .name = NULL }
+#define CLI_TEXT(text) { .name = "", .help = (text), .kind = CLI_K_TEXT, .given_at = CLI_NOT_TRACKED }
+#define CLI_SHARED(lname, oid, argname, text) \
+	{ .name = (lname), .id = (oid), .arg = (argname), .help = (text), .kind = CLI_K_SHARED, .given_at = CLI_NOT_TRACKED }
+#define CLI_OWN(lname, oid, argname, text) \
+	{ .name = (lname), .id = (oid), .arg = (argname), .help = (text), .kind = CLI_K_OWN, .given_at = CLI_NOT_TRACKED }
+/* -o's help, and the three output rows of a command whose formats are text and json. */
+#define CLI_OUTPUT_ROW                                                                                 \
+	CLI_SHARED("output", 'o', "FILE",                                                           \
+		   "write there as sort -o does: a file is replaced atomically (its mode\n"          \
+		   "and owner kept); a device, FIFO or /dev/stdout is written as it is")
+#define CLI_VIEW_ROWS                                                       \
+	CLI_SHARED("format", OPT_FORMAT, "F", "text (default) or json"),  \
+	CLI_SHARED("json", OPT_JSON, NULL, "same as --format json"), CLI_OUTPUT_ROW
+
 /* The getopt tables of one command: its groups' options, then its own. */
 struct cli_getopt {
 	struct option v[64];
 	char shortopts[64];
 };
 /*
- * Fill g from the groups' rows and the command's own options (ended by a
- * zero row, or NULL): the getopt_long table and the short options string
+ * Fill g from the groups' rows and the command's own rows (ended by
+ * CLI_END, or NULL): the getopt_long table and the short options string
  * (":" first, so a missing value is told apart).
  */
-void cli_getopt_build(struct cli_getopt *g, unsigned groups, const struct option *own);
+void cli_getopt_build(struct cli_getopt *g, unsigned groups, const struct cli_opt *own);
+
+/* The row of id in a command's own table (NULL: none, or no table). */
+const struct cli_opt *cli_own_find(const struct cli_opt *own, int id);
+/*
+ * Apply an own row of kind STR, FLAG, UINT or INT to the command's ctx: 1
+ * done, -1 a bad value (a usage error, reported).
+ */
+int cli_own_apply(const struct cmd_desc *cmd, const struct cli_opt *o, void *ctx, const char *arg);
 
 /*
  * Apply a shared option to c: 1 done, 0 not a shared option of the groups,
@@ -154,7 +190,7 @@ void cli_getopt_build(struct cli_getopt *g, unsigned groups, const struct option
  */
 int cli_opt_apply(const struct cmd_desc *cmd, unsigned groups, struct cli_common *c, int id, const char *arg);
 
-/* The help lines of the groups' options, as `ibscan help CMD` prints them. */
-void cli_opts_help(FILE *out, unsigned groups);
+/* The help lines of a command's own rows, then of its groups' options, as `ibscan help CMD` prints them. */
+void cli_opts_help(FILE *out, const struct cli_opt *own, unsigned groups);
 
 #endif

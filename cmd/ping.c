@@ -1,11 +1,11 @@
 /* `ibscan ping`: an RC ping-pong or bandwidth probe between two hosts over libibverbs. */
 #include "cli.h"
 #include "cmds.h"
+#include "render.h"
 #include "../core/base/log.h"
 #include "../core/probe/oob.h"
 #include "../core/probe/tcp.h"
 #include "../core/probe/ping.h"
-#include "../output/ping.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -29,23 +29,6 @@ enum {
 };
 
 #define DEFAULT_WAIT_S 600
-
-struct ping_job {
-	const struct ibs_ping_result *r;
-	bool json;
-};
-
-static int write_ping(FILE *out, void *ctx)
-{
-	struct ping_job *j = ctx;
-	struct emit *e = emit_new(j->json ? EMIT_JSON : EMIT_TEXT);
-	int rc;
-
-	render_ping(e, j->r);
-	rc = emit_write(e, out);
-	emit_free(e);
-	return rc;
-}
 
 /* A size in bytes, with an optional K or M (binary) suffix. */
 static bool parse_size(const char *s, unsigned *out)
@@ -73,7 +56,7 @@ static bool parse_size(const char *s, unsigned *out)
 /* What ping's own options set. */
 struct ping_args {
 	const struct cmd_desc *cmd;
-	struct ibs_ping_opts *o;
+	struct ibs_ping_opts o;
 	const char *bind_addr;
 	unsigned tcp_port, wait_s;
 	bool listen, size_set, wait_set;
@@ -84,119 +67,103 @@ static int ping_opt(int opt, const char *arg, void *ctx)
 	static const char *const op_names[] = { "send", "write", "read", "atomic" };
 	struct ping_args *a = ctx;
 	const struct cmd_desc *cmd = a->cmd;
-	unsigned u;
 	int i;
 
 	switch (opt) {
-	case OPT_LISTEN:
-		a->listen = true;
-		return 1;
-	case OPT_BIND:
-		a->bind_addr = arg;
-		return 1;
-	case OPT_TCP_PORT:
-		if (!cli_parse_uint(arg, 1, 65535, &a->tcp_port))
-			return cli_usage_error(cmd, "--tcp-port wants a port number from 1 to 65535, not '%s'", arg), -1;
-		return 1;
-	case OPT_GID_INDEX:
-		if (!cli_parse_uint(arg, 0, 65535, &u))
-			return cli_usage_error(cmd, "--gid-index wants a GID table index, not '%s'", arg), -1;
-		a->o->gid_index = (int)u;
-		return 1;
-	case OPT_SL:
-		if (!cli_parse_uint(arg, 0, 15, &a->o->sl))
-			return cli_usage_error(cmd, "--sl wants a service level from 0 to 15, not '%s'", arg), -1;
-		return 1;
-	case OPT_PKEY_INDEX:
-		if (!cli_parse_uint(arg, 0, 65535, &a->o->pkey_index))
-			return cli_usage_error(cmd, "--pkey-index wants a P_Key table index, not '%s'", arg), -1;
-		return 1;
-	case OPT_TCLASS:
-		if (!cli_parse_uint(arg, 0, 255, &a->o->tclass))
-			return cli_usage_error(cmd, "--tclass wants a traffic class from 0 to 255 (DSCP x 4), not '%s'", arg),
-			       -1;
-		return 1;
-	case OPT_DLID:
-		if (!cli_parse_uint(arg, 1, 0xbfff, &a->o->dlid))
-			return cli_usage_error(cmd, "--dlid wants a unicast LID from 1 to 49151, not '%s'", arg), -1;
-		return 1;
 	case OPT_OP:
 		for (i = 0; i < IBS_OP__COUNT; i++)
 			if (!strcmp(arg, op_names[i]))
 				break;
 		if (i == IBS_OP__COUNT)
 			return cli_usage_error(cmd, "unknown --op '%s' (send, write, read or atomic)", arg), -1;
-		a->o->op = (enum ibs_ping_op)i;
-		return 1;
-	case OPT_BW:
-		a->o->bw = true;
+		a->o.op = (enum ibs_ping_op)i;
 		return 1;
 	case OPT_ITERS:
-		if (!cli_parse_uint(arg, 1, IBS_PING_MAX_ITERS, &a->o->iters))
+		if (!cli_parse_uint(arg, 1, IBS_PING_MAX_ITERS, &a->o.iters))
 			return cli_usage_error(cmd, "--iters wants a number from 1 to %u, not '%s'", IBS_PING_MAX_ITERS,
 					       arg), -1;
 		return 1;
 	case OPT_SIZE:
-		if (!parse_size(arg, &a->o->size))
+		if (!parse_size(arg, &a->o.size))
 			return cli_usage_error(cmd, "--size wants bytes from 1 to 16M (K and M suffixes), not '%s'", arg),
 			       -1;
 		a->size_set = true;
-		return 1;
-	case OPT_WAIT:
-		if (!cli_parse_uint(arg, 0, 86400, &a->wait_s))
-			return cli_usage_error(cmd, "--wait wants seconds from 0 (forever) to 86400, not '%s'", arg), -1;
-		a->wait_set = true;
 		return 1;
 	}
 	return 0;
 }
 
+#define AT(field) offsetof(struct ping_args, field)
+/* An unsigned option of ping in [lo, hi], stored at field. */
+#define UROW(lname, oid, argname, text, kind_, field, given, lo_, hi_, want_)                                    \
+	{ .name = (lname), .id = (oid), .arg = (argname), .help = (text), .kind = (kind_), .at = AT(field),        \
+	  .given_at = (given), .lo = (lo_), .hi = (hi_), .want = (want_) }
+
+/* -C, -P, --timeout and --deadline are the shared ones, with ping's own help and defaults. */
+const struct cli_opt ping_opts[] = {
+	CLI_TEXT("roles:\n"),
+	{ .name = "listen", .id = OPT_LISTEN, .help = "wait for one probe (one peer at a time; silent or malformed peers are dropped)",
+	  .kind = CLI_K_FLAG, .at = AT(listen), .given_at = CLI_NOT_TRACKED },
+	CLI_TEXT("  HOST                   probe the host running 'ibscan ping --listen'\noptions:\n"),
+	UROW("tcp-port", OPT_TCP_PORT, "N", "TCP port of the out-of-band exchange (default 18515)", CLI_K_UINT,
+	     tcp_port, CLI_NOT_TRACKED, 1, 65535, "a port number from 1 to 65535"),
+	{ .name = "bind", .id = OPT_BIND, .arg = "ADDR",
+	  .help = "listener: the address to listen on (default 0.0.0.0, every IPv4 address)", .kind = CLI_K_STR,
+	  .at = AT(bind_addr), .given_at = CLI_NOT_TRACKED },
+	UROW("wait", OPT_WAIT, "S", "listener: give up when no probe completes within S seconds (default 600; 0: never)",
+	     CLI_K_UINT, wait_s, AT(wait_set), 0, 86400, "seconds from 0 (forever) to 86400"),
+	CLI_SHARED("ca", 'C', "NAME", "RDMA device (default: the first with an active port)"),
+	CLI_SHARED("port", 'P', "N", "its port (default: its first active port)"),
+	UROW("gid-index", OPT_GID_INDEX, "N",
+	     "GID to use (default: RoCE takes the setup connection's address, else RoCE v2\n"
+	     "with an IPv4 address; InfiniBand uses LIDs)",
+	     CLI_K_INT, o.gid_index, CLI_NOT_TRACKED, 0, 65535, "a GID table index"),
+	UROW("sl", OPT_SL, "N", "service level, 0-15 (default 0; RoCE: the VLAN priority)", CLI_K_UINT, o.sl,
+	     CLI_NOT_TRACKED, 0, 15, "a service level from 0 to 15"),
+	UROW("tclass", OPT_TCLASS, "N", "GRH traffic class, 0-255 (default 0; RoCE v2: DSCP x 4, e.g. 104 for DSCP 26)",
+	     CLI_K_UINT, o.tclass, CLI_NOT_TRACKED, 0, 255, "a traffic class from 0 to 255 (DSCP x 4)"),
+	UROW("pkey-index", OPT_PKEY_INDEX, "N", "P_Key table entry of the queue pair (default 0)", CLI_K_UINT,
+	     o.pkey_index, CLI_NOT_TRACKED, 0, 65535, "a P_Key table index"),
+	UROW("dlid", OPT_DLID, "LID", "InfiniBand across subnets: the router's LID, addressed by GID through it",
+	     CLI_K_UINT, o.dlid, CLI_NOT_TRACKED, 1, 0xbfff, "a unicast LID from 1 to 49151"),
+	CLI_OWN("op", OPT_OP, "OP",
+		"send (send/recv, default), write (RDMA write), read (RDMA read), atomic (fetch-and-add)"),
+	{ .name = "bw", .id = OPT_BW, .help = "a bandwidth run instead of latency round trips", .kind = CLI_K_FLAG,
+	  .at = AT(o.bw), .given_at = CLI_NOT_TRACKED },
+	CLI_OWN("iters", OPT_ITERS, "N", "operations (default 1000)"),
+	CLI_OWN("size", OPT_SIZE, "BYTES", "bytes per operation, K and M suffixes (default 64; --bw 64K; atomic: 8)"),
+	CLI_SHARED("timeout", OPT_TIMEOUT, "MS", "deadline of every wait: completions, TCP messages (default 5000)"),
+	CLI_SHARED("deadline", OPT_DEADLINE, "S",
+		   "end the probe session within S seconds of its connection, whatever the\n"
+		   "peer sends (default 300)"),
+	CLI_VIEW_ROWS,
+	CLI_END,
+};
+
 int cmd_ping(int argc, char **argv)
 {
 	/* -C, -P, --timeout and --deadline are the shared ones, with ping's own help and defaults. */
-	static const struct option opts[] = {
-		{ "listen", no_argument, NULL, OPT_LISTEN },
-		{ "bind", required_argument, NULL, OPT_BIND },
-		{ "tcp-port", required_argument, NULL, OPT_TCP_PORT },
-		{ "ca", required_argument, NULL, 'C' },
-		{ "port", required_argument, NULL, 'P' },
-		{ "gid-index", required_argument, NULL, OPT_GID_INDEX },
-		{ "op", required_argument, NULL, OPT_OP },
-		{ "bw", no_argument, NULL, OPT_BW },
-		{ "iters", required_argument, NULL, OPT_ITERS },
-		{ "size", required_argument, NULL, OPT_SIZE },
-		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-		{ "deadline", required_argument, NULL, OPT_DEADLINE },
-		{ "wait", required_argument, NULL, OPT_WAIT },
-		{ "sl", required_argument, NULL, OPT_SL },
-		{ "pkey-index", required_argument, NULL, OPT_PKEY_INDEX },
-		{ "tclass", required_argument, NULL, OPT_TCLASS },
-		{ "dlid", required_argument, NULL, OPT_DLID },
-		{ NULL, 0, NULL, 0 },
-	};
 	const struct cmd_desc *cmd = cmd_find("ping");
-	struct ibs_ping_opts o;
 	struct ibs_ping_result res;
 	struct ibs_ping *p = NULL;
 	struct cli_common c;
-	struct ping_job j;
+	struct cli_render r = { .view = CLI_V_PING };
+	bool json;
 	struct ping_args a;
 	const char *host = NULL;
 	enum ibs_err err;
 	int rc, lfd = -1;
 	char *msg = NULL;
 
-	memset(&o, 0, sizeof(o));
-	o.gid_index = -1;
-	o.op = IBS_OP_SEND;
-	o.iters = IBS_PING_DEFAULT_ITERS;
-	o.size = 0; /* the library's default: 64, 64 KiB with --bw */
 	memset(&a, 0, sizeof(a));
+	a.o.gid_index = -1;
+	a.o.op = IBS_OP_SEND;
+	a.o.iters = IBS_PING_DEFAULT_ITERS;
+	a.o.size = 0; /* the library's default: 64, 64 KiB with --bw */
 	a.cmd = cmd;
-	a.o = &o;
 	a.tcp_port = IBS_OOB_DEFAULT_PORT;
 	a.wait_s = DEFAULT_WAIT_S;
-	rc = cli_parse(cmd, &c, argc, argv, opts, ping_opt, &a);
+	rc = cli_parse(cmd, &c, argc, argv, ping_opt, &a);
 	if (rc != CLI_PARSED)
 		return rc;
 	if (!c.timeout_set)
@@ -211,21 +178,21 @@ int cmd_ping(int argc, char **argv)
 		return cli_usage_error(cmd, "missing HOST (the host running 'ibscan ping --listen'), or --listen");
 	if (!a.listen && (a.bind_addr || a.wait_set))
 		return cli_usage_error(cmd, "%s is for the listener (--listen)", a.bind_addr ? "--bind" : "--wait");
-	if (o.op == IBS_OP_ATOMIC) {
-		if (a.size_set && o.size != IBS_PING_ATOMIC_SIZE)
+	if (a.o.op == IBS_OP_ATOMIC) {
+		if (a.size_set && a.o.size != IBS_PING_ATOMIC_SIZE)
 			return cli_usage_error(cmd, "--op atomic moves 8 bytes: --size must be 8 or left out");
-		o.size = IBS_PING_ATOMIC_SIZE;
+		a.o.size = IBS_PING_ATOMIC_SIZE;
 	}
-	rc = cli_text_or_json(cmd, &c, &j.json);
+	rc = cli_text_or_json(cmd, &c, &json);
 	if (rc != CLI_PARSED)
 		return rc;
-	o.ca = c.ca;
-	o.port = (unsigned)c.port;
-	o.timeout_ms = c.timeout_ms;
-	o.session_ms = (unsigned)(c.deadline_s * 1000.0);
+	a.o.ca = c.ca;
+	a.o.port = (unsigned)c.port;
+	a.o.timeout_ms = c.timeout_ms;
+	a.o.session_ms = (unsigned)(c.deadline_s * 1000.0);
 
 	/* The device first: without one there is nothing to probe, whatever the peer does. */
-	err = ibs_ping_open(&ibs_verbs_ibv, &o, &p);
+	err = ibs_ping_open(&ibs_verbs_ibv, &a.o, &p);
 	if (err) {
 		ibs_ping_close(p);
 		return EXIT_RUNTIME;
@@ -254,8 +221,9 @@ int cmd_ping(int argc, char **argv)
 	ibs_ping_close(p);
 	if (err)
 		return EXIT_RUNTIME;
-	j.r = &res;
-	rc = cli_write_output(&c, write_ping, &j);
+	r.fmt = json ? CLI_F_JSON : CLI_F_TEXT;
+	r.ping = &res;
+	rc = cli_render(&c, &r);
 	ibs_ping_result_free(&res);
 	return rc;
 }

@@ -5,6 +5,7 @@
  */
 #include "cli.h"
 #include "cmds.h"
+#include "render.h"
 #include "../core/base/log.h"
 #include "../fabric/health.h"
 #include "../output/report.h"
@@ -78,19 +79,21 @@ static time_t report_time(void)
 	return time(NULL);
 }
 
-static int write_report(FILE *out, void *ctx)
-{
-	return render_report(out, ctx);
-}
+/* --format and --json are refused (own_opt): a report is HTML. */
+const struct cli_opt report_opts[] = {
+	CLI_TEXT("options:\n"),
+	CLI_SHARED("output", 'o', "FILE", "write the page there (default: standard output), replaced atomically"),
+	CLI_OWN("no-counters", OPT_NO_COUNTERS, NULL,
+		"do not read PMA counters (no counter findings, no counters in the page)"),
+	CLI_OWN("thresholds", OPT_THRESHOLDS, "FILE", "counter thresholds, one Name=N per line (as health)"),
+	CLI_OWN("threshold", OPT_THRESHOLD, "N=V", "one counter threshold (repeatable), e.g. SymbolErrorCounter=100"),
+	CLI_OWN("format", OPT_FORMAT, "F", NULL),
+	CLI_OWN("json", OPT_JSON, NULL, NULL),
+	CLI_END,
+};
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "no-counters", no_argument, NULL, OPT_NO_COUNTERS },
-		{ "thresholds", required_argument, NULL, OPT_THRESHOLDS },
-		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct ropts o;
 	struct cli_common c;
 	struct ibs_fabric *f;
@@ -109,7 +112,7 @@ int cmd_report(int argc, char **argv)
 	o.cmd = cmd_find(argv[0]);
 	o.counters = true;
 	ibs_thresholds_default(&o.thr);
-	rc = cli_parse(o.cmd, &c, argc, argv, opts, own_opt, &o);
+	rc = cli_parse(o.cmd, &c, argc, argv, own_opt, &o);
 	if (rc != CLI_PARSED)
 		return rc;
 	if (o.rc)
@@ -161,7 +164,10 @@ int cmd_report(int argc, char **argv)
 	}
 	in.svg = svg;
 	in.drawing = svg ? &drawing : NULL;
-	st = cli_write_output(&c, write_report, &in);
+	{
+		struct cli_render r = { .view = CLI_V_REPORT, .fmt = CLI_F_HTML, .report = &in };
+		st = cli_render(&c, &r);
+	}
 	if (st == EXIT_OK && !svg)
 		st = EXIT_RUNTIME;
 	if (st == EXIT_OK && f->partial) {

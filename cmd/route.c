@@ -1,9 +1,9 @@
 /* `ibscan route SRC DST`, `ibscan routes --dump` and `ibscan path SRC DST`. */
 #include "cli.h"
 #include "cmds.h"
+#include "render.h"
 #include "../core/base/log.h"
 #include "../fabric/route.h"
-#include "../output/route.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -91,21 +91,18 @@ static void query(struct ibs_session *s, struct rjob *j)
 	}
 }
 
-static int write_out(FILE *out, void *ctx)
+/* The route, the tables or the path record, as asked. */
+static int render(const struct cli_common *c, const struct rjob *j)
 {
-	struct rjob *j = ctx;
-	struct emit *e = emit_new_stream(j->json ? EMIT_JSON : EMIT_TEXT, out);
-	int rc;
+	struct cli_render r = { .fmt = j->json ? CLI_F_JSON : CLI_F_TEXT, .n = j->n_lfts };
 
 	if (j->kind == K_ROUTE)
-		render_route(e, &j->route);
+		r.view = CLI_V_ROUTE, r.route = &j->route;
 	else if (j->kind == K_ROUTES)
-		render_lfts(e, j->lfts, j->n_lfts);
+		r.view = CLI_V_LFTS, r.lfts = j->lfts;
 	else
-		render_path_record(e, &j->pr);
-	rc = emit_write(e, out);
-	emit_free(e);
-	return rc;
+		r.view = CLI_V_PATH, r.path = &j->pr;
+	return cli_render(c, &r);
 }
 
 /* The exit status once the answer is out, with one line on stderr for anything short of it. */
@@ -131,21 +128,23 @@ static int verdict(const struct rjob *j, const struct ibs_fabric *f, const struc
 	return j->status;
 }
 
-/* --dump belongs to routes only. */
-static int own_opt(int opt, const char *arg, void *ctx)
-{
-	struct rjob *j = ctx;
+/* route and path. */
+const struct cli_opt route_opts[] = {
+	CLI_TEXT("SRC and DST: a LID, a node or port GUID (0x...), or a node name.\noptions:\n"),
+	CLI_VIEW_ROWS,
+	CLI_END,
+};
 
-	(void)arg;
-	if (opt != OPT_DUMP || j->kind != K_ROUTES)
-		return 0;
-	j->dump = true;
-	return 1;
-}
+const struct cli_opt routes_opts[] = {
+	CLI_TEXT("options:\n"),
+	{ .name = "dump", .id = OPT_DUMP, .help = "read and print every switch's LFT", .kind = CLI_K_FLAG,
+	  .at = offsetof(struct rjob, dump), .given_at = CLI_NOT_TRACKED },
+	CLI_VIEW_ROWS,
+	CLI_END,
+};
 
 static int run(int argc, char **argv, enum kind kind)
 {
-	static const struct option opts[] = { { "dump", no_argument, NULL, OPT_DUMP }, { NULL, 0, NULL, 0 } };
 	const struct cmd_desc *cmd = cmd_find(argv[0]);
 	struct cli_common c;
 	struct ibs_session *s;
@@ -156,7 +155,7 @@ static int run(int argc, char **argv, enum kind kind)
 
 	memset(&j, 0, sizeof(j));
 	j.kind = kind;
-	rc = cli_parse(cmd, &c, argc, argv, opts, own_opt, &j);
+	rc = cli_parse(cmd, &c, argc, argv, NULL, &j);
 	if (rc != CLI_PARSED)
 		return rc;
 	if (kind == K_ROUTES) {
@@ -192,7 +191,7 @@ static int run(int argc, char **argv, enum kind kind)
 		rc = EXIT_RUNTIME; /* cli_walk said why */
 	else if (!j.have_route && !j.have_pr && kind != K_ROUTES)
 		rc = j.status ? j.status : EXIT_RUNTIME; /* after() said why */
-	else if ((rc = cli_write_output(&c, write_out, &j)) == EXIT_OK)
+	else if ((rc = render(&c, &j)) == EXIT_OK)
 		rc = verdict(&j, f, &run);
 	ibs_route_free(&j.route);
 	ibs_lfts_free(j.lfts, j.n_lfts);

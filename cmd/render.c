@@ -1,0 +1,184 @@
+/* The one render entry of cmd/: view x format -> the renderer of output/, written through cli_write_output. */
+#include "render.h"
+#include "cli.h"
+#include "../core/base/log.h"
+#include "../core/base/strbuf.h"
+#include "../output/counters.h"
+#include "../output/diff.h"
+#include "../output/draw.h"
+#include "../output/health.h"
+#include "../output/hostinfo.h"
+#include "../output/capinfo.h"
+#include "../output/pcap.h"
+#include "../output/ping.h"
+#include "../output/prom.h"
+#include "../output/netfile.h"
+#include "../output/slurm.h"
+#include "../output/topo.h"
+#include "../output/report.h"
+#include "../output/route.h"
+#include "../output/svg.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The names of enum cli_fmt, as --format takes them. */
+static const char *const fmt_names[] = { "text", "json", "prom", "dot", "svg", "netfile", "slurm", "html", "pcap" };
+
+int cli_format(const struct cmd_desc *cmd, const struct cli_common *c, enum cli_fmt *fmt)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *name = cmd->formats[0];
+	size_t i, n;
+	int rc = CLI_PARSED;
+
+	for (n = 0; cmd->formats[n]; n++)
+		if (c->format && !strcmp(c->format, cmd->formats[n]))
+			name = cmd->formats[n];
+	if (c->format && strcmp(c->format, name)) {
+		for (i = 0; i < n; i++)
+			sb_addf(&sb, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ", cmd->formats[i]);
+		rc = cli_usage_error(cmd, "unknown format '%s' (%s)", c->format, sb_str(&sb));
+		sb_free(&sb);
+	}
+	*fmt = CLI_F_TEXT;
+	for (i = 0; i < sizeof(fmt_names) / sizeof(fmt_names[0]); i++)
+		if (!strcmp(name, fmt_names[i]))
+			*fmt = (enum cli_fmt)i;
+	return rc;
+}
+
+int cli_text_or_json(const struct cmd_desc *cmd, const struct cli_common *c, bool *json)
+{
+	enum cli_fmt fmt;
+	int rc = cli_format(cmd, c, &fmt);
+
+	*json = fmt == CLI_F_JSON;
+	return rc;
+}
+
+/* The views rendered through struct emit (text and JSON). */
+static void emit_view(struct emit *e, const struct cli_render *r)
+{
+	switch (r->view) {
+	case CLI_V_TOPOLOGY:
+		render_topology(e, r->f, r->run);
+		break;
+	case CLI_V_NODES:
+		render_nodes(e, r->f, r->run);
+		break;
+	case CLI_V_LINKS:
+		render_links(e, r->f, r->run);
+		break;
+	case CLI_V_SM:
+		render_sm(e, r->f, r->run);
+		break;
+	case CLI_V_HEALTH:
+		render_health(e, r->f, r->fs);
+		break;
+	case CLI_V_COUNTERS:
+		render_counters(e, r->f, r->run);
+		break;
+	case CLI_V_DIFF:
+		render_diff(e, r->a, r->b, r->diff);
+		break;
+	case CLI_V_ROUTE:
+		render_route(e, r->route);
+		break;
+	case CLI_V_LFTS:
+		render_lfts(e, r->lfts, r->n);
+		break;
+	case CLI_V_PATH:
+		render_path_record(e, r->path);
+		break;
+	case CLI_V_LOCAL:
+		render_local(e, r->host);
+		break;
+	case CLI_V_PING:
+		render_ping(e, r->ping);
+		break;
+	case CLI_V_CAPTURE:
+		render_capture_info(e, r->a, r->cap);
+		break;
+	case CLI_V_REPORT:
+		break;
+	}
+}
+
+/* Every format but the drawings: 0, or -1 when a write failed. */
+static int write_view(FILE *out, void *ctx)
+{
+	const struct cli_render *r = ctx;
+	struct emit *e;
+	int rc;
+
+	switch (r->fmt) {
+	case CLI_F_NETFILE:
+		return render_netfile(out, r->f);
+	case CLI_F_SLURM:
+		return render_slurm(out, r->f);
+	case CLI_F_PROM:
+		return r->view == CLI_V_COUNTERS ? render_counters_prom(out, r->f, r->run)
+						 : render_health_prom(out, r->f, r->run, r->fs);
+	case CLI_F_HTML:
+		return render_report(out, r->report);
+	case CLI_F_PCAP:
+		return render_pcap(out, r->cap);
+	default:
+		break;
+	}
+	e = emit_new_stream(r->fmt == CLI_F_JSON ? EMIT_JSON : EMIT_TEXT, out);
+	emit_view(e, r);
+	rc = emit_write(e, out);
+	emit_free(e);
+	return rc;
+}
+
+struct drawing_out {
+	const char *data;
+	size_t len;
+};
+
+static int write_buf(FILE *out, void *ctx)
+{
+	const struct drawing_out *b = ctx;
+
+	fwrite(b->data, 1, b->len, out);
+	return ferror(out) ? -1 : 0;
+}
+
+/* The drawing of r->f (r->fs's findings on it): DOT, or SVG laid out by libgvc. */
+static int write_drawing(const struct cli_common *c, const struct cli_render *r)
+{
+	struct render_draw_opts o = { r->fs, c->group_hosts };
+	struct render_drawing d;
+	struct drawing_out b;
+	char *data = NULL, *err = NULL;
+	int rc;
+
+	/* Laid out before the output is opened: a layout failure leaves no half-written file. */
+	render_drawing_build(&d, r->f, &o);
+	b.data = d.dot;
+	b.len = d.dot_len;
+	if (r->fmt == CLI_F_SVG) {
+		data = render_drawing_svg(&d, &b.len, &err);
+		if (!data) {
+			log_error("cannot draw the fabric as SVG: %s", err);
+			free(err);
+			render_drawing_free(&d);
+			return EXIT_RUNTIME;
+		}
+		b.data = data;
+	}
+	rc = cli_write_output(c, write_buf, &b);
+	free(data);
+	render_drawing_free(&d);
+	return rc;
+}
+
+int cli_render(const struct cli_common *c, const struct cli_render *r)
+{
+	if (r->fmt == CLI_F_DOT || r->fmt == CLI_F_SVG)
+		return write_drawing(c, r);
+	return cli_write_output(c, write_view, (void *)r);
+}
