@@ -46,10 +46,27 @@ struct slot {
 	uint32_t count;
 };
 
+/*
+ * A window of an index file, read ahead: replay asks in about the order it
+ * recorded, so what it reads of the attempts and of the responses lies a
+ * little ahead of what it read before. A read outside the window but not
+ * far ahead of it moves the window there; any other is read by itself.
+ */
+#define WINDOW_X_BYTES ((size_t)32 << 10)
+#define WINDOW_RESP_BYTES ((size_t)64 << 10)
+struct window {
+	uint64_t off; /* of the bytes held */
+	size_t n, cap;
+	unsigned missed; /* reads in a row it did not hold */
+	uint8_t *b;
+};
+
 struct ibs_capidx {
-	const uint8_t *buf;
+	const uint8_t *buf;       /* the image, while in memory or mapped; NULL when read from fd */
 	size_t len;
 	bool own, mapped;
+	int fd;                   /* the index file after its checks, or -1 */
+	struct window *wx, *wr;   /* read-ahead of the attempts and of the response bytes */
 	struct ibs_capture *head;
 	struct hdr h;             /* a copy, taken before it was checked */
 	const struct ibs_capidx_x *x;
@@ -385,6 +402,7 @@ static enum ibs_err load(const void *buf, size_t len, bool own, bool mapped, con
 	ix->len = len;
 	ix->own = own;
 	ix->mapped = mapped;
+	ix->fd = -1;
 	/* The header is read in place: the buffer must be 8-byte aligned. */
 	if ((uintptr_t)buf % 8)
 		rc = bad(msg, "misaligned buffer");
@@ -437,16 +455,29 @@ enum ibs_err ibs_capidx_open(const char *path, const struct ibs_capidx_src *src,
 		return bad(msg, "%lld bytes is not the size of an index", (long long)st.st_size);
 	}
 	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
 	if (m == MAP_FAILED) {
 		*msg = xasprintf("cannot map: %s", strerror(errno));
+		close(fd);
 		return IBS_E_IO;
 	}
 	rc = load(m, (size_t)st.st_size, false, true, src, out, msg);
 	if (rc) {
 		munmap(m, (size_t)st.st_size);
+		close(fd);
 		return rc;
 	}
+	/* Checked: from now on it is read, not mapped. */
+	munmap(m, (size_t)st.st_size);
+	(*out)->buf = NULL;
+	(*out)->mapped = false;
+	(*out)->x = NULL;
+	(*out)->tab = NULL;
+	(*out)->resp = NULL;
+	(*out)->fd = fd;
+	(*out)->wx = xcalloc(1, sizeof(struct window));
+	(*out)->wx->cap = WINDOW_X_BYTES;
+	(*out)->wr = xcalloc(1, sizeof(struct window));
+	(*out)->wr->cap = WINDOW_RESP_BYTES;
 	return IBS_OK;
 }
 
@@ -457,16 +488,19 @@ static void settle(const struct ibs_capidx *ix)
 		(void)madvise((void *)ix->buf, ix->len, MADV_DONTNEED);
 }
 
-void ibs_capidx_settle(const struct ibs_capidx *ix)
-{
-	settle(ix);
-}
-
 void ibs_capidx_free(struct ibs_capidx *ix)
 {
 	if (!ix)
 		return;
 	ibs_capture_free(ix->head);
+	if (ix->fd >= 0)
+		close(ix->fd);
+	if (ix->wx)
+		free(ix->wx->b);
+	if (ix->wr)
+		free(ix->wr->b);
+	free(ix->wx);
+	free(ix->wr);
 	if (ix->mapped)
 		munmap((void *)ix->buf, ix->len);
 	else if (ix->own)
@@ -489,26 +523,83 @@ size_t ibs_capidx_size(const struct ibs_capidx *ix)
 	return ix->len;
 }
 
+/* n bytes at off of the file, all of them, else *msg says why. */
+static enum ibs_err read_at(const struct ibs_capidx *ix, void *dst, size_t n, uint64_t off, char **msg)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = pread(ix->fd, (uint8_t *)dst + got, n - got, (off_t)(off + got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return bad(msg, "cannot read it: %s", strerror(errno));
+		if (r == 0)
+			return bad(msg, "cut short (nothing at byte %llu)", (unsigned long long)(off + got));
+		got += (size_t)r;
+	}
+	return IBS_OK;
+}
+
 /*
- * What is read from the mapping is copied first and only the copy is
- * checked and used: the barrier keeps the compiler from reading the
- * mapping again in place of the copy.
+ * n bytes at off of the image into dst. A file is read, not mapped: pages
+ * of a mapping stay resident until let go of, and a fault maps a whole
+ * folio of the page cache (64 KB and more), so reading about randomly
+ * through a mapping held megabytes where the walk needs a few bytes.
  */
-#define COPY_OUT(dst, src)                               \
-	do {                                             \
-		memcpy(&(dst), &(src), sizeof(dst));     \
-		__asm__ __volatile__("" ::: "memory");   \
-	} while (0)
+static enum ibs_err fetch(const struct ibs_capidx *ix, struct window *w, uint64_t off, size_t n, void *dst,
+			  char **msg)
+{
+	enum ibs_err rc;
+	uint64_t start;
+	size_t want;
+
+	if (ix->buf) {
+		memcpy(dst, ix->buf + off, n);
+		__asm__ __volatile__("" ::: "memory"); /* the copy is what is checked and used */
+		return IBS_OK;
+	}
+	if (w && !(off >= w->off && off - w->off + n <= w->n)) {
+		/*
+		 * Just past its end: the window moves on, keeping half of it
+		 * behind. Elsewhere, a read by itself; but where reads keep
+		 * missing it, the window goes there.
+		 */
+		if (w->n && !(off >= w->off + w->n && off < w->off + w->n + w->cap / 4) && ++w->missed < 8)
+			return read_at(ix, dst, n, off, msg);
+		w->missed = 0;
+		start = off > w->cap / 2 ? off - w->cap / 2 : 0;
+		want = start < ix->len ? (size_t)(ix->len - start) : 0;
+		if (want > w->cap)
+			want = w->cap;
+		if (want < off - start + n)
+			return read_at(ix, dst, n, off, msg);
+		if (!w->b)
+			w->b = xmalloc(w->cap);
+		w->n = 0;
+		if ((rc = read_at(ix, w->b, want, start, msg)) != IBS_OK)
+			return rc;
+		w->off = start;
+		w->n = want;
+	}
+	if (!w)
+		return read_at(ix, dst, n, off, msg);
+	w->missed = 0;
+	memcpy(dst, w->b + (off - w->off), n);
+	return IBS_OK;
+}
 
 enum ibs_err ibs_capidx_first(const struct ibs_capidx *ix, uint64_t key, uint32_t *first, char **msg)
 {
 	size_t mask = (size_t)ix->h.slots - 1, s = (size_t)(key >> 20) & mask, probes;
 	struct slot sl;
+	enum ibs_err rc;
 
 	*first = UINT32_MAX;
 	/* At most half the slots were used when it was checked; a changed table still ends in slots probes. */
 	for (probes = 0; probes <= mask; probes++) {
-		COPY_OUT(sl, ix->tab[s]);
+		if ((rc = fetch(ix, NULL, ix->h.tab_off + s * sizeof(sl), sizeof(sl), &sl, msg)) != IBS_OK)
+			return rc;
 		if (sl.first == UINT32_MAX)
 			return IBS_OK;
 		if (sl.key == key) {
@@ -524,15 +615,20 @@ enum ibs_err ibs_capidx_first(const struct ibs_capidx *ix, uint64_t key, uint32_
 
 enum ibs_err ibs_capidx_get(const struct ibs_capidx *ix, uint32_t i, struct ibs_capidx_x *x, char **msg)
 {
+	enum ibs_err rc;
+
 	if (i >= ix->h.n_x)
 		return bad(msg, "attempt %u is beyond the %llu it holds", i, (unsigned long long)ix->h.n_x);
-	COPY_OUT(*x, ix->x[i]);
+	if ((rc = fetch(ix, ix->wx, ix->h.x_off + (uint64_t)i * sizeof(*x), sizeof(*x), x, msg)) != IBS_OK)
+		return rc;
 	if (!attempt_ok(&ix->h, i, x))
 		return bad(msg, "attempt %u is inconsistent", i);
 	return IBS_OK;
 }
 
-const uint8_t *ibs_capidx_resp(const struct ibs_capidx *ix, const struct ibs_capidx_x *x)
+enum ibs_err ibs_capidx_resp(const struct ibs_capidx *ix, const struct ibs_capidx_x *x, uint8_t out[IBS_MAD_SIZE],
+			     char **msg)
 {
-	return ix->resp + x->resp_off;
+	/* x was checked by ibs_capidx_get: resp_n <= 256 and its bytes lie in the section. */
+	return fetch(ix, ix->wr, ix->h.resp_off + x->resp_off, x->resp_n, out, msg);
 }

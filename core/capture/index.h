@@ -70,11 +70,6 @@ void ibs_capidx_seal(void *buf, size_t len);
 enum ibs_err ibs_capidx_open(const char *path, const struct ibs_capidx_src *src, struct ibs_capidx **out,
 			     char **msg);
 void ibs_capidx_free(struct ibs_capidx *ix);
-/*
- * Let go of the pages of a mapped index read so far (they are read again
- * from the page cache when next touched); nothing for one in memory.
- */
-void ibs_capidx_settle(const struct ibs_capidx *ix);
 
 /* The capture's header: tool, local port and engine settings (no exchanges). */
 const struct ibs_capture *ibs_capidx_header(const struct ibs_capidx *ix);
@@ -90,7 +85,8 @@ size_t ibs_capidx_size(const struct ibs_capidx *ix);
 enum ibs_err ibs_capidx_first(const struct ibs_capidx *ix, uint64_t key, uint32_t *first, char **msg);
 /* Attempt i (below ibs_capidx_count), copied into *x. */
 enum ibs_err ibs_capidx_get(const struct ibs_capidx *ix, uint32_t i, struct ibs_capidx_x *x, char **msg);
-/* The x->resp_n stored response bytes of an attempt that ibs_capidx_get returned. */
-const uint8_t *ibs_capidx_resp(const struct ibs_capidx *ix, const struct ibs_capidx_x *x);
+/* Copy the x->resp_n stored response bytes of an attempt that ibs_capidx_get returned into out. */
+enum ibs_err ibs_capidx_resp(const struct ibs_capidx *ix, const struct ibs_capidx_x *x, uint8_t out[IBS_MAD_SIZE],
+			     char **msg);
 
 #endif

@@ -13,9 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Answers between two lettings-go of a mapped index's pages (about 150 KB of it read). */
-#define SETTLE_ANSWERS 1024
-
 struct rp_priv {
 	struct ibs_capidx *ix;
 	char *path;
@@ -130,12 +127,11 @@ static enum ibs_err rp_send(struct ibs_transport *t, const struct ibs_mad_req *r
 	}
 	p->used[i / 64] |= 1ull << (i % 64);
 	p->cursor = i + 1;
-	/* Of a mapped index, keep only what the last few thousand answers read resident. */
-	if (!(++p->answered % SETTLE_ANSWERS))
-		ibs_capidx_settle(p->ix);
+	p->answered++;
 	/* x is a checked copy: resp_n <= resp_len <= 256, and its bytes lie in the index. */
 	if (x.outcome == IBS_CAP_RESP || x.resp_len) {
-		memcpy(pkt->mad, ibs_capidx_resp(p->ix, &x), x.resp_n);
+		if (ibs_capidx_resp(p->ix, &x, pkt->mad, &why))
+			return rp_damaged(p, why);
 		memset(pkt->mad + x.resp_n, 0, IBS_MAD_SIZE - x.resp_n);
 	} else {
 		memcpy(pkt->mad, mad, IBS_MAD_SIZE); /* given back as sent */
@@ -214,22 +210,18 @@ bool ibs_replay_holds(struct ibs_transport *t, uint8_t mgmt_class, uint16_t attr
 	for (i = 0; i < n; i++) {
 		struct ibs_capidx_x x;
 		struct ibs_mad_hdr h;
+		uint8_t resp[IBS_MAD_SIZE];
 		char *why = NULL;
-		if (i && !(i % SETTLE_ANSWERS))
-			ibs_capidx_settle(p->ix);
-		if (ibs_capidx_get(p->ix, (uint32_t)i, &x, &why)) {
+		if (ibs_capidx_get(p->ix, (uint32_t)i, &x, &why) || ibs_capidx_resp(p->ix, &x, resp, &why)) {
 			/* A damaged index is not a capture that lacks answers: replay says what is wrong. */
 			free(why);
 			return true;
 		}
-		if (ibs_mad_decode_hdr(ibs_capidx_resp(p->ix, &x), x.resp_n, &h) != IBS_OK || h.attr_id != attr_id)
+		if (ibs_mad_decode_hdr(resp, x.resp_n, &h) != IBS_OK || h.attr_id != attr_id)
 			continue;
-		if (h.mgmt_class == mgmt_class || (smi(h.mgmt_class) && smi(mgmt_class))) {
-			ibs_capidx_settle(p->ix);
+		if (h.mgmt_class == mgmt_class || (smi(h.mgmt_class) && smi(mgmt_class)))
 			return true;
-		}
 	}
-	ibs_capidx_settle(p->ix);
 	return false;
 }
 

@@ -72,6 +72,13 @@ LD_PRELOAD=$TMP/cutidx.so "${IBSCAN_PRELOAD_BIN:-$ROOT/ibscan}" topology --repla
 [ "$rc" = 3 ] || fail "index cut short: exit $rc, want 3 ($(cat "$TMP/err"))"
 err_has "ibscan: error: $cap.idx: the replay index was cut short while in use"
 [ ! -s "$cap.idx" ] || fail "the preload did not cut the index"
+# Cut short after its checks, while replay reads it: the read comes back short.
+run 0 capture index "$cap"
+rc=0
+REWIDX=cut LD_PRELOAD=$TMP/cutidx.so "${IBSCAN_PRELOAD_BIN:-$ROOT/ibscan}" topology --replay "$cap" >"$TMP/out" 2>"$TMP/err" || rc=$?
+[ "$rc" = 3 ] || fail "index cut short after its checks: exit $rc, want 3 ($(cat "$TMP/err"))"
+err_has "ibscan: error: $cap.idx: the replay index changed while in use: cut short (nothing at byte "
+[ ! -s "$cap.idx" ] || fail "the preload did not cut the index"
 
 # Rewritten in place after it passed its checks (the same preload, told to
 # write into the mapped file when replay starts): every length, offset and link is checked

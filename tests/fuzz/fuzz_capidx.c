@@ -27,7 +27,9 @@ static unsigned read_all(const struct ibs_capidx *ix, const uint8_t *data, size_
 		uint32_t k = (uint32_t)i;
 		/* Chains only go forward: this ends within the count. */
 		while (k != UINT32_MAX && ibs_capidx_get(ix, k, &x, &msg) == IBS_OK) {
-			const uint8_t *r = ibs_capidx_resp(ix, &x);
+			uint8_t r[IBS_MAD_SIZE];
+			if (ibs_capidx_resp(ix, &x, r, &msg) != IBS_OK)
+				break;
 			for (size_t b = 0; b < x.resp_n; b++)
 				sum += r[b];
 			sum += x.outcome;

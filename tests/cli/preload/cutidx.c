@@ -6,7 +6,8 @@
  *   SIGBUS); or, with REWIDX="OFFSET=HEX[,...]" set,
  * - has those bytes written into it at those offsets (from the start of the
  *   file) at the first clock_gettime() after mapping it: the replay's engine
- *   starting, once the index has passed its checks.
+ *   starting, once the index has passed its checks; with REWIDX=cut, it is
+ *   cut to nothing then instead (replay reads it, no longer mapped).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -29,6 +30,12 @@ static void rewrite(void)
 	mapped[0] = '\0';
 	if (fd < 0) {
 		perror("cutidx: open");
+		return;
+	}
+	if (!strcmp(spec, "cut")) {
+		if (ftruncate(fd, 0) != 0)
+			perror("cutidx: ftruncate");
+		close(fd);
 		return;
 	}
 	while (*spec) {
