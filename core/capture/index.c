@@ -424,12 +424,13 @@ enum ibs_err ibs_capidx_from_mem(const void *buf, size_t len, bool own, const st
 }
 
 /*
- * The index is mapped, not copied (copying the 65 MB of the largest one was
- * a sixth of its replay), and not kept resident: what is read of it is let
- * go of as replay moves on (ibs_capidx_settle), so a replay holds about a
- * megabyte of it at any time instead of all of it. A mapped file cut short in place by someone else
- * raises SIGBUS on the next read of a lost page: the command line turns that
- * into a message (cmd/cli.c); `capture index` itself replaces by rename.
+ * The index is checked through a mapping, a megabyte at a time, its pages
+ * let go of as the checks move on (copying the 65 MB of the largest one
+ * was a sixth of its replay). Then it is unmapped and read (fetch): replay
+ * holds two small windows of it, never the index. A file cut short in
+ * place by someone else raises SIGBUS on the next read of a lost page
+ * while mapped (the command line turns that into a message, cmd/signals.c)
+ * and a short read after; `capture index` itself replaces by rename.
  */
 enum ibs_err ibs_capidx_open(const char *path, const struct ibs_capidx_src *src, struct ibs_capidx **out,
 			     char **msg)
