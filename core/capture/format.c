@@ -353,9 +353,13 @@ static const char *find_nul(const char *buf, size_t len, bool mapped)
 	return NULL;
 }
 
-/* mapped: buf is a private mapping of the file (page aligned), let go of every SETTLE_BYTES read. */
-static enum ibs_err parse(const char *name, const char *buf, size_t len, bool mapped, struct ibs_capture **out,
-			  char **msg)
+/*
+ * mapped: buf is a private mapping of the file (page aligned), let go of
+ * every SETTLE_BYTES read. Each exchange goes to sink, or without one is
+ * packed into the capture.
+ */
+static enum ibs_err parse(const char *name, const char *buf, size_t len, bool mapped, ibs_cap_sink sink, void *ctx,
+			  struct ibs_capture **out, char **msg)
 {
 	struct ibs_capture *c = xcalloc(1, sizeof(*c));
 	size_t pos = 0;
@@ -533,7 +537,13 @@ static enum ibs_err parse(const char *name, const char *buf, size_t len, bool ma
 				rc = perr(msg, name, ln, "outcome must be 'resp HEX', 'error N [HEX]' or 'none'");
 				goto fail;
 			}
-			pack(c, x);
+			if (!sink) {
+				pack(c, x);
+			} else if ((rc = sink(ctx, x, msg)) != IBS_OK) {
+				goto fail;
+			} else {
+				c->n++;
+			}
 			state = 1;
 			continue;
 		}
@@ -562,7 +572,7 @@ fail:
 enum ibs_err ibs_capture_parse(const char *name, const char *buf, size_t len, struct ibs_capture **out,
 			       char **msg)
 {
-	return parse(name, buf, len, false, out, msg);
+	return parse(name, buf, len, false, NULL, NULL, out, msg);
 }
 
 /*
@@ -571,7 +581,7 @@ enum ibs_err ibs_capture_parse(const char *name, const char *buf, size_t len, st
  * the answers parsed from it. Anything else, or a file that cannot be mapped,
  * is read (ibs_read_file names what is wrong with it).
  */
-enum ibs_err ibs_capture_load(const char *path, struct ibs_capture **out, char **msg)
+static enum ibs_err load(const char *path, ibs_cap_sink sink, void *ctx, struct ibs_capture **out, char **msg)
 {
 	char *buf;
 	size_t n;
@@ -588,7 +598,7 @@ enum ibs_err ibs_capture_load(const char *path, struct ibs_capture **out, char *
 			m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 		close(fd);
 		if (m != MAP_FAILED) {
-			rc = parse(path, m, (size_t)st.st_size, true, out, msg);
+			rc = parse(path, m, (size_t)st.st_size, true, sink, ctx, out, msg);
 			munmap(m, (size_t)st.st_size);
 			return rc;
 		}
@@ -596,9 +606,19 @@ enum ibs_err ibs_capture_load(const char *path, struct ibs_capture **out, char *
 	rc = ibs_read_file(path, IBS_CAPTURE_MAX_BYTES, &buf, &n, msg);
 	if (rc)
 		return rc;
-	rc = ibs_capture_parse(path, buf, n, out, msg);
+	rc = parse(path, buf, n, false, sink, ctx, out, msg);
 	free(buf);
 	return rc;
+}
+
+enum ibs_err ibs_capture_load(const char *path, struct ibs_capture **out, char **msg)
+{
+	return load(path, NULL, NULL, out, msg);
+}
+
+enum ibs_err ibs_capture_scan(const char *path, ibs_cap_sink sink, void *ctx, struct ibs_capture **out, char **msg)
+{
+	return load(path, sink, ctx, out, msg);
 }
 
 void ibs_capture_free(struct ibs_capture *c)

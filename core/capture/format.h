@@ -64,6 +64,13 @@ struct ibs_capture {
 enum ibs_err ibs_capture_parse(const char *name, const char *buf, size_t len, struct ibs_capture **out,
 			       char **msg);
 enum ibs_err ibs_capture_load(const char *path, struct ibs_capture **out, char **msg);
+/* Given each exchange as it is read; an error ends the parse with it (the sink sets *msg). */
+typedef enum ibs_err (*ibs_cap_sink)(void *ctx, const struct ibs_cap_exchange *x, char **msg);
+/*
+ * ibs_capture_load, but each exchange goes to sink, not into the capture:
+ * *out holds the header, n counts the exchanges, none is kept.
+ */
+enum ibs_err ibs_capture_scan(const char *path, ibs_cap_sink sink, void *ctx, struct ibs_capture **out, char **msg);
 void ibs_capture_free(struct ibs_capture *c);
 /* len, less the zero bytes at the end of b: what a capture stores of a MAD. */
 size_t ibs_capture_trimmed(const uint8_t *b, size_t len);

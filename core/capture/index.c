@@ -9,6 +9,7 @@
  * in file order. The checksum covers everything after the header, so a
  * damaged index is refused before any of it is believed.
  */
+#define _GNU_SOURCE /* O_TMPFILE, mkostemp */
 #include "index.h"
 #include "../base/file.h"
 #include "../base/log.h"
@@ -55,6 +56,8 @@ struct slot {
 #define WINDOW_X_BYTES ((size_t)32 << 10)
 #define WINDOW_RESP_BYTES ((size_t)64 << 10)
 struct window {
+	int fd;       /* the file read */
+	uint64_t end; /* of what may be read of it */
 	uint64_t off; /* of the bytes held */
 	size_t n, cap;
 	unsigned missed; /* reads in a row it did not hold */
@@ -62,10 +65,14 @@ struct window {
 };
 
 struct ibs_capidx {
-	const uint8_t *buf;       /* the image, while in memory or mapped; NULL when read from fd */
+	const uint8_t *buf;       /* the image, while in memory or mapped; NULL when read from files */
 	size_t len;
 	bool own, mapped;
-	int fd;                   /* the index file after its checks, or -1 */
+	/*
+	 * Read from files: the index file after its checks (both windows on
+	 * it), or the two unlinked temporary files ibs_capidx_build_tmp wrote
+	 * (attempts and table in one, responses in the other).
+	 */
 	struct window *wx, *wr;   /* read-ahead of the attempts and of the response bytes */
 	struct ibs_capture *head;
 	struct hdr h;             /* a copy, taken before it was checked */
@@ -402,7 +409,6 @@ static enum ibs_err load(const void *buf, size_t len, bool own, bool mapped, con
 	ix->len = len;
 	ix->own = own;
 	ix->mapped = mapped;
-	ix->fd = -1;
 	/* The header is read in place: the buffer must be 8-byte aligned. */
 	if ((uintptr_t)buf % 8)
 		rc = bad(msg, "misaligned buffer");
@@ -432,13 +438,39 @@ enum ibs_err ibs_capidx_from_mem(const void *buf, size_t len, bool own, const st
  * while mapped (the command line turns that into a message, cmd/signals.c)
  * and a short read after; `capture index` itself replaces by rename.
  */
+static struct window *window_on(int fd, uint64_t end, size_t cap)
+{
+	struct window *w = xcalloc(1, sizeof(*w));
+
+	w->fd = fd;
+	w->end = end;
+	w->cap = cap;
+	return w;
+}
+
+/* From now on ix is read from files (it owns xfd and rfd). */
+static void read_files(struct ibs_capidx *ix, int xfd, uint64_t xend, int rfd, uint64_t rend)
+{
+	if (ix->mapped)
+		munmap((void *)ix->buf, ix->len);
+	else if (ix->own)
+		free((void *)ix->buf);
+	ix->buf = NULL;
+	ix->own = ix->mapped = false;
+	ix->x = NULL;
+	ix->tab = NULL;
+	ix->resp = NULL;
+	ix->wx = window_on(xfd, xend, WINDOW_X_BYTES);
+	ix->wr = window_on(rfd, rend, WINDOW_RESP_BYTES);
+}
+
 enum ibs_err ibs_capidx_open(const char *path, const struct ibs_capidx_src *src, struct ibs_capidx **out,
 			     char **msg)
 {
 	struct stat st;
 	void *m;
 	enum ibs_err rc;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rfd;
 
 	*out = NULL;
 	*msg = NULL;
@@ -468,17 +500,15 @@ enum ibs_err ibs_capidx_open(const char *path, const struct ibs_capidx_src *src,
 		return rc;
 	}
 	/* Checked: from now on it is read, not mapped. */
-	munmap(m, (size_t)st.st_size);
-	(*out)->buf = NULL;
-	(*out)->mapped = false;
-	(*out)->x = NULL;
-	(*out)->tab = NULL;
-	(*out)->resp = NULL;
-	(*out)->fd = fd;
-	(*out)->wx = xcalloc(1, sizeof(struct window));
-	(*out)->wx->cap = WINDOW_X_BYTES;
-	(*out)->wr = xcalloc(1, sizeof(struct window));
-	(*out)->wr->cap = WINDOW_RESP_BYTES;
+	rfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (rfd < 0) {
+		*msg = xasprintf("cannot open it twice: %s", strerror(errno));
+		ibs_capidx_free(*out);
+		*out = NULL;
+		close(fd);
+		return IBS_E_IO;
+	}
+	read_files(*out, fd, (uint64_t)st.st_size, rfd, (uint64_t)st.st_size);
 	return IBS_OK;
 }
 
@@ -494,12 +524,14 @@ void ibs_capidx_free(struct ibs_capidx *ix)
 	if (!ix)
 		return;
 	ibs_capture_free(ix->head);
-	if (ix->fd >= 0)
-		close(ix->fd);
-	if (ix->wx)
+	if (ix->wx) {
+		close(ix->wx->fd);
 		free(ix->wx->b);
-	if (ix->wr)
+	}
+	if (ix->wr) {
+		close(ix->wr->fd);
 		free(ix->wr->b);
+	}
 	free(ix->wx);
 	free(ix->wr);
 	if (ix->mapped)
@@ -507,6 +539,200 @@ void ibs_capidx_free(struct ibs_capidx *ix)
 	else if (ix->own)
 		free((void *)ix->buf);
 	free(ix);
+}
+
+/* ---- an index built from a capture's text into temporary files ---- */
+
+struct tbuild {
+	FILE *xf, *rf;     /* attempts; response bytes */
+	struct slot *tab;  /* at most half full, grown as attempts come */
+	uint32_t *last;    /* per slot: the last attempt of its request */
+	size_t slots, n;
+	uint64_t resp_len;
+	uint32_t *links;   /* pairs (attempt, the next one of its request), set once the attempts are written */
+	size_t nlinks, linkcap;
+};
+
+static void tb_grow(struct tbuild *b)
+{
+	size_t ns = b->slots ? b->slots * 2 : 1024, i;
+	struct slot *nt = xcalloc(ns, sizeof(*nt));
+	uint32_t *nl = xmalloc(ns * sizeof(*nl));
+
+	for (i = 0; i < ns; i++)
+		nt[i].first = UINT32_MAX;
+	for (i = 0; i < b->slots; i++) {
+		size_t s;
+		if (b->tab[i].first == UINT32_MAX)
+			continue;
+		for (s = (size_t)(b->tab[i].key >> 20) & (ns - 1); nt[s].first != UINT32_MAX; s = (s + 1) & (ns - 1))
+			;
+		nt[s] = b->tab[i];
+		nl[s] = b->last[i];
+	}
+	free(b->tab);
+	free(b->last);
+	b->tab = nt;
+	b->last = nl;
+	b->slots = ns;
+}
+
+/* One exchange of the text: its attempt and response bytes written, its request's chain extended. */
+static enum ibs_err tb_add(void *ctx, const struct ibs_cap_exchange *e, char **msg)
+{
+	static const uint8_t zeros[8];
+	struct tbuild *b = ctx;
+	struct ibs_capidx_x x;
+	uint64_t key = ibs_capidx_key(&e->addr, e->req);
+	size_t s;
+
+	if (b->n >= UINT32_MAX / 2)
+		return bad(msg, "too many exchanges for a replay index");
+	if (b->n + 1 > b->slots / 2)
+		tb_grow(b);
+	for (s = (size_t)(key >> 20) & (b->slots - 1); b->tab[s].first != UINT32_MAX && b->tab[s].key != key;
+	     s = (s + 1) & (b->slots - 1))
+		;
+	memset(&x, 0, sizeof(x));
+	x.key = key;
+	x.resp_off = b->resp_len;
+	x.resp_len = (uint16_t)e->resp_len;
+	x.resp_n = (uint16_t)stored(e);
+	x.next = x.prev = UINT32_MAX;
+	x.outcome = (uint8_t)e->outcome;
+	x.status = (uint16_t)e->status;
+	if (b->tab[s].first == UINT32_MAX) {
+		b->tab[s].key = key;
+		b->tab[s].first = (uint32_t)b->n;
+	} else {
+		x.prev = b->last[s];
+		b->links = xgrow(b->links, &b->linkcap, b->nlinks + 2, sizeof(*b->links));
+		b->links[b->nlinks++] = b->last[s];
+		b->links[b->nlinks++] = (uint32_t)b->n;
+	}
+	b->tab[s].count++;
+	b->last[s] = (uint32_t)b->n;
+	fwrite(&x, sizeof(x), 1, b->xf);
+	fwrite(e->resp, 1, x.resp_n, b->rf);
+	fwrite(zeros, 1, pad8(x.resp_n) - x.resp_n, b->rf);
+	b->resp_len += pad8(x.resp_n);
+	b->n++;
+	return IBS_OK;
+}
+
+/* An unlinked file in $TMPDIR (else /tmp), read and written through *rd and *wr; false with errno set. */
+static bool tmp_file(const char *dir, int *rd, FILE **wr)
+{
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+
+	if (fd < 0) {
+		char *path = xasprintf("%s/ibscan-replay-XXXXXX", dir);
+		fd = mkostemp(path, O_CLOEXEC);
+		if (fd >= 0)
+			unlink(path);
+		free(path);
+	}
+	if (fd < 0)
+		return false;
+	*rd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	*wr = *rd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!*wr) {
+		int e = errno;
+		if (*rd >= 0)
+			close(*rd);
+		close(fd);
+		errno = e;
+		return false;
+	}
+	return true;
+}
+
+static bool write_at(int fd, const void *buf, size_t n, uint64_t off)
+{
+	size_t done = 0;
+
+	while (done < n) {
+		ssize_t w = pwrite(fd, (const uint8_t *)buf + done, n - done, (off_t)(off + done));
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		done += (size_t)w;
+	}
+	return true;
+}
+
+enum ibs_err ibs_capidx_build_tmp(const char *cap_path, struct ibs_capidx **out, bool *tmp_failed, char **msg)
+{
+	const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	struct tbuild b;
+	struct ibs_capture *head = NULL;
+	struct ibs_capidx *ix;
+	int xr = -1, rr = -1, err = 0;
+	enum ibs_err rc;
+	bool ok;
+	size_t i;
+
+	*out = NULL;
+	*msg = NULL;
+	*tmp_failed = false;
+	memset(&b, 0, sizeof(b));
+	if (!tmp_file(dir, &xr, &b.xf) || !tmp_file(dir, &rr, &b.rf)) {
+		err = errno;
+		goto tmp_fail;
+	}
+	tb_grow(&b);
+	rc = ibs_capture_scan(cap_path, tb_add, &b, &head, msg);
+	if (rc) {
+		fclose(b.xf);
+		fclose(b.rf);
+		close(xr);
+		close(rr);
+		free(b.tab);
+		free(b.last);
+		free(b.links);
+		return rc;
+	}
+	/* The attempts written, link each to the next of its request, then the table after them. */
+	ok = fflush(b.xf) == 0 && !ferror(b.xf) && fflush(b.rf) == 0 && !ferror(b.rf);
+	for (i = 0; ok && i < b.nlinks; i += 2)
+		ok = write_at(xr, &b.links[i + 1], sizeof(uint32_t),
+			      (uint64_t)b.links[i] * sizeof(struct ibs_capidx_x) + offsetof(struct ibs_capidx_x, next));
+	ok = ok && write_at(xr, b.tab, b.slots * sizeof(*b.tab), (uint64_t)b.n * sizeof(struct ibs_capidx_x));
+	err = errno;
+	ok = (fclose(b.xf) == 0) & (fclose(b.rf) == 0) && ok;
+	b.xf = b.rf = NULL;
+	free(b.last);
+	free(b.links);
+	if (!ok) {
+		free(b.tab);
+		ibs_capture_free(head);
+		goto tmp_fail;
+	}
+	ix = xcalloc(1, sizeof(*ix));
+	ix->head = head;
+	ix->h.n_x = b.n;
+	ix->h.slots = b.slots;
+	ix->h.x_off = 0;
+	ix->h.tab_off = (uint64_t)b.n * sizeof(struct ibs_capidx_x);
+	ix->h.resp_off = 0;
+	ix->h.resp_len = b.resp_len;
+	free(b.tab);
+	read_files(ix, xr, ix->h.tab_off + b.slots * sizeof(struct slot), rr, b.resp_len);
+	*out = ix;
+	return IBS_OK;
+tmp_fail:
+	if (b.xf)
+		fclose(b.xf);
+	if (b.rf)
+		fclose(b.rf);
+	if (xr >= 0)
+		close(xr);
+	if (rr >= 0)
+		close(rr);
+	*tmp_failed = true;
+	*msg = xasprintf("cannot write a temporary index in %s: %s", dir, strerror(err ? err : EIO));
+	return IBS_E_IO;
 }
 
 const struct ibs_capture *ibs_capidx_header(const struct ibs_capidx *ix)
@@ -525,12 +751,12 @@ size_t ibs_capidx_size(const struct ibs_capidx *ix)
 }
 
 /* n bytes at off of the file, all of them, else *msg says why. */
-static enum ibs_err read_at(const struct ibs_capidx *ix, void *dst, size_t n, uint64_t off, char **msg)
+static enum ibs_err read_at(int fd, void *dst, size_t n, uint64_t off, char **msg)
 {
 	size_t got = 0;
 
 	while (got < n) {
-		ssize_t r = pread(ix->fd, (uint8_t *)dst + got, n - got, (off_t)(off + got));
+		ssize_t r = pread(fd, (uint8_t *)dst + got, n - got, (off_t)(off + got));
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
@@ -548,8 +774,8 @@ static enum ibs_err read_at(const struct ibs_capidx *ix, void *dst, size_t n, ui
  * folio of the page cache (64 KB and more), so reading about randomly
  * through a mapping held megabytes where the walk needs a few bytes.
  */
-static enum ibs_err fetch(const struct ibs_capidx *ix, struct window *w, uint64_t off, size_t n, void *dst,
-			  char **msg)
+static enum ibs_err fetch(const struct ibs_capidx *ix, struct window *w, bool alone, uint64_t off, size_t n,
+			  void *dst, char **msg)
 {
 	enum ibs_err rc;
 	uint64_t start;
@@ -560,31 +786,31 @@ static enum ibs_err fetch(const struct ibs_capidx *ix, struct window *w, uint64_
 		__asm__ __volatile__("" ::: "memory"); /* the copy is what is checked and used */
 		return IBS_OK;
 	}
-	if (w && !(off >= w->off && off - w->off + n <= w->n)) {
+	if (alone) /* the table: looked up anywhere */
+		return read_at(w->fd, dst, n, off, msg);
+	if (!(off >= w->off && off - w->off + n <= w->n)) {
 		/*
 		 * Just past its end: the window moves on, keeping half of it
 		 * behind. Elsewhere, a read by itself; but where reads keep
 		 * missing it, the window goes there.
 		 */
 		if (w->n && !(off >= w->off + w->n && off < w->off + w->n + w->cap / 4) && ++w->missed < 8)
-			return read_at(ix, dst, n, off, msg);
+			return read_at(w->fd, dst, n, off, msg);
 		w->missed = 0;
 		start = off > w->cap / 2 ? off - w->cap / 2 : 0;
-		want = start < ix->len ? (size_t)(ix->len - start) : 0;
+		want = start < w->end ? (size_t)(w->end - start) : 0;
 		if (want > w->cap)
 			want = w->cap;
 		if (want < off - start + n)
-			return read_at(ix, dst, n, off, msg);
+			return read_at(w->fd, dst, n, off, msg);
 		if (!w->b)
 			w->b = xmalloc(w->cap);
 		w->n = 0;
-		if ((rc = read_at(ix, w->b, want, start, msg)) != IBS_OK)
+		if ((rc = read_at(w->fd, w->b, want, start, msg)) != IBS_OK)
 			return rc;
 		w->off = start;
 		w->n = want;
 	}
-	if (!w)
-		return read_at(ix, dst, n, off, msg);
 	w->missed = 0;
 	memcpy(dst, w->b + (off - w->off), n);
 	return IBS_OK;
@@ -599,7 +825,7 @@ enum ibs_err ibs_capidx_first(const struct ibs_capidx *ix, uint64_t key, uint32_
 	*first = UINT32_MAX;
 	/* At most half the slots were used when it was checked; a changed table still ends in slots probes. */
 	for (probes = 0; probes <= mask; probes++) {
-		if ((rc = fetch(ix, NULL, ix->h.tab_off + s * sizeof(sl), sizeof(sl), &sl, msg)) != IBS_OK)
+		if ((rc = fetch(ix, ix->wx, true, ix->h.tab_off + s * sizeof(sl), sizeof(sl), &sl, msg)) != IBS_OK)
 			return rc;
 		if (sl.first == UINT32_MAX)
 			return IBS_OK;
@@ -620,7 +846,7 @@ enum ibs_err ibs_capidx_get(const struct ibs_capidx *ix, uint32_t i, struct ibs_
 
 	if (i >= ix->h.n_x)
 		return bad(msg, "attempt %u is beyond the %llu it holds", i, (unsigned long long)ix->h.n_x);
-	if ((rc = fetch(ix, ix->wx, ix->h.x_off + (uint64_t)i * sizeof(*x), sizeof(*x), x, msg)) != IBS_OK)
+	if ((rc = fetch(ix, ix->wx, false, ix->h.x_off + (uint64_t)i * sizeof(*x), sizeof(*x), x, msg)) != IBS_OK)
 		return rc;
 	if (!attempt_ok(&ix->h, i, x))
 		return bad(msg, "attempt %u is inconsistent", i);
@@ -631,5 +857,5 @@ enum ibs_err ibs_capidx_resp(const struct ibs_capidx *ix, const struct ibs_capid
 			     char **msg)
 {
 	/* x was checked by ibs_capidx_get: resp_n <= 256 and its bytes lie in the section. */
-	return fetch(ix, ix->wr, ix->h.resp_off + x->resp_off, x->resp_n, out, msg);
+	return fetch(ix, ix->wr, false, ix->h.resp_off + x->resp_off, x->resp_n, out, msg);
 }

@@ -54,6 +54,16 @@ bool ibs_capidx_src_of(const char *cap_path, struct ibs_capidx_src *src);
  */
 enum ibs_err ibs_capidx_build(const struct ibs_capture *c, const struct ibs_capidx_src *src, struct ibs_capidx **out,
 			      char **msg);
+/*
+ * Lay out the answers of the capture at cap_path straight into two unlinked
+ * temporary files in $TMPDIR (else /tmp), reading the text once, holding
+ * neither it nor its answers: only the table of requests while it is built.
+ * Replay then reads them as it reads an index file. A capture that does not
+ * parse is its error (*msg "file:line: reason"); temporary files that cannot
+ * be made or written are IBS_E_IO with *tmp_failed set (then lay the
+ * capture out in memory instead).
+ */
+enum ibs_err ibs_capidx_build_tmp(const char *cap_path, struct ibs_capidx **out, bool *tmp_failed, char **msg);
 /* Write the image to path (struct ibs_out: atomically); errors are logged there, *msg stays NULL. */
 enum ibs_err ibs_capidx_write(const struct ibs_capidx *ix, const char *path, char **msg);
 /*

@@ -266,6 +266,19 @@ enum ibs_err ibs_replay_open(const char *path, bool strict, struct ibs_transport
 	struct ibs_transport *t;
 
 	*out = NULL;
+	if (!ix && strcmp(path, "-")) {
+		char *msg = NULL;
+		bool tmp_failed;
+		enum ibs_err rc = ibs_capidx_build_tmp(path, &ix, &tmp_failed, &msg);
+		if (rc && !tmp_failed) {
+			log_error("%s", msg);
+			free(msg);
+			return rc;
+		}
+		if (rc)
+			log_debug("%s: %s; laying its answers out in memory", path, msg);
+		free(msg);
+	}
 	if (!ix) {
 		struct ibs_capture *c;
 		char *msg = NULL;
