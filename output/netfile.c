@@ -14,15 +14,42 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *node_id(const struct ibs_fabric *f, const struct ibs_node *n)
+/* Per node (by index): how many nodes before it share its GUID. Found once, by sorting. */
+struct guid_at {
+	uint64_t guid;
+	size_t index;
+};
+
+static int by_guid_then_index(const void *a, const void *b)
 {
-	char t = n->ni.node_type == IBS_NODE_SWITCH ? 'S' : n->ni.node_type == IBS_NODE_ROUTER ? 'R' : 'H';
-	unsigned dup = 0;
+	const struct guid_at *x = a, *y = b;
+
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static unsigned *dup_ordinals(const struct ibs_fabric *f)
+{
+	struct guid_at *g = xcalloc(f->n_nodes + 1, sizeof(*g));
+	unsigned *dup = xcalloc(f->n_nodes + 1, sizeof(*dup));
 	size_t i;
 
-	for (i = 0; i < n->index; i++)
-		if (f->nodes[i]->ni.node_guid == n->ni.node_guid)
-			dup++;
+	for (i = 0; i < f->n_nodes; i++)
+		g[i] = (struct guid_at){ f->nodes[i]->ni.node_guid, f->nodes[i]->index };
+	qsort(g, f->n_nodes, sizeof(*g), by_guid_then_index);
+	for (i = 1; i < f->n_nodes; i++)
+		if (g[i].guid == g[i - 1].guid && g[i].index < f->n_nodes)
+			dup[g[i].index] = g[i - 1].index < f->n_nodes ? dup[g[i - 1].index] + 1 : 1;
+	free(g);
+	return dup;
+}
+
+static char *node_id(const unsigned *dups, const struct ibs_node *n)
+{
+	char t = n->ni.node_type == IBS_NODE_SWITCH ? 'S' : n->ni.node_type == IBS_NODE_ROUTER ? 'R' : 'H';
+	unsigned dup = dups[n->index];
+
 	if (dup)
 		return xasprintf("%c-%016" PRIx64 "-%u", t, n->ni.node_guid, dup);
 	return xasprintf("%c-%016" PRIx64, t, n->ni.node_guid);
@@ -69,9 +96,9 @@ static void rate(const struct ibs_port *p, char *buf, size_t len)
 		snprintf(buf, len, "4xSDR");
 }
 
-static void write_node(FILE *out, const struct ibs_fabric *f, const struct ibs_node *n)
+static void write_node(FILE *out, const unsigned *dups, const struct ibs_node *n)
 {
-	char *id = node_id(f, n), *desc = safe_desc(n), r[32];
+	char *id = node_id(dups, n), *desc = safe_desc(n), r[32];
 	const char *type = n->ni.node_type == IBS_NODE_SWITCH ? "Switch" : n->ni.node_type == IBS_NODE_ROUTER ? "Rt" : "Ca";
 	const struct ibs_port *pt, *p0 = ibs_node_port(n, 0);
 
@@ -96,7 +123,7 @@ static void write_node(FILE *out, const struct ibs_fabric *f, const struct ibs_n
 
 		if (!peer)
 			continue;
-		pid = node_id(f, peer);
+		pid = node_id(dups, peer);
 		pdesc = safe_desc(peer);
 		rate(pt, r, sizeof(r));
 		plid = ibs_port_peer_lid(pt);
@@ -123,6 +150,7 @@ static void write_node(FILE *out, const struct ibs_fabric *f, const struct ibs_n
 int render_netfile(FILE *out, const struct ibs_fabric *f)
 {
 	const struct ibs_node *local = NULL;
+	unsigned *dups = dup_ordinals(f);
 	size_t i;
 	int pass;
 
@@ -134,12 +162,13 @@ int render_netfile(FILE *out, const struct ibs_fabric *f)
 		if (f->nodes[i]->path.hops == 0)
 			local = f->nodes[i];
 	if (local)
-		write_node(out, f, local);
+		write_node(out, dups, local);
 	for (pass = 0; pass < 3; pass++) {
 		static const unsigned order[] = { IBS_NODE_SWITCH, IBS_NODE_CA, IBS_NODE_ROUTER };
 		for (i = 0; i < f->n_nodes; i++)
 			if (f->nodes[i] != local && f->nodes[i]->ni.node_type == order[pass])
-				write_node(out, f, f->nodes[i]);
+				write_node(out, dups, f->nodes[i]);
 	}
+	free(dups);
 	return ferror(out) ? -1 : 0;
 }
