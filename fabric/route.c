@@ -51,24 +51,62 @@ static void on_one(void *ctx, const struct ibs_mad_req *req, const struct ibs_ma
 		memcpy(o->mad, r->mad, o->len);
 }
 
-/* One LFT block of a switch, synchronously. */
-static enum ibs_err lft_block(struct ibs_engine *e, const struct ibs_node *sw, unsigned block, uint8_t ports[64],
-			      enum ibs_outcome *oc)
+/*
+ * The LID a switch's forwarding table is read at, or 0 for its directed
+ * route: as the walk does, LID-routed (only the switch itself handles the
+ * SMP) once the local port is Active under a subnet manager and the
+ * switch's port 0 has an Active unicast LID. A read that fails by LID is
+ * asked again by directed route (a capture recorded with directed routes
+ * only still replays).
+ */
+static uint16_t lft_lid(const struct ibs_fabric *f, const struct ibs_node *sw)
 {
+	const struct ibs_port *p0 = ibs_node_port(sw, 0);
+
+	if (f->local.state != 4 || !f->local.sm_lid || !p0 || !p0->valid || p0->inferred || p0->pi.state != 4 ||
+	    !p0->pi.lid || p0->pi.lid >= 0xc000)
+		return 0;
+	return p0->pi.lid;
+}
+
+/* An LFT read of block b of sw: at lid, else along sw's directed route. */
+static void lft_req(struct ibs_mad_req *req, const struct ibs_node *sw, uint16_t lid, unsigned b)
+{
+	struct ibs_addr a;
+
+	if (lid) {
+		ibs_addr_lid(&a, lid, 0);
+		ibs_req_get(req, &a, IBS_CLASS_SMI, IBS_ATTR_LFT, b);
+	} else {
+		ibs_req_get(req, &sw->path, IBS_CLASS_SMI_DR, IBS_ATTR_LFT, b);
+	}
+}
+
+/* One LFT block of a switch, synchronously: by LID, then by directed route if that fails. */
+static enum ibs_err lft_block(struct ibs_engine *e, const struct ibs_fabric *f, const struct ibs_node *sw,
+			      unsigned block, uint8_t ports[64], enum ibs_outcome *oc)
+{
+	uint16_t lid = lft_lid(f, sw);
 	struct ibs_mad_req req;
 	struct one o;
 	enum ibs_err rc;
 
-	memset(&o, 0, sizeof(o));
-	ibs_req_get(&req, &sw->path, IBS_CLASS_SMI_DR, IBS_ATTR_LFT, block);
-	ibs_engine_submit(e, &req, on_one, &o);
-	rc = ibs_engine_run(e);
-	*oc = o.outcome;
-	if (rc)
-		return rc;
-	if (o.outcome != IBS_MAD_OK || ibs_decode_lft_block(o.mad, o.len, ports) != IBS_OK)
-		return IBS_E_TIMEOUT;
-	return IBS_OK;
+	for (;;) {
+		memset(&o, 0, sizeof(o));
+		lft_req(&req, sw, lid, block);
+		ibs_engine_submit(e, &req, on_one, &o);
+		rc = ibs_engine_run(e);
+		*oc = o.outcome;
+		if (rc)
+			return rc;
+		if (o.outcome == IBS_MAD_OK && ibs_decode_lft_block(o.mad, o.len, ports) == IBS_OK)
+			return IBS_OK;
+		if (!lid)
+			return IBS_E_TIMEOUT;
+		log_debug("%s: LFT block %u by LID %u: %s; by directed route", ibs_node_name(sw), block, lid,
+			  ibs_outcome_str(o.outcome));
+		lid = 0;
+	}
 }
 
 static void set_why(struct ibs_route *r, enum ibs_route_result res, const char *fmt, ...)
@@ -151,7 +189,7 @@ enum ibs_err ibs_route_trace(struct ibs_engine *e, const struct ibs_fabric *f, c
 			r->n_hops++;
 			return IBS_OK;
 		}
-		rc = lft_block(e, cur, dlid / 64, ports, &oc);
+		rc = lft_block(e, f, cur, dlid / 64, ports, &oc);
 		if (rc == IBS_E_DEADLINE || rc == IBS_E_TRANSPORT)
 			return rc;
 		if (rc) {
@@ -197,6 +235,7 @@ struct lctx {
 	struct ibs_lft *l;
 	unsigned block;
 	const struct ibs_node *root; /* the local node, where every directed route starts */
+	struct ibs_engine *e;        /* to ask again by directed route */
 };
 
 /* The switches an LFT read is handled by, for the engine's per-node cap (ibs_route_fn). */
@@ -218,11 +257,17 @@ static void on_lft(void *ctx, const struct ibs_mad_req *req, const struct ibs_ma
 	struct lctx *c = ctx;
 	uint8_t ports[64];
 
-	(void)req;
 	if (r->outcome == IBS_MAD_OK && ibs_decode_lft_block(r->mad, r->len, ports) == IBS_OK) {
 		size_t base = (size_t)c->block * 64, k;
 		for (k = 0; k < 64 && base + k < c->l->n; k++)
 			c->l->ports[base + k] = ports[k];
+	} else if (req->addr.lid && r->outcome != IBS_MAD_ABORTED) {
+		struct ibs_mad_req dr;
+		log_debug("%s: LFT block %u by LID %u: %s; by directed route", ibs_node_name(c->l->node), c->block,
+			  req->addr.lid, ibs_outcome_str(r->outcome));
+		lft_req(&dr, c->l->node, 0, c->block);
+		ibs_engine_submit(c->e, &dr, on_lft, c);
+		return;
 	} else {
 		c->l->ok = false;
 	}
@@ -266,7 +311,8 @@ enum ibs_err ibs_read_lfts(struct ibs_engine *e, const struct ibs_fabric *f, str
 			c->l = l;
 			c->block = b;
 			c->root = root;
-			ibs_req_get(&req, &s->path, IBS_CLASS_SMI_DR, IBS_ATTR_LFT, b);
+			c->e = e;
+			lft_req(&req, s, lft_lid(f, s), b);
 			ibs_engine_submit(e, &req, on_lft, c);
 		}
 	}

@@ -68,6 +68,19 @@ for s in d["switches"]:
     assert sorted(r["lid"] for r in s["routes"]) == list(range(1, 112)), s["name"]
 PY
 ok "routes --dump: 15 switches, a route to every LID"
+
+# The forwarding tables are read by LID (only the switch handles the SMP),
+# not by directed route, once the SM has set up routing: each switch's 2
+# blocks (LIDs 0-127) once, none by directed route, the same tables.
+expect_rc 0 ibs routes --dump --json --record "$TMP/routes.cap"
+cp "$TMP/out" "$TMP/routes-live.json"
+"$IBSCAN" capture info "$TMP/routes.cap" >"$TMP/info" || fail "capture info"
+lid=$(awk '$1 == "SMI" && $2 == "LinearForwardingTable" {print $4}' "$TMP/info")
+dr=$(awk '$1 == "SMI-DR" && $2 == "LinearForwardingTable" {print $4}' "$TMP/info")
+[ "${lid:-0}" = 30 ] && [ -z "$dr" ] || fail "LFT reads: $lid by LID, ${dr:-0} by directed route: $(grep Linear "$TMP/info")"
+"$IBSCAN" routes --dump --json --replay "$TMP/routes.cap" --replay-strict >"$TMP/routes-replay.json" || fail "routes replay"
+cmp -s "$TMP/routes-live.json" "$TMP/routes-replay.json" || fail "routes replayed differ"
+ok "routes --dump read 30 LFT blocks by LID, none by directed route; the strict replay equal"
 expect_rc 2 ibs route 16 9999
 grep -q "no port has LID 9999\|not a unicast LID" "$TMP/err" || fail "bad LID message"
 expect_rc 2 ibs route node0001
