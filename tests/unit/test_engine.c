@@ -67,6 +67,20 @@ static struct ibs_engine *mk(struct fake *f, unsigned window, unsigned timeout, 
 	return ibs_engine_new(&f->t, &o);
 }
 
+/* A fake transport that answers with on_send, and an engine of these settings on it. */
+static struct ibs_engine *rig(struct fake *f, void (*on_send)(struct fake *, const struct ibs_mad_req *, const uint8_t *),
+			      void *ctx, unsigned window, unsigned timeout, unsigned retries, unsigned deadline)
+{
+	fake_init(f, on_send, ctx);
+	return mk(f, window, timeout, retries, deadline);
+}
+
+static void unrig(struct fake *f, struct ibs_engine *e)
+{
+	ibs_engine_free(e);
+	fake_close(&f->t);
+}
+
 /* Answers arrive in reverse order of sending, with random-ish delays. */
 static void reverse_delays(struct fake *f, const struct ibs_mad_req *req, const uint8_t *mad)
 {
@@ -81,8 +95,7 @@ static void test_out_of_order(void **state)
 	unsigned i;
 
 	(void)state;
-	fake_init(&f, reverse_delays, NULL);
-	e = mk(&f, 8, 500, 2, 0);
+	e = rig(&f, reverse_delays, NULL, 8, 500, 2, 0);
 	submit_n(e, 100, &t);
 	assert_int_equal(ibs_engine_run(e), IBS_OK);
 	assert_int_equal(t.ok, 100);
@@ -91,8 +104,7 @@ static void test_out_of_order(void **state)
 	/* The window is never exceeded. */
 	assert_true(f.max_inflight_seen <= 8);
 	assert_true(f.max_inflight_seen >= 2);
-	ibs_engine_free(e);
-	fake_close(&f.t);
+	unrig(&f, e);
 }
 
 static void duplicate_answers(struct fake *f, const struct ibs_mad_req *req, const uint8_t *mad)
@@ -109,15 +121,13 @@ static void test_duplicates_ignored(void **state)
 	struct ibs_engine *e;
 
 	(void)state;
-	fake_init(&f, duplicate_answers, NULL);
-	e = mk(&f, 4, 200, 0, 0);
+	e = rig(&f, duplicate_answers, NULL, 4, 200, 0, 0);
 	submit_n(e, 10, &t);
 	assert_int_equal(ibs_engine_run(e), IBS_OK);
 	assert_int_equal(t.ok, 10);
 	assert_int_equal(t.calls, 10);
 	assert_true(ibs_engine_stats(e)->unexpected >= 1);
-	ibs_engine_free(e);
-	fake_close(&f.t);
+	unrig(&f, e);
 }
 
 /* Even modifiers never answer; modifier 1 answers late (after its deadline), others at once. */
@@ -135,8 +145,7 @@ static void test_missing_and_late(void **state)
 	struct ibs_engine *e;
 
 	(void)state;
-	fake_init(&f, lossy, NULL);
-	e = mk(&f, 16, 30, 2, 0);
+	e = rig(&f, lossy, NULL, 16, 30, 2, 0);
 	submit_n(e, 10, &t);
 	assert_int_equal(ibs_engine_run(e), IBS_OK);
 	/* 5 never answered: 3 attempts each, then timeout. Mod 1 always answers too late. */
@@ -144,8 +153,7 @@ static void test_missing_and_late(void **state)
 	assert_int_equal(t.ok, 4);
 	assert_int_equal(t.attempts_max, 3);
 	assert_int_equal(ibs_engine_stats(e)->retries, 12);
-	ibs_engine_free(e);
-	fake_close(&f.t);
+	unrig(&f, e);
 }
 
 static void bad_status(struct fake *f, const struct ibs_mad_req *req, const uint8_t *mad)
@@ -166,15 +174,13 @@ static void test_bad_status(void **state)
 	struct ibs_engine *e;
 
 	(void)state;
-	fake_init(&f, bad_status, NULL);
-	e = mk(&f, 4, 100, 1, 0);
+	e = rig(&f, bad_status, NULL, 4, 100, 1, 0);
 	submit_n(e, 8, &t);
 	assert_int_equal(ibs_engine_run(e), IBS_OK);
 	assert_int_equal(t.status, 1);
 	assert_int_equal(t.last_status, 0x1c);
 	assert_int_equal(t.ok, 7);
-	ibs_engine_free(e);
-	fake_close(&f.t);
+	unrig(&f, e);
 }
 
 static void undeliverable(struct fake *f, const struct ibs_mad_req *req, const uint8_t *mad)
@@ -190,16 +196,14 @@ static void test_umad_status_is_timeout(void **state)
 	struct ibs_engine *e;
 
 	(void)state;
-	fake_init(&f, undeliverable, NULL);
-	e = mk(&f, 4, 10000, 2, 0);
+	e = rig(&f, undeliverable, NULL, 4, 10000, 2, 0);
 	submit_n(e, 3, &t);
 	/* Status 110 comes back at once: no waiting for the 10 s deadline. */
 	assert_int_equal(ibs_engine_run(e), IBS_OK);
 	assert_int_equal(t.timeout, 3);
 	assert_int_equal(t.attempts_max, 3);
 	assert_true(ibs_engine_elapsed_ms(e) < 5000);
-	ibs_engine_free(e);
-	fake_close(&f.t);
+	unrig(&f, e);
 }
 
 static void wrong_attr(struct fake *f, const struct ibs_mad_req *req, const uint8_t *mad)
@@ -219,13 +223,11 @@ static void test_malformed(void **state)
 	struct ibs_engine *e;
 
 	(void)state;
-	fake_init(&f, wrong_attr, NULL);
-	e = mk(&f, 4, 100, 0, 0);
+	e = rig(&f, wrong_attr, NULL, 4, 100, 0, 0);
 	submit_n(e, 2, &t);
 	assert_int_equal(ibs_engine_run(e), IBS_OK);
 	assert_int_equal(t.malformed, 2);
-	ibs_engine_free(e);
-	fake_close(&f.t);
+	unrig(&f, e);
 }
 
 static void silent(struct fake *f, const struct ibs_mad_req *req, const uint8_t *mad)
@@ -242,9 +244,8 @@ static void test_global_deadline(void **state)
 	struct ibs_engine *e;
 
 	(void)state;
-	fake_init(&f, silent, NULL);
+	e = rig(&f, silent, NULL, 2, 1000, 2, 150);
 	/* Each MAD could take 3 x 1 s; the run must end at 150 ms all the same. */
-	e = mk(&f, 2, 1000, 2, 150);
 	submit_n(e, 20, &t);
 	assert_int_equal(ibs_engine_run(e), IBS_E_DEADLINE);
 	assert_true(ibs_engine_elapsed_ms(e) < 1000);
@@ -254,8 +255,7 @@ static void test_global_deadline(void **state)
 	submit_n(e, 1, &t);
 	assert_int_equal(ibs_engine_run(e), IBS_E_DEADLINE);
 	assert_int_equal(t.aborted, 21);
-	ibs_engine_free(e);
-	fake_close(&f.t);
+	unrig(&f, e);
 }
 
 static void test_transport_failure(void **state)
@@ -265,14 +265,12 @@ static void test_transport_failure(void **state)
 	struct ibs_engine *e;
 
 	(void)state;
-	fake_init(&f, silent, NULL);
+	e = rig(&f, silent, NULL, 4, 1000, 2, 0);
 	f.dead = true;
-	e = mk(&f, 4, 1000, 2, 0);
 	submit_n(e, 5, &t);
 	assert_int_equal(ibs_engine_run(e), IBS_E_TRANSPORT);
 	assert_int_equal(t.aborted, 5);
-	ibs_engine_free(e);
-	fake_close(&f.t);
+	unrig(&f, e);
 }
 
 struct chain {
@@ -305,12 +303,6 @@ static int refuse_mod3(struct fake *f, const struct ibs_mad_req *req)
 	return req->attr_mod == 3 ? EINVAL : 0;
 }
 
-static void answer_now(struct fake *f, const struct ibs_mad_req *req, const uint8_t *mad)
-{
-	(void)req;
-	fake_answer(f, mad, 0, NULL, 0);
-}
-
 static void test_send_refused(void **state)
 {
 	struct fake f;
@@ -318,9 +310,8 @@ static void test_send_refused(void **state)
 	struct ibs_engine *e;
 
 	(void)state;
-	fake_init(&f, answer_now, NULL);
+	e = rig(&f, immediate, NULL, 4, 200, 2, 0);
 	f.refuse = refuse_mod3;
-	e = mk(&f, 4, 200, 2, 0);
 	submit_n(e, 10, &t);
 	assert_int_equal(ibs_engine_run(e), IBS_OK);
 	assert_int_equal(t.ok, 9);
@@ -331,8 +322,7 @@ static void test_send_refused(void **state)
 	assert_int_equal(ibs_engine_stats(e)->send_failed, 1);
 	/* Not retried: a refusal does not improve with another try. */
 	assert_int_equal(f.refused, 1);
-	ibs_engine_free(e);
-	fake_close(&f.t);
+	unrig(&f, e);
 }
 
 /* A send that fails because the device is gone ends the run: every request completes, aborted. */
@@ -343,16 +333,14 @@ static void test_send_device_gone(void **state)
 	struct ibs_engine *e;
 
 	(void)state;
-	fake_init(&f, answer_now, NULL);
+	e = rig(&f, immediate, NULL, 4, 200, 2, 0);
 	f.send_dead = true;
-	e = mk(&f, 4, 200, 2, 0);
 	submit_n(e, 10, &t);
 	assert_int_equal(ibs_engine_run(e), IBS_E_TRANSPORT);
 	assert_int_equal(t.calls, 10);
 	assert_int_equal(t.aborted, 10);
 	assert_int_equal(t.send_failed, 0);
-	ibs_engine_free(e);
-	fake_close(&f.t);
+	unrig(&f, e);
 }
 
 static void test_callbacks_submit(void **state)
@@ -363,15 +351,13 @@ static void test_callbacks_submit(void **state)
 	struct ibs_mad_req req;
 
 	(void)state;
-	fake_init(&f, immediate, NULL);
-	c.e = mk(&f, 4, 100, 0, 0);
+	c.e = rig(&f, immediate, NULL, 4, 100, 0, 0);
 	ibs_addr_dr(&a, NULL, 0);
 	ibs_req_get(&req, &a, IBS_CLASS_SMI_DR, IBS_ATTR_NODE_INFO, 0);
 	ibs_engine_submit(c.e, &req, chain_cb, &c);
 	assert_int_equal(ibs_engine_run(c.e), IBS_OK);
 	assert_int_equal(c.done, 51);
-	ibs_engine_free(c.e);
-	fake_close(&f.t);
+	unrig(&f, c.e);
 }
 
 /* Sends seen by the fake: first hop of the path and when (ns). */
@@ -421,8 +407,7 @@ static void test_other_paths_in_turn(void **state)
 	unsigned i;
 
 	(void)state;
-	fake_init(&f, refuse_but_7, &s);
-	e = mk(&f, 4, 1000, 1, 0);
+	e = rig(&f, refuse_but_7, &s, 4, 1000, 1, 0);
 	three_ports(NULL, 0, &a);
 	ibs_req_get(&req, &a, IBS_CLASS_SMI_DR, IBS_ATTR_NODE_INFO, 0);
 	ibs_engine_set_paths(e, three_ports);
@@ -436,8 +421,7 @@ static void test_other_paths_in_turn(void **state)
 		assert_int_equal(s.hop[i], want[i]);
 	assert_int_equal(ibs_engine_stats(e)->other_paths, 4);
 	assert_int_equal(ibs_engine_stats(e)->retries, 5);
-	ibs_engine_free(e);
-	fake_close(&f.t);
+	unrig(&f, e);
 }
 
 static void test_backoff_between_rounds(void **state)
@@ -478,8 +462,7 @@ static void test_backoff_between_rounds(void **state)
 	/* Meanwhile the other request went out: a backoff holds no place in the window. */
 	assert_true(first_ok < tr[1]);
 	assert_int_equal(ibs_engine_stats(e)->backoffs, 2);
-	ibs_engine_free(e);
-	fake_close(&f.t);
+	unrig(&f, e);
 }
 
 static void test_no_backoff_after_timeout(void **state)
@@ -499,8 +482,7 @@ static void test_no_backoff_after_timeout(void **state)
 	assert_int_equal(t.attempts_max, 3);
 	assert_true(ibs_engine_elapsed_ms(e) < 2000);
 	assert_int_equal(ibs_engine_stats(e)->backoffs, 0);
-	ibs_engine_free(e);
-	fake_close(&f.t);
+	unrig(&f, e);
 }
 
 /* Answered after 1 ms, except modifier 999: never (a MAD lost on the fabric). */
@@ -556,8 +538,7 @@ static void test_adaptive_timeout(void **state)
 	assert_true(s.t[1] - s.t[0] >= to * 1000000ull && s.t[1] - s.t[0] < 2 * to * 1000000ull);
 	assert_true(s.t[2] - s.t[1] >= 2 * to * 1000000ull && s.t[2] - s.t[1] < 4 * to * 1000000ull);
 	assert_true(ibs_engine_elapsed_ms(e) < 2500);
-	ibs_engine_free(e);
-	fake_close(&f.t);
+	unrig(&f, e);
 }
 
 static void test_fixed_timeout(void **state)
@@ -574,8 +555,7 @@ static void test_fixed_timeout(void **state)
 	assert_int_equal(ibs_engine_timeout_ms(e), 120);
 	assert_int_equal(s.n, 2);
 	assert_true(s.t[1] - s.t[0] >= 120000000ull);
-	ibs_engine_free(e);
-	fake_close(&f.t);
+	unrig(&f, e);
 }
 
 /* Busy (status 1) the first time each request is seen, answered after that. */
@@ -619,8 +599,7 @@ static void test_busy_waits(void **state)
 	assert_true(s.t[1] - s.t[0] >= (uint64_t)IBS_ENGINE_BUSY_WAIT_US * 1000ull);
 	assert_int_equal(s.hop[1], 10);
 	assert_int_equal(ibs_engine_stats(e)->busy, 1);
-	ibs_engine_free(e);
-	fake_close(&f.t);
+	unrig(&f, e);
 }
 
 /*
@@ -696,13 +675,11 @@ static void test_cap_per_node(void **state)
 	assert_true(cap_state.max[1] <= 3 && cap_state.max[4] <= 3);
 	assert_int_equal(ibs_engine_stats(e)->max_at_node, 3);
 	assert_true(ibs_engine_stats(e)->capped > 0);
-	ibs_engine_free(e);
-	fake_close(&f.t);
+	unrig(&f, e);
 	/* Without a cap the window is the limit. */
 	e = run_capped(&f, 0, &t);
 	assert_int_equal(cap_state.max[0], 32);
-	ibs_engine_free(e);
-	fake_close(&f.t);
+	unrig(&f, e);
 }
 
 /* A LID path turns an SMP LID-routed; a directed-route path, back. */
@@ -757,8 +734,7 @@ static void test_lid_falls_back_to_dr(void **state)
 	assert_int_equal(s.hop[0], IBS_CLASS_SMI);
 	assert_int_equal(s.mod[0], 7);
 	assert_int_equal(s.hop[1], IBS_CLASS_SMI_DR);
-	ibs_engine_free(e);
-	fake_close(&f.t);
+	unrig(&f, e);
 }
 
 int main(void)
