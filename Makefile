@@ -14,11 +14,12 @@ DESTDIR ?=
 
 .DEFAULT_GOAL := all
 
-PKGS := libibumad libibmad libibnetdisc jansson libgvc libcgraph
-# libibverbs is loaded at run time (core/probe/verbs_ibv.c), never linked:
-# ibscan starts on a host without it, and only `ibscan ping` needs it. Its
-# header is needed to build.
-HDR_PKGS := libibverbs
+PKGS := libibumad libibmad libibnetdisc jansson
+# libibverbs and libgvc are loaded at run time (core/probe/verbs_ibv.c,
+# output/svg.c), never linked: ibscan starts on a host without them, only
+# `ibscan ping` and SVG drawings need them, and no other run pays for their
+# libraries in memory. Their headers are needed to build.
+HDR_PKGS := libibverbs libgvc libcgraph
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla -Wwrite-strings
 # CI sets CI=true: warnings are errors there.
@@ -30,7 +31,7 @@ WARN += -Werror
 endif
 BASE_CFLAGS := -std=gnu11 $(WARN) -DIBSCAN_VERSION='"$(VERSION)"' -MMD -MP -Ibuild/gen \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS) $(HDR_PKGS) 2>/dev/null)
-LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -libumad -libmad -libnetdisc -ljansson -lgvc -lcgraph -lcdt) -lm
+LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -libumad -libmad -libnetdisc -ljansson) -lm
 
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 REL := build/rel

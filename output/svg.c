@@ -3,15 +3,76 @@
  * agmemread, laid out with the dot engine and rendered to a string. Graphviz
  * warnings and errors are collected, not printed: an error is returned with
  * what Graphviz said.
+ *
+ * libgvc is loaded when an SVG is first drawn (dlopen, as libibverbs is for
+ * the probe), not linked: its libraries (libgvc, libcgraph, libcdt,
+ * libpathplan, libexpat, libz, libltdl) cost every other run about 1 MB of
+ * resident memory, which put a walk's peak above ibnetdiscover's.
  */
 #include "svg.h"
 #include "../core/base/strbuf.h"
 #include "../core/base/xalloc.h"
 
+#include <dlfcn.h>
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define LIBGVC "libgvc.so.6"
+
+/* The calls made into libgvc and libcgraph (a dependency of libgvc: found through its handle). */
+static struct {
+	bool loaded;
+	__typeof__(agseterr) *agseterr;
+	__typeof__(agseterrf) *agseterrf;
+	__typeof__(agmemread) *agmemread;
+	__typeof__(agclose) *agclose;
+	__typeof__(gvContext) *gvContext;
+	__typeof__(gvLayout) *gvLayout;
+	__typeof__(gvRenderData) *gvRenderData;
+	__typeof__(gvFreeRenderData) *gvFreeRenderData;
+	__typeof__(gvFreeLayout) *gvFreeLayout;
+	__typeof__(gvFreeContext) *gvFreeContext;
+} gv;
+
+#define GV_LOAD(name)                                                    \
+	do {                                                             \
+		gv.name = (__typeof__(gv.name))dlsym(h, #name);           \
+		if (!gv.name) {                                          \
+			*err = xasprintf("graphviz: %s has no %s", LIBGVC, #name); \
+			return false;                                    \
+		}                                                        \
+	} while (0)
+
+/* libgvc, loaded once (it stays loaded: its plugins keep state of their own). */
+static bool gv_load(char **err)
+{
+	void *h;
+
+	if (gv.loaded)
+		return true;
+	h = dlopen(LIBGVC, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		const char *e = dlerror();
+		*err = xasprintf("graphviz: cannot load %s (%s): install Graphviz's libgvc (Debian: libgvc6)", LIBGVC,
+				 e ? e : "not found");
+		return false;
+	}
+	GV_LOAD(agseterr);
+	GV_LOAD(agseterrf);
+	GV_LOAD(agmemread);
+	GV_LOAD(agclose);
+	GV_LOAD(gvContext);
+	GV_LOAD(gvLayout);
+	GV_LOAD(gvRenderData);
+	GV_LOAD(gvFreeRenderData);
+	GV_LOAD(gvFreeLayout);
+	GV_LOAD(gvFreeContext);
+	gv.loaded = true;
+	return true;
+}
 
 /* What Graphviz said during one call (it reports through a global callback). */
 static struct strbuf gv_said = STRBUF_INIT;
@@ -40,24 +101,26 @@ char *render_drawing_svg(const struct render_drawing *d, size_t *len, char **err
 	unsigned int n = 0;
 
 	*err = NULL;
+	if (!gv_load(err))
+		return NULL;
 	sb_reset(&gv_said);
-	agseterr(AGERR);
-	agseterrf(gv_collect);
-	gvc = gvContext();
+	gv.agseterr(AGERR);
+	gv.agseterrf(gv_collect);
+	gvc = gv.gvContext();
 	if (!gvc) {
 		*err = gv_error("cannot start the layout library");
 		goto out;
 	}
-	g = agmemread(d->dot);
+	g = gv.agmemread(d->dot);
 	if (!g) {
 		*err = gv_error("cannot read the drawing");
 		goto out_ctx;
 	}
-	if (gvLayout(gvc, g, "dot")) {
+	if (gv.gvLayout(gvc, g, "dot")) {
 		*err = gv_error("dot layout failed (is libgvc's dot plugin installed?)");
 		goto out_graph;
 	}
-	if (gvRenderData(gvc, g, "svg", &data, &n) || !data) {
+	if (gv.gvRenderData(gvc, g, "svg", &data, &n) || !data) {
 		*err = gv_error("SVG rendering failed");
 	} else {
 		svg = xmalloc((size_t)n + 1);
@@ -66,15 +129,15 @@ char *render_drawing_svg(const struct render_drawing *d, size_t *len, char **err
 		*len = n;
 	}
 	if (data)
-		gvFreeRenderData(data);
-	gvFreeLayout(gvc, g);
+		gv.gvFreeRenderData(data);
+	gv.gvFreeLayout(gvc, g);
 out_graph:
-	agclose(g);
+	gv.agclose(g);
 out_ctx:
 	if (gvc)
-		gvFreeContext(gvc);
+		gv.gvFreeContext(gvc);
 out:
-	agseterrf(NULL);
+	gv.agseterrf(NULL);
 	sb_free(&gv_said);
 	return svg;
 }

@@ -14,11 +14,12 @@ command -v clang >/dev/null || { echo "fuzz: clang is missing: run 'make deps'" 
 srcs=$(ls "$root"/core/*/*.c "$root"/fabric/*.c "$root"/output/*.c)
 # The packages the Makefile links (PKGS), and the header it generates for the report.
 pkgs=$(make -C "$root" --no-print-directory -s print-PKGS)
+hdr_pkgs=$(make -C "$root" --no-print-directory -s print-HDR_PKGS) # headers only: loaded at run time
 make -C "$root" --no-print-directory -s build/gen/report_assets.h
 # shellcheck disable=SC2086
-flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DIBSCAN_VERSION=\"fuzz\" -I$root/build/gen $(pkg-config --cflags $pkgs libibverbs)"
+flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DIBSCAN_VERSION=\"fuzz\" -I$root/build/gen $(pkg-config --cflags $pkgs $hdr_pkgs)"
 # shellcheck disable=SC2086
-libs="$(pkg-config --libs $pkgs) -lm" # libibverbs: loaded at run time
+libs="$(pkg-config --libs $pkgs) -lm"
 targets=()
 for t in "$root"/tests/fuzz/fuzz_*.c; do
 	name=$(basename "$t" .c)
