@@ -675,8 +675,11 @@ static bool write_at(int fd, const void *buf, size_t n, uint64_t off)
 		ssize_t w = pwrite(fd, (const uint8_t *)buf + done, n - done, (off_t)(off + done));
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0)
+		if (w <= 0) {
+			if (!w)
+				errno = EIO;
 			return false;
+		}
 		done += (size_t)w;
 	}
 	return true;
@@ -719,8 +722,17 @@ enum ibs_err ibs_capidx_build_tmp(const char *cap_path, struct ibs_capidx **out,
 		ok = write_at(xr, &b.links[i + 1], sizeof(uint32_t),
 			      (uint64_t)b.links[i] * sizeof(struct ibs_capidx_x) + offsetof(struct ibs_capidx_x, next));
 	ok = ok && write_at(xr, b.tab, b.slots * sizeof(*b.tab), (uint64_t)b.n * sizeof(struct ibs_capidx_x));
-	err = errno;
-	ok = (fclose(b.xf) == 0) & (fclose(b.rf) == 0) && ok;
+	if (!ok)
+		err = errno;
+	/* The first failure names the cause: a write, else a close (a full disk may show only there). */
+	if (fclose(b.xf) && ok) {
+		ok = false;
+		err = errno;
+	}
+	if (fclose(b.rf) && ok) {
+		ok = false;
+		err = errno;
+	}
 	b.xf = b.rf = NULL;
 	tb_unmap(b.last, b.slots * sizeof(*b.last));
 	free(b.links);

@@ -21,7 +21,6 @@ struct rp_priv {
 	uint64_t *used;       /* a bit per attempt: answered with already */
 	uint32_t cursor;      /* the attempt after the last one answered with */
 	size_t misses;        /* requests with no recorded answer left */
-	size_t answered;      /* requests answered from the capture */
 	struct ibs_packet *q; /* deliveries waiting for recv */
 	size_t qh, qn, qcap;
 	bool failed;
@@ -127,7 +126,6 @@ static enum ibs_err rp_send(struct ibs_transport *t, const struct ibs_mad_req *r
 	}
 	p->used[i / 64] |= 1ull << (i % 64);
 	p->cursor = i + 1;
-	p->answered++;
 	/* x is a checked copy: resp_n <= resp_len <= 256, and its bytes lie in the index. */
 	if (x.outcome == IBS_CAP_RESP || x.resp_len) {
 		if (ibs_capidx_resp(p->ix, &x, pkt->mad, &why))
