@@ -417,8 +417,12 @@ static enum ibs_err parse(const char *name, const char *buf, size_t len, bool ma
 		if (!ll || line[0] == '#')
 			continue;
 		if (state <= 1 && !strncmp(line, "tool ", 5)) {
+			char tool[IBS_CAPTURE_TOOL_MAX];
+			/* Cleaning may make it 4 times longer: cut (whole characters and escapes), so the
+			 * header written again from it (an index, an export) is a capture this parser reads. */
+			ibs_text_clean_buf(tool, sizeof(tool), line + 5, ll - 5);
 			free(c->tool);
-			c->tool = ibs_text_clean(line + 5, ll - 5);
+			c->tool = xstrdup(tool);
 			continue;
 		}
 		if (state <= 1 && !strncmp(line, "engine ", 7)) {

@@ -19,6 +19,8 @@
 #define IBS_CAPTURE_VERSION 1
 #define IBS_CAPTURE_MAX_BYTES ((size_t)1 << 30)
 #define IBS_CAPTURE_MAX_LINE 2048
+/* A tool name, cleaned, is cut to fewer bytes than this: its line, written again, stays well within a line. */
+#define IBS_CAPTURE_TOOL_MAX 256
 /* An address as a capture writes it ("lid:N", "dr:0,P1,...,P63"), with its NUL, fits in this. */
 #define IBS_CAPTURE_ADDR_MAX 300
 
