@@ -74,7 +74,10 @@ ok "a 1 ms leaf: ibnetdiscover took ${secs}s for $(val sent) SMPs, at most $(val
 model 0.25 20 5 8 "$IBSCAN" topology --window 32 --max-smps-per-switch 0 --fixed-timeout --json
 grep -q . "$TMP/out" || fail "ibscan under the model printed nothing (exit $rc): $(head -3 "$TMP/err")"
 [ "$(val dropped)" -gt 0 ] && [ "$(val timed_out)" -gt 0 ] || fail "32 in flight through a queue of 8 dropped none: $rep"
-[ "$(val max)" = 9 ] && [ "$(val max_at)" = S-leaf01 ] || fail "a queue of 8 holds 9 with the one in service: $rep"
+# Never more than 9 at any switch; which switch is named first among those
+# that held 9 is chance (LID-routed SMPs fill spines too), so the leaf is
+# checked by its drops below.
+[ "$(val max)" = 9 ] || fail "a queue of 8 holds 9 with the one in service: $rep"
 # (A dropped request stays in flight until the kernel's timeout, which may
 # fall due just after ibscan's own and its resend: at least the window.)
 [ "$(val out_max)" -ge 32 ] || fail "ibscan's window is 32, yet: $rep"
