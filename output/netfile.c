@@ -35,12 +35,13 @@ static unsigned *dup_ordinals(const struct ibs_fabric *f)
 	unsigned *dup = xcalloc(f->n_nodes + 1, sizeof(*dup));
 	size_t i;
 
+	/* A node's index is its place in f->nodes (ibs_fabric_add_node, ibs_fabric_sort). */
 	for (i = 0; i < f->n_nodes; i++)
-		g[i] = (struct guid_at){ f->nodes[i]->ni.node_guid, f->nodes[i]->index };
+		g[i] = (struct guid_at){ f->nodes[i]->ni.node_guid, i };
 	qsort(g, f->n_nodes, sizeof(*g), by_guid_then_index);
 	for (i = 1; i < f->n_nodes; i++)
-		if (g[i].guid == g[i - 1].guid && g[i].index < f->n_nodes)
-			dup[g[i].index] = g[i - 1].index < f->n_nodes ? dup[g[i - 1].index] + 1 : 1;
+		if (g[i].guid == g[i - 1].guid)
+			dup[g[i].index] = dup[g[i - 1].index] + 1;
 	free(g);
 	return dup;
 }

@@ -42,6 +42,7 @@ static struct {
 		gv.name = (__typeof__(gv.name))dlsym(h, #name);           \
 		if (!gv.name) {                                          \
 			*err = xasprintf("graphviz: %s has no %s", LIBGVC, #name); \
+			dlclose(h);                                      \
 			return false;                                    \
 		}                                                        \
 	} while (0)

@@ -14,15 +14,28 @@
 #include "../../output/netfile.h"
 #include "../../output/topo.h"
 
-static struct ibs_fabric *walk_2sw(void)
+/* The fabric of a walk of ff through the fake transport. */
+static struct ibs_fabric *walk_ff(struct ff *ff)
 {
-	static struct ff ff;
 	struct fake f;
 	struct ibs_engine_opts o = { 8, 100, 1, 10000, 0, 0, false };
 	struct ibs_walk_opts wo = { true, true, NULL, NULL, false };
 	struct ibs_run run = { 0 };
 	struct ibs_engine *e;
 	struct ibs_fabric *fab = ibs_fabric_new();
+
+	fake_init(&f, ff_on_send, ff);
+	e = ibs_engine_new(&f.t, &o);
+	assert_int_equal(ibs_walk(e, fab, &run, &wo), IBS_OK);
+	ibs_run_free(&run);
+	ibs_engine_free(e);
+	fake_close(&f.t);
+	return fab;
+}
+
+static struct ibs_fabric *walk_2sw(void)
+{
+	static struct ff ff;
 	int s1, s2;
 
 	memset(&ff, 0, sizeof(ff));
@@ -31,13 +44,7 @@ static struct ibs_fabric *walk_2sw(void)
 	ff_link(&ff, s1, 3, s2, 3);
 	ff_link(&ff, s1, 1, ff_add(&ff, IB_NODE_CA, 1, 0x100000, "node01 mlx5_0"), 1);
 	ff_link(&ff, s2, 1, ff_add(&ff, IB_NODE_CA, 1, 0x100010, "node02 mlx5_0"), 1);
-	fake_init(&f, ff_on_send, &ff);
-	e = ibs_engine_new(&f.t, &o);
-	assert_int_equal(ibs_walk(e, fab, &run, &wo), IBS_OK);
-	ibs_run_free(&run);
-	ibs_engine_free(e);
-	fake_close(&f.t);
-	return fab;
+	return walk_ff(&ff);
 }
 
 static char *capture(const struct ibs_fabric *f, int kind)
@@ -168,6 +175,30 @@ static void test_netfile(void **state)
 	assert_non_null(strstr(s, "caguid=0x100000\nCa\t1 \"H-0000000000100000\"\t\t# \"node01 mlx5_0\"\n"));
 	/* Quotes in descriptions cannot break the format (ibsim would end the string there). */
 	assert_non_null(strstr(s, "# \"Switch \\x222\\x22\""));
+	free(s);
+	ibs_fabric_free(f);
+}
+
+/* Nodes that share a GUID are told apart by their order: no suffix, then -1, -2 ... (as ibnetdiscover). */
+static void test_netfile_dup_guids(void **state)
+{
+	static struct ff ff;
+	struct ibs_fabric *f;
+	char *s;
+	int sw, p;
+
+	(void)state;
+	memset(&ff, 0, sizeof(ff));
+	sw = ff_add(&ff, IB_NODE_SWITCH, 8, 0x200000, "Switch1");
+	for (p = 1; p <= 4; p++)
+		ff_link(&ff, sw, p, ff_add(&ff, IB_NODE_CA, 1, p == 2 ? 0x100010 : 0x100000, "node mlx5_0"), 1);
+	f = walk_ff(&ff);
+	s = capture(f, 3);
+	assert_non_null(strstr(s, "[1]\t\"H-0000000000100000\"[1]"));
+	assert_non_null(strstr(s, "[2]\t\"H-0000000000100010\"[1]"));
+	assert_non_null(strstr(s, "[3]\t\"H-0000000000100000-1\"[1]"));
+	assert_non_null(strstr(s, "[4]\t\"H-0000000000100000-2\"[1]"));
+	assert_null(strstr(s, "-3\""));
 	free(s);
 	ibs_fabric_free(f);
 }
@@ -409,6 +440,7 @@ int main(void)
 		cmocka_unit_test(test_dot),
 		cmocka_unit_test(test_netfile),
 		cmocka_unit_test(test_netfile_ibsim_limits),
+		cmocka_unit_test(test_netfile_dup_guids),
 		cmocka_unit_test(test_namemap),
 		cmocka_unit_test(test_namemap_strict),
 		cmocka_unit_test(test_namemap_errors),
