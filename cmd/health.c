@@ -55,7 +55,7 @@ struct health_args {
 	struct ibs_thresholds *thr;
 	const char *baseline, *thresholds;
 	bool counters;
-	int status; /* >= 0: an option ended the run with this status (not a usage error) */
+	bool thr_bad; /* the thresholds file was refused (said): UNKNOWN once the format and -o are known */
 };
 
 static int health_opt(int opt, const char *arg, void *ctx)
@@ -80,8 +80,7 @@ static int health_opt(int opt, const char *arg, void *ctx)
 		if (ibs_thresholds_load(arg, h->thr, &msg)) {
 			log_error("%s", msg);
 			free(msg);
-			h->status = unknown(h->c, CLI_F_TEXT, "bad thresholds file");
-			return -1;
+			h->thr_bad = true;
 		}
 		return 1;
 	case OPT_THRESHOLD:
@@ -150,7 +149,7 @@ static int run(int argc, char **argv, bool counters_view)
 	struct ibs_findings fs;
 	struct ibs_health_opts ho;
 	struct cli_render r;
-	struct health_args h = { cmd, counters_view, &c, &thr, NULL, NULL, true, -1 };
+	struct health_args h = { cmd, counters_view, &c, &thr, NULL, NULL, true, false };
 	const char *baseline, *thresholds;
 	bool counters;
 	enum cli_fmt fmt = CLI_F_TEXT;
@@ -159,8 +158,6 @@ static int run(int argc, char **argv, bool counters_view)
 
 	ibs_thresholds_default(&thr);
 	rc = cli_parse(cmd, &c, argc, argv, health_opt, &h);
-	if (h.status >= 0)
-		return h.status;
 	if (rc == EXIT_USAGE)
 		return usage_fail(cmd);
 	if (rc != CLI_PARSED)
@@ -183,6 +180,8 @@ static int run(int argc, char **argv, bool counters_view)
 		if (cli_check_outputs(&c, in) != CLI_PARSED)
 			return usage_fail(cmd);
 	}
+	if (h.thr_bad)
+		return unknown(&c, fmt, "bad thresholds file");
 	if (baseline && ibs_fabric_load(baseline, &base, &msg)) {
 		log_error("%s", msg);
 		free(msg);

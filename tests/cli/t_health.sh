@@ -68,6 +68,14 @@ run 3 health --replay "$caps/counters.cap" --baseline "$TMP/bad.json"
 err_has "bad.json: \"nodes\" is not an array"
 run 3 health --format prom --replay "$caps/no-such.cap"
 grep -q "^ibscan_up 0$" "$TMP/out" || fail "failed run: prom output lacks ibscan_up 0"
+# A thresholds file that goes bad under cron is a failed run like a bad baseline: the textfile
+# collector's file says ibscan_up 0 rather than keep the last good run's metrics.
+echo "ibscan_up 1" >"$TMP/thr.prom"
+run 3 health --format prom -o "$TMP/thr.prom" --replay "$caps/counters.cap" --thresholds "$TMP/bad.thr"
+grep -q "^ibscan_up 0$" "$TMP/thr.prom" || fail "bad thresholds: -o prom file lacks ibscan_up 0"
+[ -s "$TMP/out" ] && fail "bad thresholds with -o: stdout is not empty"
+run 3 health --json --replay "$caps/counters.cap" --thresholds "$TMP/bad.thr"
+[ -s "$TMP/out" ] && fail "bad thresholds with --json: a text status line on stdout"
 echo "ok: UNKNOWN with a status line for usage errors, no device and bad inputs"
 
 # counters: usage exit 2; no LIDs is not silently OK.
