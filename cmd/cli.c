@@ -90,12 +90,18 @@ const char *cli_source_option(const struct cli_common *c)
 		return "--gids";
 	if (c->window_set)
 		return "--window";
+	if (c->max_per_switch_set)
+		return "--max-smps-per-switch";
 	if (c->timeout_set)
 		return "--timeout";
+	if (c->fixed_timeout)
+		return "--fixed-timeout";
 	if (c->retries_set)
 		return "--retries";
 	if (c->deadline_set)
 		return "--deadline";
+	if (c->mkey_set)
+		return "--m-key";
 	if (c->replay_strict)
 		return "--replay-strict";
 	if (c->record_times)

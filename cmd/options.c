@@ -67,7 +67,7 @@ static const struct cli_opt fabric_opts[] = {
 	{ "window", OPT_WINDOW, "N", "MADs in flight at most (default 32, 1-1024)", CLI_K_UINT, AT(window),
 	  AT(window_set), 1, IBS_ENGINE_MAX_WINDOW, "a number from 1 to " STR(IBS_ENGINE_MAX_WINDOW), NULL, NULL },
 	{ "max-smps-per-switch", OPT_MAX_PER_SWITCH, "N", "SMPs in flight that any one switch serves (default 4; 0: no cap)",
-	  CLI_K_UINT, AT(max_per_switch), UNTRACKED, 0, IBS_ENGINE_MAX_WINDOW,
+	  CLI_K_UINT, AT(max_per_switch), AT(max_per_switch_set), 0, IBS_ENGINE_MAX_WINDOW,
 	  "a number from 0 to " STR(IBS_ENGINE_MAX_WINDOW), NULL, NULL },
 	{ "timeout", OPT_TIMEOUT, "MS", "per-MAD deadline in milliseconds: the cap of the adaptive one (default 500)",
 	  CLI_K_UINT, AT(timeout_ms), AT(timeout_set), 1, 600000, "milliseconds from 1 to 600000", NULL, NULL },

@@ -24,9 +24,10 @@ static bool options_conflict(const struct cli_common *c)
 		log_error("%s reads no device: -C/--ca and -P/--port do not apply", src);
 		return true;
 	}
-	if (c->load_cache && (c->window_set || c->timeout_set || c->retries_set || c->deadline_set || c->mkey_set)) {
-		log_error("--load-cache sends no MADs: --window, --timeout, --retries, --deadline and --m-key do not "
-			  "apply");
+	if (c->load_cache && (c->window_set || c->max_per_switch_set || c->timeout_set || c->fixed_timeout ||
+			      c->retries_set || c->deadline_set || c->mkey_set)) {
+		log_error("--load-cache sends no MADs: --window, --max-smps-per-switch, --timeout, --fixed-timeout, "
+			  "--retries, --deadline and --m-key do not apply");
 		return true;
 	}
 	if (c->replay_strict && !c->replay) {

@@ -83,8 +83,10 @@ cache|route Hca1 Hca4|2|err|ibnetdiscover cache: it $LFT
 cache|routes --dump|2|err|ibnetdiscover cache: it $LFT
 cache|path Hca1 Hca4|2|err|ibnetdiscover cache: it $SA
 cache|topology --gids|2|err|ibnetdiscover cache: it $GUID
-cache|topology --timeout 100|2|err|--load-cache sends no MADs: --window, --timeout, --retries, --deadline and --m-key do not apply
-cache|topology --m-key 0x10|2|err|--load-cache sends no MADs: --window, --timeout, --retries, --deadline and --m-key do not apply
+cache|topology --timeout 100|2|err|--load-cache sends no MADs: --window, --max-smps-per-switch, --timeout, --fixed-timeout, --retries, --deadline and --m-key do not apply
+cache|topology --m-key 0x10|2|err|--load-cache sends no MADs: --window, --max-smps-per-switch, --timeout, --fixed-timeout, --retries, --deadline and --m-key do not apply
+cache|topology --fixed-timeout|2|err|--load-cache sends no MADs: --window, --max-smps-per-switch, --timeout, --fixed-timeout, --retries, --deadline and --m-key do not apply
+cache|nodes --max-smps-per-switch 8|2|err|--load-cache sends no MADs: --window, --max-smps-per-switch, --timeout, --fixed-timeout, --retries, --deadline and --m-key do not apply
 cache|topology -C mlx5_0|2|err|--load-cache reads no device: -C/--ca and -P/--port do not apply
 cap|topology --port 1|2|err|--replay reads no device
 cap|topology --record-times|2|err|--record-times goes with --record
@@ -93,6 +95,9 @@ cap|topology --record $TMP/x.cap|2|err|--replay, --record and --load-cache canno
 none|diff $base $netfile|0|out|^no differences
 none|diff $cache $base|0|out|^no differences
 none|diff $base $cache --replay $caps/net.2sw2path4hca.cap|2|err|--replay is about reading the fabric, and neither side is 'live'
+none|diff $base $cache --m-key 0x10|2|err|--m-key is about reading the fabric, and neither side is 'live'
+none|diff $base $cache --fixed-timeout|2|err|--fixed-timeout is about reading the fabric, and neither side is 'live'
+none|diff $base $cache --max-smps-per-switch 8|2|err|--max-smps-per-switch is about reading the fabric, and neither side is 'live'
 none|diff $base $caps/net.2sw2path4hca.cap|3|err|net.2sw2path4hca.cap:1: unrecognised line
 none|diff $base $TMP/missing.json|3|err|cannot open '.*missing.json'
 cap|health --baseline $cache|0|out|^IBSCAN OK
