@@ -171,6 +171,10 @@ static int run(int argc, char **argv, bool counters_view)
 	}
 	if (cli_format(cmd, &c, &fmt) != CLI_PARSED)
 		return usage_fail(cmd);
+	if (!counters && c.reset_counters) {
+		cli_usage_error(cmd, "--reset-counters clears the counters once read: --no-counters reads none");
+		return usage_fail(cmd);
+	}
 	if (c.interval_s && c.interval_s + 1 >= c.deadline_s) {
 		cli_usage_error(cmd, "--interval %.0f does not fit in --deadline %.3g", c.interval_s, c.deadline_s);
 		return usage_fail(cmd);

@@ -53,6 +53,9 @@ echo "ok: verdicts and exit codes for every fault capture"
 # UNKNOWN: usage errors, no device, bad inputs (monitoring-plugin exit 3, with a status line).
 run 3 health --format yaml
 grep -q "^IBSCAN UNKNOWN - usage error" "$TMP/out" || fail "usage: no UNKNOWN status line"
+# --reset-counters needs the read that --no-counters turns off: refused, not ignored.
+run 3 health --no-counters --reset-counters --replay "$caps/counters.cap"
+err_has "--reset-counters clears the counters once read: --no-counters reads none"
 run 3 health --threshold Bogus=1
 err_has "unknown counter 'Bogus'"
 run 3 health
