@@ -7,6 +7,7 @@
 #include "../core/base/log.h"
 #include "../core/base/xalloc.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,11 @@ int cli_print_help(const struct cmd_desc *cmd)
 	printf("usage: ibscan %s %s\n\n%s\n\n", cmd->name, cmd->usage, cmd->summary);
 	cli_opts_help(stdout, cmd->opts, cmd->opt_groups);
 	return EXIT_OK;
+}
+
+unsigned cli_deadline_ms(const struct cli_common *c)
+{
+	return (unsigned)ceil(c->deadline_s * 1000.0);
 }
 
 const char *cli_source_option(const struct cli_common *c)

@@ -68,6 +68,9 @@ void cli_report_partial(const struct ibs_fabric *f, const struct ibs_run *run);
 /* Name f's nodes from --node-name-map, if given (EXIT_RUNTIME, reported, when it cannot be read). */
 int cli_name_nodes(const struct cli_common *c, struct ibs_fabric *f);
 
+/* --deadline in milliseconds, rounded up: a fraction of a millisecond must not become 0, "no deadline". */
+unsigned cli_deadline_ms(const struct cli_common *c);
+
 /* The first option given that reads the fabric (--replay, -C, ...), or NULL: for commands that may not walk. */
 const char *cli_source_option(const struct cli_common *c);
 

@@ -189,7 +189,7 @@ int cmd_ping(int argc, char **argv)
 	a.o.ca = c.ca;
 	a.o.port = (unsigned)c.port;
 	a.o.timeout_ms = c.timeout_ms;
-	a.o.session_ms = (unsigned)(c.deadline_s * 1000.0);
+	a.o.session_ms = cli_deadline_ms(&c);
 
 	/* The device first: without one there is nothing to probe, whatever the peer does. */
 	err = ibs_ping_open(&ibs_verbs_ibv, &a.o, &p);

@@ -198,7 +198,7 @@ int cli_walk_begin(const struct cli_common *c, struct ibs_session **out)
 	so.engine.retries = c->retries;
 	so.engine.max_per_node = c->max_per_switch;
 	so.engine.fixed_timeout = c->fixed_timeout;
-	so.engine.deadline_ms = (unsigned)(c->deadline_s * 1000.0);
+	so.engine.deadline_ms = cli_deadline_ms(c);
 	so.window_set = c->window_set;
 	so.timeout_set = c->timeout_set;
 	so.retries_set = c->retries_set;

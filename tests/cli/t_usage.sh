@@ -36,6 +36,9 @@ err_has "--timeout wants milliseconds"
 run 2 topology --deadline -5
 err_has "--deadline wants seconds"
 run 2 topology --deadline nan
+# Under a millisecond is still a deadline, not none: a 612-node replay takes longer than 1 ms.
+run 3 topology --deadline 0.0001 --replay "$ROOT/fixtures/captures/fattree3.cap"
+err_has "the walk did not finish within --deadline 0.0001 s"
 run 2 topology --retries 101
 for bad in -1 +5 zz 0x 0x10000000000000000 ""; do
 	run 2 topology --m-key "$bad"
