@@ -74,6 +74,7 @@ err_has "unknown subcommand 'frob'"
 grep -v '^#' "$good" | awk '/^x SMI-DR Get PortInfo mod=5 addr=dr:0$/{skip=3} skip>0{skip--; next} {print}' >"$TMP/hole.cap"
 run 3 topology --replay "$TMP/hole.cap" --replay-strict
 err_has "has no answer for SMI-DR Get PortInfo mod=5 addr=dr:0 (--replay-strict)"
+grep -q "did the device or the simulator go away" "$TMP/err" && fail "a strict replay's miss blamed on a device"
 # Without it the hole is a dead target: the walk goes on and says partial.
 run 3 topology --replay "$TMP/hole.cap" --json
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['partial'] and d['summary']['nodes']==6" "$TMP/out" || fail "hole: not partial"
