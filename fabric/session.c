@@ -168,11 +168,23 @@ static enum ibs_err step(struct ibs_session *s, enum ibs_err rc)
 	return rc;
 }
 
+/* The node-name map's names, once the nodes are known: route and path find nodes by the names shown. */
+static void name_nodes(struct ibs_session *s)
+{
+	if (s->o.names && s->f)
+		ibs_namemap_apply(s->o.names, s->f);
+	ibs_namemap_free(s->o.names);
+	s->o.names = NULL;
+}
+
 enum ibs_err ibs_session_walk(struct ibs_session *s, const struct ibs_walk_opts *wo)
 {
-	if (s->rc || !s->e)
-		return s->rc;
-	return step(s, ibs_walk(s->e, s->f, &s->run, wo));
+	enum ibs_err rc = s->rc;
+
+	if (!s->rc && s->e)
+		rc = step(s, ibs_walk(s->e, s->f, &s->run, wo));
+	name_nodes(s);
+	return rc;
 }
 
 enum ibs_err ibs_session_read_counters(struct ibs_session *s, const struct ibs_counter_opts *co, double interval_s)
@@ -243,10 +255,7 @@ enum ibs_err ibs_session_end(struct ibs_session *s)
 		ibs_transport_close(s->t);
 		s->t = NULL;
 	}
-	if (s->o.names && s->f)
-		ibs_namemap_apply(s->o.names, s->f);
-	ibs_namemap_free(s->o.names);
-	s->o.names = NULL;
+	name_nodes(s);
 	return s->rc;
 }
 

@@ -52,7 +52,7 @@ struct ibs_session_opts {
 	bool window_set, timeout_set, retries_set;
 	/* IBS_LACK_* the caller cannot do without: a source that lacks one is refused. */
 	unsigned needs;
-	/* Applied to the fabric when the run ends (or NULL); the session frees it. */
+	/* Applied to the fabric once walked (or NULL), before any query; the session frees it. */
 	struct ibs_namemap *names;
 };
 
@@ -66,7 +66,7 @@ struct ibs_session;
  */
 enum ibs_err ibs_session_open(const struct ibs_session_opts *o, struct ibs_session **out);
 
-/* Walk the fabric (a cache was read at open: nothing to do). */
+/* Walk the fabric (a cache was read at open: nothing to do), then name its nodes from the map. */
 enum ibs_err ibs_session_walk(struct ibs_session *s, const struct ibs_walk_opts *wo);
 /*
  * Read every port's counters, twice interval_s apart when interval_s > 0
@@ -94,7 +94,7 @@ struct ibs_fabric *ibs_session_fabric(struct ibs_session *s);
 /*
  * End the run: mark it aborted if a step failed, log the engine's
  * statistics, close the engine and the source, and name the nodes from
- * the map. Returns ibs_session_status.
+ * the map if no walk did. Returns ibs_session_status.
  */
 enum ibs_err ibs_session_end(struct ibs_session *s);
 /* Hand the fabric and the run to the caller (ibs_fabric_free, ibs_run_free). */

@@ -23,6 +23,9 @@ declare -A SRC=(
 )
 
 head -5 "$caps/net.2sw2path4hca.cap" >"$TMP/empty.cap"
+# route and path find nodes by the names the output shows: a node-name map's too.
+printf '0x0000000000100000 node01\n' >"$TMP/names.map"
+printf '0x0000000000100000 node01\n0x0000000000100003 node01\n' >"$TMP/same.map"
 LFT="holds no forwarding tables \(LinearForwardingTable\)"
 SA="holds no path records \(SA PathRecord\)"
 PMA="holds no port counters \(PortCounters\)"
@@ -118,6 +121,8 @@ empty|report|3|err|holds no NodeInfo answer
 cache|report|0|out|"source":\{"kind":"cache","what":".*net.2sw2path4hca.cache"\}
 cache|report -C mlx5_0|2|err|--load-cache reads no device
 cap|report --json|2|err|a report is HTML only
+routes|route node01 Hca4 --node-name-map $TMP/names.map|0|out|^from ca 0x0000000000100000 "node01" port 1 LID 2$
+routes|route node01 Hca4 --node-name-map $TMP/same.map|2|err|'node01' matches 2 nodes: give a LID or a port GUID
 EOF
 
 check_every_command "$0"
