@@ -68,6 +68,9 @@ void cli_report_partial(const struct ibs_fabric *f, const struct ibs_run *run);
 /* Name f's nodes from --node-name-map, if given (EXIT_RUNTIME, reported, when it cannot be read). */
 int cli_name_nodes(const struct cli_common *c, struct ibs_fabric *f);
 
+/* A command's exit status rc, or EXIT_RUNTIME instead of EXIT_OK when --record failed to write its capture. */
+int cli_exit_status(int rc);
+
 /* --deadline in milliseconds, rounded up: a fraction of a millisecond must not become 0, "no deadline". */
 unsigned cli_deadline_ms(const struct cli_common *c);
 

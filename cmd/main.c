@@ -107,7 +107,7 @@ static int finish(int rc)
 			fprintf(stderr, "ibscan: error: cannot write to standard output\n");
 		return EXIT_RUNTIME;
 	}
-	return rc;
+	return cli_exit_status(rc);
 }
 
 int main(int argc, char **argv)

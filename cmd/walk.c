@@ -230,6 +230,14 @@ int cli_walk_begin(const struct cli_common *c, struct ibs_session **out)
 	return EXIT_OK;
 }
 
+/* --record's capture could not be written whole: a run that otherwise went well exits 3 (cli_exit_status). */
+static bool record_failed;
+
+int cli_exit_status(int rc)
+{
+	return rc == EXIT_OK && record_failed ? EXIT_RUNTIME : rc;
+}
+
 int cli_walk_end(const struct cli_common *c, struct ibs_session *s, struct ibs_fabric **out, struct ibs_run *run)
 {
 	struct ibs_fabric *f;
@@ -242,6 +250,7 @@ int cli_walk_end(const struct cli_common *c, struct ibs_session *s, struct ibs_f
 	ibs_session_take(s, &f, run);
 	ibs_session_close(s);
 	*out = f;
+	record_failed |= run->record_failed;
 	if (c->load_cache)
 		return EXIT_OK;
 	sig_disarm_watchdog();

@@ -47,6 +47,7 @@ struct ibs_run {
 	double interval_s;        /* the wait between two counter readings (each port's own time is in its ctr), or 0 */
 	struct ibs_engine_stats stats; /* the engine's, when the walk ended */
 	size_t replay_misses;     /* requests a replayed capture held no answer for */
+	bool record_failed;       /* --record's capture could not be written whole (said) */
 };
 
 /*

@@ -252,6 +252,7 @@ enum ibs_err ibs_session_end(struct ibs_session *s)
 		ibs_engine_free(s->e);
 		s->e = NULL;
 		s->run.replay_misses = ibs_replay_misses(s->t);
+		s->run.record_failed = ibs_recorder_end(s->t) != IBS_OK;
 		ibs_transport_close(s->t);
 		s->t = NULL;
 	}

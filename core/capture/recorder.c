@@ -36,7 +36,7 @@ static void rec_write(struct rec_priv *r, struct rec_pending *p, enum ibs_cap_ou
 {
 	uint64_t t = p->t - r->start;
 
-	if (r->failed)
+	if (r->failed || !r->f)
 		return;
 	ibs_capture_write_exchange(r->f, &p->req, p->mad, r->times ? &t : NULL, oc, pkt);
 	/* A crash loses at most the exchange in flight. */
@@ -130,17 +130,35 @@ static enum ibs_err rec_local(struct ibs_transport *t, struct ibs_local_port *ou
 	return ibs_transport_local_port(r->inner, out);
 }
 
+static const struct ibs_transport_ops rec_ops;
+
+enum ibs_err ibs_recorder_end(struct ibs_transport *t)
+{
+	struct rec_priv *r;
+	size_t i;
+
+	if (t->ops != &rec_ops)
+		return IBS_OK;
+	r = t->priv;
+	if (r->f) {
+		/* Whatever was still in flight never got an answer. */
+		for (i = 0; i < r->n; i++)
+			if (r->p[i].used)
+				rec_write(r, &r->p[i], IBS_CAP_NONE, NULL);
+		if (fclose(r->f) != 0 && !r->failed) {
+			log_error("cannot write capture '%s': %s", r->path, strerror(errno));
+			r->failed = true;
+		}
+		r->f = NULL;
+	}
+	return r->failed ? IBS_E_IO : IBS_OK;
+}
+
 static void rec_close(struct ibs_transport *t)
 {
 	struct rec_priv *r = t->priv;
-	size_t i;
 
-	/* Whatever was still in flight never got an answer. */
-	for (i = 0; i < r->n; i++)
-		if (r->p[i].used)
-			rec_write(r, &r->p[i], IBS_CAP_NONE, NULL);
-	if (fclose(r->f) != 0 && !r->failed)
-		log_error("cannot write capture '%s': %s", r->path, strerror(errno));
+	ibs_recorder_end(t);
 	ibs_transport_close(r->inner);
 	free(r->p);
 	free(r->path);

@@ -15,4 +15,11 @@ enum ibs_err ibs_recorder_wrap(struct ibs_transport *inner, const char *path, bo
 			       const struct ibs_local_port *lp, const struct ibs_capture_engine *eng,
 			       struct ibs_transport **out);
 
+/*
+ * Write what is still in flight (as unanswered) and close the capture:
+ * IBS_E_IO when any write failed (said when it did), else IBS_OK; IBS_OK
+ * for a transport that is not a recorder. Closing the transport ends it too.
+ */
+enum ibs_err ibs_recorder_end(struct ibs_transport *t);
+
 #endif

@@ -37,6 +37,15 @@ live|report|0|out|"source":\{"kind":"live","what":"ibsim0 port [0-9]+"\},"counte
 ROWS
 check_every_command "$0"
 
+# A capture that --record cannot write whole (a file-size limit reached mid-walk, EFBIG: as a
+# full disk) is a failed run, exit 3, though the view itself is written.
+rc=0
+(trap '' XFSZ; ulimit -f 8; sim_run "$IBSCAN" topology --record "$TMP/cut.cap") >"$TMP/out" 2>"$TMP/err" || rc=$?
+[ $rc -eq 3 ] || { cat "$TMP/err"; fail "--record cut short by a full disk exited $rc, want 3"; }
+grep -q "^ibscan: error: cannot write capture '$TMP/cut.cap': File too large$" "$TMP/err" || { cat "$TMP/err"; fail "--record cut short: no error naming the capture"; }
+grep -q "^topology: 6 nodes" "$TMP/out" || fail "--record cut short: the view was not written"
+ok "--record that cannot write its capture whole exits 3"
+
 sim_console 'Error "Switch2" 100' >/dev/null
 check_table <<ROWS
 dead|topology|3|part|$PART
