@@ -140,11 +140,11 @@ int main(int argc, char **argv)
 	c = cmd_find(name);
 	if (!c) {
 		const char *s = suggest(name);
-		fprintf(stderr, "ibscan: error: unknown command '%s'\n", name);
+		log_error("unknown command '%s'", name);
 		if (s)
-			fprintf(stderr, "ibscan: hint: did you mean '%s'?\n", s);
+			log_hint("did you mean '%s'?", s);
 		else
-			fprintf(stderr, "ibscan: hint: see 'ibscan --help'\n");
+			log_hint("see 'ibscan --help'");
 		return EXIT_USAGE;
 	}
 	return finish(c->fn(argc - 1, argv + 1));

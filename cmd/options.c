@@ -2,6 +2,7 @@
 #include "options.h"
 #include "exit.h"
 #include "../core/base/log.h"
+#include "../core/base/xalloc.h"
 #include "../core/mad/engine.h"
 #include "../output/draw.h"
 
@@ -34,17 +35,18 @@ bool cli_parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
 int cli_usage_error(const struct cmd_desc *cmd, const char *fmt, ...)
 {
 	va_list ap;
+	char *msg;
 
-	fputs("ibscan: error: ", stderr);
+	/* Through log_error, which cleans what it prints: the message quotes the arguments as given. */
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	log_error("%s", msg);
+	free(msg);
 	if (cmd)
-		fprintf(stderr, "ibscan: hint: usage: ibscan %s %s (see 'ibscan help %s')\n", cmd->name, cmd->usage,
-			cmd->name);
+		log_hint("usage: ibscan %s %s (see 'ibscan help %s')", cmd->name, cmd->usage, cmd->name);
 	else
-		fputs("ibscan: hint: see 'ibscan --help'\n", stderr);
+		log_hint("see 'ibscan --help'");
 	return EXIT_USAGE;
 }
 

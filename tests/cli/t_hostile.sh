@@ -70,3 +70,14 @@ $H slurm "$TMP/out" || { grep SwitchName "$TMP/out"; fail "slurm: crafted chain 
 # Ordinary collisions keep the documented form: NAME-<GUID>.
 grep -q '^SwitchName=x-0002c90300e10002 ' "$TMP/out" || fail "slurm: colliding names do not get -<GUID>"
 echo "ok: slurm: one SwitchName per switch for a crafted chain of names"
+
+# --- arguments quoted back in usage errors (a name or format taken from a config file) ---
+esc=$'\x1b[31mX\x07'
+for args in "$esc" "topology --format $esc" "topology --$esc" "topology --window $esc" "health --threshold $esc=5" \
+	"capture $esc x" "help $esc"; do
+	# shellcheck disable=SC2086
+	"$IBSCAN" $args >"$TMP/u.out" 2>"$TMP/u.err" && fail "ibscan $args succeeded"
+	$H text "$TMP/u.err" || fail "usage error of 'ibscan ${args//$esc/ESC...BEL}' passes control bytes"
+	grep -qF '\x1b[31mX\x07' "$TMP/u.err" || { cat "$TMP/u.err"; fail "usage error: the argument is not shown escaped"; }
+done
+echo "ok: usage errors show the arguments they quote escaped"
