@@ -8,6 +8,7 @@
 #include "../core/capture/index.h"
 #include "../core/capture/format.h"
 #include "../core/base/log.h"
+#include "../core/base/text.h"
 #include "../core/base/xalloc.h"
 
 #include <errno.h>
@@ -86,7 +87,7 @@ int cmd_capture(int argc, char **argv)
 	struct cli_render r = { .view = CLI_V_CAPTURE };
 	bool json;
 	const char *sub;
-	char *msg = NULL;
+	char *msg = NULL, *shown;
 	int rc;
 
 	rc = cli_parse(cmd, &c, argc, argv, NULL, NULL);
@@ -130,7 +131,10 @@ int cmd_capture(int argc, char **argv)
 	}
 	r.fmt = strcmp(sub, "info") ? CLI_F_PCAP : json ? CLI_F_JSON : CLI_F_TEXT;
 	r.cap = cap;
+	/* info shows the file's name as given, cleaned as every string ibscan prints. */
+	r.a = shown = ibs_text_clean(r.a, strlen(r.a));
 	rc = cli_render(&c, &r);
+	free(shown);
 	ibs_capture_free(cap);
 	return rc;
 }

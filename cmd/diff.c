@@ -3,6 +3,7 @@
 #include "cmds.h"
 #include "render.h"
 #include "../core/base/log.h"
+#include "../core/base/text.h"
 #include "../fabric/diff.h"
 #include "../fabric/load.h"
 
@@ -45,6 +46,7 @@ int cmd_diff(int argc, char **argv)
 	struct ibs_diff d;
 	struct cli_render r = { .view = CLI_V_DIFF };
 	bool json;
+	char *an, *bn;
 	int rc;
 
 	rc = cli_parse(cmd, &c, argc, argv, NULL, NULL);
@@ -77,10 +79,13 @@ int cmd_diff(int argc, char **argv)
 	}
 	ibs_diff_fabrics(a, b, &d);
 	r.fmt = json ? CLI_F_JSON : CLI_F_TEXT;
-	r.a = argv[optind];
-	r.b = argv[optind + 1];
+	/* The names are shown as given, cleaned as every string ibscan prints (a file name may hold ESC). */
+	r.a = an = ibs_text_clean(argv[optind], strlen(argv[optind]));
+	r.b = bn = ibs_text_clean(argv[optind + 1], strlen(argv[optind + 1]));
 	r.diff = &d;
 	rc = cli_render(&c, &r);
+	free(an);
+	free(bn);
 	if (rc == EXIT_OK && d.n)
 		rc = EXIT_FINDINGS;
 	ibs_diff_free(&d);

@@ -81,3 +81,17 @@ for args in "$esc" "topology --format $esc" "topology --$esc" "topology --window
 	grep -qF '\x1b[31mX\x07' "$TMP/u.err" || { cat "$TMP/u.err"; fail "usage error: the argument is not shown escaped"; }
 done
 echo "ok: usage errors show the arguments they quote escaped"
+
+# --- file names shown in the output (diff's A and B, capture info's file), e.g. from a directory listing ---
+cp "$caps/net.2sw2path4hca.cap" "$TMP/c$esc.cap"
+cp "$ROOT/fixtures/baselines/net.2sw2path4hca.json" "$TMP/b$esc.json"
+for fmt in "" --json; do
+	run 0 capture info $fmt "$TMP/c$esc.cap"
+	$H text "$TMP/out" || fail "capture info $fmt: the file name passes control bytes"
+	[ -z "$fmt" ] || $H json "$TMP/out" || fail "capture info $fmt: JSON"
+	run 0 diff $fmt "$TMP/b$esc.json" live --replay "$caps/net.2sw2path4hca.cap"
+	$H text "$TMP/out" || fail "diff $fmt: a file name passes control bytes"
+	[ -z "$fmt" ] || $H json "$TMP/out" || fail "diff $fmt: JSON"
+	[ -n "$fmt" ] || out_has "--- $TMP/b\x1b[31mX\x07.json"
+done
+echo "ok: file names in the output are shown escaped"
