@@ -48,6 +48,14 @@ int cli_parse(const struct cmd_desc *cmd, struct cli_common *c, int argc, char *
 
 	cli_common_init(c);
 	cli_getopt_build(&g, cmd->opt_groups, cmd->opts);
+	/*
+	 * A command that reads the fabric ends within its --deadline (plus the
+	 * watchdog's grace) from the start, input files included: a FIFO with
+	 * no writer given as --baseline or --node-name-map blocked for ever.
+	 * Files read while the options are parsed (--thresholds) get the default.
+	 */
+	if (cmd->opt_groups & CLI_G_FABRIC)
+		sig_arm_watchdog(c->deadline_s);
 	opterr = 0;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, g.shortopts, g.v, NULL)) != -1) {
@@ -65,6 +73,8 @@ int cli_parse(const struct cmd_desc *cmd, struct cli_common *c, int argc, char *
 		if (rc == 0)
 			return cli_bad_option(cmd, argv, opt);
 	}
+	if (cmd->opt_groups & CLI_G_FABRIC)
+		sig_arm_watchdog(c->deadline_s);
 	return CLI_PARSED;
 }
 

@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "render.h"
+#include "signals.h"
 #include "../core/base/log.h"
 #include "../core/base/text.h"
 #include "../fabric/diff.h"
@@ -77,6 +78,7 @@ int cmd_diff(int argc, char **argv)
 		ibs_fabric_free(a);
 		return rc;
 	}
+	sig_disarm_watchdog(); /* the inputs are read (cli_parse armed it): writing -o waits as sort -o does */
 	ibs_diff_fabrics(a, b, &d);
 	r.fmt = json ? CLI_F_JSON : CLI_F_TEXT;
 	/* The names are shown as given, cleaned as every string ibscan prints (a file name may hold ESC). */

@@ -38,12 +38,13 @@ void sig_end_on_epipe(int err)
 /*
  * Last-resort watchdog: the engine keeps every wait under --deadline, but a
  * device library can block before the engine runs (the simulator's shim
- * retries forever when no simulator listens). SIGALRM ends the run then.
+ * retries forever when no simulator listens), and so can opening an input
+ * file (a FIFO with no writer). SIGALRM ends the run then.
  */
 static void watchdog(int sig)
 {
 	static const char m[] = "ibscan: error: no progress within --deadline plus 5 s grace "
-				"(is the device, or the simulator, answering?): stopped\n";
+				"(is the device, the simulator or an input file answering?): stopped\n";
 	(void)sig;
 	if (write(STDERR_FILENO, m, sizeof(m) - 1) < 0)
 		_exit(EXIT_RUNTIME);

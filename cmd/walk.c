@@ -203,15 +203,12 @@ int cli_walk_begin(const struct cli_common *c, struct ibs_session **out)
 	so.timeout_set = c->timeout_set;
 	so.retries_set = c->retries_set;
 	so.needs = c->needs | (c->gids ? IBS_LACK_GUIDINFO : 0) | (c->reset_counters ? IBS_LACK_PMA : 0);
-	if (!c->load_cache) {
-		sig_arm_watchdog(c->deadline_s);
-		if (c->replay)
-			sig_catch_sigbus(c->replay);
-	}
+	sig_arm_watchdog(c->deadline_s); /* the walk's own deadline, from now */
+	if (c->replay)
+		sig_catch_sigbus(c->replay);
 	rc = ibs_session_open(&so, out);
 	if (rc) {
-		if (!c->load_cache)
-			sig_disarm_watchdog();
+		sig_disarm_watchdog();
 		/* A cache asked for what it cannot hold is a usage error; a capture that lacks it is not. */
 		return rc == IBS_E_INVAL && c->load_cache ? EXIT_USAGE : EXIT_RUNTIME;
 	}
@@ -251,9 +248,9 @@ int cli_walk_end(const struct cli_common *c, struct ibs_session *s, struct ibs_f
 	ibs_session_close(s);
 	*out = f;
 	record_failed |= run->record_failed;
+	sig_disarm_watchdog();
 	if (c->load_cache)
 		return EXIT_OK;
-	sig_disarm_watchdog();
 	if (rc == IBS_E_DEADLINE)
 		log_error("the walk did not finish within --deadline %.3g s: the result is partial", c->deadline_s);
 	else if (rc == IBS_E_TRANSPORT && c->replay)

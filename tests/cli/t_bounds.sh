@@ -42,6 +42,19 @@ mkfifo "$TMP/fifo"
 IBSCAN=$bin run 3 health --replay "$fix" --thresholds "$TMP/fifo"
 err_has "'$TMP/fifo' is larger than the limit of 1048576 bytes"
 
+# A FIFO that no one writes blocks its reader's open(): a command that reads the fabric still ends
+# at --deadline plus the watchdog's 5 s, whatever input it was reading (the baseline and the name
+# map blocked for ever).
+mkfifo "$TMP/silent"
+for args in "health --baseline $TMP/silent" "nodes --node-name-map $TMP/silent"; do
+	start=$(date +%s) rc=0
+	# shellcheck disable=SC2086
+	timeout 20 "$bin" $args --replay "$fix" --deadline 1 >"$TMP/out" 2>"$TMP/err" || rc=$?
+	[ $rc = 3 ] || fail "ibscan $args: exit $rc (124: still blocked after 20 s), want 3"
+	err_has "no progress within --deadline plus 5 s grace"
+	[ $(($(date +%s) - start)) -le 9 ] || fail "ibscan $args: took $(($(date +%s) - start)) s, want 6"
+done
+
 # Oversized regular files are refused from their size, before any is read.
 truncate -s 600M "$TMP/big.cache"
 printf '\x2b\x83\xe7\x8f' | dd of="$TMP/big.cache" conv=notrunc status=none
