@@ -470,7 +470,8 @@ enum ibs_err ibs_capidx_open(const char *path, const struct ibs_capidx_src *src,
 	struct stat st;
 	void *m;
 	enum ibs_err rc;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rfd;
+	/* O_NONBLOCK: a FIFO planted where the index would be must be refused below, not block open(). */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY), rfd;
 
 	*out = NULL;
 	*msg = NULL;

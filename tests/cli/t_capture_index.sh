@@ -61,6 +61,16 @@ run 0 capture index "$TMP/d.cap" -o "$cap.idx"
 run 0 topology --replay "$cap"
 err_has "stale"
 cmp -s "$TMP/out" "$TMP/text.out" || fail "foreign index: the text replay differs"
+# A FIFO where the index would be (planted beside a capture handed over) is passed over like
+# any other file that is not one, at once: its open() blocked until the watchdog.
+rm "$cap.idx"
+mkfifo "$cap.idx"
+rc=0
+timeout 20 "$IBSCAN" topology --replay "$cap" >"$TMP/out" 2>"$TMP/err" || rc=$?
+[ $rc = 0 ] || { cat "$TMP/err"; fail "a FIFO as the index: exit $rc, want 0"; }
+err_has "$cap.idx: not a regular file; reading the capture itself"
+cmp -s "$TMP/out" "$TMP/text.out" || fail "FIFO index: the text replay differs"
+rm "$cap.idx"
 
 # Cut short in place while mapped (a preload truncates it after mmap): a
 # message naming the index and exit 3, not a bare SIGBUS. The release build:
