@@ -21,7 +21,16 @@ enum {
 	OPT_INTERVAL,
 };
 
-/* A failure before any finding: UNKNOWN, said the way the format says things. */
+static int write_unknown(FILE *out, void *why)
+{
+	return fprintf(out, "IBSCAN UNKNOWN - %s\n", (const char *)why) < 0 ? -1 : 0;
+}
+
+/*
+ * A failure before any finding: UNKNOWN, said the way the format says
+ * things, where the output goes (-o too: a file that kept the last run's
+ * "IBSCAN OK" or metrics would hide the failure from whoever reads it).
+ */
 static int unknown(const struct cli_common *c, enum cli_fmt fmt, const char *why)
 {
 	struct cli_render r = { .view = CLI_V_HEALTH, .fmt = fmt };
@@ -32,8 +41,8 @@ static int unknown(const struct cli_common *c, enum cli_fmt fmt, const char *why
 		fs.verdict = IBS_SEV_UNKNOWN;
 		r.fs = &fs;
 		cli_render(c, &r);
-	} else if (fmt == CLI_F_TEXT && !c->output) {
-		printf("IBSCAN UNKNOWN - %s\n", why);
+	} else if (fmt == CLI_F_TEXT) {
+		cli_write_output(c, write_unknown, (void *)why);
 	}
 	return IBS_SEV_UNKNOWN;
 }

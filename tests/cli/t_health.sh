@@ -78,6 +78,10 @@ run 3 health --format prom -o "$TMP/thr.prom" --replay "$caps/counters.cap" --th
 grep -q "^ibscan_up 0$" "$TMP/thr.prom" || fail "bad thresholds: -o prom file lacks ibscan_up 0"
 [ -s "$TMP/out" ] && fail "bad thresholds with -o: stdout is not empty"
 run 3 health --json --replay "$caps/counters.cap" --thresholds "$TMP/bad.thr"
+# The status line goes where -o says, as the metrics do: the file must not keep the last "IBSCAN OK".
+echo "IBSCAN OK - the last run" >"$TMP/status.txt"
+run 3 health -o "$TMP/status.txt" --replay "$caps/no-such.cap"
+grep -q "^IBSCAN UNKNOWN - the fabric could not be read" "$TMP/status.txt" || fail "health -o: a failed run kept '$(cat "$TMP/status.txt")'"
 [ -s "$TMP/out" ] && fail "bad thresholds with --json: a text status line on stdout"
 echo "ok: UNKNOWN with a status line for usage errors, no device and bad inputs"
 
