@@ -6,6 +6,7 @@
 #include "../core/mad/engine.h"
 #include "../output/draw.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <math.h>
@@ -221,10 +222,12 @@ static bool parse_value(const struct cmd_desc *cmd, const struct cli_opt *o, con
 			*(unsigned *)to = u;
 		return true;
 	case CLI_K_U64: {
+		/* Decimal, or hex after 0x: never octal, so 0100 is one hundred (as said), not 64. */
+		bool hex = arg[0] == '0' && (arg[1] == 'x' || arg[1] == 'X');
 		unsigned long long v;
 		errno = 0;
-		v = strtoull(arg, &end, 0);
-		if (errno || *end || end == arg || *arg == '-' || *arg == '+')
+		v = strtoull(hex ? arg + 2 : arg, &end, hex ? 16 : 10);
+		if (errno || *end || end == (hex ? arg + 2 : arg) || !isxdigit((unsigned char)(hex ? arg[2] : *arg)))
 			break;
 		*(uint64_t *)to = v;
 		return true;

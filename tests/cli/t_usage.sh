@@ -44,6 +44,9 @@ for bad in -1 +5 zz 0x 0x10000000000000000 ""; do
 	run 2 topology --m-key "$bad"
 	err_has "--m-key wants a 64-bit key (decimal, or hex with 0x), not '$bad'"
 done
+# Decimal means decimal: a leading 0 is not octal (08 was refused, 0100 read as 64; tests/sim/t_faults.sh
+# checks the key in the SMPs).
+run 0 nodes --m-key 08 --replay "$ROOT/fixtures/captures/net.2sw2path4hca.cap"
 run 2 topology --format yaml
 err_has "unknown format 'yaml' (text, json, dot, svg, netfile"
 run 2 nodes --format dot

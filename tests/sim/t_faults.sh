@@ -48,6 +48,10 @@ assert all(e["node_guid"] == "0x0000000000200000" and e["attribute"] == "NodeInf
 PY
 expect_rc 3 ibs topology --timeout 200 --retries 1 --m-key 0x1234
 grep -q "got no answer: .*; check the --m-key given$" "$TMP/err" || { cat "$TMP/err"; fail "the M_Key hint ignores --m-key"; }
+# The key is read as written: 0100 is decimal 100 (0x64) in bytes 24-31 of every SMP, not octal 64.
+expect_rc 3 ibs nodes --timeout 200 --retries 0 --m-key 0100 --record "$TMP/mkey.cap"
+req=$(grep -m1 '^> ' "$TMP/mkey.cap" | cut -c3-)
+[ "${req:48:16}" = 0000000000000064 ] || fail "--m-key 0100: the SMP carries M_Key 0x${req:48:16}, want 0x0000000000000064"
 grep -q "PARTIAL" "$TMP/out" || fail "text view does not say PARTIAL"
 grep -q "unreachable path 0,3 behind 0x0000000000200000 \"Switch1\" port 3: NodeInfo timeout" "$TMP/out" || fail "text view does not list the unreachable port"
 ok "dead switch: partial, exit 3, unreachable ports listed"
