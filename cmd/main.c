@@ -128,7 +128,8 @@ int main(int argc, char **argv)
 		return finish(EXIT_OK);
 	}
 	if (!strcmp(name, "help")) {
-		if (argc < 3)
+		/* help is listed as a command: 'ibscan help help' is the list again, not an unknown command. */
+		if (argc < 3 || !strcmp(argv[2], "help"))
 			return finish(usage(stdout));
 		c = cmd_find(argv[2]);
 		if (!c)

@@ -13,6 +13,8 @@ out_has "usage: ibscan topology [options]"
 out_has "--format F"
 run 0 topology --help
 out_has "--window N"
+run 0 help help
+out_has "help       Show help for a command: ibscan help COMMAND."
 run 2 help nosuch
 err_has "ibscan: error: unknown command 'nosuch'"
 run 2 frobnicate
