@@ -159,6 +159,21 @@ int cli_check_outputs(const struct cli_common *c, const struct cli_file *more)
 
 	while (more && more[n_more].what)
 		n_more++;
+	/* Standard input ('-') is read once; libibnetdisc opens --load-cache by name, so never it. */
+	if (c->load_cache && !strcmp(c->load_cache, "-")) {
+		log_error("--load-cache needs a file name: the cache is opened by name, not read from standard input");
+		rc = EXIT_USAGE;
+	}
+	for (i = 0; i < 4 + n_more && rc == CLI_PARSED; i++) {
+		const struct cli_file *a = i < 4 ? &in[i] : &more[i - 4];
+		for (j = i + 1; j < 4 + n_more && a->path && !strcmp(a->path, "-") && rc == CLI_PARSED; j++) {
+			const struct cli_file *b = j < 4 ? &in[j] : &more[j - 4];
+			if (b->path && !strcmp(b->path, "-")) {
+				log_error("standard input can be read once: '-' is given as %s and as %s", a->what, b->what);
+				rc = EXIT_USAGE;
+			}
+		}
+	}
 	for (i = 0; i < 2 && rc == CLI_PARSED; i++) {
 		if (!out[i].path)
 			continue;

@@ -92,7 +92,8 @@ struct cli_file {
  * Refuse, before any work, an output (-o, --record) that is one of the
  * inputs (--replay and its index, --load-cache, --node-name-map, and more,
  * ended by { NULL }), or the other output: compared as files (device and
- * inode, symlinks followed), not as names. CLI_PARSED, or EXIT_USAGE after
+ * inode, symlinks followed), not as names; and standard input ('-') given
+ * as two inputs, or as --load-cache. CLI_PARSED, or EXIT_USAGE after
  * saying which.
  */
 int cli_check_outputs(const struct cli_common *c, const struct cli_file *more);

@@ -98,6 +98,9 @@ cap|topology --record $TMP/x.cap|2|err|--replay, --record and --load-cache canno
 none|diff $base $netfile|0|out|^no differences
 none|diff $cache $base|0|out|^no differences
 none|diff $base $cache --replay $caps/net.2sw2path4hca.cap|2|err|--replay is about reading the fabric, and neither side is 'live'
+none|diff - -|2|err|^ibscan: error: standard input can be read once: '-' is given as A and as B$
+none|nodes --replay - --node-name-map -|2|err|standard input can be read once: '-' is given as --replay and as --node-name-map
+none|nodes --load-cache -|2|err|--load-cache needs a file name: the cache is opened by name, not read from standard input
 none|diff $base $cache --m-key 0x10|2|err|--m-key is about reading the fabric, and neither side is 'live'
 none|diff $base $cache --fixed-timeout|2|err|--fixed-timeout is about reading the fabric, and neither side is 'live'
 none|diff $base $cache --max-smps-per-switch 8|2|err|--max-smps-per-switch is about reading the fabric, and neither side is 'live'
