@@ -71,11 +71,19 @@ int cmd_diff(int argc, char **argv)
 		if (rc != CLI_PARSED)
 			return rc;
 	}
-	rc = get(&c, argv[optind], &a);
-	if (rc == EXIT_OK)
+	/* The file first: the walk ends the watchdog's cover (cli_walk_end), and reading a file may block. */
+	if (strcmp(argv[optind], "live")) {
+		rc = get(&c, argv[optind], &a);
+		if (rc == EXIT_OK)
+			rc = get(&c, argv[optind + 1], &b);
+	} else {
 		rc = get(&c, argv[optind + 1], &b);
+		if (rc == EXIT_OK)
+			rc = get(&c, argv[optind], &a);
+	}
 	if (rc) {
 		ibs_fabric_free(a);
+		ibs_fabric_free(b);
 		return rc;
 	}
 	sig_disarm_watchdog(); /* the inputs are read (cli_parse armed it): writing -o waits as sort -o does */

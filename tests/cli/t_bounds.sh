@@ -46,7 +46,7 @@ err_has "'$TMP/fifo' is larger than the limit of 1048576 bytes"
 # at --deadline plus the watchdog's 5 s, whatever input it was reading (the baseline and the name
 # map blocked for ever).
 mkfifo "$TMP/silent"
-for args in "health --baseline $TMP/silent" "nodes --node-name-map $TMP/silent"; do
+for args in "health --baseline $TMP/silent" "nodes --node-name-map $TMP/silent" "diff live $TMP/silent"; do
 	start=$(date +%s) rc=0
 	# shellcheck disable=SC2086
 	timeout 20 "$bin" $args --replay "$fix" --deadline 1 >"$TMP/out" 2>"$TMP/err" || rc=$?
