@@ -34,6 +34,14 @@ static int get(const struct cli_common *c, const char *what, struct ibs_fabric *
 		free(msg);
 		return EXIT_RUNTIME;
 	}
+	/* A saved partial walk misleads as a partial live one does. */
+	if ((*f)->partial) {
+		log_error("'%s' holds a partial walk: a diff against it would report what that walk missed as added",
+			  what);
+		ibs_fabric_free(*f);
+		*f = NULL;
+		return EXIT_RUNTIME;
+	}
 	return cli_name_nodes(c, *f);
 }
 

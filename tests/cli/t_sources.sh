@@ -23,6 +23,7 @@ declare -A SRC=(
 )
 
 head -5 "$caps/net.2sw2path4hca.cap" >"$TMP/empty.cap"
+"$IBSCAN" topology --json --replay "$caps/dead-switch.cap" -o "$TMP/partial.json" 2>/dev/null || true
 # route and path find nodes by the names the output shows: a node-name map's too.
 printf '0x0000000000100000 node01\n' >"$TMP/names.map"
 printf '0x0000000000100000 node01\n0x0000000000100003 node01\n' >"$TMP/same.map"
@@ -98,6 +99,8 @@ cap|topology --record $TMP/x.cap|2|err|--replay, --record and --load-cache canno
 none|diff $base $netfile|0|out|^no differences
 none|diff $cache $base|0|out|^no differences
 none|diff $base $cache --replay $caps/net.2sw2path4hca.cap|2|err|--replay is about reading the fabric, and neither side is 'live'
+none|diff $TMP/partial.json $base|3|err|^ibscan: error: '.*partial.json' holds a partial walk: a diff against it would report what that walk missed as added$
+partial|diff live $TMP/partial.json|3|err|holds a partial walk
 none|diff - -|2|err|^ibscan: error: standard input can be read once: '-' is given as A and as B$
 none|nodes --replay - --node-name-map -|2|err|standard input can be read once: '-' is given as --replay and as --node-name-map
 none|nodes --load-cache -|2|err|--load-cache needs a file name: the cache is opened by name, not read from standard input
