@@ -231,6 +231,8 @@ enum ibs_err ibs_decode_nodedesc(const uint8_t *mad, size_t len, char out[IBS_NO
 #define IBS_CAP_IS_SM_DISABLED (1u << 10) /* the GSI half of a split SMI/GSI device: no SMPs here */
 #define IBS_CAP_EXT_SPEEDS (1u << 14)
 #define IBS_CAP_HAS_CAP_MASK2 (1u << 15)
+/* PortInfo:LinkSpeedExtEnabled 30: extended link speeds disabled (decoded as 0, no speed enabled). */
+#define IBS_SPEED_EXT_DISABLED 30
 
 /* Node types (IBA 14.2.5.3). */
 enum { IBS_NODE_CA = 1, IBS_NODE_SWITCH = 2, IBS_NODE_ROUTER = 3 };

@@ -93,6 +93,12 @@ enum ibs_err ibs_decode_portinfo(const uint8_t *mad, size_t len, struct ibs_port
 	o->speed_ext_active = (uint8_t)GET32(d, IB_PORT_LINK_SPEED_EXT_ACTIVE_F);
 	o->speed_ext_supported = (uint8_t)GET32(d, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F);
 	o->speed_ext_enabled = (uint8_t)GET32(d, IB_PORT_LINK_SPEED_EXT_ENABLED_F);
+	/*
+	 * LinkSpeedExtEnabled 30 is a code, not a set of speeds: extended link
+	 * speeds disabled (libibmad's dump says so, libibnetdisc reads it as 0).
+	 */
+	if (o->speed_ext_enabled == IBS_SPEED_EXT_DISABLED)
+		o->speed_ext_enabled = 0;
 	return IBS_OK;
 }
 

@@ -6,6 +6,7 @@
 
 #include "fake_transport.h"
 #include "../../core/mad/mad.h"
+#include "../../fabric/rate.h"
 
 #include <infiniband/mad.h>
 
@@ -217,6 +218,64 @@ static void test_status_words(void **state)
 	assert_string_equal(ibs_mad_status_str(1), "busy");
 }
 
+/*
+ * A PortInfo answer in its wire layout (IBA 14.2.5.6, offsets within the
+ * attribute): an NDR-capable 4x port whose extended speeds are switched off
+ * (LinkSpeedExtEnabled 30), trained at QDR.
+ */
+static void portinfo_ext_disabled(uint8_t *mad)
+{
+	uint8_t *d = mad + IBS_SMP_DATA_OFFS;
+
+	memset(mad, 0, IBS_MAD_SIZE);
+	d[17] = 7;	    /* LID 7 */
+	d[22] = 0x40;	    /* CapabilityMask bit 14: IsExtendedSpeedsSupported */
+	d[28] = 1;	    /* LocalPortNum */
+	d[29] = 2;	    /* LinkWidthEnabled 4x */
+	d[30] = 3;	    /* LinkWidthSupported 1x, 4x */
+	d[31] = 2;	    /* LinkWidthActive 4x */
+	d[32] = 0x74;	    /* LinkSpeedSupported SDR|DDR|QDR, PortState Active */
+	d[33] = 0x50;	    /* PortPhysicalState LinkUp */
+	d[35] = 0x47;	    /* LinkSpeedActive QDR, LinkSpeedEnabled SDR|DDR|QDR */
+	d[62] = 0x0f;	    /* LinkSpeedExtActive none, LinkSpeedExtSupported FDR|EDR|HDR|NDR */
+	d[63] = 30;	    /* LinkSpeedExtEnabled 30: extended speeds disabled */
+}
+
+/*
+ * LinkSpeedExtEnabled 30 is not a set of speeds but "extended link speeds
+ * disabled" (libibmad prints it so; libibnetdisc reads it as 0): read as
+ * bits it would say EDR, HDR and NDR are enabled, and a link that both ends
+ * keep at QDR on purpose would be reported degraded.
+ */
+static void test_ext_speeds_disabled(void **state)
+{
+	uint8_t mad[IBS_MAD_SIZE];
+	struct ibs_port a, b;
+	const char *why = NULL;
+
+	(void)state;
+	portinfo_ext_disabled(mad);
+	memset(&a, 0, sizeof(a));
+	assert_int_equal(ibs_decode_portinfo(mad, sizeof(mad), &a.pi), IBS_OK);
+	assert_int_equal(a.pi.lid, 7);
+	assert_int_equal(a.pi.cap_mask, IBS_CAP_EXT_SPEEDS);
+	assert_int_equal(a.pi.state, 4);
+	assert_int_equal(a.pi.speed_active, 4);
+	assert_int_equal(a.pi.speed_ext_supported, 0x0f);
+	assert_int_equal(a.pi.speed_ext_active, 0);
+	assert_int_equal(a.pi.speed_ext_enabled, 0);
+	a.valid = true;
+	b = a;
+	assert_false(ibs_link_degraded(&a, &b, &why));
+	/* The same port with its extended speeds enabled (a set of bits) is degraded at QDR. */
+	mad[IBS_SMP_DATA_OFFS + 63] = 0x0f;
+	assert_int_equal(ibs_decode_portinfo(mad, sizeof(mad), &a.pi), IBS_OK);
+	assert_int_equal(a.pi.speed_ext_enabled, 0x0f);
+	b = a;
+	assert_true(ibs_link_degraded(&a, &b, &why));
+	assert_string_equal(why, "speed");
+}
+
 /* Decoded fields equal what libibmad's mad_get_field reads, on random bytes. */
 static void test_fields_match_libibmad(void **state)
 {
@@ -338,6 +397,7 @@ int main(void)
 		cmocka_unit_test(test_nodedesc_sanitised),
 		cmocka_unit_test(test_addr_roundtrip),
 		cmocka_unit_test(test_status_words),
+		cmocka_unit_test(test_ext_speeds_disabled),
 		cmocka_unit_test(test_fields_match_libibmad),
 		cmocka_unit_test(test_encode_matches_libibmad),
 		cmocka_unit_test(test_mkey_in_smps),
