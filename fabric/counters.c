@@ -345,6 +345,7 @@ enum ibs_err ibs_read_counters_interval(struct ibs_engine *e, struct ibs_fabric 
 			struct ibs_port_counters *c = pt->ctr;
 			if (c && c->ok) {
 				c->prev = c->c;
+				c->prev_extended = c->extended;
 				c->prev_t_ns = c->t_ns;
 				c->have_prev = true;
 			}
@@ -356,6 +357,32 @@ enum ibs_err ibs_read_counters_interval(struct ibs_engine *e, struct ibs_fabric 
 	wait_s(interval_s);
 	run->interval_s = interval_s;
 	return ibs_read_counters(e, f, run, o);
+}
+
+/* now - before of a counter of `bits` bits that saturates: false when at the maximum or gone down. */
+static bool saturating_delta(uint64_t before, uint64_t now, unsigned bits, uint64_t *delta)
+{
+	uint64_t max = bits >= 64 ? UINT64_MAX : (1ull << bits) - 1;
+
+	if (before >= max || now >= max || now < before)
+		return false;
+	*delta = now - before;
+	return true;
+}
+
+bool ibs_port_counter_delta(const struct ibs_port_counters *c, const struct ibs_counter_def *d, uint64_t *delta)
+{
+	if (!c->have_prev || !c->ok || !ibs_counter_known(c, d))
+		return false;
+	return saturating_delta(ibs_counter_get(&c->prev, d), ibs_counter_get(&c->c, d), d->bits, delta);
+}
+
+bool ibs_port_data_delta(const struct ibs_port_counters *c, bool xmit, uint64_t *words)
+{
+	if (!c->have_prev || !c->ok || c->extended != c->prev_extended)
+		return false;
+	return saturating_delta(xmit ? c->prev.xmit_data : c->prev.rcv_data, xmit ? c->c.xmit_data : c->c.rcv_data,
+				c->extended ? 64 : 32, words);
 }
 
 double ibs_port_counters_elapsed(const struct ibs_port_counters *c)

@@ -62,5 +62,19 @@ static inline uint64_t ibs_counter_get(const struct ibs_pma_counters *c, const s
 const struct ibs_counter_def *ibs_counter_find(const char *name);
 /* False for a counter the port's PMA said it does not keep (PortXmitWait without its capability bit). */
 bool ibs_counter_known(const struct ibs_port_counters *c, const struct ibs_counter_def *d);
+/*
+ * How much counter d rose between the port's two readings, into *delta;
+ * false when that cannot be known. PortCounters stop at their maximum
+ * rather than wrap (IBA 16.1.3.5): a reading at the maximum hides how far
+ * the counter went. A reading below the one before means the counters were
+ * cleared in between (perfquery -R, a PerfMgr).
+ */
+bool ibs_port_counter_delta(const struct ibs_port_counters *c, const struct ibs_counter_def *d, uint64_t *delta);
+/*
+ * The same for the data counters (PortXmitData, PortRcvData: 4-octet
+ * words), which must also be of one width both times (both from
+ * PortCountersExtended, or both 32-bit from PortCounters).
+ */
+bool ibs_port_data_delta(const struct ibs_port_counters *c, bool xmit, uint64_t *words);
 
 #endif

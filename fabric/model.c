@@ -433,11 +433,26 @@ void ibs_fabric_fix_ext_speeds(struct ibs_fabric *f)
 		const struct ibs_port *p0 = ibs_node_port(n, 0);
 		/* IBA 14.2.5.6: a switch's CapabilityMask is valid on port 0 only. */
 		uint32_t sw_cap = sw && p0 && p0->valid ? p0->pi.cap_mask : 0;
+		uint16_t sw_cap2 = sw && p0 && p0->valid ? p0->pi.cap_mask2 : 0;
 		struct ibs_port *pt;
 		for (pt = n->ports; pt < ibs_node_ports_end(n); pt++) {
 			uint32_t cap = sw ? sw_cap : pt->pi.cap_mask;
-			if (pt->valid && !pt->inferred && !(cap & IBS_CAP_EXT_SPEEDS))
+			uint16_t cap2 = sw ? sw_cap2 : pt->pi.cap_mask2;
+			if (!pt->valid || pt->inferred)
+				continue;
+			if (!(cap & IBS_CAP_EXT_SPEEDS)) {
 				pt->pi.speed_ext_active = pt->pi.speed_ext_enabled = pt->pi.speed_ext_supported = 0;
+				continue;
+			}
+			/* XDR (LinkSpeedExt*2) where CapabilityMask2 says they are there; active, it is the speed. */
+			if (!(cap & IBS_CAP_HAS_CAP_MASK2) || !(cap2 & IBS_CAP2_EXT_SPEEDS2))
+				continue;
+			if (pt->pi.speed_ext2_active & 1)
+				pt->pi.speed_ext_active = IBS_SPEED_EXT_XDR;
+			if (pt->pi.speed_ext2_supported & 1)
+				pt->pi.speed_ext_supported |= IBS_SPEED_EXT_XDR;
+			if (pt->pi.speed_ext2_enabled & 1)
+				pt->pi.speed_ext_enabled |= IBS_SPEED_EXT_XDR;
 		}
 	}
 }

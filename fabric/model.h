@@ -27,6 +27,7 @@ struct ibs_port_counters {
 	struct ibs_pma_counters c;
 	uint64_t t_ns;            /* when the answer holding the data counters arrived (CLOCK_MONOTONIC) */
 	bool have_prev;           /* an earlier reading, for --interval */
+	bool prev_extended;       /* its data counters were PortCountersExtended's */
 	struct ibs_pma_counters prev;
 	uint64_t prev_t_ns;
 };

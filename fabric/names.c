@@ -37,6 +37,8 @@ const char *ibs_width_str(unsigned w)
 	}
 }
 
+const unsigned ibs_ext_speeds[5] = { 1, 2, 4, 8, IBS_SPEED_EXT_XDR };
+
 const char *ibs_speed_str(unsigned speed, unsigned ext)
 {
 	switch (ext) {
@@ -48,6 +50,8 @@ const char *ibs_speed_str(unsigned speed, unsigned ext)
 		return "HDR";
 	case 8:
 		return "NDR";
+	case IBS_SPEED_EXT_XDR:
+		return "XDR";
 	default:
 		break;
 	}
@@ -122,7 +126,7 @@ unsigned ibs_width_code(const char *s)
 
 bool ibs_speed_code(const char *s, unsigned *speed, unsigned *ext)
 {
-	unsigned b;
+	unsigned b, i;
 
 	*speed = *ext = 0;
 	for (b = 1; b <= 4; b <<= 1)
@@ -130,9 +134,9 @@ bool ibs_speed_code(const char *s, unsigned *speed, unsigned *ext)
 			*speed = b;
 			return true;
 		}
-	for (b = 1; b <= 8; b <<= 1)
-		if (!strcmp(s, ibs_speed_str(0, b))) {
-			*ext = b;
+	for (i = 0; i < sizeof(ibs_ext_speeds) / sizeof(ibs_ext_speeds[0]); i++)
+		if (!strcmp(s, ibs_speed_str(0, ibs_ext_speeds[i]))) {
+			*ext = ibs_ext_speeds[i];
 			*speed = 4;
 			return true;
 		}

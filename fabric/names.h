@@ -12,8 +12,10 @@
 const char *ibs_port_state_str(unsigned state);
 const char *ibs_phys_state_str(unsigned phys);
 const char *ibs_width_str(unsigned width);     /* one active width code: "4x" */
-/* Active speed name, using the extended speed when there is one: "SDR" ... "NDR". */
+/* Active speed name, using the extended speed when there is one: "SDR" ... "XDR". */
 const char *ibs_speed_str(unsigned speed, unsigned speed_ext);
+/* The extended speed codes, slowest first: FDR 1, EDR 2, HDR 4, NDR 8, XDR 32 (see IBS_SPEED_EXT_XDR). */
+extern const unsigned ibs_ext_speeds[5];
 const char *ibs_node_type_str(unsigned type);   /* "switch", "ca", "router" */
 const char *ibs_mtu_str(unsigned mtu);
 const char *ibs_sm_state_str(unsigned state);
@@ -22,7 +24,7 @@ const char *ibs_sm_state_str(unsigned state);
 unsigned ibs_port_state_code(const char *s);
 unsigned ibs_phys_state_code(const char *s);
 unsigned ibs_width_code(const char *s);
-/* "SDR".."QDR" set *speed, "FDR".."NDR" set *ext; false when unknown. */
+/* "SDR".."QDR" set *speed, "FDR".."XDR" set *ext; false when unknown. */
 bool ibs_speed_code(const char *s, unsigned *speed, unsigned *ext);
 unsigned ibs_node_type_code(const char *s);
 

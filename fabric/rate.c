@@ -4,6 +4,7 @@
  * codes).
  */
 #include "rate.h"
+#include "names.h"
 
 #include <string.h>
 
@@ -36,6 +37,8 @@ unsigned ibs_speed_mbps(unsigned speed, unsigned ext)
 		return 53125;
 	case 8:
 		return 106250;
+	case IBS_SPEED_EXT_XDR:
+		return 212500;
 	default:
 		break;
 	}
@@ -73,6 +76,17 @@ static unsigned best_width(unsigned mask)
 	return 0;
 }
 
+/* The fastest extended speed in a set of them, or 0. */
+static unsigned fastest_ext(unsigned set)
+{
+	unsigned i;
+
+	for (i = sizeof(ibs_ext_speeds) / sizeof(ibs_ext_speeds[0]); i--;)
+		if (set & ibs_ext_speeds[i])
+			return ibs_ext_speeds[i];
+	return 0;
+}
+
 bool ibs_link_best_rate(const struct ibs_port *a, const struct ibs_port *b, struct ibs_link_rate *r)
 {
 	unsigned w, s, x;
@@ -86,12 +100,7 @@ bool ibs_link_best_rate(const struct ibs_port *a, const struct ibs_port *b, stru
 	    (b->pi.speed_ext_enabled & b->pi.speed_ext_supported);
 	r->width = best_width(w);
 	if (x) {
-		unsigned bit;
-		for (bit = 8; bit; bit >>= 1)
-			if (x & bit) {
-				r->speed_ext = bit;
-				break;
-			}
+		r->speed_ext = fastest_ext(x);
 	} else {
 		unsigned bit;
 		for (bit = 4; bit; bit >>= 1)
@@ -110,11 +119,9 @@ static void port_best(const struct ibs_port *p, struct ibs_link_rate *r)
 
 	memset(r, 0, sizeof(*r));
 	r->width = best_width(p->pi.width_enabled & p->pi.width_supported);
-	for (bit = 8; bit; bit >>= 1)
-		if (p->pi.speed_ext_enabled & p->pi.speed_ext_supported & bit) {
-			r->speed_ext = bit;
-			return;
-		}
+	r->speed_ext = fastest_ext(p->pi.speed_ext_enabled & p->pi.speed_ext_supported);
+	if (r->speed_ext)
+		return;
 	for (bit = 4; bit; bit >>= 1)
 		if (p->pi.speed_enabled & p->pi.speed_supported & bit) {
 			r->speed = bit;

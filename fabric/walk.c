@@ -305,8 +305,11 @@ static void query_sms(struct walker *w)
 		}
 	}
 	for (i = 0; i < w->f->n_nodes; i++) {
+		/* A switch's CapabilityMask is port 0's: on its other ports it is undefined (IBA 14.2.5.6). */
+		unsigned last;
 		n = w->f->nodes[i];
-		for (p = ibs_node_first_port(n); p <= n->ni.num_ports; p++)
+		last = n->ni.node_type == IBS_NODE_SWITCH ? 0 : n->ni.num_ports;
+		for (p = ibs_node_first_port(n); p <= last; p++)
 			if (n->ports[p].valid && (n->ports[p].pi.cap_mask & IBS_CAP_IS_SM))
 				add_sm(w, n, (uint8_t)p);
 	}

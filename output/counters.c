@@ -69,25 +69,39 @@ void render_counters(struct emit *e, const struct ibs_fabric *f, const struct ib
 			/* Over the time between this port's two answers, not the nominal interval. */
 			dt = ibs_port_counters_elapsed(c);
 			if (dt > 0) {
-				/* Deltas of 32-bit counters may wrap; report what the subtraction gives. */
-				uint64_t dx = (c->c.xmit_data - c->prev.xmit_data) * 4, dr = (c->c.rcv_data - c->prev.rcv_data) * 4;
+				/* Unknown (null) where a counter saturated, was cleared, or changed width. */
+				uint64_t dx, dr, d;
+				bool kx = ibs_port_data_delta(c, true, &dx), kr = ibs_port_data_delta(c, false, &dr);
 				emit_obj_open(e, "deltas");
 				emit_double(e, "seconds", NULL, dt);
-				emit_uint(e, "xmit_bytes", NULL, dx);
-				emit_uint(e, "rcv_bytes", NULL, dr);
-				emit_double(e, "xmit_bytes_per_s", " | %.0f B/s out", (double)dx / dt);
-				emit_double(e, "rcv_bytes_per_s", ", %.0f B/s in", (double)dr / dt);
+				if (kx)
+					emit_uint(e, "xmit_bytes", NULL, dx * 4);
+				else
+					emit_null(e, "xmit_bytes", NULL);
+				if (kr)
+					emit_uint(e, "rcv_bytes", NULL, dr * 4);
+				else
+					emit_null(e, "rcv_bytes", NULL);
+				if (kx)
+					emit_double(e, "xmit_bytes_per_s", " | %.0f B/s out", (double)dx * 4 / dt);
+				else
+					emit_null(e, "xmit_bytes_per_s", " | %s B/s out");
+				if (kr)
+					emit_double(e, "rcv_bytes_per_s", ", %.0f B/s in", (double)dr * 4 / dt);
+				else
+					emit_null(e, "rcv_bytes_per_s", ", %s B/s in");
 				emit_text(e, " over %.3f s", dt);
 				for (k = 0; k < ibs_n_counter_defs; k++) {
-					uint64_t d = ibs_counter_get(&c->c, &ibs_counter_defs[k]) -
-						     ibs_counter_get(&c->prev, &ibs_counter_defs[k]);
 					if (!ibs_counter_known(c, &ibs_counter_defs[k])) {
 						emit_null(e, ibs_counter_defs[k].name, NULL);
-						continue;
+					} else if (!ibs_port_counter_delta(c, &ibs_counter_defs[k], &d)) {
+						emit_null(e, ibs_counter_defs[k].name, NULL);
+						emit_text(e, ", +? %s", ibs_counter_defs[k].name);
+					} else {
+						emit_uint(e, ibs_counter_defs[k].name, d ? ", +%" PRIu64 : NULL, d);
+						if (d)
+							emit_text(e, " %s", ibs_counter_defs[k].name);
 					}
-					emit_uint(e, ibs_counter_defs[k].name, d ? ", +%" PRIu64 : NULL, d);
-					if (d)
-						emit_text(e, " %s", ibs_counter_defs[k].name);
 				}
 				emit_obj_close(e);
 			} else {

@@ -33,15 +33,15 @@ static void emit_widths(struct emit *e, const char *key, unsigned mask)
 
 static void emit_speeds(struct emit *e, const char *key, unsigned mask, unsigned ext)
 {
-	unsigned b;
+	unsigned b, i;
 
 	emit_arr_open(e, key);
 	for (b = 1; b <= 4; b <<= 1)
 		if (mask & b)
 			emit_str(e, NULL, NULL, ibs_speed_str(b, 0));
-	for (b = 1; b <= 8; b <<= 1)
-		if (ext & b)
-			emit_str(e, NULL, NULL, ibs_speed_str(0, b));
+	for (i = 0; i < sizeof(ibs_ext_speeds) / sizeof(ibs_ext_speeds[0]); i++)
+		if (ext & ibs_ext_speeds[i])
+			emit_str(e, NULL, NULL, ibs_speed_str(0, ibs_ext_speeds[i]));
 	emit_arr_close(e);
 }
 

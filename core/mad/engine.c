@@ -18,8 +18,9 @@
  * past the cap waits on that node's list, and goes out again when the node
  * has room (woken nodes are served before the queue: theirs are older).
  *
- * Timeouts: the round-trip times of answers go into a histogram (rtt.h); an
- * attempt waits what it says, doubled per round, capped by timeout_ms.
+ * Timeouts: the round-trip times of answers go into a histogram (rtt.h), one
+ * per kind of agent (SMAs, the SA, the rest); an attempt waits what its
+ * kind's says, doubled per round, capped by timeout_ms.
  */
 #include "engine.h"
 #include "engine_int.h"
@@ -34,6 +35,7 @@
 struct ibs_engine *ibs_engine_new(struct ibs_transport *t, const struct ibs_engine_opts *o)
 {
 	struct ibs_engine *e = xcalloc(1, sizeof(*e));
+	unsigned k;
 
 	e->t = t;
 	e->o = *o;
@@ -46,7 +48,8 @@ struct ibs_engine *ibs_engine_new(struct ibs_transport *t, const struct ibs_engi
 	e->slots = xcalloc(e->o.window, sizeof(*e->slots));
 	e->route_keys = xcalloc((size_t)e->o.window * IBS_ENGINE_MAX_ROUTE, sizeof(*e->route_keys));
 	e->route_n = xcalloc(e->o.window, sizeof(*e->route_n));
-	ibs_rtt_init(&e->rtt, e->o.timeout_ms);
+	for (k = 0; k < ENG_RTT_KINDS; k++)
+		ibs_rtt_init(&e->rtt[k], e->o.timeout_ms);
 	e->st.timeout_now_ms = e->o.timeout_ms;
 	e->start = ibs_mono_ns();
 	if (o->deadline_ms)
@@ -94,13 +97,23 @@ void ibs_engine_set_route(struct ibs_engine *e, ibs_route_fn route)
 
 unsigned ibs_engine_timeout_ms(const struct ibs_engine *e)
 {
-	return e->o.fixed_timeout ? e->o.timeout_ms : e->rtt.timeout_ms;
+	return e->o.fixed_timeout ? e->o.timeout_ms : e->rtt[ENG_RTT_SMP].timeout_ms;
 }
 
-/* The timeout of p's next attempt, in ns: adaptive, doubled per round, capped. */
-static uint64_t attempt_timeout_ns(const struct ibs_engine *e, const struct pend *p)
+/* The round-trip times that answers to this class follow. */
+static struct ibs_rtt *rtt_of(struct ibs_engine *e, uint8_t mgmt_class)
 {
-	uint64_t ms = e->o.fixed_timeout ? e->o.timeout_ms : (uint64_t)e->rtt.timeout_ms << (p->round > 16 ? 16 : p->round);
+	if (mgmt_class == IBS_CLASS_SMI || mgmt_class == IBS_CLASS_SMI_DR)
+		return &e->rtt[ENG_RTT_SMP];
+	return &e->rtt[mgmt_class == IBS_CLASS_SA ? ENG_RTT_SA : ENG_RTT_GMP];
+}
+
+/* The timeout of p's next attempt, in ns: adaptive (its class's), doubled per round, capped. */
+static uint64_t attempt_timeout_ns(struct ibs_engine *e, const struct pend *p)
+{
+	uint64_t ms = e->o.fixed_timeout ? e->o.timeout_ms
+					 : (uint64_t)rtt_of(e, p->req.mgmt_class)->timeout_ms
+						   << (p->round > 16 ? 16 : p->round);
 
 	if (ms > e->o.timeout_ms)
 		ms = e->o.timeout_ms;
@@ -358,8 +371,11 @@ static void handle_packet(struct ibs_engine *e, const struct ibs_packet *pkt)
 		log_trace("dropping a response with unknown TID 0x%08x", tid);
 		return;
 	}
-	if (!pkt->status)
-		e->st.timeout_now_ms = ibs_rtt_add(&e->rtt, ibs_mono_ns() - p->sent_at);
+	if (!pkt->status) {
+		unsigned to = ibs_rtt_add(rtt_of(e, p->req.mgmt_class), ibs_mono_ns() - p->sent_at);
+		if (rtt_of(e, p->req.mgmt_class) == &e->rtt[ENG_RTT_SMP])
+			e->st.timeout_now_ms = to;
+	}
 	if (pkt->status) {
 		/* The kernel (or the simulator) gave up on this attempt. */
 		retry_or_fail(e, p, IBS_MAD_TIMEOUT, 0, ibs_mono_ns());

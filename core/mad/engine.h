@@ -7,7 +7,8 @@
  * function and a cap, no node serves more than `max_per_node` requests in
  * flight at once (a directed-route SMP counts at every switch on its path
  * and at its destination, a LID-routed one at its destination only). Each
- * attempt's timeout follows the round-trip times of this run.
+ * attempt's timeout follows the round-trip times of this run's answers from
+ * its kind of agent (SMAs, the SA, PMAs).
  * A request always completes exactly once, through its callback, whatever
  * happens (answer, bad status, timeout, malformed response, abort).
  */
@@ -66,7 +67,7 @@ struct ibs_engine_stats {
 	uint64_t busy;        /* busy answers, each waited out before going out again */
 	uint64_t capped;      /* times a request waited for a node at its cap (max_per_node) */
 	unsigned max_at_node; /* the most requests in flight one node served at once */
-	unsigned timeout_now_ms; /* the timeout of a first attempt as of now (adaptive) */
+	unsigned timeout_now_ms; /* the timeout of an SMP's first attempt as of now (adaptive) */
 	uint64_t elapsed_ms; /* since the engine was created, as of the last progress call */
 };
 
@@ -100,7 +101,7 @@ void ibs_engine_submit_paths(struct ibs_engine *e, const struct ibs_mad_req *req
 typedef unsigned (*ibs_route_fn)(void *ctx, const struct ibs_addr *a, uint32_t *keys, unsigned max);
 /* Who knows the routes (the walker); NULL: a request to a LID counts at that LID, one by DR nowhere. */
 void ibs_engine_set_route(struct ibs_engine *e, ibs_route_fn route);
-/* The timeout a first attempt gets now, in ms (adaptive, see above). */
+/* The timeout an SMP's first attempt gets now, in ms (adaptive, see above; the SA and PMAs have their own). */
 unsigned ibs_engine_timeout_ms(const struct ibs_engine *e);
 /*
  * Run until nothing is queued or in flight. IBS_OK, or IBS_E_DEADLINE /

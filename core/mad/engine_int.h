@@ -10,6 +10,13 @@
 #define SLOT_BITS 10 /* IBS_ENGINE_MAX_WINDOW == 1 << SLOT_BITS */
 #define SLOT_MASK ((1u << SLOT_BITS) - 1)
 
+/*
+ * Round-trip times are kept by the kind of agent that answers: SMAs (SMPs,
+ * in switch and HCA firmware), the SA (a daemon on the SM's host) and the
+ * rest (PMAs): one kind's times would cut another's answers off.
+ */
+enum { ENG_RTT_SMP, ENG_RTT_SA, ENG_RTT_GMP, ENG_RTT_KINDS };
+
 struct pend {
 	struct ibs_mad_req req;
 	uint8_t *data; /* copy of req.data */
@@ -60,7 +67,7 @@ struct ibs_engine {
 	uint32_t *woken;          /* keys with room and waiters */
 	size_t n_woken, cap_woken;
 	size_t n_waiting;
-	struct ibs_rtt rtt;       /* this run's round-trip times: the adaptive timeout */
+	struct ibs_rtt rtt[ENG_RTT_KINDS]; /* this run's round-trip times by kind of agent: the adaptive timeouts */
 	void (*progress)(void *, const struct ibs_engine_stats *);
 	void *progress_ctx;
 	uint64_t last_progress;

@@ -137,6 +137,8 @@ struct ibs_portinfo {
 	uint8_t width_enabled, width_supported, width_active;
 	uint8_t speed_supported, speed_enabled, speed_active;
 	uint8_t speed_ext_supported, speed_ext_enabled, speed_ext_active;
+	/* LinkSpeedExt*2 (XDR) as read: meaningful only where CapabilityMask2 says so (ibs_fabric_fix_ext_speeds()). */
+	uint8_t speed_ext2_supported, speed_ext2_enabled, speed_ext2_active;
 	uint8_t state, phys_state, lmc;
 	uint8_t neighbor_mtu, mtu_cap, vl_cap, oper_vls;
 	uint8_t guid_cap;
@@ -231,6 +233,16 @@ enum ibs_err ibs_decode_nodedesc(const uint8_t *mad, size_t len, char out[IBS_NO
 #define IBS_CAP_IS_SM_DISABLED (1u << 10) /* the GSI half of a split SMI/GSI device: no SMPs here */
 #define IBS_CAP_EXT_SPEEDS (1u << 14)
 #define IBS_CAP_HAS_CAP_MASK2 (1u << 15)
+/* CapabilityMask2 (IBA 14.2.5.6): LinkSpeedExt*2 are valid. */
+#define IBS_CAP2_EXT_SPEEDS2 0x0800
+/*
+ * XDR, LinkSpeedExt*2 bit 0, is kept in the LinkSpeedExt* fields as bit 5
+ * (32), next to FDR 1, EDR 2, HDR 4 and NDR 8: libibnetdisc does the same,
+ * and ibnetdiscover's netfile prints 32 as XDR.
+ */
+#define IBS_SPEED_EXT_XDR 32
+/* PortInfo:LinkSpeedExtEnabled 30: extended link speeds disabled (decoded as 0, no speed enabled). */
+#define IBS_SPEED_EXT_DISABLED 30
 
 /* Node types (IBA 14.2.5.3). */
 enum { IBS_NODE_CA = 1, IBS_NODE_SWITCH = 2, IBS_NODE_ROUTER = 3 };

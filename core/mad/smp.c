@@ -93,6 +93,20 @@ enum ibs_err ibs_decode_portinfo(const uint8_t *mad, size_t len, struct ibs_port
 	o->speed_ext_active = (uint8_t)GET32(d, IB_PORT_LINK_SPEED_EXT_ACTIVE_F);
 	o->speed_ext_supported = (uint8_t)GET32(d, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F);
 	o->speed_ext_enabled = (uint8_t)GET32(d, IB_PORT_LINK_SPEED_EXT_ENABLED_F);
+	/*
+	 * LinkSpeedExtActive2, LinkSpeedExtSupported2 and LinkSpeedExtEnabled2
+	 * share byte 56 (bits 1-2, 3-4 and 5-7 from its top, as rdma-core 49's
+	 * libibmad places them; older libibmads have no field for them).
+	 */
+	o->speed_ext2_active = (d[56] >> 5) & 3;
+	o->speed_ext2_supported = (d[56] >> 3) & 3;
+	o->speed_ext2_enabled = d[56] & 7;
+	/*
+	 * LinkSpeedExtEnabled 30 is a code, not a set of speeds: extended link
+	 * speeds disabled (libibmad's dump says so, libibnetdisc reads it as 0).
+	 */
+	if (o->speed_ext_enabled == IBS_SPEED_EXT_DISABLED)
+		o->speed_ext_enabled = 0;
 	return IBS_OK;
 }
 

@@ -30,7 +30,7 @@ import re
 import sys
 
 SPEEDS = {"2.5": "SDR", "5.0": "DDR", "10.0": "QDR", "10.3125": "FDR10", "14.0625": "FDR",
-          "25.78125": "EDR", "53.125": "HDR", "106.25": "NDR"}
+          "25.78125": "EDR", "53.125": "HDR", "106.25": "NDR", "212.5": "XDR"}
 LINE = re.compile(r"^\s*(?:(0x[0-9a-f]+)\s+)?(\d+)\s+(\d+)\[\s*\]\s+==\(\s*(.*?)\)==>\s*(\d+)?\s+(\d+)?\[")
 STATE = re.compile(r"^(?:(\d+)X\s+([\d.]+) Gbps\s+)?(\w+)/\s*(\w+)$")
 errors = []

@@ -219,6 +219,12 @@ struct ff_node {
 	bool down[FF_MAX_PORTS + 1];      /* cable present but port Down (no link) */
 	uint8_t lft[128];                 /* switches: egress port per LID (0xff: none) */
 	/*
+	 * PortInfo:CapabilityMask of every port, 0 for 0x02010048. A switch
+	 * answers it on its external ports too, where IBA 14.2.5.6 leaves the
+	 * field undefined (port 0's is the switch's).
+	 */
+	uint32_t capmask;
+	/*
 	 * GUIDInfo (IBA 14.2.5.5) of CA ports and switch port 0: guid_cap
 	 * entries (0 means 1: the port GUID alone), entry 0 the port GUID,
 	 * then the alias GUIDs assigned so far (0: a free entry).
@@ -387,7 +393,7 @@ static inline void ff_on_send(struct fake *f, const struct ibs_mad_req *req, con
 		v = 5; mad_encode_field(d, IB_PORT_MTU_CAP_F, &v);
 		v = 5; mad_encode_field(d, IB_PORT_NEIGHBOR_MTU_F, &v);
 		v = n->guid_cap ? n->guid_cap : 1; mad_encode_field(d, IB_PORT_GUID_CAP_F, &v);
-		v = 0x02010048u; mad_encode_field(d, IB_PORT_CAPMASK_F, &v);
+		v = n->capmask ? n->capmask : 0x02010048u; mad_encode_field(d, IB_PORT_CAPMASK_F, &v);
 		break;
 	}
 	case IB_ATTR_GUID_INFO: {

@@ -64,6 +64,8 @@ struct fumad {
 	int opened_port;
 	uint8_t last_sent[256];
 	uint8_t last_sl;                /* the SL the last MAD went out on */
+	struct ib_user_mad last_hdr;    /* the umad header it went out with (address, timeout, retries) */
+	int reg_version[256], reg_rmpp[256]; /* by class: the class version and RMPP version registered */
 	struct fumad_answer *q;         /* answers, head first */
 	size_t qn, qcap;
 };
@@ -238,9 +240,9 @@ static inline int fumad_register(int fd, int mgmt_class, int mgmt_version, uint8
 				 long method_mask[16 / sizeof(long)])
 {
 	(void)fd;
-	(void)mgmt_version;
-	(void)rmpp_version;
 	(void)method_mask;
+	fumad.reg_version[mgmt_class & 0xff] = mgmt_version;
+	fumad.reg_rmpp[mgmt_class & 0xff] = rmpp_version;
 	if (fumad.register_errno[mgmt_class & 0xff]) {
 		errno = fumad.register_errno[mgmt_class & 0xff]; /* ioctl() */
 		return -EPERM;
@@ -255,12 +257,13 @@ static inline int fumad_send(int fd, int agentid, void *umad, int length, int ti
 	int e;
 
 	(void)fd;
-	(void)retries;
 	errno = 0;
 	m->agent_id = (uint32_t)agentid;
 	m->timeout_ms = (uint32_t)timeout_ms;
+	m->retries = (uint32_t)retries;
 	memcpy(fumad.last_sent, m->data, length < 256 ? (size_t)length : 256);
 	fumad.last_sl = m->addr.sl;
+	fumad.last_hdr = *m;
 	e = fumad.send_errno ? fumad.send_errno(m->data) : 0;
 	if (e) {
 		errno = e; /* write() */

@@ -8,6 +8,9 @@
 #include "../../core/mad/engine.h"
 #include "../../fabric/counters.h"
 #include "../../fabric/run.h"
+#include "../../output/counters.h"
+
+#include <jansson.h>
 
 /* A PMA with the IETF extended counters whose PortCountersExtended answers come 30 ms late. */
 struct pma {
@@ -198,6 +201,110 @@ static void test_xmit_wait_capability(void **state)
 	ibs_fabric_free(f);
 }
 
+/* Port p of n with two readings, one second apart: prev, then now (their data counters extended or not). */
+static struct ibs_port_counters *two_readings(struct ibs_node *n, unsigned p, bool prev_ext, bool now_ext)
+{
+	struct ibs_port_counters *c = xcalloc(1, sizeof(*c));
+
+	n->ports[p].valid = true;
+	n->ports[p].pi.lid = (uint16_t)(5 + p);
+	n->ports[p].pi.phys_state = 5;
+	n->ports[p].ctr = c;
+	c->ok = c->have_prev = true;
+	c->prev_extended = prev_ext;
+	c->extended = now_ext;
+	c->prev_t_ns = 1000000000ull;
+	c->t_ns = 2000000000ull;
+	return c;
+}
+
+/* The "deltas" object of port p in a counters JSON document. */
+static json_t *deltas_of(json_t *doc, unsigned p)
+{
+	json_t *ports = json_object_get(doc, "ports_counters");
+
+	assert_true(json_array_size(ports) >= p);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(ports, p - 1), "port")), p);
+	return json_object_get(json_array_get(ports, p - 1), "deltas");
+}
+
+/*
+ * PortCounters do not wrap: they stop at their maximum (IBA 16.1.3.5), and
+ * someone else (a PerfMgr, perfquery -R) may clear them between two
+ * readings. A delta is known only when both readings are below the maximum,
+ * the second is not below the first, and both data counters have the same
+ * width: otherwise it is null, not 0 (a busy link shown idle) or the 2^64
+ * wrap of a subtraction.
+ */
+static void test_deltas_saturate(void **state)
+{
+	struct ibs_fabric *f = ibs_fabric_new();
+	struct ibs_nodeinfo ni = { .node_type = IBS_NODE_CA, .num_ports = 4, .node_guid = 0x100000 };
+	struct ibs_run run = { .counters_read = true, .interval_s = 1 };
+	struct ibs_port_counters *c;
+	struct ibs_addr a;
+	struct ibs_node *n;
+	struct emit *e = emit_new(EMIT_JSON);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	json_error_t err;
+	json_t *doc, *d;
+
+	(void)state;
+	ibs_addr_dr(&a, NULL, 0);
+	n = ibs_fabric_add_node(f, &ni, &a);
+	/* 1: SymbolErrorCounter (16 bits) stuck at its maximum; LinkDownedCounter counting. */
+	c = two_readings(n, 1, true, true);
+	c->prev.symbol_errors = c->c.symbol_errors = 0xffff;
+	c->prev.link_downed = 3;
+	c->c.link_downed = 5;
+	c->prev.xmit_data = 1000;
+	c->c.xmit_data = 1250;
+	/* 2: cleared by someone else between the readings. */
+	c = two_readings(n, 2, true, true);
+	c->prev.xmit_data = 1u << 30;
+	c->c.xmit_data = 10;
+	c->prev.rcv_errors = 7;
+	c->c.rcv_errors = 0;
+	/* 3: 64-bit data counters first, 32-bit ones (PortCountersExtended lost) second. */
+	c = two_readings(n, 3, true, false);
+	c->prev.xmit_data = 1ull << 40;
+	c->c.xmit_data = 0xffffffffu;
+	/* 4: 32-bit data counters saturated both times (a busy link in seconds). */
+	c = two_readings(n, 4, false, false);
+	c->prev.xmit_data = c->c.xmit_data = 0xffffffffu;
+	c->prev.rcv_data = 100;
+	c->c.rcv_data = 0xffffffffu;
+	render_counters(e, f, &run);
+	assert_int_equal(emit_write(e, m), 0);
+	fclose(m);
+	emit_free(e);
+	doc = json_loads(buf, 0, &err);
+	if (!doc)
+		fail_msg("%s: %s", err.text, buf);
+
+	d = deltas_of(doc, 1);
+	assert_true(json_is_null(json_object_get(d, "SymbolErrorCounter")));
+	assert_int_equal(json_integer_value(json_object_get(d, "LinkDownedCounter")), 2);
+	assert_int_equal(json_integer_value(json_object_get(d, "xmit_bytes")), 1000);
+	d = deltas_of(doc, 2);
+	assert_true(json_is_null(json_object_get(d, "xmit_bytes")));
+	assert_true(json_is_null(json_object_get(d, "xmit_bytes_per_s")));
+	assert_true(json_is_null(json_object_get(d, "PortRcvErrors")));
+	assert_int_equal(json_integer_value(json_object_get(d, "rcv_bytes")), 0);
+	d = deltas_of(doc, 3);
+	assert_true(json_is_null(json_object_get(d, "xmit_bytes")));
+	assert_true(json_is_null(json_object_get(d, "rcv_bytes")));
+	d = deltas_of(doc, 4);
+	assert_true(json_is_null(json_object_get(d, "xmit_bytes")));
+	assert_true(json_is_null(json_object_get(d, "rcv_bytes")));
+	assert_true(json_is_null(json_object_get(d, "rcv_bytes_per_s")));
+	json_decref(doc);
+	free(buf);
+	ibs_fabric_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -206,6 +313,7 @@ int main(void)
 		cmocka_unit_test(test_redirect_followed),
 		cmocka_unit_test(test_redirect_once),
 		cmocka_unit_test(test_xmit_wait_capability),
+		cmocka_unit_test(test_deltas_saturate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

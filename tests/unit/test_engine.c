@@ -737,6 +737,47 @@ static void test_lid_falls_back_to_dr(void **state)
 	unrig(&f, e);
 }
 
+/* SMPs answered at once; PMA requests (class 0x04) after 120 ms, as a slow management processor or busy PMA might. */
+static void slow_pma(struct fake *f, const struct ibs_mad_req *req, const uint8_t *mad)
+{
+	fake_answer(f, mad, 0, NULL, req->mgmt_class == IBS_CLASS_PMA ? 120 : 0);
+}
+
+/*
+ * Each kind of agent has its own round-trip times: an SMA answers SMPs in
+ * microseconds (in the simulator and in switch firmware alike), while the SA
+ * is a daemon on the SM's host and a PMA may take its time. A timeout
+ * learnt from 64 quick SMPs (the 50 ms floor) must not cut off the first
+ * PMA read, which waits the cap until its own answers have come.
+ */
+static void test_timeouts_per_class(void **state)
+{
+	struct fake f;
+	struct tally t = { 0 };
+	struct ibs_engine *e;
+	struct ibs_mad_req req;
+	struct ibs_addr a;
+	uint8_t data[64] = { 0 };
+
+	(void)state;
+	e = rig(&f, slow_pma, NULL, 8, 1000, 0, 0);
+	submit_n(e, 64, &t);
+	assert_int_equal(ibs_engine_run(e), IBS_OK);
+	assert_int_equal(t.ok, 64);
+	assert_true(ibs_engine_timeout_ms(e) < 500); /* the SMPs' own, adaptive */
+	ibs_addr_lid(&a, 5, 1);
+	ibs_req_get(&req, &a, IBS_CLASS_PMA, IBS_ATTR_PORT_COUNTERS, 0);
+	req.data = data;
+	req.data_len = sizeof(data);
+	ibs_engine_submit(e, &req, cb, &t);
+	assert_int_equal(ibs_engine_run(e), IBS_OK);
+	assert_int_equal(t.timeout, 0);
+	assert_int_equal(t.ok, 65);
+	assert_int_equal(t.attempts_max, 1);
+	assert_true(ibs_engine_timeout_ms(e) < 500); /* one slow PMA answer leaves the SMPs' timeout alone */
+	unrig(&f, e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -756,6 +797,7 @@ int main(void)
 		cmocka_unit_test(test_no_backoff_after_timeout),
 		cmocka_unit_test(test_adaptive_timeout),
 		cmocka_unit_test(test_fixed_timeout),
+		cmocka_unit_test(test_timeouts_per_class),
 		cmocka_unit_test(test_busy_waits),
 		cmocka_unit_test(test_cap_per_node),
 		cmocka_unit_test(test_lid_falls_back_to_dr),

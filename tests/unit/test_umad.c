@@ -13,6 +13,8 @@
 #include "../../core/mad/engine.h"
 #include "../../fabric/route.h"
 
+#include <infiniband/mad.h>
+
 /* What ibscan said on stderr between stderr_begin() and stderr_end(). */
 static char said[8192];
 static int saved_fd = -1;
@@ -386,6 +388,83 @@ static void test_sa_on_smsl(void **state)
 	ibs_transport_close(t);
 }
 
+/* Send req through t; the umad header it went out with is fumad.last_hdr, the MAD fumad.last_sent. */
+static void send_one(struct ibs_transport *t, const struct ibs_mad_req *req, uint32_t tid)
+{
+	uint8_t mad[IBS_MAD_SIZE];
+	int cause;
+
+	assert_int_equal(ibs_mad_encode(req, tid, mad), IBS_OK);
+	assert_int_equal(ibs_transport_send(t, req, mad, &cause), IBS_OK);
+	/* The kernel times out and returns each request; the engine alone retries (no retries on retries). */
+	assert_int_equal(fumad.last_hdr.timeout_ms, 100);
+	assert_int_equal(fumad.last_hdr.retries, 0);
+	assert_int_equal(fumad.last_hdr.addr.pkey_index, 0);
+	assert_int_equal(fumad.last_hdr.addr.grh_present, 0);
+	assert_int_equal(fumad.last_sent[0], 1); /* BaseVersion */
+	assert_true(mad_get_field64(fumad.last_sent, 0, IB_MAD_TRID_F) == tid);
+}
+
+/*
+ * What each class goes out with, as libibmad's mad_rpc and the kernel want
+ * it: a directed-route SMP to the permissive LID on QP0, a LID-routed one to
+ * its LID on QP0, a GMP to QP1 with the well-known Q_Key 0x80010000 on
+ * P_Key index 0; agents registered with class version 1 (2 for the SA) and
+ * RMPP for the SA only.
+ */
+static void test_send_addressing(void **state)
+{
+	struct ibs_transport *t = NULL;
+	struct ibs_mad_req req;
+	struct ibs_addr a;
+	uint8_t data[64] = { 0 };
+
+	(void)state;
+	fumad_reset();
+	fumad_one_ca("mlx5_0");
+	assert_int_equal(open_fake(&t), IBS_OK);
+	ibs_addr_dr(&a, (const uint8_t[]){ 1, 3 }, 2);
+	ibs_req_get(&req, &a, IBS_CLASS_SMI_DR, IBS_ATTR_NODE_INFO, 0);
+	send_one(t, &req, 0x11);
+	assert_int_equal(be16toh(fumad.last_hdr.addr.lid), 0xffff);
+	assert_int_equal(be32toh(fumad.last_hdr.addr.qpn), 0);
+	assert_int_equal(fumad.last_sent[2], 1); /* ClassVersion */
+	assert_int_equal(fumad.reg_version[IBS_CLASS_SMI_DR], 1);
+	assert_int_equal(fumad.reg_rmpp[IBS_CLASS_SMI_DR], 0);
+
+	ibs_addr_lid(&a, 7, 0);
+	ibs_req_get(&req, &a, IBS_CLASS_SMI, IBS_ATTR_PORT_INFO, 3);
+	send_one(t, &req, 0x12);
+	assert_int_equal(be16toh(fumad.last_hdr.addr.lid), 7);
+	assert_int_equal(be32toh(fumad.last_hdr.addr.qpn), 0);
+	assert_int_equal(fumad.last_sent[1], IBS_CLASS_SMI);
+	assert_int_equal(fumad.reg_version[IBS_CLASS_SMI], 1);
+
+	ibs_addr_lid(&a, 9, 1);
+	ibs_req_get(&req, &a, IBS_CLASS_PMA, IBS_ATTR_PORT_COUNTERS, 0);
+	req.data = data;
+	req.data_len = sizeof(data);
+	send_one(t, &req, 0x13);
+	assert_int_equal(be16toh(fumad.last_hdr.addr.lid), 9);
+	assert_int_equal(be32toh(fumad.last_hdr.addr.qpn), 1);
+	assert_true(be32toh(fumad.last_hdr.addr.qkey) == 0x80010000u);
+	assert_int_equal(fumad.last_sent[2], 1);
+	assert_int_equal(fumad.reg_version[IBS_CLASS_PMA], 1);
+	assert_int_equal(fumad.reg_rmpp[IBS_CLASS_PMA], 0);
+
+	ibs_addr_lid(&a, 1, 1);
+	ibs_req_get(&req, &a, IBS_CLASS_SA, IBS_ATTR_SA_PATH_RECORD, 0);
+	req.data = data;
+	req.data_len = IBS_SA_PR_SIZE;
+	send_one(t, &req, 0x14);
+	assert_int_equal(be32toh(fumad.last_hdr.addr.qpn), 1);
+	assert_true(be32toh(fumad.last_hdr.addr.qkey) == 0x80010000u);
+	assert_int_equal(fumad.last_sent[2], 2);
+	assert_int_equal(fumad.reg_version[IBS_CLASS_SA], 2);
+	assert_int_equal(fumad.reg_rmpp[IBS_CLASS_SA], 1);
+	ibs_transport_close(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -401,6 +480,7 @@ int main(void)
 		cmocka_unit_test(test_port_smi_disabled_asked),
 		cmocka_unit_test(test_port_active_preferred),
 		cmocka_unit_test(test_sa_on_smsl),
+		cmocka_unit_test(test_send_addressing),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 

@@ -497,6 +497,37 @@ static void test_missing_node_named(void **state)
 	ibs_fabric_free(f);
 }
 
+/*
+ * A switch running an SM says IsSM in port 0's CapabilityMask; its external
+ * ports' CapabilityMask is not defined (IBA 14.2.5.6) and may repeat port
+ * 0's. The SM is the switch's (port 0) once: not one per port, each with its
+ * own SMInfo query.
+ */
+static void test_switch_sm_once(void **state)
+{
+	struct ff ff;
+	struct ibs_fabric *f;
+	size_t i, on_s2 = 0;
+
+	(void)state;
+	build_2sw(&ff);
+	ff.n[1].capmask = 0x02010048u | IBS_CAP_IS_SM;
+	f = walk(&ff, NULL);
+	assert_int_equal(f->n_nodes, 6);
+	for (i = 0; i < f->n_sms; i++)
+		if (f->sms[i].node->ni.node_guid == 0x200001) {
+			on_s2++;
+			assert_int_equal(f->sms[i].port, 0);
+			assert_true(f->sms[i].ok);
+		}
+	assert_int_equal(on_s2, 1);
+	assert_int_equal(f->n_sms, 1);
+	for (i = 0, on_s2 = 0; i < n_sent; i++)
+		on_s2 += sent_log[i].attr == IBS_ATTR_SM_INFO;
+	assert_int_equal(on_s2, 1);
+	ibs_fabric_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -513,6 +544,7 @@ int main(void)
 		cmocka_unit_test(test_lost_path_goes_around),
 		cmocka_unit_test(test_resweep_finds_what_failed),
 		cmocka_unit_test(test_missing_node_named),
+		cmocka_unit_test(test_switch_sm_once),
 	};
 	int rc = cmocka_run_group_tests_name("walk", tests, NULL, NULL);
 
