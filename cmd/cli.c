@@ -164,6 +164,11 @@ int cli_check_outputs(const struct cli_common *c, const struct cli_file *more)
 		log_error("--load-cache needs a file name: the cache is opened by name, not read from standard input");
 		rc = EXIT_USAGE;
 	}
+	/* '-' is standard output for -o; a capture there would be mixed into the view. */
+	if (c->record && !strcmp(c->record, "-")) {
+		log_error("--record needs a file name: the capture cannot share standard output with the view");
+		rc = EXIT_USAGE;
+	}
 	for (i = 0; i < 4 + n_more && rc == CLI_PARSED; i++) {
 		const struct cli_file *a = i < 4 ? &in[i] : &more[i - 4];
 		for (j = i + 1; j < 4 + n_more && a->path && !strcmp(a->path, "-") && rc == CLI_PARSED; j++) {

@@ -103,6 +103,7 @@ none|diff $TMP/partial.json $base|3|err|^ibscan: error: '.*partial.json' holds a
 partial|diff live $TMP/partial.json|3|err|holds a partial walk
 none|diff - -|2|err|^ibscan: error: standard input can be read once: '-' is given as A and as B$
 none|nodes --replay - --node-name-map -|2|err|standard input can be read once: '-' is given as --replay and as --node-name-map
+none|nodes --record -|2|err|--record needs a file name: the capture cannot share standard output with the view
 none|nodes --load-cache -|2|err|--load-cache needs a file name: the cache is opened by name, not read from standard input
 none|diff $base $cache --m-key 0x10|2|err|--m-key is about reading the fabric, and neither side is 'live'
 none|diff $base $cache --fixed-timeout|2|err|--fixed-timeout is about reading the fabric, and neither side is 'live'
