@@ -423,6 +423,20 @@ void ibs_fabric_fix_inferred(struct ibs_fabric *f)
 	}
 }
 
+/*
+ * FDR10 (Mellanox ExtendedPortInfo, read only where PortInfo says QDR and no
+ * extended speed) joins the extended speeds: active, it is the speed.
+ */
+static void fold_fdr10(struct ibs_portinfo *pi)
+{
+	if (pi->mlnx_speed_supported & IBS_MLNX_SPEED_FDR10)
+		pi->speed_ext_supported |= IBS_SPEED_EXT_FDR10;
+	if (pi->mlnx_speed_enabled & IBS_MLNX_SPEED_FDR10)
+		pi->speed_ext_enabled |= IBS_SPEED_EXT_FDR10;
+	if ((pi->mlnx_speed_active & IBS_MLNX_SPEED_FDR10) && !pi->speed_ext_active && pi->speed_active == 4)
+		pi->speed_ext_active = IBS_SPEED_EXT_FDR10;
+}
+
 void ibs_fabric_fix_ext_speeds(struct ibs_fabric *f)
 {
 	size_t i;
@@ -442,17 +456,21 @@ void ibs_fabric_fix_ext_speeds(struct ibs_fabric *f)
 				continue;
 			if (!(cap & IBS_CAP_EXT_SPEEDS)) {
 				pt->pi.speed_ext_active = pt->pi.speed_ext_enabled = pt->pi.speed_ext_supported = 0;
+				fold_fdr10(&pt->pi);
 				continue;
 			}
 			/* XDR (LinkSpeedExt*2) where CapabilityMask2 says they are there; active, it is the speed. */
-			if (!(cap & IBS_CAP_HAS_CAP_MASK2) || !(cap2 & IBS_CAP2_EXT_SPEEDS2))
+			if (!(cap & IBS_CAP_HAS_CAP_MASK2) || !(cap2 & IBS_CAP2_EXT_SPEEDS2)) {
+				fold_fdr10(&pt->pi);
 				continue;
+			}
 			if (pt->pi.speed_ext2_active & 1)
 				pt->pi.speed_ext_active = IBS_SPEED_EXT_XDR;
 			if (pt->pi.speed_ext2_supported & 1)
 				pt->pi.speed_ext_supported |= IBS_SPEED_EXT_XDR;
 			if (pt->pi.speed_ext2_enabled & 1)
 				pt->pi.speed_ext_enabled |= IBS_SPEED_EXT_XDR;
+			fold_fdr10(&pt->pi);
 		}
 	}
 }

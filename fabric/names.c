@@ -37,11 +37,13 @@ const char *ibs_width_str(unsigned w)
 	}
 }
 
-const unsigned ibs_ext_speeds[5] = { 1, 2, 4, 8, IBS_SPEED_EXT_XDR };
+const unsigned ibs_ext_speeds[6] = { IBS_SPEED_EXT_FDR10, 1, 2, 4, 8, IBS_SPEED_EXT_XDR };
 
 const char *ibs_speed_str(unsigned speed, unsigned ext)
 {
 	switch (ext) {
+	case IBS_SPEED_EXT_FDR10:
+		return "FDR10";
 	case 1:
 		return "FDR";
 	case 2:
@@ -140,10 +142,6 @@ bool ibs_speed_code(const char *s, unsigned *speed, unsigned *ext)
 			*speed = 4;
 			return true;
 		}
-	if (!strcmp(s, "FDR10")) {
-		*speed = 4;
-		return true;
-	}
 	return false;
 }
 

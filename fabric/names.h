@@ -14,8 +14,11 @@ const char *ibs_phys_state_str(unsigned phys);
 const char *ibs_width_str(unsigned width);     /* one active width code: "4x" */
 /* Active speed name, using the extended speed when there is one: "SDR" ... "XDR". */
 const char *ibs_speed_str(unsigned speed, unsigned speed_ext);
-/* The extended speed codes, slowest first: FDR 1, EDR 2, HDR 4, NDR 8, XDR 32 (see IBS_SPEED_EXT_XDR). */
-extern const unsigned ibs_ext_speeds[5];
+/*
+ * The extended speed codes, slowest first: FDR10 64, FDR 1, EDR 2, HDR 4,
+ * NDR 8, XDR 32 (see IBS_SPEED_EXT_FDR10 and IBS_SPEED_EXT_XDR).
+ */
+extern const unsigned ibs_ext_speeds[6];
 const char *ibs_node_type_str(unsigned type);   /* "switch", "ca", "router" */
 const char *ibs_mtu_str(unsigned mtu);
 const char *ibs_sm_state_str(unsigned state);

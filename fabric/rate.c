@@ -29,6 +29,8 @@ unsigned ibs_width_lanes(unsigned w)
 unsigned ibs_speed_mbps(unsigned speed, unsigned ext)
 {
 	switch (ext) {
+	case IBS_SPEED_EXT_FDR10:
+		return 10312;
 	case 1:
 		return 14062;
 	case 2:

@@ -46,6 +46,7 @@ static void on_switchinfo(void *ctx, const struct ibs_mad_req *req, const struct
 static void on_portinfo(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r);
 static void on_guidinfo(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r);
 static void on_sminfo(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r);
+static void on_mlnx_ext(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r);
 
 /* Each attribute has its one handler (NodeInfo is only ever a probe). */
 ibs_mad_cb walk_handler(uint16_t attr)
@@ -61,6 +62,8 @@ ibs_mad_cb walk_handler(uint16_t attr)
 		return on_portinfo;
 	case IBS_ATTR_GUID_INFO:
 		return on_guidinfo;
+	case IBS_ATTR_MLNX_EXT_PORT_INFO:
+		return on_mlnx_ext;
 	default:
 		return on_sminfo;
 	}
@@ -236,6 +239,55 @@ static void on_guidinfo(void *ctx, const struct ibs_mad_req *req, const struct i
 	walk_qctx_put(c);
 }
 
+/*
+ * Devices that answer Mellanox ExtendedPortInfo, by device ID (the same set
+ * libibnetdisc asks): SwitchX, Switch-IB (2), Quantum; ConnectX-3 and
+ * later, Connect-IB, BlueField; Bull's rebadged ones under Bull's vendor ID.
+ */
+static bool knows_mlnx_ext_port_info(const struct ibs_nodeinfo *ni)
+{
+	static const struct {
+		uint32_t vendor; /* 0: any */
+		uint16_t first, last;
+	} ids[] = {
+		{ 0, 0xc738, 0xc73b },	    { 0, 0xc839, 0xc839 },	{ 0, 0xcb20, 0xcb20 },
+		{ 0, 0xcf08, 0xcf09 },	    { 0, 0xd2f0, 0xd2f0 },	{ 0, 0x1003, 0x101b },
+		{ 0, 0xa2d2, 0xa2d2 },	    { 0x119f, 0x1b02, 0x1b02 }, { 0x119f, 0x1b33, 0x1b33 },
+		{ 0x119f, 0x1b40, 0x1b41 }, { 0x119f, 0x1b50, 0x1b50 }, { 0x119f, 0x1b60, 0x1b61 },
+		{ 0x119f, 0x1b73, 0x1b73 }, { 0x119f, 0x1b83, 0x1b83 }, { 0x119f, 0x1b93, 0x1b94 },
+		{ 0x119f, 0x1ba0, 0x1ba0 }, { 0x119f, 0x1bb4, 0x1bb5 }, { 0x119f, 0x1bc4, 0x1bc6 },
+		{ 0x119f, 0x1bd0, 0x1bd5 }, { 0x119f, 0x1bf0, 0x1bf0 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		if ((!ids[i].vendor || ids[i].vendor == ni->vendor_id) && ni->device_id >= ids[i].first &&
+		    ni->device_id <= ids[i].last)
+			return true;
+	return false;
+}
+
+/*
+ * A linked-up port at QDR with no extended speed may run FDR10, which only
+ * Mellanox ExtendedPortInfo tells (as ibnetdiscover and iblinkinfo ask it).
+ * A switch's extended-speed capabilities are port 0's (IBA 14.2.5.6).
+ */
+static bool may_run_fdr10(const struct ibs_node *n, const struct ibs_port *p)
+{
+	const struct ibs_portinfo *cap = &p->pi;
+
+	if (p->num == 0 || p->pi.phys_state != 5 || p->pi.speed_active != 4 || !knows_mlnx_ext_port_info(&n->ni))
+		return false;
+	if (n->ni.node_type == IBS_NODE_SWITCH && n->ports[0].valid)
+		cap = &n->ports[0].pi;
+	if ((cap->cap_mask & IBS_CAP_EXT_SPEEDS) && p->pi.speed_ext_active)
+		return false;
+	if ((cap->cap_mask & IBS_CAP_HAS_CAP_MASK2) && (cap->cap_mask2 & IBS_CAP2_EXT_SPEEDS2) &&
+	    (p->pi.speed_ext2_active & 1))
+		return false;
+	return true;
+}
+
 static void portinfo_answer(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r)
 {
 	struct qctx *c = ctx;
@@ -264,6 +316,9 @@ static void portinfo_answer(void *ctx, const struct ibs_mad_req *req, const stru
 		p->gids = xcalloc(p->n_gids, sizeof(*p->gids));
 		walk_query(walk_qctx(c->w, n, c->port), c->is_fixed ? NULL : c->base, c->ext, c->fixed, IBS_ATTR_GUID_INFO, 0);
 	}
+	if (may_run_fdr10(n, p))
+		walk_query(walk_qctx(c->w, n, c->port), c->is_fixed ? NULL : c->base, c->ext, c->fixed,
+			   IBS_ATTR_MLNX_EXT_PORT_INFO, c->port);
 	walk_qctx_put(c);
 }
 
@@ -302,6 +357,20 @@ static void on_probe(void *ctx, const struct ibs_mad_req *req, const struct ibs_
 void walk_query_port(struct walker *w, struct ibs_node *n, uint8_t port, struct ibs_node *base, uint8_t ext)
 {
 	walk_query(walk_qctx(w, n, port), base, ext, NULL, IBS_ATTR_PORT_INFO, port);
+}
+
+/* Optional, as in libibnetdisc: a port that does not answer it keeps PortInfo's QDR. */
+static void on_mlnx_ext(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r)
+{
+	struct qctx *c = ctx;
+	char pb[256];
+
+	if (r->outcome != IBS_MAD_OK ||
+	    ibs_decode_mlnx_ext_portinfo(r->mad, r->len, &c->node->ports[c->port].pi) != IBS_OK)
+		log_debug("%s to %s: %s (the port's speed stays as PortInfo says)",
+			  ibs_attr_name(req->mgmt_class, req->attr_id), ibs_addr_str(&req->addr, pb, sizeof(pb)),
+			  ibs_outcome_str(r->outcome));
+	walk_qctx_put(c);
 }
 
 static void on_sminfo(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r)

@@ -49,6 +49,8 @@ enum {
 	IBS_ATTR_PORT_INFO = 0x0015,
 	IBS_ATTR_LFT = 0x0019,
 	IBS_ATTR_SM_INFO = 0x0020,
+	/* Mellanox's vendor SMP attribute (libibmad: IB_ATTR_MLNX_EXT_PORT_INFO): FDR10. */
+	IBS_ATTR_MLNX_EXT_PORT_INFO = 0xff90,
 	IBS_ATTR_PORT_COUNTERS = 0x0012,
 	IBS_ATTR_PORT_COUNTERS_EXT = 0x001d,
 	IBS_ATTR_SA_PATH_RECORD = 0x0035,
@@ -139,6 +141,8 @@ struct ibs_portinfo {
 	uint8_t speed_ext_supported, speed_ext_enabled, speed_ext_active;
 	/* LinkSpeedExt*2 (XDR) as read: meaningful only where CapabilityMask2 says so (ibs_fabric_fix_ext_speeds()). */
 	uint8_t speed_ext2_supported, speed_ext2_enabled, speed_ext2_active;
+	/* Mellanox ExtendedPortInfo's LinkSpeed* (bit 0: FDR10), where it was read; else 0. */
+	uint8_t mlnx_speed_supported, mlnx_speed_enabled, mlnx_speed_active;
 	uint8_t state, phys_state, lmc;
 	uint8_t neighbor_mtu, mtu_cap, vl_cap, oper_vls;
 	uint8_t guid_cap;
@@ -222,6 +226,8 @@ enum ibs_err ibs_decode_lft_block(const uint8_t *mad, size_t len, uint8_t ports[
 
 enum ibs_err ibs_decode_nodeinfo(const uint8_t *mad, size_t len, struct ibs_nodeinfo *out);
 enum ibs_err ibs_decode_portinfo(const uint8_t *mad, size_t len, struct ibs_portinfo *out);
+/* Mellanox ExtendedPortInfo: its LinkSpeed* go into out->mlnx_speed_*; nothing else of out changes. */
+enum ibs_err ibs_decode_mlnx_ext_portinfo(const uint8_t *mad, size_t len, struct ibs_portinfo *out);
 enum ibs_err ibs_decode_switchinfo(const uint8_t *mad, size_t len, struct ibs_switchinfo *out);
 enum ibs_err ibs_decode_sminfo(const uint8_t *mad, size_t len, struct ibs_sminfo *out);
 enum ibs_err ibs_decode_guidinfo(const uint8_t *mad, size_t len, uint64_t out[IBS_GUIDINFO_PER_BLOCK]);
@@ -241,6 +247,13 @@ enum ibs_err ibs_decode_nodedesc(const uint8_t *mad, size_t len, char out[IBS_NO
  * and ibnetdiscover's netfile prints 32 as XDR.
  */
 #define IBS_SPEED_EXT_XDR 32
+/*
+ * FDR10 (Mellanox ExtendedPortInfo LinkSpeedActive bit 0, on a link whose
+ * PortInfo says QDR and no extended speed) is kept in the same fields as 64:
+ * ibscan's own code, no IBA one. ibnetdiscover and iblinkinfo print it so.
+ */
+#define IBS_SPEED_EXT_FDR10 64
+#define IBS_MLNX_SPEED_FDR10 1
 /* PortInfo:LinkSpeedExtEnabled 30: extended link speeds disabled (decoded as 0, no speed enabled). */
 #define IBS_SPEED_EXT_DISABLED 30
 

@@ -98,6 +98,8 @@ const char *ibs_attr_name(uint8_t c, uint16_t a)
 			return "LinearForwardingTable";
 		case IBS_ATTR_SM_INFO:
 			return "SMInfo";
+		case IBS_ATTR_MLNX_EXT_PORT_INFO:
+			return "MlnxExtPortInfo";
 		}
 	} else if (c == IBS_CLASS_PMA) {
 		switch (a) {

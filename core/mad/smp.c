@@ -110,6 +110,22 @@ enum ibs_err ibs_decode_portinfo(const uint8_t *mad, size_t len, struct ibs_port
 	return IBS_OK;
 }
 
+/*
+ * Mellanox ExtendedPortInfo (vendor attribute 0xFF90): LinkSpeedSupported,
+ * Enabled and Active are bytes 7, 11 and 15 of its data (libibmad's fields).
+ */
+enum ibs_err ibs_decode_mlnx_ext_portinfo(const uint8_t *mad, size_t len, struct ibs_portinfo *o)
+{
+	uint8_t d[IBS_MAD_SIZE];
+
+	if (smp_data(mad, len, 16, d))
+		return IBS_E_MALFORMED;
+	o->mlnx_speed_supported = (uint8_t)GET32(d, IB_MLNX_EXT_PORT_LINK_SPEED_SUPPORTED_F);
+	o->mlnx_speed_enabled = (uint8_t)GET32(d, IB_MLNX_EXT_PORT_LINK_SPEED_ENABLED_F);
+	o->mlnx_speed_active = (uint8_t)GET32(d, IB_MLNX_EXT_PORT_LINK_SPEED_ACTIVE_F);
+	return IBS_OK;
+}
+
 /* IBA 14.2.5.4: SwitchInfo is 17 bytes. */
 enum ibs_err ibs_decode_switchinfo(const uint8_t *mad, size_t len, struct ibs_switchinfo *o)
 {

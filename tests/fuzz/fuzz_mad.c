@@ -59,6 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	DECODE(if (ibs_mad_decode_hdr(mad, len, &h) == IBS_OK) ibs_mad_status(&h));
 	DECODE(ibs_decode_nodeinfo(mad, len, &ni));
 	DECODE(ibs_decode_portinfo(mad, len, &pi));
+	DECODE(ibs_decode_mlnx_ext_portinfo(mad, len, &pi));
 	DECODE(ibs_decode_switchinfo(mad, len, &si));
 	DECODE(ibs_decode_sminfo(mad, len, &sm));
 	DECODE(ibs_decode_guidinfo(mad, len, g));

@@ -32,7 +32,8 @@ import sys
 SPEEDS = {"2.5": "SDR", "5.0": "DDR", "10.0": "QDR", "10.3125": "FDR10", "14.0625": "FDR",
           "25.78125": "EDR", "53.125": "HDR", "106.25": "NDR", "212.5": "XDR"}
 LINE = re.compile(r"^\s*(?:(0x[0-9a-f]+)\s+)?(\d+)\s+(\d+)\[\s*\]\s+==\(\s*(.*?)\)==>\s*(\d+)?\s+(\d+)?\[")
-STATE = re.compile(r"^(?:(\d+)X\s+([\d.]+) Gbps\s+)?(\w+)/\s*(\w+)$")
+# iblinkinfo names FDR10 after its rate, which is QDR's: "4X  10.0 Gbps (FDR10) Active/  LinkUp".
+STATE = re.compile(r"^(?:(\d+)X\s+([\d.]+) Gbps\s+(?:\((\w+)\)\s+)?)?(\w+)/\s*(\w+)$")
 errors = []
 
 
@@ -86,13 +87,14 @@ def links(topo, text):
         if not s:
             bad("%s: cannot read iblinkinfo's state '%s'" % (where, state))
             continue
-        width, speed, lstate, phys = s.groups()
+        width, speed, named, lstate, phys = s.groups()
+        speed = named or SPEEDS.get(speed)
         if int(llid) != lid[key]:
             bad("%s: ibscan says LID %s" % (where, lid[key]))
         if (lstate, phys) != (p["state"], p["phys_state"]):
             bad("%s: iblinkinfo %s/%s, ibscan %s/%s" % (where, lstate, phys, p["state"], p["phys_state"]))
-        if width and ("%sx" % width, SPEEDS.get(speed)) != (p["width"], p["speed"]):
-            bad("%s: iblinkinfo %sX %s Gbps, ibscan %s %s" % (where, width, speed, p["width"], p["speed"]))
+        if width and ("%sx" % width, speed) != (p["width"], p["speed"]):
+            bad("%s: iblinkinfo %sX %s, ibscan %s %s" % (where, width, speed, p["width"], p["speed"]))
         peer = p["peer"]
         if rport:
             far = peer and (g(peer["guid"]), peer["port"])

@@ -83,3 +83,27 @@ against_tools degraded
 grep -q 'Down/ Polling' "$TMP/degraded.iblinkinfo" || fail "degraded: iblinkinfo shows no down port"
 grep -q '1X .*Active' "$TMP/degraded.iblinkinfo" || fail "degraded: iblinkinfo shows no 1x link"
 sim_stop
+
+# FDR10, which only Mellanox ExtendedPortInfo tells: two links run it and one
+# runs QDR. Every port's speed as iblinkinfo and ibnetdiscover say, and
+# ExtendedPortInfo asked only of ports whose PortInfo says QDR: both ends of
+# the host link, one end of each switch-to-switch link (the other end is
+# taken from it, as its width and speed always are): 4.
+sim_start "$FABRICS/fdr10"
+ibs topology --json --record "$TMP/fdr10.cap" -o "$TMP/fdr10.json" || fail "fdr10: ibscan topology exited $?"
+sim_run iblinkinfo >"$TMP/fdr10.iblinkinfo" 2>&1 || fail "fdr10: iblinkinfo exited $?"
+[ "$(grep -c '(FDR10)' "$TMP/fdr10.iblinkinfo")" = 4 ] || fail "fdr10: iblinkinfo shows no 4 ports at FDR10"
+python3 "$ref" links "$TMP/fdr10.json" "$TMP/fdr10.iblinkinfo" || fail "fdr10: links differ from iblinkinfo"
+sim_run ibnetdiscover >"$TMP/fdr10.ibnd" 2>"$TMP/fdr10.ibnd.err" || fail "fdr10: ibnetdiscover exited $?"
+python3 "$ROOT/tests/sim/ibnd2norm.py" "$TMP/fdr10.ibnd" -o "$TMP/fdr10.ref"
+python3 "$ROOT/tests/sim/ibscan2norm.py" "$TMP/fdr10.json" -o "$TMP/fdr10.norm"
+[ "$(grep -c ' FDR10$' "$TMP/fdr10.ref")" = 4 ] || fail "fdr10: ibnetdiscover shows no 4 ports at FDR10"
+bash "$ROOT/tests/sim/compare.sh" "$TMP/fdr10.norm" "$TMP/fdr10.ref" || fail "fdr10: topology differs from ibnetdiscover"
+[ "$(jq '[.nodes[].ports[] | select(.speed == "QDR")] | length' "$TMP/fdr10.json")" = 2 ] ||
+	fail "fdr10: the QDR link is not QDR at both ends"
+asked=$(grep -c 'MlnxExtPortInfo' "$TMP/fdr10.cap")
+[ "$asked" = 4 ] || fail "fdr10: ExtendedPortInfo asked $asked times, not 4"
+sim_stop
+jq '(first(.nodes[].ports[] | select(.speed == "FDR10"))).speed = "QDR"' "$TMP/fdr10.json" >"$TMP/bad.json"
+! python3 "$ref" links "$TMP/bad.json" "$TMP/fdr10.iblinkinfo" 2>/dev/null || fail "links: QDR for FDR10 passes"
+ok "fdr10: 4 ports at FDR10 and 2 at QDR as iblinkinfo and ibnetdiscover say; ExtendedPortInfo asked 4 times"

@@ -43,6 +43,8 @@ check "ibnd2norm: reads stdin" \
 	bash -c "'$ibnd2norm' < '$samples/net.2sw2path4hca.ibnetdiscover' | cmp - '$norm'"
 check "ibnd2norm: degraded capture" \
 	bash -c "'$ibnd2norm' '$samples/degraded.ibnetdiscover' | cmp - '$samples/degraded.norm'"
+check "ibnd2norm: fdr10 capture (FDR10 kept as a speed)" \
+	bash -c "'$ibnd2norm' '$samples/fdr10.ibnetdiscover' | cmp - '$samples/fdr10.norm' && grep -q ' 4x FDR10$' '$samples/fdr10.norm'"
 check_rc "ibnd2norm: rejects garbage" 2 \
 	bash -c "printf 'Switch 8 \"S-1\"\n[1] bogus\n' | '$ibnd2norm' -q"
 

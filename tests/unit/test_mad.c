@@ -346,6 +346,82 @@ static void test_xdr_link(void **state)
 	ibs_fabric_free(f);
 }
 
+/* Two CA ports cabled together, both with PortInfo pi and ExtendedPortInfo epi, speeds settled. */
+static struct ibs_fabric *fdr10_pair(const uint8_t *pi, const uint8_t *epi, struct ibs_node **a, struct ibs_node **b)
+{
+	static const struct ibs_addr none;
+	struct ibs_nodeinfo ni = { .node_type = IBS_NODE_CA, .num_ports = 1, .node_guid = 1 };
+	struct ibs_fabric *f = ibs_fabric_new();
+
+	*a = ibs_fabric_add_node(f, &ni, &none);
+	ni.node_guid = 2;
+	*b = ibs_fabric_add_node(f, &ni, &none);
+	assert_int_equal(ibs_decode_portinfo(pi, IBS_MAD_SIZE, &(*a)->ports[1].pi), IBS_OK);
+	assert_int_equal(ibs_decode_mlnx_ext_portinfo(epi, IBS_MAD_SIZE, &(*a)->ports[1].pi), IBS_OK);
+	(*a)->ports[1].valid = true;
+	(*b)->ports[1] = (*a)->ports[1];
+	assert_true(ibs_fabric_connect(*a, 1, *b, 1));
+	ibs_fabric_fix_ext_speeds(f);
+	return f;
+}
+
+/*
+ * FDR10: PortInfo says 4x QDR and no extended speeds; Mellanox
+ * ExtendedPortInfo (bytes 7, 11, 15 of its data: LinkSpeedSupported, Enabled,
+ * Active, bit 0 FDR10) says what the link really runs.
+ */
+static void test_fdr10_link(void **state)
+{
+	uint8_t pi[IBS_MAD_SIZE], epi[IBS_MAD_SIZE];
+	uint8_t *d = epi + IBS_SMP_DATA_OFFS, *p = pi + IBS_SMP_DATA_OFFS;
+	struct ibs_portinfo short_pi;
+	struct ibs_fabric *f;
+	struct ibs_node *a, *b;
+	struct ibs_link_rate r;
+	unsigned speed, ext;
+	const char *why = NULL;
+
+	(void)state;
+	memset(pi, 0, sizeof(pi));
+	mad_set_field(p, 0, IB_PORT_LINK_WIDTH_ENABLED_F, 3);
+	mad_set_field(p, 0, IB_PORT_LINK_WIDTH_SUPPORTED_F, 3);
+	mad_set_field(p, 0, IB_PORT_LINK_WIDTH_ACTIVE_F, 2);
+	mad_set_field(p, 0, IB_PORT_LINK_SPEED_SUPPORTED_F, 7);
+	mad_set_field(p, 0, IB_PORT_LINK_SPEED_ENABLED_F, 7);
+	mad_set_field(p, 0, IB_PORT_LINK_SPEED_ACTIVE_F, 4);
+	mad_set_field(p, 0, IB_PORT_STATE_F, 4);
+	mad_set_field(p, 0, IB_PORT_PHYS_STATE_F, 5);
+	memset(epi, 0, sizeof(epi));
+	d[7] = d[11] = d[15] = 1;
+	/* An answer too short for byte 15 is malformed. */
+	assert_int_equal(ibs_decode_mlnx_ext_portinfo(epi, IBS_SMP_DATA_OFFS + 15, &short_pi), IBS_E_MALFORMED);
+
+	f = fdr10_pair(pi, epi, &a, &b);
+	assert_int_equal(a->ports[1].pi.mlnx_speed_supported, 1);
+	assert_int_equal(a->ports[1].pi.mlnx_speed_enabled, 1);
+	assert_int_equal(a->ports[1].pi.mlnx_speed_active, 1);
+	assert_int_equal(a->ports[1].pi.speed_active, 4); /* PortInfo's own word is kept */
+	ibs_port_active_rate(&a->ports[1], &r);
+	assert_string_equal(ibs_speed_str(r.speed, r.speed_ext), "FDR10");
+	assert_int_equal(ibs_speed_mbps(r.speed, r.speed_ext), 10312);
+	assert_false(ibs_node_link_degraded(a, 1, b, 1, &why));
+	assert_true(ibs_link_best_rate(&a->ports[1], &b->ports[1], &r));
+	assert_string_equal(ibs_speed_str(r.speed, r.speed_ext), "FDR10");
+	assert_true(ibs_speed_code("FDR10", &speed, &ext));
+	assert_int_equal(ext, IBS_SPEED_EXT_FDR10);
+	assert_int_equal(speed, 4);
+	ibs_fabric_free(f);
+
+	/* FDR10 enabled at both ends but not active: the link runs QDR, below what both ends can. */
+	d[15] = 0;
+	f = fdr10_pair(pi, epi, &a, &b);
+	ibs_port_active_rate(&a->ports[1], &r);
+	assert_string_equal(ibs_speed_str(r.speed, r.speed_ext), "QDR");
+	assert_true(ibs_node_link_degraded(a, 1, b, 1, &why));
+	assert_string_equal(why, "speed");
+	ibs_fabric_free(f);
+}
+
 /* Decoded fields equal what libibmad's mad_get_field reads, on random bytes. */
 static void test_fields_match_libibmad(void **state)
 {
@@ -469,6 +545,7 @@ int main(void)
 		cmocka_unit_test(test_status_words),
 		cmocka_unit_test(test_ext_speeds_disabled),
 		cmocka_unit_test(test_xdr_link),
+		cmocka_unit_test(test_fdr10_link),
 		cmocka_unit_test(test_fields_match_libibmad),
 		cmocka_unit_test(test_encode_matches_libibmad),
 		cmocka_unit_test(test_mkey_in_smps),
