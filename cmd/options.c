@@ -123,9 +123,9 @@ static const struct cli_opt draw_opts[] = {
 	{ "group-hosts", OPT_GROUP_HOSTS, "N",
 	  "drawings: a leaf's N or more healthy hosts at one rate are one\nnode, named in hostlist form (default " STR(
 		  RENDER_DRAW_GROUP_DEFAULT) ")",
-	  CLI_K_UINT, AT(group_hosts), UNTRACKED, 2, 100000, "a number from 2 to 100000", NULL, NULL },
+	  CLI_K_UINT, AT(group_hosts), AT(group_hosts_set), 2, 100000, "a number from 2 to 100000", NULL, NULL },
 	{ "all-hosts", OPT_ALL_HOSTS, NULL, "drawings: draw every host on its own", CLI_K_ZERO, AT(group_hosts),
-	  UNTRACKED, 0, 0, NULL, NULL, NULL },
+	  AT(group_hosts_set), 0, 0, NULL, NULL, NULL },
 	{ NULL, 0, NULL, NULL, CLI_K_STR, 0, 0, 0, 0, NULL, NULL, NULL },
 };
 

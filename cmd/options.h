@@ -75,6 +75,7 @@ struct cli_common {
 	double interval_s;
 	/* Drawings (--format dot, svg; the report's map): group a leaf's hosts from this many on, 0 never. */
 	unsigned group_hosts;
+	bool group_hosts_set; /* --group-hosts or --all-hosts given: drawings only */
 };
 
 /* getopt ids for long-only options. */

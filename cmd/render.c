@@ -45,6 +45,9 @@ int cli_format(const struct cmd_desc *cmd, const struct cli_common *c, enum cli_
 	for (i = 0; i < sizeof(fmt_names) / sizeof(fmt_names[0]); i++)
 		if (!strcmp(name, fmt_names[i]))
 			*fmt = (enum cli_fmt)i;
+	/* The drawing options change a drawing only: with another format they would do nothing. */
+	if (rc == CLI_PARSED && c->group_hosts_set && *fmt != CLI_F_DOT && *fmt != CLI_F_SVG && *fmt != CLI_F_HTML)
+		rc = cli_usage_error(cmd, "--group-hosts and --all-hosts go with --format dot or svg, not %s", name);
 	return rc;
 }
 

@@ -43,6 +43,13 @@ n=$(grep -c 'shape=folder' "$TMP/fattree2-small.dot")
 run 2 topology --format dot --group-hosts 1 --replay "$caps/fattree2-small.cap"
 err_has "--group-hosts wants a number from 2 to 100000"
 run 2 nodes --group-hosts 4 --replay "$caps/fattree2-small.cap"
+# With a format that draws nothing they would do nothing: refused, before any walk.
+for f in text json netfile slurm; do
+	run 2 topology --format $f --all-hosts --replay "$caps/fattree2-small.cap"
+	err_has "--group-hosts and --all-hosts go with --format dot or svg, not $f"
+	run 2 topology --format $f --group-hosts 4 --replay "$caps/fattree2-small.cap"
+done
+"$IBSCAN" report --all-hosts --replay "$caps/fattree2-small.cap" -o "$TMP/all-hosts.html" || fail "report --all-hosts"
 echo "ok: tiers, proportions, merged edges and host groups"
 
 # The degraded fixture: leaf01[3] runs 1x, leaf02[6]-spine02 runs QDR: each its own orange edge, labelled with ports.
