@@ -91,6 +91,8 @@ void render_lfts(struct emit *e, const struct ibs_lft *v, size_t n)
 
 	emit_obj_open(e, NULL);
 	emit_str(e, "schema", NULL, IBS_ROUTES_SCHEMA);
+	if (!n)
+		emit_text(e, "no switches: the fabric has no forwarding tables\n");
 	emit_arr_open(e, "switches");
 	for (i = 0; i < n; i++) {
 		const struct ibs_lft *l = &v[i];

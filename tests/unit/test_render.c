@@ -12,6 +12,7 @@
 #include "../../output/draw.h"
 #include "../../output/dot.h"
 #include "../../output/netfile.h"
+#include "../../output/route.h"
 #include "../../output/topo.h"
 
 /* The fabric of a walk of ff through the fake transport. */
@@ -66,6 +67,34 @@ static char *capture(const struct ibs_fabric *f, int kind)
 	}
 	fclose(m);
 	return buf;
+}
+
+/* routes --dump of a fabric without switches says so in text (it printed nothing) and is [] in JSON. */
+static void test_lfts_none(void **state)
+{
+	int json;
+
+	(void)state;
+	for (json = 0; json < 2; json++) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&buf, &len);
+		struct emit *e = emit_new(json ? EMIT_JSON : EMIT_TEXT);
+		render_lfts(e, NULL, 0);
+		assert_int_equal(emit_write(e, m), 0);
+		emit_free(e);
+		fclose(m);
+		if (json) {
+			json_error_t err;
+			json_t *j = json_loads(buf, 0, &err);
+			assert_non_null(j);
+			assert_int_equal(json_array_size(json_object_get(j, "switches")), 0);
+			json_decref(j);
+		} else {
+			assert_string_equal(buf, "no switches: the fabric has no forwarding tables\n");
+		}
+		free(buf);
+	}
 }
 
 static void test_json_schema(void **state)
@@ -447,6 +476,7 @@ int main(void)
 		cmocka_unit_test(test_long_names_whole),
 		cmocka_unit_test(test_json_escaping),
 		cmocka_unit_test(test_text_formats),
+		cmocka_unit_test(test_lfts_none),
 	};
 	return cmocka_run_group_tests_name("render", tests, NULL, NULL);
 }
