@@ -107,7 +107,8 @@ void cli_report_partial(const struct ibs_fabric *f, const struct ibs_run *run)
 		why = xasprintf("the PMA of %zu of %zu ports did not answer (listed in the output)", silent, ports);
 	else
 		why = xstrdup("part of the fabric did not answer");
-	if (run->replay_misses)
+	/* Stopped early (--deadline, a signal, a strict replay): that is the cause, not what the capture lacks. */
+	if (run->replay_misses && !run->aborted)
 		log_error("the result is partial: %s; the capture held no answer for %zu of the requests (recorded by "
 			  "another command, or with other options?)%s",
 			  why, run->replay_misses, missing);

@@ -41,6 +41,8 @@ run 2 topology --deadline nan
 # Under a millisecond is still a deadline, not none: a 612-node replay takes longer than 1 ms.
 run 3 topology --deadline 0.0001 --replay "$ROOT/fixtures/captures/fattree3.cap"
 err_has "the walk did not finish within --deadline 0.0001 s"
+# The deadline is the cause: the capture (recorded before LID routing) is not blamed.
+! grep -q 'the capture held no answer' "$TMP/err" || fail "a replay stopped by --deadline blames the capture"
 run 2 topology --retries 101
 for bad in -1 +5 zz 0x 0x10000000000000000 ""; do
 	run 2 topology --m-key "$bad"
