@@ -41,6 +41,14 @@ static bool juint(json_t *v, uint64_t max, uint64_t *out)
 	return true;
 }
 
+/* Absent, null, or an integer from 0 to max. */
+static bool jopt_uint(json_t *v, uint64_t max)
+{
+	uint64_t u;
+
+	return !v || json_is_null(v) || juint(v, max, &u);
+}
+
 static const char *jstr(json_t *o, const char *k)
 {
 	return json_string_value(json_object_get(o, k));
@@ -105,6 +113,11 @@ static bool jport(json_t *p, const uint8_t *nports, size_t i, size_t nn, uint64_
 		*why = "a port has a bad \"guid\" (want " IBS_GUID_WANT ")";
 		return false;
 	}
+	/* Optional, but when there, what a LID and an LMC can be (null: not known). */
+	if (!jopt_uint(json_object_get(p, "lid"), 0xffff) || !jopt_uint(json_object_get(p, "lmc"), 7)) {
+		*why = "a port has a bad \"lid\" (0 to 65535) or \"lmc\" (0 to 7)";
+		return false;
+	}
 	*cabled = json_is_object(pr);
 	if (!*cabled)
 		return true;
@@ -114,6 +127,10 @@ static bool jport(json_t *p, const uint8_t *nports, size_t i, size_t nn, uint64_
 	}
 	if (*pp < 1 || *pp > nports[*pi]) {
 		*why = "a peer port is out of range";
+		return false;
+	}
+	if (*pi == i && *pp == *num) {
+		*why = "a port is its own peer";
 		return false;
 	}
 	return true;
@@ -172,12 +189,19 @@ enum ibs_err ibs_fabric_parse_json(const char *name, const char *buf, size_t len
 		uint64_t num, pi, pp;
 		bool cabled;
 
+		uint8_t listed[256 / 8] = { 0 };
+
 		/* A nodes-only document has no ports, and so no links. */
 		json_array_foreach(ports, k, p) {
 			if (!jport(p, nports, i, nn, &num, &cabled, &pi, &pp, &why)) {
 				rc = jfail(msg, name, i, why);
 				goto fail;
 			}
+			if (listed[num / 8] & (1u << (num % 8))) {
+				rc = jfail(msg, name, i, "a port is listed twice");
+				goto fail;
+			}
+			listed[num / 8] |= (uint8_t)(1u << (num % 8));
 			ibs_portset_add(&have[i], (unsigned)num);
 			if (cabled)
 				ibs_portset_add(&have[pi], (unsigned)pp);

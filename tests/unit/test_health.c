@@ -454,6 +454,17 @@ static void test_load_errors(void **state)
 		  " \"ports\": [{\"port\": 1, \"guid\": \"0x+5\"}]}]}", "x: node 0: a port has a bad \"guid\"" },
 		{ "{\"schema\": \"ibscan.topology/1\", \"nodes\": [], \"local\": {\"node_guid\": \"0x10000000000000000\"}}",
 		  "x: \"local\" has a bad GUID" },
+		/* Taken before without a word: a LID no port can have, a port twice, a cable from a port to itself. */
+		{ "{\"schema\": \"ibscan.topology/1\", \"nodes\": [{\"index\": 0, \"guid\": \"0x1\", \"type\": \"ca\", \"num_ports\": 1,"
+		  " \"ports\": [{\"port\": 1, \"state\": \"Active\", \"lid\": 70000}]}]}", "x: node 0: a port has a bad \"lid\"" },
+		{ "{\"schema\": \"ibscan.topology/1\", \"nodes\": [{\"index\": 0, \"guid\": \"0x1\", \"type\": \"ca\", \"num_ports\": 1,"
+		  " \"ports\": [{\"port\": 1, \"state\": \"Active\", \"lid\": 1.5}]}]}", "x: node 0: a port has a bad \"lid\"" },
+		{ "{\"schema\": \"ibscan.topology/1\", \"nodes\": [{\"index\": 0, \"guid\": \"0x1\", \"type\": \"ca\", \"num_ports\": 1,"
+		  " \"ports\": [{\"port\": 1, \"lmc\": 8}]}]}", "x: node 0: a port has a bad \"lid\" (0 to 65535) or \"lmc\" (0 to 7)" },
+		{ "{\"schema\": \"ibscan.topology/1\", \"nodes\": [{\"index\": 0, \"guid\": \"0x1\", \"type\": \"ca\", \"num_ports\": 1,"
+		  " \"ports\": [{\"port\": 1}, {\"port\": 1}]}]}", "x: node 0: a port is listed twice" },
+		{ "{\"schema\": \"ibscan.topology/1\", \"nodes\": [{\"index\": 0, \"guid\": \"0x1\", \"type\": \"switch\", \"num_ports\": 2,"
+		  " \"ports\": [{\"port\": 2, \"peer\": {\"index\": 0, \"port\": 2}}]}]}", "x: node 0: a port is its own peer" },
 	};
 	const char *net[][2] = {
 		{ "garbage\n", "n:1: unrecognised line" },
