@@ -437,39 +437,40 @@ static void fold_fdr10(struct ibs_portinfo *pi)
 		pi->speed_ext_active = IBS_SPEED_EXT_FDR10;
 }
 
+void ibs_port_cap_masks(const struct ibs_node *n, const struct ibs_port *p, uint32_t *cap, uint16_t *cap2)
+{
+	const struct ibs_port *p0 = ibs_node_port(n, 0);
+
+	if (n->ni.node_type == IBS_NODE_SWITCH)
+		p = p0 && p0->valid ? p0 : NULL;
+	*cap = p ? p->pi.cap_mask : 0;
+	*cap2 = p ? p->pi.cap_mask2 : 0;
+}
+
 void ibs_fabric_fix_ext_speeds(struct ibs_fabric *f)
 {
 	size_t i;
 
 	for (i = 0; i < f->n_nodes; i++) {
 		struct ibs_node *n = f->nodes[i];
-		bool sw = n->ni.node_type == IBS_NODE_SWITCH;
-		const struct ibs_port *p0 = ibs_node_port(n, 0);
-		/* IBA 14.2.5.6: a switch's CapabilityMask is valid on port 0 only. */
-		uint32_t sw_cap = sw && p0 && p0->valid ? p0->pi.cap_mask : 0;
-		uint16_t sw_cap2 = sw && p0 && p0->valid ? p0->pi.cap_mask2 : 0;
 		struct ibs_port *pt;
 		for (pt = n->ports; pt < ibs_node_ports_end(n); pt++) {
-			uint32_t cap = sw ? sw_cap : pt->pi.cap_mask;
-			uint16_t cap2 = sw ? sw_cap2 : pt->pi.cap_mask2;
+			uint32_t cap;
+			uint16_t cap2;
 			if (!pt->valid || pt->inferred)
 				continue;
+			ibs_port_cap_masks(n, pt, &cap, &cap2);
 			if (!(cap & IBS_CAP_EXT_SPEEDS)) {
 				pt->pi.speed_ext_active = pt->pi.speed_ext_enabled = pt->pi.speed_ext_supported = 0;
-				fold_fdr10(&pt->pi);
-				continue;
+			} else if (IBS_CAPS_EXT_SPEEDS2(cap, cap2)) {
+				/* XDR (LinkSpeedExt*2); active, it is the speed. */
+				if (pt->pi.speed_ext2_active & 1)
+					pt->pi.speed_ext_active = IBS_SPEED_EXT_XDR;
+				if (pt->pi.speed_ext2_supported & 1)
+					pt->pi.speed_ext_supported |= IBS_SPEED_EXT_XDR;
+				if (pt->pi.speed_ext2_enabled & 1)
+					pt->pi.speed_ext_enabled |= IBS_SPEED_EXT_XDR;
 			}
-			/* XDR (LinkSpeedExt*2) where CapabilityMask2 says they are there; active, it is the speed. */
-			if (!(cap & IBS_CAP_HAS_CAP_MASK2) || !(cap2 & IBS_CAP2_EXT_SPEEDS2)) {
-				fold_fdr10(&pt->pi);
-				continue;
-			}
-			if (pt->pi.speed_ext2_active & 1)
-				pt->pi.speed_ext_active = IBS_SPEED_EXT_XDR;
-			if (pt->pi.speed_ext2_supported & 1)
-				pt->pi.speed_ext_supported |= IBS_SPEED_EXT_XDR;
-			if (pt->pi.speed_ext2_enabled & 1)
-				pt->pi.speed_ext_enabled |= IBS_SPEED_EXT_XDR;
 			fold_fdr10(&pt->pi);
 		}
 	}

@@ -37,7 +37,7 @@ const char *ibs_width_str(unsigned w)
 	}
 }
 
-const unsigned ibs_ext_speeds[6] = { IBS_SPEED_EXT_FDR10, 1, 2, 4, 8, IBS_SPEED_EXT_XDR };
+const unsigned ibs_ext_speeds[IBS_N_EXT_SPEEDS] = { IBS_SPEED_EXT_FDR10, 1, 2, 4, 8, IBS_SPEED_EXT_XDR };
 
 const char *ibs_speed_str(unsigned speed, unsigned ext)
 {
@@ -136,7 +136,7 @@ bool ibs_speed_code(const char *s, unsigned *speed, unsigned *ext)
 			*speed = b;
 			return true;
 		}
-	for (i = 0; i < sizeof(ibs_ext_speeds) / sizeof(ibs_ext_speeds[0]); i++)
+	for (i = 0; i < IBS_N_EXT_SPEEDS; i++)
 		if (!strcmp(s, ibs_speed_str(0, ibs_ext_speeds[i]))) {
 			*ext = ibs_ext_speeds[i];
 			*speed = 4;

@@ -18,7 +18,8 @@ const char *ibs_speed_str(unsigned speed, unsigned speed_ext);
  * The extended speed codes, slowest first: FDR10 64, FDR 1, EDR 2, HDR 4,
  * NDR 8, XDR 32 (see IBS_SPEED_EXT_FDR10 and IBS_SPEED_EXT_XDR).
  */
-extern const unsigned ibs_ext_speeds[6];
+#define IBS_N_EXT_SPEEDS 6
+extern const unsigned ibs_ext_speeds[IBS_N_EXT_SPEEDS];
 const char *ibs_node_type_str(unsigned type);   /* "switch", "ca", "router" */
 const char *ibs_mtu_str(unsigned mtu);
 const char *ibs_sm_state_str(unsigned state);

@@ -83,7 +83,7 @@ static unsigned fastest_ext(unsigned set)
 {
 	unsigned i;
 
-	for (i = sizeof(ibs_ext_speeds) / sizeof(ibs_ext_speeds[0]); i--;)
+	for (i = IBS_N_EXT_SPEEDS; i--;)
 		if (set & ibs_ext_speeds[i])
 			return ibs_ext_speeds[i];
 	return 0;

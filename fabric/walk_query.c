@@ -274,18 +274,15 @@ static bool knows_mlnx_ext_port_info(const struct ibs_nodeinfo *ni)
  */
 static bool may_run_fdr10(const struct ibs_node *n, const struct ibs_port *p)
 {
-	const struct ibs_portinfo *cap = &p->pi;
+	uint32_t cap;
+	uint16_t cap2;
 
 	if (p->num == 0 || p->pi.phys_state != 5 || p->pi.speed_active != 4 || !knows_mlnx_ext_port_info(&n->ni))
 		return false;
-	if (n->ni.node_type == IBS_NODE_SWITCH && n->ports[0].valid)
-		cap = &n->ports[0].pi;
-	if ((cap->cap_mask & IBS_CAP_EXT_SPEEDS) && p->pi.speed_ext_active)
+	ibs_port_cap_masks(n, p, &cap, &cap2);
+	if ((cap & IBS_CAP_EXT_SPEEDS) && p->pi.speed_ext_active)
 		return false;
-	if ((cap->cap_mask & IBS_CAP_HAS_CAP_MASK2) && (cap->cap_mask2 & IBS_CAP2_EXT_SPEEDS2) &&
-	    (p->pi.speed_ext2_active & 1))
-		return false;
-	return true;
+	return !(IBS_CAPS_EXT_SPEEDS2(cap, cap2) && (p->pi.speed_ext2_active & 1));
 }
 
 static void portinfo_answer(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r)

@@ -4,6 +4,25 @@
 
 #include <inttypes.h>
 
+/* A data delta of `words` 4-octet words, or null where it cannot be known (ibs_port_data_delta). */
+static void bytes_or_null(struct emit *e, const char *key, bool known, uint64_t words)
+{
+	if (known)
+		emit_uint(e, key, NULL, words * 4);
+	else
+		emit_null(e, key, NULL);
+}
+
+/* Its rate over dt seconds, likewise (text: fmt, or null_fmt where unknown). */
+static void rate_or_null(struct emit *e, const char *key, const char *fmt, const char *null_fmt, bool known,
+			 uint64_t words, double dt)
+{
+	if (known)
+		emit_double(e, key, fmt, (double)words * 4 / dt);
+	else
+		emit_null(e, key, null_fmt);
+}
+
 void render_counters(struct emit *e, const struct ibs_fabric *f, const struct ibs_run *run)
 {
 	size_t i, k;
@@ -74,22 +93,10 @@ void render_counters(struct emit *e, const struct ibs_fabric *f, const struct ib
 				bool kx = ibs_port_data_delta(c, true, &dx), kr = ibs_port_data_delta(c, false, &dr);
 				emit_obj_open(e, "deltas");
 				emit_double(e, "seconds", NULL, dt);
-				if (kx)
-					emit_uint(e, "xmit_bytes", NULL, dx * 4);
-				else
-					emit_null(e, "xmit_bytes", NULL);
-				if (kr)
-					emit_uint(e, "rcv_bytes", NULL, dr * 4);
-				else
-					emit_null(e, "rcv_bytes", NULL);
-				if (kx)
-					emit_double(e, "xmit_bytes_per_s", " | %.0f B/s out", (double)dx * 4 / dt);
-				else
-					emit_null(e, "xmit_bytes_per_s", " | %s B/s out");
-				if (kr)
-					emit_double(e, "rcv_bytes_per_s", ", %.0f B/s in", (double)dr * 4 / dt);
-				else
-					emit_null(e, "rcv_bytes_per_s", ", %s B/s in");
+				bytes_or_null(e, "xmit_bytes", kx, dx);
+				bytes_or_null(e, "rcv_bytes", kr, dr);
+				rate_or_null(e, "xmit_bytes_per_s", " | %.0f B/s out", " | %s B/s out", kx, dx, dt);
+				rate_or_null(e, "rcv_bytes_per_s", ", %.0f B/s in", ", %s B/s in", kr, dr, dt);
 				emit_text(e, " over %.3f s", dt);
 				for (k = 0; k < ibs_n_counter_defs; k++) {
 					if (!ibs_counter_known(c, &ibs_counter_defs[k])) {

@@ -39,7 +39,7 @@ static void emit_speeds(struct emit *e, const char *key, unsigned mask, unsigned
 	for (b = 1; b <= 4; b <<= 1)
 		if (mask & b)
 			emit_str(e, NULL, NULL, ibs_speed_str(b, 0));
-	for (i = 0; i < sizeof(ibs_ext_speeds) / sizeof(ibs_ext_speeds[0]); i++)
+	for (i = 0; i < IBS_N_EXT_SPEEDS; i++)
 		if (ext & ibs_ext_speeds[i])
 			emit_str(e, NULL, NULL, ibs_speed_str(0, ibs_ext_speeds[i]));
 	emit_arr_close(e);

@@ -372,8 +372,9 @@ static void handle_packet(struct ibs_engine *e, const struct ibs_packet *pkt)
 		return;
 	}
 	if (!pkt->status) {
-		unsigned to = ibs_rtt_add(rtt_of(e, p->req.mgmt_class), ibs_mono_ns() - p->sent_at);
-		if (rtt_of(e, p->req.mgmt_class) == &e->rtt[ENG_RTT_SMP])
+		struct ibs_rtt *rtt = rtt_of(e, p->req.mgmt_class);
+		unsigned to = ibs_rtt_add(rtt, ibs_mono_ns() - p->sent_at);
+		if (rtt == &e->rtt[ENG_RTT_SMP])
 			e->st.timeout_now_ms = to;
 	}
 	if (pkt->status) {

@@ -241,6 +241,8 @@ enum ibs_err ibs_decode_nodedesc(const uint8_t *mad, size_t len, char out[IBS_NO
 #define IBS_CAP_HAS_CAP_MASK2 (1u << 15)
 /* CapabilityMask2 (IBA 14.2.5.6): LinkSpeedExt*2 are valid. */
 #define IBS_CAP2_EXT_SPEEDS2 0x0800
+/* LinkSpeedExt*2 are valid: CapabilityMask2 is there and says so. */
+#define IBS_CAPS_EXT_SPEEDS2(cap, cap2) (((cap) & IBS_CAP_HAS_CAP_MASK2) && ((cap2) & IBS_CAP2_EXT_SPEEDS2))
 /*
  * XDR, LinkSpeedExt*2 bit 0, is kept in the LinkSpeedExt* fields as bit 5
  * (32), next to FDR 1, EDR 2, HDR 4 and NDR 8: libibnetdisc does the same,
