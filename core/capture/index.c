@@ -11,7 +11,7 @@
  */
 #define _GNU_SOURCE /* O_TMPFILE, mkostemp */
 #include "index.h"
-#include "../base/file.h"
+#include "../base/out.h"
 #include "../base/log.h"
 #include "../base/xalloc.h"
 
