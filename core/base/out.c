@@ -1,7 +1,8 @@
-/* Output files written as `sort -o` and `curl -o` do (out.h). */
+/* Output files written as `sort -o` and `curl -o` do (out.h), placed through directory descriptors. */
 #define _GNU_SOURCE
 #include "out.h"
 #include "log.h"
+#include "path.h"
 #include "xalloc.h"
 
 #include <errno.h>
@@ -11,10 +12,8 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/magic.h>
 #include <sys/random.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <unistd.h>
 
 enum out_kind {
@@ -24,136 +23,25 @@ enum out_kind {
 	OUT_INPLACE, /* a temporary file copied into a hard-linked target */
 };
 
-/* Where a path leads, symlinks followed. */
-enum out_dest {
-	DEST_NEW,        /* nothing there yet */
-	DEST_REGULAR,    /* a regular file */
-	DEST_SPECIAL,    /* a device, FIFO, socket or directory */
-	DEST_DESCRIPTOR, /* a link in /proc: an open file of some process */
-};
-
 #define OUT_TMP_PREFIX ".ibscan." /* short: a 255-byte name still has room beside it */
-#define MAX_LINKS 40		  /* as the kernel's own limit on symlinks followed */
 
-static char *dir_of(const char *path)
+/* N when name in the directory dst is /proc/<this process>/fd/N (/dev/stdout, /dev/fd/N), else -1. */
+static int own_descriptor(const char *name, const struct stat *dst)
 {
-	const char *s = strrchr(path, '/');
-
-	if (!s)
-		return xstrdup(".");
-	if (s == path)
-		return xstrdup("/");
-	return xstrndup(path, (size_t)(s - path));
-}
-
-static bool in_procfs(const char *path)
-{
-	char *dir = dir_of(path);
-	struct statfs sf;
-	bool r = statfs(dir, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC;
-
-	free(dir);
-	return r;
-}
-
-/* A symlink's text, of any length; NULL with errno set on failure. */
-static char *read_link(const char *path)
-{
-	size_t cap = 256;
-	char *b = NULL;
-
-	for (;;) {
-		ssize_t n;
-		b = xrealloc(b, cap);
-		n = readlink(path, b, cap);
-		if (n < 0) {
-			int e = errno;
-			free(b);
-			errno = e;
-			return NULL;
-		}
-		if ((size_t)n < cap) {
-			b[n] = '\0';
-			return b;
-		}
-		cap *= 2;
-	}
-}
-
-/*
- * Follow path's symlinks one at a time to the file a write must reach:
- * *target (owned) and, unless DEST_NEW, its *st (lstat). Returns the kind,
- * or -1 with errno set.
- */
-static int resolve(const char *path, char **target, struct stat *st)
-{
-	char *cur = xstrdup(path);
-	int hops;
-
-	for (hops = 0; hops <= MAX_LINKS; hops++) {
-		char *link, *next;
-		if (lstat(cur, st) != 0) {
-			if (errno != ENOENT)
-				break;
-			*target = cur;
-			return DEST_NEW;
-		}
-		if (!S_ISLNK(st->st_mode)) {
-			*target = cur;
-			return S_ISREG(st->st_mode) ? DEST_REGULAR : DEST_SPECIAL;
-		}
-		/* /dev/stdout leads to /proc/self/fd/1: what it names is open, not a place to replace. */
-		if (in_procfs(cur)) {
-			*target = cur;
-			return DEST_DESCRIPTOR;
-		}
-		link = read_link(cur);
-		if (!link)
-			break;
-		if (link[0] == '/') {
-			next = link;
-		} else {
-			char *dir = dir_of(cur);
-			next = xasprintf("%s/%s", dir, link);
-			free(dir);
-			free(link);
-		}
-		free(cur);
-		cur = next;
-	}
-	if (hops > MAX_LINKS)
-		errno = ELOOP;
-	{
-		int e = errno;
-		free(cur);
-		errno = e;
-	}
-	return -1;
-}
-
-/* N when link is /proc/<this process>/fd/N (/dev/stdout, /dev/fd/N), else -1. */
-static int own_descriptor(const char *link)
-{
-	const char *base = strrchr(link, '/');
-	char *dir, *real, *mine;
+	struct stat self;
 	char *end;
 	long n;
-	int fd = -1;
 
-	if (!base || !base[1])
+	if (name[0] < '0' || name[0] > '9')
 		return -1;
-	n = strtol(base + 1, &end, 10);
-	if (*end || base[1] < '0' || base[1] > '9' || n > INT_MAX)
+	errno = 0;
+	n = strtol(name, &end, 10);
+	if (errno || *end || n > INT_MAX)
 		return -1;
-	dir = dir_of(link);
-	real = realpath(dir, NULL);
-	mine = xasprintf("/proc/%ld/fd", (long)getpid());
-	if (real && !strcmp(real, mine))
-		fd = (int)n;
-	free(dir);
-	free(real);
-	free(mine);
-	return fd;
+	/* The directory the walk reached is our own fd directory (held open, so the same inode). */
+	if (stat("/proc/self/fd", &self) != 0 || self.st_dev != dst->st_dev || self.st_ino != dst->st_ino)
+		return -1;
+	return (int)n;
 }
 
 /* The stream's writes: every byte, or the first error kept in o->err. */
@@ -186,16 +74,18 @@ static int out_close(void *cookie)
 static void out_free(struct ibs_out *o)
 {
 	if (o->tmp)
-		unlink(o->tmp);
+		unlinkat(o->dir, o->tmp, 0);
 	if (o->kind != OUT_STDOUT && o->fd >= 0)
 		close(o->fd);
 	if (o->dst >= 0)
 		close(o->dst);
+	if (o->dir >= 0)
+		close(o->dir);
 	free(o->path);
-	free(o->target);
+	free(o->name);
 	free(o->tmp);
-	o->path = o->target = o->tmp = NULL;
-	o->fd = o->dst = -1;
+	o->path = o->name = o->tmp = NULL;
+	o->fd = o->dst = o->dir = -1;
 	o->fp = NULL;
 }
 
@@ -207,38 +97,72 @@ static enum ibs_err out_fail(struct ibs_out *o, const char *what, int err)
 	return IBS_E_IO;
 }
 
+/* A rule of the kernel's refused the path: said in one line, with the rule. */
+static enum ibs_err out_refuse(struct ibs_out *o, char *why)
+{
+	log_error("refusing to write '%s': %s", o->path, why);
+	free(why);
+	out_free(o);
+	o->err = EACCES;
+	return IBS_E_IO;
+}
+
+/* A short random name for a temporary file: OUT_TMP_PREFIX and 8 letters or digits; 0 or an errno. */
+static int temp_name(char **name)
+{
+	static const char chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	unsigned char r[8];
+	char suffix[sizeof(r) + 1];
+	size_t i;
+
+	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		return errno ? errno : EIO;
+	for (i = 0; i < sizeof(r); i++)
+		suffix[i] = chars[r[i] % (sizeof(chars) - 1)];
+	suffix[sizeof(r)] = '\0';
+	*name = xasprintf(OUT_TMP_PREFIX "%s", suffix);
+	return 0;
+}
+
 /*
  * A file in dir with nothing pointing at it yet: O_TMPFILE, else a short
  * hidden name (*name). Its mode is set here, as readable as the umask says:
- * mkostemp makes 0600, and an open() wrapper may drop the mode argument of
- * O_TMPFILE (libumad2sim's passes it only with O_CREAT: files came out 0000).
+ * a named one is made 0600, and an open() wrapper may drop the mode
+ * argument of O_TMPFILE (libumad2sim's passes it only with O_CREAT: files
+ * came out 0000).
  */
-static int new_temp(const char *dir, char **name)
+static int new_temp(int dir, char **name)
 {
-	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0666);
+	int fd = openat(dir, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0666), tries, e;
 	mode_t um;
 
 	*name = NULL;
 	if (fd < 0 && (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
 		return fd;
-	if (fd < 0) {
-		*name = xasprintf("%s/" OUT_TMP_PREFIX "XXXXXX", dir);
-		fd = mkostemp(*name, O_CLOEXEC);
-		if (fd < 0) {
-			int e = errno;
-			free(*name);
-			*name = NULL;
+	for (tries = 0; fd < 0 && tries < 100; tries++) {
+		if ((e = temp_name(name)) != 0) {
 			errno = e;
 			return -1;
 		}
+		fd = openat(dir, *name, O_CREAT | O_EXCL | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0) {
+			e = errno;
+			free(*name);
+			*name = NULL;
+			errno = e;
+			if (e != EEXIST)
+				return -1;
+		}
 	}
+	if (fd < 0)
+		return -1;
 	um = umask(0);
 	umask(um);
 	if (fchmod(fd, 0666 & ~um) != 0) {
-		int e = errno;
+		e = errno;
 		close(fd);
 		if (*name)
-			unlink(*name);
+			unlinkat(dir, *name, 0);
 		free(*name);
 		*name = NULL;
 		errno = e;
@@ -257,15 +181,37 @@ static int keep_attrs(int fd, const struct stat *st)
 	return fchmod(fd, mode) != 0 ? errno : 0;
 }
 
+/* A device, FIFO, socket or /proc descriptor link: opened and written where it is. */
+static enum ibs_err open_direct(struct ibs_out *o, const struct ibs_where *w)
+{
+	int own = w->kind == IBS_WHERE_PROC ? own_descriptor(o->name, &w->dst) : -1;
+	struct stat st;
+
+	o->kind = OUT_DIRECT;
+	/* Our own descriptor is written as it is (its offset, its O_APPEND): as the shell set it up. */
+	if (own >= 0)
+		o->fd = fcntl(own, F_DUPFD_CLOEXEC, 0);
+	else if (w->kind == IBS_WHERE_PROC) /* the kernel follows its own link: /proc is not sticky */
+		o->fd = openat(o->dir, o->name, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_APPEND);
+	else
+		o->fd = openat(o->dir, o->name, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW);
+	if (o->fd < 0)
+		return out_fail(o, "open", errno);
+	/* Swapped for a regular file since it was looked at: that one would be overwritten in place. */
+	if (w->kind == IBS_WHERE_FILE && fstat(o->fd, &st) == 0 && S_ISREG(st.st_mode))
+		return out_fail(o, "write", EAGAIN);
+	return IBS_OK;
+}
+
 enum ibs_err ibs_out_open(struct ibs_out *o, const char *path)
 {
 	static const cookie_io_functions_t io = { NULL, out_write, NULL, out_close };
-	struct stat st;
-	char *dir;
-	int dest;
+	struct ibs_where w;
+	char *why = NULL;
+	int e;
 
 	memset(o, 0, sizeof(*o));
-	o->fd = o->dst = -1;
+	o->fd = o->dst = o->dir = -1;
 	if (!path || !strcmp(path, "-")) {
 		/* What was printed before comes first. */
 		fflush(stdout);
@@ -275,42 +221,39 @@ enum ibs_err ibs_out_open(struct ibs_out *o, const char *path)
 		goto stream;
 	}
 	o->path = xstrdup(path);
-	dest = resolve(path, &o->target, &st);
-	if (dest < 0)
-		return out_fail(o, "write", errno);
-	if (dest == DEST_SPECIAL || dest == DEST_DESCRIPTOR) {
-		int own = dest == DEST_DESCRIPTOR ? own_descriptor(o->target) : -1;
-		o->kind = OUT_DIRECT;
-		/* Our own descriptor is written as it is (its offset, its O_APPEND): as the shell set it up. */
-		if (own >= 0)
-			o->fd = fcntl(own, F_DUPFD_CLOEXEC, 0);
-		else
-			o->fd = open(o->target, O_WRONLY | O_NOCTTY | O_CLOEXEC | (dest == DEST_DESCRIPTOR ? O_APPEND : 0));
-		if (o->fd < 0)
-			return out_fail(o, "open", errno);
-		/* Swapped for a regular file since lstat: that one would be overwritten in place. */
-		if (dest == DEST_SPECIAL && fstat(o->fd, &st) == 0 && S_ISREG(st.st_mode))
-			return out_fail(o, "write", EAGAIN);
+	e = ibs_where_resolve(path, &w, &why);
+	if (!e)
+		e = ibs_where_may_write(&w, &why);
+	/* From here the directory and the name are o's, freed with it. */
+	o->dir = w.dir;
+	o->name = w.name;
+	w.dir = -1;
+	w.name = NULL;
+	if (why)
+		return out_refuse(o, why);
+	if (e)
+		return out_fail(o, "write", e);
+	if (w.kind == IBS_WHERE_PROC || (w.kind == IBS_WHERE_FILE && !S_ISREG(w.st.st_mode))) {
+		if (open_direct(o, &w) != IBS_OK)
+			return IBS_E_IO;
 		goto stream;
 	}
-	if (dest == DEST_REGULAR) {
-		if (faccessat(AT_FDCWD, o->target, W_OK, AT_EACCESS) != 0)
+	if (w.kind == IBS_WHERE_FILE) {
+		if (faccessat(o->dir, o->name, W_OK, AT_EACCESS) != 0)
 			return out_fail(o, "write", errno);
-		if (st.st_nlink > 1) {
+		if (w.st.st_nlink > 1) {
 			struct stat now;
-			o->dst = open(o->target, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+			o->dst = openat(o->dir, o->name, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW);
 			if (o->dst < 0)
 				return out_fail(o, "write", errno);
-			if (fstat(o->dst, &now) != 0 || now.st_ino != st.st_ino || now.st_dev != st.st_dev)
+			if (fstat(o->dst, &now) != 0 || now.st_ino != w.st.st_ino || now.st_dev != w.st.st_dev)
 				return out_fail(o, "write", EAGAIN);
 		}
 	}
 	o->kind = o->dst >= 0 ? OUT_INPLACE : OUT_REPLACE;
-	dir = dir_of(o->target);
-	o->fd = new_temp(dir, &o->tmp);
-	free(dir);
+	o->fd = new_temp(o->dir, &o->tmp);
 	if (o->fd < 0) {
-		int e = errno;
+		e = errno;
 		out_fail(o, "write", e);
 		if (e == EACCES || e == EPERM)
 			log_hint("-o replaces a file through a new one in the same directory, which must be "
@@ -319,12 +262,12 @@ enum ibs_err ibs_out_open(struct ibs_out *o, const char *path)
 	}
 	if (o->kind == OUT_INPLACE && o->tmp) {
 		/* It only holds the output until it is copied: no name needed. */
-		unlink(o->tmp);
+		unlinkat(o->dir, o->tmp, 0);
 		free(o->tmp);
 		o->tmp = NULL;
 	}
-	if (o->kind == OUT_REPLACE && dest == DEST_REGULAR) {
-		int e = keep_attrs(o->fd, &st);
+	if (o->kind == OUT_REPLACE && w.kind == IBS_WHERE_FILE) {
+		e = keep_attrs(o->fd, &w.st);
 		if (e)
 			return out_fail(o, "write", e);
 	}
@@ -337,58 +280,49 @@ stream:
 }
 
 /* Name an O_TMPFILE file in dir, at a short random name; *name owned. Returns 0 or an errno. */
-static int link_temp(int fd, const char *dir, char **name)
+static int link_temp(int fd, int dir, char **name)
 {
-	static const char chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 	char proc[64];
-	int tries;
+	int tries, e;
 
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	for (tries = 0; tries < 100; tries++) {
-		unsigned char r[8];
-		char suffix[sizeof(r) + 1];
-		size_t i;
-		if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
-			return errno ? errno : EIO;
-		for (i = 0; i < sizeof(r); i++)
-			suffix[i] = chars[r[i] % (sizeof(chars) - 1)];
-		suffix[sizeof(r)] = '\0';
-		*name = xasprintf("%s/" OUT_TMP_PREFIX "%s", dir, suffix);
+		if ((e = temp_name(name)) != 0)
+			return e;
 		/* AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; the /proc link works for the file's opener. */
-		if (linkat(fd, "", AT_FDCWD, *name, AT_EMPTY_PATH) == 0 ||
-		    linkat(AT_FDCWD, proc, AT_FDCWD, *name, AT_SYMLINK_FOLLOW) == 0)
+		if (linkat(fd, "", dir, *name, AT_EMPTY_PATH) == 0 ||
+		    linkat(AT_FDCWD, proc, dir, *name, AT_SYMLINK_FOLLOW) == 0)
 			return 0;
+		e = errno;
 		free(*name);
 		*name = NULL;
-		if (errno != EEXIST)
-			return errno;
+		if (e != EEXIST)
+			return e;
 	}
 	return EEXIST;
 }
 
-/* Rename the finished file over the target; 0 or an errno. */
+/* Rename the finished file over the target, in its directory; 0 or an errno. */
 static int replace(struct ibs_out *o)
 {
-	char *dir = dir_of(o->target);
 	int e = 0, dfd;
 
 	if (fsync(o->fd) != 0)
 		e = errno;
 	if (!e && !o->tmp)
-		e = link_temp(o->fd, dir, &o->tmp);
-	if (!e && rename(o->tmp, o->target) != 0)
+		e = link_temp(o->fd, o->dir, &o->tmp);
+	if (!e && renameat(o->dir, o->tmp, o->dir, o->name) != 0)
 		e = errno;
 	if (!e) {
 		free(o->tmp);
 		o->tmp = NULL;
-		/* The rename itself on disk (best effort: not every file system can). */
-		dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		/* The rename itself on disk (best effort: not every file system can, nor every directory be read). */
+		dfd = openat(o->dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (dfd >= 0) {
 			fsync(dfd);
 			close(dfd);
 		}
 	}
-	free(dir);
 	return e;
 }
 
@@ -477,27 +411,29 @@ void ibs_out_abort(struct ibs_out *o)
 	out_free(o);
 }
 
-/* What a path would write to: a file's device and inode, or for a new name, its directory's and the name. */
+/*
+ * What a path would write to: an existing file's device and inode (as the
+ * kernel opens it), or for a new name, its directory's and the name.
+ */
 static bool identity(const char *path, struct stat *st, char **name)
 {
-	char *target, *dir;
-	int dest = resolve(path, &target, st);
+	struct ibs_where w;
+	char *why = NULL;
 	bool ok;
 
 	*name = NULL;
-	if (dest < 0)
+	if (stat(path, st) == 0)
+		return true;
+	if (errno != ENOENT || ibs_where_resolve(path, &w, &why) != 0) {
+		free(why);
 		return false;
-	if (dest != DEST_NEW) {
-		ok = stat(target, st) == 0;
-		free(target);
-		return ok;
 	}
-	dir = dir_of(target);
-	ok = stat(dir, st) == 0;
-	if (ok)
-		*name = xstrdup(strrchr(target, '/') ? strrchr(target, '/') + 1 : target);
-	free(dir);
-	free(target);
+	ok = w.kind == IBS_WHERE_NEW;
+	if (ok) {
+		*st = w.dst;
+		*name = xstrdup(w.name);
+	}
+	ibs_where_free(&w);
 	return ok;
 }
 

@@ -1,4 +1,4 @@
-/* Output files written as `sort -o` and `curl -o` do: replaced atomically. */
+/* Output files written as `sort -o` and `curl -o` do: replaced atomically, never through a planted link. */
 #ifndef IBSCAN_OUT_H
 #define IBSCAN_OUT_H
 
@@ -10,6 +10,14 @@
 /*
  * An output destination, written as `sort -o` and `curl -o` do:
  * - NULL or "-": standard output.
+ * - The path is walked one component at a time from a directory descriptor
+ *   (core/base/path.h): a symlink is followed (a chain, relative or
+ *   dangling, on the way or at the end) only where the kernel's
+ *   fs.protected_symlinks rule would follow it, whatever that sysctl says:
+ *   in a sticky world-writable directory (/tmp), only a link of this user
+ *   or of the directory's owner. Another is refused, naming the link and
+ *   the rule; so is a regular file or FIFO there of another user
+ *   (fs.protected_regular, fs.protected_fifos).
  * - A path that exists and is not a regular file (a character or block
  *   device, a FIFO, a socket) is opened and written in place: /dev/null
  *   stays a device and a FIFO's reader gets the data. So is a link in /proc,
@@ -17,11 +25,10 @@
  *   own descriptors (/dev/stdout, /dev/fd/N, /proc/self/fd/N) is written
  *   through as it is (its offset, its O_APPEND, as the shell set it up);
  *   another process's is opened for appending.
- * - A symlink is followed (a chain, relative or dangling) and its target is
- *   what is written.
  * - A regular file (or a new one) is replaced atomically: the data goes to
  *   an unnamed file (O_TMPFILE; else a short hidden name) in the target's
- *   own directory, fsynced, then renamed over it, so a reader sees the old
+ *   own directory, fsynced, then renamed over it in that directory
+ *   (renameat on the directory's descriptor), so a reader sees the old
  *   file or the new one, never half of one, and a failure leaves the old
  *   file as it was. The new file keeps the old one's permission bits and,
  *   where the process may (root, or the owner in the group), its owner and
@@ -38,11 +45,12 @@ struct ibs_out {
 	int err; /* the first write error (an errno), still set after commit */
 	/* private */
 	int kind;
-	char *path;   /* as given, for messages */
-	char *target; /* the file replaced, symlinks followed */
-	char *tmp;    /* a named temporary file, when O_TMPFILE was not supported */
-	int fd;       /* what fp writes to */
-	int dst;      /* a hard-linked file rewritten in place, else -1 */
+	char *path; /* as given, for messages */
+	int dir;    /* the target's directory (O_PATH), or -1 */
+	char *name; /* the target's name in dir */
+	char *tmp;  /* a named temporary file in dir, when O_TMPFILE was not supported */
+	int fd;     /* what fp writes to */
+	int dst;    /* a hard-linked file rewritten in place, else -1 */
 };
 
 /* Open for writing; a failure is logged (naming path and why). */
@@ -58,8 +66,9 @@ void ibs_out_abort(struct ibs_out *o);
 
 /*
  * Whether a and b are one file: the same device and inode, symlinks
- * followed; for paths that do not exist yet, the same name in the same
- * directory. Used to refuse an output that would overwrite an input.
+ * followed as the kernel follows them for reading; for paths that do not
+ * exist yet, the same name in the same directory. Used to refuse an output
+ * that would overwrite an input.
  */
 bool ibs_same_file(const char *a, const char *b);
 

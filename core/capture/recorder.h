@@ -1,7 +1,8 @@
 /*
  * The recorder: wraps any transport and writes every exchange through it to
  * a capture file (docs/capture-format.md) as it goes, flushed after each,
- * so that a crash loses at most the exchange in flight.
+ * into a new file that replaces the capture's path when the recording ends
+ * (struct ibs_out, as -o does).
  */
 #ifndef IBSCAN_CAPTURE_RECORDER_H
 #define IBSCAN_CAPTURE_RECORDER_H
