@@ -404,6 +404,17 @@ enum ibs_err ibs_out_commit(struct ibs_out *o)
 	return e ? IBS_E_IO : IBS_OK;
 }
 
+int ibs_out_restrict(struct ibs_out *o, mode_t bits)
+{
+	struct stat st;
+
+	if (o->kind != OUT_REPLACE)
+		return 0;
+	if (fstat(o->fd, &st) != 0 || fchmod(o->fd, st.st_mode & 07777 & ~bits) != 0)
+		return errno;
+	return 0;
+}
+
 void ibs_out_abort(struct ibs_out *o)
 {
 	if (o->fp)

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "err.h"
 
@@ -63,6 +64,12 @@ enum ibs_err ibs_out_open(struct ibs_out *o, const char *path);
 enum ibs_err ibs_out_commit(struct ibs_out *o);
 /* Give up: nothing is written in place of an existing file. */
 void ibs_out_abort(struct ibs_out *o);
+/*
+ * Take the permission bits bits (S_IWGRP | S_IWOTH, say) from the file that
+ * will replace the target (not from a device, nor from a hard-linked file
+ * rewritten in place, which keep their own). 0 or an errno.
+ */
+int ibs_out_restrict(struct ibs_out *o, mode_t bits);
 
 /*
  * Whether a and b are one file: the same device and inode, symlinks

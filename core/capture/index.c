@@ -1,13 +1,14 @@
 /*
  * Replay index images (see index.h; layout in docs/capture-format.md).
  *
- *   header (128 bytes) | capture header text | attempts[n] | table[slots] | response bytes
+ *   header (136 bytes) | capture header text | attempts[n] | table[slots] | response bytes
  *
  * Every section starts on an 8-byte boundary. The table is open addressing
  * on the request key (at most half full); each used slot names the first
  * attempt of its request, and attempts of one request are chained forward
- * in file order. The checksum covers everything after the header, so a
- * damaged index is refused before any of it is believed.
+ * in file order. The checksum covers every byte, the header too (with the
+ * checksum field as zero), so a damaged index is refused before any of it
+ * is believed.
  */
 #include "index.h"
 #include "index_int.h"
@@ -26,7 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-_Static_assert(sizeof(struct hdr) == 128, "index header is 128 bytes");
+_Static_assert(sizeof(struct hdr) == 136, "index header is 136 bytes");
 _Static_assert(sizeof(struct ibs_capidx_x) == 32, "index attempts are 32 bytes");
 _Static_assert(sizeof(struct slot) == 16, "index slots are 16 bytes");
 
@@ -113,17 +114,82 @@ static uint64_t checksum(const struct ibs_capidx *ix, const uint8_t *p, size_t n
 	return final(l[0] ^ rotl(l[1], 15) ^ rotl(l[2], 31) ^ rotl(l[3], 47) ^ n);
 }
 
+/* The whole image's checksum: the header with its checksum field as zero, then the rest. */
+static uint64_t image_checksum(const struct ibs_capidx *ix, const struct hdr *h, const uint8_t *body, size_t n)
+{
+	struct hdr z = *h;
+
+	z.checksum = 0;
+	return final(mix(checksum(NULL, (const uint8_t *)&z, sizeof(z)), checksum(ix, body, n)));
+}
+
+#define SAMPLE_BLOCK 4096
+#define SAMPLE_BLOCKS 64
+
+/*
+ * A hash of the bytes of a capture of size bytes: every block of 4 KiB of
+ * one up to 64 blocks long, else 64 blocks spread evenly over it, the first
+ * and the last among them (256 KiB read, whatever the size). Each block is
+ * hashed with its offset and length, zeros after its end to a whole word.
+ */
+static bool sample_hash(int fd, uint64_t size, uint64_t *out)
+{
+	uint64_t h = 0x510e527fade682d1ull, k, n = (size + SAMPLE_BLOCK - 1) / SAMPLE_BLOCK;
+	uint8_t b[SAMPLE_BLOCK];
+
+	if (n > SAMPLE_BLOCKS)
+		n = SAMPLE_BLOCKS;
+	for (k = 0; k < n; k++) {
+		uint64_t off = size <= (uint64_t)SAMPLE_BLOCKS * SAMPLE_BLOCK ? k * SAMPLE_BLOCK
+									   : (size - SAMPLE_BLOCK) * k / (SAMPLE_BLOCKS - 1);
+		size_t len = size - off < SAMPLE_BLOCK ? (size_t)(size - off) : SAMPLE_BLOCK, got = 0;
+		memset(b, 0, sizeof(b));
+		while (got < len) {
+			ssize_t r = pread(fd, b + got, len - got, (off_t)(off + got));
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0) {
+				if (!r)
+					errno = EIO; /* shorter than it said: changing as it is read */
+				return false;
+			}
+			got += (size_t)r;
+		}
+		h = mix(h, off);
+		h = mix(h, checksum(NULL, b, (len + 7) & ~(size_t)7) ^ len);
+	}
+	*out = final(h ^ size);
+	return true;
+}
+
 bool ibs_capidx_src_of(const char *cap_path, struct ibs_capidx_src *src)
 {
 	struct stat st;
+	int fd = -1, e;
+	bool ok;
 
+	memset(src, 0, sizeof(*src));
+	/* Only a regular file is opened and sampled: opening a FIFO would take a reader from its writer. */
 	if (stat(cap_path, &st) != 0)
 		return false;
+	if (S_ISREG(st.st_mode) && ((fd = open(cap_path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0 || fstat(fd, &st) != 0)) {
+		e = errno;
+		if (fd >= 0)
+			close(fd);
+		errno = e;
+		return false;
+	}
 	src->size = (uint64_t)st.st_size;
 	src->ino = (uint64_t)st.st_ino;
 	src->mtime_s = (int64_t)st.st_mtim.tv_sec;
 	src->mtime_ns = (int64_t)st.st_mtim.tv_nsec;
-	return true;
+	src->uid = (uint32_t)st.st_uid;
+	ok = fd < 0 || !S_ISREG(st.st_mode) || sample_hash(fd, src->size, &src->sample);
+	e = errno;
+	if (fd >= 0)
+		close(fd);
+	errno = e;
+	return ok;
 }
 
 
@@ -155,6 +221,7 @@ enum ibs_err ibs_capidx_build(const struct ibs_capture *c, const struct ibs_capi
 		h.cap_ino = src->ino;
 		h.cap_mtime_s = src->mtime_s;
 		h.cap_mtime_ns = src->mtime_ns;
+		h.cap_sample = src->sample;
 	}
 	h.n_x = c->n;
 	h.slots = slots;
@@ -218,11 +285,13 @@ enum ibs_err ibs_capidx_build(const struct ibs_capture *c, const struct ibs_capi
 
 void ibs_capidx_seal(void *buf, size_t len)
 {
+	struct hdr h;
 	uint64_t sum;
 
 	if (len < sizeof(struct hdr))
 		return;
-	sum = checksum(NULL, (const uint8_t *)buf + sizeof(struct hdr), len - sizeof(struct hdr));
+	memcpy(&h, buf, sizeof(h));
+	sum = image_checksum(NULL, &h, (const uint8_t *)buf + sizeof(struct hdr), len - sizeof(struct hdr));
 	memcpy((uint8_t *)buf + offsetof(struct hdr, checksum), &sum, sizeof(sum));
 }
 
@@ -235,6 +304,8 @@ enum ibs_err ibs_capidx_write(const struct ibs_capidx *ix, const char *path, cha
 	*msg = NULL;
 	if ((rc = ibs_out_open(&o, path)) != IBS_OK)
 		return rc;
+	/* Replay believes an index only where no one but its owner may write it. */
+	ibs_out_restrict(&o, S_IWGRP | S_IWOTH);
 	fwrite(ix->buf, 1, ix->len, o.fp);
 	return ibs_out_commit(&o);
 }
@@ -286,11 +357,16 @@ static enum ibs_err check(struct ibs_capidx *ix, const struct ibs_capidx_src *sr
 	if (h->file_size != ix->len)
 		return capidx_bad(msg, "truncated or extended: %zu bytes where the header says %llu", ix->len,
 			   (unsigned long long)h->file_size);
-	if (checksum(ix, ix->buf + sizeof(*h), ix->len - sizeof(*h)) != h->checksum)
+	if (image_checksum(ix, h, ix->buf + sizeof(*h), ix->len - sizeof(*h)) != h->checksum)
 		return capidx_bad(msg, "checksum mismatch: the index is damaged");
 	if (src && (h->cap_size != src->size || h->cap_ino != src->ino || h->cap_mtime_s != src->mtime_s ||
 		    h->cap_mtime_ns != src->mtime_ns)) {
 		*msg = xasprintf("stale: the capture changed after the index was written");
+		return IBS_E_NOTFOUND;
+	}
+	if (src && h->cap_sample != src->sample) {
+		*msg = xasprintf("stale: the capture's bytes changed after the index was written (its size, inode "
+				 "and time did not)");
 		return IBS_E_NOTFOUND;
 	}
 	if (h->n_x >= UINT32_MAX || h->slots < 64 || h->slots & (h->slots - 1) || h->slots / 2 < h->n_x ||
@@ -416,6 +492,19 @@ enum ibs_err ibs_capidx_open(const char *path, const struct ibs_capidx_src *src,
 		*msg = xasprintf("not a regular file");
 		close(fd);
 		return IBS_E_IO;
+	}
+	/* Whoever may write the index decides what replay says: only we, or the capture's owner, may. */
+	if (st.st_uid != geteuid() && (!src || st.st_uid != src->uid)) {
+		*msg = xasprintf("not trusted: it belongs to uid %u, neither this user (uid %u) nor the capture's owner "
+				 "(uid %u)",
+				 (unsigned)st.st_uid, (unsigned)geteuid(), src ? (unsigned)src->uid : (unsigned)geteuid());
+		close(fd);
+		return IBS_E_NOTFOUND;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		*msg = xasprintf("not trusted: its group or others may write it (mode %04o)", (unsigned)(st.st_mode & 07777));
+		close(fd);
+		return IBS_E_NOTFOUND;
 	}
 	if ((uint64_t)st.st_size < sizeof(struct hdr) || (uint64_t)st.st_size > IBS_CAPIDX_MAX_BYTES) {
 		close(fd);

@@ -20,6 +20,7 @@ struct hdr {
 	uint64_t file_size, checksum;
 	uint64_t cap_size, cap_ino;
 	int64_t cap_mtime_s, cap_mtime_ns;
+	uint64_t cap_sample; /* the hash of a sample of the capture's bytes (ibs_capidx_src_of) */
 	uint64_t n_x, slots;
 	uint64_t text_off, text_len, x_off, tab_off, resp_off, resp_len;
 };

@@ -11,7 +11,8 @@
 # write where they lead. The same for an unprivileged user against a second
 # one. ibscan applies the rule whatever fs.protected_symlinks says (this
 # machine may have it off: the test then shows that ibscan, not the kernel,
-# refused).
+# refused). A replay index that another user forged beside root's capture
+# is passed over with a warning (item 3).
 . "$(dirname "$0")/lib.sh"
 cap=$ROOT/fixtures/captures/net.2sw2path4hca.cap
 NOBODY=65534 OTHER=65533
@@ -34,6 +35,8 @@ pub=$TMP/pub
 mkdir "$pub"
 chmod 1777 "$pub"
 as_nobody() { setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups "$@"; }
+# The system's python: one in root's home (pyenv) is not for uid 65534.
+PY=$(command -v /usr/bin/python3 || command -v python3)
 as_other() { setpriv --reuid=$OTHER --regid=$OTHER --clear-groups "$@"; }
 echo "root's own file" >"$TMP/victim"
 chmod 644 "$TMP/victim"
@@ -126,5 +129,22 @@ ln -s "$TMP/nobodys/file" "$pub/from-root"
 as_nobody "$IBSCAN" nodes --replay "$cap" -o "$pub/from-root" 2>"$TMP/err" || fail "nobody did not follow the directory owner's link: $(cat "$TMP/err")"
 grep -q '^nodes:' "$TMP/nobodys/file" || fail "nobody did not write through the directory owner's link"
 rm -f "$pub/from-root"
+# A replay index planted beside root's capture (item 3): a forged one that
+# renames a switch is passed over, saying why; the capture's owner's own is believed.
+cp "$cap" "$pub/r.cap"
+"$IBSCAN" nodes --replay "$pub/r.cap" >"$TMP/r.text" || fail "replay of r.cap"
+"$IBSCAN" capture index "$pub/r.cap" -o "$TMP/r.good.idx" || fail "capture index of r.cap"
+as_nobody "$PY" "$ROOT/tests/cli/forgeidx.py" "$TMP/r.good.idx" "$pub/r.cap" -o "$pub/r.cap.idx" --rename Switch1 EVILSW1
+planted+=(r.cap r.cap.idx)
+run 0 nodes --replay "$pub/r.cap"
+err_has "ibscan: warning: $pub/r.cap.idx: not trusted: it belongs to uid $NOBODY, neither this user (uid 0) nor the capture's owner (uid 0); reading the capture itself"
+cmp -s "$TMP/out" "$TMP/r.text" || fail "a forged index planted by uid $NOBODY was believed: $(grep -c EVIL "$TMP/out") EVIL"
+cp "$pub/r.cap" "$TMP/n.cap"
+mkdir "$TMP/nobodys/caps" && chown $NOBODY:$NOBODY "$TMP/nobodys/caps"
+as_nobody cp "$TMP/n.cap" "$TMP/nobodys/caps/n.cap"
+as_nobody "$PY" "$ROOT/tests/cli/forgeidx.py" "$TMP/r.good.idx" "$TMP/nobodys/caps/n.cap" -o "$TMP/nobodys/caps/n.cap.idx" --rename Switch1 EVILSW1
+run 0 nodes --replay "$TMP/nobodys/caps/n.cap"
+out_has '"EVILSW1"'
+[ ! -s "$TMP/err" ] || fail "the capture's owner's own index was not believed: $(cat "$TMP/err")"
 untouched "the end"
 echo "ok: links, files and FIFOs planted by another user are refused, naming the rule; the kernel's other cases are followed"
