@@ -375,10 +375,7 @@ static enum ibs_err parse(const char *name, const char *buf, size_t len, bool ma
 	*out = NULL;
 	*msg = NULL;
 	if (z) {
-		unsigned zl = 1;
-		for (const char *q = buf; q < z; q++)
-			zl += *q == '\n';
-		rc = perr(msg, name, zl, "NUL byte: this is not a capture (binary file?)");
+		rc = perr(msg, name, ibs_text_line_of(buf, z), "NUL byte: this is not a capture (binary file?)");
 		goto fail;
 	}
 	while (pos < len) {
