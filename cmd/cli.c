@@ -100,7 +100,7 @@ const char *cli_source_option(const struct cli_common *c)
 		return "--record";
 	if (c->ca)
 		return "--ca";
-	if (c->port)
+	if (c->port_set)
 		return "--port";
 	if (c->gids)
 		return "--gids";

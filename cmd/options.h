@@ -50,7 +50,7 @@ struct cli_common {
 	unsigned window, timeout_ms, retries;
 	unsigned max_per_switch; /* --max-smps-per-switch */
 	bool fixed_timeout;      /* --fixed-timeout */
-	bool window_set, timeout_set, retries_set, deadline_set, mkey_set, max_per_switch_set; /* given */
+	bool port_set, window_set, timeout_set, retries_set, deadline_set, mkey_set, max_per_switch_set; /* given */
 	double deadline_s;
 	uint64_t mkey;  /* --m-key: the M_Key every SMP carries */
 	const char *namemap;

@@ -20,7 +20,8 @@ static bool options_conflict(const struct cli_common *c)
 		log_error("--replay, --record and --load-cache cannot be used together");
 		return true;
 	}
-	if ((c->replay || c->load_cache) && (c->ca || c->port)) {
+	/* Given, whatever its value: -P 0 (the first active port) reads a device as much as -P 1 does. */
+	if ((c->replay || c->load_cache) && (c->ca || c->port_set)) {
 		log_error("%s reads no device: -C/--ca and -P/--port do not apply", src);
 		return true;
 	}
