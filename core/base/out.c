@@ -1,6 +1,7 @@
 /* Output files written as `sort -o` and `curl -o` do (out.h), placed through directory descriptors. */
 #define _GNU_SOURCE
 #include "out.h"
+#include "out_int.h"
 #include "log.h"
 #include "path.h"
 #include "xalloc.h"
@@ -15,15 +16,6 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-enum out_kind {
-	OUT_STDOUT,  /* fd 1 */
-	OUT_DIRECT,  /* a device, FIFO, socket or /proc descriptor link, written in place */
-	OUT_REPLACE, /* a temporary file renamed over the target */
-	OUT_INPLACE, /* a temporary file copied into a hard-linked target */
-};
-
-#define OUT_TMP_PREFIX ".ibscan." /* short: a 255-byte name still has room beside it */
 
 /* N when name in the directory dst is /proc/<this process>/fd/N (/dev/stdout, /dev/fd/N), else -1. */
 static int own_descriptor(const char *name, const struct stat *dst)
@@ -60,6 +52,7 @@ static ssize_t out_write(void *cookie, const char *buf, size_t n)
 			return off ? (ssize_t)off : -1;
 		}
 		off += (size_t)w;
+		o->written += w;
 	}
 	return (ssize_t)n;
 }
@@ -73,6 +66,7 @@ static int out_close(void *cookie)
 
 static void out_free(struct ibs_out *o)
 {
+	out_fatal_forget(o);
 	if (o->tmp)
 		unlinkat(o->dir, o->tmp, 0);
 	if (o->kind != OUT_STDOUT && o->fd >= 0)
@@ -107,8 +101,8 @@ static enum ibs_err out_refuse(struct ibs_out *o, char *why)
 	return IBS_E_IO;
 }
 
-/* A short random name for a temporary file: OUT_TMP_PREFIX and 8 letters or digits; 0 or an errno. */
-static int temp_name(char **name)
+/* OUT_TMP_PREFIX and 8 random letters or digits. */
+int out_temp_name(char **name)
 {
 	static const char chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 	unsigned char r[8];
@@ -140,7 +134,7 @@ static int new_temp(int dir, char **name)
 	if (fd < 0 && (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
 		return fd;
 	for (tries = 0; fd < 0 && tries < 100; tries++) {
-		if ((e = temp_name(name)) != 0) {
+		if ((e = out_temp_name(name)) != 0) {
 			errno = e;
 			return -1;
 		}
@@ -279,23 +273,39 @@ stream:
 	return IBS_OK;
 }
 
-/* Name an O_TMPFILE file in dir, at a short random name; *name owned. Returns 0 or an errno. */
-static int link_temp(int fd, int dir, char **name)
+int out_link_at(int fd, const char *proc, int dir, const char *name)
 {
-	char proc[64];
+	/* AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; the /proc link works for the file's opener. */
+	if (linkat(fd, "", dir, name, AT_EMPTY_PATH) == 0 || linkat(AT_FDCWD, proc, dir, name, AT_SYMLINK_FOLLOW) == 0)
+		return 0;
+	return errno;
+}
+
+/*
+ * Name o's O_TMPFILE file in its directory (o->tmp): at the name its last
+ * words chose (a fatal end meanwhile links it there too), else at a short
+ * random one. 0 or an errno.
+ */
+static int link_temp(struct ibs_out *o)
+{
+	char proc[32], *name;
 	int tries, e;
 
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	for (tries = 0; tries < 100; tries++) {
-		if ((e = temp_name(name)) != 0)
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", o->fd);
+	if (o->fatal_tmp) {
+		if ((e = out_link_at(o->fd, proc, o->dir, o->fatal_tmp)) != 0)
 			return e;
-		/* AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; the /proc link works for the file's opener. */
-		if (linkat(fd, "", dir, *name, AT_EMPTY_PATH) == 0 ||
-		    linkat(AT_FDCWD, proc, dir, *name, AT_SYMLINK_FOLLOW) == 0)
+		o->tmp = xstrdup(o->fatal_tmp);
+		return 0;
+	}
+	for (tries = 0; tries < 100; tries++) {
+		if ((e = out_temp_name(&name)) != 0)
+			return e;
+		if ((e = out_link_at(o->fd, proc, o->dir, name)) == 0) {
+			o->tmp = name;
 			return 0;
-		e = errno;
-		free(*name);
-		*name = NULL;
+		}
+		free(name);
 		if (e != EEXIST)
 			return e;
 	}
@@ -310,7 +320,7 @@ static int replace(struct ibs_out *o)
 	if (fsync(o->fd) != 0)
 		e = errno;
 	if (!e && !o->tmp)
-		e = link_temp(o->fd, o->dir, &o->tmp);
+		e = link_temp(o);
 	if (!e && renameat(o->dir, o->tmp, o->dir, o->name) != 0)
 		e = errno;
 	if (!e) {
@@ -384,6 +394,9 @@ enum ibs_err ibs_out_commit(struct ibs_out *o)
 	fclose(o->fp);
 	o->fp = NULL;
 	e = o->err;
+	/* Complete: a fatal end from here puts this in place, not the last words. */
+	if (!e)
+		o->state = 1;
 	if (!e && o->kind == OUT_REPLACE)
 		e = replace(o);
 	else if (!e && o->kind == OUT_INPLACE)
@@ -402,6 +415,17 @@ enum ibs_err ibs_out_commit(struct ibs_out *o)
 			  touched ? " (it has other hard links, so it was rewritten in place: it may be incomplete)" : "");
 	out_free(o);
 	return e ? IBS_E_IO : IBS_OK;
+}
+
+int ibs_out_mark(struct ibs_out *o)
+{
+	if (fflush(o->fp) != 0 || o->err) {
+		if (!o->err)
+			o->err = errno ? errno : EIO;
+		return -1;
+	}
+	o->mark = o->written;
+	return 0;
 }
 
 int ibs_out_restrict(struct ibs_out *o, mode_t bits)

@@ -2,11 +2,23 @@
 #ifndef IBSCAN_OUT_H
 #define IBSCAN_OUT_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
 
 #include "err.h"
+
+/* How a run can end before its outputs are in place (ibs_out_fatal). */
+enum ibs_fatal {
+	IBS_FATAL_SIGINT,
+	IBS_FATAL_SIGTERM,
+	IBS_FATAL_SIGHUP,
+	IBS_FATAL_WATCHDOG, /* no progress within --deadline and its grace (SIGALRM) */
+	IBS_FATAL_BUS,      /* a file read through a mapping was cut short (SIGBUS) */
+	IBS_FATAL_OOM,      /* out of memory */
+	IBS_N_FATAL
+};
 
 /*
  * An output destination, written as `sort -o` and `curl -o` do:
@@ -52,6 +64,15 @@ struct ibs_out {
 	char *tmp;  /* a named temporary file in dir, when O_TMPFILE was not supported */
 	int fd;     /* what fp writes to */
 	int dst;    /* a hard-linked file rewritten in place, else -1 */
+	off_t written; /* bytes written to fd */
+	/* Last words (out_fatal.c), read by ibs_out_fatal in a signal handler: set before o is registered. */
+	int fatal;                   /* what a fatal end puts in place: nothing, texts[cause], or fd up to mark */
+	volatile sig_atomic_t state; /* 0 being written; 1 complete, being put in place; 2 done */
+	char *texts[IBS_N_FATAL];
+	size_t text_len[IBS_N_FATAL];
+	off_t mark;      /* the bytes of fd that are whole (ibs_out_mark) */
+	char *fatal_tmp; /* the name an unnamed temporary file is put in place by (linked, then renamed) */
+	char proc[32];   /* "/proc/self/fd/N" of fd, to link it by */
 };
 
 /* Open for writing; a failure is logged (naming path and why). */
@@ -70,6 +91,29 @@ void ibs_out_abort(struct ibs_out *o);
  * rewritten in place, which keep their own). 0 or an errno.
  */
 int ibs_out_restrict(struct ibs_out *o, mode_t bits);
+
+/*
+ * Last words: whatever ends the run before o is committed (a signal, the
+ * watchdog, out of memory: ibs_out_fatal), o's destination then says
+ * texts[cause] (lens[cause] bytes, copied), in place of what o was being
+ * given and of what the destination held: health's UNKNOWN, so that no
+ * file keeps the last run's verdict. A device, FIFO or standard output is
+ * given it only where nothing was written to it yet.
+ */
+void ibs_out_last_words(struct ibs_out *o, char *const texts[IBS_N_FATAL], const size_t lens[IBS_N_FATAL]);
+/*
+ * Whatever ends the run before o is committed, o's destination gets what
+ * o held at its last ibs_out_mark: a capture cut short, in whole records.
+ */
+void ibs_out_keep_on_fatal(struct ibs_out *o);
+/* Flush o: what it was given so far is whole (for ibs_out_keep_on_fatal). 0, or -1 (o->err says why). */
+int ibs_out_mark(struct ibs_out *o);
+/*
+ * The run ends now, by cause: put every output's last words in place
+ * (async-signal-safe: for signal handlers and the out-of-memory exit). An
+ * output being committed is put in place as it is, complete.
+ */
+void ibs_out_fatal(enum ibs_fatal cause);
 
 /*
  * Whether a and b are one file: the same device and inode, symlinks
