@@ -41,8 +41,8 @@ static void rec_write(struct rec_priv *r, struct rec_pending *p, enum ibs_cap_ou
 	if (r->failed || !r->f)
 		return;
 	ibs_capture_write_exchange(r->f, &p->req, p->mad, r->times ? &t : NULL, oc, pkt);
-	/* A crash loses at most the exchange in flight. */
-	if (fflush(r->f) != 0 || ferror(r->f)) {
+	/* Whole so far: a run cut short (a signal, out of memory) keeps the capture up to here, without its end record. */
+	if (ibs_out_mark(&r->out) != 0 || ferror(r->f)) {
 		log_error("cannot write capture '%s': %s", r->path, strerror(r->out.err ? r->out.err : errno));
 		r->failed = true;
 	}
@@ -147,6 +147,8 @@ enum ibs_err ibs_recorder_end(struct ibs_transport *t)
 		for (i = 0; i < r->n; i++)
 			if (r->p[i].used)
 				rec_write(r, &r->p[i], IBS_CAP_NONE, NULL);
+		/* The recording ended here, not cut short: a reader can tell (ibs_capture_cut_short). */
+		ibs_capture_write_end(r->f);
 		r->f = NULL;
 		/* Put in place (renamed over the old capture) only now: a reader of the old one reads it whole. */
 		if (r->failed)
@@ -193,12 +195,13 @@ enum ibs_err ibs_recorder_wrap(struct ibs_transport *inner, const char *path, bo
 	}
 	r->f = r->out.fp;
 	ibs_capture_write_header(r->f, "ibscan " IBSCAN_VERSION, lp, eng);
-	if (fflush(r->f) != 0) {
+	if (ibs_out_mark(&r->out) != 0) {
 		log_error("cannot write capture '%s': %s", path, strerror(r->out.err ? r->out.err : errno));
 		ibs_out_abort(&r->out);
 		free(r);
 		return IBS_E_IO;
 	}
+	ibs_out_keep_on_fatal(&r->out);
 	r->inner = inner;
 	r->path = xstrdup(path);
 	r->times = times;
