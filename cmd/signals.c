@@ -1,10 +1,10 @@
 /*
- * The signals ibscan handles: the watchdog (SIGALRM), SIGBUS on a replay
- * index cut short, SIGINT/SIGTERM/SIGHUP (the outputs' last words), SIGPIPE.
+ * The signals ibscan handles: the watchdog (SIGALRM), SIGBUS on a mapped
+ * file cut short, SIGINT/SIGTERM/SIGHUP (the outputs' last words), SIGPIPE.
  */
 #include "signals.h"
 #include "exit.h"
-#include "../core/capture/index.h"
+#include "../core/base/mapping.h"
 #include "../core/base/out.h"
 #include "../core/base/xalloc.h"
 
@@ -77,35 +77,22 @@ void sig_disarm_watchdog(void)
 }
 
 /*
- * Replay maps FILE.idx (core/capture/index.c). If someone cuts that file short in
- * place meanwhile (cp over it), reading a lost page raises SIGBUS: say so
- * and exit 3 rather than die without a word.
+ * A file read through a mapping (a capture, a replay index) and cut short
+ * in place meanwhile (cp over it) raises SIGBUS at the next read of a lost
+ * page: say which file (core/base/mapping.h), and exit 3, rather than die
+ * without a word; the outputs' last words go in place first.
  */
-static char *sigbus_msg;
-static size_t sigbus_len;
-
 static void on_sigbus(int sig)
 {
+	static const char any[] = "ibscan: error: a file being read was cut short under it (SIGBUS); run again\n";
+	size_t len = sizeof(any) - 1;
+	const char *m = ibs_mapping_said(&len);
+
 	(void)sig;
 	ibs_out_fatal(IBS_FATAL_BUS);
-	if (write(STDERR_FILENO, sigbus_msg, sigbus_len) < 0)
+	if (write(STDERR_FILENO, m ? m : any, len) < 0)
 		_exit(EXIT_RUNTIME);
 	_exit(EXIT_RUNTIME);
-}
-
-void sig_catch_sigbus(const char *capture)
-{
-	struct sigaction sa;
-
-	/* Built now: a signal handler may only write what exists already. */
-	free(sigbus_msg);
-	sigbus_msg = xasprintf("ibscan: error: %s%s: the replay index was cut short while in use "
-			       "(replaced in place?); run again\n",
-			       capture, IBS_CAPIDX_SUFFIX);
-	sigbus_len = strlen(sigbus_msg);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_sigbus;
-	sigaction(SIGBUS, &sa, NULL);
 }
 
 /*
@@ -140,5 +127,8 @@ void sig_catch_fatal(void)
 			continue;
 		sigaction(sigs[i], &sa, NULL);
 	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigbus;
+	sigaction(SIGBUS, &sa, NULL);
 	xalloc_on_die(oom_last_words);
 }

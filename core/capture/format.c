@@ -6,6 +6,7 @@
  */
 #include "format.h"
 #include "../base/file.h"
+#include "../base/mapping.h"
 #include "../base/log.h"
 #include "../base/text.h"
 #include "../base/xalloc.h"
@@ -642,7 +643,10 @@ static enum ibs_err load(const char *path, ibs_cap_sink sink, void *ctx, struct 
 			m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 		close(fd);
 		if (m != MAP_FAILED) {
+			/* Cut short in place meanwhile, its mapping raises SIGBUS: cmd/ then names it. */
+			ibs_mapping_begin(path, "the capture was cut short while it was read (changed in place?); run again");
 			rc = parse(path, m, (size_t)st.st_size, true, sink, ctx, out, msg);
+			ibs_mapping_end();
 			munmap(m, (size_t)st.st_size);
 			return rc;
 		}

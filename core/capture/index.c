@@ -14,6 +14,7 @@
 #include "index_int.h"
 #include "../base/out.h"
 #include "../base/log.h"
+#include "../base/mapping.h"
 #include "../base/xalloc.h"
 
 #include <errno.h>
@@ -516,7 +517,9 @@ enum ibs_err ibs_capidx_open(const char *path, const struct ibs_capidx_src *src,
 		close(fd);
 		return IBS_E_IO;
 	}
+	ibs_mapping_begin(path, "the replay index was cut short while in use (replaced in place?); run again");
 	rc = load(m, (size_t)st.st_size, false, true, src, out, msg);
+	ibs_mapping_end();
 	if (rc) {
 		munmap(m, (size_t)st.st_size);
 		close(fd);
