@@ -100,7 +100,7 @@ const char *cli_source_option(const struct cli_common *c)
 		return "--record";
 	if (c->ca)
 		return "--ca";
-	if (c->port)
+	if (c->port_set)
 		return "--port";
 	if (c->gids)
 		return "--gids";
@@ -129,19 +129,21 @@ const char *cli_source_option(const struct cli_common *c)
 
 int cli_write_output(const struct cli_common *c, int (*fn)(FILE *out, void *ctx), void *ctx)
 {
-	struct ibs_out o;
+	struct ibs_out own, *o = c->out ? c->out : &own;
 	enum ibs_err rc;
 
-	if (ibs_out_open(&o, c->output))
+	if (c->out && !c->out->fp)
+		return EXIT_RUNTIME; /* written (or given up) already */
+	if (!c->out && ibs_out_open(&own, c->output))
 		return EXIT_RUNTIME;
 	/* A renderer fails only when a write does: commit then names the file and the reason. */
-	if (fn(o.fp, ctx) != 0 && !o.err) {
-		ibs_out_abort(&o);
+	if (fn(o->fp, ctx) != 0 && !o->err) {
+		ibs_out_abort(o);
 		log_error("cannot write %s", c->output ? c->output : "standard output");
 		return EXIT_RUNTIME;
 	}
-	rc = ibs_out_commit(&o);
-	sig_end_on_epipe(o.err);
+	rc = ibs_out_commit(o);
+	sig_end_on_epipe(o->err);
 	return rc ? EXIT_RUNTIME : EXIT_OK;
 }
 

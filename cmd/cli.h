@@ -10,7 +10,7 @@
 #include <stdbool.h>
 
 #include "../core/mad/engine.h"
-#include "../core/base/file.h"
+#include "../core/base/out.h"
 #include "../fabric/model.h"
 #include "../fabric/run.h"
 #include "../fabric/session.h"

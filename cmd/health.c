@@ -6,6 +6,7 @@
 #include "cmds.h"
 #include "render.h"
 #include "../core/base/log.h"
+#include "../core/base/xalloc.h"
 #include "../fabric/health.h"
 #include "../fabric/load.h"
 
@@ -21,9 +22,44 @@ enum {
 	OPT_INTERVAL,
 };
 
-static int write_unknown(FILE *out, void *why)
+/*
+ * UNKNOWN, and why, as health says it in fmt (the status line, JSON,
+ * ibscan_up 0, a drawing of the status line), in memory. Where a drawing
+ * cannot be made (no libgvc for SVG), the status line: never nothing.
+ */
+static char *unknown_doc(const struct cli_common *c, enum cli_fmt fmt, const char *why, size_t *len)
 {
-	return fprintf(out, "IBSCAN UNKNOWN - %s\n", (const char *)why) < 0 ? -1 : 0;
+	struct cli_render r = { .view = CLI_V_HEALTH, .fmt = fmt };
+	struct ibs_findings fs;
+	char *doc;
+
+	memset(&fs, 0, sizeof(fs));
+	fs.verdict = IBS_SEV_UNKNOWN;
+	fs.verdict_reason = (char *)why; /* borrowed: fs is not freed */
+	r.fs = &fs;
+	doc = cli_render_mem(c, &r, len);
+	if (!doc) {
+		r.fmt = CLI_F_TEXT;
+		doc = cli_render_mem(c, &r, len);
+	}
+	if (!doc) {
+		doc = xasprintf("IBSCAN UNKNOWN - %s\n", why);
+		*len = strlen(doc);
+	}
+	return doc;
+}
+
+struct doc {
+	char *b;
+	size_t n;
+};
+
+static int write_doc(FILE *out, void *ctx)
+{
+	const struct doc *d = ctx;
+
+	fwrite(d->b, 1, d->n, out);
+	return ferror(out) ? -1 : 0;
 }
 
 /*
@@ -33,18 +69,46 @@ static int write_unknown(FILE *out, void *why)
  */
 static int unknown(const struct cli_common *c, enum cli_fmt fmt, const char *why)
 {
-	struct cli_render r = { .view = CLI_V_HEALTH, .fmt = fmt };
-	struct ibs_findings fs;
+	struct doc d;
 
-	if (fmt == CLI_F_PROM) {
-		memset(&fs, 0, sizeof(fs));
-		fs.verdict = IBS_SEV_UNKNOWN;
-		r.fs = &fs;
-		cli_render(c, &r);
-	} else if (fmt == CLI_F_TEXT) {
-		cli_write_output(c, write_unknown, (void *)why);
-	}
+	d.b = unknown_doc(c, fmt, why, &d.n);
+	if (d.b)
+		cli_write_output(c, write_doc, &d);
+	free(d.b);
 	return IBS_SEV_UNKNOWN;
+}
+
+/* What a health run cut short says, by how it was cut (enum ibs_fatal). */
+static const char *const cut_short[IBS_N_FATAL] = {
+	[IBS_FATAL_SIGINT] = "stopped by SIGINT before the run finished",
+	[IBS_FATAL_SIGTERM] = "stopped by SIGTERM before the run finished",
+	[IBS_FATAL_SIGHUP] = "stopped by SIGHUP before the run finished",
+	[IBS_FATAL_WATCHDOG] = "no progress within --deadline plus 5 s grace: stopped",
+	[IBS_FATAL_BUS] = "a file being read was cut short under it (SIGBUS): stopped",
+	[IBS_FATAL_OOM] = "out of memory",
+};
+
+/*
+ * The verdict's output (-o or standard output), opened before the walk
+ * (and the watchdog) with its last words: whatever ends the run before the
+ * verdict is written, the file it was told to write says UNKNOWN, in its
+ * format, rather than keep the last run's verdict. 0, or -1 when -o cannot
+ * be written (said).
+ */
+static int open_verdict(struct cli_common *c, enum cli_fmt fmt, struct ibs_out *o)
+{
+	char *texts[IBS_N_FATAL];
+	size_t lens[IBS_N_FATAL], i;
+
+	if (ibs_out_open(o, c->output) != IBS_OK)
+		return -1;
+	for (i = 0; i < IBS_N_FATAL; i++)
+		texts[i] = unknown_doc(c, fmt, cut_short[i], &lens[i]);
+	ibs_out_last_words(o, texts, lens);
+	for (i = 0; i < IBS_N_FATAL; i++)
+		free(texts[i]);
+	c->out = o;
+	return 0;
 }
 
 /* health speaks the monitoring-plugin language even about its own usage. */
@@ -148,79 +212,46 @@ const struct cli_opt counters_opts[] = {
 	CLI_END,
 };
 
-static int run(int argc, char **argv, bool counters_view)
+/* Everything after the options: the inputs, the walk, the checks, the rendering; the exit status. */
+static int run_checks(struct cli_common *c, const struct health_args *h, enum cli_fmt fmt)
 {
-	const struct cmd_desc *cmd = cmd_find(argv[0]);
-	struct cli_common c;
-	struct ibs_thresholds thr;
 	struct ibs_fabric *f = NULL, *base = NULL;
 	struct ibs_run run;
 	struct ibs_findings fs;
 	struct ibs_health_opts ho;
 	struct cli_render r;
-	struct health_args h = { cmd, counters_view, &c, &thr, NULL, NULL, true, false };
-	const char *baseline, *thresholds;
-	bool counters;
-	enum cli_fmt fmt = CLI_F_TEXT;
+	bool counters_view = h->counters_view;
 	int rc;
 	char *msg = NULL;
 
-	ibs_thresholds_default(&thr);
-	rc = cli_parse(cmd, &c, argc, argv, health_opt, &h);
-	if (rc == EXIT_USAGE)
-		return usage_fail(cmd);
-	if (rc != CLI_PARSED)
-		return rc;
-	baseline = h.baseline;
-	thresholds = h.thresholds;
-	counters = h.counters;
-	if (optind < argc) {
-		cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-		return usage_fail(cmd);
-	}
-	if (cli_format(cmd, &c, &fmt) != CLI_PARSED)
-		return usage_fail(cmd);
-	if (!counters && c.reset_counters) {
-		cli_usage_error(cmd, "--reset-counters clears the counters once read: --no-counters reads none");
-		return usage_fail(cmd);
-	}
-	if (c.interval_s && c.interval_s + 1 >= c.deadline_s) {
-		cli_usage_error(cmd, "--interval %.0f does not fit in --deadline %.3g", c.interval_s, c.deadline_s);
-		return usage_fail(cmd);
-	}
-	{
-		const struct cli_file in[] = { { "--baseline", baseline }, { "--thresholds", thresholds }, { NULL, NULL } };
-		if (cli_check_outputs(&c, in) != CLI_PARSED)
-			return usage_fail(cmd);
-	}
-	if (h.thr_bad)
-		return unknown(&c, fmt, "bad thresholds file");
-	if (baseline && ibs_fabric_load(baseline, &base, &msg)) {
+	if (h->thr_bad)
+		return unknown(c, fmt, "bad thresholds file");
+	if (h->baseline && ibs_fabric_load(h->baseline, &base, &msg)) {
 		log_error("%s", msg);
 		free(msg);
-		return counters_view ? EXIT_RUNTIME : unknown(&c, fmt, "the baseline cannot be read");
+		return counters_view ? EXIT_RUNTIME : unknown(c, fmt, "the baseline cannot be read");
 	}
 	/* Nodes missing from the fabric are the baseline's: named by the same map. */
-	if (base && cli_name_nodes(&c, base)) {
+	if (base && cli_name_nodes(c, base)) {
 		ibs_fabric_free(base);
-		return unknown(&c, fmt, "the node-name map cannot be read");
+		return unknown(c, fmt, "the node-name map cannot be read");
 	}
-	c.want_counters = counters || counters_view;
+	c->want_counters = h->counters || counters_view;
 	if (counters_view)
-		c.needs = IBS_LACK_PMA;
+		c->needs = IBS_LACK_PMA;
 	/* Data counters matter for the counters view and the metrics, not for findings. */
-	c.ext_counters = counters_view || fmt == CLI_F_PROM;
-	rc = cli_walk(&c, &f, &run);
+	c->ext_counters = counters_view || fmt == CLI_F_PROM;
+	rc = cli_walk(c, &f, &run);
 	if (rc) {
 		ibs_fabric_free(base);
 		if (counters_view)
 			return rc;
-		return unknown(&c, fmt, "the fabric could not be read (see the error above)");
+		return unknown(c, fmt, "the fabric could not be read (see the error above)");
 	}
 	memset(&ho, 0, sizeof(ho));
-	ho.thresholds = &thr;
+	ho.thresholds = h->thr;
 	ho.baseline = base;
-	ho.counters = c.want_counters;
+	ho.counters = c->want_counters;
 	ibs_health_check(f, &run, &ho, &fs);
 	memset(&r, 0, sizeof(r));
 	r.view = counters_view ? CLI_V_COUNTERS : CLI_V_HEALTH;
@@ -228,7 +259,7 @@ static int run(int argc, char **argv, bool counters_view)
 	r.f = f;
 	r.run = &run;
 	r.fs = &fs;
-	rc = cli_render(&c, &r);
+	rc = cli_render(c, &r);
 	if (counters_view) {
 		if (rc == EXIT_OK && f->partial && !run.no_lids)
 			cli_report_partial(f, &run);
@@ -243,6 +274,56 @@ static int run(int argc, char **argv, bool counters_view)
 	ibs_fabric_free(f);
 	ibs_run_free(&run);
 	ibs_fabric_free(base);
+	return rc;
+}
+
+static int run(int argc, char **argv, bool counters_view)
+{
+	const struct cmd_desc *cmd = cmd_find(argv[0]);
+	struct cli_common c;
+	struct ibs_thresholds thr;
+	struct health_args h = { cmd, counters_view, &c, &thr, NULL, NULL, true, false };
+	struct ibs_out verdict;
+	enum cli_fmt fmt = CLI_F_TEXT;
+	int rc;
+
+	ibs_thresholds_default(&thr);
+	rc = cli_parse(cmd, &c, argc, argv, health_opt, &h);
+	if (rc == EXIT_USAGE)
+		return usage_fail(cmd);
+	if (rc != CLI_PARSED)
+		return rc;
+	if (optind < argc) {
+		cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+		return usage_fail(cmd);
+	}
+	if (cli_format(cmd, &c, &fmt) != CLI_PARSED)
+		return usage_fail(cmd);
+	if (!h.counters && c.reset_counters) {
+		cli_usage_error(cmd, "--reset-counters clears the counters once read: --no-counters reads none");
+		return usage_fail(cmd);
+	}
+	if (c.interval_s && c.interval_s + 1 >= c.deadline_s) {
+		cli_usage_error(cmd, "--interval %.0f does not fit in --deadline %.3g", c.interval_s, c.deadline_s);
+		return usage_fail(cmd);
+	}
+	{
+		const struct cli_file in[] = { { "--baseline", h.baseline }, { "--thresholds", h.thresholds }, { NULL, NULL } };
+		if (cli_check_outputs(&c, in) != CLI_PARSED)
+			return usage_fail(cmd);
+	}
+	if (counters_view)
+		return run_checks(&c, &h, fmt);
+	if (open_verdict(&c, fmt, &verdict) != 0)
+		return IBS_SEV_UNKNOWN;
+	rc = run_checks(&c, &h, fmt);
+	/* Nothing written (a drawing that could not be laid out): UNKNOWN, not the last run's verdict. */
+	if (verdict.fp) {
+		unknown(&c, fmt, "the verdict could not be written in the format asked");
+		rc = IBS_SEV_UNKNOWN;
+	}
+	if (verdict.fp)
+		ibs_out_abort(&verdict); /* nothing could be written at all: said */
 	return rc;
 }
 

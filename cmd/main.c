@@ -116,6 +116,7 @@ int main(int argc, char **argv)
 	const char *name;
 
 	sig_ignore_sigpipe();
+	sig_catch_fatal();
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

@@ -65,7 +65,7 @@ static void errors_only(void)
 static const struct cli_opt fabric_opts[] = {
 	{ "ca", 'C', "NAME", "CA to use (default: the first with an active IB port)", CLI_K_STR, AT(ca), UNTRACKED,
 	  0, 0, NULL, NULL, NULL },
-	{ "port", 'P', "N", "port of that CA (default: its first active port)", CLI_K_INT, AT(port), UNTRACKED, 0, 254,
+	{ "port", 'P', "N", "port of that CA (default: its first active port)", CLI_K_INT, AT(port), AT(port_set), 0, 254,
 	  "a port number", NULL, NULL },
 	{ "window", OPT_WINDOW, "N", "MADs in flight at most (default 32, 1-1024)", CLI_K_UINT, AT(window),
 	  AT(window_set), 1, IBS_ENGINE_MAX_WINDOW, "a number from 1 to " STR(IBS_ENGINE_MAX_WINDOW), NULL, NULL },

@@ -43,6 +43,8 @@ enum {
 	CMD_PLUGIN_EXIT = 1 << 0, /* exits as a monitoring plugin: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN, even on usage errors */
 };
 
+struct ibs_out;
+
 /* The shared options' values (and what the command adds to them before the walk). */
 struct cli_common {
 	const char *ca;
@@ -50,11 +52,12 @@ struct cli_common {
 	unsigned window, timeout_ms, retries;
 	unsigned max_per_switch; /* --max-smps-per-switch */
 	bool fixed_timeout;      /* --fixed-timeout */
-	bool window_set, timeout_set, retries_set, deadline_set, mkey_set, max_per_switch_set; /* given */
+	bool port_set, window_set, timeout_set, retries_set, deadline_set, mkey_set, max_per_switch_set; /* given */
 	double deadline_s;
 	uint64_t mkey;  /* --m-key: the M_Key every SMP carries */
 	const char *namemap;
 	const char *output;
+	struct ibs_out *out; /* -o opened already (health: before the walk, with its last words), or NULL */
 	const char *format;
 	bool progress;
 	const char *record;

@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "../core/base/log.h"
 #include "../core/base/strbuf.h"
+#include "../core/base/xalloc.h"
 #include "../output/counters.h"
 #include "../output/diff.h"
 #include "../output/draw.h"
@@ -150,31 +151,58 @@ static int write_buf(FILE *out, void *ctx)
 	return ferror(out) ? -1 : 0;
 }
 
-/* The drawing of r->f (r->fs's findings on it): DOT, or SVG laid out by libgvc. */
-static int write_drawing(const struct cli_common *c, const struct cli_render *r)
+/*
+ * The drawing of r->f (r->fs's findings on it): DOT, or SVG laid out by
+ * libgvc; without a fabric, health's status line alone. Into *b (its bytes
+ * in *d or *svg, both the caller's to free); 0, or -1 when said.
+ */
+static int drawing(const struct cli_common *c, const struct cli_render *r, struct render_drawing *d,
+		   struct drawing_out *b, char **svg)
 {
 	struct render_draw_opts o = { r->fs, c->group_hosts };
+	char *err = NULL;
+
+	*svg = NULL;
+	if (r->f) {
+		render_drawing_build(d, r->f, &o);
+	} else {
+		char *line = render_health_status_line(NULL, r->fs), *perf = strstr(line, " |");
+		if (perf)
+			*perf = '\0'; /* the performance data are for plugins, not pictures */
+		render_drawing_status(d, line);
+		if (r->fmt == CLI_F_SVG)
+			*svg = render_status_svg(line, &b->len);
+		free(line);
+	}
+	b->data = d->dot;
+	b->len = *svg ? b->len : d->dot_len;
+	if (*svg) {
+		b->data = *svg;
+	} else if (r->fmt == CLI_F_SVG) {
+		*svg = render_drawing_svg(d, &b->len, &err);
+		if (!*svg) {
+			log_error("cannot draw the fabric as SVG: %s", err);
+			free(err);
+			render_drawing_free(d);
+			return -1;
+		}
+		b->data = *svg;
+	}
+	return 0;
+}
+
+static int write_drawing(const struct cli_common *c, const struct cli_render *r)
+{
 	struct render_drawing d;
 	struct drawing_out b;
-	char *data = NULL, *err = NULL;
+	char *svg;
 	int rc;
 
 	/* Laid out before the output is opened: a layout failure leaves no half-written file. */
-	render_drawing_build(&d, r->f, &o);
-	b.data = d.dot;
-	b.len = d.dot_len;
-	if (r->fmt == CLI_F_SVG) {
-		data = render_drawing_svg(&d, &b.len, &err);
-		if (!data) {
-			log_error("cannot draw the fabric as SVG: %s", err);
-			free(err);
-			render_drawing_free(&d);
-			return EXIT_RUNTIME;
-		}
-		b.data = data;
-	}
+	if (drawing(c, r, &d, &b, &svg))
+		return EXIT_RUNTIME;
 	rc = cli_write_output(c, write_buf, &b);
-	free(data);
+	free(svg);
 	render_drawing_free(&d);
 	return rc;
 }
@@ -184,4 +212,36 @@ int cli_render(const struct cli_common *c, const struct cli_render *r)
 	if (r->fmt == CLI_F_DOT || r->fmt == CLI_F_SVG)
 		return write_drawing(c, r);
 	return cli_write_output(c, write_view, (void *)r);
+}
+
+char *cli_render_mem(const struct cli_common *c, const struct cli_render *r, size_t *len)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *fp = open_memstream(&buf, &n);
+	int rc;
+
+	if (!fp)
+		xalloc_die();
+	if (r->fmt == CLI_F_DOT || r->fmt == CLI_F_SVG) {
+		struct render_drawing d;
+		struct drawing_out b;
+		char *svg;
+		rc = drawing(c, r, &d, &b, &svg);
+		if (!rc) {
+			rc = write_buf(fp, &b);
+			free(svg);
+			render_drawing_free(&d);
+		}
+	} else {
+		rc = write_view(fp, (void *)r);
+	}
+	if (fclose(fp) != 0)
+		xalloc_die(); /* a memory stream fails only for want of memory */
+	if (rc) {
+		free(buf);
+		return NULL;
+	}
+	*len = n;
+	return buf;
 }

@@ -85,5 +85,7 @@ int cli_text_or_json(const struct cmd_desc *cmd, const struct cli_common *c, boo
  * opened, so a layout failure leaves no half-written file.
  */
 int cli_render(const struct cli_common *c, const struct cli_render *r);
+/* What cli_render would write, in memory (*len bytes, the caller's); NULL when it could not be made (said). */
+char *cli_render_mem(const struct cli_common *c, const struct cli_render *r, size_t *len);
 
 #endif

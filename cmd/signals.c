@@ -1,7 +1,11 @@
-/* The signals ibscan handles: the watchdog (SIGALRM), SIGBUS on a replay index cut short, SIGPIPE. */
+/*
+ * The signals ibscan handles: the watchdog (SIGALRM), SIGBUS on a mapped
+ * file cut short, SIGINT/SIGTERM/SIGHUP (the outputs' last words), SIGPIPE.
+ */
 #include "signals.h"
 #include "exit.h"
-#include "../core/capture/index.h"
+#include "../core/base/mapping.h"
+#include "../core/base/out.h"
 #include "../core/base/xalloc.h"
 
 #include <errno.h>
@@ -21,18 +25,23 @@ void sig_ignore_sigpipe(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-void sig_end_on_epipe(int err)
+/* End the process by sig, as its default action does (async-signal-safe). */
+static _Noreturn void die_by(int sig)
 {
 	sigset_t set;
 
-	if (err != EPIPE)
-		return;
-	signal(SIGPIPE, SIG_DFL);
+	signal(sig, SIG_DFL);
 	sigemptyset(&set);
-	sigaddset(&set, SIGPIPE);
+	sigaddset(&set, sig);
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
-	raise(SIGPIPE);
-	_exit(128 + SIGPIPE);
+	raise(sig);
+	_exit(128 + sig);
+}
+
+void sig_end_on_epipe(int err)
+{
+	if (err == EPIPE)
+		die_by(SIGPIPE);
 }
 
 /*
@@ -46,6 +55,7 @@ static void watchdog(int sig)
 	static const char m[] = "ibscan: error: no progress within --deadline plus 5 s grace "
 				"(is the device, the simulator or an input file answering?): stopped\n";
 	(void)sig;
+	ibs_out_fatal(IBS_FATAL_WATCHDOG);
 	if (write(STDERR_FILENO, m, sizeof(m) - 1) < 0)
 		_exit(EXIT_RUNTIME);
 	_exit(EXIT_RUNTIME);
@@ -67,32 +77,58 @@ void sig_disarm_watchdog(void)
 }
 
 /*
- * Replay maps FILE.idx (core/capture/index.c). If someone cuts that file short in
- * place meanwhile (cp over it), reading a lost page raises SIGBUS: say so
- * and exit 3 rather than die without a word.
+ * A file read through a mapping (a capture, a replay index) and cut short
+ * in place meanwhile (cp over it) raises SIGBUS at the next read of a lost
+ * page: say which file (core/base/mapping.h), and exit 3, rather than die
+ * without a word; the outputs' last words go in place first.
  */
-static char *sigbus_msg;
-static size_t sigbus_len;
-
 static void on_sigbus(int sig)
 {
+	static const char any[] = "ibscan: error: a file being read was cut short under it (SIGBUS); run again\n";
+	size_t len = sizeof(any) - 1;
+	const char *m = ibs_mapping_said(&len);
+
 	(void)sig;
-	if (write(STDERR_FILENO, sigbus_msg, sigbus_len) < 0)
+	ibs_out_fatal(IBS_FATAL_BUS);
+	if (write(STDERR_FILENO, m ? m : any, len) < 0)
 		_exit(EXIT_RUNTIME);
 	_exit(EXIT_RUNTIME);
 }
 
-void sig_catch_sigbus(const char *capture)
+/*
+ * SIGINT, SIGTERM, SIGHUP: the outputs' last words go in place (health's
+ * -o says UNKNOWN, a capture being recorded is kept as far as it got), then
+ * the signal ends the process as it would have (the shell sees 130, 143).
+ */
+static void on_fatal(int sig)
 {
-	struct sigaction sa;
+	ibs_out_fatal(sig == SIGINT ? IBS_FATAL_SIGINT : sig == SIGHUP ? IBS_FATAL_SIGHUP : IBS_FATAL_SIGTERM);
+	die_by(sig);
+}
 
-	/* Built now: a signal handler may only write what exists already. */
-	free(sigbus_msg);
-	sigbus_msg = xasprintf("ibscan: error: %s%s: the replay index was cut short while in use "
-			       "(replaced in place?); run again\n",
-			       capture, IBS_CAPIDX_SUFFIX);
-	sigbus_len = strlen(sigbus_msg);
+static void oom_last_words(void)
+{
+	ibs_out_fatal(IBS_FATAL_OOM);
+}
+
+void sig_catch_fatal(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_fatal;
+	sigfillset(&sa.sa_mask); /* one at a time: the last words are put in place once */
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction old;
+		/* A signal ignored when we started (nohup, a shell's background job) stays ignored. */
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(sigs[i], &sa, NULL);
+	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_sigbus;
 	sigaction(SIGBUS, &sa, NULL);
+	xalloc_on_die(oom_last_words);
 }

@@ -1,7 +1,8 @@
 /*
  * The signals ibscan handles, all from cmd/: the watchdog (SIGALRM), a
- * replay index cut short under its mapping (SIGBUS), and a reader that went
- * away (SIGPIPE, ignored so that writes see EPIPE; ibscan then ends by it).
+ * file cut short under its mapping (SIGBUS), SIGINT, SIGTERM and
+ * SIGHUP (the outputs' last words first), and a reader that went away
+ * (SIGPIPE, ignored so that writes see EPIPE; ibscan then ends by it).
  */
 #ifndef IBSCAN_SIGNALS_H
 #define IBSCAN_SIGNALS_H
@@ -13,7 +14,12 @@ void sig_end_on_epipe(int err);
 /* End the run (exit 3, one line) if it has not finished deadline_s + 5 s from now. */
 void sig_arm_watchdog(double deadline_s);
 void sig_disarm_watchdog(void);
-/* Say which replay index was cut short, and exit 3, if reading its mapping raises SIGBUS. */
-void sig_catch_sigbus(const char *capture);
+/*
+ * At start: SIGINT, SIGTERM and SIGHUP (unless ignored) and running out of
+ * memory put the outputs' last words in place (ibs_out_fatal) before the
+ * process ends as it would have; a SIGBUS (a file read through a mapping,
+ * cut short under it) does too, then says which file and exits 3.
+ */
+void sig_catch_fatal(void);
 
 #endif

@@ -20,7 +20,8 @@ static bool options_conflict(const struct cli_common *c)
 		log_error("--replay, --record and --load-cache cannot be used together");
 		return true;
 	}
-	if ((c->replay || c->load_cache) && (c->ca || c->port)) {
+	/* Given, whatever its value: -P 0 (the first active port) reads a device as much as -P 1 does. */
+	if ((c->replay || c->load_cache) && (c->ca || c->port_set)) {
 		log_error("%s reads no device: -C/--ca and -P/--port do not apply", src);
 		return true;
 	}
@@ -205,8 +206,6 @@ int cli_walk_begin(const struct cli_common *c, struct ibs_session **out)
 	so.retries_set = c->retries_set;
 	so.needs = c->needs | (c->gids ? IBS_LACK_GUIDINFO : 0) | (c->reset_counters ? IBS_LACK_PMA : 0);
 	sig_arm_watchdog(c->deadline_s); /* the walk's own deadline, from now */
-	if (c->replay)
-		sig_catch_sigbus(c->replay);
 	rc = ibs_session_open(&so, out);
 	if (rc) {
 		sig_disarm_watchdog();

@@ -161,7 +161,8 @@ enum ibs_err ibs_fabric_parse_netfile(const char *name, const char *buf, size_t 
 
 	*out = NULL;
 	if (len && memchr(buf, '\0', len))
-		return nfail(msg, name, 1, "NUL byte: not a topology file (binary?)");
+		return nfail(msg, name, ibs_text_line_of(buf, memchr(buf, '\0', len)),
+			     "NUL byte: not a topology file (binary?)");
 	while (pos < len) {
 		const char *s = buf + pos, *nl = memchr(s, '\n', len - pos), *p;
 		size_t ll = nl ? (size_t)(nl - s) : len - pos;

@@ -22,6 +22,14 @@ void render_capture_info(struct emit *e, const char *path, const struct ibs_capt
 	emit_uint(e, "lid", ", LID %" PRIu64, c->local.lid);
 	emit_uint(e, "sm_lid", ", SM LID %" PRIu64 "\n", c->local.sm_lid);
 	emit_obj_close(e);
+	emit_uint(e, "format", "format %" PRIu64, (uint64_t)c->version);
+	if (c->version < 2)
+		emit_null(e, "complete", ": whole or cut short, it cannot tell (format 1 has no end record)\n");
+	else if (c->ended)
+		emit_bool(e, "complete", ": complete (the recording ended with its end record)\n", true);
+	else
+		emit_bool(e, "complete", ": cut short (no end record: stopped by a signal, a crash or a full disk before "
+			  "the recording ended; what it holds is whole)\n", false);
 	emit_obj_open(e, "totals");
 	emit_uint(e, "exchanges", "%" PRIu64 " exchanges:", st.exchanges);
 	emit_uint(e, "responses", " %" PRIu64 " answered", st.resp);

@@ -544,6 +544,18 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 	free(d.common);
 }
 
+void render_drawing_status(struct render_drawing *out, const char *line)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	memset(out, 0, sizeof(*out));
+	sb_adds(&sb, "digraph ibscan {\n\tlabelloc=t;\n\tlabel=");
+	dot_str(&sb, line);
+	sb_adds(&sb, ";\n\tfontname=\"Helvetica\";\n}\n");
+	out->dot_len = sb.len;
+	out->dot = sb_detach(&sb);
+}
+
 void render_drawing_free(struct render_drawing *d)
 {
 	size_t i;

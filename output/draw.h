@@ -61,6 +61,8 @@ struct render_drawing {
 
 /* Build the drawing of f (o may be NULL: defaults, no findings). Free with render_drawing_free(). */
 void render_drawing_build(struct render_drawing *d, const struct ibs_fabric *f, const struct render_draw_opts *o);
+/* A drawing of no fabric, only a line of text (health's UNKNOWN status line when there is nothing to draw). */
+void render_drawing_status(struct render_drawing *d, const char *line);
 void render_drawing_free(struct render_drawing *d);
 
 #endif

@@ -169,3 +169,32 @@ int render_svg(FILE *out, const struct ibs_fabric *f, const struct render_draw_o
 	free(svg);
 	return ferror(out) ? -1 : 0;
 }
+
+char *render_status_svg(const char *line, size_t *len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t chars = 0;
+	const char *p;
+
+	for (p = line; *p; p++)
+		chars += ((unsigned char)*p & 0xc0) != 0x80;
+	/* About 8 px a character of 14 px Helvetica, as Graphviz sizes a graph's label. */
+	sb_addf(&sb,
+		"<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%zupt\" height=\"30pt\" viewBox=\"0 0 %zu 30\">\n"
+		"<text x=\"8\" y=\"20\" font-family=\"Helvetica,sans-Serif\" font-size=\"14.00\">",
+		chars * 8 + 16, chars * 8 + 16);
+	for (p = line; *p; p++) {
+		if (*p == '&')
+			sb_adds(&sb, "&amp;");
+		else if (*p == '<')
+			sb_adds(&sb, "&lt;");
+		else if (*p == '>')
+			sb_adds(&sb, "&gt;");
+		else if ((unsigned char)*p >= 0x20)
+			sb_addc(&sb, *p);
+	}
+	sb_adds(&sb, "</text>\n</svg>\n");
+	*len = sb.len;
+	return sb_detach(&sb);
+}

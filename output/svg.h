@@ -24,5 +24,11 @@ char *render_svg_string(const struct ibs_fabric *f, const struct render_draw_opt
 			size_t *len, char **err);
 /* The SVG to out: -1 with *err on a Graphviz failure, -1 without on a write error. */
 int render_svg(FILE *out, const struct ibs_fabric *f, const struct render_draw_opts *o, char **err);
+/*
+ * An SVG of one line of text (health's UNKNOWN status line when there is
+ * no fabric to draw), written here rather than laid out: libgvc is not
+ * needed, nor asked for a layout it may not survive twice in one process.
+ */
+char *render_status_svg(const char *line, size_t *len);
 
 #endif

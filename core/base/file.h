@@ -1,10 +1,8 @@
-/* Reading untrusted input files with a size limit, and writing output files safely. */
+/* Reading untrusted input files with a size limit. */
 #ifndef IBSCAN_FILE_H
 #define IBSCAN_FILE_H
 
-#include <stdbool.h>
 #include <stddef.h>
-#include <stdio.h>
 
 #include "err.h"
 
@@ -15,61 +13,5 @@
  * text and refuse NUL bytes, so that /dev/zero is refused at once.
  */
 enum ibs_err ibs_read_file(const char *path, size_t max, char **buf, size_t *len, char **msg);
-
-/*
- * An output destination, written as `sort -o` and `curl -o` do:
- * - NULL or "-": standard output.
- * - A path that exists and is not a regular file (a character or block
- *   device, a FIFO, a socket) is opened and written in place: /dev/null
- *   stays a device and a FIFO's reader gets the data. So is a link in /proc,
- *   which names an open file rather than a place: one of this process's
- *   own descriptors (/dev/stdout, /dev/fd/N, /proc/self/fd/N) is written
- *   through as it is (its offset, its O_APPEND, as the shell set it up);
- *   another process's is opened for appending.
- * - A symlink is followed (a chain, relative or dangling) and its target is
- *   what is written.
- * - A regular file (or a new one) is replaced atomically: the data goes to
- *   an unnamed file (O_TMPFILE; else a short hidden name) in the target's
- *   own directory, fsynced, then renamed over it, so a reader sees the old
- *   file or the new one, never half of one, and a failure leaves the old
- *   file as it was. The new file keeps the old one's permission bits and,
- *   where the process may (root, or the owner in the group), its owner and
- *   group; when the group cannot be kept its permission bits are dropped
- *   rather than given to another group. A file the process may not write
- *   is refused, even where its directory would let it be renamed over.
- * - A regular file with other hard links is rewritten in place once all
- *   of the output exists (space reserved first), so every name sees it.
- * Every message names the path as given and the reason; none names a
- * temporary file. The struct must not move while open (fp refers to it).
- */
-struct ibs_out {
-	FILE *fp;
-	int err; /* the first write error (an errno), still set after commit */
-	/* private */
-	int kind;
-	char *path;   /* as given, for messages */
-	char *target; /* the file replaced, symlinks followed */
-	char *tmp;    /* a named temporary file, when O_TMPFILE was not supported */
-	int fd;       /* what fp writes to */
-	int dst;      /* a hard-linked file rewritten in place, else -1 */
-};
-
-/* Open for writing; a failure is logged (naming path and why). */
-enum ibs_err ibs_out_open(struct ibs_out *o, const char *path);
-/*
- * Flush, check, and put the file in place; on error it is logged (except
- * EPIPE: the caller ends quietly, as filters do; o->err says so) and the old
- * file, if any, is left as it was.
- */
-enum ibs_err ibs_out_commit(struct ibs_out *o);
-/* Give up: nothing is written in place of an existing file. */
-void ibs_out_abort(struct ibs_out *o);
-
-/*
- * Whether a and b are one file: the same device and inode, symlinks
- * followed; for paths that do not exist yet, the same name in the same
- * directory. Used to refuse an output that would overwrite an input.
- */
-bool ibs_same_file(const char *a, const char *b);
 
 #endif

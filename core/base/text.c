@@ -161,6 +161,15 @@ void ibs_text_cut(char *s, size_t max)
 	s[max] = '\0';
 }
 
+unsigned ibs_text_line_of(const char *buf, const char *at)
+{
+	unsigned ln = 1;
+
+	for (; buf < at; buf++)
+		ln += *buf == '\n';
+	return ln;
+}
+
 int ibs_hexval(char c)
 {
 	if (c >= '0' && c <= '9')

@@ -47,6 +47,9 @@ size_t ibs_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
 /* The value of a hex digit, or -1. */
 int ibs_hexval(char c);
 
+/* The line (from 1) of text buf that at points into: for errors that name FILE:LINE. */
+unsigned ibs_text_line_of(const char *buf, const char *at);
+
 /* The hex digits alone, without "0x" (ibnetdiscover writes port GUIDs and node ids so). */
 #define IBS_GUID_BARE 1u
 /*

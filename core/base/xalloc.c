@@ -7,16 +7,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void (*on_die)(void);
+
+void xalloc_on_die(void (*fn)(void))
+{
+	on_die = fn;
+}
+
+static _Noreturn void die(void)
+{
+	void (*fn)(void) = on_die;
+
+	on_die = NULL; /* once: it may run out of memory itself */
+	if (fn)
+		fn();
+	exit(3);
+}
+
 static void oom(size_t n)
 {
 	fprintf(stderr, "ibscan: fatal: out of memory allocating %zu bytes\n", n);
-	exit(3);
+	die();
 }
 
 void xalloc_die(void)
 {
 	fprintf(stderr, "ibscan: fatal: out of memory\n");
-	exit(3);
+	die();
 }
 
 void *xmalloc(size_t n)

@@ -12,6 +12,8 @@ void *xrealloc(void *p, size_t n);
 void *xgrow(void *p, size_t *cap, size_t need, size_t sz);
 /* Out of memory somewhere else (open_memstream, say): say so and exit 3. */
 _Noreturn void xalloc_die(void);
+/* Called once on out-of-memory, after the message and before the exit (cmd/: the outputs' last words). */
+void xalloc_on_die(void (*fn)(void));
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

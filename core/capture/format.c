@@ -6,6 +6,7 @@
  */
 #include "format.h"
 #include "../base/file.h"
+#include "../base/mapping.h"
 #include "../base/log.h"
 #include "../base/text.h"
 #include "../base/xalloc.h"
@@ -112,16 +113,32 @@ static void write_local(FILE *f, const struct ibs_local_port *lp)
 		lp->sm_lid, lp->lmc, lp->state, lp->node_type, lp->sm_sl);
 }
 
-void ibs_capture_write_header(FILE *f, const char *tool, const struct ibs_local_port *lp,
-			      const struct ibs_capture_engine *eng)
+static void write_header(FILE *f, int version, const char *tool, const struct ibs_local_port *lp,
+			 const struct ibs_capture_engine *eng)
 {
-	fprintf(f, "%s %d\n", IBS_CAPTURE_MAGIC, IBS_CAPTURE_VERSION);
+	fprintf(f, "%s %d\n", IBS_CAPTURE_MAGIC, version);
 	fprintf(f, "# format: docs/capture-format.md\n");
 	if (tool)
 		fprintf(f, "tool %s\n", tool);
 	write_local(f, lp);
 	if (eng && eng->present)
 		fprintf(f, "engine window=%u timeout=%u retries=%u\n", eng->window, eng->timeout_ms, eng->retries);
+}
+
+void ibs_capture_write_header(FILE *f, const char *tool, const struct ibs_local_port *lp,
+			      const struct ibs_capture_engine *eng)
+{
+	write_header(f, IBS_CAPTURE_VERSION, tool, lp, eng);
+}
+
+void ibs_capture_write_end(FILE *f)
+{
+	fputs("end\n", f);
+}
+
+bool ibs_capture_cut_short(const struct ibs_capture *c)
+{
+	return c->version >= 2 && !c->ended;
 }
 
 void ibs_capture_write_exchange(FILE *f, const struct ibs_mad_req *req, const uint8_t *mad, const uint64_t *t_ns,
@@ -163,7 +180,9 @@ char *ibs_capture_header_text(const struct ibs_capture *c, size_t *len)
 
 	if (!f)
 		xalloc_die();
-	ibs_capture_write_header(f, c->tool, &c->local, &c->engine);
+	write_header(f, c->version ? c->version : IBS_CAPTURE_VERSION, c->tool, &c->local, &c->engine);
+	if (c->ended)
+		ibs_capture_write_end(f);
 	if (fclose(f) != 0)
 		xalloc_die();
 	return buf;
@@ -364,7 +383,7 @@ static enum ibs_err parse(const char *name, const char *buf, size_t len, bool ma
 	struct ibs_capture *c = xcalloc(1, sizeof(*c));
 	size_t pos = 0;
 	unsigned ln = 0;
-	int state = 0; /* 0 header, 1 want x, 2 want >, 3 want < */
+	int state = 0; /* 0 header, 1 want x, 2 want >, 3 want <, 4 after the end record */
 	bool have_local = false;
 	struct ibs_cap_exchange cur, *x = &cur; /* packed when its outcome line is read */
 	enum ibs_err rc = IBS_OK;
@@ -375,10 +394,7 @@ static enum ibs_err parse(const char *name, const char *buf, size_t len, bool ma
 	*out = NULL;
 	*msg = NULL;
 	if (z) {
-		unsigned zl = 1;
-		for (const char *q = buf; q < z; q++)
-			zl += *q == '\n';
-		rc = perr(msg, name, zl, "NUL byte: this is not a capture (binary file?)");
+		rc = perr(msg, name, ibs_text_line_of(buf, z), "NUL byte: this is not a capture (binary file?)");
 		goto fail;
 	}
 	while (pos < len) {
@@ -399,23 +415,47 @@ static enum ibs_err parse(const char *name, const char *buf, size_t len, bool ma
 		line[ll] = '\0';
 		if (ll && line[ll - 1] == '\r')
 			line[--ll] = '\0';
+		/*
+		 * A capture that writes an end record and lacks it was cut short:
+		 * its last line, unterminated, may be cut in the middle of its hex
+		 * (a shorter MAD that would parse): left out, as an exchange left
+		 * incomplete at the end is. ibs_capture_cut_short says so.
+		 */
+		if (!nl && ln > 1 && c->version >= 2 && !c->ended && strcmp(line, "end"))
+			break;
 		if (ln == 1) {
 			int ver;
 			char tail;
 			if (sscanf(line, IBS_CAPTURE_MAGIC " %d%c", &ver, &tail) != 1) {
-				rc = perr(msg, name, ln, "not an ibscan capture (no 'ibscan-capture 1' header)");
+				rc = perr(msg, name, ln, "not an ibscan capture (no 'ibscan-capture N' header)");
 				goto fail;
 			}
-			if (ver != IBS_CAPTURE_VERSION) {
-				*msg = xasprintf("%s:%u: capture format version %d is not supported (this ibscan reads version %d)",
-						 name, ln, ver, IBS_CAPTURE_VERSION);
+			if (ver < IBS_CAPTURE_MIN_VERSION || ver > IBS_CAPTURE_VERSION) {
+				*msg = xasprintf("%s:%u: capture format version %d is not supported (this ibscan reads "
+						 "versions %d to %d)",
+						 name, ln, ver, IBS_CAPTURE_MIN_VERSION, IBS_CAPTURE_VERSION);
 				rc = IBS_E_INPUT;
 				goto fail;
 			}
+			c->version = ver;
 			continue;
 		}
 		if (!ll || line[0] == '#')
 			continue;
+		if (state == 4) {
+			rc = perr(msg, name, ln, "a record after the end record");
+			goto fail;
+		}
+		if (c->version >= 2 && !strcmp(line, "end")) {
+			if (state != 1) {
+				rc = perr(msg, name, ln, state ? "the last exchange is incomplete before the end record"
+							       : "the end record before the 'local' line");
+				goto fail;
+			}
+			c->ended = true;
+			state = 4;
+			continue;
+		}
 		if (state <= 1 && !strncmp(line, "tool ", 5)) {
 			char tool[IBS_CAPTURE_TOOL_MAX];
 			/* Cleaning may make it 4 times longer: cut (whole characters and escapes), so the
@@ -562,10 +602,11 @@ static enum ibs_err parse(const char *name, const char *buf, size_t len, bool ma
 		rc = perr(msg, name, ln, "no 'local' line: truncated capture?");
 		goto fail;
 	}
-	if (state == 2 || state == 3) {
+	if ((state == 2 || state == 3) && c->version < 2) {
 		rc = perr(msg, name, ln, "truncated: the last exchange is incomplete");
 		goto fail;
 	}
+	/* Cut short (no end record in a version that writes one): the exchanges it holds whole, and it says so. */
 	*out = c;
 	return IBS_OK;
 fail:
@@ -602,7 +643,10 @@ static enum ibs_err load(const char *path, ibs_cap_sink sink, void *ctx, struct 
 			m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 		close(fd);
 		if (m != MAP_FAILED) {
+			/* Cut short in place meanwhile, its mapping raises SIGBUS: cmd/ then names it. */
+			ibs_mapping_begin(path, "the capture was cut short while it was read (changed in place?); run again");
 			rc = parse(path, m, (size_t)st.st_size, true, sink, ctx, out, msg);
+			ibs_mapping_end();
 			munmap(m, (size_t)st.st_size);
 			return rc;
 		}

@@ -16,7 +16,8 @@
 #include "../mad/transport.h"
 
 #define IBS_CAPTURE_MAGIC "ibscan-capture"
-#define IBS_CAPTURE_VERSION 1
+#define IBS_CAPTURE_VERSION 2     /* what the recorder writes: a capture that ends with an `end` record */
+#define IBS_CAPTURE_MIN_VERSION 1 /* the oldest read: no `end` record, so whether it is whole cannot be told */
 #define IBS_CAPTURE_MAX_BYTES ((size_t)1 << 30)
 #define IBS_CAPTURE_MAX_LINE 2048
 /* A tool name, cleaned, is cut to fewer bytes than this: its line, written again, stays well within a line. */
@@ -49,6 +50,8 @@ struct ibs_capture_engine {
 };
 
 struct ibs_capture {
+	int version;              /* of the format, from its first line */
+	bool ended;               /* its `end` record was read: the recording finished (version 2) */
 	char *tool;               /* "ibscan 0.1.0" */
 	struct ibs_capture_engine engine;
 	struct ibs_local_port local;
@@ -90,7 +93,15 @@ void ibs_capture_write_header(FILE *f, const char *tool, const struct ibs_local_
  */
 void ibs_capture_write_exchange(FILE *f, const struct ibs_mad_req *req, const uint8_t *mad, const uint64_t *t_ns,
 				enum ibs_cap_outcome oc, const struct ibs_packet *pkt);
-/* The header lines of c (magic, tool, local, engine) as a capture with no exchanges. */
+/* The last record of a whole capture: the recorder finished (docs/capture-format.md). */
+void ibs_capture_write_end(FILE *f);
+/*
+ * The header lines of c (magic with c's version, tool, local, engine) as a
+ * capture with no exchanges, and its end record if c has one: an index's
+ * copy says what c says about being whole.
+ */
 char *ibs_capture_header_text(const struct ibs_capture *c, size_t *len);
+/* Whether c is a capture whose recording was cut short: of a version that ends with a record, and without it. */
+bool ibs_capture_cut_short(const struct ibs_capture *c);
 
 #endif

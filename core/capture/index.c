@@ -1,18 +1,20 @@
 /*
  * Replay index images (see index.h; layout in docs/capture-format.md).
  *
- *   header (128 bytes) | capture header text | attempts[n] | table[slots] | response bytes
+ *   header (136 bytes) | capture header text | attempts[n] | table[slots] | response bytes
  *
  * Every section starts on an 8-byte boundary. The table is open addressing
  * on the request key (at most half full); each used slot names the first
  * attempt of its request, and attempts of one request are chained forward
- * in file order. The checksum covers everything after the header, so a
- * damaged index is refused before any of it is believed.
+ * in file order. The checksum covers every byte, the header too (with the
+ * checksum field as zero), so a damaged index is refused before any of it
+ * is believed.
  */
-#define _GNU_SOURCE /* O_TMPFILE, mkostemp */
 #include "index.h"
-#include "../base/file.h"
+#include "index_int.h"
+#include "../base/out.h"
 #include "../base/log.h"
+#include "../base/mapping.h"
 #include "../base/xalloc.h"
 
 #include <errno.h>
@@ -26,62 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAGIC "IBSCIDX"
-#define ENDIAN_MARK 0x01020304u
-/* How much of a mapped index is read before its pages are let go of (a power of two). */
-#define SETTLE_BYTES_MASK (((size_t)1 << 20) - 1)
-
-struct hdr {
-	char magic[8];
-	uint32_t version, endian;
-	uint64_t file_size, checksum;
-	uint64_t cap_size, cap_ino;
-	int64_t cap_mtime_s, cap_mtime_ns;
-	uint64_t n_x, slots;
-	uint64_t text_off, text_len, x_off, tab_off, resp_off, resp_len;
-};
-
-struct slot {
-	uint64_t key;
-	uint32_t first; /* UINT32_MAX: free */
-	uint32_t count;
-};
-
-/*
- * A window of an index file, read ahead: replay asks in about the order it
- * recorded, so what it reads of the attempts and of the responses lies a
- * little ahead of what it read before. A read outside the window but not
- * far ahead of it moves the window there; any other is read by itself.
- */
-#define WINDOW_X_BYTES ((size_t)16 << 10)
-#define WINDOW_RESP_BYTES ((size_t)32 << 10)
-struct window {
-	int fd;       /* the file read */
-	uint64_t end; /* of what may be read of it */
-	uint64_t off; /* of the bytes held */
-	size_t n, cap;
-	unsigned missed; /* reads in a row it did not hold */
-	uint8_t *b;
-};
-
-struct ibs_capidx {
-	const uint8_t *buf;       /* the image, while in memory or mapped; NULL when read from files */
-	size_t len;
-	bool own, mapped;
-	/*
-	 * Read from files: the index file after its checks (both windows on
-	 * it), or the two unlinked temporary files ibs_capidx_build_tmp wrote
-	 * (attempts and table in one, responses in the other).
-	 */
-	struct window *wx, *wr;   /* read-ahead of the attempts and of the response bytes */
-	struct ibs_capture *head;
-	struct hdr h;             /* a copy, taken before it was checked */
-	const struct ibs_capidx_x *x;
-	const struct slot *tab;
-	const uint8_t *resp;
-};
-
-_Static_assert(sizeof(struct hdr) == 128, "index header is 128 bytes");
+_Static_assert(sizeof(struct hdr) == 136, "index header is 136 bytes");
 _Static_assert(sizeof(struct ibs_capidx_x) == 32, "index attempts are 32 bytes");
 _Static_assert(sizeof(struct slot) == 16, "index slots are 16 bytes");
 
@@ -168,29 +115,84 @@ static uint64_t checksum(const struct ibs_capidx *ix, const uint8_t *p, size_t n
 	return final(l[0] ^ rotl(l[1], 15) ^ rotl(l[2], 31) ^ rotl(l[3], 47) ^ n);
 }
 
+/* The whole image's checksum: the header with its checksum field as zero, then the rest. */
+static uint64_t image_checksum(const struct ibs_capidx *ix, const struct hdr *h, const uint8_t *body, size_t n)
+{
+	struct hdr z = *h;
+
+	z.checksum = 0;
+	return final(mix(checksum(NULL, (const uint8_t *)&z, sizeof(z)), checksum(ix, body, n)));
+}
+
+#define SAMPLE_BLOCK 4096
+#define SAMPLE_BLOCKS 64
+
+/*
+ * A hash of the bytes of a capture of size bytes: every block of 4 KiB of
+ * one up to 64 blocks long, else 64 blocks spread evenly over it, the first
+ * and the last among them (256 KiB read, whatever the size). Each block is
+ * hashed with its offset and length, zeros after its end to a whole word.
+ */
+static bool sample_hash(int fd, uint64_t size, uint64_t *out)
+{
+	uint64_t h = 0x510e527fade682d1ull, k, n = (size + SAMPLE_BLOCK - 1) / SAMPLE_BLOCK;
+	uint8_t b[SAMPLE_BLOCK];
+
+	if (n > SAMPLE_BLOCKS)
+		n = SAMPLE_BLOCKS;
+	for (k = 0; k < n; k++) {
+		uint64_t off = size <= (uint64_t)SAMPLE_BLOCKS * SAMPLE_BLOCK ? k * SAMPLE_BLOCK
+									   : (size - SAMPLE_BLOCK) * k / (SAMPLE_BLOCKS - 1);
+		size_t len = size - off < SAMPLE_BLOCK ? (size_t)(size - off) : SAMPLE_BLOCK, got = 0;
+		memset(b, 0, sizeof(b));
+		while (got < len) {
+			ssize_t r = pread(fd, b + got, len - got, (off_t)(off + got));
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0) {
+				if (!r)
+					errno = EIO; /* shorter than it said: changing as it is read */
+				return false;
+			}
+			got += (size_t)r;
+		}
+		h = mix(h, off);
+		h = mix(h, checksum(NULL, b, (len + 7) & ~(size_t)7) ^ len);
+	}
+	*out = final(h ^ size);
+	return true;
+}
+
 bool ibs_capidx_src_of(const char *cap_path, struct ibs_capidx_src *src)
 {
 	struct stat st;
+	int fd = -1, e;
+	bool ok;
 
+	memset(src, 0, sizeof(*src));
+	/* Only a regular file is opened and sampled: opening a FIFO would take a reader from its writer. */
 	if (stat(cap_path, &st) != 0)
 		return false;
+	if (S_ISREG(st.st_mode) && ((fd = open(cap_path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0 || fstat(fd, &st) != 0)) {
+		e = errno;
+		if (fd >= 0)
+			close(fd);
+		errno = e;
+		return false;
+	}
 	src->size = (uint64_t)st.st_size;
 	src->ino = (uint64_t)st.st_ino;
 	src->mtime_s = (int64_t)st.st_mtim.tv_sec;
 	src->mtime_ns = (int64_t)st.st_mtim.tv_nsec;
-	return true;
+	src->uid = (uint32_t)st.st_uid;
+	ok = fd < 0 || !S_ISREG(st.st_mode) || sample_hash(fd, src->size, &src->sample);
+	e = errno;
+	if (fd >= 0)
+		close(fd);
+	errno = e;
+	return ok;
 }
 
-static size_t pad8(size_t n)
-{
-	return (n + 7) & ~(size_t)7;
-}
-
-/* The response bytes an index stores: up to the last non-zero one. */
-static size_t stored(const struct ibs_cap_exchange *e)
-{
-	return ibs_capture_trimmed(e->resp, e->resp_len);
-}
 
 enum ibs_err ibs_capidx_build(const struct ibs_capture *c, const struct ibs_capidx_src *src, struct ibs_capidx **out,
 			      char **msg)
@@ -208,7 +210,7 @@ enum ibs_err ibs_capidx_build(const struct ibs_capture *c, const struct ibs_capi
 	size_t pos = 0;
 
 	while (ibs_capture_next(c, &pos, e))
-		resp_len += pad8(stored(e));
+		resp_len += capidx_pad8(capidx_stored(e));
 	for (slots = 64; slots < c->n * 2; slots *= 2)
 		;
 	memset(&h, 0, sizeof(h));
@@ -220,12 +222,13 @@ enum ibs_err ibs_capidx_build(const struct ibs_capture *c, const struct ibs_capi
 		h.cap_ino = src->ino;
 		h.cap_mtime_s = src->mtime_s;
 		h.cap_mtime_ns = src->mtime_ns;
+		h.cap_sample = src->sample;
 	}
 	h.n_x = c->n;
 	h.slots = slots;
 	h.text_off = sizeof(h);
 	h.text_len = text_len;
-	h.x_off = h.text_off + pad8(text_len);
+	h.x_off = h.text_off + capidx_pad8(text_len);
 	h.tab_off = h.x_off + c->n * sizeof(*xs);
 	h.resp_off = h.tab_off + slots * sizeof(*tab);
 	h.resp_len = resp_len;
@@ -251,12 +254,12 @@ enum ibs_err ibs_capidx_build(const struct ibs_capture *c, const struct ibs_capi
 		xs[i].key = key;
 		xs[i].resp_off = resp_len;
 		xs[i].resp_len = (uint16_t)e->resp_len;
-		xs[i].resp_n = (uint16_t)stored(e);
+		xs[i].resp_n = (uint16_t)capidx_stored(e);
 		xs[i].next = xs[i].prev = UINT32_MAX;
 		xs[i].outcome = (uint8_t)e->outcome;
 		xs[i].status = (uint16_t)e->status;
 		memcpy(buf + h.resp_off + resp_len, e->resp, xs[i].resp_n);
-		resp_len += pad8(xs[i].resp_n);
+		resp_len += capidx_pad8(xs[i].resp_n);
 		if (tab[s].first == UINT32_MAX) {
 			tab[s].key = key;
 			tab[s].first = (uint32_t)i;
@@ -283,11 +286,13 @@ enum ibs_err ibs_capidx_build(const struct ibs_capture *c, const struct ibs_capi
 
 void ibs_capidx_seal(void *buf, size_t len)
 {
+	struct hdr h;
 	uint64_t sum;
 
 	if (len < sizeof(struct hdr))
 		return;
-	sum = checksum(NULL, (const uint8_t *)buf + sizeof(struct hdr), len - sizeof(struct hdr));
+	memcpy(&h, buf, sizeof(h));
+	sum = image_checksum(NULL, &h, (const uint8_t *)buf + sizeof(struct hdr), len - sizeof(struct hdr));
 	memcpy((uint8_t *)buf + offsetof(struct hdr, checksum), &sum, sizeof(sum));
 }
 
@@ -300,12 +305,13 @@ enum ibs_err ibs_capidx_write(const struct ibs_capidx *ix, const char *path, cha
 	*msg = NULL;
 	if ((rc = ibs_out_open(&o, path)) != IBS_OK)
 		return rc;
+	/* Replay believes an index only where no one but its owner may write it. */
+	ibs_out_restrict(&o, S_IWGRP | S_IWOTH);
 	fwrite(ix->buf, 1, ix->len, o.fp);
 	return ibs_out_commit(&o);
 }
 
-static enum ibs_err bad(char **msg, const char *why, ...) __attribute__((format(printf, 2, 3)));
-static enum ibs_err bad(char **msg, const char *why, ...)
+enum ibs_err capidx_bad(char **msg, const char *why, ...)
 {
 	va_list ap;
 
@@ -340,34 +346,39 @@ static enum ibs_err check(struct ibs_capidx *ix, const struct ibs_capidx_src *sr
 	size_t i;
 
 	if (ix->len < sizeof(*h))
-		return bad(msg, "not an ibscan replay index");
+		return capidx_bad(msg, "not an ibscan replay index");
 	memcpy(&ix->h, ix->buf, sizeof(ix->h));
 	if (memcmp(h->magic, MAGIC, sizeof(MAGIC)))
-		return bad(msg, "not an ibscan replay index");
+		return capidx_bad(msg, "not an ibscan replay index");
 	if (h->endian != ENDIAN_MARK)
-		return bad(msg, "written on a machine of the other byte order");
+		return capidx_bad(msg, "written on a machine of the other byte order");
 	if (h->version != IBS_CAPIDX_VERSION)
-		return bad(msg, "index version %u is not supported (this ibscan reads version %d)", h->version,
+		return capidx_bad(msg, "index version %u is not supported (this ibscan reads version %d)", h->version,
 			   IBS_CAPIDX_VERSION);
 	if (h->file_size != ix->len)
-		return bad(msg, "truncated or extended: %zu bytes where the header says %llu", ix->len,
+		return capidx_bad(msg, "truncated or extended: %zu bytes where the header says %llu", ix->len,
 			   (unsigned long long)h->file_size);
-	if (checksum(ix, ix->buf + sizeof(*h), ix->len - sizeof(*h)) != h->checksum)
-		return bad(msg, "checksum mismatch: the index is damaged");
+	if (image_checksum(ix, h, ix->buf + sizeof(*h), ix->len - sizeof(*h)) != h->checksum)
+		return capidx_bad(msg, "checksum mismatch: the index is damaged");
 	if (src && (h->cap_size != src->size || h->cap_ino != src->ino || h->cap_mtime_s != src->mtime_s ||
 		    h->cap_mtime_ns != src->mtime_ns)) {
 		*msg = xasprintf("stale: the capture changed after the index was written");
 		return IBS_E_NOTFOUND;
 	}
+	if (src && h->cap_sample != src->sample) {
+		*msg = xasprintf("stale: the capture's bytes changed after the index was written (its size, inode "
+				 "and time did not)");
+		return IBS_E_NOTFOUND;
+	}
 	if (h->n_x >= UINT32_MAX || h->slots < 64 || h->slots & (h->slots - 1) || h->slots / 2 < h->n_x ||
 	    h->text_off != sizeof(*h) || !section_ok(h->text_off, h->text_len, 0, ix->len) ||
-	    h->x_off != sizeof(*h) + pad8(h->text_len) ||
+	    h->x_off != sizeof(*h) + capidx_pad8(h->text_len) ||
 	    !section_ok(h->x_off, h->n_x, sizeof(struct ibs_capidx_x), ix->len) ||
 	    h->tab_off != h->x_off + h->n_x * sizeof(struct ibs_capidx_x) ||
 	    !section_ok(h->tab_off, h->slots, sizeof(struct slot), ix->len) ||
 	    h->resp_off != h->tab_off + h->slots * sizeof(struct slot) ||
 	    !section_ok(h->resp_off, h->resp_len, 0, ix->len) || h->resp_off + h->resp_len != ix->len)
-		return bad(msg, "inconsistent section layout");
+		return capidx_bad(msg, "inconsistent section layout");
 	ix->x = (const struct ibs_capidx_x *)(ix->buf + h->x_off);
 	ix->tab = (const struct slot *)(ix->buf + h->tab_off);
 	ix->resp = ix->buf + h->resp_off;
@@ -375,23 +386,23 @@ static enum ibs_err check(struct ibs_capidx *ix, const struct ibs_capidx_src *sr
 		if (!(i * sizeof(struct ibs_capidx_x) & SETTLE_BYTES_MASK))
 			settle(ix);
 		if (!attempt_ok(h, i, &ix->x[i]))
-			return bad(msg, "attempt %zu is inconsistent", i);
+			return capidx_bad(msg, "attempt %zu is inconsistent", i);
 	}
 	for (i = 0; i < h->slots; i++) {
 		const struct slot *s = &ix->tab[i];
 		if (!(i * sizeof(*s) & SETTLE_BYTES_MASK))
 			settle(ix);
 		if (s->first != UINT32_MAX && s->first >= h->n_x)
-			return bad(msg, "table slot %zu is inconsistent", i);
+			return capidx_bad(msg, "table slot %zu is inconsistent", i);
 	}
 	/* The header text is a capture with no exchanges. */
 	if (ibs_capture_parse("index header", (const char *)ix->buf + h->text_off, h->text_len, &ix->head, &hmsg)) {
-		enum ibs_err rc = bad(msg, "bad capture header: %s", hmsg);
+		enum ibs_err rc = capidx_bad(msg, "bad capture header: %s", hmsg);
 		free(hmsg);
 		return rc;
 	}
 	if (ix->head->n)
-		return bad(msg, "bad capture header: it holds exchanges");
+		return capidx_bad(msg, "bad capture header: it holds exchanges");
 	settle(ix);
 	return IBS_OK;
 }
@@ -411,7 +422,7 @@ static enum ibs_err load(const void *buf, size_t len, bool own, bool mapped, con
 	ix->mapped = mapped;
 	/* The header is read in place: the buffer must be 8-byte aligned. */
 	if ((uintptr_t)buf % 8)
-		rc = bad(msg, "misaligned buffer");
+		rc = capidx_bad(msg, "misaligned buffer");
 	else
 		rc = check(ix, src, msg);
 	if (rc) {
@@ -448,8 +459,7 @@ static struct window *window_on(int fd, uint64_t end, size_t cap)
 	return w;
 }
 
-/* From now on ix is read from files (it owns xfd and rfd). */
-static void read_files(struct ibs_capidx *ix, int xfd, uint64_t xend, int rfd, uint64_t rend)
+void capidx_read_files(struct ibs_capidx *ix, int xfd, uint64_t xend, int rfd, uint64_t rend)
 {
 	if (ix->mapped)
 		munmap((void *)ix->buf, ix->len);
@@ -484,9 +494,22 @@ enum ibs_err ibs_capidx_open(const char *path, const struct ibs_capidx_src *src,
 		close(fd);
 		return IBS_E_IO;
 	}
+	/* Whoever may write the index decides what replay says: only we, or the capture's owner, may. */
+	if (st.st_uid != geteuid() && (!src || st.st_uid != src->uid)) {
+		*msg = xasprintf("not trusted: it belongs to uid %u, neither this user (uid %u) nor the capture's owner "
+				 "(uid %u)",
+				 (unsigned)st.st_uid, (unsigned)geteuid(), src ? (unsigned)src->uid : (unsigned)geteuid());
+		close(fd);
+		return IBS_E_NOTFOUND;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		*msg = xasprintf("not trusted: its group or others may write it (mode %04o)", (unsigned)(st.st_mode & 07777));
+		close(fd);
+		return IBS_E_NOTFOUND;
+	}
 	if ((uint64_t)st.st_size < sizeof(struct hdr) || (uint64_t)st.st_size > IBS_CAPIDX_MAX_BYTES) {
 		close(fd);
-		return bad(msg, "%lld bytes is not the size of an index", (long long)st.st_size);
+		return capidx_bad(msg, "%lld bytes is not the size of an index", (long long)st.st_size);
 	}
 	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (m == MAP_FAILED) {
@@ -494,7 +517,9 @@ enum ibs_err ibs_capidx_open(const char *path, const struct ibs_capidx_src *src,
 		close(fd);
 		return IBS_E_IO;
 	}
+	ibs_mapping_begin(path, "the replay index was cut short while in use (replaced in place?); run again");
 	rc = load(m, (size_t)st.st_size, false, true, src, out, msg);
+	ibs_mapping_end();
 	if (rc) {
 		munmap(m, (size_t)st.st_size);
 		close(fd);
@@ -509,7 +534,7 @@ enum ibs_err ibs_capidx_open(const char *path, const struct ibs_capidx_src *src,
 		close(fd);
 		return IBS_E_IO;
 	}
-	read_files(*out, fd, (uint64_t)st.st_size, rfd, (uint64_t)st.st_size);
+	capidx_read_files(*out, fd, (uint64_t)st.st_size, rfd, (uint64_t)st.st_size);
 	return IBS_OK;
 }
 
@@ -542,232 +567,6 @@ void ibs_capidx_free(struct ibs_capidx *ix)
 	free(ix);
 }
 
-/* ---- an index built from a capture's text into temporary files ---- */
-
-struct tbuild {
-	FILE *xf, *rf;     /* attempts; response bytes */
-	struct slot *tab;  /* at most half full, grown as attempts come */
-	uint32_t *last;    /* per slot: the last attempt of its request */
-	size_t slots, n;
-	uint64_t resp_len;
-	uint32_t *links;   /* pairs (attempt, the next one of its request), set once the attempts are written */
-	size_t nlinks, linkcap;
-};
-
-/*
- * The table is mapped, not malloc'd: glibc raises its threshold for
- * mapping a block to the size of a mapped block freed, and the walk's own
- * large blocks would then stay in the heap after use (5 MB more at 27k nodes).
- */
-static void *tb_map(size_t n)
-{
-	void *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (m == MAP_FAILED)
-		xalloc_die();
-	return m;
-}
-
-static void tb_unmap(void *m, size_t n)
-{
-	if (m)
-		munmap(m, n);
-}
-
-static void tb_grow(struct tbuild *b)
-{
-	size_t ns = b->slots ? b->slots * 2 : 1024, i;
-	struct slot *nt = tb_map(ns * sizeof(*nt));
-	uint32_t *nl = tb_map(ns * sizeof(*nl));
-
-	for (i = 0; i < ns; i++)
-		nt[i].first = UINT32_MAX;
-	for (i = 0; i < b->slots; i++) {
-		size_t s;
-		if (b->tab[i].first == UINT32_MAX)
-			continue;
-		for (s = (size_t)(b->tab[i].key >> 20) & (ns - 1); nt[s].first != UINT32_MAX; s = (s + 1) & (ns - 1))
-			;
-		nt[s] = b->tab[i];
-		nl[s] = b->last[i];
-	}
-	tb_unmap(b->tab, b->slots * sizeof(*b->tab));
-	tb_unmap(b->last, b->slots * sizeof(*b->last));
-	b->tab = nt;
-	b->last = nl;
-	b->slots = ns;
-}
-
-/* One exchange of the text: its attempt and response bytes written, its request's chain extended. */
-static enum ibs_err tb_add(void *ctx, const struct ibs_cap_exchange *e, char **msg)
-{
-	static const uint8_t zeros[8];
-	struct tbuild *b = ctx;
-	struct ibs_capidx_x x;
-	uint64_t key = ibs_capidx_key(&e->addr, e->req);
-	size_t s;
-
-	if (b->n >= UINT32_MAX / 2)
-		return bad(msg, "too many exchanges for a replay index");
-	if (b->n + 1 > b->slots / 2)
-		tb_grow(b);
-	for (s = (size_t)(key >> 20) & (b->slots - 1); b->tab[s].first != UINT32_MAX && b->tab[s].key != key;
-	     s = (s + 1) & (b->slots - 1))
-		;
-	memset(&x, 0, sizeof(x));
-	x.key = key;
-	x.resp_off = b->resp_len;
-	x.resp_len = (uint16_t)e->resp_len;
-	x.resp_n = (uint16_t)stored(e);
-	x.next = x.prev = UINT32_MAX;
-	x.outcome = (uint8_t)e->outcome;
-	x.status = (uint16_t)e->status;
-	if (b->tab[s].first == UINT32_MAX) {
-		b->tab[s].key = key;
-		b->tab[s].first = (uint32_t)b->n;
-	} else {
-		x.prev = b->last[s];
-		b->links = xgrow(b->links, &b->linkcap, b->nlinks + 2, sizeof(*b->links));
-		b->links[b->nlinks++] = b->last[s];
-		b->links[b->nlinks++] = (uint32_t)b->n;
-	}
-	b->tab[s].count++;
-	b->last[s] = (uint32_t)b->n;
-	fwrite(&x, sizeof(x), 1, b->xf);
-	fwrite(e->resp, 1, x.resp_n, b->rf);
-	fwrite(zeros, 1, pad8(x.resp_n) - x.resp_n, b->rf);
-	b->resp_len += pad8(x.resp_n);
-	b->n++;
-	return IBS_OK;
-}
-
-/* An unlinked file in $TMPDIR (else /tmp), read and written through *rd and *wr; false with errno set. */
-static bool tmp_file(const char *dir, int *rd, FILE **wr)
-{
-	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-
-	if (fd < 0) {
-		char *path = xasprintf("%s/ibscan-replay-XXXXXX", dir);
-		fd = mkostemp(path, O_CLOEXEC);
-		if (fd >= 0)
-			unlink(path);
-		free(path);
-	}
-	if (fd < 0)
-		return false;
-	*rd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	*wr = *rd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!*wr) {
-		int e = errno;
-		if (*rd >= 0)
-			close(*rd);
-		close(fd);
-		errno = e;
-		return false;
-	}
-	return true;
-}
-
-static bool write_at(int fd, const void *buf, size_t n, uint64_t off)
-{
-	size_t done = 0;
-
-	while (done < n) {
-		ssize_t w = pwrite(fd, (const uint8_t *)buf + done, n - done, (off_t)(off + done));
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			if (!w)
-				errno = EIO;
-			return false;
-		}
-		done += (size_t)w;
-	}
-	return true;
-}
-
-enum ibs_err ibs_capidx_build_tmp(const char *cap_path, struct ibs_capidx **out, bool *tmp_failed, char **msg)
-{
-	const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	struct tbuild b;
-	struct ibs_capture *head = NULL;
-	struct ibs_capidx *ix;
-	int xr = -1, rr = -1, err = 0;
-	enum ibs_err rc;
-	bool ok;
-	size_t i;
-
-	*out = NULL;
-	*msg = NULL;
-	*tmp_failed = false;
-	memset(&b, 0, sizeof(b));
-	if (!tmp_file(dir, &xr, &b.xf) || !tmp_file(dir, &rr, &b.rf)) {
-		err = errno;
-		goto tmp_fail;
-	}
-	tb_grow(&b);
-	rc = ibs_capture_scan(cap_path, tb_add, &b, &head, msg);
-	if (rc) {
-		fclose(b.xf);
-		fclose(b.rf);
-		close(xr);
-		close(rr);
-		tb_unmap(b.tab, b.slots * sizeof(*b.tab));
-		tb_unmap(b.last, b.slots * sizeof(*b.last));
-		free(b.links);
-		return rc;
-	}
-	/* The attempts written, link each to the next of its request, then the table after them. */
-	ok = fflush(b.xf) == 0 && !ferror(b.xf) && fflush(b.rf) == 0 && !ferror(b.rf);
-	for (i = 0; ok && i < b.nlinks; i += 2)
-		ok = write_at(xr, &b.links[i + 1], sizeof(uint32_t),
-			      (uint64_t)b.links[i] * sizeof(struct ibs_capidx_x) + offsetof(struct ibs_capidx_x, next));
-	ok = ok && write_at(xr, b.tab, b.slots * sizeof(*b.tab), (uint64_t)b.n * sizeof(struct ibs_capidx_x));
-	if (!ok)
-		err = errno;
-	/* The first failure names the cause: a write, else a close (a full disk may show only there). */
-	if (fclose(b.xf) && ok) {
-		ok = false;
-		err = errno;
-	}
-	if (fclose(b.rf) && ok) {
-		ok = false;
-		err = errno;
-	}
-	b.xf = b.rf = NULL;
-	tb_unmap(b.last, b.slots * sizeof(*b.last));
-	free(b.links);
-	if (!ok) {
-		tb_unmap(b.tab, b.slots * sizeof(*b.tab));
-		ibs_capture_free(head);
-		goto tmp_fail;
-	}
-	ix = xcalloc(1, sizeof(*ix));
-	ix->head = head;
-	ix->h.n_x = b.n;
-	ix->h.slots = b.slots;
-	ix->h.x_off = 0;
-	ix->h.tab_off = (uint64_t)b.n * sizeof(struct ibs_capidx_x);
-	ix->h.resp_off = 0;
-	ix->h.resp_len = b.resp_len;
-	tb_unmap(b.tab, b.slots * sizeof(*b.tab));
-	read_files(ix, xr, ix->h.tab_off + b.slots * sizeof(struct slot), rr, b.resp_len);
-	*out = ix;
-	return IBS_OK;
-tmp_fail:
-	if (b.xf)
-		fclose(b.xf);
-	if (b.rf)
-		fclose(b.rf);
-	if (xr >= 0)
-		close(xr);
-	if (rr >= 0)
-		close(rr);
-	*tmp_failed = true;
-	*msg = xasprintf("cannot write a temporary index in %s: %s", dir, strerror(err ? err : EIO));
-	return IBS_E_IO;
-}
-
 const struct ibs_capture *ibs_capidx_header(const struct ibs_capidx *ix)
 {
 	return ix->head;
@@ -793,9 +592,9 @@ static enum ibs_err read_at(int fd, void *dst, size_t n, uint64_t off, char **ms
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
-			return bad(msg, "cannot read it: %s", strerror(errno));
+			return capidx_bad(msg, "cannot read it: %s", strerror(errno));
 		if (r == 0)
-			return bad(msg, "cut short (nothing at byte %llu)", (unsigned long long)(off + got));
+			return capidx_bad(msg, "cut short (nothing at byte %llu)", (unsigned long long)(off + got));
 		got += (size_t)r;
 	}
 	return IBS_OK;
@@ -864,7 +663,7 @@ enum ibs_err ibs_capidx_first(const struct ibs_capidx *ix, uint64_t key, uint32_
 			return IBS_OK;
 		if (sl.key == key) {
 			if (sl.first >= ix->h.n_x)
-				return bad(msg, "table slot %zu is inconsistent", s);
+				return capidx_bad(msg, "table slot %zu is inconsistent", s);
 			*first = sl.first;
 			return IBS_OK;
 		}
@@ -878,11 +677,11 @@ enum ibs_err ibs_capidx_get(const struct ibs_capidx *ix, uint32_t i, struct ibs_
 	enum ibs_err rc;
 
 	if (i >= ix->h.n_x)
-		return bad(msg, "attempt %u is beyond the %llu it holds", i, (unsigned long long)ix->h.n_x);
+		return capidx_bad(msg, "attempt %u is beyond the %llu it holds", i, (unsigned long long)ix->h.n_x);
 	if ((rc = fetch(ix, ix->wx, false, ix->h.x_off + (uint64_t)i * sizeof(*x), sizeof(*x), x, msg)) != IBS_OK)
 		return rc;
 	if (!attempt_ok(&ix->h, i, x))
-		return bad(msg, "attempt %u is inconsistent", i);
+		return capidx_bad(msg, "attempt %u is inconsistent", i);
 	return IBS_OK;
 }
 

@@ -4,8 +4,9 @@
  * builds the image in memory from the text capture; `ibscan capture index`
  * writes it beside the capture (FILE.idx) so that later replays map it
  * instead of parsing megabytes of hex. The image names the capture it was
- * made from (size, modification time, inode): a changed capture makes it
- * stale, and replay then reads the text again.
+ * made from (size, modification time, inode, a hash of a sample of its
+ * bytes): a changed capture makes it stale, and replay then reads the text
+ * again. Its checksum covers all of it, the header included.
  */
 #ifndef IBSCAN_CAPTURE_INDEX_H
 #define IBSCAN_CAPTURE_INDEX_H
@@ -16,14 +17,16 @@
 
 #include "format.h"
 
-#define IBS_CAPIDX_VERSION 2
+#define IBS_CAPIDX_VERSION 3
 #define IBS_CAPIDX_SUFFIX ".idx"
 #define IBS_CAPIDX_MAX_BYTES ((size_t)4 << 30)
 
-/* Which capture file an index belongs to. */
+/* Which capture file an index belongs to, and who owns it. */
 struct ibs_capidx_src {
 	uint64_t size, ino;
 	int64_t mtime_s, mtime_ns;
+	uint64_t sample; /* a hash of the capture's bytes: all of a small one, 64 blocks of 4 KiB of a larger one */
+	uint32_t uid;    /* the capture's owner: an index may be theirs or the caller's */
 };
 
 /* One recorded attempt, as replay needs it. */
@@ -44,7 +47,11 @@ struct ibs_capidx;
 /* The key replay matches on: the address and the request with its TID zeroed. */
 uint64_t ibs_capidx_key(const struct ibs_addr *a, const uint8_t mad[IBS_MAD_SIZE]);
 
-/* stat() of a capture; false (errno set) when it cannot be read. */
+/*
+ * The capture's identity: size, inode, modification time, owner (fstat),
+ * and a hash of a sample of its bytes (read with pread, a capture of up to
+ * 256 KiB whole); false (errno set) when it cannot be read.
+ */
 bool ibs_capidx_src_of(const char *cap_path, struct ibs_capidx_src *src);
 
 /*
@@ -64,7 +71,10 @@ enum ibs_err ibs_capidx_build(const struct ibs_capture *c, const struct ibs_capi
  * capture out in memory instead).
  */
 enum ibs_err ibs_capidx_build_tmp(const char *cap_path, struct ibs_capidx **out, bool *tmp_failed, char **msg);
-/* Write the image to path (struct ibs_out: atomically); errors are logged there, *msg stays NULL. */
+/*
+ * Write the image to path (struct ibs_out: atomically; writable by its
+ * owner only, as replay wants it); errors are logged there, *msg stays NULL.
+ */
 enum ibs_err ibs_capidx_write(const struct ibs_capidx *ix, const char *path, char **msg);
 /*
  * Check an image of len bytes at buf, which must stay valid until the index
@@ -76,7 +86,13 @@ enum ibs_err ibs_capidx_from_mem(const void *buf, size_t len, bool own, const st
 				 struct ibs_capidx **out, char **msg);
 /* Recompute the checksum of an image of len bytes (for tools and fuzzing that edit one). */
 void ibs_capidx_seal(void *buf, size_t len);
-/* Map and check the index file at path (errors as above; IBS_E_IO when it cannot be read). */
+/*
+ * Map and check the index file at path (errors as above; IBS_E_IO when it
+ * cannot be read). An index is believed only from this user or the
+ * capture's owner (src->uid), and only when neither its group nor others
+ * may write it: any other is IBS_E_NOTFOUND, *msg saying why, before any of
+ * it is read.
+ */
 enum ibs_err ibs_capidx_open(const char *path, const struct ibs_capidx_src *src, struct ibs_capidx **out,
 			     char **msg);
 void ibs_capidx_free(struct ibs_capidx *ix);

@@ -2,6 +2,7 @@
 #include "recorder.h"
 #include "../base/clock.h"
 #include "../base/log.h"
+#include "../base/out.h"
 #include "../base/xalloc.h"
 
 #include <errno.h>
@@ -23,7 +24,8 @@ struct rec_pending {
 
 struct rec_priv {
 	struct ibs_transport *inner;
-	FILE *f;
+	struct ibs_out out; /* the capture, put in place when the recording ends */
+	FILE *f;            /* out's stream while recording, else NULL */
 	char *path;
 	bool times;
 	bool failed;
@@ -39,9 +41,9 @@ static void rec_write(struct rec_priv *r, struct rec_pending *p, enum ibs_cap_ou
 	if (r->failed || !r->f)
 		return;
 	ibs_capture_write_exchange(r->f, &p->req, p->mad, r->times ? &t : NULL, oc, pkt);
-	/* A crash loses at most the exchange in flight. */
-	if (fflush(r->f) != 0 || ferror(r->f)) {
-		log_error("cannot write capture '%s': %s", r->path, strerror(errno));
+	/* Whole so far: a run cut short (a signal, out of memory) keeps the capture up to here, without its end record. */
+	if (ibs_out_mark(&r->out) != 0 || ferror(r->f)) {
+		log_error("cannot write capture '%s': %s", r->path, strerror(r->out.err ? r->out.err : errno));
 		r->failed = true;
 	}
 }
@@ -145,11 +147,14 @@ enum ibs_err ibs_recorder_end(struct ibs_transport *t)
 		for (i = 0; i < r->n; i++)
 			if (r->p[i].used)
 				rec_write(r, &r->p[i], IBS_CAP_NONE, NULL);
-		if (fclose(r->f) != 0 && !r->failed) {
-			log_error("cannot write capture '%s': %s", r->path, strerror(errno));
-			r->failed = true;
-		}
+		/* The recording ended here, not cut short: a reader can tell (ibs_capture_cut_short). */
+		ibs_capture_write_end(r->f);
 		r->f = NULL;
+		/* Put in place (renamed over the old capture) only now: a reader of the old one reads it whole. */
+		if (r->failed)
+			ibs_out_abort(&r->out);
+		else if (ibs_out_commit(&r->out) != IBS_OK)
+			r->failed = true; /* said there */
 	}
 	return r->failed ? IBS_E_IO : IBS_OK;
 }
@@ -179,24 +184,25 @@ enum ibs_err ibs_recorder_wrap(struct ibs_transport *inner, const char *path, bo
 			       const struct ibs_local_port *lp, const struct ibs_capture_engine *eng,
 			       struct ibs_transport **out)
 {
-	struct rec_priv *r;
+	struct rec_priv *r = xcalloc(1, sizeof(*r));
 	struct ibs_transport *t;
-	FILE *f = fopen(path, "w");
 
 	*out = NULL;
-	if (!f) {
-		log_error("cannot create capture '%s': %s", path, strerror(errno));
+	/* As -o: a new file in the capture's directory, never through a link another user planted (ibs_out). */
+	if (ibs_out_open(&r->out, path) != IBS_OK) {
+		free(r);
 		return IBS_E_IO;
 	}
-	ibs_capture_write_header(f, "ibscan " IBSCAN_VERSION, lp, eng);
-	if (fflush(f) != 0) {
-		log_error("cannot write capture '%s': %s", path, strerror(errno));
-		fclose(f);
+	r->f = r->out.fp;
+	ibs_capture_write_header(r->f, "ibscan " IBSCAN_VERSION, lp, eng);
+	if (ibs_out_mark(&r->out) != 0) {
+		log_error("cannot write capture '%s': %s", path, strerror(r->out.err ? r->out.err : errno));
+		ibs_out_abort(&r->out);
+		free(r);
 		return IBS_E_IO;
 	}
-	r = xcalloc(1, sizeof(*r));
+	ibs_out_keep_on_fatal(&r->out);
 	r->inner = inner;
-	r->f = f;
 	r->path = xstrdup(path);
 	r->times = times;
 	r->start = ibs_mono_ns();

@@ -1,7 +1,11 @@
 /*
  * The recorder: wraps any transport and writes every exchange through it to
  * a capture file (docs/capture-format.md) as it goes, flushed after each,
- * so that a crash loses at most the exchange in flight.
+ * into a new file that replaces the capture's path when the recording ends
+ * (struct ibs_out, as -o does), with its end record. A run cut short (a
+ * signal, the watchdog, out of memory) puts the capture in place as far as
+ * it got, in whole records and without the end record: cut short, and
+ * saying so.
  */
 #ifndef IBSCAN_CAPTURE_RECORDER_H
 #define IBSCAN_CAPTURE_RECORDER_H
@@ -16,7 +20,8 @@ enum ibs_err ibs_recorder_wrap(struct ibs_transport *inner, const char *path, bo
 			       struct ibs_transport **out);
 
 /*
- * Write what is still in flight (as unanswered) and close the capture:
+ * Write what is still in flight (as unanswered) and the end record, and put
+ * the capture in place:
  * IBS_E_IO when any write failed (said when it did), else IBS_OK; IBS_OK
  * for a transport that is not a recorder. Closing the transport ends it too.
  */

@@ -296,6 +296,8 @@ enum ibs_err ibs_replay_open(const char *path, bool strict, struct ibs_transport
 	}
 	if (eng)
 		*eng = ibs_capidx_header(ix)->engine;
+	if (ibs_capture_cut_short(ibs_capidx_header(ix)))
+		log_warn("%s: the recording was cut short (no end record): a replay of it ends where it stopped", path);
 	p = xcalloc(1, sizeof(*p));
 	p->ix = ix;
 	p->path = xstrdup(path);

@@ -21,15 +21,27 @@ for view in topology nodes links; do
 	cmp -s "$TMP/out" "$TMP/idx.out" || fail "$view: replay through the index differs from the text"
 done
 
-# The index answers alone: the text overwritten in place (same inode, size
-# and time) still replays the fabric.
+# The index answers alone: one whose answers name a switch otherwise
+# (forged from the documented layout, resealed) is what replay says.
+forge() { python3 "$ROOT/tests/cli/forgeidx.py" "$@"; }
 cp "$cap" "$TMP/orig.cap"
+forge "$cap.idx" "$cap" -o "$TMP/renamed.idx" --rename leaf01 LEAFXX
+cp "$cap.idx" "$TMP/good.idx"
+cp "$TMP/renamed.idx" "$cap.idx"
+run 0 nodes --replay "$cap"
+out_has '"MF0;LEAFXX:MSB7800/U1"'
+[ ! -s "$TMP/err" ] || fail "the renamed index was not believed: $(cat "$TMP/err")"
+cp "$TMP/good.idx" "$cap.idx"
+
+# The capture's bytes are sampled: the text overwritten in place, its size,
+# inode and time kept (cp -p, rsync --inplace -t), makes the index stale.
 touch -r "$cap" "$TMP/stamp"
 size=$(stat -c %s "$cap")
 head -c "$size" /dev/zero | tr '\0' '#' | dd of="$cap" conv=notrunc status=none
 touch -r "$TMP/stamp" "$cap"
-run 0 topology --replay "$cap"
-cmp -s "$TMP/out" "$TMP/text.out" || fail "the index did not answer alone"
+run 3 topology --replay "$cap"
+err_has "$cap.idx: stale: the capture's bytes changed after the index was written (its size, inode and time did not); reading the capture itself"
+err_has "$cap:1: line too long"
 
 # Any change to the capture's time makes the index stale: the text is read.
 touch "$cap"
@@ -55,12 +67,34 @@ cp "$ROOT/fixtures/captures/net.2sw2path4hca.cap" "$cap.idx"
 run 0 nodes --replay "$cap"
 err_has "not an ibscan replay index"
 
-# An index of another capture, copied beside this one, is stale.
+# An index of another capture, copied beside this one, is stale; with its
+# header made to name this capture, its checksum no longer holds (it
+# covers the header): an older ibscan believed it.
 cp "$ROOT/fixtures/captures/dead-switch.cap" "$TMP/d.cap"
 run 0 capture index "$TMP/d.cap" -o "$cap.idx"
 run 0 topology --replay "$cap"
 err_has "stale"
 cmp -s "$TMP/out" "$TMP/text.out" || fail "foreign index: the text replay differs"
+forge "$cap.idx" "$cap" -o "$cap.idx" --no-seal
+run 0 topology --replay "$cap"
+err_has "$cap.idx: checksum mismatch: the index is damaged; reading the capture itself"
+cmp -s "$TMP/out" "$TMP/text.out" || fail "foreign index, header patched: the text replay differs"
+# One that its group or others may write is not believed, whoever owns it;
+# capture index makes none, whatever the umask.
+(umask 0 && "$IBSCAN" capture index "$cap") || fail "capture index under umask 0"
+[ "$(stat -c %a "$cap.idx")" = 644 ] || fail "capture index under umask 0 made a $(stat -c %a "$cap.idx") index, want 644"
+chmod 664 "$cap.idx"
+run 0 topology --replay "$cap"
+err_has "$cap.idx: not trusted: its group or others may write it (mode 0664); reading the capture itself"
+cmp -s "$TMP/out" "$TMP/text.out" || fail "group-writable index: the text replay differs"
+# An index of the previous layout (2) is passed over, naming its version.
+python3 - "$cap.idx" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read()); struct.pack_into("<I", b, 8, 2); open(sys.argv[1], "wb").write(b)
+PY
+chmod 644 "$cap.idx"
+run 0 topology --replay "$cap"
+err_has "$cap.idx: index version 2 is not supported (this ibscan reads version 3)"
 # A FIFO where the index would be (planted beside a capture handed over) is passed over like
 # any other file that is not one, at once: its open() blocked until the watchdog.
 rm "$cap.idx"
@@ -95,7 +129,7 @@ err_has "ibscan: error: $cap.idx: the replay index changed while in use: cut sho
 # again where replay reads it, and a damaged index ends the run with a
 # message and exit 3, never a read or write past a buffer. Under the ASan
 # build (make check-cli) any overflow fails the run. Offsets come from the
-# index's own header: attempts at x_off (header byte 96), 32 bytes each.
+# index's own header: attempts at x_off (header byte 104), 32 bytes each.
 u64() { od -An -t u8 -j "$2" -N 8 "$1" | tr -d ' '; }
 rewritten() { # WHAT SPEC: replay while SPEC is written into the index; want exit 3 and the message
 	local rc=0
@@ -109,7 +143,7 @@ rewritten() { # WHAT SPEC: replay while SPEC is written into the index; want exi
 	err_has "ibscan: error: $cap.idx: the replay index changed while in use: $3"
 }
 run 0 capture index "$cap"
-x0=$(u64 "$cap.idx" 96)
+x0=$(u64 "$cap.idx" 104)
 rewritten "a 64 KB response length" "$((x0 + 26))=ffff" "attempt 0 is inconsistent"
 rewritten "more stored bytes than the length" "$((x0 + 30))=0101" "attempt 0 is inconsistent"
 rewritten "a response offset past the end" "$((x0 + 8))=00000000ffffffff" "attempt 0 is inconsistent"
@@ -121,7 +155,7 @@ rewritten "an unknown outcome" "$((x0 + 28))=07" "attempt 0 is inconsistent"
 slot=$(python3 - "$cap.idx" <<'PY'
 import struct, sys
 b = open(sys.argv[1], "rb").read()
-slots, tab = struct.unpack_from("<Q", b, 72)[0], struct.unpack_from("<Q", b, 104)[0]
+slots, tab = struct.unpack_from("<Q", b, 80)[0], struct.unpack_from("<Q", b, 112)[0]
 for s in range(slots):
     key, first, count = struct.unpack_from("<QII", b, tab + 16 * s)
     if first == 0:
@@ -133,7 +167,7 @@ rewritten "a table slot beyond the attempts" "$x0=0000000000000000,$slot=ffffff7
 # The header is copied when the index is checked: a count changed later is not believed.
 run 0 capture index "$cap"
 cp "$cap.idx" "$TMP/before.idx"
-REWIDX="64=ffffff7f" ASAN_OPTIONS=verify_asan_link_order=0 LD_PRELOAD=$TMP/cutidx.so "$IBSCAN" topology --replay "$cap" \
+REWIDX="72=ffffff7f" ASAN_OPTIONS=verify_asan_link_order=0 LD_PRELOAD=$TMP/cutidx.so "$IBSCAN" topology --replay "$cap" \
 	>"$TMP/out" 2>"$TMP/err" || fail "header rewritten: exit $? ($(cat "$TMP/err"))"
 ! cmp -s "$cap.idx" "$TMP/before.idx" || fail "header rewritten: the preload did not rewrite the index"
 cmp -s "$TMP/out" "$TMP/text.out" || fail "header rewritten: the replay differs"

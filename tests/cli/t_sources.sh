@@ -93,6 +93,9 @@ cache|topology --fixed-timeout|2|err|--load-cache sends no MADs: --window, --max
 cache|nodes --max-smps-per-switch 8|2|err|--load-cache sends no MADs: --window, --max-smps-per-switch, --timeout, --fixed-timeout, --retries, --deadline and --m-key do not apply
 cache|topology -C mlx5_0|2|err|--load-cache reads no device: -C/--ca and -P/--port do not apply
 cap|topology --port 1|2|err|--replay reads no device
+cap|nodes -P 0|2|err|--replay reads no device: -C/--ca and -P/--port do not apply
+cache|nodes --port 0|2|err|--load-cache reads no device: -C/--ca and -P/--port do not apply
+none|diff $base $cache -P 0|2|err|--port is about reading the fabric, and neither side is 'live'
 cap|topology --record-times|2|err|--record-times goes with --record
 none|topology --replay-strict|2|err|--replay-strict goes with --replay
 cap|topology --record $TMP/x.cap|2|err|--replay, --record and --load-cache cannot be used together

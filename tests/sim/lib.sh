@@ -42,5 +42,45 @@ compare_with_ibnetdiscover() {
 	ok "$name: $(grep -c '^node' "$TMP/$name.a") nodes, $(grep -c '^port' "$TMP/$name.a") ports, $(grep -c '^link' "$TMP/$name.a") links equal to ibnetdiscover"
 }
 
-# mid_walk CAPTURE N: the capture being recorded holds at least N exchanges.
-mid_walk() { [ -f "$1" ] && [ "$(grep -c '^x ' "$1")" -ge "$2" ]; }
+# _tree PID: PID and its descendants, one a line (builtins only: on a loaded machine each
+# process spawned costs more than a walk's millisecond).
+_tree() {
+	local todo=("$1") p kids
+	while ((${#todo[@]})); do
+		p=${todo[0]}
+		todo=("${todo[@]:1}")
+		echo "$p"
+		kids=()
+		read -r -a kids 2>/dev/null <"/proc/$p/task/$p/children" || true
+		todo+=("${kids[@]}")
+	done
+}
+
+# recording PID: the capture ibscan PID is recording, as a path (/proc/P/fd/N) to read while
+# the run lasts: until it ends the capture is a temporary file with no name
+# (docs/capture-format.md). PID (a background `ibs`: a shell) or one of its descendants is
+# ibscan: RECORDING_PID then names it, for `kill -STOP` to hold the run where it is (a walk
+# of the simulator can end a few milliseconds on). Not in $(...) when RECORDING_PID matters.
+recording() {
+	local p f first
+	RECORDING_PID=
+	for p in $(_tree "$1"); do
+		for f in /proc/"$p"/fd/*; do
+			[[ -f $f ]] || continue # a regular file: never a FIFO, whose read would block
+			first=
+			read -r first 2>/dev/null <"$f" || true
+			[[ $first == 'ibscan-capture '* ]] || continue
+			RECORDING=$f RECORDING_PID=$p
+			echo "$f"
+			return 0
+		done
+	done
+	return 1
+}
+
+# mid_walk PID N: the capture ibscan PID is recording holds at least N exchanges
+# (MID_WALK_PID: that ibscan).
+mid_walk() {
+	MID_WALK_PID=
+	recording "$1" >/dev/null && [ "$(grep -c '^x ' "$RECORDING")" -ge "$2" ] && MID_WALK_PID=$RECORDING_PID
+}

@@ -159,7 +159,7 @@ sim_start "$FABRICS/fattree3"
 rc=0
 ibs topology --json --window 1 --deadline 30 --record "$TMP/p.cap" -o "$TMP/p.json" 2>"$TMP/p.err" &
 pid=$!
-sim_poll 20 mid_walk "$TMP/p.cap" 200 || fail "the walk did not get going"
+sim_poll 20 mid_walk $pid 200 || fail "the walk did not get going"
 sim_console 'Unlink "S-leaf02"[7]' >/dev/null || fail "Unlink refused"
 [ "$(sim_port_state S-leaf02 7)" = "Down/Polling" ] || fail "the cable was not pulled"
 wait $pid || rc=$?

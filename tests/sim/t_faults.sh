@@ -63,7 +63,7 @@ sim_start "$FABRICS/fattree3"
 ibs topology --json --window 1 --deadline 20 --record "$TMP/k.cap" -o "$TMP/k.json" >"$TMP/k.out" 2>"$TMP/k.err" &
 pid=$!
 # Kill the simulator mid-walk: once the capture shows 300 exchanges done.
-sim_poll 20 mid_walk "$TMP/k.cap" 300 || fail "the walk did not get going"
+sim_poll 20 mid_walk $pid 300 || fail "the walk did not get going"
 sim_kill_ibsim
 t0=$(date +%s%N)
 rc=0

@@ -197,7 +197,7 @@ sim_stop
 sim_start "$FABRICS/fattree3"
 ibs health --window 1 --deadline 30 --record "$TMP/k.cap" >"$TMP/k.out" 2>"$TMP/k.err" &
 pid=$!
-sim_poll 20 mid_walk "$TMP/k.cap" 300 || fail "the walk did not get going"
+sim_poll 20 mid_walk $pid 300 || fail "the walk did not get going"
 sim_kill_ibsim
 rc=0
 wait $pid || rc=$?

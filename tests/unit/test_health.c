@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "fake_transport.h"
+#include "../../core/capture/format.h"
 #include "../../fabric/diff.h"
 #include "../../fabric/health.h"
 #include "../../fabric/load.h"
@@ -500,6 +501,24 @@ static void test_load_errors(void **state)
 	}
 }
 
+/* A NUL byte is named at its own line (it was said to be on line 1 wherever it was). */
+static void test_load_nul_line(void **state)
+{
+	static const char net[] = "# a netfile\nSwitch 2 \"S-1\"\n\0\n";
+	static const char cap[] = "ibscan-capture 1\n# ok\n\n\0";
+	struct ibs_fabric *f = NULL;
+	struct ibs_capture *c = NULL;
+	char *msg = NULL;
+
+	(void)state;
+	assert_int_equal(ibs_fabric_parse_netfile("n", net, sizeof(net) - 1, &f, &msg), IBS_E_INPUT);
+	assert_string_equal(msg, "n:3: NUL byte: not a topology file (binary?)");
+	free(msg);
+	assert_int_equal(ibs_capture_parse("c", cap, sizeof(cap) - 1, &c, &msg), IBS_E_INPUT);
+	assert_string_equal(msg, "c:4: NUL byte: this is not a capture (binary file?)");
+	free(msg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -513,6 +532,7 @@ int main(void)
 		cmocka_unit_test(test_load_roundtrip_and_diff),
 		cmocka_unit_test(test_load_sparse_ports),
 		cmocka_unit_test(test_load_errors),
+		cmocka_unit_test(test_load_nul_line),
 	};
 	return cmocka_run_group_tests_name("health", tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /*
- * Test preload: a replay index changed in place by another program while
- * ibscan uses it. Whoever maps a file whose name ends in ".idx"
+ * Test preload: a replay index (or, with CUTIDX_SUFFIX=.cap, a capture)
+ * changed in place by another program while ibscan uses it. Whoever maps a
+ * file whose name ends in ".idx" (CUTIDX_SUFFIX)
  * - sees it cut to nothing right after mapping it, as if another program
  *   had copied over it in place (the next read of the mapping raises
  *   SIGBUS); or, with REWIDX="OFFSET=HEX[,...]" set,
@@ -63,6 +64,8 @@ static void rewrite(void)
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	static void *(*real)(void *, size_t, int, int, int, off_t);
+	const char *suffix = getenv("CUTIDX_SUFFIX") ? getenv("CUTIDX_SUFFIX") : ".idx";
+	size_t sl = strlen(suffix);
 	char link[64], path[4096];
 	ssize_t n;
 	void *m;
@@ -74,9 +77,9 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 		return m;
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 	n = readlink(link, path, sizeof(path) - 1);
-	if (n > 4) {
+	if (n > (ssize_t)sl) {
 		path[n] = '\0';
-		if (strcmp(path + n - 4, ".idx"))
+		if (strcmp(path + n - sl, suffix))
 			return m;
 		if (getenv("REWIDX"))
 			memcpy(mapped, path, (size_t)n + 1);
