@@ -120,17 +120,26 @@ static void write_group(struct draw *d, const struct dgroup *g, char **names)
 	struct strbuf *sb = &d->sb;
 	const char **v = xcalloc(g->n, sizeof(*v));
 	char *list;
-	size_t i;
+	size_t i, n_hosts = 0;
 
-	for (i = 0; i < g->n; i++)
+	/* Servers, not adapters: the CAs of one host (one system image GUID, or one name) count once. */
+	for (i = 0; i < g->n; i++) {
+		size_t k;
 		v[i] = names[g->hosts[i]];
+		for (k = 0; k < i && d->hosts.host_of[g->hosts[k]] != d->hosts.host_of[g->hosts[i]]; k++)
+			;
+		n_hosts += k == i;
+	}
 	list = render_hostlist(v, g->n);
 	sb_addf(sb, "\t\"%s\" [id=\"%s\", shape=folder, fillcolor=\"#e2f0d9\", label=\"", g->id, g->id);
 	dot_esc(sb, list, LABEL_MAX);
-	sb_addf(sb, "\\n%zu hosts, %s\", tooltip=", g->n, g->rate);
+	sb_addf(sb, "\\n%zu host%s, %s\", tooltip=", n_hosts, n_hosts == 1 ? "" : "s", g->rate);
 	{
 		struct strbuf tip = STRBUF_INIT;
-		sb_addf(&tip, "%zu hosts at %s on ", g->n, g->rate);
+		sb_addf(&tip, "%zu host%s", n_hosts, n_hosts == 1 ? "" : "s");
+		if (n_hosts != g->n)
+			sb_addf(&tip, " (%zu CAs)", g->n);
+		sb_addf(&tip, " at %s on ", g->rate);
 		sb_adds(&tip, ibs_node_name(g->leaf));
 		sb_addf(&tip, " (0x%016" PRIx64 "):\n", g->leaf->ni.node_guid);
 		for (i = 0; i < g->n; i++)
@@ -398,6 +407,7 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 	d.f = f;
 	d.o = o ? o : &defaults;
 	d.level = ibs_fabric_levels(f, &d.max_level);
+	ibs_fabric_hosts(f, &d.hosts);
 	draw_collect_marks(&d);
 
 	n_links = ibs_fabric_links(f, &v);
@@ -428,7 +438,7 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 						: xasprintf("%016" PRIx64, nd->ni.node_guid);
 		d.id[i] = xasprintf("n-%s", d.key[i]);
 		d.tier[i] = draw_is_host(nd) ? 0 : nd->ni.node_type == IBS_NODE_SWITCH && d.level[i] ? (int)d.level[i] : -1;
-		names[i] = draw_is_host(nd) ? draw_host_word(nd) : draw_label_name(nd);
+		names[i] = draw_is_host(nd) ? xstrdup(ibs_host_of(&d.hosts, nd)->name) : draw_label_name(nd);
 	}
 	for (i = 0; i < d.n_groups; i++) {
 		struct dgroup *g = &d.groups[i];
@@ -542,6 +552,7 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 	free(d.marks);
 	free(d.links);
 	free(d.common);
+	ibs_hosts_free(&d.hosts);
 }
 
 void render_drawing_free(struct render_drawing *d)

@@ -13,6 +13,7 @@
 
 #include "../core/base/strbuf.h"
 #include "../fabric/health.h"
+#include "../fabric/hosts.h"
 #include "../fabric/model.h"
 
 struct render_draw_opts;
@@ -60,6 +61,7 @@ struct draw {
 	size_t n_marks;
 	struct dlink *links;
 	size_t n_links;
+	struct ibs_hosts hosts;   /* which CAs are one server, and its name (fabric/hosts.h) */
 	struct common {
 		int tu, tw;
 		char label[48];
@@ -87,7 +89,6 @@ void draw_classify(struct draw *d, struct dlink *l);
 void draw_make_groups(struct draw *d);
 /* The name on a switch's label, a host's name for lists (caller frees). */
 char *draw_label_name(const struct ibs_node *n);
-char *draw_host_word(const struct ibs_node *n);
 /* struct ord by key, then names in natural order. */
 int draw_ord_cmp(const void *pa, const void *pb);
 /* Drawn endpoint of node index i. */

@@ -240,19 +240,6 @@ char *draw_label_name(const struct ibs_node *n)
 
 /* ---- order within tiers ---- */
 
-/* A host's name for lists: the first word of its display name ("node0001 mlx5_0" is node0001). */
-char *draw_host_word(const struct ibs_node *n)
-{
-	const char *s = ibs_node_name(n);
-	size_t len;
-
-	while (*s == ' ')
-		s++;
-	for (len = 0; s[len] && s[len] != ' '; len++)
-		;
-	return len ? xstrndup(s, len) : xstrdup(n->guid_name);
-}
-
 int draw_ord_cmp(const void *pa, const void *pb)
 {
 	const struct ord *a = pa, *b = pb;

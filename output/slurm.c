@@ -7,9 +7,12 @@
  * Names. Slurm reads Nodes= and Switches= with its hostlist parser, so a
  * name must not hold whitespace, '#' (comment), '=', ',', '[' or ']'.
  * Every run of characters outside [A-Za-z0-9._-] becomes one '_', and '_'
- * at either end is dropped. A host's name is the first word of its CA's
- * node-name-map entry or node description ("node0001 mlx5_0" is host
- * node0001, as rdma-ndd writes descriptions). A switch's name is its
+ * at either end is dropped. A host's name is fabric/hosts.h's: the first
+ * word of its CA's node-name-map entry or node description ("node0001
+ * mlx5_0" is host node0001, as rdma-ndd writes descriptions), unless that
+ * is a factory or distribution default ("MT4129 ConnectX7   Mellanox
+ * Technologies", "localhost HCA-1"), then "host-<system image GUID>"; the
+ * CAs of one server (one system image GUID) are one host. A switch's name is its
  * node-name-map entry, else its description, where the Mellanox form
  * "MF0;leaf01:MSB7800/U1" gives the part between ';' and ':' (the name the
  * operator gave the switch); a switch with nothing left is "switch-<GUID>".
@@ -37,6 +40,7 @@
  */
 #include "slurm.h"
 #include "hostlist.h"
+#include "../fabric/hosts.h"
 #include "../fabric/levels.h"
 #include "../core/base/strbuf.h"
 #include "../core/base/xalloc.h"
@@ -89,18 +93,12 @@ static const char *given_name(const struct ibs_node *n)
 	return NULL;
 }
 
-static char *host_name(const struct ibs_node *n)
+/* The name of the host CA n is on (fabric/hosts.h), made fit for a hostlist. */
+static char *host_name(const struct ibs_hosts *hs, const struct ibs_node *n)
 {
-	const char *s = given_name(n);
-	size_t len;
+	const struct ibs_host *h = ibs_host_of(hs, n);
 
-	if (!s)
-		return NULL;
-	while (isspace((unsigned char)*s))
-		s++;
-	for (len = 0; s[len] && !isspace((unsigned char)s[len]); len++)
-		;
-	return sanitize(s, len);
+	return h ? sanitize(h->name, strlen(h->name)) : NULL;
 }
 
 static char *switch_name(const struct ibs_node *n)
@@ -365,6 +363,7 @@ int render_slurm(FILE *out, const struct ibs_fabric *f)
 	unsigned max_level = 0, lv;
 	char **unnamed = NULL;
 	size_t n_unnamed = 0, cap_unnamed = 0;
+	struct ibs_hosts hs;
 
 	st.sw_of = xcalloc(f->n_nodes ? f->n_nodes : 1, sizeof(*st.sw_of));
 	st.sws = xcalloc(f->n_nodes ? f->n_nodes : 1, sizeof(*st.sws));
@@ -377,6 +376,7 @@ int render_slurm(FILE *out, const struct ibs_fabric *f)
 		st.sw_of[n->index] = ++st.n_sws;
 	}
 	unique_names(st.sws, st.n_sws);
+	ibs_fabric_hosts(f, &hs);
 	compute_levels(&st, f);
 	for (i = 0; i < st.n_sws; i++)
 		if (st.sws[i].level > max_level)
@@ -389,7 +389,7 @@ int render_slurm(FILE *out, const struct ibs_fabric *f)
 		const struct ibs_port *pt;
 		if (n->ni.node_type != IBS_NODE_CA || ibs_is_aggregation_node(n))
 			continue;
-		h = host_name(n);
+		h = host_name(&hs, n);
 		if (!h) {
 			unnamed = xgrow(unnamed, &cap_unnamed, n_unnamed + 1, sizeof(*unnamed));
 			unnamed[n_unnamed++] = xstrdup(n->guid_name);
@@ -501,5 +501,6 @@ int render_slurm(FILE *out, const struct ibs_fabric *f)
 	free(st.sws);
 	free(st.sw_of);
 	free(ord);
+	ibs_hosts_free(&hs);
 	return ferror(out) ? -1 : 0;
 }

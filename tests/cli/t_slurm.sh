@@ -52,7 +52,50 @@ while q:
             level[p['guid']] = level[g] + 1
             q.append(p['guid'])
 
-hosts = {n['name'].split()[0] for n in nodes if n['type'] == 'ca'}
+# Hosts, independently of fabric/hosts.c: the first word of a CA's name unless
+# its description names no host (docs/slurm.md's table), and the CAs that share
+# a system image GUID or a name are one host, named by its lowest name or
+# host-<lowest system image GUID>.
+def names_host(desc):
+    w = desc.split()
+    if not w:
+        return False
+    first = w[0].lower()
+    if re.fullmatch(r'mt\d+', first) or desc.strip().lower().endswith('mellanox technologies'):
+        return False
+    if first in ('localhost', 'localhost.localdomain', '(none)', 'ubuntu', 'debian', 'fedora'):
+        return False
+    return bool(re.search(r'[A-Za-z0-9]', w[0]))
+cas = [n for n in topo['nodes'] if n['type'] == 'ca' and 'Aggregation Node' not in (n.get('description') or '')]
+named = {n['guid']: n['name'].split()[0] for n in nodes
+         if n['type'] == 'ca' and (n['name'] != n.get('description') or names_host(n.get('description') or ''))}
+parent = {n['guid']: n['guid'] for n in cas}
+def find(g):
+    while parent[g] != g:
+        g = parent[g]
+    return g
+for key in ('system_image_guid', 'word'):
+    first = {}
+    for n in cas:
+        k = n['system_image_guid'] if key == 'system_image_guid' else named.get(n['guid'])
+        if not k or k == '0x0000000000000000':
+            continue
+        if k in first:
+            a, b = find(first[k]), find(n['guid'])
+            parent[max(a, b)] = min(a, b)
+        else:
+            first[k] = n['guid']
+members = {}
+for n in cas:
+    members.setdefault(find(n['guid']), []).append(n)
+host_of = {}
+for ms in members.values():
+    words = sorted(named[m['guid']] for m in ms if m['guid'] in named)
+    name = words[0] if words else 'host-' + min(m['system_image_guid'] for m in ms)[2:]
+    name = re.sub(r'[^A-Za-z0-9._-]+', '_', name).strip('_')
+    for m in ms:
+        host_of[m['guid']] = name
+hosts = set(host_of.values())
 
 lines, left_out = [], []
 for raw in open(conf_path):
@@ -125,7 +168,9 @@ for n in topo['nodes']:
     if n['type'] != 'ca':
         continue
     p1 = [p for p in n['ports'] if p['port'] == 1][0]
-    leaf = by_name[seen[n['name'].split()[0]]]
+    if [m for m in cas if host_of[m['guid']] == host_of[n['guid']]][0] is not n:
+        continue  # a host of several CAs is under the leaf of its first CA's port 1
+    leaf = by_name[seen[host_of[n['guid']]]]
     if p1['peer']['guid'] != leaf['guid']:
         fail('%s is under %s, not the leaf of its port 1' % (n['name'], leaf['SwitchName']))
 
@@ -166,6 +211,20 @@ check fattree2-small fattree2
 check fattree3 fattree3
 check dualrail dualrail
 check net.2sw2path4hca net2
+check director director
+
+# director: 27 CAs on 25 servers; descriptions that name no host are not hosts.
+out_has_conf() { grep -qF -- "$1" "$TMP/director.conf" || { cat "$TMP/director.conf" >&2; fail "director: lacks $1"; }; }
+out_has_conf "5 switches in 2 levels, 25 hosts."
+grep -E '^SwitchName=' "$TMP/director.conf" | grep -Eq 'MT4129|localhost|ubuntu|Mellanox' &&
+	fail "director: a factory-default description became a host"
+# The two adapters of one unnamed server are one host, named by its system image GUID.
+out_has_conf "host-0002c90300f1c000"
+# A node-name map names what the description does not.
+printf '0x0002c90300f10130 "rack7-n3"\n' >"$TMP/dmap"
+run 0 topology --format slurm --node-name-map "$TMP/dmap" --replay "$caps/director.cap"
+out_has "rack7-n3"
+! grep -q "host-0002c90300f10130" "$TMP/out" || fail "director: the mapped CA is still named by its GUID"
 
 # The fixture descriptions, as operators see them.
 grep -qx 'SwitchName=leaf01 Nodes=node\[0001-0018\]  # level 1, 0x0002c90300e10001' "$TMP/fattree2.conf" ||
