@@ -62,6 +62,13 @@ struct draw {
 	struct dlink *links;
 	size_t n_links;
 	struct ibs_hosts hosts;   /* which CAs are one server, and its name (fabric/hosts.h) */
+	/* Director chassis: two or more switches that share a system image GUID, drawn in one box. */
+	struct dchassis {
+		uint64_t sysimg;
+		size_t n;
+	} *chassis;
+	size_t n_chassis;
+	size_t *chassis_of;       /* node index -> chassis + 1, 0 when in none */
 	struct common {
 		int tu, tw;
 		char label[48];
@@ -95,5 +102,7 @@ int draw_ord_cmp(const void *pa, const void *pb);
 size_t draw_endpoint(const struct draw *d, size_t i);
 /* Positions within each tier (d->pos). */
 void draw_order_tiers(struct draw *d, char **names, size_t n_ep);
+/* The chassis of the fabric's switches (d->chassis, d->chassis_of). */
+void draw_find_chassis(struct draw *d);
 
 #endif

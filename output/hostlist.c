@@ -217,14 +217,49 @@ int render_natcmp(const char *a, const char *b)
 	return strcmp(a0, b0);
 }
 
-bool render_switch_part(const struct ibs_node *n, const char **part, size_t *len)
+/* "L33", "S01" or "U2" at p[0..n): a director slot or an ASIC of a blade. */
+static bool slot_token(const char *p, size_t n, char letter)
 {
-	const char *semi, *colon;
+	size_t i;
+
+	if (n < 2 || p[0] != letter)
+		return false;
+	for (i = 1; i < n; i++)
+		if (!isdigit((unsigned char)p[i]))
+			return false;
+	return true;
+}
+
+char *render_switch_name(const struct ibs_node *n)
+{
+	const char *semi, *colon, *p, *slot = NULL, *unit = NULL;
+	size_t slot_len = 0, unit_len = 0;
+	struct strbuf sb = STRBUF_INIT;
 
 	if (n->name || !n->desc || !(semi = strchr(n->desc, ';')) || !(colon = strchr(semi + 1, ':')) ||
 	    colon == semi + 1)
-		return false;
-	*part = semi + 1;
-	*len = (size_t)(colon - semi - 1);
-	return true;
+		return NULL;
+	sb_add(&sb, semi + 1, (size_t)(colon - semi - 1));
+	/* MODEL/SLOT/UNIT after the colon: "SX6536/L33/U1" is leaf 33, "CS7500/S01/U1" spine 1. */
+	for (p = colon + 1; *p;) {
+		size_t len = strcspn(p, "/");
+		if (slot_token(p, len, 'L') || slot_token(p, len, 'S')) {
+			slot = p;
+			slot_len = len;
+		} else if (slot && slot_token(p, len, 'U')) {
+			unit = p;
+			unit_len = len;
+		}
+		p += len;
+		if (*p)
+			p++;
+	}
+	if (slot) {
+		sb_addc(&sb, '/');
+		sb_add(&sb, slot, slot_len);
+		/* The second ASIC of a blade is "/U2": kept, so the two stay apart; "/U1" says nothing. */
+		if (unit && !(unit_len == 2 && unit[1] == '1'))
+			sb_addf(&sb, "/%.*s", (int)unit_len, unit);
+	}
+	return sb_detach(&sb);
 }

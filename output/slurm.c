@@ -15,7 +15,8 @@
  * CAs of one server (one system image GUID) are one host. A switch's name is its
  * node-name-map entry, else its description, where the Mellanox form
  * "MF0;leaf01:MSB7800/U1" gives the part between ';' and ':' (the name the
- * operator gave the switch); a switch with nothing left is "switch-<GUID>".
+ * operator gave the switch), and a director's ASIC keeps its slot
+ * ("MF0;ibcore1:SX6536/L33/U1" is ibcore1_L33); a switch with nothing left is "switch-<GUID>".
  * Switches that end up with the same name all get "-<GUID>" appended (then
  * "-2", "-3" ... where that is taken too), so every SwitchName is unique for
  * any input (unique_names() says why).
@@ -103,12 +104,13 @@ static char *host_name(const struct ibs_hosts *hs, const struct ibs_node *n)
 
 static char *switch_name(const struct ibs_node *n)
 {
-	const char *s = given_name(n), *part;
-	size_t len;
-	char *r = NULL;
+	const char *s = given_name(n);
+	char *r = NULL, *part = render_switch_name(n);
 
-	if (render_switch_part(n, &part, &len))
-		r = sanitize(part, len);
+	/* "ibcore1/L33" becomes "ibcore1_L33": the names Slurm takes (docs/slurm.md). */
+	if (part)
+		r = sanitize(part, strlen(part));
+	free(part);
 	if (!r && s)
 		r = sanitize(s, strlen(s));
 	if (!r)

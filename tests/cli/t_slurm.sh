@@ -220,6 +220,11 @@ grep -E '^SwitchName=' "$TMP/director.conf" | grep -Eq 'MT4129|localhost|ubuntu|
 	fail "director: a factory-default description became a host"
 # The two adapters of one unnamed server are one host, named by its system image GUID.
 out_has_conf "host-0002c90300f1c000"
+# A director's ASICs keep their slot (MF0;ibcore1:SX6536/L01/U1 is ibcore1_L01), no GUID appended.
+grep -qx 'SwitchName=ibcore1_S01 Switches=ibcore1_L\[01-03\]  # level 2, 0x0002c90300a00001' "$TMP/director.conf" ||
+	fail "director: spine S01 line"
+grep -q '^SwitchName=ibcore1_L02 Nodes=' "$TMP/director.conf" || fail "director: leaf L02 line"
+grep -q 'ibcore1-0002c9' "$TMP/director.conf" && fail "director: ASICs made unique by GUID, not by slot"
 # A node-name map names what the description does not.
 printf '0x0002c90300f10130 "rack7-n3"\n' >"$TMP/dmap"
 run 0 topology --format slurm --node-name-map "$TMP/dmap" --replay "$caps/director.cap"

@@ -283,6 +283,43 @@ static void test_render_no_common_parent(void **state)
 	ibs_fabric_free(f);
 }
 
+/* A switch's name in its Mellanox/NVIDIA description; a director's ASIC keeps its slot. */
+static void test_switch_name(void **state)
+{
+	static const struct {
+		const char *desc, *want;
+	} cases[] = {
+		{ "MF0;leaf01:MSB7800/U1", "leaf01" },
+		{ "MF0;ibcore1:SX6536/L33/U1", "ibcore1/L33" },
+		{ "MF0;ibcore1:SX6536/S01/U1", "ibcore1/S01" },
+		{ "MF0;dir-a:CS7500/L05/U2", "dir-a/L05/U2" },
+		{ "MF0;sw7:QM9700/U1", "sw7" },
+		{ "MF0;x:SX6536/LX/U1", "x" },         /* not a slot */
+		{ "MF0;x:SX6536/U1/L3", "x/L3" },
+		{ "MF0;:SX6536/L01/U1", NULL },         /* no name */
+		{ "SwitchIB Mellanox Technologies", NULL },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ibs_node n;
+		char *got;
+		memset(&n, 0, sizeof(n));
+		n.desc = strdup(cases[i].desc);
+		got = render_switch_name(&n);
+		if ((got == NULL) != (cases[i].want == NULL) || (got && strcmp(got, cases[i].want)))
+			fail_msg("'%s' gives '%s', want '%s'", cases[i].desc, got ? got : "(none)",
+				 cases[i].want ? cases[i].want : "(none)");
+		free(got);
+		/* A node-name-map entry wins: no name from the description. */
+		n.name = strdup("mapped");
+		assert_null(render_switch_name(&n));
+		free(n.name);
+		free(n.desc);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -291,6 +328,7 @@ int main(void)
 		cmocka_unit_test(test_render_tree),
 		cmocka_unit_test(test_render_namemap),
 		cmocka_unit_test(test_render_no_common_parent),
+		cmocka_unit_test(test_switch_name),
 	};
 	return cmocka_run_group_tests_name("slurm", tests, NULL, NULL);
 }
