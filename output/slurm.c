@@ -127,6 +127,8 @@ struct sw {
 	bool listed;        /* has a SwitchName line */
 	char **hosts;       /* borrowed from struct attach */
 	size_t n_hosts, cap_hosts;
+	char **parts;       /* the names of the further lines a list too long for one took */
+	size_t n_parts;
 };
 
 /* A CA port cabled to a switch: where a host could be listed. */
@@ -287,12 +289,105 @@ static size_t children(const struct slurm *st, const struct sw *s, char ***out)
 		if (seen[k] || !st->sws[k].listed || st->sws[k].level + 1 != s->level)
 			continue;
 		seen[k] = true;
-		v = xgrow(v, &cap, n + 1, sizeof(*v));
+		v = xgrow(v, &cap, n + 1 + st->sws[k].n_parts, sizeof(*v));
 		v[n++] = st->sws[k].name;
+		if (st->sws[k].n_parts)
+			memcpy(v + n, st->sws[k].parts, st->sws[k].n_parts * sizeof(*v));
+		n += st->sws[k].n_parts;
 	}
 	free(seen);
 	*out = v;
 	return n;
+}
+
+/*
+ * Slurm reads topology.conf a line at a time into a buffer of 4096 bytes
+ * (BUFFER_SIZE in Slurm's src/common/parse_config.c, read with fgets, so
+ * 4095 with the newline; a continued line shares the buffer): a longer line
+ * is cut, and its rest read as a line of its own. So no line is longer.
+ */
+#define SLURM_LINE_MAX 4094
+
+static int natcmp_p(const void *a, const void *b)
+{
+	return render_natcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* "SwitchName=NAME KEY=LIST  # level L, 0xGUID": its length. */
+static size_t line_len(const char *name, const char *key, const char *list, const struct sw *s)
+{
+	return strlen("SwitchName=") + strlen(name) + 1 + strlen(key) + 1 + strlen(list) +
+	       (size_t)snprintf(NULL, 0, "  # level %u, 0x%016" PRIx64, s->level, s->n->ni.node_guid);
+}
+
+/* A name for part k of s that no switch has taken. */
+static char *part_name(const struct slurm *st, const struct sw *s, unsigned long *k)
+{
+	for (;;) {
+		char *nm = xasprintf("%s-part%lu", s->name, (*k)++);
+		size_t i;
+		bool taken = false;
+		for (i = 0; i < st->n_sws && !taken; i++) {
+			size_t j;
+			taken = !strcmp(st->sws[i].name, nm);
+			for (j = 0; j < st->sws[i].n_parts && !taken; j++)
+				taken = !strcmp(st->sws[i].parts[j], nm);
+		}
+		if (!taken)
+			return nm;
+		free(nm);
+	}
+}
+
+/*
+ * The line of s listing v[0..n) as KEY=, split into several lines, each
+ * of its own switch "NAME-partK" at the same level, where one would be too
+ * long for Slurm; the parts are listed by the switches above as s is.
+ */
+static void write_list(FILE *out, struct slurm *st, struct sw *s, const char *key, char **v, size_t n)
+{
+	char *list = render_hostlist((const char *const *)v, n);
+	size_t i = 0;
+	unsigned long k = 2;
+
+	if (line_len(s->name, key, list, s) <= SLURM_LINE_MAX) {
+		fprintf(out, "SwitchName=%s %s=%s  # level %u, 0x%016" PRIx64 "\n", s->name, key, list, s->level,
+			s->n->ni.node_guid);
+		free(list);
+		return;
+	}
+	free(list);
+	{
+		char **copy = xmalloc(n * sizeof(*copy));
+		memcpy(copy, v, n * sizeof(*copy));
+		v = copy;
+	}
+	qsort(v, n, sizeof(*v), natcmp_p);
+	while (i < n) {
+		char *name = i ? part_name(st, s, &k) : xstrdup(s->name), *best = NULL;
+		size_t j = i + 1;
+		/* As many names as fit, in natural order (one always does: names are short). */
+		for (; j <= n; j++) {
+			char *l = render_hostlist((const char *const *)v + i, j - i);
+			if (best && line_len(name, key, l, s) > SLURM_LINE_MAX) {
+				free(l);
+				break;
+			}
+			free(best);
+			best = l;
+		}
+		fprintf(out, "SwitchName=%s %s=%s  # level %u, 0x%016" PRIx64 "\n", name, key, best, s->level,
+			s->n->ni.node_guid);
+		free(best);
+		if (i) {
+			s->parts = xrealloc(s->parts, (s->n_parts + 1) * sizeof(*s->parts));
+			s->parts[s->n_parts++] = name;
+		} else {
+			free(name);
+		}
+		i = j - 1;
+	}
+	free(v);
 }
 
 /* Hosts listed under switch k or any listed switch below it. */
@@ -452,7 +547,7 @@ int render_slurm(FILE *out, const struct ibs_fabric *f)
 	qsort(ord, st.n_sws, sizeof(*ord), line_cmp);
 	for (i = 0; i < st.n_sws; i++) {
 		struct sw *s = ord[i];
-		char **c = NULL, *list;
+		char **c = NULL;
 		size_t nc;
 
 		if (!s->listed) {
@@ -463,20 +558,13 @@ int render_slurm(FILE *out, const struct ibs_fabric *f)
 				s->n->ni.node_guid, why);
 			continue;
 		}
-		fprintf(out, "SwitchName=%s", s->name);
+		/* A leaf lists its hosts, a switch above it the switches one level down (never both). */
 		nc = children(&st, s, &c);
-		if (nc) {
-			list = render_hostlist((const char *const *)c, nc);
-			fprintf(out, " Switches=%s", list);
-			free(list);
-		}
+		if (nc)
+			write_list(out, &st, s, "Switches", c, nc);
+		else
+			write_list(out, &st, s, "Nodes", s->hosts, s->n_hosts);
 		free(c);
-		if (s->n_hosts) {
-			list = render_hostlist((const char *const *)s->hosts, s->n_hosts);
-			fprintf(out, " Nodes=%s", list);
-			free(list);
-		}
-		fprintf(out, "  # level %u, 0x%016" PRIx64 "\n", s->level, s->n->ni.node_guid);
 	}
 	/* Hosts with no port on a switch, and CAs with no name to list them by. */
 	for (i = 0; i < n_at; i = j) {
@@ -499,6 +587,9 @@ int render_slurm(FILE *out, const struct ibs_fabric *f)
 	for (i = 0; i < st.n_sws; i++) {
 		free(st.sws[i].name);
 		free(st.sws[i].hosts);
+		for (j = 0; j < st.sws[i].n_parts; j++)
+			free(st.sws[i].parts[j]);
+		free(st.sws[i].parts);
 	}
 	free(st.sws);
 	free(st.sw_of);

@@ -8,25 +8,19 @@
 caps=$ROOT/fixtures/captures
 
 cat >"$TMP/check.py" <<'EOF'
-import json, re, sys
+import json, re, subprocess, sys
 from collections import deque
 
 conf_path, topo_path, nodes_path, kind = sys.argv[1:5]
 
 def expand(expr):
-    """Slurm's hostlist expansion: p[a-b,c] -> p + each number padded to len(a)."""
-    out, i = [], 0
-    for m in re.finditer(r'([^,\[\]]*)(?:\[([^\]]*)\])?(?:,|$)', expr):
-        prefix, ranges = m.group(1), m.group(2)
-        if ranges is None:
-            if prefix:
-                out.append(prefix)
-            continue
-        for r in ranges.split(','):
-            lo, _, hi = r.partition('-')
-            for v in range(int(lo), int(hi or lo) + 1):
-                out.append(prefix + str(v).zfill(len(lo)))
-    return out
+    """Slurm's own expansion: scontrol show hostnames (slurm-client), as slurmctld reads the file."""
+    if not expr:
+        return []
+    r = subprocess.run(['scontrol', 'show', 'hostnames', expr], capture_output=True, text=True, timeout=60)
+    if r.returncode or 'Invalid hostlist' in r.stdout + r.stderr:
+        fail('Slurm refuses the hostlist %r: %s' % (expr, (r.stdout + r.stderr).strip()))
+    return r.stdout.split()
 
 def fail(msg):
     print('FAIL (%s): %s' % (kind, msg))
@@ -100,6 +94,9 @@ hosts = set(host_of.values())
 lines, left_out = [], []
 for raw in open(conf_path):
     raw = raw.rstrip('\n')
+    # Slurm reads a line into 4096 bytes with fgets (src/common/parse_config.c): 4094 + newline at most.
+    if len(raw) > 4094:
+        fail('a line of %d characters: Slurm cuts it' % len(raw))
     if raw.startswith('# left out: '):
         left_out.append(raw)
         continue
@@ -194,6 +191,18 @@ if kind == 'net2':
 print('ok %s: %d lines, %d hosts, %d levels' % (kind, len(lines), len(seen), maxlevel))
 EOF
 
+# scontrol show hostnames runs without a controller, given any slurm.conf.
+command -v scontrol >/dev/null || fail "scontrol is not installed (make deps: slurm-client)"
+printf 'ClusterName=ibscan-test\nSlurmctldHost=localhost\n' >"$TMP/slurm.conf"
+export SLURM_CONF=$TMP/slurm.conf
+# The expansion is Slurm's: checked here on Slurm's documented examples and on the forms ibscan writes.
+[ "$(scontrol show hostnames 'tux[0-5,12,20-25]' | tr '\n' ' ')" = "tux0 tux1 tux2 tux3 tux4 tux5 tux12 tux20 tux21 tux22 tux23 tux24 tux25 " ] ||
+	fail "scontrol does not expand Slurm's own example"
+[ "$(scontrol show hostnames 'E[1-2]_H[1],node[09-10]' | tr '\n' ' ')" = "E1_H1 E2_H1 node09 node10 " ] ||
+	fail "scontrol does not expand a number inside a name"
+scontrol show hostnames 'E[1-2]_H1' 2>&1 | grep -q 'Invalid hostlist' ||
+	fail "scontrol takes a bracket before text: the test's premise is wrong"
+
 check() {
 	local cap=$1 kind=$2
 	run 0 topology --format slurm --replay "$caps/$cap.cap"
@@ -212,6 +221,12 @@ check fattree3 fattree3
 check dualrail dualrail
 check net.2sw2path4hca net2
 check director director
+
+# Sorted and compressed as Slurm writes them: numbers as numbers, wherever they stand.
+grep -qx 'SwitchName=ibcore1_L01 Nodes=E\[1-12\]_H\[1\]  # level 1, 0x0002c90300a00011' "$TMP/director.conf" ||
+	fail "director: leaf L01's E1_H1 ... E12_H1 not E[1-12]_H[1]"
+grep -qx 'SwitchName=ibcore1_L03 Nodes=gpu01,host-0002c90300f1c000,host-0002c90300f10130,host-0002c90300f10140,host-0002c90300f10170,host-0002c90300f10180,login1  # level 1, 0x0002c90300a00013' \
+	"$TMP/director.conf" || fail "director: leaf L03's hosts (GUID names are not numbers)"
 
 # director: 27 CAs on 25 servers; descriptions that name no host are not hosts.
 out_has_conf() { grep -qF -- "$1" "$TMP/director.conf" || { cat "$TMP/director.conf" >&2; fail "director: lacks $1"; }; }

@@ -5,6 +5,7 @@
 #include <cmocka.h>
 
 #include "fake_transport.h"
+#include "../../fabric/load.h"
 #include "../../fabric/namemap.h"
 #include "../../fabric/walk.h"
 #include "../../output/hostlist.h"
@@ -48,6 +49,17 @@ static void test_hostlist_cases(void **state)
 		{ "x1234567890123456789012,x1234567890123456789013",
 		  "x1234567890123456789012,x1234567890123456789013" },
 		{ "42,43,44", "[42-44]" },
+		/* A number inside a name: Slurm wants the name to end in ']' ("E[1-2]_H1" is refused). */
+		{ "E10_H1,E2_H1,E1_H1", "E[1-2,10]_H[1]" },
+		{ "E2_H1,E1_H2,E1_H1,E10_H1", "E[1-2,10]_H[1],E1_H2" },  /* on the number that leaves fewest groups */
+		{ "a1b1,a1b2,a2b1,a2b2", "a1b[1-2],a2b[1-2]" },          /* a tie: the last number */
+		{ "E1_H1,E2_H1,E1_H2,E2_H2,E3_H2", "E[1-2]_H[1],E[1-3]_H[2]" },
+		{ "r01n3,r02n3", "r[01-02]n[3]" },
+		{ "gpu1-ib,gpu2-ib", "gpu1-ib,gpu2-ib" },
+		/* Sorted numerically, not as text. */
+		{ "E10_H1,E1_H1,login2,E9_H1,login10", "E[1,9-10]_H[1],login[2,10]" },
+		/* GUIDs written in hex are names, not numbers. */
+		{ "host-0002c90300f10140,host-0002c90300f10130", "host-0002c90300f10130,host-0002c90300f10140" },
 	};
 	size_t i;
 
@@ -320,6 +332,61 @@ static void test_switch_name(void **state)
 	}
 }
 
+/* A leaf with hosts too many to list in one line of 4094 characters: several lines, each a part. */
+static void test_render_line_limit(void **state)
+{
+	static char buf[1 << 16];
+	size_t len = 0, i, n_lines = 0, found = 0;
+	struct ibs_fabric *f = NULL;
+	char *msg = NULL, *s, *line, *save = NULL;
+	unsigned seed = 7;
+
+	(void)state;
+	len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+				"switchguid=0x1\nSwitch\t254 \"S-0000000000000001\"\t\t# \"spine1\" base port 0 lid 1 lmc 0\n"
+				"[1]\t\"S-0000000000000002\"[254]\n\n"
+				"switchguid=0x2\nSwitch\t254 \"S-0000000000000002\"\t\t# \"leaf1\" base port 0 lid 2 lmc 0\n"
+				"[254]\t\"S-0000000000000001\"[1]\n");
+	for (i = 0; i < 200; i++)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "[%zu]\t\"H-%016zx\"[1]\n", i + 1, 0x1000 + i);
+	len += (size_t)snprintf(buf + len, sizeof(buf) - len, "\n");
+	for (i = 0; i < 200; i++) {
+		char name[41];
+		size_t k;
+		/* 40 letters: nothing to compress. */
+		for (k = 0; k < 40; k++)
+			name[k] = (char)('a' + rand_r(&seed) % 26);
+		name[40] = '\0';
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+					"caguid=0x%zx\nCa\t1 \"H-%016zx\"\t\t# \"%s mlx5_0\"\n[1]\t\"S-0000000000000002\"[%zu]\n\n",
+					0x1000 + i, 0x1000 + i, name, i + 1);
+	}
+	assert_true(len < sizeof(buf) - 1);
+	assert_int_equal(ibs_fabric_parse_netfile("t.net", buf, len, &f, &msg), IBS_OK);
+	s = render(f);
+	for (line = strtok_r(s, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *p, *end;
+		if (strlen(line) > 4094)
+			fail_msg("a line of %zu characters", strlen(line));
+		if (strncmp(line, "SwitchName=leaf1", 16))
+			continue;
+		n_lines++;
+		end = strstr(line, "  #");
+		for (p = strstr(line, "Nodes="); p && (p = strchr(p, ',')) && p < end; p++)
+			found++;
+		found++;
+	}
+	/* 200 names of 40 letters: two lines at least, every host once. */
+	if (n_lines < 2 || found != 200)
+		fail_msg("%zu leaf lines, %zu hosts", n_lines, found);
+	free(s);
+	s = render(f);
+	assert_non_null(strstr(s, "SwitchName=leaf1-part2 Nodes="));
+	if (!strstr(s, "SwitchName=spine1 Switches=leaf1,leaf1-part[2-3]  ")) fail_msg("%.300s", strstr(s, "SwitchName=spine1") ? strstr(s, "SwitchName=spine1") : s);
+	free(s);
+	ibs_fabric_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -329,6 +396,7 @@ int main(void)
 		cmocka_unit_test(test_render_namemap),
 		cmocka_unit_test(test_render_no_common_parent),
 		cmocka_unit_test(test_switch_name),
+		cmocka_unit_test(test_render_line_limit),
 	};
 	return cmocka_run_group_tests_name("slurm", tests, NULL, NULL);
 }
