@@ -29,8 +29,10 @@ same "$TMP/walk.json" "$TMP/g.net"
 ok "ibnetdiscover, -g ($(grep -c '^Chassis ' "$TMP/g.net") chassis), -f and ibscan's walk: one model"
 rc=0
 ibs health --baseline "$TMP/g.net" >"$TMP/out" 2>"$TMP/err" || rc=$?
-[ $rc = 0 ] || { cat "$TMP/out" "$TMP/err" >&2; fail "health --baseline on the -g file: exit $rc"; }
-ok "health --baseline reads the -g file: OK"
+# WARNING at most (the fabric's factory-default descriptions), and no drift from the -g file.
+[ $rc -le 1 ] && head -1 "$TMP/out" | grep -q ' nodes_missing=0 nodes_new=0 cables_moved=0 rates_changed=0 ' ||
+	{ cat "$TMP/out" "$TMP/err" >&2; fail "health --baseline on the -g file: exit $rc"; }
+ok "health --baseline reads the -g file: no drift"
 
 for f in p.txt:"ibnetdiscover -p output" l.txt:"ibnetdiscover -l output" li.txt:"iblinkinfo output"; do
 	rc=0
