@@ -358,9 +358,19 @@ static void write_list(FILE *out, struct slurm *st, struct sw *s, const char *ke
 	}
 	free(list);
 	{
+		/* A name that cannot fit in a line even alone is left out, said without it (Slurm would cut that too). */
 		char **copy = xmalloc(n * sizeof(*copy));
-		memcpy(copy, v, n * sizeof(*copy));
+		size_t m = 0;
+		for (i = 0; i < n; i++) {
+			if (line_len(s->name, key, v[i], s) > SLURM_LINE_MAX)
+				fprintf(out, "# left out: a name of %zu characters under %s: longer than Slurm's line\n",
+					strlen(v[i]), s->n->guid_name);
+			else
+				copy[m++] = v[i];
+		}
 		v = copy;
+		n = m;
+		i = 0;
 	}
 	qsort(v, n, sizeof(*v), natcmp_p);
 	while (i < n) {
