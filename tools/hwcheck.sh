@@ -309,7 +309,8 @@ else
 	# A background job of a script ignores SIGINT unless it says otherwise (bash, "SIGNALS").
 	(trap - INT; exec "$ibscan" topology -C "$ica" -P "$iport" --record "$tmp/int.cap" -o "$tmp/int.txt" 2>"$tmp/int.err") &
 	wpid=$!
-	for _ in $(seq 100); do grep -q '^x ' "$tmp/int.cap" 2>/dev/null && break; sleep 0.02; done
+	# The first exchange recorded (at most 10 s): the walk is under way.
+	for _ in $(seq 500); do grep -q '^x ' "$tmp/int.cap" 2>/dev/null && break; sleep 0.02; done
 	kill -INT "$wpid" 2>/dev/null
 	wait "$wpid"
 	rc=$?

@@ -61,7 +61,7 @@ else
 		local want=$1 sys=$2 rc=0 d=${RUN_DIR:-$TMP/run}
 		shift 2
 		standins "$d"
-		HWCHECK_SYSFS=$sys PATH=$d/bin:$PATH timeout 120 bash "$hw" --ibscan "$d/ibscan" --sysfs "$sys" "$@" \
+		HWCHECK_SYSFS=$sys PATH=$d/bin:$PATH timeout 300 bash "$hw" --ibscan "$d/ibscan" --sysfs "$sys" "$@" \
 			>"$d/out" 2>"$d/err" || rc=$?
 		cp "$d/out" "$TMP/out"
 		[ "$rc" = "$want" ] || { cat "$d/out" "$d/err" >&2; fail "hwcheck --sysfs $sys $* (wrong: ${HWCHECK_WRONG:-none}) exited $rc, want $want"; }
@@ -101,7 +101,7 @@ else
 	for c in $ib_checks $probe_checks; do
 		[ "$c" = local ] && continue
 		[ -s "$TMP/w-$c.res" ] && { cat "$TMP/w-$c.res" "$TMP/w-$c.log" >&2; bad="$bad $c"; }
-		grep -q "^FAIL $c: " "$TMP/w-$c/out" 2>/dev/null || bad="$bad $c"
+		grep -q "^FAIL $c: " "$TMP/w-$c/out" 2>/dev/null || { cat "$TMP/w-$c/out" "$TMP/w-$c/err" >&2 2>/dev/null; bad="$bad $c"; }
 	done
 	[ -z "$bad" ] || fail "wrong ibscans not caught (or caught by other checks too):$bad"
 	echo "ok: every check fails on an ibscan wrong in what it compares, alone"
