@@ -8,6 +8,7 @@
  * libibnetdisc merges nodes that share a GUID: a cache cannot show them.
  */
 #include "cache.h"
+#include "filekind.h"
 #include "../core/base/xalloc.h"
 
 #include <errno.h>
@@ -71,6 +72,10 @@ enum ibs_err ibs_fabric_load_cache(const char *path, struct ibs_fabric **out, ch
 		return IBS_E_INPUT;
 	}
 	fclose(probe);
+	/* A file given to the wrong option: say what it is and what reads it. */
+	if (memcmp(magic, IBS_CACHE_MAGIC_LE, 4) && memcmp(magic, IBS_CACHE_MAGIC_BE, 4) &&
+	    (*msg = ibs_file_kind_msg(path, ibs_file_kind_path(path), "an ibnetdiscover cache")))
+		return IBS_E_INPUT;
 	if ((uintmax_t)st.st_size > IBS_CACHE_MAX_BYTES) {
 		*msg = xasprintf("'%s' is larger than the limit of %zu bytes", path, IBS_CACHE_MAX_BYTES);
 		return IBS_E_INPUT;

@@ -2,11 +2,8 @@
 #ifndef IBSCAN_CACHE_H
 #define IBSCAN_CACHE_H
 
+#include "filekind.h" /* IBS_CACHE_MAGIC_LE, IBS_CACHE_MAGIC_BE */
 #include "model.h"
-
-/* The first bytes of a cache file (libibnetdisc writes its magic 0x8FE7832B in host order). */
-#define IBS_CACHE_MAGIC_LE "\x2b\x83\xe7\x8f"
-#define IBS_CACHE_MAGIC_BE "\x8f\xe7\x83\x2b"
 
 /*
  * A cache is read by libibnetdisc, which holds it whole (about 12 bytes of

@@ -7,6 +7,7 @@
 #include "names.h"
 #include "rate.h"
 #include "diff.h"
+#include "hosts.h"
 #include "../core/base/file.h"
 #include "../core/base/xalloc.h"
 
@@ -26,6 +27,7 @@ enum {
 	CK_DUP_PORT_GUID,
 	CK_DUP_LID,
 	CK_LID_ZERO,
+	CK_DEFAULT_DESC,
 	CK_SM_NONE,
 	CK_SM_MULTI,
 	CK_SM_UNREACHABLE,
@@ -47,6 +49,8 @@ const struct ibs_check_def ibs_checks[] = {
 	[CK_DUP_LID] = { "identity.duplicate_lid", "duplicate LID", "duplicate LIDs", "duplicate_lids" },
 	[CK_LID_ZERO] = { "identity.lid_zero", "active port without LID", "active ports without LID",
 			  "ports_lid_zero" },
+	[CK_DEFAULT_DESC] = { "identity.default_description", "CA without a host name", "CAs without a host name",
+			      "cas_default_description" },
 	[CK_SM_NONE] = { "sm.no_master", "no master SM", "no master SM", "sm_no_master" },
 	[CK_SM_MULTI] = { "sm.multiple_masters", "extra master SM", "extra master SMs", "sm_extra_masters" },
 	[CK_SM_UNREACHABLE] = { "sm.unreachable", "unreachable master SM", "unreachable master SMs",
@@ -403,6 +407,30 @@ static void check_identity(const struct ibs_fabric *f, struct ibs_findings *fs)
 	}
 }
 
+/*
+ * CAs whose description names no host (a factory or distribution default,
+ * fabric/hosts.c) and that no node-name-map entry names: Slurm, MPI and the
+ * drawing cannot tell which server they are in.
+ */
+static void check_default_desc(const struct ibs_fabric *f, struct ibs_findings *fs)
+{
+	struct ibs_hosts hs;
+	size_t i;
+
+	ibs_fabric_hosts(f, &hs);
+	for (i = 0; i < f->n_nodes; i++) {
+		const struct ibs_node *n = f->nodes[i];
+		const struct ibs_host *h = ibs_host_of(&hs, n);
+		if (!h || ibs_ca_names_host(n))
+			continue;
+		add(fs, CK_DEFAULT_DESC, IBS_SEV_WARNING, n, 0,
+		    "CA 0x%016" PRIx64 " \"%s\" names no host (%s): Slurm and MPI jobs cannot place it; listed as "
+		    "%s; run rdma-ndd on its host or give it a --node-name-map entry",
+		    n->ni.node_guid, n->desc ? n->desc : "", ibs_desc_default(n->desc), h->name);
+	}
+	ibs_hosts_free(&hs);
+}
+
 static void check_sm(const struct ibs_fabric *f, struct ibs_findings *fs)
 {
 	size_t i, masters = 0;
@@ -544,6 +572,7 @@ void ibs_health_check(const struct ibs_fabric *f, const struct ibs_run *run, con
 	if (counters)
 		check_counters(f, run, o, fs);
 	check_identity(f, fs);
+	check_default_desc(f, fs);
 	if (sm)
 		check_sm(f, fs);
 	if (o->baseline)

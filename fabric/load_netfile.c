@@ -1,6 +1,8 @@
 /* Loading an ibnetdiscover topology file (netfile) into the model; errors name the file and line. */
+#include "filekind.h"
 #include "load.h"
 #include "names.h"
+#include "../core/base/log.h"
 #include "../core/base/text.h"
 #include "../core/base/xalloc.h"
 
@@ -145,13 +147,52 @@ static unsigned uint_after(const char *s, const char *key)
 	return p ? (unsigned)strtoul(p + strlen(key), NULL, 10) : 0;
 }
 
+/*
+ * Lines of `ibnetdiscover -g` (grouping) that carry nothing the model keeps:
+ * "Chassis 3 (guid 0x2c90300a00000)", "Non-Chassis Nodes", a Xsigo chassis's
+ * "Hostname: NAME", and separator lines of '-', '=' or '*' that people put
+ * between saved sections. The chassis a node belongs to is its system image
+ * GUID, which its own sysimgguid= line gives.
+ */
+static bool grouping_line(const char *p)
+{
+	if (!strncmp(p, "Chassis ", 8) && isdigit((unsigned char)p[8]))
+		return true;
+	if (!strncmp(p, "Non-Chassis Nodes", 17) || !strncmp(p, "Hostname: ", 10))
+		return true;
+	return strlen(p) >= 3 && strspn(p, "-=* \t\r") == strlen(p);
+}
+
+/* Past "[ext N]", the external port number -g prints after an internal one; p itself when there is none. */
+static const char *past_ext(const char *p)
+{
+	const char *q;
+
+	if (strncmp(p, "[ext ", 5))
+		return p;
+	for (q = p + 5; isdigit((unsigned char)*q); q++)
+		;
+	return q > p + 5 && *q == ']' ? q + 1 : p;
+}
+
+/* The error for line ln, or for the whole file when it is some other tool's output. */
+static enum ibs_err nfail_kind(char **msg, const char *name, unsigned line, const char *why, const char *buf,
+			       size_t len)
+{
+	enum ibs_file_kind k = ibs_file_kind_of(buf, len);
+
+	if (k != IBS_FK_NETFILE && (*msg = ibs_file_kind_msg(name, k, "an ibnetdiscover topology file")))
+		return IBS_E_INPUT;
+	return nfail(msg, name, line, why);
+}
+
 enum ibs_err ibs_fabric_parse_netfile(const char *name, const char *buf, size_t len, struct ibs_fabric **out,
 				      char **msg)
 {
 	struct nf_node *v = NULL, *cur = NULL;
 	size_t n = 0, cap = 0, pos = 0, i, k;
 	struct nf_id *ord = NULL;
-	unsigned ln = 0;
+	unsigned ln = 0, n_diags = 0, first_diag = 0;
 	uint64_t next_guid = 0, sysguid = 0;
 	uint32_t vendor = 0;
 	uint16_t device = 0;
@@ -177,8 +218,14 @@ enum ibs_err ibs_fabric_parse_netfile(const char *name, const char *buf, size_t 
 		line[ll] = '\0';
 		for (p = line; isspace((unsigned char)*p); p++)
 			;
-		if (!*p || *p == '#')
+		if (!*p || *p == '#' || grouping_line(p))
 			continue;
+		/* A topology saved with 2>&1 holds what ibnetdiscover said on stderr: skipped, counted. */
+		if (ibs_is_diags_line(p)) {
+			if (!n_diags++)
+				first_diag = ln;
+			continue;
+		}
 		if (!strncmp(p, "vendid=", 7)) {
 			vendor = (uint32_t)strtoul(p + 7, NULL, 0);
 		} else if (!strncmp(p, "devid=", 6)) {
@@ -200,7 +247,7 @@ enum ibs_err ibs_fabric_parse_netfile(const char *name, const char *buf, size_t 
 				q++;
 			np = strtoul(q, &end, 10);
 			if (end == q || np < 1 || np > 254) {
-				rc = nfail(msg, name, ln, "node line: bad port count");
+				rc = nfail_kind(msg, name, ln, "node line: bad port count", buf, len);
 				goto fail;
 			}
 			q = end;
@@ -239,8 +286,8 @@ enum ibs_err ibs_fabric_parse_netfile(const char *name, const char *buf, size_t 
 			vendor = device = 0;
 		} else if (*p == '[') {
 			struct nf_port *pt;
-			char *end, *comment;
-			const char *q = p + 1;
+			char *end;
+			const char *q = p + 1, *comment;
 			unsigned long port = strtoul(q, &end, 10);
 
 			if (!cur) {
@@ -256,7 +303,7 @@ enum ibs_err ibs_fabric_parse_netfile(const char *name, const char *buf, size_t 
 			memset(pt, 0, sizeof(*pt));
 			pt->port = (unsigned)port;
 			pt->line = ln;
-			q = end + 1;
+			q = past_ext(end + 1);
 			if (*q == '(') {
 				q = ibs_guid_parse(q + 1, IBS_GUID_BARE, &pt->guid);
 				if (!q || *q != ')') {
@@ -275,18 +322,20 @@ enum ibs_err ibs_fabric_parse_netfile(const char *name, const char *buf, size_t 
 				rc = nfail(msg, name, ln, "port line: bad peer port number");
 				goto fail;
 			}
-			if ((comment = strchr(end, '#'))) {
+			if ((comment = strchr(past_ext(end + 1), '#'))) {
 				parse_rate(comment, &pt->width, &pt->speed, &pt->ext);
 				if (cur->type != IBS_NODE_SWITCH)
 					pt->lid = (uint16_t)uint_after(comment, "# lid ");
 			}
 		} else {
-			rc = nfail(msg, name, ln, "unrecognised line (not ibnetdiscover topology format)");
+			rc = nfail_kind(msg, name, ln, "unrecognised line (not ibnetdiscover topology format)", buf, len);
 			goto fail;
 		}
 	}
 	if (!n) {
-		rc = nfail(msg, name, ln ? ln : 1, "no nodes: not an ibnetdiscover topology file");
+		rc = n_diags ? nfail(msg, name, first_diag,
+				     "no nodes, only ibnetdiscover's diagnostics: the walk that wrote it failed")
+			     : nfail_kind(msg, name, ln ? ln : 1, "no nodes: not an ibnetdiscover topology file", buf, len);
 		goto fail;
 	}
 	ord = xmalloc(n * sizeof(*ord));
@@ -355,6 +404,10 @@ enum ibs_err ibs_fabric_parse_netfile(const char *name, const char *buf, size_t 
 	nf_free(v, n);
 	free(ord);
 	ibs_fabric_sort(f);
+	if (n_diags)
+		log_warn("%s: skipped %u line%s that %s ibnetdiscover's diagnostics (its stderr, saved with 2>&1), "
+			 "first at line %u", name, n_diags, n_diags == 1 ? "" : "s", n_diags == 1 ? "is" : "are",
+			 first_diag);
 	*out = f;
 	return IBS_OK;
 fail:

@@ -1,6 +1,7 @@
 /* One look at a fabric: open its source, build the engine, run the walk and the reads, release it all. */
 #include "session.h"
 #include "cache.h"
+#include "filekind.h"
 #include "../core/base/log.h"
 #include "../core/base/xalloc.h"
 #include "../core/capture/format.h"
@@ -90,8 +91,17 @@ static enum ibs_err open_cache(struct ibs_session *s)
 static enum ibs_err open_replay(struct ibs_session *s, struct ibs_engine_opts *eo)
 {
 	struct ibs_capture_engine ce;
-	enum ibs_err rc = ibs_replay_open(s->o.src.replay, s->o.src.replay_strict, &s->t, &ce);
+	enum ibs_file_kind k = ibs_file_kind_path(s->o.src.replay);
+	char *msg = k == IBS_FK_CAPTURE ? NULL : ibs_file_kind_msg(s->o.src.replay, k, "an ibscan capture");
+	enum ibs_err rc;
 
+	/* A saved topology or another tool's output given to --replay: say what it is and what reads it. */
+	if (msg) {
+		log_error("%s", msg);
+		free(msg);
+		return IBS_E_INPUT;
+	}
+	rc = ibs_replay_open(s->o.src.replay, s->o.src.replay_strict, &s->t, &ce);
 	if (rc)
 		return rc;
 	/* Replay as recorded: the same retries and window give the same walk. */

@@ -120,17 +120,26 @@ static void write_group(struct draw *d, const struct dgroup *g, char **names)
 	struct strbuf *sb = &d->sb;
 	const char **v = xcalloc(g->n, sizeof(*v));
 	char *list;
-	size_t i;
+	size_t i, n_hosts = 0;
 
-	for (i = 0; i < g->n; i++)
+	/* Servers, not adapters: the CAs of one host (one system image GUID, or one name) count once. */
+	for (i = 0; i < g->n; i++) {
+		size_t k;
 		v[i] = names[g->hosts[i]];
+		for (k = 0; k < i && d->hosts.host_of[g->hosts[k]] != d->hosts.host_of[g->hosts[i]]; k++)
+			;
+		n_hosts += k == i;
+	}
 	list = render_hostlist(v, g->n);
 	sb_addf(sb, "\t\"%s\" [id=\"%s\", shape=folder, fillcolor=\"#e2f0d9\", label=\"", g->id, g->id);
 	dot_esc(sb, list, LABEL_MAX);
-	sb_addf(sb, "\\n%zu hosts, %s\", tooltip=", g->n, g->rate);
+	sb_addf(sb, "\\n%zu host%s, %s\", tooltip=", n_hosts, n_hosts == 1 ? "" : "s", g->rate);
 	{
 		struct strbuf tip = STRBUF_INIT;
-		sb_addf(&tip, "%zu hosts at %s on ", g->n, g->rate);
+		sb_addf(&tip, "%zu host%s", n_hosts, n_hosts == 1 ? "" : "s");
+		if (n_hosts != g->n)
+			sb_addf(&tip, " (%zu CAs)", g->n);
+		sb_addf(&tip, " at %s on ", g->rate);
 		sb_adds(&tip, ibs_node_name(g->leaf));
 		sb_addf(&tip, " (0x%016" PRIx64 "):\n", g->leaf->ni.node_guid);
 		for (i = 0; i < g->n; i++)
@@ -354,6 +363,54 @@ static void write_edges(struct draw *d, struct render_drawing *out, size_t *cap_
 	}
 }
 
+/*
+ * Each director chassis as a box around its ASICs, labelled with the name
+ * its ASICs share ("ibcore1" of "ibcore1/L01", "ibcore1/S01"), its system
+ * image GUID and how many ASICs it has.
+ */
+static void write_chassis(struct draw *d, char **names)
+{
+	size_t c, i;
+
+	for (c = 0; c < d->n_chassis; c++) {
+		const struct dchassis *ch = &d->chassis[c];
+		const char *common = NULL;
+		size_t common_len = 0;
+		bool first = true;
+		struct strbuf label = STRBUF_INIT;
+
+		/* The name before the slot, when every ASIC has the same one. */
+		for (i = 0; i < d->f->n_nodes; i++) {
+			const char *nm = names[i], *slash;
+			size_t len;
+			if (d->chassis_of[i] != c + 1)
+				continue;
+			slash = strchr(nm, '/');
+			len = slash ? (size_t)(slash - nm) : strlen(nm);
+			if (first) {
+				common = nm;
+				common_len = len;
+				first = false;
+			} else if (!common || len != common_len || strncmp(nm, common, len)) {
+				common = NULL;
+			}
+		}
+		if (common)
+			sb_addf(&label, "%.*s: ", (int)common_len, common);
+		sb_addf(&label, "chassis 0x%016" PRIx64 ", %zu ASICs", ch->sysimg, ch->n);
+		sb_addf(&d->sb, "\tsubgraph \"cluster_chassis-%016" PRIx64 "\" {\n\t\tid=\"c-%016" PRIx64
+				"\"; style=\"rounded,dashed\"; color=\"#5b7fa6\"; label=",
+			ch->sysimg, ch->sysimg);
+		dot_str(&d->sb, sb_str(&label));
+		sb_adds(&d->sb, ";\n");
+		for (i = 0; i < d->f->n_nodes; i++)
+			if (d->chassis_of[i] == c + 1)
+				sb_addf(&d->sb, "\t\t\"%s\";\n", d->id[i]);
+		sb_adds(&d->sb, "\t}\n");
+		sb_free(&label);
+	}
+}
+
 static const char *tier_name(const struct draw *d, int t)
 {
 	static const char *const names[] = { "host", "leaf", "spine", "core" };
@@ -398,6 +455,8 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 	d.f = f;
 	d.o = o ? o : &defaults;
 	d.level = ibs_fabric_levels(f, &d.max_level);
+	ibs_fabric_hosts(f, &d.hosts);
+	draw_find_chassis(&d);
 	draw_collect_marks(&d);
 
 	n_links = ibs_fabric_links(f, &v);
@@ -428,7 +487,7 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 						: xasprintf("%016" PRIx64, nd->ni.node_guid);
 		d.id[i] = xasprintf("n-%s", d.key[i]);
 		d.tier[i] = draw_is_host(nd) ? 0 : nd->ni.node_type == IBS_NODE_SWITCH && d.level[i] ? (int)d.level[i] : -1;
-		names[i] = draw_is_host(nd) ? draw_host_word(nd) : draw_label_name(nd);
+		names[i] = draw_is_host(nd) ? xstrdup(ibs_host_of(&d.hosts, nd)->name) : draw_label_name(nd);
 	}
 	for (i = 0; i < d.n_groups; i++) {
 		struct dgroup *g = &d.groups[i];
@@ -513,6 +572,7 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 		}
 		free(ov);
 	}
+	write_chassis(&d, names);
 	for (i = 0; i < f->n_nodes; i++)
 		add_id(&out->nodes, &out->n_nodes, &cap_nodes, f->nodes[i], 0, d.id[draw_endpoint(&d, i)]);
 	write_edges(&d, out, &cap_ports);
@@ -542,6 +602,9 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 	free(d.marks);
 	free(d.links);
 	free(d.common);
+	ibs_hosts_free(&d.hosts);
+	free(d.chassis);
+	free(d.chassis_of);
 }
 
 void render_drawing_status(struct render_drawing *out, const char *line)

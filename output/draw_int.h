@@ -13,6 +13,7 @@
 
 #include "../core/base/strbuf.h"
 #include "../fabric/health.h"
+#include "../fabric/hosts.h"
 #include "../fabric/model.h"
 
 struct render_draw_opts;
@@ -60,6 +61,14 @@ struct draw {
 	size_t n_marks;
 	struct dlink *links;
 	size_t n_links;
+	struct ibs_hosts hosts;   /* which CAs are one server, and its name (fabric/hosts.h) */
+	/* Director chassis: two or more switches that share a system image GUID, drawn in one box. */
+	struct dchassis {
+		uint64_t sysimg;
+		size_t n;
+	} *chassis;
+	size_t n_chassis;
+	size_t *chassis_of;       /* node index -> chassis + 1, 0 when in none */
 	struct common {
 		int tu, tw;
 		char label[48];
@@ -87,12 +96,13 @@ void draw_classify(struct draw *d, struct dlink *l);
 void draw_make_groups(struct draw *d);
 /* The name on a switch's label, a host's name for lists (caller frees). */
 char *draw_label_name(const struct ibs_node *n);
-char *draw_host_word(const struct ibs_node *n);
 /* struct ord by key, then names in natural order. */
 int draw_ord_cmp(const void *pa, const void *pb);
 /* Drawn endpoint of node index i. */
 size_t draw_endpoint(const struct draw *d, size_t i);
 /* Positions within each tier (d->pos). */
 void draw_order_tiers(struct draw *d, char **names, size_t n_ep);
+/* The chassis of the fabric's switches (d->chassis, d->chassis_of). */
+void draw_find_chassis(struct draw *d);
 
 #endif

@@ -227,31 +227,57 @@ void draw_make_groups(struct draw *d)
 	free(v);
 }
 
-/* The name on a node's label: a Mellanox switch description gives the operator's part. */
+/* The name on a node's label: a Mellanox switch description gives the operator's part, a director's ASIC its slot. */
 char *draw_label_name(const struct ibs_node *n)
 {
-	const char *part;
-	size_t len;
+	char *part = render_switch_name(n);
 
-	if (render_switch_part(n, &part, &len))
-		return xstrndup(part, len);
-	return xstrdup(ibs_node_name(n));
+	return part ? part : xstrdup(ibs_node_name(n));
+}
+
+/* ---- director chassis ---- */
+
+static int sysimg_cmp(const void *pa, const void *pb)
+{
+	const struct ibs_node *a = *(const struct ibs_node *const *)pa, *b = *(const struct ibs_node *const *)pb;
+
+	if (a->ni.system_image_guid != b->ni.system_image_guid)
+		return a->ni.system_image_guid < b->ni.system_image_guid ? -1 : 1;
+	return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/*
+ * The ASICs of a director switch (its spines and leaves) share the system
+ * image GUID of the chassis, as libibnetdisc groups them for
+ * `ibnetdiscover -g`: two or more switches with one system image GUID are
+ * one chassis.
+ */
+void draw_find_chassis(struct draw *d)
+{
+	const struct ibs_fabric *f = d->f;
+	const struct ibs_node **v = xcalloc(f->n_nodes ? f->n_nodes : 1, sizeof(*v));
+	size_t n = 0, i, j, k, cap = 0;
+
+	d->chassis_of = xcalloc(f->n_nodes ? f->n_nodes : 1, sizeof(*d->chassis_of));
+	for (i = 0; i < f->n_nodes; i++)
+		if (f->nodes[i]->ni.node_type == IBS_NODE_SWITCH && f->nodes[i]->ni.system_image_guid)
+			v[n++] = f->nodes[i];
+	if (n)
+		qsort(v, n, sizeof(*v), sysimg_cmp);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && v[j]->ni.system_image_guid == v[i]->ni.system_image_guid; j++)
+			;
+		if (j - i < 2)
+			continue;
+		d->chassis = xgrow(d->chassis, &cap, d->n_chassis + 1, sizeof(*d->chassis));
+		d->chassis[d->n_chassis++] = (struct dchassis){ v[i]->ni.system_image_guid, j - i };
+		for (k = i; k < j; k++)
+			d->chassis_of[v[k]->index] = d->n_chassis;
+	}
+	free(v);
 }
 
 /* ---- order within tiers ---- */
-
-/* A host's name for lists: the first word of its display name ("node0001 mlx5_0" is node0001). */
-char *draw_host_word(const struct ibs_node *n)
-{
-	const char *s = ibs_node_name(n);
-	size_t len;
-
-	while (*s == ' ')
-		s++;
-	for (len = 0; s[len] && s[len] != ' '; len++)
-		;
-	return len ? xstrndup(s, len) : xstrdup(n->guid_name);
-}
 
 int draw_ord_cmp(const void *pa, const void *pb)
 {
@@ -266,6 +292,35 @@ int draw_ord_cmp(const void *pa, const void *pb)
 size_t draw_endpoint(const struct draw *d, size_t i)
 {
 	return d->group_of[i] ? d->f->n_nodes + d->group_of[i] - 1 : i;
+}
+
+/*
+ * The ASICs of one chassis side by side in their tier, where the first of
+ * them stands: a chassis is drawn as one box (output/draw.c), which dot
+ * can only draw around nodes that are next to each other.
+ */
+static void keep_chassis_together(struct draw *d, struct ord *v, size_t n)
+{
+	double *first = xcalloc(d->n_chassis + 1, sizeof(*first));
+	size_t i;
+
+	for (i = 0; i <= d->n_chassis; i++)
+		first[i] = -1;
+	for (i = 0; i < n; i++) {
+		size_t c = v[i].e < d->f->n_nodes ? d->chassis_of[v[i].e] : 0;
+		if (c && (first[c] < 0 || d->pos[v[i].e] < first[c]))
+			first[c] = d->pos[v[i].e];
+	}
+	/* Sort key: the chassis's first position, then the node's own; ties keep the name order. */
+	for (i = 0; i < n; i++) {
+		size_t c = v[i].e < d->f->n_nodes ? d->chassis_of[v[i].e] : 0;
+		v[i].key = (c ? first[c] : d->pos[v[i].e]) * (double)(n + 1) + d->pos[v[i].e];
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), draw_ord_cmp);
+	for (i = 0; i < n; i++)
+		d->pos[v[i].e] = (double)i;
+	free(first);
 }
 
 /*
@@ -316,6 +371,7 @@ void draw_order_tiers(struct draw *d, char **names, size_t n_ep)
 			qsort(v, n, sizeof(*v), draw_ord_cmp);
 		for (i = 0; i < n; i++)
 			d->pos[v[i].e] = (double)i;
+		keep_chassis_together(d, v, n);
 		if (lv == 1) {
 			/* Hosts: by their leaf, then by name. */
 			size_t m = 0, k;

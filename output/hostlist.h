@@ -15,10 +15,12 @@ char *render_hostlist(const char *const *names, size_t n);
 /* Strings with numbers compared as numbers ("leaf9" < "leaf10"), then bytewise. */
 int render_natcmp(const char *a, const char *b);
 /*
- * The name an operator gave a switch inside a Mellanox description
- * ("MF0;leaf01:MSB7800/U1" gives leaf01): *part, *len into n->desc. False
- * when n has a node-name-map entry or no such description.
+ * The name an operator gave a switch inside a Mellanox/NVIDIA description:
+ * "MF0;leaf01:MSB7800/U1" gives "leaf01"; a director's ASIC keeps its slot,
+ * "MF0;ibcore1:SX6536/L33/U1" gives "ibcore1/L33" and ".../S01/U1"
+ * "ibcore1/S01" (a blade's second ASIC ".../L05/U2" "ibcore1/L05/U2").
+ * NULL when n has a node-name-map entry or no such description. Caller frees.
  */
-bool render_switch_part(const struct ibs_node *n, const char **part, size_t *len);
+char *render_switch_name(const struct ibs_node *n);
 
 #endif

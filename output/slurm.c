@@ -7,12 +7,16 @@
  * Names. Slurm reads Nodes= and Switches= with its hostlist parser, so a
  * name must not hold whitespace, '#' (comment), '=', ',', '[' or ']'.
  * Every run of characters outside [A-Za-z0-9._-] becomes one '_', and '_'
- * at either end is dropped. A host's name is the first word of its CA's
- * node-name-map entry or node description ("node0001 mlx5_0" is host
- * node0001, as rdma-ndd writes descriptions). A switch's name is its
+ * at either end is dropped. A host's name is fabric/hosts.h's: the first
+ * word of its CA's node-name-map entry or node description ("node0001
+ * mlx5_0" is host node0001, as rdma-ndd writes descriptions), unless that
+ * is a factory or distribution default ("MT4129 ConnectX7   Mellanox
+ * Technologies", "localhost HCA-1"), then "host-<system image GUID>"; the
+ * CAs of one server (one system image GUID) are one host. A switch's name is its
  * node-name-map entry, else its description, where the Mellanox form
  * "MF0;leaf01:MSB7800/U1" gives the part between ';' and ':' (the name the
- * operator gave the switch); a switch with nothing left is "switch-<GUID>".
+ * operator gave the switch), and a director's ASIC keeps its slot
+ * ("MF0;ibcore1:SX6536/L33/U1" is ibcore1_L33); a switch with nothing left is "switch-<GUID>".
  * Switches that end up with the same name all get "-<GUID>" appended (then
  * "-2", "-3" ... where that is taken too), so every SwitchName is unique for
  * any input (unique_names() says why).
@@ -37,6 +41,7 @@
  */
 #include "slurm.h"
 #include "hostlist.h"
+#include "../fabric/hosts.h"
 #include "../fabric/levels.h"
 #include "../core/base/strbuf.h"
 #include "../core/base/xalloc.h"
@@ -89,28 +94,23 @@ static const char *given_name(const struct ibs_node *n)
 	return NULL;
 }
 
-static char *host_name(const struct ibs_node *n)
+/* The name of the host CA n is on (fabric/hosts.h), made fit for a hostlist. */
+static char *host_name(const struct ibs_hosts *hs, const struct ibs_node *n)
 {
-	const char *s = given_name(n);
-	size_t len;
+	const struct ibs_host *h = ibs_host_of(hs, n);
 
-	if (!s)
-		return NULL;
-	while (isspace((unsigned char)*s))
-		s++;
-	for (len = 0; s[len] && !isspace((unsigned char)s[len]); len++)
-		;
-	return sanitize(s, len);
+	return h ? sanitize(h->name, strlen(h->name)) : NULL;
 }
 
 static char *switch_name(const struct ibs_node *n)
 {
-	const char *s = given_name(n), *part;
-	size_t len;
-	char *r = NULL;
+	const char *s = given_name(n);
+	char *r = NULL, *part = render_switch_name(n);
 
-	if (render_switch_part(n, &part, &len))
-		r = sanitize(part, len);
+	/* "ibcore1/L33" becomes "ibcore1_L33": the names Slurm takes (docs/slurm.md). */
+	if (part)
+		r = sanitize(part, strlen(part));
+	free(part);
 	if (!r && s)
 		r = sanitize(s, strlen(s));
 	if (!r)
@@ -127,6 +127,8 @@ struct sw {
 	bool listed;        /* has a SwitchName line */
 	char **hosts;       /* borrowed from struct attach */
 	size_t n_hosts, cap_hosts;
+	char **parts;       /* the names of the further lines a list too long for one took */
+	size_t n_parts;
 };
 
 /* A CA port cabled to a switch: where a host could be listed. */
@@ -287,12 +289,115 @@ static size_t children(const struct slurm *st, const struct sw *s, char ***out)
 		if (seen[k] || !st->sws[k].listed || st->sws[k].level + 1 != s->level)
 			continue;
 		seen[k] = true;
-		v = xgrow(v, &cap, n + 1, sizeof(*v));
+		v = xgrow(v, &cap, n + 1 + st->sws[k].n_parts, sizeof(*v));
 		v[n++] = st->sws[k].name;
+		if (st->sws[k].n_parts)
+			memcpy(v + n, st->sws[k].parts, st->sws[k].n_parts * sizeof(*v));
+		n += st->sws[k].n_parts;
 	}
 	free(seen);
 	*out = v;
 	return n;
+}
+
+/*
+ * Slurm reads topology.conf a line at a time into a buffer of 4096 bytes
+ * (BUFFER_SIZE in Slurm's src/common/parse_config.c, read with fgets, so
+ * 4095 with the newline; a continued line shares the buffer): a longer line
+ * is cut, and its rest read as a line of its own. So no line is longer.
+ */
+#define SLURM_LINE_MAX 4094
+
+static int natcmp_p(const void *a, const void *b)
+{
+	return render_natcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* "SwitchName=NAME KEY=LIST  # level L, 0xGUID": its length. */
+static size_t line_len(const char *name, const char *key, const char *list, const struct sw *s)
+{
+	return strlen("SwitchName=") + strlen(name) + 1 + strlen(key) + 1 + strlen(list) +
+	       (size_t)snprintf(NULL, 0, "  # level %u, 0x%016" PRIx64, s->level, s->n->ni.node_guid);
+}
+
+/* A name for part k of s that no switch has taken. */
+static char *part_name(const struct slurm *st, const struct sw *s, unsigned long *k)
+{
+	for (;;) {
+		char *nm = xasprintf("%s-part%lu", s->name, (*k)++);
+		size_t i;
+		bool taken = false;
+		for (i = 0; i < st->n_sws && !taken; i++) {
+			size_t j;
+			taken = !strcmp(st->sws[i].name, nm);
+			for (j = 0; j < st->sws[i].n_parts && !taken; j++)
+				taken = !strcmp(st->sws[i].parts[j], nm);
+		}
+		if (!taken)
+			return nm;
+		free(nm);
+	}
+}
+
+/*
+ * The line of s listing v[0..n) as KEY=, split into several lines, each
+ * of its own switch "NAME-partK" at the same level, where one would be too
+ * long for Slurm; the parts are listed by the switches above as s is.
+ */
+static void write_list(FILE *out, struct slurm *st, struct sw *s, const char *key, char **v, size_t n)
+{
+	char *list = render_hostlist((const char *const *)v, n);
+	size_t i = 0;
+	unsigned long k = 2;
+
+	if (line_len(s->name, key, list, s) <= SLURM_LINE_MAX) {
+		fprintf(out, "SwitchName=%s %s=%s  # level %u, 0x%016" PRIx64 "\n", s->name, key, list, s->level,
+			s->n->ni.node_guid);
+		free(list);
+		return;
+	}
+	free(list);
+	{
+		/* A name that cannot fit in a line even alone is left out, said without it (Slurm would cut that too). */
+		char **copy = xmalloc(n * sizeof(*copy));
+		size_t m = 0;
+		for (i = 0; i < n; i++) {
+			if (line_len(s->name, key, v[i], s) > SLURM_LINE_MAX)
+				fprintf(out, "# left out: a name of %zu characters under %s: longer than Slurm's line\n",
+					strlen(v[i]), s->n->guid_name);
+			else
+				copy[m++] = v[i];
+		}
+		v = copy;
+		n = m;
+		i = 0;
+	}
+	qsort(v, n, sizeof(*v), natcmp_p);
+	while (i < n) {
+		char *name = i ? part_name(st, s, &k) : xstrdup(s->name), *best = NULL;
+		size_t j = i + 1;
+		/* As many names as fit, in natural order (one always does: names are short). */
+		for (; j <= n; j++) {
+			char *l = render_hostlist((const char *const *)v + i, j - i);
+			if (best && line_len(name, key, l, s) > SLURM_LINE_MAX) {
+				free(l);
+				break;
+			}
+			free(best);
+			best = l;
+		}
+		fprintf(out, "SwitchName=%s %s=%s  # level %u, 0x%016" PRIx64 "\n", name, key, best, s->level,
+			s->n->ni.node_guid);
+		free(best);
+		if (i) {
+			s->parts = xrealloc(s->parts, (s->n_parts + 1) * sizeof(*s->parts));
+			s->parts[s->n_parts++] = name;
+		} else {
+			free(name);
+		}
+		i = j - 1;
+	}
+	free(v);
 }
 
 /* Hosts listed under switch k or any listed switch below it. */
@@ -365,6 +470,7 @@ int render_slurm(FILE *out, const struct ibs_fabric *f)
 	unsigned max_level = 0, lv;
 	char **unnamed = NULL;
 	size_t n_unnamed = 0, cap_unnamed = 0;
+	struct ibs_hosts hs;
 
 	st.sw_of = xcalloc(f->n_nodes ? f->n_nodes : 1, sizeof(*st.sw_of));
 	st.sws = xcalloc(f->n_nodes ? f->n_nodes : 1, sizeof(*st.sws));
@@ -377,6 +483,7 @@ int render_slurm(FILE *out, const struct ibs_fabric *f)
 		st.sw_of[n->index] = ++st.n_sws;
 	}
 	unique_names(st.sws, st.n_sws);
+	ibs_fabric_hosts(f, &hs);
 	compute_levels(&st, f);
 	for (i = 0; i < st.n_sws; i++)
 		if (st.sws[i].level > max_level)
@@ -389,7 +496,7 @@ int render_slurm(FILE *out, const struct ibs_fabric *f)
 		const struct ibs_port *pt;
 		if (n->ni.node_type != IBS_NODE_CA || ibs_is_aggregation_node(n))
 			continue;
-		h = host_name(n);
+		h = host_name(&hs, n);
 		if (!h) {
 			unnamed = xgrow(unnamed, &cap_unnamed, n_unnamed + 1, sizeof(*unnamed));
 			unnamed[n_unnamed++] = xstrdup(n->guid_name);
@@ -450,7 +557,7 @@ int render_slurm(FILE *out, const struct ibs_fabric *f)
 	qsort(ord, st.n_sws, sizeof(*ord), line_cmp);
 	for (i = 0; i < st.n_sws; i++) {
 		struct sw *s = ord[i];
-		char **c = NULL, *list;
+		char **c = NULL;
 		size_t nc;
 
 		if (!s->listed) {
@@ -461,20 +568,13 @@ int render_slurm(FILE *out, const struct ibs_fabric *f)
 				s->n->ni.node_guid, why);
 			continue;
 		}
-		fprintf(out, "SwitchName=%s", s->name);
+		/* A leaf lists its hosts, a switch above it the switches one level down (never both). */
 		nc = children(&st, s, &c);
-		if (nc) {
-			list = render_hostlist((const char *const *)c, nc);
-			fprintf(out, " Switches=%s", list);
-			free(list);
-		}
+		if (nc)
+			write_list(out, &st, s, "Switches", c, nc);
+		else
+			write_list(out, &st, s, "Nodes", s->hosts, s->n_hosts);
 		free(c);
-		if (s->n_hosts) {
-			list = render_hostlist((const char *const *)s->hosts, s->n_hosts);
-			fprintf(out, " Nodes=%s", list);
-			free(list);
-		}
-		fprintf(out, "  # level %u, 0x%016" PRIx64 "\n", s->level, s->n->ni.node_guid);
 	}
 	/* Hosts with no port on a switch, and CAs with no name to list them by. */
 	for (i = 0; i < n_at; i = j) {
@@ -497,9 +597,13 @@ int render_slurm(FILE *out, const struct ibs_fabric *f)
 	for (i = 0; i < st.n_sws; i++) {
 		free(st.sws[i].name);
 		free(st.sws[i].hosts);
+		for (j = 0; j < st.sws[i].n_parts; j++)
+			free(st.sws[i].parts[j]);
+		free(st.sws[i].parts);
 	}
 	free(st.sws);
 	free(st.sw_of);
 	free(ord);
+	ibs_hosts_free(&hs);
 	return ferror(out) ? -1 : 0;
 }

@@ -11,6 +11,11 @@ describe it. Used by tests/cli/t_draw.sh and tests/sim/t_draw.sh.
                                             state) groups of healthy cables +
                                             one per cable with a problem;
                                             'all': hosts drawn alone (--all-hosts)
+  drawcheck.py chassis TOPOLOGY LAYOUT NAME
+                                            the switches that share a system
+                                            image GUID (a director's ASICs)
+                                            are in one box, labelled NAME:,
+                                            which holds no other node
   drawcheck.py alone LINKS LAYOUT GUID PORT COLOR
                                             that cable is an edge of its own
                                             (id e-A-pA-B-pB), in COLOR
@@ -154,6 +159,30 @@ def alone(links_p, lay_p, guid, port, color):
     sys.exit('no edge %s of its own (ids: %s)' % (want, ' '.join(sorted(e.get('id', '?') for e in es))))
 
 
+def chassis(topo_p, lay_p, name):
+    topo = load(topo_p)
+    g, pos, _, _ = layout(lay_p)
+    groups = {}
+    for n in topo['nodes']:
+        if n['type'] == 'switch':
+            groups.setdefault(n['system_image_guid'], []).append(nid(n['guid']))
+    groups = {k: v for k, v in groups.items() if len(v) > 1}
+    if not groups:
+        sys.exit('no chassis in %s: the check proves nothing' % topo_p)
+    clusters = {o['name']: o for o in g.get('objects', []) if o.get('name', '').startswith('cluster_chassis-')}
+    for sysimg, members in groups.items():
+        c = clusters.get('cluster_chassis-%016x' % int(sysimg, 16))
+        if not c:
+            sys.exit('chassis %s is not drawn as a box' % sysimg)
+        if not c.get('label', '').startswith(name + ': chassis '):
+            sys.exit('chassis %s is labelled %r, want %s: ...' % (sysimg, c.get('label'), name))
+        x0, y0, x1, y1 = (float(v) for v in c['bb'].split(','))
+        inside = {k for k, (x, y) in pos.items() if x0 <= x <= x1 and y0 <= y <= y1 and not k.startswith('legend')}
+        if inside != set(members):
+            sys.exit('chassis %s box holds %s, want %s' % (sysimg, sorted(inside), sorted(members)))
+        print('chassis ok: %s, %d ASICs in one box' % (c['label'], len(members)))
+
+
 cmd = sys.argv[1]
 if cmd == 'tiers':
     tiers(*sys.argv[2:5])
@@ -163,6 +192,8 @@ elif cmd == 'edges':
     edges(sys.argv[2], sys.argv[3], len(sys.argv) > 4 and sys.argv[4] == 'all')
 elif cmd == 'whole':
     whole(*sys.argv[2:4])
+elif cmd == 'chassis':
+    chassis(*sys.argv[2:5])
 elif cmd == 'alone':
     alone(*sys.argv[2:7])
 else:

@@ -241,8 +241,15 @@ def check_slurm(path):
             fail('%s: a name Slurm cannot take: %s' % (path, names[-1]))
     if not names:
         fail('%s: no SwitchName line' % path)
-    if len(set(guids)) != len(guids):
-        fail('%s: a switch has two SwitchName lines' % path)
+    # A list too long for Slurm's line goes on in NAME-partK lines of the same switch.
+    first = {}
+    for nm, g in zip(names, guids):
+        if g in first and not re.fullmatch(re.escape(first[g]) + r'-part\d+', nm):
+            fail('%s: a switch has two SwitchName lines' % path)
+        first.setdefault(g, nm)
+    for line in open(path, encoding='utf-8'):
+        if len(line.rstrip('\n')) > 4094:
+            fail('%s: a line longer than Slurm reads (4094 + newline)' % path)
     dup = sorted(n for n in set(names) if names.count(n) > 1)
     if dup:
         fail('%s: SwitchName not unique: %s' % (path, dup))

@@ -13,7 +13,7 @@ PKGS=(
 	libjansson-dev libcmocka-dev libgraphviz-dev
 	ibsim-utils libumad2sim0 opensm infiniband-diags
 	graphviz tshark prometheus jq python3 valgrind mandoc man-db
-	chromium
+	chromium slurm-client
 )
 
 missing=()

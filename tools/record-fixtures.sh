@@ -36,7 +36,8 @@ record() { # NAME [ibscan options...]
 	local name=$1 rc=0
 	shift
 	# stdout to /dev/null by the shell, not `-o /dev/null` (an older ibscan replaced it with a file).
-	sim_run "$root/ibscan" health --record "$out/$name.cap" "$@" >/dev/null || rc=$?
+	# --format prom: the metrics read ClassPortInfo and PortCountersExtended too, which `counters` replays.
+	sim_run "$root/ibscan" health --format prom --record "$out/$name.cap" "$@" >/dev/null || rc=$?
 	[ $rc -le 3 ] || { echo "fixtures: $name: ibscan health exited $rc" >&2; exit 1; }
 	echo "fixtures: $name.cap: $(grep -c '^x ' "$out/$name.cap") exchanges (health exit $rc)"
 	if [ "$name" = net.2sw2path4hca ]; then

@@ -465,7 +465,12 @@
 			});
 		});
 		clear(details);
-		details.appendChild(el('h2', null, [hosts.length + ' hosts']));
+		/* Servers, not adapters: the CAs of one host share its system image GUID. */
+		var servers = {};
+		hosts.forEach(function (h) { servers[h.system_image_guid || h.guid] = true; });
+		var nServers = Object.keys(servers).length;
+		details.appendChild(el('h2', null, [nServers + (nServers === 1 ? ' host' : ' hosts') +
+			(nServers !== hosts.length ? ' (' + hosts.length + ' CAs)' : '')]));
 		details.appendChild(el('p', null, ['Drawn as one group (' + id + '): the hosts of one leaf at one rate.']));
 		details.appendChild(el('table', null, [
 			el('thead', null, [el('tr', null, ['Host', 'LID', 'Leaf port', 'Rate'].map(function (h) {

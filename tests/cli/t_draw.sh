@@ -14,7 +14,7 @@ check=$ROOT/tests/drawcheck.py
 command -v dot >/dev/null || fail "dot is not installed (make deps: graphviz)"
 command -v xmllint >/dev/null || fail "xmllint is not installed (make deps: libxml2-utils)"
 
-for c in fattree2-small fattree3 dualrail degraded net.2sw2path4hca; do
+for c in fattree2-small fattree3 dualrail degraded net.2sw2path4hca director; do
 	"$IBSCAN" nodes --json --replay "$caps/$c.cap" -o "$TMP/$c.nodes.json"
 	"$IBSCAN" links --json --replay "$caps/$c.cap" -o "$TMP/$c.links.json"
 	"$IBSCAN" topology --format dot --all-hosts --replay "$caps/$c.cap" -o "$TMP/$c.all.dot"
@@ -26,6 +26,13 @@ for c in fattree2-small fattree3 dualrail degraded net.2sw2path4hca; do
 	python3 "$check" edges "$TMP/$c.links.json" "$TMP/$c.json" || fail "$c: edges (hosts grouped)"
 	# Up to ten leaves: readable proportions, not one long row.
 	[ "$c" = fattree3 ] || python3 "$check" ratio "$TMP/$c.json" 6 || fail "$c: proportions"
+done
+
+# A director's ASICs (one system image GUID) are one box, each ASIC named with its slot.
+"$IBSCAN" topology --json --replay "$caps/director.cap" -o "$TMP/director.topo.json"
+python3 "$check" chassis "$TMP/director.topo.json" "$TMP/director.json" ibcore1 || fail "director: chassis box"
+for slot in L01 L02 L03 S01 S02; do
+	grep -q "label=\"ibcore1/$slot\\\\nLID " "$TMP/director.dot" || fail "director: no ASIC labelled ibcore1/$slot"
 done
 
 # Hosts grouped: fattree2-small's six leaves carry 18 and 6 hosts; each group is one node in hostlist form.

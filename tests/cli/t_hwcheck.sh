@@ -1,5 +1,7 @@
 #!/bin/bash
-# tools/hwcheck.sh without RDMA hardware: its refusals, its GID check on a fixture machine, read-only towards the fabric, shellcheck-clean.
+# tools/hwcheck.sh without RDMA hardware: its refusals; every check, PASS against a right ibscan and
+# FAIL against one wrong in what it compares, on fixture machines (InfiniBand only, RoCE first, a
+# planarized pair, RoCE only) with stand-ins of the tools; read-only towards the fabric; shellcheck-clean.
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 hw=tools/hwcheck.sh
@@ -30,70 +32,134 @@ err_has "hwcheck: unknown argument '--frobnicate'"
 hwcheck 0 --help
 out_has "Usage: tools/hwcheck.sh"
 
-# An active RoCE port (the fixture machine): as another user, refused; as root, the GID table
-# checked against sysfs read by the script itself; a wrong ibscan is caught.
+# The script on fixture machines (fixtures/sysfs/hw-*), with stand-ins of every tool it runs
+# (tests/cli/hwcheck-standins.sh: the real tools' output recorded on the simulator, or the formats of
+# their sources) and of ibscan. Each check passes on a right ibscan and fails on one that is wrong
+# in what that check compares, and only that check fails.
 if [ "$(id -u)" -ne 0 ]; then
 	hwcheck 2 --sysfs fixtures/sysfs/roce
 	err_has "hwcheck: run as root"
 else
-	hwcheck 0 --sysfs fixtures/sysfs/roce
-	out_has "hwcheck: mlx5_0 port 1 (Ethernet)"
+	. "$ROOT/tests/cli/hwcheck-standins.sh"
+	cc -shared -fPIC -o "$TMP/eacces.so" "$ROOT/tests/cli/preload/eacces.c" || fail "cannot build the preload"
+	export HWCHECK_EACCES=$TMP/eacces.so
+	# umad-permission runs ibscan as nobody: the stand-ins must be reachable by that user.
+	chmod 755 "$TMP"
+	chmod 644 "$TMP/eacces.so"
+	# standins [DIR]: a fresh state, bin and ibscan for one run, in DIR (default $TMP/run).
+	standins() {
+		local d=${1:-$TMP/run}
+		rm -rf "$d"
+		mkdir -p "$d"
+		chmod 755 "$d"
+		make_standins "$d/bin" "$d/st" "$ROOT/fixtures/hwcheck"
+		make_ibscan "$d/ibscan" "${IBSCAN_PRELOAD_BIN:-$ROOT/ibscan}" "$ROOT/fixtures/hwcheck" "$d/st" "$ROOT/fixtures/captures"
+	}
+	# run_hw WANT_RC SYSFS [ARGS...]: hwcheck with the stand-ins first on PATH; RUN_DIR picks its
+	# directory (output in RUN_DIR/out), so that several can run at once.
+	run_hw() {
+		local want=$1 sys=$2 rc=0 d=${RUN_DIR:-$TMP/run}
+		shift 2
+		standins "$d"
+		HWCHECK_SYSFS=$sys PATH=$d/bin:$PATH timeout 300 bash "$hw" --ibscan "$d/ibscan" --sysfs "$sys" "$@" \
+			>"$d/out" 2>"$d/err" || rc=$?
+		cp "$d/out" "$TMP/out"
+		[ "$rc" = "$want" ] || { cat "$d/out" "$d/err" >&2; fail "hwcheck --sysfs $sys $* (wrong: ${HWCHECK_WRONG:-none}) exited $rc, want $want"; }
+	}
+	ib_checks="vl15 topology walk-time counters counters-ext counters-rate path routes sm port-states degraded gids umad-permission sigint-walk"
+	probe_checks="local local-port ping-latency ping-read ping-atomic ping-bandwidth sigint-ping teardown"
+
+	# InfiniBand only: every check runs and passes.
+	run_hw 0 fixtures/sysfs/hw-ib
+	out_has "hwcheck: probe on mlx5_0 port 1 (InfiniBand); InfiniBand checks on mlx5_0 port 1"
+	for c in $ib_checks $probe_checks; do
+		grep -q "^PASS $c: " "$TMP/out" || { cat "$TMP/out" >&2; fail "hw-ib: $c did not pass"; }
+	done
+	out_has "PASS path: LID 1 to 1: slid, dlid, sl, mtu as saquery"
+	out_has "PASS routes: 2 switches: every LFT entry as ibroute -n"
+	out_has "PASS counters: 17 counters of 0x0000000000200000 port 1 between two perfquery readings"
+	out_has "PASS umad-permission: as nobody, /dev/infiniband/umad0: exit 3"
+	tail -1 "$TMP/out" | grep -qx "hwcheck: 22 passed, 0 failed, 0 skipped" || fail "hw-ib: $(tail -1 "$TMP/out")"
+	cp "$TMP/out" "$TMP/right.out"
+
+	# Each check against an ibscan wrong in what it compares: that check fails, and no other
+	# (four runs at a time, each in its own directory).
+	wrong_run() {
+		local c=$1
+		RUN_DIR=$TMP/w-$c HWCHECK_WRONG=$c run_hw 1 fixtures/sysfs/hw-ib 2>"$TMP/w-$c.log" || return 1
+		grep -q "^FAIL $c: " "$TMP/w-$c/out" || { cat "$TMP/w-$c/out"; echo "a wrong ibscan for $c: no FAIL $c"; return 1; }
+		[ "$(grep -c '^FAIL' "$TMP/w-$c/out")" = 1 ] || { cat "$TMP/w-$c/out"; echo "a wrong ibscan for $c fails other checks too"; return 1; }
+	}
+	n=0 bad=
+	for c in $ib_checks $probe_checks; do
+		[ "$c" = local ] && continue # proven below, on a GID type
+		(wrong_run "$c" >"$TMP/w-$c.res" 2>&1) &
+		n=$((n + 1))
+		[ $((n % 4)) != 0 ] || wait
+	done
+	wait
+	for c in $ib_checks $probe_checks; do
+		[ "$c" = local ] && continue
+		[ -s "$TMP/w-$c.res" ] && { cat "$TMP/w-$c.res" "$TMP/w-$c.log" >&2; bad="$bad $c"; }
+		grep -q "^FAIL $c: " "$TMP/w-$c/out" 2>/dev/null || { cat "$TMP/w-$c/out" "$TMP/w-$c/err" >&2 2>/dev/null; bad="$bad $c"; }
+	done
+	[ -z "$bad" ] || fail "wrong ibscans not caught (or caught by other checks too):$bad"
+	echo "ok: every check fails on an ibscan wrong in what it compares, alone"
+
+	# RoCE first: the probe on the RoCE port, perftest given ibscan's GID index (the stand-in
+	# reports a far-off figure without it); the InfiniBand checks on the HCA behind it.
+	HWCHECK_WANT_GID=3 run_hw 0 fixtures/sysfs/hw-roce-first
+	out_has "hwcheck: probe on mlx5_0 port 1 (Ethernet); InfiniBand checks on mlx5_1 port 1"
+	out_has "PASS ping-latency: 64 B send, median us: ibscan 1.25, ib_send_lat 1.10 (within 0.3 us, GID index 3)"
+	out_has "PASS topology: "
+	out_has "PASS umad-permission: as nobody, /dev/infiniband/umad1: exit 3"
+	# A planarized pair: the GSI half (IsSMDisabled) is passed over for the SMI half.
+	run_hw 0 fixtures/sysfs/hw-planarized
+	out_has "InfiniBand checks on mlx5_1 port 1"
+	out_has "PASS sm: master at LID 1"
+	run_hw 0 fixtures/sysfs/hw-planarized -C mlx5_0
+	for c in $ib_checks; do
+		grep -q "^SKIP $c: no InfiniBand port (the active one has IsSMDisabled" "$TMP/out" || { cat "$TMP/out" >&2; fail "planarized -C mlx5_0: no SKIP $c"; }
+	done
+	# RoCE only: every InfiniBand check says why it did not run.
+	run_hw 0 fixtures/sysfs/roce
+	for c in $ib_checks; do
+		grep -qx "SKIP $c: no InfiniBand port" "$TMP/out" || { cat "$TMP/out" >&2; fail "roce: no SKIP $c"; }
+	done
 	out_has "PASS local: 6 GIDs of mlx5_0 port 1, their types and interfaces as sysfs"
-	out_has "SKIP teardown: no probe ran"
-	! grep -q '^FAIL' "$TMP/out" || fail "a check failed on the fixture"
-	tail -1 "$TMP/out" | grep -q '^hwcheck: [0-9]* passed, 0 failed, [0-9]* skipped$' || fail "no count line"
-	# An ibscan that reports GID 3 as RoCE v1: the local check fails, the run exits 1.
-	cat >"$TMP/ibscan" <<SH
+
+	# Against a peer: its own device, port and ibscan; perftest and ibscan on distinct TCP ports, each
+	# listener waited for; what ssh started on the peer is stopped there.
+	run_hw 0 fixtures/sysfs/hw-ib --peer node02 --peer-ca mlx5_7 --peer-port 2 --peer-ibscan "$TMP/run/ibscan"
+	log=$TMP/run/st/ssh.log
+	grep -q "exec $TMP/run/ibscan ping --listen -C mlx5_7 -P 2 --tcp-port 18517" "$log" || { cat "$log" >&2; fail "peer: the listener is not the peer's"; }
+	grep -q "exec ib_send_lat -d mlx5_7 -i 2 -s 64 -n 10000 -p 18516" "$log" || { cat "$log" >&2; fail "peer: perftest not on the peer's device and its own TCP port"; }
+	[ "$(grep -c '^kill ' "$log")" -ge 5 ] || { cat "$log" >&2; fail "peer: the processes started there are not stopped"; }
+	! ls "$TMP/run/st"/listen-* >/dev/null 2>&1 || fail "peer: a listener is left running"
+	hwcheck 2 --perftest-port 18517 --ibscan-port 18517 --sysfs fixtures/sysfs/hw-ib
+	err_has "perftest and ibscan need two TCP ports"
+
+	# The GID check of a wrong ibscan (GID 3 as RoCE v1) on the RoCE fixture: caught.
+	cat >"$TMP/ibscan-gid" <<SH
 #!/bin/bash
-"$IBSCAN" "\$@" || exit
+"$TMP/run/ibscan" "\$@" || exit
 [ "\$1" = local ] || exit 0
 while [ \$# -gt 1 ] && [ "\$1" != -o ]; do shift; done
 sed -i 's/"RoCE v2"/"IB\/RoCE v1"/' "\$2"
 SH
-	chmod +x "$TMP/ibscan"
+	chmod +x "$TMP/ibscan-gid"
+	standins "$TMP/run"
 	rc=0
-	bash "$hw" --ibscan "$TMP/ibscan" --sysfs fixtures/sysfs/roce >"$TMP/out" 2>"$TMP/err" || rc=$?
+	HWCHECK_SYSFS=fixtures/sysfs/roce PATH=$TMP/run/bin:$PATH bash "$hw" --ibscan "$TMP/ibscan-gid" --sysfs fixtures/sysfs/roce >"$TMP/out" 2>"$TMP/err" || rc=$?
 	[ "$rc" = 1 ] || fail "a wrong GID type: exit $rc, want 1"
-	out_has "FAIL local: "
 	out_has "sysfs '0000:0000:0000:0000:0000:ffff:c0a8:0a05 RoCE v2 ens1f0' ibscan '0000:0000:0000:0000:0000:ffff:c0a8:0a05 IB/RoCE v1 ens1f0'"
-	out_has "hwcheck: 0 passed, 1 failed"
-
-	# The probe checks' arithmetic, with stand-ins for perftest (its output format) and for
-	# ibscan ping (a JSON result): 0.15 us apart passes, 7.6 % apart fails; teardown is checked.
-	mkdir "$TMP/bin"
-	cat >"$TMP/bin/ib_send_lat" <<'SH'
-#!/bin/bash
-[ $# -gt 8 ] || exit 0 # the server side
-echo ' #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]'
-echo ' 64      10000          1.02           3.45         1.10          1.12         0.05'
-SH
-	cat >"$TMP/bin/ib_write_bw" <<'SH'
-#!/bin/bash
-[ $# -gt 9 ] || exit 0
-echo ' #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]'
-echo ' 65536      5000             97.50              97.45                0.185870'
-SH
-	cat >"$TMP/ibscan" <<SH
-#!/bin/bash
-[ "\$1" = ping ] || exec "$IBSCAN" "\$@"
-[ "\$2" = --listen ] && exit 0
-while [ \$# -gt 1 ] && [ "\$1" != -o ]; do shift; done
-echo '{"schema": "ibscan.ping/1", "latency_us": {"median": 1.25}, "gbit_per_s": 90.0}' >"\$2"
-SH
-	chmod +x "$TMP/bin"/* "$TMP/ibscan"
-	rc=0
-	PATH=$TMP/bin:$PATH bash "$hw" --ibscan "$TMP/ibscan" --sysfs fixtures/sysfs/roce >"$TMP/out" 2>"$TMP/err" || rc=$?
-	[ "$rc" = 1 ] || { cat "$TMP/out" "$TMP/err" >&2; fail "bandwidth 7.6 % off: exit $rc, want 1"; }
-	out_has "PASS ping-latency: 64 B send, median us: ibscan 1.25, ib_send_lat 1.10 (within 0.3 us)"
-	out_has "FAIL ping-bandwidth: 64 KiB RDMA write, Gb/s: ibscan 90, ib_write_bw 97.45 (more than 5 % apart)"
-	if command -v rdma >/dev/null; then
-		out_has "PASS teardown: rdma res show: "
-	fi
 fi
 
-# Read-only towards the fabric: no counter reset, no SMP Set, no port state change.
-! grep -nE -- 'perfquery[^|;]* -[a-zA-Z]*[rR]\b|--reset|reset-counters|ibportstate|ibsetstate|smpquery|ibclearcounters|ibclearerrors|opensm' "$hw" |
+# Read-only towards the fabric: no counter reset, no SMP Set, no port state change; smpquery reads GUIDInfo only.
+! grep -nE -- 'perfquery[^|;]* -[a-zA-Z]*[rR]\b|--reset|reset-counters|ibportstate|ibsetstate|ibclearcounters|ibclearerrors|opensm' "$hw" |
 	grep -v '^[0-9]*:#' || fail "hwcheck.sh runs a command that could change the fabric"
+! grep -n 'smpquery' "$hw" | grep -v '^[0-9]*:[[:space:]]*#' | grep -v 'smpquery -C "$ica" -P "$iport" GI "$lid"' | grep -v 'need smpquery' ||
+	fail "hwcheck.sh runs smpquery for more than GUIDInfo"
 
 if command -v shellcheck >/dev/null; then
 	shellcheck "$hw" || fail "shellcheck finds fault with $hw"

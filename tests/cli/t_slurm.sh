@@ -8,25 +8,19 @@
 caps=$ROOT/fixtures/captures
 
 cat >"$TMP/check.py" <<'EOF'
-import json, re, sys
+import json, re, subprocess, sys
 from collections import deque
 
 conf_path, topo_path, nodes_path, kind = sys.argv[1:5]
 
 def expand(expr):
-    """Slurm's hostlist expansion: p[a-b,c] -> p + each number padded to len(a)."""
-    out, i = [], 0
-    for m in re.finditer(r'([^,\[\]]*)(?:\[([^\]]*)\])?(?:,|$)', expr):
-        prefix, ranges = m.group(1), m.group(2)
-        if ranges is None:
-            if prefix:
-                out.append(prefix)
-            continue
-        for r in ranges.split(','):
-            lo, _, hi = r.partition('-')
-            for v in range(int(lo), int(hi or lo) + 1):
-                out.append(prefix + str(v).zfill(len(lo)))
-    return out
+    """Slurm's own expansion: scontrol show hostnames (slurm-client), as slurmctld reads the file."""
+    if not expr:
+        return []
+    r = subprocess.run(['scontrol', 'show', 'hostnames', expr], capture_output=True, text=True, timeout=60)
+    if r.returncode or 'Invalid hostlist' in r.stdout + r.stderr:
+        fail('Slurm refuses the hostlist %r: %s' % (expr, (r.stdout + r.stderr).strip()))
+    return r.stdout.split()
 
 def fail(msg):
     print('FAIL (%s): %s' % (kind, msg))
@@ -52,11 +46,57 @@ while q:
             level[p['guid']] = level[g] + 1
             q.append(p['guid'])
 
-hosts = {n['name'].split()[0] for n in nodes if n['type'] == 'ca'}
+# Hosts, independently of fabric/hosts.c: the first word of a CA's name unless
+# its description names no host (docs/slurm.md's table), and the CAs that share
+# a system image GUID or a name are one host, named by its lowest name or
+# host-<lowest system image GUID>.
+def names_host(desc):
+    w = desc.split()
+    if not w:
+        return False
+    first = w[0].lower()
+    if re.fullmatch(r'mt\d+', first) or desc.strip().lower().endswith('mellanox technologies'):
+        return False
+    if first in ('localhost', 'localhost.localdomain', '(none)', 'ubuntu', 'debian', 'fedora'):
+        return False
+    return bool(re.search(r'[A-Za-z0-9]', w[0]))
+cas = [n for n in topo['nodes'] if n['type'] == 'ca' and 'Aggregation Node' not in (n.get('description') or '')]
+named = {n['guid']: n['name'].split()[0] for n in nodes
+         if n['type'] == 'ca' and (n['name'] != n.get('description') or names_host(n.get('description') or ''))}
+parent = {n['guid']: n['guid'] for n in cas}
+def find(g):
+    while parent[g] != g:
+        g = parent[g]
+    return g
+for key in ('system_image_guid', 'word'):
+    first = {}
+    for n in cas:
+        k = n['system_image_guid'] if key == 'system_image_guid' else named.get(n['guid'])
+        if not k or k == '0x0000000000000000':
+            continue
+        if k in first:
+            a, b = find(first[k]), find(n['guid'])
+            parent[max(a, b)] = min(a, b)
+        else:
+            first[k] = n['guid']
+members = {}
+for n in cas:
+    members.setdefault(find(n['guid']), []).append(n)
+host_of = {}
+for ms in members.values():
+    words = sorted(named[m['guid']] for m in ms if m['guid'] in named)
+    name = words[0] if words else 'host-' + min(m['system_image_guid'] for m in ms)[2:]
+    name = re.sub(r'[^A-Za-z0-9._-]+', '_', name).strip('_')
+    for m in ms:
+        host_of[m['guid']] = name
+hosts = set(host_of.values())
 
 lines, left_out = [], []
 for raw in open(conf_path):
     raw = raw.rstrip('\n')
+    # Slurm reads a line into 4096 bytes with fgets (src/common/parse_config.c): 4094 + newline at most.
+    if len(raw) > 4094:
+        fail('a line of %d characters: Slurm cuts it' % len(raw))
     if raw.startswith('# left out: '):
         left_out.append(raw)
         continue
@@ -125,7 +165,9 @@ for n in topo['nodes']:
     if n['type'] != 'ca':
         continue
     p1 = [p for p in n['ports'] if p['port'] == 1][0]
-    leaf = by_name[seen[n['name'].split()[0]]]
+    if [m for m in cas if host_of[m['guid']] == host_of[n['guid']]][0] is not n:
+        continue  # a host of several CAs is under the leaf of its first CA's port 1
+    leaf = by_name[seen[host_of[n['guid']]]]
     if p1['peer']['guid'] != leaf['guid']:
         fail('%s is under %s, not the leaf of its port 1' % (n['name'], leaf['SwitchName']))
 
@@ -149,6 +191,18 @@ if kind == 'net2':
 print('ok %s: %d lines, %d hosts, %d levels' % (kind, len(lines), len(seen), maxlevel))
 EOF
 
+# scontrol show hostnames runs without a controller, given any slurm.conf.
+command -v scontrol >/dev/null || fail "scontrol is not installed (make deps: slurm-client)"
+printf 'ClusterName=ibscan-test\nSlurmctldHost=localhost\n' >"$TMP/slurm.conf"
+export SLURM_CONF=$TMP/slurm.conf
+# The expansion is Slurm's: checked here on Slurm's documented examples and on the forms ibscan writes.
+[ "$(scontrol show hostnames 'tux[0-5,12,20-25]' | tr '\n' ' ')" = "tux0 tux1 tux2 tux3 tux4 tux5 tux12 tux20 tux21 tux22 tux23 tux24 tux25 " ] ||
+	fail "scontrol does not expand Slurm's own example"
+[ "$(scontrol show hostnames 'E[1-2]_H[1],node[09-10]' | tr '\n' ' ')" = "E1_H1 E2_H1 node09 node10 " ] ||
+	fail "scontrol does not expand a number inside a name"
+scontrol show hostnames 'E[1-2]_H1' 2>&1 | grep -q 'Invalid hostlist' ||
+	fail "scontrol takes a bracket before text: the test's premise is wrong"
+
 check() {
 	local cap=$1 kind=$2
 	run 0 topology --format slurm --replay "$caps/$cap.cap"
@@ -166,6 +220,31 @@ check fattree2-small fattree2
 check fattree3 fattree3
 check dualrail dualrail
 check net.2sw2path4hca net2
+check director director
+
+# Sorted and compressed as Slurm writes them: numbers as numbers, wherever they stand.
+grep -qx 'SwitchName=ibcore1_L01 Nodes=E\[1-12\]_H\[1\]  # level 1, 0x0002c90300a00011' "$TMP/director.conf" ||
+	fail "director: leaf L01's E1_H1 ... E12_H1 not E[1-12]_H[1]"
+grep -qx 'SwitchName=ibcore1_L03 Nodes=gpu01,host-0002c90300f1c000,host-0002c90300f10130,host-0002c90300f10140,host-0002c90300f10170,host-0002c90300f10180,login1  # level 1, 0x0002c90300a00013' \
+	"$TMP/director.conf" || fail "director: leaf L03's hosts (GUID names are not numbers)"
+
+# director: 27 CAs on 25 servers; descriptions that name no host are not hosts.
+out_has_conf() { grep -qF -- "$1" "$TMP/director.conf" || { cat "$TMP/director.conf" >&2; fail "director: lacks $1"; }; }
+out_has_conf "5 switches in 2 levels, 25 hosts."
+grep -E '^SwitchName=' "$TMP/director.conf" | grep -Eq 'MT4129|localhost|ubuntu|Mellanox' &&
+	fail "director: a factory-default description became a host"
+# The two adapters of one unnamed server are one host, named by its system image GUID.
+out_has_conf "host-0002c90300f1c000"
+# A director's ASICs keep their slot (MF0;ibcore1:SX6536/L01/U1 is ibcore1_L01), no GUID appended.
+grep -qx 'SwitchName=ibcore1_S01 Switches=ibcore1_L\[01-03\]  # level 2, 0x0002c90300a00001' "$TMP/director.conf" ||
+	fail "director: spine S01 line"
+grep -q '^SwitchName=ibcore1_L02 Nodes=' "$TMP/director.conf" || fail "director: leaf L02 line"
+grep -q 'ibcore1-0002c9' "$TMP/director.conf" && fail "director: ASICs made unique by GUID, not by slot"
+# A node-name map names what the description does not.
+printf '0x0002c90300f10130 "rack7-n3"\n' >"$TMP/dmap"
+run 0 topology --format slurm --node-name-map "$TMP/dmap" --replay "$caps/director.cap"
+out_has "rack7-n3"
+! grep -q "host-0002c90300f10130" "$TMP/out" || fail "director: the mapped CA is still named by its GUID"
 
 # The fixture descriptions, as operators see them.
 grep -qx 'SwitchName=leaf01 Nodes=node\[0001-0018\]  # level 1, 0x0002c90300e10001' "$TMP/fattree2.conf" ||

@@ -111,11 +111,11 @@ none|nodes --load-cache -|2|err|--load-cache needs a file name: the cache is ope
 none|diff $base $cache --m-key 0x10|2|err|--m-key is about reading the fabric, and neither side is 'live'
 none|diff $base $cache --fixed-timeout|2|err|--fixed-timeout is about reading the fabric, and neither side is 'live'
 none|diff $base $cache --max-smps-per-switch 8|2|err|--max-smps-per-switch is about reading the fabric, and neither side is 'live'
-none|diff $base $caps/net.2sw2path4hca.cap|3|err|net.2sw2path4hca.cap:1: unrecognised line
+none|diff $base $caps/net.2sw2path4hca.cap|3|err|net.2sw2path4hca.cap' is an ibscan capture, not an ibnetdiscover topology file: --replay reads it
 none|diff $base $TMP/missing.json|3|err|cannot open '.*missing.json'
 cap|health --baseline $cache|0|out|^IBSCAN OK
 cap|health --baseline $netfile|0|out|^IBSCAN OK
-cap|health --baseline $caps/net.2sw2path4hca.cap|3|err|unrecognised line
+cap|health --baseline $caps/net.2sw2path4hca.cap|3|err|is an ibscan capture, not an ibnetdiscover topology file
 none|capture info $caps/net.2sw2path4hca-routes.cap|0|out|LinearForwardingTable
 none|capture info $cache|3|err|this is not a capture
 none|capture export $base -o $TMP/x.pcap|3|err|not an ibscan capture

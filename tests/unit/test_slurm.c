@@ -5,6 +5,7 @@
 #include <cmocka.h>
 
 #include "fake_transport.h"
+#include "../../fabric/load.h"
 #include "../../fabric/namemap.h"
 #include "../../fabric/walk.h"
 #include "../../output/hostlist.h"
@@ -48,6 +49,17 @@ static void test_hostlist_cases(void **state)
 		{ "x1234567890123456789012,x1234567890123456789013",
 		  "x1234567890123456789012,x1234567890123456789013" },
 		{ "42,43,44", "[42-44]" },
+		/* A number inside a name: Slurm wants the name to end in ']' ("E[1-2]_H1" is refused). */
+		{ "E10_H1,E2_H1,E1_H1", "E[1-2,10]_H[1]" },
+		{ "E2_H1,E1_H2,E1_H1,E10_H1", "E[1-2,10]_H[1],E1_H2" },  /* on the number that leaves fewest groups */
+		{ "a1b1,a1b2,a2b1,a2b2", "a1b[1-2],a2b[1-2]" },          /* a tie: the last number */
+		{ "E1_H1,E2_H1,E1_H2,E2_H2,E3_H2", "E[1-2]_H[1],E[1-3]_H[2]" },
+		{ "r01n3,r02n3", "r[01-02]n[3]" },
+		{ "gpu1-ib,gpu2-ib", "gpu1-ib,gpu2-ib" },
+		/* Sorted numerically, not as text. */
+		{ "E10_H1,E1_H1,login2,E9_H1,login10", "E[1,9-10]_H[1],login[2,10]" },
+		/* GUIDs written in hex are names, not numbers. */
+		{ "host-0002c90300f10140,host-0002c90300f10130", "host-0002c90300f10130,host-0002c90300f10140" },
 	};
 	size_t i;
 
@@ -217,15 +229,17 @@ static void test_render_tree(void **state)
 	/* node01's port 1 is on the second leaf: it goes there, not under leafA (its port 2). */
 	assert_non_null(strstr(s, "\nSwitchName=SwitchIB_Mellanox_Technologies-0000000000000020 Nodes=node[01-02]  "
 				  "# level 1, 0x0000000000000020\n"));
-	assert_non_null(strstr(s, "\nSwitchName=SwitchIB_Mellanox_Technologies-0000000000000030 Nodes=node_03  "));
+	/* A CA without a description is a host all the same, named by its system image GUID. */
+	assert_non_null(strstr(s, "\nSwitchName=SwitchIB_Mellanox_Technologies-0000000000000030 "
+				  "Nodes=host-0000000000000400,node_03  "));
 	assert_non_null(strstr(s, "\n# left out: leafA (level 1, 0x0000000000000010): every host cabled to it is "
 				  "listed under another leaf\n"));
 	assert_non_null(strstr(s, "\nSwitchName=spine_1 Switches=SwitchIB_Mellanox_Technologies-[0000000000000020,0000000000000030]"
 				  "  # level 2, 0x0000000000000040\n"));
-	assert_non_null(strstr(s, "\n# left out: CA 0x0000000000000400: no node description or node-name-map entry"));
+	assert_null(strstr(s, "# left out: CA 0x"));
 	assert_null(strstr(s, "Aggregation"));
 	assert_null(strstr(s, "WARNING"));
-	assert_non_null(strstr(s, "4 switches in 2 levels, 3 hosts."));
+	assert_non_null(strstr(s, "4 switches in 2 levels, 4 hosts."));
 	free(s);
 	ibs_fabric_free(f);
 }
@@ -281,6 +295,98 @@ static void test_render_no_common_parent(void **state)
 	ibs_fabric_free(f);
 }
 
+/* A switch's name in its Mellanox/NVIDIA description; a director's ASIC keeps its slot. */
+static void test_switch_name(void **state)
+{
+	static const struct {
+		const char *desc, *want;
+	} cases[] = {
+		{ "MF0;leaf01:MSB7800/U1", "leaf01" },
+		{ "MF0;ibcore1:SX6536/L33/U1", "ibcore1/L33" },
+		{ "MF0;ibcore1:SX6536/S01/U1", "ibcore1/S01" },
+		{ "MF0;dir-a:CS7500/L05/U2", "dir-a/L05/U2" },
+		{ "MF0;sw7:QM9700/U1", "sw7" },
+		{ "MF0;x:SX6536/LX/U1", "x" },         /* not a slot */
+		{ "MF0;x:SX6536/U1/L3", "x/L3" },
+		{ "MF0;:SX6536/L01/U1", NULL },         /* no name */
+		{ "SwitchIB Mellanox Technologies", NULL },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ibs_node n;
+		char *got;
+		memset(&n, 0, sizeof(n));
+		n.desc = strdup(cases[i].desc);
+		got = render_switch_name(&n);
+		if ((got == NULL) != (cases[i].want == NULL) || (got && strcmp(got, cases[i].want)))
+			fail_msg("'%s' gives '%s', want '%s'", cases[i].desc, got ? got : "(none)",
+				 cases[i].want ? cases[i].want : "(none)");
+		free(got);
+		/* A node-name-map entry wins: no name from the description. */
+		n.name = strdup("mapped");
+		assert_null(render_switch_name(&n));
+		free(n.name);
+		free(n.desc);
+	}
+}
+
+/* A leaf with hosts too many to list in one line of 4094 characters: several lines, each a part. */
+static void test_render_line_limit(void **state)
+{
+	static char buf[1 << 16];
+	size_t len = 0, i, n_lines = 0, found = 0;
+	struct ibs_fabric *f = NULL;
+	char *msg = NULL, *s, *line, *save = NULL;
+	unsigned seed = 7;
+
+	(void)state;
+	len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+				"switchguid=0x1\nSwitch\t254 \"S-0000000000000001\"\t\t# \"spine1\" base port 0 lid 1 lmc 0\n"
+				"[1]\t\"S-0000000000000002\"[254]\n\n"
+				"switchguid=0x2\nSwitch\t254 \"S-0000000000000002\"\t\t# \"leaf1\" base port 0 lid 2 lmc 0\n"
+				"[254]\t\"S-0000000000000001\"[1]\n");
+	for (i = 0; i < 200; i++)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "[%zu]\t\"H-%016zx\"[1]\n", i + 1, 0x1000 + i);
+	len += (size_t)snprintf(buf + len, sizeof(buf) - len, "\n");
+	for (i = 0; i < 200; i++) {
+		char name[41];
+		size_t k;
+		/* 40 letters: nothing to compress. */
+		for (k = 0; k < 40; k++)
+			name[k] = (char)('a' + rand_r(&seed) % 26);
+		name[40] = '\0';
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+					"caguid=0x%zx\nCa\t1 \"H-%016zx\"\t\t# \"%s mlx5_0\"\n[1]\t\"S-0000000000000002\"[%zu]\n\n",
+					0x1000 + i, 0x1000 + i, name, i + 1);
+	}
+	assert_true(len < sizeof(buf) - 1);
+	assert_int_equal(ibs_fabric_parse_netfile("t.net", buf, len, &f, &msg), IBS_OK);
+	s = render(f);
+	for (line = strtok_r(s, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *p, *end;
+		if (strlen(line) > 4094)
+			fail_msg("a line of %zu characters", strlen(line));
+		if (strncmp(line, "SwitchName=leaf1", 16))
+			continue;
+		n_lines++;
+		end = strstr(line, "  #");
+		for (p = strstr(line, "Nodes="); p && (p = strchr(p, ',')) && p < end; p++)
+			found++;
+		found++;
+	}
+	/* 200 names of 40 letters: two lines at least, every host once. */
+	if (n_lines < 2 || found != 200)
+		fail_msg("%zu leaf lines, %zu hosts", n_lines, found);
+	free(s);
+	s = render(f);
+	assert_non_null(strstr(s, "SwitchName=leaf1-part2 Nodes="));
+	if (!strstr(s, "SwitchName=spine1 Switches=leaf1,leaf1-part[2-3]  ")) fail_msg("%.300s", strstr(s, "SwitchName=spine1") ? strstr(s, "SwitchName=spine1") : s);
+	free(s);
+	ibs_fabric_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -289,6 +395,8 @@ int main(void)
 		cmocka_unit_test(test_render_tree),
 		cmocka_unit_test(test_render_namemap),
 		cmocka_unit_test(test_render_no_common_parent),
+		cmocka_unit_test(test_switch_name),
+		cmocka_unit_test(test_render_line_limit),
 	};
 	return cmocka_run_group_tests_name("slurm", tests, NULL, NULL);
 }
