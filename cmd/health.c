@@ -9,6 +9,7 @@
 #include "../core/base/xalloc.h"
 #include "../fabric/health.h"
 #include "../fabric/load.h"
+#include "../fabric/names.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -268,7 +269,10 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 	} else {
 		rc = rc == EXIT_OK ? (int)fs.verdict : IBS_SEV_UNKNOWN;
 	}
-	if (run.no_lids)
+	if (run.no_lids && run.local_state)
+		log_error("PMA counters could not be read: the local port is %s, not Active (no GMP leaves it)",
+			  ibs_port_state_str(run.local_state));
+	else if (run.no_lids)
 		log_error("PMA counters could not be read: no port has a LID (is a subnet manager running?)");
 	ibs_findings_free(&fs);
 	ibs_fabric_free(f);

@@ -1,5 +1,6 @@
 /* PMA counter sweep over the whole fabric (IBA 16.1: PortCounters, PortCountersExtended). */
 #include "counters.h"
+#include "names.h"
 #include "../core/base/clock.h"
 #include "../core/base/log.h"
 #include "../core/base/xalloc.h"
@@ -19,7 +20,12 @@ const struct ibs_counter_def ibs_counter_defs[] = {
 	DEF("LinkDownedCounter", link_downed, true, 10, 8),
 	DEF("PortRcvErrors", rcv_errors, true, 10, 16),
 	DEF("PortRcvRemotePhysicalErrors", rcv_remote_phys_errors, true, 100, 16),
-	DEF("PortRcvSwitchRelayErrors", rcv_switch_relay_errors, true, 100, 16),
+	/*
+	 * Off by default: on a long-running fabric it counts packets dropped
+	 * for routing reasons (a multicast packet's own ingress port, a LID
+	 * gone away), not link faults; ibqueryerrors leaves it out with -c.
+	 */
+	DEF("PortRcvSwitchRelayErrors", rcv_switch_relay_errors, true, IBS_THRESHOLD_OFF, 16),
 	DEF("PortXmitDiscards", xmit_discards, true, 100, 16),
 	DEF("PortXmitConstraintErrors", xmit_constraint_errors, true, 100, 8),
 	DEF("PortRcvConstraintErrors", rcv_constraint_errors, true, 100, 8),
@@ -54,13 +60,58 @@ bool ibs_port_wants_counters(const struct ibs_node *n, const struct ibs_port *p)
 	return p->peer || p->pi.phys_state == 5;
 }
 
+/*
+ * The port a GMP to p's PMA enters by: a switch's port 0 (the PMA's, whatever
+ * port is selected), a CA's or router's own port.
+ */
+static const struct ibs_port *pma_port(const struct ibs_node *n, const struct ibs_port *p)
+{
+	return n->ni.node_type == IBS_NODE_SWITCH ? ibs_node_port(n, 0) : p;
+}
+
 uint16_t ibs_port_pma_lid(const struct ibs_node *n, const struct ibs_port *p)
 {
-	if (n->ni.node_type == IBS_NODE_SWITCH) {
-		const struct ibs_port *p0 = ibs_node_port(n, 0);
-		return p0 && p0->valid ? p0->pi.lid : 0;
+	const struct ibs_port *via = pma_port(n, p);
+
+	return via && via->valid ? via->pi.lid : 0;
+}
+
+/*
+ * Why no GMP can ask for p's counters, or IBS_CTR_ASKED. Only SMPs reach a
+ * port in Init or Armed (IBA 7.2); a GMP needs the PMA's port Active. A
+ * switch's external port in Init is read through its port 0 all the same.
+ */
+static uint8_t pma_skip(const struct ibs_node *n, const struct ibs_port *p, uint8_t *state)
+{
+	const struct ibs_port *via = pma_port(n, p);
+
+	if (!via || !via->valid)
+		return IBS_CTR_NO_LID;
+	if (via->pi.state != 4) {
+		*state = via->pi.state;
+		return IBS_CTR_NOT_ACTIVE;
 	}
-	return p->valid ? p->pi.lid : 0;
+	return via->pi.lid ? IBS_CTR_ASKED : IBS_CTR_NO_LID;
+}
+
+const char *ibs_port_counters_why(const struct ibs_node *n, const struct ibs_port *p)
+{
+	static char buf[96];
+	const struct ibs_port *via = pma_port(n, p);
+
+	if (!p->ctr || p->ctr->ok)
+		return NULL;
+	switch (p->ctr->not_read) {
+	case IBS_CTR_NO_LID:
+		return "the port has no LID";
+	case IBS_CTR_NOT_ACTIVE:
+		snprintf(buf, sizeof(buf), "%s is %s, and no GMP reaches a port that is not Active",
+			 via == p ? "the port" : "port 0", ibs_port_state_str(p->ctr->state));
+		return buf;
+	case IBS_CTR_MOVED:
+		return "its LID moved between the two readings";
+	}
+	return NULL;
 }
 
 struct cctx {
@@ -164,6 +215,17 @@ static void on_ext(void *ctx, const struct ibs_mad_req *req, const struct ibs_ma
 	if (r->outcome == IBS_MAD_OK && ibs_decode_port_counters_ext(r->mad, r->len, &pc->c) == IBS_OK) {
 		pc->extended = true;
 		pc->t_ns = ibs_mono_ns(); /* the data counters are these */
+		/*
+		 * Where the PMA has them (perfquery's IsAdditionalPortCountersExtendedSupported),
+		 * the 64-bit error counters and XmitWait replace PortCounters' 8-32-bit
+		 * ones, which saturate: a 32-bit XmitWait in seconds on a congested link.
+		 */
+		if ((c->node->pma_capmask2 & IBS_PM2_ADDL_PORT_CTRS_EXT) &&
+		    ibs_decode_port_counters_ext_errors(r->mad, r->len, &pc->c) == IBS_OK) {
+			pc->ext_errors = true;
+			if (pc->no_xmit_wait)
+				pc->c.xmit_wait = 0;
+		}
 	}
 	/*
 	 * The resets wait for this read: a PortCounters reset in flight beside
@@ -217,31 +279,34 @@ static struct ibs_port_counters *fresh(struct ibs_port *pt)
 	if (!pt->ctr) {
 		pt->ctr = xcalloc(1, sizeof(*pt->ctr));
 	} else {
-		pt->ctr->ok = pt->ctr->extended = false;
+		pt->ctr->ok = pt->ctr->extended = pt->ctr->ext_errors = false;
 		pt->ctr->outcome = IBS_MAD_OK;
 		pt->ctr->status = 0;
+		pt->ctr->not_read = IBS_CTR_ASKED;
+		pt->ctr->state = 0;
 		pt->ctr->t_ns = 0;
 		memset(&pt->ctr->c, 0, sizeof(pt->ctr->c));
 	}
 	return pt->ctr;
 }
 
-static void read_ports(struct cctx *base, struct ibs_node *n)
+/* Does pt's reading go to the PMA at lid (it is to be asked, and by that LID)? */
+static bool in_group(const struct ibs_node *n, const struct ibs_port *pt, uint16_t lid)
+{
+	return pt->ctr && !pt->ctr->ok && pt->ctr->not_read == IBS_CTR_ASKED && pt->ctr->outcome == IBS_MAD_OK &&
+	       ibs_port_wants_counters(n, pt) && ibs_port_pma_lid(n, pt) == lid;
+}
+
+/* PortCounters of every port of n read through the PMA at lid. */
+static void read_ports(struct cctx *base, struct ibs_node *n, uint16_t lid)
 {
 	struct ibs_port *pt;
 	uint8_t data[64];
 	struct ibs_mad_req req;
 
 	for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
-		uint16_t lid;
-		if (!ibs_port_wants_counters(n, pt))
+		if (!in_group(n, pt, lid))
 			continue;
-		fresh(pt);
-		lid = ibs_port_pma_lid(n, pt);
-		if (!lid) {
-			pt->ctr->outcome = IBS_MAD_ABORTED;
-			continue;
-		}
 		pma_req(&req, lid, IBS_ATTR_PORT_COUNTERS, pt->num, false, false, data);
 		ibs_engine_submit(base->e, &req, on_counters, cctx(base, n, pt, false));
 	}
@@ -250,72 +315,120 @@ static void read_ports(struct cctx *base, struct ibs_node *n)
 static void on_cpi(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r)
 {
 	struct cctx *c = ctx;
+	uint16_t lid = ibs_port_pma_lid(c->node, c->port);
 
 	if (follow_redirect(c, req, r, on_cpi))
 		return;
-	if (r->outcome == IBS_MAD_OK && ibs_decode_pma_capmask(r->mad, r->len, &c->node->pma_capmask) == IBS_OK)
+	if (r->outcome == IBS_MAD_OK && ibs_decode_pma_capmask(r->mad, r->len, &c->node->pma_capmask,
+							      &c->node->pma_capmask2) == IBS_OK)
 		c->node->pma_cpi_ok = true;
-	if (r->outcome == IBS_MAD_TIMEOUT || r->outcome == IBS_MAD_ABORTED) {
-		/* A PMA that does not answer at all would only time out once per port more. */
+	if (r->outcome == IBS_MAD_ABORTED) {
+		/* The run stopped: nothing more goes out. */
 		struct ibs_port *pt;
-		for (pt = ibs_node_ports_from(c->node, 1); pt < ibs_node_ports_end(c->node); pt++) {
-			if (!ibs_port_wants_counters(c->node, pt))
-				continue;
-			fresh(pt)->outcome = r->outcome;
-		}
+		for (pt = ibs_node_ports_from(c->node, 1); pt < ibs_node_ports_end(c->node); pt++)
+			if (in_group(c->node, pt, lid))
+				pt->ctr->outcome = r->outcome;
 		c->f->partial = true;
 	} else {
-		/* Whatever else ClassPortInfo said, PortCounters is mandatory: read it. */
-		read_ports(c, c->node);
+		/*
+		 * Whatever ClassPortInfo said, or if it said nothing, PortCounters
+		 * is mandatory: each port is read, and answers or not for itself.
+		 */
+		read_ports(c, c->node, lid);
 	}
 	free(c);
 }
 
-enum ibs_err ibs_read_counters(struct ibs_engine *e, struct ibs_fabric *f, struct ibs_run *run,
-			       const struct ibs_counter_opts *o)
+/* Each port n's counters are wanted for gets a fresh reading, marked when no GMP can ask for it. */
+static void prepare_ports(struct ibs_node *n, bool *any, bool *with_lid)
+{
+	struct ibs_port *pt;
+
+	for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
+		struct ibs_port_counters *c;
+		uint8_t why;
+		if (!ibs_port_wants_counters(n, pt))
+			continue;
+		*any = true;
+		c = fresh(pt);
+		why = pma_skip(n, pt, &c->state);
+		if (ibs_port_pma_lid(n, pt))
+			*with_lid = true;
+		/* Not a failure: what the port's state allows (its own finding in health). */
+		c->not_read = why;
+	}
+}
+
+/*
+ * One ClassPortInfo per PMA address (a switch's port 0 LID; each Active
+ * port of a CA), then PortCounters of the ports behind it.
+ */
+static void start_node(struct cctx *base, struct ibs_node *n)
+{
+	struct ibs_port *pt, *q;
+
+	for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
+		uint16_t lid;
+		bool seen = false;
+		struct ibs_mad_req req;
+		if (!pt->ctr || pt->ctr->not_read != IBS_CTR_ASKED || !ibs_port_wants_counters(n, pt))
+			continue;
+		lid = ibs_port_pma_lid(n, pt);
+		for (q = ibs_node_ports_from(n, 1); q < pt && !seen; q++)
+			seen = in_group(n, q, lid);
+		if (seen)
+			continue;
+		if (!base->o->extended) {
+			/* Error counters are all in PortCounters: no need to ask what else the PMA has. */
+			read_ports(base, n, lid);
+			continue;
+		}
+		pma_req(&req, lid, IBS_ATTR_CLASS_PORT_INFO, 0, false, false, NULL);
+		ibs_engine_submit(base->e, &req, on_cpi, cctx(base, n, pt, false));
+	}
+}
+
+/* With confirm, each PMA's node is asked who it is first (ibs_counters_confirm). */
+static enum ibs_err read_counters(struct ibs_engine *e, struct ibs_fabric *f, struct ibs_run *run,
+				  const struct ibs_counter_opts *o, bool confirm)
 {
 	struct cctx base;
 	size_t i;
 	unsigned with_lid = 0, wanted = 0;
 
 	run->counters_read = true;
+	run->local_state = 0;
 	memset(&base, 0, sizeof(base));
 	base.f = f;
 	base.e = e;
 	base.o = o;
+	/* No GMP leaves a local port that is not Active (its state is 0 where the source does not say). */
+	if (f->local.state && f->local.state != 4) {
+		run->no_lids = true;
+		run->local_state = f->local.state;
+		return IBS_OK;
+	}
 	for (i = 0; i < f->n_nodes; i++) {
-		struct ibs_node *n = f->nodes[i];
-		struct ibs_mad_req req;
-		uint16_t lid = 0;
-		const struct ibs_port *pt;
-		bool any = false;
-
-		/* ClassPortInfo goes to the node's PMA through any port with a LID. */
-		for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
-			if (ibs_port_wants_counters(n, pt)) {
-				any = true;
-				if (!lid)
-					lid = ibs_port_pma_lid(n, pt);
-			}
-		}
-		if (!any)
-			continue;
-		wanted++;
-		if (!lid) {
-			read_ports(&base, n); /* records every port as unreadable */
-			continue;
-		}
-		with_lid++;
-		if (!o->extended) {
-			/* Error counters are all in PortCounters: no need to ask what else the PMA has. */
-			read_ports(&base, n);
-			continue;
-		}
-		pma_req(&req, lid, IBS_ATTR_CLASS_PORT_INFO, 0, false, false, NULL);
-		ibs_engine_submit(e, &req, on_cpi, cctx(&base, n, NULL, false));
+		bool any = false, lid = false;
+		prepare_ports(f->nodes[i], &any, &lid);
+		wanted += any;
+		with_lid += lid;
 	}
 	run->no_lids = wanted && !with_lid;
+	if (confirm && !run->no_lids) {
+		enum ibs_err rc = ibs_counters_confirm(e, f);
+		if (rc != IBS_OK)
+			return rc;
+	}
+	for (i = 0; i < f->n_nodes; i++)
+		start_node(&base, f->nodes[i]);
 	return ibs_engine_run(e);
+}
+
+enum ibs_err ibs_read_counters(struct ibs_engine *e, struct ibs_fabric *f, struct ibs_run *run,
+			       const struct ibs_counter_opts *o)
+{
+	return read_counters(e, f, run, o, false);
 }
 
 /* Sleep for s seconds, through signals that interrupt it. */
@@ -346,6 +459,7 @@ enum ibs_err ibs_read_counters_interval(struct ibs_engine *e, struct ibs_fabric 
 			if (c && c->ok) {
 				c->prev = c->c;
 				c->prev_extended = c->extended;
+				c->prev_ext_errors = c->ext_errors;
 				c->prev_t_ns = c->t_ns;
 				c->have_prev = true;
 			}
@@ -356,7 +470,8 @@ enum ibs_err ibs_read_counters_interval(struct ibs_engine *e, struct ibs_fabric 
 	}
 	wait_s(interval_s);
 	run->interval_s = interval_s;
-	return ibs_read_counters(e, f, run, o);
+	/* PMA answers carry no identity: the LIDs of the first reading may lead elsewhere now. */
+	return read_counters(e, f, run, o, true);
 }
 
 /* now - before of a counter of `bits` bits that saturates: false when at the maximum or gone down. */
@@ -370,11 +485,19 @@ static bool saturating_delta(uint64_t before, uint64_t now, unsigned bits, uint6
 	return true;
 }
 
+unsigned ibs_counter_bits(const struct ibs_port_counters *c, const struct ibs_counter_def *d)
+{
+	/* Every counter of ibs_counter_defs is among PortCountersExtended's additional ones. */
+	(void)d;
+	return c->ext_errors ? 64 : d->bits;
+}
+
 bool ibs_port_counter_delta(const struct ibs_port_counters *c, const struct ibs_counter_def *d, uint64_t *delta)
 {
-	if (!c->have_prev || !c->ok || !ibs_counter_known(c, d))
+	if (!c->have_prev || !c->ok || !ibs_counter_known(c, d) || c->ext_errors != c->prev_ext_errors)
 		return false;
-	return saturating_delta(ibs_counter_get(&c->prev, d), ibs_counter_get(&c->c, d), d->bits, delta);
+	return saturating_delta(ibs_counter_get(&c->prev, d), ibs_counter_get(&c->c, d), ibs_counter_bits(c, d),
+				delta);
 }
 
 bool ibs_port_data_delta(const struct ibs_port_counters *c, bool xmit, uint64_t *words)

@@ -38,10 +38,22 @@ enum ibs_err ibs_read_counters_interval(struct ibs_engine *e, struct ibs_fabric 
 /* Seconds between a port's two readings, or 0 when it has not two. */
 double ibs_port_counters_elapsed(const struct ibs_port_counters *c);
 
-/* The ports whose counters ibs_read_counters reads. */
+/*
+ * Before the second reading of --interval: ask each PMA's LID for its
+ * NodeInfo (LID-routed) and mark every port whose LID now leads to another
+ * node, or another port of it, IBS_CTR_MOVED (and the fabric partial), so
+ * that no other node's traffic is reported as its delta (counters_id.c).
+ */
+enum ibs_err ibs_counters_confirm(struct ibs_engine *e, struct ibs_fabric *f);
+/* Why port p's counters are missing with no answer asked for (ctr->not_read), or NULL. */
+const char *ibs_port_counters_why(const struct ibs_node *n, const struct ibs_port *p);
+
+/* The ports whose counters ibs_read_counters reads (some, by their state, with no request: ctr->not_read). */
 bool ibs_port_wants_counters(const struct ibs_node *n, const struct ibs_port *p);
 /* LID to address a node's PMA: a switch's port 0, else the port's own. */
 uint16_t ibs_port_pma_lid(const struct ibs_node *n, const struct ibs_port *p);
+
+#define IBS_THRESHOLD_OFF UINT64_MAX
 
 /* The error counters health looks at, by IBA name, with accessors. */
 struct ibs_counter_def {
@@ -49,7 +61,7 @@ struct ibs_counter_def {
 	const char *key;       /* JSON / Prometheus key, e.g. "symbol_errors" */
 	size_t offset;         /* in struct ibs_pma_counters */
 	bool error;            /* an error counter (false: congestion or data) */
-	uint64_t threshold;    /* default threshold for health */
+	uint64_t threshold;    /* default threshold for health (IBS_THRESHOLD_OFF: no finding unless one is set) */
 	unsigned bits;         /* width on the wire (saturates at 2^bits - 1) */
 };
 
@@ -62,6 +74,8 @@ static inline uint64_t ibs_counter_get(const struct ibs_pma_counters *c, const s
 const struct ibs_counter_def *ibs_counter_find(const char *name);
 /* False for a counter the port's PMA said it does not keep (PortXmitWait without its capability bit). */
 bool ibs_counter_known(const struct ibs_port_counters *c, const struct ibs_counter_def *d);
+/* How wide counter d is in this reading: 64 bits where PortCountersExtended gave it (c->ext_errors). */
+unsigned ibs_counter_bits(const struct ibs_port_counters *c, const struct ibs_counter_def *d);
 /*
  * How much counter d rose between the port's two readings, into *delta;
  * false when that cannot be known. PortCounters stop at their maximum

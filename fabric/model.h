@@ -18,9 +18,20 @@
 struct ibs_node;
 
 /* What the port's PMA said (fabric/counters.c). */
+/* Why a port's counters were not asked for (struct ibs_port_counters.not_read). */
+enum ibs_ctr_skip {
+	IBS_CTR_ASKED = 0,
+	IBS_CTR_NO_LID,     /* the PMA's port has no LID */
+	IBS_CTR_NOT_ACTIVE, /* the PMA's port is not Active: no GMP reaches it (IBA 7.2, 14.2.5.6) */
+	IBS_CTR_MOVED,      /* --interval: the LID of the first reading now leads elsewhere */
+};
+
 struct ibs_port_counters {
 	bool ok;                  /* PortCounters answered */
 	bool extended;            /* 64-bit data counters from PortCountersExtended */
+	bool ext_errors;          /* the error counters and XmitWait are PortCountersExtended's 64-bit ones too */
+	uint8_t not_read;         /* enum ibs_ctr_skip: no request went out, and why */
+	uint8_t state;            /* with IBS_CTR_NOT_ACTIVE: the PortState of the PMA's port */
 	bool no_xmit_wait;        /* ClassPortInfo says the PMA does not count PortXmitWait: c.xmit_wait is no reading */
 	enum ibs_outcome outcome; /* when !ok */
 	uint16_t status;
@@ -28,6 +39,7 @@ struct ibs_port_counters {
 	uint64_t t_ns;            /* when the answer holding the data counters arrived (CLOCK_MONOTONIC) */
 	bool have_prev;           /* an earlier reading, for --interval */
 	bool prev_extended;       /* its data counters were PortCountersExtended's */
+	bool prev_ext_errors;     /* its error counters were too */
 	struct ibs_pma_counters prev;
 	uint64_t prev_t_ns;
 };
@@ -69,6 +81,7 @@ struct ibs_node {
 	char *error;              /* first error about this node, or NULL */
 	char guid_name[20];       /* "0x%016x", the name of last resort */
 	uint16_t pma_capmask;     /* PMA ClassPortInfo CapabilityMask, when read */
+	uint32_t pma_capmask2;    /* and its CapabilityMask2 (27 bits) */
 	bool pma_cpi_ok;
 	struct ibs_node *next_same_guid;
 };

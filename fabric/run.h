@@ -43,7 +43,8 @@ struct ibs_run {
 	char *abort_reason;
 	size_t n_aborted;         /* queries cut off by the abort */
 	bool counters_read;       /* PMA counters were read into port->ctr */
-	bool no_lids;             /* ... but could not be: no port has a LID */
+	bool no_lids;             /* ... but could not be: no port has a LID, or the local port is not Active */
+	uint8_t local_state;      /* with no_lids: the local port's PortState when that is why (not 4), else 0 */
 	double interval_s;        /* the wait between two counter readings (each port's own time is in its ctr), or 0 */
 	struct ibs_engine_stats stats; /* the engine's, when the walk ended */
 	size_t replay_misses;     /* requests a replayed capture held no answer for */

@@ -42,7 +42,9 @@ void render_counters(struct emit *e, const struct ibs_fabric *f, const struct ib
 	emit_double(e, "interval_s", run->interval_s > 0 ? ", read again %.3g s after the first reading" : NULL,
 		    run->interval_s);
 	emit_bool(e, "partial", NULL, f->partial);
-	emit_text(e, "%s\n", run->no_lids ? " (no port has a LID: is a subnet manager running?)" : "");
+	emit_text(e, "%s\n", run->local_state  ? " (the local port is not Active: no GMP leaves it)"
+			      : run->no_lids ? " (no port has a LID: is a subnet manager running?)"
+					     : "");
 	emit_arr_open(e, "ports_counters");
 	for (i = 0; i < f->n_nodes; i++) {
 		const struct ibs_node *n = f->nodes[i];
@@ -57,11 +59,15 @@ void render_counters(struct emit *e, const struct ibs_fabric *f, const struct ib
 			emit_uint(e, "port", "[%2" PRIu64 "]", p);
 			emit_str(e, "name", " %-24s", ibs_node_name(n));
 			if (!c->ok) {
-				if (run->no_lids || !ibs_port_pma_lid(n, pt))
+				const char *why = ibs_port_counters_why(n, pt);
+				if (why)
+					emit_str(e, "error", " not read: %s\n", why);
+				else if (run->no_lids)
 					emit_str(e, "error", " not read: %s\n", "the port has no LID");
 				else
 					emit_str(e, "error", " no answer: %s\n", ibs_outcome_str(c->outcome));
 				emit_null(e, "extended", NULL);
+				emit_null(e, "extended_errors", NULL);
 				emit_null(e, "counters", NULL);
 				emit_null(e, "deltas", NULL);
 				emit_obj_close(e);
@@ -69,6 +75,7 @@ void render_counters(struct emit *e, const struct ibs_fabric *f, const struct ib
 			}
 			emit_null(e, "error", NULL);
 			emit_bool(e, "extended", NULL, c->extended);
+			emit_bool(e, "extended_errors", NULL, c->ext_errors);
 			emit_uint(e, "xmit_bytes", " xmit %" PRIu64 " B", c->c.xmit_data * 4);
 			emit_uint(e, "rcv_bytes", " rcv %" PRIu64 " B", c->c.rcv_data * 4);
 			emit_uint(e, "xmit_packets", NULL, c->c.xmit_pkts);

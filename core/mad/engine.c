@@ -108,10 +108,25 @@ static struct ibs_rtt *rtt_of(struct ibs_engine *e, uint8_t mgmt_class)
 	return &e->rtt[mgmt_class == IBS_CLASS_SA ? ENG_RTT_SA : ENG_RTT_GMP];
 }
 
+/*
+ * SMInfo is answered by the SM process, not by an SMA's firmware: it gets
+ * the SA's timing, as sminfo gives it (1 s, 4 attempts), not the SMAs'
+ * adaptive one, so that a busy OpenSM is not "an SM that does not answer".
+ */
+static bool is_sminfo(const struct ibs_mad_req *r)
+{
+	return (r->mgmt_class == IBS_CLASS_SMI || r->mgmt_class == IBS_CLASS_SMI_DR) && r->attr_id == IBS_ATTR_SM_INFO;
+}
+
 /* The timeout of p's next attempt, in ns: adaptive (its class's), doubled per round, capped. */
 static uint64_t attempt_timeout_ns(struct ibs_engine *e, const struct pend *p)
 {
-	uint64_t ms = e->o.fixed_timeout ? e->o.timeout_ms
+	uint64_t ms;
+
+	if (is_sminfo(&p->req))
+		return (uint64_t)(e->o.timeout_ms > IBS_ENGINE_SM_TIMEOUT_MS ? e->o.timeout_ms
+									 : IBS_ENGINE_SM_TIMEOUT_MS) * 1000000ull;
+	ms = e->o.fixed_timeout ? e->o.timeout_ms
 					 : (uint64_t)rtt_of(e, p->req.mgmt_class)->timeout_ms
 						   << (p->round > 16 ? 16 : p->round);
 
@@ -242,7 +257,23 @@ static void retry_or_fail(struct ibs_engine *e, struct pend *p, enum ibs_outcome
 		}
 		return;
 	}
-	if (p->paths && e->paths && p->path_i < UINT8_MAX && e->paths(p->ctx, p->path_i + 1u, &p->req.addr)) {
+	if (is_sminfo(&p->req)) {
+		/* Its attempts over all paths together: 4 as sminfo's, or retries + 1 where that is more. */
+		if (p->attempts >= IBS_ENGINE_SM_ATTEMPTS && p->attempts > e->o.retries) {
+			complete(e, p, oc, status, NULL, 0);
+			return;
+		}
+		if (!(p->paths && e->paths && p->path_i < UINT8_MAX &&
+		      e->paths(p->ctx, p->path_i + 1u, &p->req.addr))) {
+			if (p->path_i)
+				e->paths(p->ctx, 0, &p->req.addr);
+			p->path_i = 0;
+			p->round++;
+		} else {
+			p->path_i++;
+			e->st.other_paths++;
+		}
+	} else if (p->paths && e->paths && p->path_i < UINT8_MAX && e->paths(p->ctx, p->path_i + 1u, &p->req.addr)) {
 		p->path_i++;
 		e->st.other_paths++;
 	} else if (p->round < e->o.retries) {
@@ -371,7 +402,7 @@ static void handle_packet(struct ibs_engine *e, const struct ibs_packet *pkt)
 		log_trace("dropping a response with unknown TID 0x%08x", tid);
 		return;
 	}
-	if (!pkt->status) {
+	if (!pkt->status && !is_sminfo(&p->req)) { /* an SM's answer says nothing of the SMAs' times */
 		struct ibs_rtt *rtt = rtt_of(e, p->req.mgmt_class);
 		unsigned to = ibs_rtt_add(rtt, ibs_mono_ns() - p->sent_at);
 		if (rtt == &e->rtt[ENG_RTT_SMP])

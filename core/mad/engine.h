@@ -44,6 +44,9 @@ struct ibs_engine_opts {
 /* Adaptive timeouts: see rtt.h. */
 /* A busy answer (IBA 13.4.7) waits at least this long, doubled per round, before going out again. */
 #define IBS_ENGINE_BUSY_WAIT_US 1000
+/* SMInfo's attempts (answered by the SM process, as sminfo waits for it): this long each, at least this many. */
+#define IBS_ENGINE_SM_TIMEOUT_MS 1000
+#define IBS_ENGINE_SM_ATTEMPTS 4
 /* Nodes one request may count at (a path of 63 hops, and its destination). */
 #define IBS_ENGINE_MAX_ROUTE 64
 

@@ -40,14 +40,15 @@ enum ibs_err ibs_decode_redirect(const uint8_t *mad, size_t len, struct ibs_addr
 	return IBS_OK;
 }
 
-/* IBA 13.4.8.1: ClassPortInfo, CapabilityMask at bytes 2-3. */
-enum ibs_err ibs_decode_pma_capmask(const uint8_t *mad, size_t len, uint16_t *capmask)
+/* IBA 13.4.8.1: ClassPortInfo, CapabilityMask at bytes 2-3, CapabilityMask2 the upper 27 bits of 4-7. */
+enum ibs_err ibs_decode_pma_capmask(const uint8_t *mad, size_t len, uint16_t *capmask, uint32_t *capmask2)
 {
 	uint8_t d[IBS_MAD_SIZE];
 
-	if (gmp_data(mad, len, 4, d))
+	if (gmp_data(mad, len, 8, d))
 		return IBS_E_MALFORMED;
 	*capmask = (uint16_t)GET32(d, IB_CPI_CAPMASK_F);
+	*capmask2 = GET32(d, IB_CPI_CAPMASK2_F);
 	return IBS_OK;
 }
 
@@ -93,6 +94,33 @@ enum ibs_err ibs_decode_port_counters_ext(const uint8_t *mad, size_t len, struct
 	o->unicast_rcv_pkts = GET64(d, IB_PC_EXT_RCV_UPKTS_F);
 	o->multicast_xmit_pkts = GET64(d, IB_PC_EXT_XMT_MPKTS_F);
 	o->multicast_rcv_pkts = GET64(d, IB_PC_EXT_RCV_MPKTS_F);
+	return IBS_OK;
+}
+
+/*
+ * IBA 16.1.4.11 (1.3): with IsAdditionalPortCountersExtendedSupported, the
+ * 64-bit error counters and PortXmitWait follow the data counters (bytes
+ * 72-175), as perfquery reads them.
+ */
+enum ibs_err ibs_decode_port_counters_ext_errors(const uint8_t *mad, size_t len, struct ibs_pma_counters *o)
+{
+	uint8_t d[IBS_MAD_SIZE];
+
+	if (gmp_data(mad, len, 176, d))
+		return IBS_E_MALFORMED;
+	o->symbol_errors = GET64(d, IB_PC_EXT_ERR_SYM_F);
+	o->link_error_recovery = GET64(d, IB_PC_EXT_LINK_RECOVERS_F);
+	o->link_downed = GET64(d, IB_PC_EXT_LINK_DOWNED_F);
+	o->rcv_errors = GET64(d, IB_PC_EXT_ERR_RCV_F);
+	o->rcv_remote_phys_errors = GET64(d, IB_PC_EXT_ERR_PHYSRCV_F);
+	o->rcv_switch_relay_errors = GET64(d, IB_PC_EXT_ERR_SWITCH_REL_F);
+	o->xmit_discards = GET64(d, IB_PC_EXT_XMT_DISCARDS_F);
+	o->xmit_constraint_errors = GET64(d, IB_PC_EXT_ERR_XMTCONSTR_F);
+	o->rcv_constraint_errors = GET64(d, IB_PC_EXT_ERR_RCVCONSTR_F);
+	o->local_link_integrity_errors = GET64(d, IB_PC_EXT_ERR_LOCALINTEG_F);
+	o->excessive_buffer_overrun_errors = GET64(d, IB_PC_EXT_ERR_EXCESS_OVR_F);
+	o->vl15_dropped = GET64(d, IB_PC_EXT_VL15_DROPPED_F);
+	o->xmit_wait = GET64(d, IB_PC_EXT_XMT_WAIT_F);
 	return IBS_OK;
 }
 

@@ -179,7 +179,10 @@ struct ibs_pma_counters {
 #define IBS_PM_EXT_WIDTH_NOIETF_SUP (1u << 10)
 #define IBS_PM_XMIT_WAIT_SUP (1u << 12)
 
-enum ibs_err ibs_decode_pma_capmask(const uint8_t *mad, size_t len, uint16_t *capmask);
+/* CapabilityMask2 bit 1: PortCountersExtended also has the 64-bit error counters and XmitWait. */
+#define IBS_PM2_ADDL_PORT_CTRS_EXT (1u << 1)
+
+enum ibs_err ibs_decode_pma_capmask(const uint8_t *mad, size_t len, uint16_t *capmask, uint32_t *capmask2);
 /* MAD status bit 1 (IBA 13.4.7): the agent answers elsewhere, named in a ClassPortInfo. */
 #define IBS_MAD_STATUS_REDIRECT 0x0002
 /*
@@ -192,6 +195,8 @@ enum ibs_err ibs_decode_redirect(const uint8_t *mad, size_t len, struct ibs_addr
 enum ibs_err ibs_decode_port_counters(const uint8_t *mad, size_t len, struct ibs_pma_counters *out);
 /* PortCountersExtended: 64-bit data and packet counters, merged into out. */
 enum ibs_err ibs_decode_port_counters_ext(const uint8_t *mad, size_t len, struct ibs_pma_counters *out);
+/* Its additional 64-bit error counters and PortXmitWait (IBS_PM2_ADDL_PORT_CTRS_EXT). */
+enum ibs_err ibs_decode_port_counters_ext_errors(const uint8_t *mad, size_t len, struct ibs_pma_counters *out);
 /* Payload selecting a port for PortCounters/PortCountersExtended; reset: CounterSelect all. */
 void ibs_pma_select(uint8_t *data, size_t len, uint8_t port, bool ext, bool reset);
 

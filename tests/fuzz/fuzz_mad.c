@@ -41,6 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ibs_sminfo sm;
 	struct ibs_pma_counters pc;
 	uint16_t cm;
+	uint32_t cm2;
 	struct ibs_path_record pr;
 	uint64_t g[IBS_GUIDINFO_PER_BLOCK];
 	uint8_t lft[64];
@@ -66,11 +67,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	DECODE(ibs_decode_lft_block(mad, len, lft));
 	/* A NodeDescription comes out cleaned (core/base/text.h). */
 	DECODE(if (ibs_decode_nodedesc(mad, len, desc) == IBS_OK && !ibs_text_is_clean(desc)) abort());
-	DECODE(ibs_decode_pma_capmask(mad, len, &cm));
+	DECODE(ibs_decode_pma_capmask(mad, len, &cm, &cm2));
 	/* A redirect names a unicast LID and a QP other than 0, or nothing. */
 	DECODE(if (ibs_decode_redirect(mad, len, &a) == IBS_OK && (!a.lid || a.lid >= 0xc000 || !a.qp)) abort());
 	DECODE(ibs_decode_port_counters(mad, len, &pc));
 	DECODE(ibs_decode_port_counters_ext(mad, len, &pc));
+	DECODE(ibs_decode_port_counters_ext_errors(mad, len, &pc));
 	DECODE(ibs_decode_path_record(mad, len, &pr));
 	/* Address strings as found in captures. */
 	if (size > 1 && size < sizeof(s)) {

@@ -778,6 +778,65 @@ static void test_timeouts_per_class(void **state)
 	unrig(&f, e);
 }
 
+/* SMAs answer at once; the SM answers SMInfo 300 ms late, and drops the first one asked when drop_first. */
+struct slow_sm {
+	unsigned sminfo_sent;
+	bool drop_first;
+};
+
+static void slow_sm_on_send(struct fake *f, const struct ibs_mad_req *req, const uint8_t *mad)
+{
+	struct slow_sm *s = f->ctx;
+
+	if (req->attr_id != IBS_ATTR_SM_INFO) {
+		fake_answer(f, mad, 0, NULL, 0);
+		return;
+	}
+	if (s->sminfo_sent++ == 0 && s->drop_first)
+		return;
+	fake_answer(f, mad, 0, NULL, 300);
+}
+
+/*
+ * SMInfo is answered by the SM process (sminfo waits 1 s, 4 times), not by
+ * an SMA's firmware: once the SMAs' answers have brought the adaptive
+ * timeout down to its 50 ms floor, a busy SM answering in 300 ms is still
+ * heard at the first attempt, and one SMInfo lost is asked again even with
+ * no retries.
+ */
+static void test_sminfo_gets_sm_timing(void **state)
+{
+	struct slow_sm s = { 0, false };
+	struct tally t = { 0 }, t2 = { 0 };
+	struct fake f;
+	struct ibs_engine *e = rig(&f, slow_sm_on_send, &s, 8, 500, 0, 20000);
+	struct ibs_mad_req req;
+	struct ibs_addr a;
+
+	(void)state;
+	submit_n(e, 64, &t);
+	assert_int_equal(ibs_engine_run(e), IBS_OK);
+	assert_int_equal(t.ok, 64);
+	assert_true(ibs_engine_timeout_ms(e) < 300);
+	ibs_addr_lid(&a, 1, 0);
+	ibs_req_get(&req, &a, IBS_CLASS_SMI, IBS_ATTR_SM_INFO, 0);
+	ibs_engine_submit(e, &req, cb, &t2);
+	assert_int_equal(ibs_engine_run(e), IBS_OK);
+	assert_int_equal(t2.ok, 1);
+	assert_int_equal(t2.attempts_max, 1);
+	unrig(&f, e);
+
+	s.sminfo_sent = 0;
+	s.drop_first = true;
+	memset(&t2, 0, sizeof(t2));
+	e = rig(&f, slow_sm_on_send, &s, 8, 500, 0, 20000);
+	ibs_engine_submit(e, &req, cb, &t2);
+	assert_int_equal(ibs_engine_run(e), IBS_OK);
+	assert_int_equal(t2.ok, 1);
+	assert_int_equal(t2.attempts_max, 2);
+	unrig(&f, e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -801,6 +860,7 @@ int main(void)
 		cmocka_unit_test(test_busy_waits),
 		cmocka_unit_test(test_cap_per_node),
 		cmocka_unit_test(test_lid_falls_back_to_dr),
+		cmocka_unit_test(test_sminfo_gets_sm_timing),
 	};
 	return cmocka_run_group_tests_name("engine", tests, NULL, NULL);
 }
