@@ -466,6 +466,8 @@ enum ibs_err ibs_walk(struct ibs_engine *e, struct ibs_fabric *f, struct ibs_run
 	ibs_engine_set_route(e, walk_route);
 	/* An Active local port with a subnet manager: the SM has given LIDs and set up routes. */
 	w.lid_route = !o->dr_only && f->local.state == 4 && f->local.sm_lid;
+	if (w.lid_route)
+		w.lid_owner = xcalloc(0xc000, sizeof(*w.lid_owner));
 
 	/* Level 0: the local node, by the empty path. */
 	ibs_addr_dr(&root, NULL, 0);
@@ -518,6 +520,7 @@ out:
 	free(w.up);
 	free(w.deferred);
 	free(w.reprobe);
+	free(w.lid_owner);
 	while (w.free_ctx) {
 		c = w.free_ctx;
 		w.free_ctx = c->next;

@@ -40,7 +40,11 @@ struct uplinks {
 	uint8_t via_port[MAX_VIAS];
 	uint8_t n_via;
 	uint8_t parallel; /* another port of the parent cabled here, or 0 */
+	uint8_t lid_state; /* LID_UNKNOWN, LID_CONFIRMED (a LID-routed NodeInfo named this node), LID_REFUSED */
 };
+
+enum { LID_UNKNOWN, LID_CONFIRMED, LID_REFUSED };
+#define LID_DUP UINT32_MAX /* in lid_owner: two nodes claim the LID */
 
 struct walker {
 	struct ibs_engine *e;
@@ -71,6 +75,7 @@ struct walker {
 	struct ibs_node *root;     /* the local node, once it answered */
 	bool lid_route;            /* LID-routed SMPs to nodes whose LID is known */
 	unsigned lid_good, lid_bad; /* LID-routed queries answered that way, and not */
+	uint32_t *lid_owner;       /* by unicast LID: the index + 1 of the node that claims it, or LID_DUP */
 	struct qctx *free_ctx;
 };
 
@@ -115,6 +120,23 @@ void walk_query_canon(struct qctx *c, struct ibs_addr *out);
 unsigned walk_route(void *ctx, const struct ibs_addr *a, uint32_t *keys, unsigned max);
 /* The LID to query c's node by (LID-routed), or 0: by directed route. */
 uint16_t walk_lid_for(const struct qctx *c);
+
+/* Whose answers a LID brings (walk_lid.c). */
+/* Port p of n says its LID: note who claims which LID. */
+void walk_lid_claim(struct walker *w, const struct ibs_node *n, const struct ibs_port *p);
+/* The LID n may be asked by, confirmed or not (0: none). */
+uint16_t walk_node_lid(struct walker *w, const struct ibs_node *n);
+/* n's lead PortInfo is in: confirm its LID with a LID-routed NodeInfo, then read the rest (walk_read_rest). */
+void walk_confirm_lid(struct walker *w, struct ibs_node *n);
+/*
+ * Did this LID-routed answer come from the node asked? False when it did
+ * not (a PortInfo with another LID, a GUIDInfo with another port GUID): the
+ * node's LID is then refused and the caller asks again by directed route.
+ */
+bool walk_lid_answer_ok(struct qctx *c, const struct ibs_mad_req *req, const struct ibs_portinfo *pi,
+			const uint64_t *guids);
+/* Ask c again by directed route, after walk_lid_answer_ok said no. */
+void walk_lid_redo(struct qctx *c);
 
 /* Queries and their answers (walk_query.c). */
 ibs_mad_cb walk_handler(uint16_t attr);

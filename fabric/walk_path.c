@@ -152,18 +152,15 @@ void walk_query_canon(struct qctx *c, struct ibs_addr *out)
  */
 uint16_t walk_lid_for(const struct qctx *c)
 {
-	const struct walker *w = c->w;
+	struct walker *w = c->w;
 	const struct ibs_node *n = c->node;
-	const struct ibs_port *p;
 
 	if (!w->lid_route || c->is_fixed || c->ext || !n || c->base != n || !n->path.hops)
 		return 0;
-	if (w->lid_bad >= 8 && !w->lid_good)
-		return 0; /* LIDs do not answer here: directed routes only */
-	p = &n->ports[n->ni.node_type == IBS_NODE_SWITCH ? 0 : n->entry_port];
-	if (!p->valid || p->inferred || p->pi.state != 4 /* Active */)
+	/* Only once a LID-routed NodeInfo said this LID leads to this node (walk_lid.c). */
+	if (n->index >= w->n_up || w->up[n->index].lid_state != LID_CONFIRMED)
 		return 0;
-	return p->pi.lid < 0xc000 ? p->pi.lid : 0;
+	return walk_node_lid(w, n);
 }
 
 /*

@@ -217,6 +217,11 @@ static void on_guidinfo(void *ctx, const struct ibs_mad_req *req, const struct i
 
 	if (resweep_later(c, r))
 		return;
+	if (r->outcome == IBS_MAD_OK && ibs_decode_guidinfo(r->mad, r->len, g) == IBS_OK &&
+	    !walk_lid_answer_ok(c, req, NULL, g)) {
+		walk_lid_redo(c); /* another node's: ask by directed route */
+		return;
+	}
 	if (r->outcome == IBS_MAD_OK && ibs_decode_guidinfo(r->mad, r->len, g) == IBS_OK) {
 		bool full = true;
 		for (i = 0; i < IBS_GUIDINFO_PER_BLOCK && base + i < p->n_gids; i++) {
@@ -290,10 +295,19 @@ static void portinfo_answer(void *ctx, const struct ibs_mad_req *req, const stru
 	struct qctx *c = ctx;
 	struct ibs_node *n = c->node;
 	struct ibs_port *p = &n->ports[c->port];
+	struct ibs_portinfo pi = p->pi;
+	bool ok;
 
 	if (resweep_later(c, r))
 		return;
-	if (r->outcome != IBS_MAD_OK || ibs_decode_portinfo(r->mad, r->len, &p->pi) != IBS_OK) {
+	ok = r->outcome == IBS_MAD_OK && ibs_decode_portinfo(r->mad, r->len, &pi) == IBS_OK;
+	if (ok && !walk_lid_answer_ok(c, req, &pi, NULL)) {
+		walk_lid_redo(c); /* another node's: ask by directed route */
+		return;
+	}
+	if (ok)
+		p->pi = pi;
+	if (!ok) {
 		walk_record_error_q(c, req, n, c->port, r, false);
 		if (!p->error)
 			p->error = xasprintf("PortInfo: %s", ibs_outcome_str(r->outcome == IBS_MAD_OK ?
@@ -302,6 +316,7 @@ static void portinfo_answer(void *ctx, const struct ibs_mad_req *req, const stru
 		return;
 	}
 	p->valid = true;
+	walk_lid_claim(c->w, n, p);
 	walk_query_canon(c, &p->path);
 	/* Switch external ports have no GUID of their own; they answer with port 0's. */
 	if (n->ni.node_type == IBS_NODE_SWITCH)
@@ -330,7 +345,7 @@ static void on_portinfo(void *ctx, const struct ibs_mad_req *req, const struct i
 	c->lead = false;
 	portinfo_answer(ctx, req, r);
 	if (lead)
-		walk_read_rest(w, n);
+		walk_confirm_lid(w, n); /* then the rest, by LID where it leads to n */
 }
 
 static void on_probe(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r)

@@ -249,7 +249,80 @@ struct ff {
 	unsigned n_drop;
 	int refuse_node;        /* node index + 1 that refuses (status 110) its first refuse_count SMPs */
 	unsigned refuse_count, refused;
+	/* Optional: called before node `node` answers req (by LID or directed route): the test may change the fabric. */
+	void (*hook)(struct ff *ff, int node, const struct ibs_mad_req *req);
+	void *hook_ctx;
+	unsigned by_lid; /* LID-routed SMPs answered */
 };
+
+/*
+ * The forwarding tables a subnet manager would set: each switch sends each
+ * LID out of the port that starts a shortest path to a node holding it
+ * (the nearest holder, the first found on a tie), 0 for its own LID.
+ */
+static inline void ff_route_lfts(struct ff *ff)
+{
+	int s, i, k;
+
+	for (s = 0; s < ff->count; s++) {
+		int dist[FF_MAX_NODES], first[FF_MAX_NODES], q[FF_MAX_NODES], qh = 0, qt = 0;
+		if (ff->n[s].type != IB_NODE_SWITCH)
+			continue;
+		memset(ff->n[s].lft, 0xff, sizeof(ff->n[s].lft));
+		for (i = 0; i < ff->count; i++)
+			dist[i] = -1;
+		dist[s] = 0;
+		first[s] = 0;
+		q[qt++] = s;
+		while (qh < qt) {
+			int c = q[qh++];
+			struct ff_node *cn = &ff->n[c];
+			if (cn->lid > 0 && cn->lid < 128 && ff->n[s].lft[cn->lid] == 0xff)
+				ff->n[s].lft[cn->lid] = (uint8_t)first[c];
+			if (c != s && cn->type != IB_NODE_SWITCH)
+				continue; /* CAs do not forward */
+			for (k = 1; k <= cn->nports; k++) {
+				int d = cn->peer[k] - 1;
+				if (d < 0 || cn->down[k] || dist[d] >= 0)
+					continue;
+				dist[d] = dist[c] + 1;
+				first[d] = c == s ? k : first[c];
+				q[qt++] = d;
+			}
+		}
+	}
+}
+
+/* Where a LID-routed SMP to lid ends (following the switches' tables), or -1; *in_port: the port it enters by. */
+static inline int ff_lid_route(const struct ff *ff, unsigned lid, int *in_port)
+{
+	int cur = ff->root, hops;
+
+	*in_port = ff->root_port;
+	if (ff->n[cur].type != IB_NODE_SWITCH) {
+		const struct ff_node *c = &ff->n[cur];
+		if ((unsigned)c->lid == lid)
+			return cur;
+		if (!c->peer[ff->root_port] || c->down[ff->root_port])
+			return -1;
+		*in_port = c->peer_port[ff->root_port];
+		cur = c->peer[ff->root_port] - 1;
+	}
+	for (hops = 0; hops < 64; hops++) {
+		const struct ff_node *c = &ff->n[cur];
+		int p;
+		if (c->type != IB_NODE_SWITCH)
+			return (unsigned)c->lid == lid ? cur : -1;
+		p = lid < 128 ? c->lft[lid] : 0xff;
+		if (p == 0)
+			return cur;
+		if (p == 0xff || p > c->nports || !c->peer[p] || c->down[p])
+			return -1;
+		*in_port = c->peer_port[p];
+		cur = c->peer[p] - 1;
+	}
+	return -1;
+}
 
 /* Lose every SMP whose DR path starts with the ports in path (0-terminated). */
 static inline void ff_drop_path(struct ff *ff, const uint8_t *path)
@@ -302,8 +375,17 @@ static inline void ff_on_send(struct fake *f, const struct ibs_mad_req *req, con
 			fake_push(f, mad, IBS_MAD_SIZE, 110, dl); /* lost on the way, as ibsim says so */
 			return;
 		}
+	if (req->mgmt_class == IBS_CLASS_SMI) {
+		/* LID-routed: wherever the forwarding tables send that LID. */
+		cur = ff_lid_route(ff, req->addr.lid, &in_port);
+		if (cur < 0) {
+			fake_push(f, mad, IBS_MAD_SIZE, 110, dl);
+			return;
+		}
+		ff->by_lid++;
+	}
 	/* Follow the initial path (IBA 14.2.2.1); the first hop leaves the local port. */
-	for (i = 1; i <= req->addr.hops; i++) {
+	for (i = 1; req->mgmt_class != IBS_CLASS_SMI && i <= req->addr.hops; i++) {
 		int p = req->addr.path[i];
 		struct ff_node *c = &ff->n[cur];
 		if (i > 1 && c->type != IB_NODE_SWITCH)
@@ -318,6 +400,8 @@ static inline void ff_on_send(struct fake *f, const struct ibs_mad_req *req, con
 		cur = c->peer[p] - 1;
 	}
 	n = &ff->n[cur];
+	if (ff->hook)
+		ff->hook(ff, cur, req);
 	if (n->dead)
 		return;
 	if (ff->refuse_node == cur + 1 && ff->refused < ff->refuse_count) {
