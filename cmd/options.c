@@ -1,6 +1,7 @@
 /* The shared options, one row each, and the getopt table, help and value parsing derived from the rows. */
 #include "options.h"
 #include "exit.h"
+#include "../core/base/err.h"
 #include "../core/base/log.h"
 #include "../core/base/xalloc.h"
 #include "../core/mad/engine.h"
@@ -151,7 +152,7 @@ static void add_short(struct cli_getopt *g, size_t *n, int id, bool arg)
 	if (id <= 0 || id >= 256)
 		return;
 	if (*n + 3 > sizeof(g->shortopts))
-		abort(); /* the tables are fixed at build time: a bigger one needs a bigger array */
+		BUG("more short options than cli_getopt holds"); /* the tables are fixed at build time */
 	g->shortopts[(*n)++] = (char)id;
 	if (arg)
 		g->shortopts[(*n)++] = ':';
@@ -161,7 +162,7 @@ static void add_short(struct cli_getopt *g, size_t *n, int id, bool arg)
 static void add_long(struct cli_getopt *g, size_t *n, const char *name, int has_arg, int id)
 {
 	if (*n + 1 >= sizeof(g->v) / sizeof(g->v[0]))
-		abort(); /* as above */
+		BUG("more long options than cli_getopt holds");
 	g->v[*n].name = name;
 	g->v[*n].has_arg = has_arg;
 	g->v[*n].flag = NULL;
