@@ -80,7 +80,12 @@ int cli_parse(const struct cmd_desc *cmd, struct cli_common *c, int argc, char *
 
 int cli_print_help(const struct cmd_desc *cmd)
 {
-	printf("usage: ibscan %s %s\n\n%s\n\n", cmd->name, cmd->usage, cmd->summary);
+	int n = printf("usage: ibscan %s ", cmd->name);
+
+	cli_help_wrap(stdout, cmd->usage, n, n);
+	putchar('\n');
+	cli_help_wrap(stdout, cmd->summary, 0, 0);
+	putchar('\n');
 	cli_opts_help(stdout, cmd->opts, cmd->opt_groups);
 	return EXIT_OK;
 }

@@ -304,24 +304,63 @@ int cli_own_apply(const struct cmd_desc *cmd, const struct cli_opt *o, void *ctx
 	return apply_row(cmd, o, ctx, arg);
 }
 
+/*
+ * Text at column col of out, wrapped at word boundaries to end by column 80;
+ * continuation lines start at column indent. A '\n' in text is a space (the
+ * wrapping decides the lines). A word longer than the room is put whole on
+ * its own line.
+ */
+void cli_help_wrap(FILE *out, const char *text, int col, int indent)
+{
+	const char *p = text;
+	bool first = true; /* no word on this line yet */
+
+	while (*p) {
+		size_t len;
+
+		if (*p == ' ' || *p == '\n') {
+			p++;
+			continue;
+		}
+		len = strcspn(p, " \n");
+		if (!first && col + 1 + (int)len > CLI_HELP_WIDTH) {
+			fprintf(out, "\n%*s", indent, "");
+			col = indent;
+			first = true;
+		}
+		if (!first) {
+			fputc(' ', out);
+			col++;
+		}
+		fprintf(out, "%.*s", (int)len, p);
+		col += (int)len;
+		first = false;
+		p += len;
+	}
+	fputc('\n', out);
+}
+
 /* One row's help line(s): the option and its argument, then the text at column 25. */
 static void row_help(FILE *out, const struct cli_opt *o)
 {
-	const char *h, *nl;
 	char left[64];
+	int n;
 
 	if (o->kind == CLI_K_TEXT) {
 		fputs(o->help, out);
 		return;
 	}
 	if (o->id > 0 && o->id < 256)
-		snprintf(left, sizeof(left), "  -%c, --%s%s%s", o->id, o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+		n = snprintf(left, sizeof(left), "  -%c, --%s%s%s", o->id, o->name, o->arg ? " " : "", o->arg ? o->arg : "");
 	else
-		snprintf(left, sizeof(left), "      --%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
-	fprintf(out, "%-23s  ", left);
-	for (h = o->help; (nl = strchr(h, '\n')); h = nl + 1)
-		fprintf(out, "%.*s\n%25s", (int)(nl - h), h, "");
-	fprintf(out, "%s\n", h);
+		n = snprintf(left, sizeof(left), "      --%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+	if (n > 23) {
+		/* A long option and argument: the text starts on the next line. */
+		fprintf(out, "%s\n%25s", left, "");
+	} else {
+		fprintf(out, "%-23s  ", left);
+	}
+	cli_help_wrap(out, o->help, 25, 25);
 }
 
 void cli_opts_help(FILE *out, const struct cli_opt *own, unsigned groups)

@@ -196,5 +196,8 @@ int cli_opt_apply(const struct cmd_desc *cmd, unsigned groups, struct cli_common
 
 /* The help lines of a command's own rows, then of its groups' options, as `ibscan help CMD` prints them. */
 void cli_opts_help(FILE *out, const struct cli_opt *own, unsigned groups);
+/* Help is wrapped to end by this column. */
+#define CLI_HELP_WIDTH 80
+void cli_help_wrap(FILE *out, const char *text, int col, int indent);
 
 #endif
