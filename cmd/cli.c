@@ -15,12 +15,7 @@
 void cli_common_init(struct cli_common *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->window = IBS_ENGINE_DEFAULT_WINDOW;
-	c->max_per_switch = IBS_ENGINE_DEFAULT_MAX_PER_NODE;
-	c->timeout_ms = IBS_ENGINE_DEFAULT_TIMEOUT_MS;
-	c->retries = IBS_ENGINE_DEFAULT_RETRIES;
-	c->deadline_s = 300;
-	c->group_hosts = RENDER_DRAW_GROUP_DEFAULT;
+	cli_opts_defaults(c); /* each from its option's row */
 }
 
 int cli_bad_option(const struct cmd_desc *cmd, char **argv, int opt)
@@ -111,7 +106,7 @@ const char *cli_source_option(const struct cli_common *c)
 		return "--gids";
 	if (c->window_set)
 		return "--window";
-	if (c->max_per_switch_set)
+	if (c->max_per_node_set)
 		return "--max-smps-per-switch";
 	if (c->timeout_set)
 		return "--timeout";

@@ -25,7 +25,7 @@ static bool options_conflict(const struct cli_common *c)
 		log_error("%s reads no device: -C/--ca and -P/--port do not apply", src);
 		return true;
 	}
-	if (c->load_cache && (c->window_set || c->max_per_switch_set || c->timeout_set || c->fixed_timeout ||
+	if (c->load_cache && (c->window_set || c->max_per_node_set || c->timeout_set || c->fixed_timeout ||
 			      c->retries_set || c->deadline_set || c->mkey_set)) {
 		log_error("--load-cache sends no MADs: --window, --max-smps-per-switch, --timeout, --fixed-timeout, "
 			  "--retries, --deadline and --m-key do not apply");
@@ -198,7 +198,7 @@ int cli_walk_begin(const struct cli_common *c, struct ibs_session **out)
 	so.engine.window = c->window;
 	so.engine.timeout_ms = c->timeout_ms;
 	so.engine.retries = c->retries;
-	so.engine.max_per_node = c->max_per_switch;
+	so.engine.max_per_node = c->max_per_node;
 	so.engine.fixed_timeout = c->fixed_timeout;
 	so.engine.deadline_ms = cli_deadline_ms(c);
 	so.window_set = c->window_set;
