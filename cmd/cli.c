@@ -90,43 +90,6 @@ unsigned cli_deadline_ms(const struct cli_common *c)
 	return (unsigned)ceil(c->deadline_s * 1000.0);
 }
 
-const char *cli_source_option(const struct cli_common *c)
-{
-	if (c->replay)
-		return "--replay";
-	if (c->load_cache)
-		return "--load-cache";
-	if (c->record)
-		return "--record";
-	if (c->ca)
-		return "--ca";
-	if (c->port_set)
-		return "--port";
-	if (c->gids)
-		return "--gids";
-	if (c->window_set)
-		return "--window";
-	if (c->max_per_node_set)
-		return "--max-smps-per-switch";
-	if (c->timeout_set)
-		return "--timeout";
-	if (c->fixed_timeout)
-		return "--fixed-timeout";
-	if (c->retries_set)
-		return "--retries";
-	if (c->deadline_set)
-		return "--deadline";
-	if (c->mkey_set)
-		return "--m-key";
-	if (c->replay_strict)
-		return "--replay-strict";
-	if (c->record_times)
-		return "--record-times";
-	if (c->progress)
-		return "--progress";
-	return NULL;
-}
-
 int cli_write_output(const struct cli_common *c, int (*fn)(FILE *out, void *ctx), void *ctx)
 {
 	struct ibs_out own, *o = c->out ? c->out : &own;

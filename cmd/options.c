@@ -3,6 +3,7 @@
 #include "exit.h"
 #include "../core/base/err.h"
 #include "../core/base/log.h"
+#include "../core/base/strbuf.h"
 #include "../core/base/xalloc.h"
 #include "../core/mad/engine.h"
 #include "../output/draw.h"
@@ -67,61 +68,64 @@ static void errors_only(void)
  * ("a number from LO to HI") and cli_common_init's defaults all come from
  * the row.
  */
-#define ROW_STR(lname, oid, argname, field, text) \
-	{ .name = (lname), .id = (oid), .arg = (argname), .help = (text), .kind = CLI_K_STR, .at = AT(field), .given_at = UNTRACKED }
-#define ROW_FLAG(lname, oid, field, text) \
-	{ .name = (lname), .id = (oid), .help = (text), .kind = CLI_K_FLAG, .at = AT(field), .given_at = UNTRACKED }
-#define ROW_UINT(lname, oid, argname, field, given, def_, lo_, hi_, text)                                      \
-	{ .name = (lname), .id = (oid), .arg = (argname), .help = (text), .kind = CLI_K_UINT, .at = AT(field),     \
+#define ROW_STR(flags_, lname, oid, argname, field, text) \
+	{ .flags = (flags_), .name = (lname), .id = (oid), .arg = (argname), .help = (text), .kind = CLI_K_STR, .at = AT(field), .given_at = UNTRACKED }
+#define ROW_FLAG(flags_, lname, oid, field, text) \
+	{ .flags = (flags_), .name = (lname), .id = (oid), .help = (text), .kind = CLI_K_FLAG, .at = AT(field), .given_at = UNTRACKED }
+#define ROW_UINT(flags_, lname, oid, argname, field, given, def_, lo_, hi_, text)                                      \
+	{ .flags = (flags_), .name = (lname), .id = (oid), .arg = (argname), .help = (text), .kind = CLI_K_UINT, .at = AT(field),     \
 	  .given_at = AT(given), .lo = (lo_), .hi = (hi_), .has_def = true, .def = (def_) }
 /* A number with a range but no fixed default (its default is said in the help's words). */
-#define ROW_INT_NODEF(lname, oid, argname, field, given, lo_, hi_, want_, text)                               \
-	{ .name = (lname), .id = (oid), .arg = (argname), .help = (text), .kind = CLI_K_INT, .at = AT(field),      \
+#define ROW_INT_NODEF(flags_, lname, oid, argname, field, given, lo_, hi_, want_, text)                               \
+	{ .flags = (flags_), .name = (lname), .id = (oid), .arg = (argname), .help = (text), .kind = CLI_K_INT, .at = AT(field),      \
 	  .given_at = AT(given), .lo = (lo_), .hi = (hi_), .want = (want_) }
-#define ROW_SECS(lname, oid, argname, field, given, def_, hi_, text)                                           \
-	{ .name = (lname), .id = (oid), .arg = (argname), .help = (text), .kind = CLI_K_SECS, .at = AT(field),     \
+#define ROW_SECS(flags_, lname, oid, argname, field, given, def_, hi_, text)                                           \
+	{ .flags = (flags_), .name = (lname), .id = (oid), .arg = (argname), .help = (text), .kind = CLI_K_SECS, .at = AT(field),     \
 	  .given_at = AT(given), .hi = (hi_), .has_def = true, .def = (def_) }
-#define ROW_U64(lname, oid, argname, field, given, def_, want_, text)                                          \
-	{ .name = (lname), .id = (oid), .arg = (argname), .help = (text), .kind = CLI_K_U64, .at = AT(field),      \
+#define ROW_U64(flags_, lname, oid, argname, field, given, def_, want_, text)                                          \
+	{ .flags = (flags_), .name = (lname), .id = (oid), .arg = (argname), .help = (text), .kind = CLI_K_U64, .at = AT(field),      \
 	  .given_at = AT(given), .want = (want_), .has_def = true, .def = (def_) }
 #define ROW_END { .name = NULL }
+#define LIVE CLI_F_LIVE
+#define DEV (CLI_F_LIVE | CLI_F_DEVICE)
+#define SENDS (CLI_F_LIVE | CLI_F_SENDS)
 
 /* The source and the engine: every command that reads the fabric. In the order of the help. */
 static const struct cli_opt fabric_opts[] = {
-	ROW_STR("ca", 'C', "NAME", ca, "CA to use (default: the first with an active IB port)"),
-	ROW_INT_NODEF("port", 'P', "N", port, port_set, 0, 254, "a port number",
+	ROW_STR(DEV, "ca", 'C', "NAME", ca, "CA to use (default: the first with an active IB port)"),
+	ROW_INT_NODEF(DEV, "port", 'P', "N", port, port_set, 0, 254, "a port number",
 		      "port of that CA (default: its first active port)"),
-	ROW_UINT("window", OPT_WINDOW, "N", window, window_set, IBS_ENGINE_DEFAULT_WINDOW, 1, IBS_ENGINE_MAX_WINDOW,
+	ROW_UINT(SENDS, "window", OPT_WINDOW, "N", window, window_set, IBS_ENGINE_DEFAULT_WINDOW, 1, IBS_ENGINE_MAX_WINDOW,
 		 "MADs in flight at most"),
-	ROW_UINT("max-smps-per-switch", OPT_MAX_PER_SWITCH, "N", max_per_node, max_per_node_set,
+	ROW_UINT(SENDS, "max-smps-per-switch", OPT_MAX_PER_SWITCH, "N", max_per_node, max_per_node_set,
 		 IBS_ENGINE_DEFAULT_MAX_PER_NODE, 0, IBS_ENGINE_MAX_WINDOW,
 		 "MADs in flight at any one node: SMPs that a switch serves (counted at every switch of a "
 		 "directed route), and GMPs to an adapter; 0: no cap"),
-	{ .name = "timeout", .id = OPT_TIMEOUT, .arg = "MS", .kind = CLI_K_UINT, .at = AT(timeout_ms),
+	{ .flags = SENDS, .name = "timeout", .id = OPT_TIMEOUT, .arg = "MS", .kind = CLI_K_UINT, .at = AT(timeout_ms),
 	  .given_at = AT(timeout_set), .lo = 1, .hi = 600000, .unit = "milliseconds", .has_def = true,
 	  .def = IBS_ENGINE_DEFAULT_TIMEOUT_MS, .help = "per-MAD deadline in milliseconds: the cap of the adaptive one" },
-	ROW_FLAG("fixed-timeout", OPT_FIXED_TIMEOUT, fixed_timeout, "every attempt waits --timeout (no adaptive timeout)"),
-	ROW_UINT("retries", OPT_RETRIES, "N", retries, retries_set, IBS_ENGINE_DEFAULT_RETRIES, 0, 100,
+	ROW_FLAG(SENDS, "fixed-timeout", OPT_FIXED_TIMEOUT, fixed_timeout, "every attempt waits --timeout (no adaptive timeout)"),
+	ROW_UINT(SENDS, "retries", OPT_RETRIES, "N", retries, retries_set, IBS_ENGINE_DEFAULT_RETRIES, 0, 100,
 		 "attempts after the first, along each path"),
-	ROW_SECS("deadline", OPT_DEADLINE, "S", deadline_s, deadline_set, CLI_DEFAULT_DEADLINE_S, CLI_MAX_DEADLINE_S,
+	ROW_SECS(SENDS, "deadline", OPT_DEADLINE, "S", deadline_s, deadline_set, CLI_DEFAULT_DEADLINE_S, CLI_MAX_DEADLINE_S,
 		 "deadline for the whole run in seconds"),
-	ROW_U64("m-key", OPT_MKEY, "KEY", mkey, mkey_set, 0, "a 64-bit key (decimal, or hex with 0x)",
+	ROW_U64(SENDS, "m-key", OPT_MKEY, "KEY", mkey, mkey_set, 0, "a 64-bit key (decimal, or hex with 0x)",
 		"M_Key for every SMP, for a protected fabric"),
-	ROW_STR("node-name-map", OPT_NAMEMAP, "F", namemap, "name nodes from an ib-node-name-map file"),
-	ROW_FLAG("gids", OPT_GIDS, gids, "read GUIDInfo: whole GID tables, alias GUIDs included"),
-	ROW_STR("record", OPT_RECORD, "FILE", record, "record every MAD exchanged into a capture"),
-	ROW_FLAG("record-times", OPT_RECORD_TIMES, record_times, "put timestamps in the capture"),
-	ROW_STR("replay", OPT_REPLAY, "FILE", replay, "answer from a capture instead of a device"),
-	ROW_FLAG("replay-strict", OPT_REPLAY_STRICT, replay_strict, "a request the capture lacks is an error, not a dead target"),
-	ROW_STR("load-cache", OPT_LOAD_CACHE, "FILE", load_cache, "read an 'ibnetdiscover --cache' file instead of walking"),
-	ROW_FLAG("progress", OPT_PROGRESS, progress, "show progress on stderr even when it is not a terminal"),
+	ROW_STR(0, "node-name-map", OPT_NAMEMAP, "F", namemap, "name nodes from an ib-node-name-map file"),
+	ROW_FLAG(LIVE, "gids", OPT_GIDS, gids, "read GUIDInfo: whole GID tables, alias GUIDs included"),
+	ROW_STR(LIVE, "record", OPT_RECORD, "FILE", record, "record every MAD exchanged into a capture"),
+	ROW_FLAG(LIVE, "record-times", OPT_RECORD_TIMES, record_times, "put timestamps in the capture"),
+	ROW_STR(LIVE, "replay", OPT_REPLAY, "FILE", replay, "answer from a capture instead of a device"),
+	ROW_FLAG(LIVE, "replay-strict", OPT_REPLAY_STRICT, replay_strict, "a request the capture lacks is an error, not a dead target"),
+	ROW_STR(LIVE, "load-cache", OPT_LOAD_CACHE, "FILE", load_cache, "read an 'ibnetdiscover --cache' file instead of walking"),
+	ROW_FLAG(LIVE, "progress", OPT_PROGRESS, progress, "show progress on stderr even when it is not a terminal"),
 	ROW_END,
 };
 
 /* Where the result goes; the command's help says these (the formats differ). */
 static const struct cli_opt output_opts[] = {
-	ROW_STR("output", 'o', "FILE", output, NULL),
-	ROW_STR("format", OPT_FORMAT, "F", format, NULL),
+	ROW_STR(0, "output", 'o', "FILE", output, NULL),
+	ROW_STR(0, "format", OPT_FORMAT, "F", format, NULL),
 	{ .name = "json", .id = OPT_JSON, .kind = CLI_K_CONST, .at = AT(format), .given_at = UNTRACKED, .value = "json" },
 	ROW_END,
 };
@@ -138,7 +142,7 @@ static const struct cli_opt base_opts[] = {
 
 /* Commands that draw the fabric (topology and health --format dot or svg, report). */
 static const struct cli_opt draw_opts[] = {
-	ROW_UINT("group-hosts", OPT_GROUP_HOSTS, "N", group_hosts, group_hosts_set, RENDER_DRAW_GROUP_DEFAULT, 2, 100000,
+	ROW_UINT(0, "group-hosts", OPT_GROUP_HOSTS, "N", group_hosts, group_hosts_set, RENDER_DRAW_GROUP_DEFAULT, 2, 100000,
 		 "drawings: a leaf's N or more healthy hosts at one rate are one node, named in hostlist form"),
 	{ .name = "all-hosts", .id = OPT_ALL_HOSTS, .help = "drawings: draw every host on its own", .kind = CLI_K_ZERO,
 	  .at = AT(group_hosts), .given_at = AT(group_hosts_set) },
@@ -309,7 +313,47 @@ int cli_opt_apply(const struct cmd_desc *cmd, unsigned groups, struct cli_common
 				o = r;
 	if (!o || o->kind == CLI_K_HELP)
 		return 0;
-	return apply_row(cmd, o, (char *)c, arg);
+	if (apply_row(cmd, o, (char *)c, arg) < 0)
+		return -1;
+	for (i = 0; i < c->n_given && c->given[i] != o; i++)
+		;
+	if (i == c->n_given && c->n_given < sizeof(c->given) / sizeof(c->given[0]))
+		c->given[c->n_given++] = o;
+	return 1;
+}
+
+const char *cli_given_with(const struct cli_common *c, unsigned flags)
+{
+	unsigned i;
+
+	for (i = 0; i < c->n_given; i++)
+		if (c->given[i]->flags & flags)
+			return c->given[i]->name;
+	return NULL;
+}
+
+char *cli_rows_with(unsigned flags)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const struct cli_opt *o;
+	size_t i, n = 0;
+
+	for (i = 0; i < N_GROUPS; i++)
+		for (o = groups_tab[i].rows; o->name; o++)
+			n += (o->flags & flags) == flags;
+	for (i = 0; i < N_GROUPS; i++)
+		for (o = groups_tab[i].rows; o->name; o++) {
+			if ((o->flags & flags) != flags)
+				continue;
+			n--;
+			if (sb.len)
+				sb_addf(&sb, "%s", n ? ", " : " and ");
+			if (o->id > 0 && o->id < 256)
+				sb_addf(&sb, "-%c/--%s", o->id, o->name);
+			else
+				sb_addf(&sb, "--%s", o->name);
+		}
+	return sb_detach(&sb);
 }
 
 const struct cli_opt *cli_own_find(const struct cli_opt *own, int id)

@@ -83,6 +83,9 @@ struct cli_common {
 	/* Drawings (--format dot, svg; the report's map): group a leaf's hosts from this many on, 0 never. */
 	unsigned group_hosts;
 	bool group_hosts_set; /* --group-hosts or --all-hosts given: drawings only */
+	/* The shared rows given, in the order given (a row once). */
+	const struct cli_opt *given[32];
+	unsigned n_given;
 };
 
 /* The run's deadline (the watchdog's, cmd/signals.c) when --deadline is not given. */
@@ -157,11 +160,25 @@ struct cli_opt {
 	const char *want;       /* what a bad value is told it wants: "a number from 1 to 100" */
 	const char *value;      /* CONST */
 	void (*fn)(void);       /* CALL */
+	unsigned flags;         /* CLI_F_*: what the option is about, for the checks between options */
 	const char *unit;       /* UINT: what the number counts, for the range error ("milliseconds"); NULL: "a number" */
 	bool has_def;           /* def is the default, set by cli_common_init and said in the help */
 	double def;             /* UINT, INT, SECS, U64: the default (a named constant of the layer that owns it) */
 };
 #define CLI_NOT_TRACKED ((size_t)-1)
+/* struct cli_opt's flags: what a shared option is about. */
+enum {
+	CLI_F_LIVE = 1 << 0,   /* reading the fabric (diff refuses it when neither side is live) */
+	CLI_F_DEVICE = 1 << 1, /* the local device: nothing to say to a replay or a cache */
+	CLI_F_SENDS = 1 << 2,  /* how MADs are sent: nothing to say to a cache */
+};
+/*
+ * The shared options given on the command line with a row of these flags:
+ * the first one's "--name" (NULL: none given).
+ */
+const char *cli_given_with(const struct cli_common *c, unsigned flags);
+/* "-C/--ca and -P/--port": every shared row with these flags, for a message (the caller frees). */
+char *cli_rows_with(unsigned flags);
 
 /* Rows of a command's own table. */
 #define CLI_END { .name = NULL }
