@@ -89,7 +89,7 @@ else
 MAIN := $(REL)
 endif
 
-.PHONY: all check check-unit check-cli check-sim check-browser check-fuzz deps demo clean install uninstall fixtures golden bench format
+.PHONY: all check need-unit need-cli need-sim need-browser need-fuzz check-unit check-cli check-sim check-browser check-fuzz deps demo clean install uninstall fixtures golden bench format
 
 all: ibscan
 
@@ -103,22 +103,30 @@ check:
 	@tools/deps.sh
 	@$(MAKE) --no-print-directory check-unit check-cli check-sim check-browser check-fuzz
 
-check-unit: $(SANB_UNIT_BINS)
+# Each tier checks every tool it needs first, all at once (tools/need.sh, from
+# tools/deps.list), before building anything.
+NEEDS := need-unit need-cli need-sim need-browser need-fuzz
+$(NEEDS): need-%:
+	@NEED_WHO=$* tools/need.sh $*
+
+check-unit: need-unit $(SANB_UNIT_BINS)
 	@tests/run-unit.sh $(SANB_UNIT_BINS)
 
-check-cli: ibscan $(SANB)/ibscan
+check-cli: need-cli ibscan $(SANB)/ibscan
 	@IBSCAN=$(CURDIR)/$(SANB)/ibscan tests/cli/run.sh
 
-check-sim: ibscan
+check-sim: need-sim ibscan
 	@tests/sim/run.sh
 
-# The HTML report in Debian's chromium, headless (puppeteer-core from make deps).
-check-browser: ibscan
+# The HTML report in Debian's chromium, headless, driven by puppeteer-core,
+# which this target installs (npm ci) when it is missing: a test-only tool.
+check-browser: need-browser ibscan
+	@tools/deps.sh --driver
 	@tests/browser/run.sh
 
 # Every fuzz target for FUZZ_SECONDS each, known crashes first: 30 s in
 # make check (keeps it near 13 minutes on 2 cores), 60 s for make fuzz.
-check-fuzz:
+check-fuzz: need-fuzz
 	@FUZZ_SECONDS=$${FUZZ_SECONDS:-30} tools/fuzz.sh
 fuzz:
 	@tools/fuzz.sh
@@ -126,8 +134,9 @@ fuzz:
 deps:
 	@tools/deps.sh
 
+# Only the Debian packages that build and run ibscan and the simulator (no npm).
 demo:
-	@tools/deps.sh
+	@tools/deps.sh --demo
 	@$(MAKE) --no-print-directory ibscan
 	@tools/demo.sh
 

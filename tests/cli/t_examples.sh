@@ -123,3 +123,4 @@ while IFS= read -r f; do
 	[ "$f" = README.md ] || grep -qF "$f" "$ex/README.md" || fail "examples/README.md does not mention $f"
 done < <(cd "$ex" && find . -type f | sed 's|^\./||' | sort)
 echo "examples: ok (${#covered[@]} files)"
+t_done

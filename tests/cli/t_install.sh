@@ -73,3 +73,4 @@ done
 mk uninstall DESTDIR="$TMP/dest2"
 [ -z "$(find "$TMP/dest2" -type f)" ] || fail "default PREFIX: uninstall left $(find "$TMP/dest2" -type f)"
 echo "install: ok"
+t_done

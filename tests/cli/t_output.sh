@@ -278,6 +278,7 @@ if [ "$mode" = self ]; then
 	mkdir "$TMP/d"
 	cases "$TMP/d"
 	echo "ok: -o as this user (the root and namespace cases need root)"
+	t_done
 	exit 0
 fi
 
@@ -307,3 +308,4 @@ err_is "ibscan: error: cannot write '$d/roots': Permission denied"
 [ "$(stat -c %u:%a "$d/roots")" = "0:600" ] && [ "$(cat "$d/roots")" = secret ] ||
 	fail "[nobody] a root-owned 0600 file was replaced"
 echo "ok: -o as root and as an unprivileged user, in a private mount namespace"
+t_done

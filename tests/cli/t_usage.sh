@@ -59,3 +59,4 @@ run 2 topology extra
 err_has "unexpected argument 'extra'"
 run 2 --frob
 err_has "unknown option '--frob'"
+t_done

@@ -86,3 +86,4 @@ for spec in sys.argv[7:]:
 PY
 ok "counters --interval $interval: rates over each port's measured time, within 2%"
 sim_stop
+t_done
