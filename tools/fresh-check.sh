@@ -46,6 +46,7 @@ cleanup() {
 	if [ $keep = 0 ]; then rm -rf --one-file-system "$dir"; else say "kept $dir"; fi
 }
 trap cleanup EXIT
+trap "exit 130" INT TERM
 t0=$(date +%s)
 since() { echo "$(($(date +%s) - t0)) s"; }
 
