@@ -89,7 +89,7 @@ else
 MAIN := $(REL)
 endif
 
-.PHONY: all check check-unit check-cli check-sim check-browser check-fuzz deps demo clean install uninstall fixtures golden bench format
+.PHONY: all check need-unit need-cli need-sim need-browser need-fuzz check-unit check-cli check-sim check-browser check-fuzz deps demo clean install uninstall fixtures golden bench format
 
 all: ibscan
 
@@ -103,22 +103,30 @@ check:
 	@tools/deps.sh
 	@$(MAKE) --no-print-directory check-unit check-cli check-sim check-browser check-fuzz
 
-check-unit: $(SANB_UNIT_BINS)
+# Each tier checks every tool it needs first, all at once (tools/need.sh, from
+# tools/deps.list), before building anything.
+NEEDS := need-unit need-cli need-sim need-browser need-fuzz
+$(NEEDS): need-%:
+	@NEED_WHO=$* tools/need.sh $*
+
+check-unit: need-unit $(SANB_UNIT_BINS)
 	@tests/run-unit.sh $(SANB_UNIT_BINS)
 
-check-cli: ibscan $(SANB)/ibscan
+check-cli: need-cli ibscan $(SANB)/ibscan
 	@IBSCAN=$(CURDIR)/$(SANB)/ibscan tests/cli/run.sh
 
-check-sim: ibscan
+check-sim: need-sim ibscan
 	@tests/sim/run.sh
 
-# The HTML report in Debian's chromium, headless (puppeteer-core from make deps).
-check-browser: ibscan
+# The HTML report in Debian's chromium, headless, driven by puppeteer-core,
+# which this target installs (npm ci) when it is missing: a test-only tool.
+check-browser: need-browser ibscan
+	@tools/deps.sh --driver
 	@tests/browser/run.sh
 
 # Every fuzz target for FUZZ_SECONDS each, known crashes first: 30 s in
 # make check (keeps it near 13 minutes on 2 cores), 60 s for make fuzz.
-check-fuzz:
+check-fuzz: need-fuzz
 	@FUZZ_SECONDS=$${FUZZ_SECONDS:-30} tools/fuzz.sh
 fuzz:
 	@tools/fuzz.sh
@@ -126,8 +134,9 @@ fuzz:
 deps:
 	@tools/deps.sh
 
+# Only the Debian packages that build and run ibscan and the simulator (no npm).
 demo:
-	@tools/deps.sh
+	@tools/deps.sh --demo
 	@$(MAKE) --no-print-directory ibscan
 	@tools/demo.sh
 
@@ -163,16 +172,29 @@ MAN1DIR = $(PREFIX)/share/man/man1
 COMPDIR = $(PREFIX)/share/bash-completion/completions
 DOCDIR = $(PREFIX)/share/doc/ibscan
 INSTALL_DOCS = README.md $(wildcard docs/*.md)
+# The README's pictures; the installed README links them (and docs/*.md) where they are installed.
+INSTALL_IMAGES = $(wildcard docs/img/*.png)
 INSTALL_EXAMPLES = $(sort $(shell find examples -type f 2>/dev/null))
 INSTALL_EXAMPLE_DIRS = $(sort $(patsubst %/,%,$(dir $(INSTALL_EXAMPLES))))
 
+INSTALL_DIRS = $(PREFIX)/bin $(MAN1DIR) $(COMPDIR) $(DOCDIR)/img $(addprefix $(DOCDIR)/,$(INSTALL_EXAMPLE_DIRS))
+# The directories install made (none of them there before), for uninstall to
+# remove when empty: paths below DESTDIR, one a line.
+DIRS_RECORD = $(DESTDIR)$(DOCDIR)/.installed-dirs
+
 install: ibscan
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(COMPDIR) \
-		$(addprefix $(DESTDIR)$(DOCDIR)/,$(INSTALL_EXAMPLE_DIRS))
+	@set -e; new=; for d in $(INSTALL_DIRS); do \
+		while [ -n "$$d" ] && [ ! -d "$(DESTDIR)$$d" ]; do new="$$new $$d"; d=$${d%/*}; done; \
+	done; \
+	echo "install -d $(addprefix $(DESTDIR),$(INSTALL_DIRS))"; \
+	install -d $(addprefix $(DESTDIR),$(INSTALL_DIRS)); \
+	for d in $$new; do echo "$$d"; done >>$(DIRS_RECORD)
 	install -m 0755 ibscan $(DESTDIR)$(PREFIX)/bin/ibscan
 	install -m 0644 docs/ibscan.1 $(DESTDIR)$(MAN1DIR)/ibscan.1
 	install -m 0644 completion/ibscan.bash $(DESTDIR)$(COMPDIR)/ibscan
-	install -m 0644 $(INSTALL_DOCS) $(DESTDIR)$(DOCDIR)/
+	install -m 0644 $(filter-out README.md,$(INSTALL_DOCS)) $(DESTDIR)$(DOCDIR)/
+	sed 's|](docs/|](|g' README.md >$(DESTDIR)$(DOCDIR)/README.md && chmod 0644 $(DESTDIR)$(DOCDIR)/README.md
+	install -m 0644 $(INSTALL_IMAGES) $(DESTDIR)$(DOCDIR)/img/
 	@set -e; for f in $(INSTALL_EXAMPLES); do \
 		if [ -x "$$f" ]; then m=0755; else m=0644; fi; \
 		echo "install -m $$m $$f $(DESTDIR)$(DOCDIR)/$$f"; \
@@ -181,10 +203,11 @@ install: ibscan
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/ibscan $(DESTDIR)$(MAN1DIR)/ibscan.1 $(DESTDIR)$(COMPDIR)/ibscan
-	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(INSTALL_DOCS)) $(INSTALL_EXAMPLES))
-	@# ibscan's own directories, deepest first, when they are empty.
-	@printf '%s\n' $(DESTDIR)$(DOCDIR) $(addprefix $(DESTDIR)$(DOCDIR)/,$(INSTALL_EXAMPLE_DIRS)) | sort -r | \
-		while read -r d; do [ ! -d "$$d" ] || rmdir "$$d" 2>/dev/null || true; done
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(INSTALL_DOCS)) $(INSTALL_EXAMPLES) $(INSTALL_IMAGES:docs/%=%))
+	@# ibscan's own directories and those install made, deepest first, when they are empty.
+	@made=$$(cat $(DIRS_RECORD) 2>/dev/null || true); rm -f $(DIRS_RECORD); \
+	printf '%s\n' $(DOCDIR) $(DOCDIR)/img $(addprefix $(DOCDIR)/,$(INSTALL_EXAMPLE_DIRS)) $$made | sort -ru | \
+		while read -r d; do [ ! -d "$(DESTDIR)$$d" ] || rmdir "$(DESTDIR)$$d" 2>/dev/null || true; done
 
 clean:
 	rm -rf build ibscan topology.json topology.svg topology.dot report.html

@@ -10,7 +10,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 secs=${FUZZ_SECONDS:-60}
 out=$root/build/fuzz
 mkdir -p "$out"
-command -v clang >/dev/null || { echo "fuzz: clang is missing: run 'make deps'" >&2; exit 1; }
+# Every tool first, all at once: clang and libFuzzer's runtime (libclang-rt-14-dev).
+NEED_WHO=fuzz "$root/tools/need.sh" fuzz || { echo "fuzz: 0 passed, 1 failed"; exit 1; }
 srcs=$(ls "$root"/core/*/*.c "$root"/fabric/*.c "$root"/output/*.c)
 # The packages the Makefile links (PKGS), and the header it generates for the report.
 pkgs=$(make -C "$root" --no-print-directory -s print-PKGS)
@@ -30,6 +31,7 @@ for t in "$root"/tests/fuzz/fuzz_*.c; do
 	clang $flags -o "$out/fuzz_$name" "$t" $srcs $libs
 done
 run_target() {
+	set -euo pipefail
 	local name=$1 corpus=$out/corpus-$1 regress=$root/tests/fuzz/regress/$1 art=$out/crash-$1
 	mkdir -p "$corpus" "$regress" "$art"
 	cp -n "$root"/tests/fuzz/seeds/"$name"/* "$corpus"/ 2>/dev/null || true
@@ -44,10 +46,18 @@ run_target() {
 		tail -40 "$out/$name.log" >&2
 		return 1
 	fi
+	# A run that went to its end: libFuzzer's closing "Done N runs" line, and its final stats.
+	grep -qE '^Done [0-9]+ runs in ' "$out/$name.log" && grep -q 'stat::number_of_executed_units: [1-9]' "$out/$name.log" ||
+		{ echo "fuzz: $name: the run stopped before its end (no 'Done N runs' line)" >&2; tail -20 "$out/$name.log" >&2; return 1; }
+	if grep -qE "$T_BROKEN" "$out/$name.log" "$out/$name.regress.log" 2>/dev/null; then
+		echo "fuzz: $name: something broke on the way: $(grep -hE "$T_BROKEN" "$out/$name.log" | head -2)" >&2
+		return 1
+	fi
 	echo "fuzz: $name: $(grep -o 'stat::number_of_executed_units: [0-9]*' "$out/$name.log" | awk '{print $2}') runs, $(grep -Eo 'cov: [0-9]+' "$out/$name.log" | tail -1) in ${secs}s, no crash"
 }
+. "$root/tests/runner.sh"
 export -f run_target
-export out root secs
+export out root secs T_BROKEN
 rc=0
 printf '%s\n' "${targets[@]}" | xargs -P 2 -I{} bash -c 'run_target {}' >"$out/summary" 2>&1 || rc=$?
 cat "$out/summary"

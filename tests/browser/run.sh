@@ -16,9 +16,11 @@ fail() {
 	echo "browser: 0 passed, 1 failed"
 	exit 1
 }
-[ -x "$CHROMIUM" ] || fail "$CHROMIUM is missing: run 'make deps'"
-[ -d "$root/tests/browser/node_modules/puppeteer-core" ] || fail "puppeteer-core is missing: run 'make deps'"
-command -v node >/dev/null || fail "node is missing: run 'make deps'"
+# Every tool first, all at once (tools/need.sh), then the driver.
+NEED_WHO=browser "$root/tools/need.sh" browser || fail "tools are missing (above)"
+[ -x "$CHROMIUM" ] || fail "$CHROMIUM is missing: run 'make deps' (package chromium)"
+[ -d "$root/tests/browser/node_modules/puppeteer-core" ] ||
+	fail "puppeteer-core is missing: run 'make check-browser' or 'tools/deps.sh --driver' (npm)"
 
 REPORTS=$(mktemp -d "${TMPDIR:-/tmp}/ibscan-browser.XXXXXX")
 export REPORTS
@@ -73,5 +75,18 @@ if [ "${BROWSER_LARGE:-1}" = 1 ]; then
 		'BEGIN { printf "browser: the 2,900-node report: walked and written in %.1f s, %d bytes\n", z - a, b }'
 fi
 
+# The tests pass only when node's runner says every one of them ran and
+# passed: a count it prints at its end (a run cut short prints none).
 cd "$root/tests/browser"
-node --test --test-reporter=spec report.test.mjs
+rc=0
+node --test --test-reporter=spec report.test.mjs 2>&1 | tee "$REPORTS/node.log" || rc=$?
+n=$(sed -n 's/^\S* *tests \([0-9]*\)$/\1/p' "$REPORTS/node.log" | tail -1)
+p=$(sed -n 's/^\S* *pass \([0-9]*\)$/\1/p' "$REPORTS/node.log" | tail -1)
+declared=$(grep -cE "^\s*(test|it)\(" report.test.mjs || true)
+[ $rc = 0 ] || fail "node --test exited $rc"
+sk=$(sed -n 's/^\S* *skipped \([0-9]*\)$/\1/p' "$REPORTS/node.log" | tail -1)
+# Only the large report's test may be skipped, and only when asked (BROWSER_LARGE=0).
+[ "${BROWSER_LARGE:-1}" = 0 ] && [ "${sk:-0}" = 1 ] && p=$((p + 1))
+[ -n "$n" ] && [ "$n" -gt 0 ] && [ "$p" = "$n" ] || fail "node --test did not report every test passed (tests '$n', pass '$p')"
+[ "$n" -ge "$declared" ] || fail "node --test ran $n tests, report.test.mjs declares $declared"
+echo "browser: $p passed, 0 failed"

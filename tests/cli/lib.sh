@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Helpers for CLI tests: run ibscan, assert exit codes and messages.
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/../done.sh"
 ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 IBSCAN=${IBSCAN:-$ROOT/ibscan}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/ibscan-cli.XXXXXX")

@@ -65,3 +65,4 @@ truncate -s 600M "$TMP/big.net"
 IBSCAN=$bin run 3 diff "$TMP/big.net" "$TMP/big.net"
 err_has "is larger than the limit of 536870912 bytes"
 echo "bounds: ok"
+t_done

@@ -19,3 +19,4 @@ make -n -B CPPFLAGS=-D_FORTIFY_SOURCE=2 build/rel/ibscan 2>"$TMP/err" |
 [ "$(wc -l <"$TMP/cc")" -ge 20 ] || fail "make -n printed $(wc -l <"$TMP/cc") release compile lines"
 tr '\n' '\0' <"$TMP/cc" | xargs -0 -P 2 -n 1 sh -c >"$TMP/ccout" 2>&1 || { head -20 "$TMP/ccout" >&2; fail "the build with -D_FORTIFY_SOURCE=2 warns"; }
 echo done
+t_done

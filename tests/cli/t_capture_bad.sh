@@ -107,3 +107,4 @@ mapped "health --replay" health --replay "$TMP/m.cap" -o "$TMP/v.txt"
 grep -q '^IBSCAN UNKNOWN - a file being read was cut short under it (SIGBUS): stopped |' "$TMP/v.txt" ||
 	fail "health -o after SIGBUS: $(cat "$TMP/v.txt")"
 echo "bad captures: ok"
+t_done

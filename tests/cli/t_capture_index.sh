@@ -190,3 +190,4 @@ err_has "$TMP/bad.cap:2:"
 run 3 capture index "$cap" -o "$TMP/nodir/x.idx"
 err_has "ibscan: error: cannot write '$TMP/nodir/x.idx': No such file or directory"
 echo "capture index: ok"
+t_done

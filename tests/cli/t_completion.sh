@@ -103,3 +103,4 @@ expect "live" diff li
 expect "--window" sm --win
 expect "--deadline" sm -v --dead
 echo "completion: ok"
+t_done

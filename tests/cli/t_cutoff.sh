@@ -133,3 +133,4 @@ run 0 health --format prom --replay "$caps/net.2sw2path4hca.cap" -o "$TMP/done.p
 grep -qx 'ibscan_up 1' "$TMP/done.prom" || fail "a whole run: $(cat "$TMP/done.prom")"
 ! ls -A "$TMP" | grep -q '^\.ibscan' || fail "a temporary file was left: $(ls -A "$TMP")"
 echo "ok: a health run cut short leaves UNKNOWN where it was told to write, in its format"
+t_done

@@ -20,3 +20,4 @@ sed 's/in seconds (default 300)/in seconds (default 30)/; s/(default 4, 0 to 102
 out_has "--deadline: says default 30, ibscan help says 300"
 out_has "--max-smps-per-switch: says 0 to 2048, ibscan help says 0-1024"
 echo done
+t_done

@@ -109,3 +109,4 @@ run 1 health --format dot --replay "$caps/dead-switch.cap"
 out_has 'WARNING: nothing answers behind Switch1 port 3 (path 0,3): timeout'
 out_has 'color="#ff7f0e", penwidth=3'
 echo "ok: health drawn"
+t_done

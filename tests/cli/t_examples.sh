@@ -116,6 +116,10 @@ recipe unnamed-nodes.jq net.2sw2path4hca "0x0000000000100003 ca Hca2
 out=$(CAP=$caps/dualrail.cap "$TMP/bin/ibscan" topology --json |
 	jq -r --arg switch 0x0002c90300e10002 -f "$ex/jq/hosts-under-switch.jq" | wc -l)
 [ "$out" = 18 ] || fail "hosts-under-switch.jq by GUID: $out hosts"
+# The recipe's own example on the demo fabric, whose switches are named "MF0;leaf01:MSB7800/U1".
+out=$("$IBSCAN" topology --json --replay "$ROOT/fixtures/captures/fattree2-small.cap" |
+	jq -r --arg switch leaf01 -f "$ex/jq/hosts-under-switch.jq" | wc -l)
+[ "$out" -gt 0 ] || fail "hosts-under-switch.jq --arg switch leaf01 finds no host on the demo fabric"
 
 # ---- nothing in examples/ goes untested, and the README names everything ----
 while IFS= read -r f; do
@@ -123,3 +127,4 @@ while IFS= read -r f; do
 	[ "$f" = README.md ] || grep -qF "$f" "$ex/README.md" || fail "examples/README.md does not mention $f"
 done < <(cd "$ex" && find . -type f | sed 's|^\./||' | sort)
 echo "examples: ok (${#covered[@]} files)"
+t_done

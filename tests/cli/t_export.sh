@@ -20,3 +20,4 @@ for cap in "$ROOT"/fixtures/captures/*.cap; do
 	diff "$TMP/$name.tshark" "$TMP/$name.ibscan" || fail "$name: tshark's NodeGUIDs differ from ibscan's"
 	echo "ok: $name: $pkts packets, $(wc -l <"$TMP/$name.ibscan") NodeGUIDs agree"
 done
+t_done

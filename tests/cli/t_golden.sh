@@ -62,3 +62,4 @@ for cap in "$ROOT"/fixtures/captures/*.cap; do
 done
 [ "$REGENERATE" = 1 ] || [ $n -ge 17 ] || fail "only $n captures checked"
 echo "golden: $n captures match"
+t_done

@@ -153,3 +153,4 @@ run 2 diff live live
 run 3 diff "$base" live --replay "$caps/dead-switch.cap"
 err_has "the live walk is partial"
 echo "ok: diff exit codes 0/1/2/3"
+t_done

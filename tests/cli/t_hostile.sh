@@ -95,3 +95,4 @@ for fmt in "" --json; do
 	[ -n "$fmt" ] || out_has "--- $TMP/b\x1b[31mX\x07.json"
 done
 echo "ok: file names in the output are shown escaped"
+t_done

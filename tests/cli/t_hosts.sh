@@ -43,3 +43,4 @@ grep -q 'label="[^"]*\\n7 hosts, 4xEDR", tooltip="7 hosts (9 CAs) at 4xEDR on MF
 	fail "drawing: leaf 3's group is not 7 hosts of 9 CAs"
 grep -q 'MT4129\\n' "$TMP/out" && fail "drawing: a factory default as a host name"
 echo "hosts: defaults reported, servers counted"
+t_done

@@ -168,3 +168,4 @@ fi
 if command -v shellcheck >/dev/null; then
 	shellcheck "$hw" || fail "shellcheck finds fault with $hw"
 fi
+t_done

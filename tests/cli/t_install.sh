@@ -10,7 +10,7 @@ dest=$TMP/dest
 mk() { make -C "$ROOT" -o ibscan --no-print-directory "$@" >"$TMP/make.log" 2>&1 || fail "make $*: $(tail -5 "$TMP/make.log")"; }
 
 # Another package's files, which uninstall must not touch.
-mkdir -p "$dest/usr/share/doc/other" "$dest/usr/share/man/man1" "$dest/usr/bin"
+mkdir -p "$dest/usr/share/doc/other" "$dest/usr/share/man/man1" "$dest/usr/bin" "$dest/usr/share/bash-completion/completions"
 : >"$dest/usr/share/doc/other/README"
 : >"$dest/usr/share/man/man1/other.1"
 : >"$dest/usr/bin/other"
@@ -24,6 +24,8 @@ mk install DESTDIR="$dest" PREFIX=/usr
 	echo ./usr/share/man/man1/ibscan.1
 	echo ./usr/share/bash-completion/completions/ibscan
 	echo ./usr/share/doc/ibscan/README.md
+	(cd "$ROOT/docs" && find img -type f) | sed 's|^|./usr/share/doc/ibscan/|'
+	echo ./usr/share/doc/ibscan/.installed-dirs # the directories install made, for uninstall
 	for f in "$ROOT"/docs/*.md; do echo "./usr/share/doc/ibscan/$(basename "$f")"; done
 	(cd "$ROOT" && find examples -type f) | sed 's|^|./usr/share/doc/ibscan/|'
 	cat "$TMP/before"
@@ -36,6 +38,12 @@ for f in slurm.md checks.md json-schema.md capture-format.md examples/ibscan-hea
 	[ -f "$dest/usr/share/doc/ibscan/$f" ] || fail "share/doc/ibscan/$f not installed"
 done
 
+# The installed README's links (pictures, docs) lead to installed files.
+links=$(grep -oE '\]\([^)#:]+\)' "$dest/usr/share/doc/ibscan/README.md" | sed 's/^](\(.*\))$/\1/')
+[ -n "$links" ] || fail "the installed README has no relative link"
+for l in $links; do
+	[ -f "$dest/usr/share/doc/ibscan/$l" ] || fail "the installed README links $l, which is not installed"
+done
 # Modes: programs 0755, the rest 0644; the contents are the repository's.
 mode() { stat -c %a "$dest/$1"; }
 [ "$(mode usr/bin/ibscan)" = 755 ] || fail "bin/ibscan mode $(mode usr/bin/ibscan)"
@@ -61,7 +69,7 @@ mk uninstall DESTDIR="$dest" PREFIX=/usr
 diff "$TMP/before" "$TMP/after" >"$TMP/d" || fail "uninstall left or removed files:
 $(cat "$TMP/d")"
 [ ! -e "$dest/usr/share/doc/ibscan" ] || fail "uninstall left share/doc/ibscan"
-[ -d "$dest/usr/share/bash-completion/completions" ] || fail "uninstall removed a shared directory"
+[ -d "$dest/usr/share/bash-completion/completions" ] || fail "uninstall removed a shared directory (empty, but there before install)"
 # Uninstalling twice is harmless.
 mk uninstall DESTDIR="$dest" PREFIX=/usr
 
@@ -72,4 +80,7 @@ for f in bin/ibscan share/man/man1/ibscan.1 share/bash-completion/completions/ib
 done
 mk uninstall DESTDIR="$TMP/dest2"
 [ -z "$(find "$TMP/dest2" -type f)" ] || fail "default PREFIX: uninstall left $(find "$TMP/dest2" -type f)"
+# Every directory install made there is gone too; only DESTDIR itself is left.
+[ -z "$(find "$TMP/dest2" -mindepth 1)" ] || fail "default PREFIX: uninstall left directories: $(find "$TMP/dest2" -mindepth 1 | head -5)"
 echo "install: ok"
+t_done

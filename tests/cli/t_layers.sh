@@ -74,3 +74,4 @@ plant 0 '' core/capture/stats.c ../mad/engine.h
 plant 0 '' cmd/main.c ../core/probe/ping.h
 plant 0 '' output/emit.c ../core/capture/format.h
 echo "ok: the tree keeps its layers; $n planted trees judged as they should be"
+t_done

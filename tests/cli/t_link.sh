@@ -45,4 +45,4 @@ err_has "install Graphviz's libgvc (Debian: libgvc6)"
 "$bin" topology --replay "$cap" --format svg >"$TMP/out" 2>"$TMP/err" || fail "--format svg with libgvc: $(cat "$TMP/err")"
 out_has "<svg"
 echo "ok: libgvc is not linked; SVG loads it, and without it says what is missing"
-
+t_done

@@ -91,3 +91,4 @@ err_has "unknown option '--window'"
 run 0 help local
 out_has "--sysfs DIR"
 out_has "--json"
+t_done

@@ -143,3 +143,4 @@ chmod +x "$TMP/ibscan-new"
 python3 "$TMP/check.py" "$page" "$TMP/ibscan-new" >"$TMP/o" && fail "a new command went unnoticed"
 grep -q 'command zzfake is in ibscan --help but has no .SS in the man page' "$TMP/o" || fail "$(cat "$TMP/o")"
 echo "man: ok"
+t_done

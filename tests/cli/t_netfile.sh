@@ -88,3 +88,4 @@ wrong 3 "is iblinkinfo output, not an ibscan capture" topology --replay "$nf/net
 "$IBSCAN" health --json --replay "$cap" >"$TMP/health.json" 2>/dev/null || true
 wrong 3 "is ibscan JSON of another kind than a topology, not an ibscan capture" topology --replay "$TMP/health.json"
 echo "netfile: grouped, man page, 2>&1 and wrong-option files all behave"
+t_done

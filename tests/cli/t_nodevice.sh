@@ -10,3 +10,4 @@ for cmd in topology nodes links sm; do
 done
 run 3 topology --ca mlx5_9 --port 1
 err_has "no InfiniBand device found: cannot use CA 'mlx5_9' port 1"
+t_done

@@ -22,13 +22,27 @@ elif [ -z "${IBS_T_OUTPUT_NS:-}" ]; then
 	# Again, inside a private mount namespace.
 	chmod 711 "$TMP"
 	rc=0
-	IBS_T_OUTPUT_NS=$TMP unshare -m --propagation private bash "$0" || rc=$?
+	# Propagation unchanged: util-linux's "private" needs / to be a mount
+	# point, which it is not in a chroot and many sandboxes; made private below.
+	IBS_T_OUTPUT_NS=$TMP unshare -m --propagation unchanged bash "$0" || rc=$?
 	exit $rc
 else
 	mode=ns
 	rm -rf "$TMP"
 	TMP=$IBS_T_OUTPUT_NS
 	trap - EXIT
+	FS=$TMP/fs
+	if ! mount --make-rprivate / 2>/dev/null; then
+		# / is not a mount point (a chroot): make private every mount this
+		# process sees, and mount only on those (over /dev, and the scratch
+		# file systems inside that new /dev): a mount on the file system
+		# that holds / (not visible here, maybe shared) could reach the host.
+		while read -r _ _ _ _ mp _; do
+			mount --make-private "$(printf '%b' "$mp")" 2>/dev/null || true
+		done </proc/self/mountinfo
+		mountpoint -q /dev || fail "neither / nor /dev is a mount point: no private place to mount on (mount /dev, as a chroot needs)"
+		FS=/dev/.t_output
+	fi
 	# A private /dev: null, full and stdout below are nodes made here, never the host's.
 	mount -t tmpfs -o mode=755 tmpfs /dev
 	mknod -m 666 /dev/null c 1 3
@@ -39,11 +53,25 @@ else
 	ln -s /proc/self/fd/0 /dev/stdin
 	ln -s /proc/self/fd/1 /dev/stdout
 	ln -s /proc/self/fd/2 /dev/stderr
-	mkdir "$TMP/fs"
-	mount -t tmpfs -o mode=755 tmpfs "$TMP/fs"
-	mkdir "$TMP/fs/tiny"
-	mount -t tmpfs -o size=64k,mode=1777 tmpfs "$TMP/fs/tiny"
+	mkdir "$FS"
+	mount -t tmpfs -o mode=755 tmpfs "$FS"
+	mkdir "$FS/tiny"
+	mount -t tmpfs -o size=64k,mode=1777 tmpfs "$FS/tiny"
+	# The unprivileged user gets copies it can read of ibscan, the inputs and
+	# the leak suppressions: the clone may be where it cannot (/root is 0700).
+	ro=$TMP/ro
+	mkdir -m 755 "$ro" "$ro/caps"
+	cp "$cap" "$big" "$caps/counters.cap" "$ro/caps/"
+	cp "$ROOT/fixtures/baselines/net.2sw2path4hca.json" "$ro/base.json"
+	cp "$ROOT/tests/cli/lsan.supp" "$ro/"
+	cp "$IBSCAN" "$ro/ibscan"
+	cp "${IBSCAN_PRELOAD_BIN:-$ROOT/ibscan}" "$ro/ibscan-preload"
+	chmod -R a+rX "$ro"
+	caps=$ro/caps cap=$ro/caps/${cap##*/} big=$ro/caps/${big##*/} IBSCAN=$ro/ibscan IBSCAN_PRELOAD_BIN=$ro/ibscan-preload
+	BASE=$ro/base.json
+	export LSAN_OPTIONS=suppressions=$ro/lsan.supp:print_suppressions=0
 fi
+BASE=${BASE:-$ROOT/fixtures/baselines/net.2sw2path4hca.json}
 
 # The tools never write through -o /dev/...: an older ibscan, as root, replaced the device with a file.
 ! grep -nE '^[^#]*-o +"?/dev/' "$ROOT"/tools/*.sh || fail "a tool writes -o /dev/...: redirect stdout instead"
@@ -184,7 +212,7 @@ cases() {
 
 	# A full file system: the reason, the user's path, the old file kept, nothing left.
 	if [ "$mode" = ns ]; then
-		t=$TMP/fs/tiny
+		t=$FS/tiny
 		echo old | as tee "$t/out" >/dev/null
 		ib 3 topology --replay "$big" -o "$t/out"
 		err_is "ibscan: error: cannot write '$t/out': No space left on device"
@@ -228,7 +256,7 @@ cases() {
 	# Outputs that are inputs are refused before any work, by file identity, not by name.
 	as cp "$cap" "$d/x.cap"
 	as ln -s x.cap "$d/x.link"
-	as cp "$ROOT/fixtures/baselines/net.2sw2path4hca.json" "$d/base.json"
+	as cp "$BASE" "$d/base.json"
 	echo "SymbolErrorCounter=5" | as tee "$d/thr" >/dev/null
 	echo "0x0002c90300000001 node1" | as tee "$d/map" >/dev/null
 	sum=$(cat "$d"/x.cap "$d"/base.json "$d"/thr "$d"/map | md5sum)
@@ -278,14 +306,15 @@ if [ "$mode" = self ]; then
 	mkdir "$TMP/d"
 	cases "$TMP/d"
 	echo "ok: -o as this user (the root and namespace cases need root)"
+	t_done
 	exit 0
 fi
 
 # Root: the cases, then a file owned by another user keeps its owner, group and mode.
 who=root AS=()
-mkdir "$TMP/fs/root"
-cases "$TMP/fs/root"
-d=$TMP/fs/root
+mkdir "$FS/root"
+cases "$FS/root"
+d=$FS/root
 echo secret >"$d/theirs"
 chown "$NOBODY:12345" "$d/theirs"
 chmod 600 "$d/theirs"
@@ -296,10 +325,10 @@ same "$d/theirs" "$TMP/ref"
 
 # An unprivileged user: the same cases; a file it may not write is left alone.
 who=nobody AS=(setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups)
-mkdir "$TMP/fs/nobody"
-chown $NOBODY:$NOBODY "$TMP/fs/nobody"
-cases "$TMP/fs/nobody"
-d=$TMP/fs/nobody
+mkdir "$FS/nobody"
+chown $NOBODY:$NOBODY "$FS/nobody"
+cases "$FS/nobody"
+d=$FS/nobody
 echo secret >"$d/roots"
 chmod 600 "$d/roots"
 ib 3 topology --replay "$cap" -o "$d/roots"
@@ -307,3 +336,4 @@ err_is "ibscan: error: cannot write '$d/roots': Permission denied"
 [ "$(stat -c %u:%a "$d/roots")" = "0:600" ] && [ "$(cat "$d/roots")" = secret ] ||
 	fail "[nobody] a root-owned 0600 file was replaced"
 echo "ok: -o as root and as an unprivileged user, in a private mount namespace"
+t_done

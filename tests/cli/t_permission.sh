@@ -14,3 +14,4 @@ for cmd in topology health counters; do
 	err_has "/dev/infiniband/umad"
 done
 echo "ok: permission denied is reported with the fix, exit 3"
+t_done

@@ -84,3 +84,4 @@ for opt in --listen --tcp-port --bind --wait --ca --port --gid-index --sl --tcla
 	--format --json --output --verbose --quiet; do
 	out_has "$opt"
 done
+t_done

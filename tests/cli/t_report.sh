@@ -118,3 +118,4 @@ run 3 report "${src[@]}" -o /dev/full
 run 3 report --replay "$TMP/missing.cap"
 err_has "missing.cap"
 echo "ok: usage errors exit 2, write and input failures 3"
+t_done

@@ -275,3 +275,4 @@ out_has "slurm (topology.conf for Slurm's topology/tree plugin)"
 run 3 topology --format slurm --replay "$caps/dead-switch.cap"
 out_has "# PARTIAL:"
 echo "slurm: ok"
+t_done

@@ -136,3 +136,4 @@ routes|route node01 Hca4 --node-name-map $TMP/same.map|2|err|'node01' matches 2 
 EOF
 
 check_every_command "$0"
+t_done

@@ -70,3 +70,4 @@ for c in "" $cmds; do
 	awk -v c="${c:---help}" 'length > 80 { printf "ibscan help %s: %d columns: %s\n", c, length, $0; bad = 1 } END { exit bad }' \
 		"$TMP/out" >&2 || fail "help wider than 80 columns"
 done
+t_done

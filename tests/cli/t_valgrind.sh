@@ -39,3 +39,4 @@ vg 3 topology --replay "$ROOT/ibscan"
 vg 2 topology --bogus
 vg 0 local --sysfs "$ROOT/fixtures/sysfs/roce" --json
 echo "valgrind: no errors, no leaks"
+t_done

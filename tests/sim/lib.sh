@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Helpers for simulator tests on top of simlib.sh: assertions and ibscan runs.
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/../done.sh"
 ROOT=${ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 IBSCAN=${IBSCAN:-$ROOT/ibscan}
 . "$ROOT/tests/sim/simlib.sh"

@@ -15,3 +15,4 @@ for fabric in net.2sw2path4hca fattree2-small dualrail fattree3 degraded; do
 	done
 	sim_stop
 done
+t_done

@@ -23,7 +23,9 @@ set_data() { # NODE PORT XMIT RCV: both the 32-bit and the 64-bit counters (ibsi
 # data_reads FILE: the data-counter reads (one per port and reading) a capture holds.
 data_reads() { grep -c '^x PMA Get PortCountersExtended ' "$1"; }
 # first_reading_done N: the capture being recorded (by $pid) holds N data-counter reads.
-first_reading_done() { recording "$pid" >/dev/null && [ "$(data_reads "$RECORDING")" -ge "$1" ]; }
+# answered_reads FILE: those of them that were answered (a retried read under load is counted once).
+answered_reads() { awk '/^x PMA Get PortCountersExtended / { x = 1; next } x && /^< / { if ($2 == "resp") n++; x = 0 } END { print n + 0 }' "$1"; }
+first_reading_done() { recording "$pid" >/dev/null && [ "$(answered_reads "$RECORDING")" -ge "$1" ]; }
 
 sim_start "$FABRICS/fattree3"
 expect_rc 0 ibs topology --json -o "$TMP/topo.json"
@@ -43,7 +45,13 @@ sim_poll 60 first_reading_done "$next" || fail "the first reading did not comple
 for p in "${ports[@]}"; do set_data $p $((base + dx)) $((base + dr)); done
 wait $pid || rc=$?
 [ $rc -eq 0 ] || { cat "$TMP/rate.err"; fail "counters --interval exited $rc"; }
-[ "$(data_reads "$TMP/r.cap")" -le $((2 * next)) ] || fail "more data reads than two per port: retries would blur the times"
+# Under load a read may time out and be retried (counted, not forbidden): what
+# must hold is that each port answered exactly twice, once per reading, so
+# every rate rests on one answer at each end; its time is the answer's.
+answered=$(answered_reads "$TMP/r.cap")
+retried=$(($(data_reads "$TMP/r.cap") - answered))
+[ "$answered" -eq $((2 * next)) ] || fail "$answered answered data reads, want two per port ($((2 * next))); $retried retried"
+echo "data reads: $answered answered (two per port), $retried retried under load"
 
 python3 - "$TMP/rate.json" "$TMP/topo.json" "$TMP/r.cap" $interval $dx $dr "${ports[@]}" <<'PY' || fail "rates do not follow the measured time"
 import json, re, sys
@@ -86,3 +94,4 @@ for spec in sys.argv[7:]:
 PY
 ok "counters --interval $interval: rates over each port's measured time, within 2%"
 sim_stop
+t_done

@@ -73,3 +73,4 @@ ibs topology --format svg -o "$TMP/ring.svg" || fail "ring: --format svg"
 xmllint --noout "$TMP/ring.svg" || fail "ring: --format svg is not valid XML"
 ok "a ring of switches with a dual-homed host: drawn whole, every cable group an edge"
 sim_stop
+t_done

@@ -130,3 +130,4 @@ model 0.25 20 5 8 ibqueryerrors
 grep -q "## Summary: 111 nodes checked, 0 bad nodes found" "$TMP/out" || fail "ibqueryerrors: $(tail -2 "$TMP/out")"
 [ "$(val gmp)" -gt 0 ] && [ "$(val unresolved)" = 0 ] || fail "ibqueryerrors: $rep"
 ok "ibqueryerrors: $(val gmp) PMA queries, every LID resolved, $(val dr_smp) SMPs"
+t_done

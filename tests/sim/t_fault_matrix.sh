@@ -205,3 +205,4 @@ assert d["counts"]["identity.duplicate_guid"] == 1, d["counts"]
 PY
 ok "duplicate GUIDs in a loop: 6 nodes, 6 links kept, CRITICAL"
 sim_stop
+t_done

@@ -80,3 +80,4 @@ python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['partial']
 	fail "partial JSON not marked"
 ok "killed simulator: exit 3 after $ms ms, clear error"
 sim_stop
+t_done

@@ -73,3 +73,4 @@ for cap in 4 1; do
 		fail "routes, cap $cap: one switch ($(val out_max_at)) served $(val out_max) at once: $rep"
 	ok "routes, cap $cap: the same tables, at most $(val out_max) at one switch ($(val out_max_at)), 0 dropped"
 done
+t_done

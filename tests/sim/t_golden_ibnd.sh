@@ -40,3 +40,4 @@ for d in "$gold"/*/; do
 	esac
 done
 ok "every golden topology checked:$checked"
+t_done

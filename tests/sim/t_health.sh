@@ -223,3 +223,4 @@ PY
 expect_rc 2 ibs counters --interval 400 --deadline 300
 ok "counters --interval 1: deltas and rates for all 12 ports"
 sim_stop
+t_done

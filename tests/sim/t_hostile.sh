@@ -43,3 +43,4 @@ grep -qF 'h1 \x1b[31mred\x1b[0m\x07' "$TMP/out" || fail "again: descriptions not
 $H text "$TMP/out" || fail "again: nodes"
 ok "ibsim loads the netfile ibscan wrote: same nodes and links, descriptions still escaped"
 sim_stop
+t_done

@@ -21,3 +21,4 @@ grep -q "bad.cache" "$TMP/err" || fail "bad cache: message does not name the fil
 expect_rc 3 "$IBSCAN" topology --load-cache "$TMP/missing.cache"
 grep -q "cannot open" "$TMP/err" || fail "missing cache: no clear error"
 ok "bad caches refused"
+t_done

@@ -52,3 +52,4 @@ same "$TMP/dead.out" "$TMP/dead.both"
 grep -q "skipped $n lines* that .* ibnetdiscover's diagnostics (its stderr, saved with 2>&1), first at line 1$" "$TMP/err" ||
 	{ cat "$TMP/err" >&2; fail "want one warning counting the $n diagnostics"; }
 ok "2>&1: $n diagnostic lines skipped, counted in one warning, same model as stdout alone"
+t_done

@@ -13,3 +13,4 @@ took=$(($(date +%s) - start))
 [ $took -ge 5 ] && [ $took -le 7 ] || fail "took $took s, want 6 (--deadline 1 + 5 s)"
 grep -q "no progress within --deadline" "$TMP/e" || { cat "$TMP/e"; fail "no clear message"; }
 ok "no simulator: exit 3 after $took s with a clear message"
+t_done

@@ -129,3 +129,4 @@ grep -q '^end$' "$TMP/lost.cap" || fail "transport lost: the capture has no end 
 ! grep -q "cut short" "$TMP/err" || fail "transport lost: the replay says cut short"
 ok "transport lost: the capture is in place with its end record"
 sim_stop
+t_done

@@ -107,3 +107,4 @@ sim_stop
 jq '(first(.nodes[].ports[] | select(.speed == "FDR10"))).speed = "QDR"' "$TMP/fdr10.json" >"$TMP/bad.json"
 ! python3 "$ref" links "$TMP/bad.json" "$TMP/fdr10.iblinkinfo" 2>/dev/null || fail "links: QDR for FDR10 passes"
 ok "fdr10: 4 ports at FDR10 and 2 at QDR as iblinkinfo and ibnetdiscover say; ExtendedPortInfo asked 4 times"
+t_done

@@ -19,3 +19,4 @@ for fabric in net.2sw2path4hca fattree2-small dualrail fattree3 degraded; do
 	ok "$fabric: ${#views[@]} views identical live and replayed"
 	sim_stop
 done
+t_done

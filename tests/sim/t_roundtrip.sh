@@ -17,3 +17,4 @@ for fabric in net.2sw2path4hca dualrail fattree2-small; do
 	bash "$ROOT/tests/sim/compare.sh" "$TMP/a.nl" "$TMP/b.nl" || fail "$fabric: netfile round trip differs"
 	ok "$fabric: $(grep -c '^node' "$TMP/a.nl") nodes and $(grep -c '^link' "$TMP/a.nl") links survive the round trip"
 done
+t_done

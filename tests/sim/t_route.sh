@@ -86,3 +86,4 @@ grep -q "no port has LID 9999\|not a unicast LID" "$TMP/err" || fail "bad LID me
 expect_rc 2 ibs route node0001
 expect_rc 2 ibs routes
 sim_stop
+t_done

@@ -53,3 +53,4 @@ kill "$standby"
 wait "$standby" || true
 standby=
 ok "sm: a master and a standby SM, each as sminfo says"
+t_done

@@ -72,3 +72,4 @@ nosm|path Hca1 Hca4|2|err|'Hca1' has no LID
 nosm|report|0|out|"counters":false,"map":true
 ROWS
 sim_stop
+t_done

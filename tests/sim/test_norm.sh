@@ -4,6 +4,7 @@
 # tests/sim/ibscan2norm.py, tests/sim/compare.sh.
 # Usage: tests/sim/test_norm.sh   (from anywhere; ends with "N passed, N failed")
 set -u -o pipefail
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../done.sh"
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -115,4 +116,5 @@ check "ibnd2norm: degraded fixture vs capture differ only on the degraded links"
 		grep -q '^+  port 0x0002c90300e10002 6 0x0002c90300e10002 2 4x QDR' '$tmp/deg.diff'"
 
 printf '%d passed, %d failed\n' "$pass" "$fail"
-((fail == 0))
+((fail == 0)) || exit 1
+t_done

@@ -8,6 +8,7 @@
 # opensm, killing ibsim, and cleanup (also on a failing test and on SIGTERM).
 # Usage: tests/sim/test_simlib.sh   (ends with "N passed, N failed")
 set -u -o pipefail
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../done.sh"
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -168,4 +169,5 @@ expect "sim_start: unreadable fabric fails with a message" \
 	bash -c '. "$1"; ! sim_start /nonexistent/fabric 2>"$2/err" && grep -q "cannot read" "$2/err"' _ "$here/simlib.sh" "$tmp"
 
 printf '%d passed, %d failed\n' "$pass" "$fail"
-((fail == 0))
+((fail == 0)) || exit 1
+t_done
