@@ -22,6 +22,8 @@
 enum {
 	CK_LINK_DOWN,
 	CK_LINK_DEGRADED,
+	CK_LINK_HELD_DOWN,
+	CK_LINK_SELF_LOOP,
 	CK_COUNTERS,
 	CK_DUP_GUID,
 	CK_DUP_PORT_GUID,
@@ -42,6 +44,10 @@ enum {
 const struct ibs_check_def ibs_checks[] = {
 	[CK_LINK_DOWN] = { "link.down", "link down", "links down", "links_down" },
 	[CK_LINK_DEGRADED] = { "link.degraded", "degraded link", "degraded links", "links_degraded" },
+	[CK_LINK_HELD_DOWN] = { "link.held_down", "link held down by configuration", "links held down by configuration",
+				"links_held_down" },
+	[CK_LINK_SELF_LOOP] = { "link.self_loop", "cable looped back to its own switch",
+				"cables looped back to their own switch", "links_self_loop" },
 	[CK_COUNTERS] = { "counters", "port with errors", "ports with errors", "ports_with_errors" },
 	[CK_DUP_GUID] = { "identity.duplicate_guid", "duplicate GUID", "duplicate GUIDs", "duplicate_guids" },
 	[CK_DUP_PORT_GUID] = { "identity.duplicate_port_guid", "duplicate port GUID", "duplicate port GUIDs",
@@ -102,104 +108,6 @@ static struct ibs_finding *add(struct ibs_findings *fs, int ck, enum ibs_severit
 	return x;
 }
 
-/* ---- thresholds ---- */
-
-void ibs_thresholds_default(struct ibs_thresholds *t)
-{
-	size_t i;
-
-	memset(t, 0, sizeof(*t));
-	for (i = 0; i < ibs_n_counter_defs; i++)
-		t->t[i] = ibs_counter_defs[i].threshold;
-}
-
-enum ibs_err ibs_thresholds_set(struct ibs_thresholds *t, const char *spec, char **msg)
-{
-	const char *eq = strchr(spec, '=');
-	char name[64], *end;
-	const struct ibs_counter_def *d;
-	unsigned long long v;
-
-	if (!eq || (size_t)(eq - spec) >= sizeof(name)) {
-		*msg = xasprintf("threshold '%s': want Name=N (e.g. SymbolErrorCounter=100)", spec);
-		return IBS_E_INPUT;
-	}
-	memcpy(name, spec, (size_t)(eq - spec));
-	name[eq - spec] = '\0';
-	while (*name && isspace((unsigned char)name[strlen(name) - 1]))
-		name[strlen(name) - 1] = '\0';
-	d = ibs_counter_find(name);
-	if (!d) {
-		*msg = xasprintf("threshold '%s': unknown counter '%s'", spec, name);
-		return IBS_E_INPUT;
-	}
-	eq++;
-	while (isspace((unsigned char)*eq))
-		eq++;
-	errno = 0;
-	v = strtoull(eq, &end, 10);
-	while (isspace((unsigned char)*end))
-		end++;
-	if (errno || end == eq || *end || *eq == '-') {
-		*msg = xasprintf("threshold '%s': want a whole number", spec);
-		return IBS_E_INPUT;
-	}
-	t->t[d - ibs_counter_defs] = v;
-	return IBS_OK;
-}
-
-enum ibs_err ibs_thresholds_parse(const char *name, const char *buf, size_t len, struct ibs_thresholds *t,
-				  char **msg)
-{
-	size_t pos = 0;
-	unsigned ln = 0;
-
-	while (pos < len) {
-		const char *s = buf + pos, *nl = memchr(s, '\n', len - pos);
-		size_t ll = nl ? (size_t)(nl - s) : len - pos;
-		char line[256], *p, *e;
-		char *m = NULL;
-
-		ln++;
-		pos += ll + (nl ? 1 : 0);
-		if (ll >= sizeof(line)) {
-			*msg = xasprintf("%s:%u: line too long", name, ln);
-			return IBS_E_INPUT;
-		}
-		memcpy(line, s, ll);
-		line[ll] = '\0';
-		if (memchr(s, '\0', ll)) {
-			*msg = xasprintf("%s:%u: NUL byte (binary file?)", name, ln);
-			return IBS_E_INPUT;
-		}
-		if ((e = strchr(line, '#')))
-			*e = '\0';
-		for (p = line; isspace((unsigned char)*p); p++)
-			;
-		if (!*p)
-			continue;
-		if (ibs_thresholds_set(t, p, &m)) {
-			*msg = xasprintf("%s:%u: %s", name, ln, m);
-			free(m);
-			return IBS_E_INPUT;
-		}
-	}
-	return IBS_OK;
-}
-
-enum ibs_err ibs_thresholds_load(const char *path, struct ibs_thresholds *t, char **msg)
-{
-	char *buf;
-	size_t n;
-	enum ibs_err rc = ibs_read_file(path, 1 << 20, &buf, &n, msg);
-
-	if (rc)
-		return rc;
-	rc = ibs_thresholds_parse(path, buf, n, t, msg);
-	free(buf);
-	return rc;
-}
-
 /* ---- checks ---- */
 
 static const char *nm(const struct ibs_node *n)
@@ -224,15 +132,36 @@ static void check_links(const struct ibs_fabric *f, struct ibs_findings *fs)
 				add(fs, CK_LINK_DOWN, IBS_SEV_CRITICAL, n, (uint8_t)p,
 				    "%s port %u is LinkUp but %s: the subnet manager has not made it Active", nm(n), p,
 				    ibs_port_state_str(pt->pi.state));
+			/* A cable between two ports of one switch carries nothing anywhere. */
+			if (pt->peer == n && pt->peer_port > p)
+				add(fs, CK_LINK_SELF_LOOP, IBS_SEV_WARNING, n, (uint8_t)p,
+				    "%s port %u is cabled to port %u of the same switch", nm(n), p, pt->peer_port);
 			/* Each cable once, from its lower end. */
 			if (pt->peer && (pt->peer->index > n->index || (pt->peer == n && pt->peer_port > p)) &&
 			    ibs_node_link_degraded(n, (uint8_t)p, pt->peer, pt->peer_port, &why)) {
 				struct ibs_link_rate act;
 				ibs_port_active_rate(pt, &act);
 				add(fs, CK_LINK_DEGRADED, IBS_SEV_WARNING, n, (uint8_t)p,
-				    "%s port %u to %s port %u runs %s%s: its %s is below what both ends can run", nm(n),
-				    p, nm(pt->peer), pt->peer_port, ibs_width_str(act.width),
+				    "%s port %u to %s port %u runs %s%s: its %s is below what both ends support and "
+				    "enable",
+				    nm(n), p, nm(pt->peer), pt->peer_port, ibs_width_str(act.width),
 				    ibs_speed_str(act.speed, act.speed_ext), why);
+			}
+			/*
+			 * Each end that holds its link down by what it enables: one finding on
+			 * that end (informational, docs/checks.md).
+			 */
+			if (pt->peer) {
+				const struct ibs_port *q = ibs_node_port(pt->peer, pt->peer_port);
+				if (q && ibs_link_held_down(pt, q, &why)) {
+					struct ibs_link_rate act;
+					ibs_port_active_rate(pt, &act);
+					add(fs, CK_LINK_HELD_DOWN, IBS_SEV_OK, n, (uint8_t)p,
+					    "%s port %u runs %s%s to %s port %u: its enabled %s holds the link below "
+					    "what both ends support",
+					    nm(n), p, ibs_width_str(act.width), ibs_speed_str(act.speed, act.speed_ext),
+					    nm(pt->peer), pt->peer_port, why);
+				}
 			}
 		}
 	}

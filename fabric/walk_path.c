@@ -161,7 +161,7 @@ uint16_t walk_lid_for(const struct qctx *c)
 	if (w->lid_bad >= 8 && !w->lid_good)
 		return 0; /* LIDs do not answer here: directed routes only */
 	p = &n->ports[n->ni.node_type == IBS_NODE_SWITCH ? 0 : n->entry_port];
-	if (!p->valid || p->inferred || p->pi.state != 4 /* Active */)
+	if (!p->valid || p->pi.state != 4 /* Active */)
 		return 0;
 	return p->pi.lid < 0xc000 ? p->pi.lid : 0;
 }
