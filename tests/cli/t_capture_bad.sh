@@ -16,7 +16,9 @@ grep -qE "trunc.cap:[0-9]+: (truncated|bad)|trunc.cap: the recording was cut sho
 awk 'BEGIN{n=0} /^> /{n++} {print} n==3 && /^> /{exit}' "$good" >"$TMP/cut.cap"
 run 3 topology --replay "$TMP/cut.cap"
 err_has "cut.cap:"
-err_has "truncated: the last exchange is incomplete"
+# Version 1 says the exchange is incomplete; version 2 (the bundled captures) that it has no end record.
+grep -qE "truncated: the last exchange is incomplete|cut.cap: the recording was cut short" "$TMP/err" ||
+	fail "cut: neither 'the last exchange is incomplete' nor 'cut short'"
 
 ln=$(grep -n '^< resp ' "$good" | sed -n 3p | cut -d: -f1)
 sed "${ln}s/^< resp ../< resp zz/" "$good" >"$TMP/corrupt.cap"
