@@ -19,6 +19,8 @@
 enum {
 	CK_LINK_DOWN,
 	CK_LINK_DEGRADED,
+	CK_LINK_HELD_DOWN,
+	CK_LINK_SELF_LOOP,
 	CK_COUNTERS,
 	CK_DUP_GUID,
 	CK_DUP_PORT_GUID,
@@ -39,6 +41,10 @@ enum {
 const struct ibs_check_def ibs_checks[] = {
 	[CK_LINK_DOWN] = { "link.down", "link down", "links down", "links_down" },
 	[CK_LINK_DEGRADED] = { "link.degraded", "degraded link", "degraded links", "links_degraded" },
+	[CK_LINK_HELD_DOWN] = { "link.held_down", "link held down by configuration", "links held down by configuration",
+				"links_held_down" },
+	[CK_LINK_SELF_LOOP] = { "link.self_loop", "cable looped back to its own switch",
+				"cables looped back to their own switch", "links_self_loop" },
 	[CK_COUNTERS] = { "counters", "port with errors", "ports with errors", "ports_with_errors" },
 	[CK_DUP_GUID] = { "identity.duplicate_guid", "duplicate GUID", "duplicate GUIDs", "duplicate_guids" },
 	[CK_DUP_PORT_GUID] = { "identity.duplicate_port_guid", "duplicate port GUID", "duplicate port GUIDs",
@@ -123,15 +129,36 @@ static void check_links(const struct ibs_fabric *f, struct ibs_findings *fs)
 				add(fs, CK_LINK_DOWN, IBS_SEV_CRITICAL, n, (uint8_t)p,
 				    "%s port %u is LinkUp but %s: the subnet manager has not made it Active", nm(n), p,
 				    ibs_port_state_str(pt->pi.state));
+			/* A cable between two ports of one switch carries nothing anywhere. */
+			if (pt->peer == n && pt->peer_port > p)
+				add(fs, CK_LINK_SELF_LOOP, IBS_SEV_WARNING, n, (uint8_t)p,
+				    "%s port %u is cabled to port %u of the same switch", nm(n), p, pt->peer_port);
 			/* Each cable once, from its lower end. */
 			if (pt->peer && (pt->peer->index > n->index || (pt->peer == n && pt->peer_port > p)) &&
 			    ibs_node_link_degraded(n, (uint8_t)p, pt->peer, pt->peer_port, &why)) {
 				struct ibs_link_rate act;
 				ibs_port_active_rate(pt, &act);
 				add(fs, CK_LINK_DEGRADED, IBS_SEV_WARNING, n, (uint8_t)p,
-				    "%s port %u to %s port %u runs %s%s: its %s is below what both ends can run", nm(n),
-				    p, nm(pt->peer), pt->peer_port, ibs_width_str(act.width),
+				    "%s port %u to %s port %u runs %s%s: its %s is below what both ends support and "
+				    "enable",
+				    nm(n), p, nm(pt->peer), pt->peer_port, ibs_width_str(act.width),
 				    ibs_speed_str(act.speed, act.speed_ext), why);
+			}
+			/*
+			 * Each end that holds its link down by what it enables: one finding on
+			 * that end (informational, docs/checks.md).
+			 */
+			if (pt->peer) {
+				const struct ibs_port *q = ibs_node_port(pt->peer, pt->peer_port);
+				if (q && ibs_link_held_down(pt, q, &why)) {
+					struct ibs_link_rate act;
+					ibs_port_active_rate(pt, &act);
+					add(fs, CK_LINK_HELD_DOWN, IBS_SEV_OK, n, (uint8_t)p,
+					    "%s port %u runs %s%s to %s port %u: its enabled %s holds the link below "
+					    "what both ends support",
+					    nm(n), p, ibs_width_str(act.width), ibs_speed_str(act.speed, act.speed_ext),
+					    nm(pt->peer), pt->peer_port, why);
+				}
 			}
 		}
 	}

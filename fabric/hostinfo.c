@@ -52,7 +52,7 @@ static enum ibs_gid_type gid_type(const char *s)
 					: IBS_GID_UNKNOWN;
 }
 
-/* What `ibscan ping` would choose on this port: the first GID of the best rank (core/base/gid.h). */
+/* What `ibscan ping` would choose on this port, if Active: the first GID of the best rank (core/base/gid.h). */
 static void probe_gid(struct ibs_host_port *p)
 {
 	const char *why;
@@ -60,7 +60,8 @@ static void probe_gid(struct ibs_host_port *p)
 	size_t i;
 
 	p->probe_gid = -1;
-	if (!p->link_layer || strcmp(p->link_layer, "Ethernet"))
+	/* A port that is not Active carries no traffic: ping cannot use any of its GIDs. */
+	if (!p->link_layer || strcmp(p->link_layer, "Ethernet") || p->state_num != 4)
 		return;
 	for (i = 0; i < p->n_gids; i++) {
 		r = ibs_gid_rank(p->gids[i].gid, gid_type(p->gids[i].type), &why);

@@ -392,37 +392,6 @@ bool ibs_port_is_up(const struct ibs_port *p)
 	return p->valid && (p->pi.phys_state == 5 || p->pi.state >= 2);
 }
 
-void ibs_fabric_fix_inferred(struct ibs_fabric *f)
-{
-	size_t i;
-
-	for (i = 0; i < f->n_nodes; i++) {
-		struct ibs_node *n = f->nodes[i];
-		const struct ibs_port *p0 = ibs_node_port(n, 0);
-		struct ibs_port *pt;
-		for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
-			const struct ibs_port *far;
-			if (!pt->inferred)
-				continue;
-			/* The far end's words, now that its extended speeds are settled. */
-			far = pt->peer ? ibs_node_port(pt->peer, pt->peer_port) : NULL;
-			if (far && far->valid) {
-				pt->pi.state = far->pi.state;
-				pt->pi.phys_state = far->pi.phys_state;
-				pt->pi.width_active = far->pi.width_active;
-				pt->pi.speed_active = far->pi.speed_active;
-				pt->pi.speed_ext_active = far->pi.speed_ext_active;
-			}
-			/* A switch port's LID and LMC are port 0's (IBA 14.2.5.6). */
-			if (p0 && p0->valid) {
-				pt->pi.lid = p0->pi.lid;
-				pt->pi.lmc = p0->pi.lmc;
-				pt->pi.sm_lid = p0->pi.sm_lid;
-			}
-		}
-	}
-}
-
 /*
  * FDR10 (Mellanox ExtendedPortInfo, read only where PortInfo says QDR and no
  * extended speed) joins the extended speeds: active, it is the speed.
@@ -457,7 +426,7 @@ void ibs_fabric_fix_ext_speeds(struct ibs_fabric *f)
 		for (pt = n->ports; pt < ibs_node_ports_end(n); pt++) {
 			uint32_t cap;
 			uint16_t cap2;
-			if (!pt->valid || pt->inferred)
+			if (!pt->valid)
 				continue;
 			ibs_port_cap_masks(n, pt, &cap, &cap2);
 			if (!(cap & IBS_CAP_EXT_SPEEDS)) {

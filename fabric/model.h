@@ -46,8 +46,7 @@ struct ibs_port_counters {
 
 struct ibs_port {
 	uint8_t num;
-	bool valid;               /* PortInfo was received (or inferred) */
-	bool inferred;            /* state, width, speed and MTU taken from the far end's PortInfo */
+	bool valid;               /* PortInfo was received from this port */
 	struct ibs_portinfo pi;
 	uint64_t guid;            /* port GUID (switch ports share port 0's) */
 	uint64_t *gids;           /* GUIDInfo entries (GID = prefix + guid), n_gids of them */
@@ -179,8 +178,6 @@ struct ibs_port *ibs_fabric_find_lid(const struct ibs_fabric *f, uint16_t lid, s
 bool ibs_fabric_connect(struct ibs_node *a, uint8_t pa, struct ibs_node *b, uint8_t pb);
 struct ibs_walk_error *ibs_fabric_add_error(struct ibs_fabric *f);
 struct ibs_sm *ibs_fabric_add_sm(struct ibs_fabric *f);
-/* Give inferred switch ports their switch's LID. */
-void ibs_fabric_fix_inferred(struct ibs_fabric *f);
 /*
  * The CapabilityMask and CapabilityMask2 that say which of port p's speed
  * fields mean something: its own, or a switch's port 0's (IBA 14.2.5.6;

@@ -114,58 +114,27 @@ bool ibs_link_best_rate(const struct ibs_port *a, const struct ibs_port *b, stru
 	return r->width && (r->speed || r->speed_ext);
 }
 
-/* The best rate one port supports and has enabled. */
-static void port_best(const struct ibs_port *p, struct ibs_link_rate *r)
-{
-	unsigned bit;
-
-	memset(r, 0, sizeof(*r));
-	r->width = best_width(p->pi.width_enabled & p->pi.width_supported);
-	r->speed_ext = fastest_ext(p->pi.speed_ext_enabled & p->pi.speed_ext_supported);
-	if (r->speed_ext)
-		return;
-	for (bit = 4; bit; bit >>= 1)
-		if (p->pi.speed_enabled & p->pi.speed_supported & bit) {
-			r->speed = bit;
-			return;
-		}
-}
-
 bool ibs_link_degraded(const struct ibs_port *a, const struct ibs_port *b, const char **why)
 {
-	struct ibs_link_rate best, act, ba, bb;
-	unsigned lanes, mbps;
+	struct ibs_link_rate best, act;
 
 	if (!ibs_link_best_rate(a, b, &best))
 		return false;
-	ibs_port_active_rate(a, &act);
 	if (a->pi.state != 4 && a->pi.phys_state != 5)
 		return false;
-	lanes = ibs_width_lanes(act.width);
-	mbps = ibs_speed_mbps(act.speed, act.speed_ext);
-	/* Trained below what both ends allow: a bad lane, cable or connector. */
-	if (lanes < ibs_width_lanes(best.width)) {
-		if (why)
-			*why = "width";
-		return true;
-	}
-	if (mbps < ibs_speed_mbps(best.speed, best.speed_ext)) {
-		if (why)
-			*why = "speed";
-		return true;
-	}
+	ibs_port_active_rate(a, &act);
 	/*
-	 * Held down by one end: one port allows less than the other, so the link
-	 * runs at the lower (e.g. a port narrowed to 1x facing a 4x port).
+	 * Trained below what both ends support and enable together (a bad lane,
+	 * cable or connector). What only one end could run is no measure: an EDR
+	 * HCA on an HDR switch port runs EDR as it should (iblinkinfo's "Could
+	 * be" and ibportstate's validate_width take the intersection too).
 	 */
-	port_best(a, &ba);
-	port_best(b, &bb);
-	if (lanes < ibs_width_lanes(ba.width) || lanes < ibs_width_lanes(bb.width)) {
+	if (ibs_width_lanes(act.width) < ibs_width_lanes(best.width)) {
 		if (why)
 			*why = "width";
 		return true;
 	}
-	if (mbps < ibs_speed_mbps(ba.speed, ba.speed_ext) || mbps < ibs_speed_mbps(bb.speed, bb.speed_ext)) {
+	if (ibs_speed_mbps(act.speed, act.speed_ext) < ibs_speed_mbps(best.speed, best.speed_ext)) {
 		if (why)
 			*why = "speed";
 		return true;
@@ -173,71 +142,59 @@ bool ibs_link_degraded(const struct ibs_port *a, const struct ibs_port *b, const
 	return false;
 }
 
-
-/*
- * The fastest speed and widest width the node runs, or supports and has
- * enabled, on any external port. Ports whose PortInfo was not read count
- * with what their link runs.
- */
-static void node_best(const struct ibs_node *n, unsigned *mbps, unsigned *lanes)
+/* The widest width (in lanes) in a set of width codes. */
+static unsigned max_lanes(unsigned set)
 {
-	const struct ibs_port *pt;
+	return ibs_width_lanes(best_width(set));
+}
 
-	*mbps = *lanes = 0;
-	for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
-		struct ibs_link_rate r;
-		unsigned m, l;
-		if (!pt->valid)
-			continue;
-		if (pt->pi.phys_state == 5) {
-			ibs_port_active_rate(pt, &r);
-			if (ibs_speed_mbps(r.speed, r.speed_ext) > *mbps)
-				*mbps = ibs_speed_mbps(r.speed, r.speed_ext);
-			if (ibs_width_lanes(r.width) > *lanes)
-				*lanes = ibs_width_lanes(r.width);
-		}
-		if (pt->inferred)
-			continue;
-		port_best(pt, &r);
-		m = ibs_speed_mbps(r.speed, r.speed_ext);
-		l = ibs_width_lanes(r.width);
-		if (m > *mbps)
-			*mbps = m;
-		if (l > *lanes)
-			*lanes = l;
+/* The fastest lane rate in a set of LinkSpeed codes and one of extended speeds. */
+static unsigned max_mbps(unsigned speeds, unsigned exts)
+{
+	unsigned m = ibs_speed_mbps(0, fastest_ext(exts)), bit;
+
+	for (bit = 4; bit; bit >>= 1)
+		if ((speeds & bit) && ibs_speed_mbps(bit, 0) > m)
+			m = ibs_speed_mbps(bit, 0);
+	return m;
+}
+
+bool ibs_link_held_down(const struct ibs_port *x, const struct ibs_port *y, const char **why)
+{
+	struct ibs_link_rate act;
+	unsigned w, s, e;
+
+	if (!x->valid || !y->valid || x->pi.state != 4 || y->pi.state != 4)
+		return false;
+	if (ibs_link_degraded(x, y, NULL) || ibs_link_degraded(y, x, NULL))
+		return false;
+	ibs_port_active_rate(x, &act);
+	/*
+	 * What x supports but has not enabled, and y supports and has enabled:
+	 * enabling it at x alone would let the link run faster.
+	 */
+	w = x->pi.width_supported & ~x->pi.width_enabled & y->pi.width_supported & y->pi.width_enabled;
+	s = x->pi.speed_supported & ~x->pi.speed_enabled & y->pi.speed_supported & y->pi.speed_enabled;
+	e = x->pi.speed_ext_supported & ~x->pi.speed_ext_enabled & y->pi.speed_ext_supported & y->pi.speed_ext_enabled;
+	if (max_lanes(w) > ibs_width_lanes(act.width)) {
+		if (why)
+			*why = "width";
+		return true;
 	}
+	if (max_mbps(s, e) > ibs_speed_mbps(act.speed, act.speed_ext)) {
+		if (why)
+			*why = "speed";
+		return true;
+	}
+	return false;
 }
 
 bool ibs_node_link_degraded(const struct ibs_node *na, uint8_t pa, const struct ibs_node *nb, uint8_t pb,
 			    const char **why)
 {
 	const struct ibs_port *a = ibs_node_port(na, pa), *b = ibs_node_port(nb, pb);
-	struct ibs_link_rate act;
-	unsigned ma, mb, la, lb;
 
 	if (!a || !b || !a->valid || !b->valid)
 		return false;
-	if (ibs_link_degraded(a, b, why) || ibs_link_degraded(b, a, why))
-		return true;
-	if (a->pi.state != 4 && a->pi.phys_state != 5)
-		return false;
-	/*
-	 * Both nodes run faster links on other ports, so this one could too (a
-	 * slowed link whose ends no longer advertise the faster speed, as ibsim
-	 * and some firmware do after training down).
-	 */
-	ibs_port_active_rate(a, &act);
-	node_best(na, &ma, &la);
-	node_best(nb, &mb, &lb);
-	if (ibs_width_lanes(act.width) < (la < lb ? la : lb)) {
-		if (why)
-			*why = "width";
-		return true;
-	}
-	if (ibs_speed_mbps(act.speed, act.speed_ext) < (ma < mb ? ma : mb)) {
-		if (why)
-			*why = "speed";
-		return true;
-	}
-	return false;
+	return ibs_link_degraded(a, b, why) || ibs_link_degraded(b, a, why);
 }

@@ -22,9 +22,18 @@ struct ibs_link_rate {
 void ibs_port_active_rate(const struct ibs_port *p, struct ibs_link_rate *r);
 /* The best rate both ends support and have enabled; false when unknown. */
 bool ibs_link_best_rate(const struct ibs_port *a, const struct ibs_port *b, struct ibs_link_rate *r);
-/* Active below best: set *why to "width" or "speed". */
+/*
+ * a's active width or speed is below the best both ends support and enable
+ * together: set *why to "width" or "speed".
+ */
 bool ibs_link_degraded(const struct ibs_port *a, const struct ibs_port *b, const char **why);
-/* The link's check as health runs it: either end's view, and the nodes' other ports. */
+/*
+ * Not degraded, but held down by configuration at x: x supports and has
+ * not enabled a width or speed that y supports and has enabled, faster
+ * than the link runs. Both ends Active. *why is "width" or "speed".
+ */
+bool ibs_link_held_down(const struct ibs_port *x, const struct ibs_port *y, const char **why);
+/* The link's degraded check as health runs it: either end's view. */
 bool ibs_node_link_degraded(const struct ibs_node *na, uint8_t pa, const struct ibs_node *nb, uint8_t pb,
 			    const char **why);
 

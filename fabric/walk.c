@@ -8,7 +8,8 @@
  * time is a new node on level k+1, a known GUID entering on a free port is a
  * second cable to it, and a known GUID whose entry port is already cabled
  * elsewhere (or down) is a different node with a duplicate GUID. A cable found
- * from one side is never probed again from the other side.
+ * from one side is never probed again from the other side (no second
+ * NodeInfo), but every switch port's PortInfo is read.
  *
  * Every node here comes from ibs_fabric_add_node, with a record for each of
  * its ports: n->ports[p] is port p (p <= num_ports), so the walker indexes
@@ -31,30 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Fill a switch port from the PortInfo of the port at the other end of its cable. */
-static bool infer_from_peer(struct ibs_node *n, struct ibs_port *pt)
-{
-	const struct ibs_port *far;
-
-	if (!pt->peer)
-		return false;
-	far = &pt->peer->ports[pt->peer_port];
-	if (!far->valid || far->inferred)
-		return false;
-	pt->valid = true;
-	pt->inferred = true;
-	pt->guid = n->ni.port_guid;
-	pt->path = n->path;
-	pt->pi.local_port = pt->num;
-	pt->pi.state = far->pi.state;
-	pt->pi.phys_state = far->pi.phys_state;
-	pt->pi.width_active = far->pi.width_active;
-	pt->pi.speed_active = far->pi.speed_active;
-	pt->pi.speed_ext_active = far->pi.speed_ext_active;
-	pt->pi.neighbor_mtu = far->pi.neighbor_mtu;
-	return true;
-}
-
 void walk_read_rest(struct walker *w, struct ibs_node *n)
 {
 	unsigned p;
@@ -62,15 +39,15 @@ void walk_read_rest(struct walker *w, struct ibs_node *n)
 	walk_query(walk_qctx(w, n, 0), n, 0, NULL, IBS_ATTR_NODE_DESC, 0);
 	if (n->ni.node_type == IBS_NODE_SWITCH) {
 		walk_query(walk_qctx(w, n, 0), n, 0, NULL, IBS_ATTR_SWITCH_INFO, 0);
-		for (p = 1; p <= n->ni.num_ports; p++) {
-			/*
-			 * A cable already learnt from its other end: that end's
-			 * PortInfo says the state, width and speed of the link.
-			 */
-			if (infer_from_peer(n, &n->ports[p]))
-				continue;
+		/*
+		 * Every port, a cable learnt from its other end included: PortState
+		 * belongs to each end (the SM sets each with its own Set, and a
+		 * failed one leaves one end Armed or Init), so the far end's word
+		 * is not this end's. By the switch's LID when the walk routes by
+		 * LID, as libibnetdisc reads every switch port too.
+		 */
+		for (p = 1; p <= n->ni.num_ports; p++)
 			walk_query_port(w, n, (uint8_t)p, n, 0);
-		}
 	}
 }
 
@@ -527,7 +504,6 @@ out:
 		free(c);
 	}
 	ibs_fabric_fix_ext_speeds(f);
-	ibs_fabric_fix_inferred(f);
 	ibs_fabric_sort(f);
 	return rc;
 }

@@ -6,6 +6,7 @@
  */
 #include "draw.h"
 #include "draw_int.h"
+#include "../fabric/rate.h"
 #include "health.h"
 #include "hostlist.h"
 #include "../core/base/strbuf.h"
@@ -337,7 +338,9 @@ static void write_edges(struct draw *d, struct render_drawing *out, size_t *cap_
 				} else if (l->kind == K_DEGRADED) {
 					color = COLOR_DEGRADED;
 					style = "bold";
-					what = "degraded";
+					what = ibs_node_link_degraded(l->a, l->pa, l->b, l->pb, NULL)
+						       ? "degraded"
+						       : "held down by configuration";
 				} else if (l->kind == K_FINDING) {
 					color = l->sev >= IBS_SEV_CRITICAL ? COLOR_CRIT : COLOR_WARN;
 					what = "finding";

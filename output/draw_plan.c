@@ -123,7 +123,9 @@ void draw_classify(struct draw *d, struct dlink *l)
 	l->sev = sa > sb ? sa : sb;
 	if (!src || !src->valid || src->pi.state != 4 || (pa && pb && pa->valid && pb->valid && pb->pi.state != 4))
 		l->kind = K_DOWN;
-	else if (ibs_node_link_degraded(l->a, l->pa, l->b, l->pb, NULL))
+	else if (ibs_node_link_degraded(l->a, l->pa, l->b, l->pb, NULL) ||
+		 (pa && pb && (ibs_link_held_down(pa, pb, NULL) || ibs_link_held_down(pb, pa, NULL))))
+		/* Orange: slower than both ends' hardware allows, by a fault or by configuration. */
 		l->kind = K_DEGRADED;
 	else if (l->sev > IBS_SEV_OK)
 		l->kind = K_FINDING;

@@ -91,22 +91,32 @@ static void render_port(struct emit *e, const struct ibs_node *n, const struct i
 		if (p->num == 0 || n->ni.node_type != IBS_NODE_SWITCH)
 			emit_text(e, " LID %u", p->pi.lid);
 	}
-	emit_bool(e, "inferred", NULL, p->inferred);
+	/* Always false since every port is read; kept so ibscan.topology/1 keeps its keys. */
+	emit_bool(e, "inferred", NULL, false);
 	if (!emit_is_json(e)) {
 		/* The rest up to the peer is JSON only. */
-	} else if (p->valid && !p->inferred) {
+	} else if (p->valid) {
+		/* IBA 14.2.5.6: these are defined on a switch's port 0 only, not on its external ports. */
+		bool ext = n->ni.node_type == IBS_NODE_SWITCH && p->num;
 		emit_widths(e, "width_enabled", p->pi.width_enabled);
 		emit_widths(e, "width_supported", p->pi.width_supported);
 		emit_speeds(e, "speed_enabled", p->pi.speed_enabled, p->pi.speed_ext_enabled);
 		emit_speeds(e, "speed_supported", p->pi.speed_supported, p->pi.speed_ext_supported);
 		emit_uint(e, "mtu", NULL, strtoul(ibs_mtu_str(p->pi.neighbor_mtu), NULL, 10));
 		emit_uint(e, "mtu_cap", NULL, strtoul(ibs_mtu_str(p->pi.mtu_cap), NULL, 10));
-		snprintf(gid, sizeof(gid), "0x%08x", p->pi.cap_mask);
-		emit_str(e, "capability_mask", NULL, gid);
-		emit_uint(e, "sm_lid", NULL, p->pi.sm_lid);
-		emit_uint(e, "guid_cap", NULL, p->pi.guid_cap);
-		snprintf(gid, sizeof(gid), "0x%016" PRIx64, p->pi.gid_prefix);
-		emit_str(e, "gid_prefix", NULL, gid);
+		if (ext) {
+			emit_null(e, "capability_mask", NULL);
+			emit_null(e, "sm_lid", NULL);
+			emit_null(e, "guid_cap", NULL);
+			emit_null(e, "gid_prefix", NULL);
+		} else {
+			snprintf(gid, sizeof(gid), "0x%08x", p->pi.cap_mask);
+			emit_str(e, "capability_mask", NULL, gid);
+			emit_uint(e, "sm_lid", NULL, p->pi.sm_lid);
+			emit_uint(e, "guid_cap", NULL, p->pi.guid_cap);
+			snprintf(gid, sizeof(gid), "0x%016" PRIx64, p->pi.gid_prefix);
+			emit_str(e, "gid_prefix", NULL, gid);
+		}
 	} else {
 		const char *k[] = { "width_enabled", "width_supported", "speed_enabled", "speed_supported", "mtu",
 				    "mtu_cap", "capability_mask", "sm_lid", "guid_cap", "gid_prefix" };

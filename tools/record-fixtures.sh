@@ -19,7 +19,9 @@
 #   bad-status     Switch2's NodeDescription answer edited to status 0x001c
 #   dup-port-guid  Hca3's NodeInfo PortGUID edited to Hca1's port GUID
 #   lid-zero       Hca2's PortInfo LID edited to 0
-# The last three are edited by hand, as docs/capture-format.md allows: ibsim
+# and degraded.cap has leaf01 port 3's LinkWidthEnabled edited to 1x|4x and the
+# extended speeds of leaf02 port 6 and spine02 port 2 restored (see below).
+# The last three (and that edit) are made by hand, as docs/capture-format.md allows: ibsim
 # cannot produce them. fixtures/baselines/ holds the baseline the drift
 # captures are checked against. Then regenerate the golden files on purpose
 # with `make golden` and review them.
@@ -60,7 +62,8 @@ def edit(src, dst, attr, addr, byte_off, new_hex):
     lines = open(f"{d}/{src}.cap").read().split("\n")
     done = False
     for i, l in enumerate(lines):
-        if l.startswith(f"x SMI-DR Get {attr} ") and l.endswith(f" addr={addr}") and not done:
+        if (l.startswith(f"x SMI-DR Get {attr} ") or l.startswith(f"x SMI Get {attr} ")) and l.endswith(
+                f" addr={addr}") and not done:
             r = lines[i + 2]
             assert r.startswith("< resp "), r
             h = r[7:].ljust(512, "0")
@@ -72,13 +75,27 @@ def edit(src, dst, attr, addr, byte_off, new_hex):
     assert done, (src, attr, addr)
     open(f"{d}/{dst}.cap", "w").write("\n".join(lines))
 
-# DR SMP status: bytes 4-5 (D bit + status 0x001c).
-edit("net.2sw2path4hca", "bad-status", "NodeDescription", "dr:0,3", 4, "801c")
+# SMP status: bytes 4-5 (D bit + status 0x001c). Switch2 is asked by its LID: find it.
+sw2 = [l for l in range(1, 7) if "Switch2".encode().hex() in open(f"{d}/net.2sw2path4hca.cap").read().split(
+    f"x SMI Get NodeDescription mod=0 addr=lid:{l}\n", 1)[-1].split("\n")[1][:200]]
+assert len(sw2) == 1, sw2
+edit("net.2sw2path4hca", "bad-status", "NodeDescription", f"lid:{sw2[0]}", 4, "801c")
 # NodeInfo PortGUID: SMP data (byte 64) + 20 = byte 84. Hca3 is behind Switch1 port 2.
 edit("net.2sw2path4hca", "dup-port-guid", "NodeInfo", "dr:0,2", 84, "0000000000100001")
 # PortInfo LID: SMP data + 16 = byte 80. Hca2 is behind Switch1 port 3, Switch2 port 1.
 edit("net.2sw2path4hca", "lid-zero", "PortInfo mod=1", "dr:0,3,1", 80, "0000")
+# PortInfo LinkWidthEnabled: SMP data + 29 = byte 93. leaf01 (the local switch) port 3 is
+# enabled 1x|4x facing a 4x host and runs 1x: a link trained below what both ends
+# support and enable (link.degraded), which ibsim cannot make (it runs every link at the
+# best both ends enable).
+edit("degraded", "degraded", "PortInfo mod=3", "dr:0", 93, "03")
+# LinkSpeedExtActive/Supported, LinkSpeedExtEnabled: SMP data + 62, 63 = bytes 126, 127.
+# ibsim says a port it runs at QDR supports no extended speed; a real one still does: leaf02
+# (LID 2) port 6 supports FDR|EDR|HDR and enables FDR|EDR, spine02 (LID 4) port 2 supports
+# them and enables none, so spine02's end holds the QDR link down (link.held_down).
+edit("degraded", "degraded", "PortInfo mod=6", "lid:2", 126, "0703")
+edit("degraded", "degraded", "PortInfo mod=2", "lid:4", 126, "0700")
 PY
 cp "$root/fixtures/baselines/net.2sw2path4hca.json" "$root/fixtures/baselines/cable-pulled.json"
 cp "$root/fixtures/baselines/net.2sw2path4hca.json" "$root/fixtures/baselines/moved.json"
-echo "fixtures: bad-status, dup-port-guid, lid-zero: edited from net.2sw2path4hca.cap"
+echo "fixtures: bad-status, dup-port-guid, lid-zero: edited from net.2sw2path4hca.cap; degraded: edited"

@@ -59,7 +59,8 @@ done
 "$IBSCAN" report --all-hosts --replay "$caps/fattree2-small.cap" -o "$TMP/all-hosts.html" || fail "report --all-hosts"
 echo "ok: tiers, proportions, merged edges and host groups"
 
-# The degraded fixture: leaf01[3] runs 1x, leaf02[6]-spine02 runs QDR: each its own orange edge, labelled with ports.
+# The degraded fixture: leaf01[3] runs 1x (degraded), leaf02[6]-spine02 runs QDR (held down by
+# spine02's configuration): each its own orange edge, labelled with ports.
 python3 "$check" alone "$TMP/degraded.links.json" "$TMP/degraded.json" 0x0002c90300e10001 3 '#ff7f0e' || fail "degraded host cable"
 python3 "$check" alone "$TMP/degraded.links.json" "$TMP/degraded.json" 0x0002c90300e10002 6 '#ff7f0e' || fail "degraded switch cable"
 grep -q 'xlabel="6:2 4xQDR"' "$TMP/degraded.dot" || fail "the degraded cable is not labelled with its ports"
@@ -97,8 +98,9 @@ echo "ok: --format svg valid, same nodes and edges as dot -Tsvg"
 
 # health: every finding on the picture: the status line as the title, degraded cables orange, said why.
 run 1 health --format dot --replay "$caps/degraded.cap"
-out_has 'label="IBSCAN WARNING - 2 degraded links"'
-out_has 'leaf02 [6] -- [2] spine02 4xQDR: degraded'
+out_has 'label="IBSCAN WARNING - 1 degraded link, 1 link held down by configuration"'
+out_has 'leaf01 [3] -- [1] node0003 mlx5_0 1xEDR: degraded'
+out_has 'leaf02 [6] -- [2] spine02 4xQDR: held down by configuration'
 run 2 counters --format svg --replay "$caps/degraded.cap"
 run 3 health --format dot --replay "$TMP/nonexistent.cap"
 # A node the walk could not read past is outlined, with or without a health run.

@@ -104,8 +104,7 @@ $3"
 }
 recipe hosts-under-switch.jq fattree3 "$(printf 'node%04d mlx5_0\n' 1 2 3 4 5 6)"
 recipe hosts-per-switch.jq degraded "$(printf '%s\n' 'leaf01 4' 'leaf02 4' 'spine01 0' 'spine02 0' 'spine03 0' 'spine04 0')"
-recipe degraded-links.jq degraded "leaf01[3] - node0003 mlx5_0[1] 1x EDR (width)
-leaf02[6] - spine02[2] 4x QDR (speed)"
+recipe degraded-links.jq degraded "leaf01[3] - node0003 mlx5_0[1] 1x EDR (width)"
 recipe degraded-links.jq fattree2-small ""
 recipe links-not-active.jq port-init "Hca1[1] - Switch1[1] Init"
 recipe unnamed-nodes.jq net.2sw2path4hca "0x0000000000100003 ca Hca2

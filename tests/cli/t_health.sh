@@ -30,7 +30,7 @@ expect() { # CAPTURE EXIT STATUS-LINE-PREFIX [args]
 }
 expect net.2sw2path4hca 0 "IBSCAN OK - 6 nodes, 6 links, no findings | links_down=0"
 expect counters 1 "IBSCAN WARNING - 3 ports with errors |"
-expect degraded 1 "IBSCAN WARNING - 2 degraded links |"
+expect degraded 1 "IBSCAN WARNING - 1 degraded link, 1 link held down by configuration |"
 expect dead-switch 1 "IBSCAN WARNING - 2 unreachable parts |"
 expect dup-guid 2 "IBSCAN CRITICAL - 1 duplicate GUID |"
 expect dup-port-guid 2 "IBSCAN CRITICAL - 1 duplicate port GUID |"

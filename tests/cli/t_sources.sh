@@ -22,7 +22,8 @@ declare -A SRC=(
 	[none]=""                                             # for commands that take files
 )
 
-head -5 "$caps/net.2sw2path4hca.cap" >"$TMP/empty.cap"
+# The header and the end record (version 2): complete, and no exchange in it.
+{ head -5 "$caps/net.2sw2path4hca.cap" && echo end; } >"$TMP/empty.cap"
 "$IBSCAN" topology --json --replay "$caps/dead-switch.cap" -o "$TMP/partial.json" 2>/dev/null || true
 # route and path find nodes by the names the output shows: a node-name map's too.
 printf '0x0000000000100000 node01\n' >"$TMP/names.map"

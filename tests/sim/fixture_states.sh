@@ -9,7 +9,7 @@
 # options are those it is recorded with).
 fixture_states() {
 	local visit=$1 f
-	for f in net.2sw2path4hca fattree2-small dualrail fattree3 degraded director; do
+	for f in net.2sw2path4hca fattree2-small dualrail fattree3 degraded director bigswitch41; do
 		sim_start "$FABRICS/$f"
 		"$visit" "$f"
 		sim_stop

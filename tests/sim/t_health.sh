@@ -176,12 +176,22 @@ check_count sm.unreachable 1 # and the master SM is gone
 ok "port LinkUp but Init: link.down; SM stopped: sm.unreachable; CRITICAL"
 sim_stop
 
-# --- link.degraded: the bundled fabric with a narrowed and a slowed link ---
+# --- link.held_down: the bundled fabric with a narrowed and a slowed link ---
+# S-leaf01[3] enables 1x (of 1x-12x supported) facing a host that enables 4x:
+# held down by S-leaf01's configuration, named on that end only. The QDR link
+# is no finding: ibsim says both its ends support no speed above QDR (a real
+# port keeps saying what it supports: tests/unit/test_rate.c, degraded.cap).
+# A true link.degraded (trained below what both ends enable) ibsim cannot make.
 sim_start "$FABRICS/degraded"
-health_json 1 --no-counters
-only_checks link.degraded
-check_count link.degraded 2
-ok "narrowed (1x) and slowed (QDR) links: link.degraded x2, WARNING, exit 1"
+health_json 0 --no-counters
+only_checks link.held_down
+check_count link.held_down 1
+python3 - "$TMP/h.json" <<'PY' || fail "link.held_down does not name S-leaf01 port 3"
+import json, sys
+f = json.load(open(sys.argv[1]))["findings"]
+assert [(x["node"]["name"], x["port"], x["severity"]) for x in f] == [("leaf01", 3, "OK")], f
+PY
+ok "narrowed (1x) link: link.held_down on the narrowed end, verdict OK, exit 0"
 sim_stop
 
 # --- partial: a switch that drops every MAD; then the simulator killed: UNKNOWN ---

@@ -217,6 +217,7 @@ struct ff_node {
 	bool dead;                        /* answers nothing */
 	uint16_t bad_status_attr;         /* answer this attribute with status 0x1c */
 	bool down[FF_MAX_PORTS + 1];      /* cable present but port Down (no link) */
+	uint8_t state[FF_MAX_PORTS + 1];  /* PortState of a linked port if not 0 (e.g. 3: Armed) */
 	uint8_t lft[128];                 /* switches: egress port per LID (0xff: none) */
 	/*
 	 * PortInfo:CapabilityMask of every port, 0 for 0x02010048. A switch
@@ -470,7 +471,7 @@ static inline void ff_on_send(struct fake *f, const struct ibs_mad_req *req, con
 		v = 3; mad_encode_field(d, IB_PORT_LINK_WIDTH_SUPPORTED_F, &v);
 		v = 2; mad_encode_field(d, IB_PORT_LINK_WIDTH_ACTIVE_F, &v);
 		v = 1; mad_encode_field(d, IB_PORT_LINK_SPEED_SUPPORTED_F, &v);
-		v = up ? 4 : 1; mad_encode_field(d, IB_PORT_STATE_F, &v);
+		v = up && n->state[p] ? n->state[p] : up ? 4 : 1; mad_encode_field(d, IB_PORT_STATE_F, &v);
 		v = up ? 5 : 2; mad_encode_field(d, IB_PORT_PHYS_STATE_F, &v);
 		v = 1; mad_encode_field(d, IB_PORT_LINK_SPEED_ACTIVE_F, &v);
 		v = 1; mad_encode_field(d, IB_PORT_LINK_SPEED_ENABLED_F, &v);

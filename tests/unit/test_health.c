@@ -87,6 +87,90 @@ static void test_healthy(void **state)
 	ibs_fabric_free(f);
 }
 
+/*
+ * PortState belongs to each end of a cable: one end Armed, the other
+ * Active, both orientations (the end the walk reads first, and the end
+ * whose cable it learns from the other side). Every port's own PortInfo is
+ * read, and link.down names only the Armed end.
+ */
+static void test_one_end_armed(void **state)
+{
+	static const struct {
+		int node;
+		unsigned port;
+	} armed[] = { { 1, 3 }, { 0, 3 } };
+	unsigned k;
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		struct ibs_fabric *f;
+		struct ibs_findings fs;
+		const struct ibs_node *s1, *s2, *a;
+		size_t i;
+		build();
+		ff.n[armed[k].node].state[armed[k].port] = 3;
+		f = walk();
+		s1 = ibs_fabric_find_guid(f, 0x200000);
+		s2 = ibs_fabric_find_guid(f, 0x200001);
+		a = armed[k].node ? s2 : s1;
+		assert_non_null(s1);
+		assert_non_null(s2);
+		/* What each port said, not its peer's word. */
+		assert_int_equal(s1->ports[3].pi.state, armed[k].node ? 4 : 3);
+		assert_int_equal(s2->ports[3].pi.state, armed[k].node ? 3 : 4);
+		assert_int_equal(s1->ports[3].pi.local_port, 3);
+		assert_int_equal(s2->ports[3].pi.local_port, 3);
+		run(f, NULL, &fs);
+		assert_int_equal(count(&fs, "link.down"), 1);
+		for (i = 0; i < fs.n; i++)
+			if (!strcmp(fs.v[i].check->id, "link.down")) {
+				assert_ptr_equal(fs.v[i].node, a);
+				assert_int_equal(fs.v[i].port, 3);
+				assert_non_null(strstr(fs.v[i].message, "Armed"));
+			}
+		/* No other port of either switch is said to be anything but Active. */
+		for (i = 1; i <= 8; i++) {
+			if (s1->ports[i].peer && !(a == s1 && i == 3))
+				assert_int_equal(s1->ports[i].pi.state, 4);
+			if (s2->ports[i].peer && !(a == s2 && i == 3))
+				assert_int_equal(s2->ports[i].pi.state, 4);
+		}
+		ibs_findings_free(&fs);
+		ibs_fabric_free(f);
+	}
+}
+
+/* A cable from Switch1 port 6 to its own port 7: one cable in the model, one link.self_loop finding. */
+static void test_self_loop(void **state)
+{
+	struct ibs_fabric *f;
+	struct ibs_findings fs;
+	const struct ibs_node *s1;
+	size_t i;
+
+	(void)state;
+	build();
+	ff_link(&ff, 0, 6, 0, 7);
+	f = walk();
+	s1 = ibs_fabric_find_guid(f, 0x200000);
+	assert_ptr_equal(s1->ports[6].peer, s1);
+	assert_int_equal(s1->ports[6].peer_port, 7);
+	assert_ptr_equal(s1->ports[7].peer, s1);
+	assert_int_equal(s1->ports[7].peer_port, 6);
+	run(f, NULL, &fs);
+	assert_int_equal(count(&fs, "link.self_loop"), 1);
+	assert_int_equal(fs.verdict, IBS_SEV_WARNING);
+	for (i = 0; i < fs.n; i++)
+		if (!strcmp(fs.v[i].check->id, "link.self_loop")) {
+			assert_ptr_equal(fs.v[i].node, s1);
+			assert_int_equal(fs.v[i].port, 6);
+			assert_ptr_equal(fs.v[i].peer, s1);
+			assert_int_equal(fs.v[i].peer_port, 7);
+		}
+	ibs_findings_free(&fs);
+	ibs_fabric_free(f);
+}
+
 static void test_identity(void **state)
 {
 	struct ibs_fabric *f;
@@ -523,6 +607,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_healthy),
+		cmocka_unit_test(test_one_end_armed),
+		cmocka_unit_test(test_self_loop),
 		cmocka_unit_test(test_identity),
 		cmocka_unit_test(test_identity_at_scale),
 		cmocka_unit_test(test_sm_states),

@@ -513,10 +513,49 @@ static void test_text(void **state)
 	ibs_host_free(h);
 }
 
+/*
+ * The RoCE fixture with its port Down (the netdev is down): no GID is the
+ * probe's choice, in the text or in JSON, since `ibscan ping` cannot use a
+ * port that is not Active.
+ */
+static void test_roce_down_no_probe_choice(void **state)
+{
+	char tmpl[] = "/tmp/ibscan-hostinfo-XXXXXX", *src = fixture("roce"), *cmd, *msg = NULL, *out;
+	struct ibs_host *h = NULL;
+	FILE *fp;
+
+	(void)state;
+	assert_non_null(mkdtemp(tmpl));
+	cmd = xasprintf("cp -a '%s/.' '%s/'", src, tmpl);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	cmd = xasprintf("%s/devices/pci0000:5d/0000:5d:00.0/0000:5e:00.0/infiniband/mlx5_0/ports/1/state", tmpl);
+	assert_non_null(fp = fopen(cmd, "w"));
+	fputs("1: DOWN\n", fp);
+	assert_int_equal(fclose(fp), 0);
+	free(cmd);
+	assert_int_equal(ibs_host_load(tmpl, &h, &msg), IBS_OK);
+	assert_int_equal(h->devs[0].ports[0].state_num, 1);
+	assert_int_equal(h->devs[0].ports[0].n_gids, 6);
+	assert_int_equal(h->devs[0].ports[0].probe_gid, -1);
+	out = render(h, false);
+	assert_null(strstr(out, "choice"));
+	free(out);
+	out = render(h, true);
+	assert_non_null(strstr(out, "\"probe_gid_index\": null"));
+	free(out);
+	ibs_host_free(h);
+	cmd = xasprintf("rm -rf '%s'", tmpl);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	free(src);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_guid_gid),
+		cmocka_unit_test(test_roce_down_no_probe_choice),
 		cmocka_unit_test(test_parse_enum_uint),
 		cmocka_unit_test(test_parse_rate),
 		cmocka_unit_test(test_ib_ipoib),
