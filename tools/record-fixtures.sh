@@ -19,6 +19,9 @@
 #   bad-status     Switch2's NodeDescription answer edited to status 0x001c
 #   dup-port-guid  Hca3's NodeInfo PortGUID edited to Hca1's port GUID
 #   lid-zero       Hca2's PortInfo LID edited to 0
+# flap.cap is not re-recorded here: a walk during which a cable flapped is
+# caught, not made (tests/sim/t_flap.sh with FLAP_KEEP=DIR keeps each one;
+# tests/cli/t_flap.sh says what the kept one must hold).
 # The last three are edited by hand, as docs/capture-format.md allows: ibsim
 # cannot produce them. fixtures/baselines/ holds the baseline the drift
 # captures are checked against. Then regenerate the golden files on purpose
