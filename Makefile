@@ -56,7 +56,7 @@ $(1)_UNIT_BINS := $$(UNIT_SRCS:tests/unit/%.c=$$($(1))/tests/%)
 
 $$($(1))/%.o: %.c
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$($(1)_CFLAGS) -c -o $$@ $$<
+	$$(CC) $$(CPPFLAGS) $$($(1)_CFLAGS) -c -o $$@ $$<
 
 $$($(1))/libibscan.a: $$($(1)_LIB_OBJS)
 	rm -f $$@
@@ -67,7 +67,7 @@ $$($(1))/ibscan: $$($(1)_CMD_OBJS) $$($(1))/libibscan.a
 
 $$($(1))/tests/%: tests/unit/%.c $$($(1))/libibscan.a tests/unit/fake_transport.h tests/unit/fake_verbs.h tests/unit/fake_umad.h
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$($(1)_CFLAGS) $$($(1)_LDFLAGS) -o $$@ $$< $$($(1))/libibscan.a $$(LIBS) $$(CMOCKA_LIBS)
+	$$(CC) $$(CPPFLAGS) $$($(1)_CFLAGS) $$($(1)_LDFLAGS) -o $$@ $$< $$($(1))/libibscan.a $$(LIBS) $$(CMOCKA_LIBS)
 
 -include $$($(1)_LIB_OBJS:.o=.d) $$($(1)_CMD_OBJS:.o=.d)
 endef

@@ -120,8 +120,9 @@ static void copy_into(int src, int dst, off_t n)
 			return;
 		off += r;
 	}
-	(void)ftruncate(dst, n);
-	(void)fsync(dst);
+	/* Best effort from a dying process: nothing is left to report a failure to. */
+	if (ftruncate(dst, n) == 0)
+		(void)fsync(dst);
 }
 
 /* An unnamed temporary file linked at o->fatal_tmp (or already there, linked by the commit under way). */

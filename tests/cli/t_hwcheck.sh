@@ -64,6 +64,7 @@ else
 		HWCHECK_SYSFS=$sys PATH=$d/bin:$PATH timeout 300 bash "$hw" --ibscan "$d/ibscan" --sysfs "$sys" "$@" \
 			>"$d/out" 2>"$d/err" || rc=$?
 		cp "$d/out" "$TMP/out"
+		! ls "$d/st"/listen-* >/dev/null 2>&1 || fail "hwcheck --sysfs $sys $*: a listener is left running"
 		[ "$rc" = "$want" ] || { cat "$d/out" "$d/err" >&2; fail "hwcheck --sysfs $sys $* (wrong: ${HWCHECK_WRONG:-none}) exited $rc, want $want"; }
 	}
 	ib_checks="vl15 topology walk-time counters counters-ext counters-rate path routes sm port-states degraded gids umad-permission sigint-walk"
@@ -140,8 +141,10 @@ else
 	err_has "perftest and ibscan need two TCP ports"
 
 	# The GID check of a wrong ibscan (GID 3 as RoCE v1) on the RoCE fixture: caught.
-	cat >"$TMP/ibscan-gid" <<SH
+	# Every command but local is the stand-in itself (exec): hwcheck's cleanup stops the listener it started.
+cat >"$TMP/ibscan-gid" <<SH
 #!/bin/bash
+[ "\$1" = local ] || exec "$TMP/run/ibscan" "\$@"
 "$TMP/run/ibscan" "\$@" || exit
 [ "\$1" = local ] || exit 0
 while [ \$# -gt 1 ] && [ "\$1" != -o ]; do shift; done
@@ -153,6 +156,7 @@ SH
 	HWCHECK_SYSFS=fixtures/sysfs/roce PATH=$TMP/run/bin:$PATH bash "$hw" --ibscan "$TMP/ibscan-gid" --sysfs fixtures/sysfs/roce >"$TMP/out" 2>"$TMP/err" || rc=$?
 	[ "$rc" = 1 ] || fail "a wrong GID type: exit $rc, want 1"
 	out_has "sysfs '0000:0000:0000:0000:0000:ffff:c0a8:0a05 RoCE v2 ens1f0' ibscan '0000:0000:0000:0000:0000:ffff:c0a8:0a05 IB/RoCE v1 ens1f0'"
+	! ls "$TMP/run/st"/listen-* >/dev/null 2>&1 || fail "gid: a listener is left running"
 fi
 
 # Read-only towards the fabric: no counter reset, no SMP Set, no port state change; smpquery reads GUIDInfo only.
