@@ -325,6 +325,7 @@ static void portinfo_answer(void *ctx, const struct ibs_mad_req *req, const stru
 	if (c->w->o->gids && p->pi.guid_cap > 1 &&
 	    (n->ni.node_type != IBS_NODE_SWITCH || c->port == 0)) {
 		p->n_gids = p->pi.guid_cap;
+		free(p->gids); /* a port read again */
 		p->gids = xcalloc(p->n_gids, sizeof(*p->gids));
 		walk_query(walk_qctx(c->w, n, c->port), c->is_fixed ? NULL : c->base, c->ext, c->fixed, IBS_ATTR_GUID_INFO, 0);
 	}

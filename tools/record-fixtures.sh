@@ -21,6 +21,9 @@
 #   lid-zero       Hca2's PortInfo LID edited to 0
 # and degraded.cap has leaf01 port 3's LinkWidthEnabled edited to 1x|4x and the
 # extended speeds of leaf02 port 6 and spine02 port 2 restored (see below).
+# flap.cap is not re-recorded here: a walk during which a cable flapped is
+# caught, not made (tests/sim/t_flap.sh with FLAP_KEEP=DIR keeps each one;
+# tests/cli/t_flap.sh says what the kept one must hold).
 # The last three (and that edit) are made by hand, as docs/capture-format.md allows: ibsim
 # cannot produce them. fixtures/baselines/ holds the baseline the drift
 # captures are checked against. Then regenerate the golden files on purpose

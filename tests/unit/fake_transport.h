@@ -218,6 +218,8 @@ struct ff_node {
 	uint16_t bad_status_attr;         /* answer this attribute with status 0x1c */
 	bool down[FF_MAX_PORTS + 1];      /* cable present but port Down (no link) */
 	uint8_t state[FF_MAX_PORTS + 1];  /* PortState of a linked port if not 0 (e.g. 3: Armed) */
+	/* A flapping cable: PortInfo of the port reads Down this many more times, while SMPs still pass. */
+	unsigned down_reads[FF_MAX_PORTS + 1];
 	uint8_t lft[128];                 /* switches: egress port per LID (0xff: none) */
 	/*
 	 * PortInfo:CapabilityMask of every port, 0 for 0x02010048. A switch
@@ -463,6 +465,10 @@ static inline void ff_on_send(struct fake *f, const struct ibs_mad_req *req, con
 			return;
 		}
 		up = p == 0 || (n->peer[p] && !n->down[p]);
+		if (up && p > 0 && n->down_reads[p]) {
+			n->down_reads[p]--;
+			up = false;
+		}
 		mad_encode_field(d, IB_PORT_GID_PREFIX_F, &g);
 		v = (uint32_t)n->lid; mad_encode_field(d, IB_PORT_LID_F, &v);
 		v = 1; mad_encode_field(d, IB_PORT_SMLID_F, &v);

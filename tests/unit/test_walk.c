@@ -315,6 +315,73 @@ static void test_router_and_down_port(void **state)
 	ibs_fabric_free(f);
 }
 
+/*
+ * A cable that flaps while the walk reads it: port 2 of leaf B reads Down,
+ * then carries the probe from leaf C. B is the node already known (NodeInfo
+ * matches in full), its port is read again, and nothing is walked twice:
+ * the walk is the fabric, not a copy of it around every loop.
+ */
+static void test_flapping_cable_is_one_cable(void **state)
+{
+	struct ff ff;
+	struct ibs_fabric *f;
+	struct ibs_node *b;
+	size_t i;
+	int a, sb, sc, h;
+
+	(void)state;
+	memset(&ff, 0, sizeof(ff));
+	a = ff_add(&ff, IB_NODE_SWITCH, 4, 0x500000, "spine");
+	sb = ff_add(&ff, IB_NODE_SWITCH, 4, 0x500001, "leafB");
+	sc = ff_add(&ff, IB_NODE_SWITCH, 4, 0x500002, "leafC");
+	ff_link(&ff, a, 1, sb, 1);
+	ff_link(&ff, a, 2, sc, 1);
+	ff_link(&ff, sb, 2, sc, 2);
+	h = ff_add(&ff, IB_NODE_CA, 1, 0x100010, "hostB");
+	ff_link(&ff, sb, 3, h, 1);
+	h = ff_add(&ff, IB_NODE_CA, 1, 0x100020, "hostC");
+	ff_link(&ff, sc, 3, h, 1);
+	ff.root = a;
+	ff.n[sb].down_reads[2] = 1;
+	f = walk(&ff, NULL);
+	assert_int_equal(f->n_nodes, 5);
+	assert_int_equal(nlinks(f), 5);
+	for (i = 0; i < f->n_nodes; i++)
+		assert_null(f->nodes[i]->next_same_guid);
+	b = ibs_fabric_find_guid(f, 0x500001);
+	assert_non_null(b);
+	assert_true(b->ports[2].valid);
+	assert_int_equal(b->ports[2].pi.state, 4); /* read again: Active */
+	assert_non_null(b->ports[2].peer);
+	assert_true(b->ports[2].peer->ni.node_guid == 0x500002);
+	assert_int_equal(b->ports[2].peer_port, 2);
+	assert_int_equal(sent_along(IBS_ATTR_PORT_INFO, (const uint8_t[]){ 1, 0 }), 5); /* ports 0-4, then 2 again */
+	assert_false(f->partial);
+	ibs_fabric_free(f);
+}
+
+/* A real duplicate NodeGUID on a leaf whose port reads Down at first stays two nodes. */
+static void test_flap_beside_duplicate_guid(void **state)
+{
+	struct ff ff;
+	struct ibs_fabric *f;
+	struct ibs_node *b;
+
+	(void)state;
+	build_2sw(&ff);
+	ff.n[5].guid = ff.n[2].guid; /* Hca4 takes Hca1's NodeGUID */
+	ff.n[0].down_reads[5] = 1;   /* Switch1 port 5 reads Down once; Switch2 probes it */
+	f = walk(&ff, NULL);
+	assert_int_equal(f->n_nodes, 6);
+	assert_int_equal(nlinks(f), 6);
+	b = ibs_fabric_find_guid(f, ff.n[2].guid);
+	assert_non_null(b);
+	assert_non_null(b->next_same_guid);
+	assert_null(b->next_same_guid->next_same_guid);
+	assert_null(ibs_fabric_find_guid(f, 0x200000)->next_same_guid);
+	ibs_fabric_free(f);
+}
+
 static char *render_json(const struct ibs_fabric *f)
 {
 	struct emit *e = emit_new(EMIT_JSON);
@@ -540,6 +607,8 @@ int main(void)
 		cmocka_unit_test(test_bad_status_kept),
 		cmocka_unit_test(test_local_ca),
 		cmocka_unit_test(test_router_and_down_port),
+		cmocka_unit_test(test_flapping_cable_is_one_cable),
+		cmocka_unit_test(test_flap_beside_duplicate_guid),
 		cmocka_unit_test(test_order_independent),
 		cmocka_unit_test(test_lost_path_goes_around),
 		cmocka_unit_test(test_resweep_finds_what_failed),
