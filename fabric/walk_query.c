@@ -217,20 +217,15 @@ static void on_guidinfo(void *ctx, const struct ibs_mad_req *req, const struct i
 
 	if (resweep_later(c, r))
 		return;
+	/*
+	 * Every block is read (ceil(GUIDCap / 8) of them, as `smpquery guids`
+	 * does): alias GUIDs have holes (mlx4 puts VF n's alias at index n and
+	 * clears it when the VF shuts down), so a free entry ends nothing.
+	 * Free entries stay 0 here and are left out of the GID list.
+	 */
 	if (r->outcome == IBS_MAD_OK && ibs_decode_guidinfo(r->mad, r->len, g) == IBS_OK) {
-		bool full = true;
-		for (i = 0; i < IBS_GUIDINFO_PER_BLOCK && base + i < p->n_gids; i++) {
+		for (i = 0; i < IBS_GUIDINFO_PER_BLOCK && base + i < p->n_gids; i++)
 			p->gids[base + i] = g[i];
-			full = full && g[i];
-		}
-		/*
-		 * Alias GUIDs are assigned from the start of the table, so a block
-		 * with a free entry ends the table: read the next block only when
-		 * this one is full. That keeps a 32-entry table to one MAD.
-		 */
-		if (full && base + IBS_GUIDINFO_PER_BLOCK < p->n_gids)
-			walk_query(walk_qctx(c->w, c->node, c->port), c->is_fixed ? NULL : c->base, c->ext, c->fixed, IBS_ATTR_GUID_INFO,
-			      req->attr_mod + 1);
 	} else {
 		walk_record_error_q(c, req, c->node, c->port, r, false);
 		if (!p->error)
@@ -290,6 +285,7 @@ static void portinfo_answer(void *ctx, const struct ibs_mad_req *req, const stru
 	struct qctx *c = ctx;
 	struct ibs_node *n = c->node;
 	struct ibs_port *p = &n->ports[c->port];
+	unsigned blk;
 
 	if (resweep_later(c, r))
 		return;
@@ -311,7 +307,9 @@ static void portinfo_answer(void *ctx, const struct ibs_mad_req *req, const stru
 	    (n->ni.node_type != IBS_NODE_SWITCH || c->port == 0)) {
 		p->n_gids = p->pi.guid_cap;
 		p->gids = xcalloc(p->n_gids, sizeof(*p->gids));
-		walk_query(walk_qctx(c->w, n, c->port), c->is_fixed ? NULL : c->base, c->ext, c->fixed, IBS_ATTR_GUID_INFO, 0);
+		for (blk = 0; blk * IBS_GUIDINFO_PER_BLOCK < p->n_gids; blk++)
+			walk_query(walk_qctx(c->w, n, c->port), c->is_fixed ? NULL : c->base, c->ext, c->fixed,
+				   IBS_ATTR_GUID_INFO, blk);
 	}
 	if (may_run_fdr10(n, p))
 		walk_query(walk_qctx(c->w, n, c->port), c->is_fixed ? NULL : c->base, c->ext, c->fixed,
