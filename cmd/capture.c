@@ -69,9 +69,12 @@ static int write_index(const struct cli_common *c, const char *path)
 
 const struct cli_opt capture_opts[] = {
 	CLI_TEXT("subcommands:\n"
-		 "  info FILE              local port, counts by class/attribute/method, outcomes, nodes touched\n"
-		 "  export FILE -o OUT     pcap (LINKTYPE_ERF, InfiniBand records) that Wireshark/tshark decode\n"
-		 "  index FILE [-o IDX]    write the replay index (default FILE.idx): --replay FILE then maps it\n"
+		 "  info FILE              local port, counts by class/attribute/method, outcomes,\n"
+		 "                         nodes touched\n"
+		 "  export FILE -o OUT     pcap (LINKTYPE_ERF, InfiniBand records) that\n"
+		 "                         Wireshark/tshark decode\n"
+		 "  index FILE [-o IDX]    write the replay index (default FILE.idx): --replay\n"
+		 "                         FILE then maps it\n"
 		 "options:\n"),
 	CLI_SHARED("format", OPT_FORMAT, "F", "text (default) or json (info only)"),
 	CLI_SHARED("json", OPT_JSON, NULL, "same as --format json"),

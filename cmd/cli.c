@@ -15,12 +15,7 @@
 void cli_common_init(struct cli_common *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->window = IBS_ENGINE_DEFAULT_WINDOW;
-	c->max_per_switch = IBS_ENGINE_DEFAULT_MAX_PER_NODE;
-	c->timeout_ms = IBS_ENGINE_DEFAULT_TIMEOUT_MS;
-	c->retries = IBS_ENGINE_DEFAULT_RETRIES;
-	c->deadline_s = 300;
-	c->group_hosts = RENDER_DRAW_GROUP_DEFAULT;
+	cli_opts_defaults(c); /* each from its option's row */
 }
 
 int cli_bad_option(const struct cmd_desc *cmd, char **argv, int opt)
@@ -80,7 +75,12 @@ int cli_parse(const struct cmd_desc *cmd, struct cli_common *c, int argc, char *
 
 int cli_print_help(const struct cmd_desc *cmd)
 {
-	printf("usage: ibscan %s %s\n\n%s\n\n", cmd->name, cmd->usage, cmd->summary);
+	int n = printf("usage: ibscan %s ", cmd->name);
+
+	cli_help_wrap(stdout, cmd->usage, n, n);
+	putchar('\n');
+	cli_help_wrap(stdout, cmd->summary, 0, 0);
+	putchar('\n');
 	cli_opts_help(stdout, cmd->opts, cmd->opt_groups);
 	return EXIT_OK;
 }
@@ -88,43 +88,6 @@ int cli_print_help(const struct cmd_desc *cmd)
 unsigned cli_deadline_ms(const struct cli_common *c)
 {
 	return (unsigned)ceil(c->deadline_s * 1000.0);
-}
-
-const char *cli_source_option(const struct cli_common *c)
-{
-	if (c->replay)
-		return "--replay";
-	if (c->load_cache)
-		return "--load-cache";
-	if (c->record)
-		return "--record";
-	if (c->ca)
-		return "--ca";
-	if (c->port_set)
-		return "--port";
-	if (c->gids)
-		return "--gids";
-	if (c->window_set)
-		return "--window";
-	if (c->max_per_switch_set)
-		return "--max-smps-per-switch";
-	if (c->timeout_set)
-		return "--timeout";
-	if (c->fixed_timeout)
-		return "--fixed-timeout";
-	if (c->retries_set)
-		return "--retries";
-	if (c->deadline_set)
-		return "--deadline";
-	if (c->mkey_set)
-		return "--m-key";
-	if (c->replay_strict)
-		return "--replay-strict";
-	if (c->record_times)
-		return "--record-times";
-	if (c->progress)
-		return "--progress";
-	return NULL;
 }
 
 int cli_write_output(const struct cli_common *c, int (*fn)(FILE *out, void *ctx), void *ctx)

@@ -74,9 +74,6 @@ int cli_exit_status(int rc);
 /* --deadline in milliseconds, rounded up: a fraction of a millisecond must not become 0, "no deadline". */
 unsigned cli_deadline_ms(const struct cli_common *c);
 
-/* The first option given that reads the fabric (--replay, -C, ...), or NULL: for commands that may not walk. */
-const char *cli_source_option(const struct cli_common *c);
-
 /*
  * Open the output (-o or stdout, see struct ibs_out) and write through fn;
  * EXIT_RUNTIME on write errors. A reader that went away (EPIPE) ends the

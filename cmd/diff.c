@@ -68,9 +68,9 @@ int cmd_diff(int argc, char **argv)
 		return rc;
 	if (!strcmp(argv[optind], "live") && !strcmp(argv[optind + 1], "live"))
 		return cli_usage_error(cmd, "at most one side can be 'live'");
-	if (strcmp(argv[optind], "live") && strcmp(argv[optind + 1], "live") && cli_source_option(&c))
-		return cli_usage_error(cmd, "%s is about reading the fabric, and neither side is 'live'",
-				       cli_source_option(&c));
+	if (strcmp(argv[optind], "live") && strcmp(argv[optind + 1], "live") && cli_given_with(&c, CLI_F_LIVE))
+		return cli_usage_error(cmd, "--%s is about reading the fabric, and neither side is 'live'",
+				       cli_given_with(&c, CLI_F_LIVE));
 	{
 		const struct cli_file in[] = { { "A", strcmp(argv[optind], "live") ? argv[optind] : NULL },
 					       { "B", strcmp(argv[optind + 1], "live") ? argv[optind + 1] : NULL },

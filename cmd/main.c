@@ -77,10 +77,13 @@ static int usage(FILE *out)
 
 	fprintf(out, "usage: ibscan [--version] [--help] COMMAND [options]\n\n"
 		     "Inspect an InfiniBand fabric: discovery, health, counters, captures.\n\ncommands:\n");
-	for (c = ibs_commands; c->name; c++)
-		fprintf(out, "  %-10s %s\n", c->name, c->summary);
+	for (c = ibs_commands; c->name; c++) {
+		fprintf(out, "  %-10s ", c->name);
+		cli_help_wrap(out, c->summary, 13, 13);
+	}
 	fprintf(out, "  %-10s %s\n", "help", "Show help for a command: ibscan help COMMAND.");
-	fprintf(out, "\nexit status: 0 ok, 1 findings, 2 usage error, 3 runtime failure or partial result\n"
+	fprintf(out, "\nexit status: 0 ok, 1 findings, 2 usage error, 3 runtime failure or partial\n"
+		     "result "
 		     "(ibscan health: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN)\n");
 	return 0;
 }

@@ -1,7 +1,9 @@
 /* The shared options, one row each, and the getopt table, help and value parsing derived from the rows. */
 #include "options.h"
 #include "exit.h"
+#include "../core/base/err.h"
 #include "../core/base/log.h"
+#include "../core/base/strbuf.h"
 #include "../core/base/xalloc.h"
 #include "../core/mad/engine.h"
 #include "../output/draw.h"
@@ -13,8 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define STR_(x) #x
-#define STR(x) STR_(x)
 #define AT(field) offsetof(struct cli_common, field)
 #define UNTRACKED CLI_NOT_TRACKED
 
@@ -61,72 +61,92 @@ static void errors_only(void)
 	log_set_level(LOG_ERROR);
 }
 
+/*
+ * Typed rows: long name, short letter or OPT_* id, argument name, the field
+ * of struct cli_common it sets (and its "given" bool), the default, the
+ * range and the help. The help's "(default D, LO-HI)", the range error
+ * ("a number from LO to HI") and cli_common_init's defaults all come from
+ * the row.
+ */
+#define ROW_STR(flags_, lname, oid, argname, field, text) \
+	{ .flags = (flags_), .name = (lname), .id = (oid), .arg = (argname), .help = (text), .kind = CLI_K_STR, .at = AT(field), .given_at = UNTRACKED }
+#define ROW_FLAG(flags_, lname, oid, field, text) \
+	{ .flags = (flags_), .name = (lname), .id = (oid), .help = (text), .kind = CLI_K_FLAG, .at = AT(field), .given_at = UNTRACKED }
+#define ROW_UINT(flags_, lname, oid, argname, field, given, def_, lo_, hi_, text)                                      \
+	{ .flags = (flags_), .name = (lname), .id = (oid), .arg = (argname), .help = (text), .kind = CLI_K_UINT, .at = AT(field),     \
+	  .given_at = AT(given), .lo = (lo_), .hi = (hi_), .has_def = true, .def = (def_) }
+/* A number with a range but no fixed default (its default is said in the help's words). */
+#define ROW_INT_NODEF(flags_, lname, oid, argname, field, given, lo_, hi_, want_, text)                               \
+	{ .flags = (flags_), .name = (lname), .id = (oid), .arg = (argname), .help = (text), .kind = CLI_K_INT, .at = AT(field),      \
+	  .given_at = AT(given), .lo = (lo_), .hi = (hi_), .want = (want_) }
+#define ROW_SECS(flags_, lname, oid, argname, field, given, def_, hi_, text)                                           \
+	{ .flags = (flags_), .name = (lname), .id = (oid), .arg = (argname), .help = (text), .kind = CLI_K_SECS, .at = AT(field),     \
+	  .given_at = AT(given), .hi = (hi_), .has_def = true, .def = (def_) }
+#define ROW_U64(flags_, lname, oid, argname, field, given, def_, want_, text)                                          \
+	{ .flags = (flags_), .name = (lname), .id = (oid), .arg = (argname), .help = (text), .kind = CLI_K_U64, .at = AT(field),      \
+	  .given_at = AT(given), .want = (want_), .has_def = true, .def = (def_) }
+#define ROW_END { .name = NULL }
+#define LIVE CLI_F_LIVE
+#define DEV (CLI_F_LIVE | CLI_F_DEVICE)
+#define SENDS (CLI_F_LIVE | CLI_F_SENDS)
+
 /* The source and the engine: every command that reads the fabric. In the order of the help. */
 static const struct cli_opt fabric_opts[] = {
-	{ "ca", 'C', "NAME", "CA to use (default: the first with an active IB port)", CLI_K_STR, AT(ca), UNTRACKED,
-	  0, 0, NULL, NULL, NULL },
-	{ "port", 'P', "N", "port of that CA (default: its first active port)", CLI_K_INT, AT(port), AT(port_set), 0, 254,
-	  "a port number", NULL, NULL },
-	{ "window", OPT_WINDOW, "N", "MADs in flight at most (default 32, 1-1024)", CLI_K_UINT, AT(window),
-	  AT(window_set), 1, IBS_ENGINE_MAX_WINDOW, "a number from 1 to " STR(IBS_ENGINE_MAX_WINDOW), NULL, NULL },
-	{ "max-smps-per-switch", OPT_MAX_PER_SWITCH, "N", "SMPs in flight that any one switch serves (default 4; 0: no cap)",
-	  CLI_K_UINT, AT(max_per_switch), AT(max_per_switch_set), 0, IBS_ENGINE_MAX_WINDOW,
-	  "a number from 0 to " STR(IBS_ENGINE_MAX_WINDOW), NULL, NULL },
-	{ "timeout", OPT_TIMEOUT, "MS", "per-MAD deadline in milliseconds: the cap of the adaptive one (default 500)",
-	  CLI_K_UINT, AT(timeout_ms), AT(timeout_set), 1, 600000, "milliseconds from 1 to 600000", NULL, NULL },
-	{ "fixed-timeout", OPT_FIXED_TIMEOUT, NULL, "every attempt waits --timeout (no adaptive timeout)", CLI_K_FLAG,
-	  AT(fixed_timeout), UNTRACKED, 0, 0, NULL, NULL, NULL },
-	{ "retries", OPT_RETRIES, "N", "attempts after the first, along each path (default 2)", CLI_K_UINT,
-	  AT(retries), AT(retries_set), 0, 100, "a number from 0 to 100", NULL, NULL },
-	{ "deadline", OPT_DEADLINE, "S", "deadline for the whole run in seconds (default 300)", CLI_K_SECS,
-	  AT(deadline_s), AT(deadline_set), 0, 86400, "seconds (more than 0, at most 86400)", NULL, NULL },
-	{ "m-key", OPT_MKEY, "KEY", "M_Key for every SMP, for a protected fabric (default 0)", CLI_K_U64, AT(mkey),
-	  AT(mkey_set), 0, 0, "a 64-bit key (decimal, or hex with 0x)", NULL, NULL },
-	{ "node-name-map", OPT_NAMEMAP, "F", "name nodes from an ib-node-name-map file", CLI_K_STR, AT(namemap),
-	  UNTRACKED, 0, 0, NULL, NULL, NULL },
-	{ "gids", OPT_GIDS, NULL, "read GUIDInfo: whole GID tables, alias GUIDs included", CLI_K_FLAG, AT(gids),
-	  UNTRACKED, 0, 0, NULL, NULL, NULL },
-	{ "record", OPT_RECORD, "FILE", "record every MAD exchanged into a capture", CLI_K_STR, AT(record), UNTRACKED,
-	  0, 0, NULL, NULL, NULL },
-	{ "record-times", OPT_RECORD_TIMES, NULL, "put timestamps in the capture", CLI_K_FLAG, AT(record_times),
-	  UNTRACKED, 0, 0, NULL, NULL, NULL },
-	{ "replay", OPT_REPLAY, "FILE", "answer from a capture instead of a device", CLI_K_STR, AT(replay), UNTRACKED,
-	  0, 0, NULL, NULL, NULL },
-	{ "replay-strict", OPT_REPLAY_STRICT, NULL, "a request the capture lacks is an error, not a dead target",
-	  CLI_K_FLAG, AT(replay_strict), UNTRACKED, 0, 0, NULL, NULL, NULL },
-	{ "load-cache", OPT_LOAD_CACHE, "FILE", "read an 'ibnetdiscover --cache' file instead of walking", CLI_K_STR,
-	  AT(load_cache), UNTRACKED, 0, 0, NULL, NULL, NULL },
-	{ "progress", OPT_PROGRESS, NULL, "show progress on stderr even when it is not a terminal", CLI_K_FLAG,
-	  AT(progress), UNTRACKED, 0, 0, NULL, NULL, NULL },
-	{ NULL, 0, NULL, NULL, CLI_K_STR, 0, 0, 0, 0, NULL, NULL, NULL },
+	ROW_STR(DEV, "ca", 'C', "NAME", ca, "CA to use (default: the first with an active IB port)"),
+	ROW_INT_NODEF(DEV, "port", 'P', "N", port, port_set, 0, 254, "a port number",
+		      "port of that CA (default: its first active port)"),
+	ROW_UINT(SENDS, "window", OPT_WINDOW, "N", window, window_set, IBS_ENGINE_DEFAULT_WINDOW, 1, IBS_ENGINE_MAX_WINDOW,
+		 "MADs in flight at most"),
+	ROW_UINT(SENDS, "max-smps-per-switch", OPT_MAX_PER_SWITCH, "N", max_per_node, max_per_node_set,
+		 IBS_ENGINE_DEFAULT_MAX_PER_NODE, 0, IBS_ENGINE_MAX_WINDOW,
+		 "MADs in flight at any one node: SMPs that a switch serves (counted at every switch of a "
+		 "directed route), and GMPs to an adapter; 0: no cap"),
+	{ .flags = SENDS, .name = "timeout", .id = OPT_TIMEOUT, .arg = "MS", .kind = CLI_K_UINT, .at = AT(timeout_ms),
+	  .given_at = AT(timeout_set), .lo = 1, .hi = 600000, .unit = "milliseconds", .has_def = true,
+	  .def = IBS_ENGINE_DEFAULT_TIMEOUT_MS, .help = "per-MAD deadline in milliseconds: the cap of the adaptive one" },
+	ROW_FLAG(SENDS, "fixed-timeout", OPT_FIXED_TIMEOUT, fixed_timeout, "every attempt waits --timeout (no adaptive timeout)"),
+	ROW_UINT(SENDS, "retries", OPT_RETRIES, "N", retries, retries_set, IBS_ENGINE_DEFAULT_RETRIES, 0, 100,
+		 "attempts after the first, along each path"),
+	ROW_SECS(SENDS, "deadline", OPT_DEADLINE, "S", deadline_s, deadline_set, CLI_DEFAULT_DEADLINE_S, CLI_MAX_DEADLINE_S,
+		 "deadline for the whole run in seconds"),
+	ROW_U64(SENDS, "m-key", OPT_MKEY, "KEY", mkey, mkey_set, 0, "a 64-bit key (decimal, or hex with 0x)",
+		"M_Key for every SMP, for a protected fabric"),
+	ROW_STR(0, "node-name-map", OPT_NAMEMAP, "F", namemap, "name nodes from an ib-node-name-map file"),
+	ROW_FLAG(LIVE, "gids", OPT_GIDS, gids, "read GUIDInfo: whole GID tables, alias GUIDs included"),
+	ROW_STR(LIVE, "record", OPT_RECORD, "FILE", record, "record every MAD exchanged into a capture"),
+	ROW_FLAG(LIVE, "record-times", OPT_RECORD_TIMES, record_times, "put timestamps in the capture"),
+	ROW_STR(LIVE, "replay", OPT_REPLAY, "FILE", replay, "answer from a capture instead of a device"),
+	ROW_FLAG(LIVE, "replay-strict", OPT_REPLAY_STRICT, replay_strict, "a request the capture lacks is an error, not a dead target"),
+	ROW_STR(LIVE, "load-cache", OPT_LOAD_CACHE, "FILE", load_cache, "read an 'ibnetdiscover --cache' file instead of walking"),
+	ROW_FLAG(LIVE, "progress", OPT_PROGRESS, progress, "show progress on stderr even when it is not a terminal"),
+	ROW_END,
 };
 
 /* Where the result goes; the command's help says these (the formats differ). */
 static const struct cli_opt output_opts[] = {
-	{ "output", 'o', "FILE", NULL, CLI_K_STR, AT(output), UNTRACKED, 0, 0, NULL, NULL, NULL },
-	{ "format", OPT_FORMAT, "F", NULL, CLI_K_STR, AT(format), UNTRACKED, 0, 0, NULL, NULL, NULL },
-	{ "json", OPT_JSON, NULL, NULL, CLI_K_CONST, AT(format), UNTRACKED, 0, 0, NULL, "json", NULL },
-	{ NULL, 0, NULL, NULL, CLI_K_STR, 0, 0, 0, 0, NULL, NULL, NULL },
+	ROW_STR(0, "output", 'o', "FILE", output, NULL),
+	ROW_STR(0, "format", OPT_FORMAT, "F", format, NULL),
+	{ .name = "json", .id = OPT_JSON, .kind = CLI_K_CONST, .at = AT(format), .given_at = UNTRACKED, .value = "json" },
+	ROW_END,
 };
 
 /* Every command. */
+#define ROW_CALL(lname, oid, fn_, text) \
+	{ .name = (lname), .id = (oid), .help = (text), .kind = CLI_K_CALL, .given_at = UNTRACKED, .fn = (fn_) }
 static const struct cli_opt base_opts[] = {
-	{ "verbose", 'v', NULL, "more diagnostics on stderr (repeat for more)", CLI_K_CALL, 0, UNTRACKED, 0, 0, NULL,
-	  NULL, more_verbose },
-	{ "quiet", 'q', NULL, "errors only", CLI_K_CALL, 0, UNTRACKED, 0, 0, NULL, NULL, errors_only },
-	{ "help", 'h', NULL, "this help", CLI_K_HELP, 0, UNTRACKED, 0, 0, NULL, NULL, NULL },
-	{ NULL, 0, NULL, NULL, CLI_K_STR, 0, 0, 0, 0, NULL, NULL, NULL },
+	ROW_CALL("verbose", 'v', more_verbose, "more diagnostics on stderr (repeat for more)"),
+	ROW_CALL("quiet", 'q', errors_only, "errors only"),
+	{ .name = "help", .id = 'h', .help = "this help", .kind = CLI_K_HELP, .given_at = UNTRACKED },
+	ROW_END,
 };
 
 /* Commands that draw the fabric (topology and health --format dot or svg, report). */
 static const struct cli_opt draw_opts[] = {
-	{ "group-hosts", OPT_GROUP_HOSTS, "N",
-	  "drawings: a leaf's N or more healthy hosts at one rate are one\nnode, named in hostlist form (default " STR(
-		  RENDER_DRAW_GROUP_DEFAULT) ")",
-	  CLI_K_UINT, AT(group_hosts), AT(group_hosts_set), 2, 100000, "a number from 2 to 100000", NULL, NULL },
-	{ "all-hosts", OPT_ALL_HOSTS, NULL, "drawings: draw every host on its own", CLI_K_ZERO, AT(group_hosts),
-	  AT(group_hosts_set), 0, 0, NULL, NULL, NULL },
-	{ NULL, 0, NULL, NULL, CLI_K_STR, 0, 0, 0, 0, NULL, NULL, NULL },
+	ROW_UINT(0, "group-hosts", OPT_GROUP_HOSTS, "N", group_hosts, group_hosts_set, RENDER_DRAW_GROUP_DEFAULT, 2, 100000,
+		 "drawings: a leaf's N or more healthy hosts at one rate are one node, named in hostlist form"),
+	{ .name = "all-hosts", .id = OPT_ALL_HOSTS, .help = "drawings: draw every host on its own", .kind = CLI_K_ZERO,
+	  .at = AT(group_hosts), .given_at = AT(group_hosts_set) },
+	ROW_END,
 };
 
 static const struct {
@@ -151,7 +171,7 @@ static void add_short(struct cli_getopt *g, size_t *n, int id, bool arg)
 	if (id <= 0 || id >= 256)
 		return;
 	if (*n + 3 > sizeof(g->shortopts))
-		abort(); /* the tables are fixed at build time: a bigger one needs a bigger array */
+		BUG("more short options than cli_getopt holds"); /* the tables are fixed at build time */
 	g->shortopts[(*n)++] = (char)id;
 	if (arg)
 		g->shortopts[(*n)++] = ':';
@@ -161,7 +181,7 @@ static void add_short(struct cli_getopt *g, size_t *n, int id, bool arg)
 static void add_long(struct cli_getopt *g, size_t *n, const char *name, int has_arg, int id)
 {
 	if (*n + 1 >= sizeof(g->v) / sizeof(g->v[0]))
-		abort(); /* as above */
+		BUG("more long options than cli_getopt holds");
 	g->v[*n].name = name;
 	g->v[*n].has_arg = has_arg;
 	g->v[*n].flag = NULL;
@@ -242,7 +262,13 @@ static bool parse_value(const struct cmd_desc *cmd, const struct cli_opt *o, con
 	default:
 		return true;
 	}
-	cli_usage_error(cmd, "--%s wants %s, not '%s'", o->name, o->want, arg);
+	if (o->want)
+		cli_usage_error(cmd, "--%s wants %s, not '%s'", o->name, o->want, arg);
+	else if (o->kind == CLI_K_SECS)
+		cli_usage_error(cmd, "--%s wants seconds (more than 0, at most %u), not '%s'", o->name, o->hi, arg);
+	else
+		cli_usage_error(cmd, "--%s wants %s from %u to %u, not '%s'", o->name, o->unit ? o->unit : "a number", o->lo,
+				o->hi, arg);
 	return false;
 }
 
@@ -287,7 +313,47 @@ int cli_opt_apply(const struct cmd_desc *cmd, unsigned groups, struct cli_common
 				o = r;
 	if (!o || o->kind == CLI_K_HELP)
 		return 0;
-	return apply_row(cmd, o, (char *)c, arg);
+	if (apply_row(cmd, o, (char *)c, arg) < 0)
+		return -1;
+	for (i = 0; i < c->n_given && c->given[i] != o; i++)
+		;
+	if (i == c->n_given && c->n_given < sizeof(c->given) / sizeof(c->given[0]))
+		c->given[c->n_given++] = o;
+	return 1;
+}
+
+const char *cli_given_with(const struct cli_common *c, unsigned flags)
+{
+	unsigned i;
+
+	for (i = 0; i < c->n_given; i++)
+		if (c->given[i]->flags & flags)
+			return c->given[i]->name;
+	return NULL;
+}
+
+char *cli_rows_with(unsigned flags)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const struct cli_opt *o;
+	size_t i, n = 0;
+
+	for (i = 0; i < N_GROUPS; i++)
+		for (o = groups_tab[i].rows; o->name; o++)
+			n += (o->flags & flags) == flags;
+	for (i = 0; i < N_GROUPS; i++)
+		for (o = groups_tab[i].rows; o->name; o++) {
+			if ((o->flags & flags) != flags)
+				continue;
+			n--;
+			if (sb.len)
+				sb_addf(&sb, "%s", n ? ", " : " and ");
+			if (o->id > 0 && o->id < 256)
+				sb_addf(&sb, "-%c/--%s", o->id, o->name);
+			else
+				sb_addf(&sb, "--%s", o->name);
+		}
+	return sb_detach(&sb);
 }
 
 const struct cli_opt *cli_own_find(const struct cli_opt *own, int id)
@@ -303,24 +369,103 @@ int cli_own_apply(const struct cmd_desc *cmd, const struct cli_opt *o, void *ctx
 	return apply_row(cmd, o, ctx, arg);
 }
 
+/*
+ * Text at column col of out, wrapped at word boundaries to end by column 80;
+ * continuation lines start at column indent. A '\n' in text is a space (the
+ * wrapping decides the lines). A word longer than the room is put whole on
+ * its own line.
+ */
+void cli_help_wrap(FILE *out, const char *text, int col, int indent)
+{
+	const char *p = text;
+	bool first = true; /* no word on this line yet */
+
+	while (*p) {
+		size_t len;
+
+		if (*p == ' ' || *p == '\n') {
+			p++;
+			continue;
+		}
+		len = strcspn(p, " \n");
+		if (!first && col + 1 + (int)len > CLI_HELP_WIDTH) {
+			fprintf(out, "\n%*s", indent, "");
+			col = indent;
+			first = true;
+		}
+		if (!first) {
+			fputc(' ', out);
+			col++;
+		}
+		fprintf(out, "%.*s", (int)len, p);
+		col += (int)len;
+		first = false;
+		p += len;
+	}
+	fputc('\n', out);
+}
+
 /* One row's help line(s): the option and its argument, then the text at column 25. */
 static void row_help(FILE *out, const struct cli_opt *o)
 {
-	const char *h, *nl;
 	char left[64];
+	int n;
 
 	if (o->kind == CLI_K_TEXT) {
 		fputs(o->help, out);
 		return;
 	}
 	if (o->id > 0 && o->id < 256)
-		snprintf(left, sizeof(left), "  -%c, --%s%s%s", o->id, o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+		n = snprintf(left, sizeof(left), "  -%c, --%s%s%s", o->id, o->name, o->arg ? " " : "", o->arg ? o->arg : "");
 	else
-		snprintf(left, sizeof(left), "      --%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
-	fprintf(out, "%-23s  ", left);
-	for (h = o->help; (nl = strchr(h, '\n')); h = nl + 1)
-		fprintf(out, "%.*s\n%25s", (int)(nl - h), h, "");
-	fprintf(out, "%s\n", h);
+		n = snprintf(left, sizeof(left), "      --%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+	if (n > 23) {
+		/* A long option and argument: the text starts on the next line. */
+		fprintf(out, "%s\n%25s", left, "");
+	} else {
+		fprintf(out, "%-23s  ", left);
+	}
+	if (o->has_def) {
+		/* The default and the range, from the row: said once, never out of step. */
+		char *h;
+		if (o->kind == CLI_K_UINT || o->kind == CLI_K_INT)
+			h = xasprintf("%s (default %g, %u-%u)", o->help, o->def, o->lo, o->hi);
+		else
+			h = xasprintf("%s (default %g)", o->help, o->def);
+		cli_help_wrap(out, h, 25, 25);
+		free(h);
+		return;
+	}
+	cli_help_wrap(out, o->help, 25, 25);
+}
+
+void cli_opts_defaults(struct cli_common *c)
+{
+	size_t i;
+	const struct cli_opt *o;
+
+	for (i = 0; i < N_GROUPS; i++)
+		for (o = groups_tab[i].rows; o->name; o++) {
+			char *to = (char *)c + o->at;
+			if (!o->has_def)
+				continue;
+			switch (o->kind) {
+			case CLI_K_UINT:
+				*(unsigned *)to = (unsigned)o->def;
+				break;
+			case CLI_K_INT:
+				*(int *)to = (int)o->def;
+				break;
+			case CLI_K_SECS:
+				*(double *)to = o->def;
+				break;
+			case CLI_K_U64:
+				*(uint64_t *)to = (uint64_t)o->def;
+				break;
+			default:
+				BUG("--%s: a default for a row that takes no number", o->name);
+			}
+		}
 }
 
 void cli_opts_help(FILE *out, const struct cli_opt *own, unsigned groups)

@@ -6,7 +6,11 @@
  *
  * To add a shared option: add a field to struct cli_common (below), an
  * OPT_* id when it has no short name, and one row to its group's table in
- * options.c, in the place its help line goes. `ibscan help CMD` then lists
+ * options.c (ROW_* macros), in the place its help line goes. A numeric
+ * row carries its default (a named constant of the layer that owns it) and
+ * its range: cli_common_init sets the default from it, the help says
+ * "(default D, LO-HI)" from it, a bad value is told the range from it, and
+ * tests/cli/t_docdefaults.sh checks the README and the man page against it. `ibscan help CMD` then lists
  * it for every command of that group, and tests/cli/t_man.sh and
  * t_completion.sh (which read `ibscan help CMD`) ask for it in the man page
  * and the completion.
@@ -50,9 +54,9 @@ struct cli_common {
 	const char *ca;
 	int port;
 	unsigned window, timeout_ms, retries;
-	unsigned max_per_switch; /* --max-smps-per-switch */
+	unsigned max_per_node; /* --max-smps-per-switch: the engine's per-node cap, under one name */
 	bool fixed_timeout;      /* --fixed-timeout */
-	bool port_set, window_set, timeout_set, retries_set, deadline_set, mkey_set, max_per_switch_set; /* given */
+	bool port_set, window_set, timeout_set, retries_set, deadline_set, mkey_set, max_per_node_set; /* given */
 	double deadline_s;
 	uint64_t mkey;  /* --m-key: the M_Key every SMP carries */
 	const char *namemap;
@@ -79,7 +83,14 @@ struct cli_common {
 	/* Drawings (--format dot, svg; the report's map): group a leaf's hosts from this many on, 0 never. */
 	unsigned group_hosts;
 	bool group_hosts_set; /* --group-hosts or --all-hosts given: drawings only */
+	/* The shared rows given, in the order given (a row once). */
+	const struct cli_opt *given[32];
+	unsigned n_given;
 };
+
+/* The run's deadline (the watchdog's, cmd/signals.c) when --deadline is not given. */
+#define CLI_DEFAULT_DEADLINE_S 300
+#define CLI_MAX_DEADLINE_S 86400
 
 /* getopt ids for long-only options. */
 enum {
@@ -149,8 +160,25 @@ struct cli_opt {
 	const char *want;       /* what a bad value is told it wants: "a number from 1 to 100" */
 	const char *value;      /* CONST */
 	void (*fn)(void);       /* CALL */
+	unsigned flags;         /* CLI_F_*: what the option is about, for the checks between options */
+	const char *unit;       /* UINT: what the number counts, for the range error ("milliseconds"); NULL: "a number" */
+	bool has_def;           /* def is the default, set by cli_common_init and said in the help */
+	double def;             /* UINT, INT, SECS, U64: the default (a named constant of the layer that owns it) */
 };
 #define CLI_NOT_TRACKED ((size_t)-1)
+/* struct cli_opt's flags: what a shared option is about. */
+enum {
+	CLI_F_LIVE = 1 << 0,   /* reading the fabric (diff refuses it when neither side is live) */
+	CLI_F_DEVICE = 1 << 1, /* the local device: nothing to say to a replay or a cache */
+	CLI_F_SENDS = 1 << 2,  /* how MADs are sent: nothing to say to a cache */
+};
+/*
+ * The shared options given on the command line with a row of these flags:
+ * the first one's "--name" (NULL: none given).
+ */
+const char *cli_given_with(const struct cli_common *c, unsigned flags);
+/* "-C/--ca and -P/--port": every shared row with these flags, for a message (the caller frees). */
+char *cli_rows_with(unsigned flags);
 
 /* Rows of a command's own table. */
 #define CLI_END { .name = NULL }
@@ -196,5 +224,10 @@ int cli_opt_apply(const struct cmd_desc *cmd, unsigned groups, struct cli_common
 
 /* The help lines of a command's own rows, then of its groups' options, as `ibscan help CMD` prints them. */
 void cli_opts_help(FILE *out, const struct cli_opt *own, unsigned groups);
+/* Every shared option's default (its row's) into c. */
+void cli_opts_defaults(struct cli_common *c);
+/* Help is wrapped to end by this column. */
+#define CLI_HELP_WIDTH 80
+void cli_help_wrap(FILE *out, const char *text, int col, int indent);
 
 #endif

@@ -15,20 +15,23 @@
 static bool options_conflict(const struct cli_common *c)
 {
 	const char *src = c->replay ? "--replay" : "--load-cache";
+	char *rows;
 
 	if ((c->replay != NULL) + (c->record != NULL) + (c->load_cache != NULL) > 1) {
 		log_error("--replay, --record and --load-cache cannot be used together");
 		return true;
 	}
 	/* Given, whatever its value: -P 0 (the first active port) reads a device as much as -P 1 does. */
-	if ((c->replay || c->load_cache) && (c->ca || c->port_set)) {
-		log_error("%s reads no device: -C/--ca and -P/--port do not apply", src);
+	if ((c->replay || c->load_cache) && cli_given_with(c, CLI_F_DEVICE)) {
+		rows = cli_rows_with(CLI_F_DEVICE);
+		log_error("%s reads no device: %s do not apply", src, rows);
+		free(rows);
 		return true;
 	}
-	if (c->load_cache && (c->window_set || c->max_per_switch_set || c->timeout_set || c->fixed_timeout ||
-			      c->retries_set || c->deadline_set || c->mkey_set)) {
-		log_error("--load-cache sends no MADs: --window, --max-smps-per-switch, --timeout, --fixed-timeout, "
-			  "--retries, --deadline and --m-key do not apply");
+	if (c->load_cache && cli_given_with(c, CLI_F_SENDS)) {
+		rows = cli_rows_with(CLI_F_SENDS);
+		log_error("--load-cache sends no MADs: %s do not apply", rows);
+		free(rows);
 		return true;
 	}
 	if (c->replay_strict && !c->replay) {
@@ -198,7 +201,7 @@ int cli_walk_begin(const struct cli_common *c, struct ibs_session **out)
 	so.engine.window = c->window;
 	so.engine.timeout_ms = c->timeout_ms;
 	so.engine.retries = c->retries;
-	so.engine.max_per_node = c->max_per_switch;
+	so.engine.max_per_node = c->max_per_node;
 	so.engine.fixed_timeout = c->fixed_timeout;
 	so.engine.deadline_ms = cli_deadline_ms(c);
 	so.window_set = c->window_set;

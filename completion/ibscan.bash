@@ -67,7 +67,7 @@ _ibscan_commands()
 	"$1" --help 2>/dev/null | awk '
 		/^commands:/ { on = 1; next }
 		on && /^$/ { exit }
-		on { print $1 }'
+		on && /^  [a-z]/ { print $1 }'
 }
 
 # _ibscan_add WORDS CUR: add the WORDS that start with CUR to COMPREPLY.

@@ -133,7 +133,7 @@ static enum ibs_err open_mads(struct ibs_session *s)
 	} else {
 		struct ibs_umad_opts uo = { s->o.src.ca, s->o.src.port, (int)eo.timeout_ms };
 		rc = ibs_umad_open(&uo, &s->t);
-		ibs_mad_set_mkey(s->o.src.mkey);
+		eo.mkey = s->o.src.mkey;
 		/* A replay answers at once whatever the timing: back off only on a live fabric. */
 		eo.backoff_us = IBS_ENGINE_DEFAULT_BACKOFF_US;
 	}

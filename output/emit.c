@@ -7,6 +7,7 @@
  */
 #include "emit.h"
 #include "../core/mad/mad.h"
+#include "../core/base/err.h"
 #include "../core/base/strbuf.h"
 #include "../core/base/text.h"
 #include "../core/base/xalloc.h"
@@ -331,10 +332,8 @@ static void prefix(struct emit *e, const char *key)
 
 static void open_container(struct emit *e, const char *key, bool array)
 {
-	if (e->depth >= EMIT_MAX_DEPTH) {
-		fputs("ibscan: fatal: JSON nesting too deep\n", stderr);
-		exit(3);
-	}
+	if (e->depth >= EMIT_MAX_DEPTH)
+		BUG("JSON nested deeper than %d: a renderer opens more than it closes", EMIT_MAX_DEPTH);
 	prefix(e, key);
 	put(e, array ? "[" : "{", 1);
 	e->st[e->depth].array = array;

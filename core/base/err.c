@@ -1,6 +1,10 @@
 /* Human-readable names for enum ibs_err. */
 #include "err.h"
 
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
 static const char *const msgs[IBS_E__COUNT] = {
 	[IBS_OK] = "success",
 	[IBS_E_AGAIN] = "no data yet",
@@ -24,4 +28,16 @@ const char *ibs_strerror(enum ibs_err e)
 	if ((unsigned)e >= IBS_E__COUNT || !msgs[e])
 		return "unknown error";
 	return msgs[e];
+}
+
+void ibs_bug(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "ibscan: BUG: %s:%d: ", file, line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	abort();
 }

@@ -23,4 +23,12 @@ enum ibs_err {
 
 const char *ibs_strerror(enum ibs_err e);
 
+/*
+ * A programmer error (an invariant the code itself broke, never bad input):
+ * say where on stderr and abort, as git's BUG() does. Layers below cmd/
+ * never exit; this is how they stop when continuing would be wrong.
+ */
+#define BUG(...) ibs_bug(__FILE__, __LINE__, __VA_ARGS__)
+_Noreturn void ibs_bug(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 #endif

@@ -1,5 +1,5 @@
 /*
- * What index.c (build, check, read) and index_tmp.c (an index built from
+ * What index.c (build), index_read.c (check, read) and index_tmp.c (an index built from
  * a capture's text into temporary files) share; not for use outside them.
  */
 #ifndef IBSCAN_CAPTURE_INDEX_INT_H
@@ -81,5 +81,10 @@ static inline size_t capidx_stored(const struct ibs_cap_exchange *e)
 enum ibs_err capidx_bad(char **msg, const char *why, ...) __attribute__((format(printf, 2, 3)));
 /* From now on ix is read from files (it owns xfd and rfd), through two read-ahead windows. */
 void capidx_read_files(struct ibs_capidx *ix, int xfd, uint64_t xend, int rfd, uint64_t rend);
+
+/* The whole image's checksum: the header with its checksum field as zero, then the rest (ix: pages let go of). */
+uint64_t capidx_image_checksum(const struct ibs_capidx *ix, const struct hdr *h, const uint8_t *body, size_t n);
+/* Let go of the unmodified pages of a mapped index read so far. */
+void capidx_settle(const struct ibs_capidx *ix);
 
 #endif

@@ -331,7 +331,7 @@ static void send_one(struct ibs_engine *e, struct pend *p, uint64_t now, const u
 	p->sent_at = now;
 	p->deadline = now + attempt_timeout_ns(e, p);
 	eng_pl_push(&e->wire, p);
-	rc = ibs_mad_encode(&p->req, p->tid, mad);
+	rc = ibs_mad_encode(&p->req, p->tid, e->o.mkey, mad);
 	if (rc == IBS_OK)
 		rc = ibs_transport_send(e->t, &p->req, mad, &p->cause);
 	if (rc == IBS_OK) {

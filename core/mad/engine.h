@@ -34,6 +34,7 @@ struct ibs_engine_opts {
 			       * per round, at most timeout_ms; 0: retry at once */
 	unsigned max_per_node; /* requests in flight any one node serves (see ibs_route_fn); 0: no cap */
 	bool fixed_timeout;   /* every attempt waits timeout_ms (no adaptive timeout, no doubling) */
+	uint64_t mkey;        /* the M_Key every SMP carries (--m-key; 0: none), see ibs_mad_encode */
 };
 
 #define IBS_ENGINE_DEFAULT_WINDOW 32

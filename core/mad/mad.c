@@ -114,14 +114,7 @@ static int class_data_offset(uint8_t mgmt_class)
 	}
 }
 
-static uint64_t smp_mkey;
-
-void ibs_mad_set_mkey(uint64_t mkey)
-{
-	smp_mkey = mkey;
-}
-
-enum ibs_err ibs_mad_encode(const struct ibs_mad_req *req, uint64_t tid, uint8_t *out)
+enum ibs_err ibs_mad_encode(const struct ibs_mad_req *req, uint64_t tid, uint64_t mkey, uint8_t *out)
 {
 	enum ibs_err rc;
 
@@ -129,8 +122,8 @@ enum ibs_err ibs_mad_encode(const struct ibs_mad_req *req, uint64_t tid, uint8_t
 		return IBS_E_INVAL;
 	rc = encode_dr_get(req, tid, out) ? IBS_OK : encode_lib(req, tid, out);
 	/* The templates and libibmad leave M_Key 0: the key goes in after. */
-	if (rc == IBS_OK && smp_mkey && (req->mgmt_class == IBS_CLASS_SMI || req->mgmt_class == IBS_CLASS_SMI_DR))
-		mad_set_field64(out, 0, IB_MAD_MKEY_F, smp_mkey);
+	if (rc == IBS_OK && mkey && (req->mgmt_class == IBS_CLASS_SMI || req->mgmt_class == IBS_CLASS_SMI_DR))
+		mad_set_field64(out, 0, IB_MAD_MKEY_F, mkey);
 	return rc;
 }
 

@@ -87,14 +87,12 @@ struct ibs_mad_hdr {
 void ibs_req_get(struct ibs_mad_req *req, const struct ibs_addr *addr, uint8_t mgmt_class,
 		 uint16_t attr_id, uint32_t attr_mod);
 
-/* Encode req with the given TID into out (IBS_MAD_SIZE bytes). */
-enum ibs_err ibs_mad_encode(const struct ibs_mad_req *req, uint64_t tid, uint8_t *out);
 /*
- * The M_Key every SMP (classes 0x01 and 0x81) carries from now on (IBA
- * 14.2.4; 0, the default, matches an unprotected port). Set once, before the
- * first request: as infiniband-diags' -y.
+ * Encode req with the given TID into out (IBS_MAD_SIZE bytes). An SMP
+ * (classes 0x01 and 0x81) carries mkey (IBA 14.2.4; 0 matches an
+ * unprotected port), as infiniband-diags' -y; other classes carry none.
  */
-void ibs_mad_set_mkey(uint64_t mkey);
+enum ibs_err ibs_mad_encode(const struct ibs_mad_req *req, uint64_t tid, uint64_t mkey, uint8_t *out);
 /* The same, through mad_build_pkt for every request (the reference the fast path is tested against). */
 enum ibs_err ibs_mad_encode_lib(const struct ibs_mad_req *req, uint64_t tid, uint8_t *out);
 /* Decode the header; IBS_E_MALFORMED when len is shorter than a MAD header. */

@@ -3,7 +3,8 @@
 
 Usage: layers.py ROOT
 
-Reads every #include "..." of the .c and .h files under ROOT/cmd, ROOT/core,
+Reads every #include "..." (and every #include <...> that names a file of
+the tree, from the including file's folder or from ROOT) of the .c and .h files under ROOT/cmd, ROOT/core,
 ROOT/fabric and ROOT/output (and their subfolders), resolves it against the
 including file's folder, and checks:
 
@@ -21,7 +22,8 @@ including file's folder, and checks:
            includes x.h is a cycle, as one between headers is).
 
 Prints one line per violation and exits 1 when there is any; prints what it
-read and exits 0 otherwise.
+read and exits 0 otherwise. A ROOT with no source file under those folders is
+an error (exit 2): a wrong root must not pass.
 """
 
 import os
@@ -35,7 +37,7 @@ CORE = {
     "capture": {"base", "mad", "capture"},
     "probe": {"base", "probe"},
 }
-INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+INCLUDE = re.compile(r'^\s*#\s*include\s*(?:"([^"]+)"|<([^>]+)>)', re.M)
 
 
 def layer(rel):
@@ -73,10 +75,24 @@ def check(root):
             if part not in CORE:
                 errors.append(f"{src}: core files belong in core/base, core/mad, core/capture or core/probe")
         for m in INCLUDE.finditer(text):
-            n_incs += 1
             line = text.count("\n", 0, m.start()) + 1
-            where = f'{src}:{line}: #include "{m.group(1)}"'
-            dst = os.path.normpath(os.path.join(os.path.dirname(src), m.group(1)))
+            if m.group(1) is not None:
+                where = f'{src}:{line}: #include "{m.group(1)}"'
+                dst = os.path.normpath(os.path.join(os.path.dirname(src), m.group(1)))
+            else:
+                # A system include is the tree's own when it names a file of the tree
+                # (-I. or a relative path would make it one): judged as "..." is.
+                name = m.group(2)
+                where = f"{src}:{line}: #include <{name}>"
+                dst = None
+                for cand in (os.path.join(os.path.dirname(src), name), name):
+                    cand = os.path.normpath(cand)
+                    if not cand.startswith("..") and os.path.isfile(os.path.join(root, cand)):
+                        dst = cand
+                        break
+                if dst is None:
+                    continue
+            n_incs += 1
             if not os.path.isfile(os.path.join(root, dst)):
                 errors.append(f"{where}: no such file")
                 continue
@@ -156,6 +172,9 @@ def main():
         sys.exit(__doc__)
     sys.setrecursionlimit(10000)
     errors, n_files, n_incs = check(sys.argv[1])
+    if n_files == 0:
+        print(f"layers: no .c or .h file under {sys.argv[1]}/{{{','.join(LAYERS)}}}: not the tree's root")
+        sys.exit(2)
     for e in errors:
         print(e)
     if errors:

@@ -36,7 +36,7 @@ expect() {
 }
 
 # Commands, from `ibscan --help`.
-cmds=$("$IBSCAN" --help | awk '/^commands:/{on=1;next} on&&/^$/{exit} on{print $1}' | sort | tr '\n' ' ' | sed 's/ $//')
+cmds=$("$IBSCAN" --help | awk '/^commands:/{on=1;next} on&&/^$/{exit} on&&/^  [a-z]/{print $1}' | sort | tr '\n' ' ' | sed 's/ $//')
 [ -n "$cmds" ] || fail "no commands in ibscan --help"
 expect "$cmds" ""
 expect "topology" to

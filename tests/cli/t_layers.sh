@@ -1,5 +1,5 @@
 #!/bin/bash
-# The layers (docs/architecture.md): every #include "..." in cmd/ output/
+# The layers (docs/architecture.md): every #include "..." (and <...> naming a tree file) in cmd/ output/
 # fabric/ core/ goes down cmd -> output -> fabric -> core; in core, base
 # includes only base, and mad, capture and probe include each other only as
 # capture -> mad; fabric includes nothing of the probe; no include cycle
@@ -24,7 +24,11 @@ plant() {
 	while [ $# -gt 0 ]; do
 		mkdir -p "$(dirname "$t/$1")"
 		[ -s "$t/$1" ] || echo "/* planted */" >"$t/$1"
-		[ "$2" = - ] || sed -i "1a #include \"$2\"" "$t/$1"
+		case $2 in
+		-) ;;
+		\<*) sed -i "1a #include $2" "$t/$1" ;;
+		*) sed -i "1a #include \"$2\"" "$t/$1" ;;
+		esac
 		shift 2
 	done
 	python3 "$check" "$t" >"$TMP/out" 2>&1 || rc=$?
@@ -56,6 +60,15 @@ plant 1 'include cycle: core/capture/format -> core/capture/index -> core/captur
 # Anything else.
 plant 1 'core/mad/umad.c:2: #include "nosuch.h": no such file' core/mad/umad.c nosuch.h
 plant 1 'cmd/main.c:2: #include "../tests/x.h": tests/x.h lies outside the layers' cmd/main.c ../tests/x.h tests/x.h -
+# A system include that names a file of the tree is judged as "..." is; a real one is not read.
+plant 1 'fabric/walk.c:2: #include <../output/emit.h>: goes up a layer' fabric/walk.c '<../output/emit.h>'
+plant 1 'core/base/err.c:2: #include <fabric/model.h>: goes up a layer' core/base/err.c '<fabric/model.h>'
+plant 0 '' fabric/walk.c '<stdio.h>'
+# A wrong root is not a pass.
+rc=0
+python3 "$check" "$TMP/nosuch" >"$TMP/out" 2>&1 || rc=$?
+[ "$rc" = 2 ] || { cat "$TMP/out" >&2; fail "a root with no source: exit $rc, want 2"; }
+grep -qF "no .c or .h file under $TMP/nosuch" "$TMP/out" || { cat "$TMP/out" >&2; fail "a root with no source: not said"; }
 # Allowed: capture -> mad, and any layer -> a lower one.
 plant 0 '' core/capture/stats.c ../mad/engine.h
 plant 0 '' cmd/main.c ../core/probe/ping.h

@@ -67,7 +67,7 @@ for l in usage.split('\n'):
         inside = True
     elif inside and not l.strip():
         break
-    elif inside:
+    elif inside and re.match(r'^  [a-z]', l):
         cmds.append(l.split()[0])
 for c in sorted(set(cmds) - set(man_cmds)):
     errors.append('command %s is in ibscan --help but has no .SS in the man page' % c)

@@ -59,3 +59,14 @@ run 2 topology extra
 err_has "unexpected argument 'extra'"
 run 2 --frob
 err_has "unknown option '--frob'"
+
+# Help fits 80 columns: the general help and every command's, wrapped at word boundaries.
+run 0 --help
+cmds=$(awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { exit }' "$TMP/out")
+[ "$(echo "$cmds" | wc -w)" -ge 10 ] || fail "ibscan --help lists only: $cmds"
+for c in "" $cmds; do
+	[ "$c" = help ] && continue
+	run 0 help $c
+	awk -v c="${c:---help}" 'length > 80 { printf "ibscan help %s: %d columns: %s\n", c, length, $0; bad = 1 } END { exit bad }' \
+		"$TMP/out" >&2 || fail "help wider than 80 columns"
+done

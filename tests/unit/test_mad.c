@@ -21,7 +21,7 @@ static void test_encode_dr_nodeinfo(void **state)
 	(void)state;
 	ibs_addr_dr(&a, path, 3);
 	ibs_req_get(&req, &a, IBS_CLASS_SMI_DR, IBS_ATTR_NODE_INFO, 0);
-	assert_int_equal(ibs_mad_encode(&req, 0x1234567890abcdefull, mad), IBS_OK);
+	assert_int_equal(ibs_mad_encode(&req, 0x1234567890abcdefull, 0, mad), IBS_OK);
 	assert_int_equal(ibs_mad_decode_hdr(mad, sizeof(mad), &h), IBS_OK);
 	assert_int_equal(h.mgmt_class, 0x81);
 	assert_int_equal(h.method, IBS_METHOD_GET);
@@ -48,7 +48,7 @@ static void test_encode_rejects_long_path(void **state)
 	ibs_addr_dr(&a, NULL, 0);
 	a.hops = 64;
 	ibs_req_get(&req, &a, IBS_CLASS_SMI_DR, IBS_ATTR_NODE_INFO, 0);
-	assert_int_equal(ibs_mad_encode(&req, 1, mad), IBS_E_INVAL);
+	assert_int_equal(ibs_mad_encode(&req, 1, 0, mad), IBS_E_INVAL);
 	assert_false(ibs_addr_dr_extend(&a, &a, 1));
 }
 
@@ -63,7 +63,7 @@ static void test_pma_payload(void **state)
 	ibs_req_get(&req, &a, IBS_CLASS_PMA, IBS_ATTR_PORT_COUNTERS, 0);
 	req.data = data;
 	req.data_len = sizeof(data);
-	assert_int_equal(ibs_mad_encode(&req, 9, mad), IBS_OK);
+	assert_int_equal(ibs_mad_encode(&req, 9, 0, mad), IBS_OK);
 	assert_int_equal(mad_get_field(mad + IBS_GMP_DATA_OFFS, 0, IB_PC_PORT_SELECT_F), 7);
 	assert_int_equal(mad_get_field(mad, 0, IB_MAD_MGMTCLASS_F), 4);
 }
@@ -78,7 +78,7 @@ static void make_nodeinfo(uint8_t *mad, size_t *len)
 
 	ibs_addr_dr(&a, NULL, 0);
 	ibs_req_get(&req, &a, IBS_CLASS_SMI_DR, IBS_ATTR_NODE_INFO, 0);
-	ibs_mad_encode(&req, 5, req_mad);
+	ibs_mad_encode(&req, 5, 0, req_mad);
 	memset(d, 0, sizeof(d));
 	v = 2; mad_encode_field(d, IB_NODE_TYPE_F, &v);
 	v = 36; mad_encode_field(d, IB_NODE_NPORTS_F, &v);
@@ -491,7 +491,7 @@ static void test_encode_matches_libibmad(void **state)
 		ibs_req_get(&req, &a, IBS_CLASS_SMI_DR, (uint16_t)(0x10 + k % 20), seed * 2654435761u);
 		tid = (uint64_t)seed << 20 | k;
 		memset(fast, 0xa5, sizeof(fast));
-		assert_int_equal(ibs_mad_encode(&req, tid, fast), IBS_OK);
+		assert_int_equal(ibs_mad_encode(&req, tid, 0, fast), IBS_OK);
 		assert_int_equal(ibs_mad_encode_lib(&req, tid, ref), IBS_OK);
 		assert_memory_equal(fast, ref, IBS_MAD_SIZE);
 	}
@@ -504,30 +504,30 @@ static void test_mkey_in_smps(void **state)
 	uint8_t mad[IBS_MAD_SIZE], data[64] = { 0 };
 	struct ibs_mad_req req;
 	struct ibs_addr a;
+	uint64_t key = 0x0123456789abcdefull;
 
 	(void)state;
-	ibs_mad_set_mkey(0x0123456789abcdefull);
 	ibs_addr_dr(&a, path, 2);
 	ibs_req_get(&req, &a, IBS_CLASS_SMI_DR, IBS_ATTR_NODE_INFO, 0); /* a template */
-	assert_int_equal(ibs_mad_encode(&req, 1, mad), IBS_OK);
+	assert_int_equal(ibs_mad_encode(&req, 1, key, mad), IBS_OK);
 	assert_true(mad_get_field64(mad, 0, IB_MAD_MKEY_F) == 0x0123456789abcdefull);
 	req.method = IBS_METHOD_SET; /* through libibmad */
 	req.data = data;
 	req.data_len = sizeof(data);
-	assert_int_equal(ibs_mad_encode(&req, 2, mad), IBS_OK);
+	assert_int_equal(ibs_mad_encode(&req, 2, key, mad), IBS_OK);
 	assert_true(mad_get_field64(mad, 0, IB_MAD_MKEY_F) == 0x0123456789abcdefull);
 	ibs_addr_lid(&a, 5, 0);
 	ibs_req_get(&req, &a, IBS_CLASS_SMI, IBS_ATTR_PORT_INFO, 1);
-	assert_int_equal(ibs_mad_encode(&req, 3, mad), IBS_OK);
+	assert_int_equal(ibs_mad_encode(&req, 3, key, mad), IBS_OK);
 	assert_true(mad_get_field64(mad, 0, IB_MAD_MKEY_F) == 0x0123456789abcdefull);
 	ibs_addr_lid(&a, 5, 1);
 	ibs_req_get(&req, &a, IBS_CLASS_PMA, IBS_ATTR_CLASS_PORT_INFO, 0);
-	assert_int_equal(ibs_mad_encode(&req, 4, mad), IBS_OK);
+	assert_int_equal(ibs_mad_encode(&req, 4, key, mad), IBS_OK);
 	assert_true(mad_get_field64(mad, 0, IB_MAD_MKEY_F) == 0);
-	ibs_mad_set_mkey(0);
+	key = 0;
 	ibs_addr_dr(&a, path, 2);
 	ibs_req_get(&req, &a, IBS_CLASS_SMI_DR, IBS_ATTR_NODE_INFO, 0);
-	assert_int_equal(ibs_mad_encode(&req, 5, mad), IBS_OK);
+	assert_int_equal(ibs_mad_encode(&req, 5, key, mad), IBS_OK);
 	assert_true(mad_get_field64(mad, 0, IB_MAD_MKEY_F) == 0);
 }
 

@@ -4,6 +4,10 @@
 #include <stddef.h>
 #include <cmocka.h>
 #include <jansson.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "fake_transport.h"
 #include "../../fabric/health.h"
@@ -19,7 +23,7 @@
 static struct ibs_fabric *walk_ff(struct ff *ff)
 {
 	struct fake f;
-	struct ibs_engine_opts o = { 8, 100, 1, 10000, 0, 0, false };
+	struct ibs_engine_opts o = { 8, 100, 1, 10000, 0, 0, false, 0 };
 	struct ibs_walk_opts wo = { true, true, NULL, NULL, false };
 	struct ibs_run run = { 0 };
 	struct ibs_engine *e;
@@ -456,6 +460,40 @@ static void test_text_formats(void **state)
 	SAME_AS_PRINTF("%s %.2f", "mixed", 1.5);
 }
 
+/* A renderer that nests too deep is a programmer error: output/ never exits, it aborts (BUG) saying where. */
+static void test_emit_bug_aborts(void **state)
+{
+	int fds[2], st;
+	char msg[256] = "";
+	ssize_t n;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct emit *e = emit_new(EMIT_JSON);
+		dup2(fds[1], 2);
+		for (int i = 0; i < 40; i++)
+			emit_obj_open(e, "x");
+		_exit(0);
+	}
+	close(fds[1]);
+	/* To the end: stderr is unbuffered, so the message comes in several writes. */
+	for (size_t got = 0; got < sizeof(msg) - 1; got += (size_t)n) {
+		n = read(fds[0], msg + got, sizeof(msg) - 1 - got);
+		if (n <= 0)
+			break;
+	}
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFSIGNALED(st));
+	assert_int_equal(WTERMSIG(st), SIGABRT);
+	assert_non_null(strstr(msg, "ibscan: BUG: output/emit.c:"));
+	assert_non_null(strstr(msg, "JSON nested deeper than 32"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -472,6 +510,7 @@ int main(void)
 		cmocka_unit_test(test_json_escaping),
 		cmocka_unit_test(test_text_formats),
 		cmocka_unit_test(test_lfts_none),
+		cmocka_unit_test(test_emit_bug_aborts),
 	};
 	return cmocka_run_group_tests_name("render", tests, NULL, NULL);
 }
