@@ -222,20 +222,15 @@ static void on_guidinfo(void *ctx, const struct ibs_mad_req *req, const struct i
 		walk_lid_redo(c); /* another node's: ask by directed route */
 		return;
 	}
+	/*
+	 * Every block is read (ceil(GUIDCap / 8) of them, as `smpquery guids`
+	 * does): alias GUIDs have holes (mlx4 puts VF n's alias at index n and
+	 * clears it when the VF shuts down), so a free entry ends nothing.
+	 * Free entries stay 0 here and are left out of the GID list.
+	 */
 	if (r->outcome == IBS_MAD_OK && ibs_decode_guidinfo(r->mad, r->len, g) == IBS_OK) {
-		bool full = true;
-		for (i = 0; i < IBS_GUIDINFO_PER_BLOCK && base + i < p->n_gids; i++) {
+		for (i = 0; i < IBS_GUIDINFO_PER_BLOCK && base + i < p->n_gids; i++)
 			p->gids[base + i] = g[i];
-			full = full && g[i];
-		}
-		/*
-		 * Alias GUIDs are assigned from the start of the table, so a block
-		 * with a free entry ends the table: read the next block only when
-		 * this one is full. That keeps a 32-entry table to one MAD.
-		 */
-		if (full && base + IBS_GUIDINFO_PER_BLOCK < p->n_gids)
-			walk_query(walk_qctx(c->w, c->node, c->port), c->is_fixed ? NULL : c->base, c->ext, c->fixed, IBS_ATTR_GUID_INFO,
-			      req->attr_mod + 1);
 	} else {
 		walk_record_error_q(c, req, c->node, c->port, r, false);
 		if (!p->error)
@@ -297,6 +292,7 @@ static void portinfo_answer(void *ctx, const struct ibs_mad_req *req, const stru
 	struct ibs_port *p = &n->ports[c->port];
 	struct ibs_portinfo pi = p->pi;
 	bool ok;
+	unsigned blk;
 
 	if (resweep_later(c, r))
 		return;
@@ -327,7 +323,9 @@ static void portinfo_answer(void *ctx, const struct ibs_mad_req *req, const stru
 		p->n_gids = p->pi.guid_cap;
 		free(p->gids); /* a port read again */
 		p->gids = xcalloc(p->n_gids, sizeof(*p->gids));
-		walk_query(walk_qctx(c->w, n, c->port), c->is_fixed ? NULL : c->base, c->ext, c->fixed, IBS_ATTR_GUID_INFO, 0);
+		for (blk = 0; blk * IBS_GUIDINFO_PER_BLOCK < p->n_gids; blk++)
+			walk_query(walk_qctx(c->w, n, c->port), c->is_fixed ? NULL : c->base, c->ext, c->fixed,
+				   IBS_ATTR_GUID_INFO, blk);
 	}
 	if (may_run_fdr10(n, p))
 		walk_query(walk_qctx(c->w, n, c->port), c->is_fixed ? NULL : c->base, c->ext, c->fixed,

@@ -18,6 +18,11 @@
  * past the cap waits on that node's list, and goes out again when the node
  * has room (woken nodes are served before the queue: theirs are older).
  *
+ * An attempt whose timeout passed stays matchable, and counted at its
+ * nodes, until the cap has passed since it went out (engine_ghost.c): its
+ * late answer completes the request. Each turn reads what has arrived
+ * before it judges what timed out.
+ *
  * Timeouts: the round-trip times of answers go into a histogram (rtt.h), one
  * per kind of agent (SMAs, the SA, the rest); an attempt waits what its
  * kind's says, doubled per round, capped by timeout_ms.
@@ -45,9 +50,13 @@ struct ibs_engine *ibs_engine_new(struct ibs_transport *t, const struct ibs_engi
 		e->o.window = IBS_ENGINE_MAX_WINDOW;
 	if (e->o.timeout_ms < 1)
 		e->o.timeout_ms = 1;
-	e->slots = xcalloc(e->o.window, sizeof(*e->slots));
-	e->route_keys = xcalloc((size_t)e->o.window * IBS_ENGINE_MAX_ROUTE, sizeof(*e->route_keys));
-	e->route_n = xcalloc(e->o.window, sizeof(*e->route_n));
+	/* Every TID a slot can carry: current attempts (at most window) and earlier ones still matchable. */
+	e->n_slots = IBS_ENGINE_MAX_WINDOW;
+	e->slots = xcalloc(e->n_slots, sizeof(*e->slots));
+	e->ghosts = xcalloc(e->n_slots, sizeof(*e->ghosts));
+	e->ghost_head = e->ghost_tail = -1;
+	e->route_keys = xcalloc((size_t)e->n_slots * IBS_ENGINE_MAX_ROUTE, sizeof(*e->route_keys));
+	e->route_n = xcalloc(e->n_slots, sizeof(*e->route_n));
 	for (k = 0; k < ENG_RTT_KINDS; k++)
 		ibs_rtt_init(&e->rtt[k], e->o.timeout_ms);
 	e->st.timeout_now_ms = e->o.timeout_ms;
@@ -101,7 +110,7 @@ unsigned ibs_engine_timeout_ms(const struct ibs_engine *e)
 }
 
 /* The round-trip times that answers to this class follow. */
-static struct ibs_rtt *rtt_of(struct ibs_engine *e, uint8_t mgmt_class)
+struct ibs_rtt *eng_rtt_of(struct ibs_engine *e, uint8_t mgmt_class)
 {
 	if (mgmt_class == IBS_CLASS_SMI || mgmt_class == IBS_CLASS_SMI_DR)
 		return &e->rtt[ENG_RTT_SMP];
@@ -113,7 +122,7 @@ static struct ibs_rtt *rtt_of(struct ibs_engine *e, uint8_t mgmt_class)
  * the SA's timing, as sminfo gives it (1 s, 4 attempts), not the SMAs'
  * adaptive one, so that a busy OpenSM is not "an SM that does not answer".
  */
-static bool is_sminfo(const struct ibs_mad_req *r)
+bool eng_is_sminfo(const struct ibs_mad_req *r)
 {
 	return (r->mgmt_class == IBS_CLASS_SMI || r->mgmt_class == IBS_CLASS_SMI_DR) && r->attr_id == IBS_ATTR_SM_INFO;
 }
@@ -123,11 +132,11 @@ static uint64_t attempt_timeout_ns(struct ibs_engine *e, const struct pend *p)
 {
 	uint64_t ms;
 
-	if (is_sminfo(&p->req))
+	if (eng_is_sminfo(&p->req))
 		return (uint64_t)(e->o.timeout_ms > IBS_ENGINE_SM_TIMEOUT_MS ? e->o.timeout_ms
 									 : IBS_ENGINE_SM_TIMEOUT_MS) * 1000000ull;
 	ms = e->o.fixed_timeout ? e->o.timeout_ms
-					 : (uint64_t)rtt_of(e, p->req.mgmt_class)->timeout_ms
+				: (uint64_t)eng_rtt_of(e, p->req.mgmt_class)->timeout_ms
 						   << (p->round > 16 ? 16 : p->round);
 
 	if (ms > e->o.timeout_ms)
@@ -155,6 +164,7 @@ static void submit(struct ibs_engine *e, const struct ibs_mad_req *req, bool pat
 	p->cb = cb;
 	p->ctx = ctx;
 	p->paths = paths;
+	p->id = ++e->next_id;
 	p->slot = -1;
 	eng_pl_push(&e->queue, p);
 	e->st.submitted++;
@@ -183,13 +193,14 @@ static void release(struct ibs_engine *e, struct pend *p)
 {
 	free(p->data);
 	p->data = NULL;
+	p->id = 0; /* its ghosts no longer lead to it */
 	p->next = e->freelist;
 	e->freelist = p;
 }
 
 /* Take p off the wire (if there) and report its outcome (a send failure's cause is p->cause). */
-static void complete(struct ibs_engine *e, struct pend *p, enum ibs_outcome oc, uint16_t status,
-		     const uint8_t *mad, size_t len)
+void eng_complete(struct ibs_engine *e, struct pend *p, enum ibs_outcome oc, uint16_t status,
+		  const uint8_t *mad, size_t len)
 {
 	struct ibs_mad_result r;
 
@@ -232,21 +243,29 @@ static void complete(struct ibs_engine *e, struct pend *p, enum ibs_outcome oc, 
  * again. `now` is when the failure was seen: a round whose last attempt
  * failed in less than half its timeout failed fast, and waits its backoff.
  */
-static void retry_or_fail(struct ibs_engine *e, struct pend *p, enum ibs_outcome oc, uint16_t status, uint64_t now)
+void eng_retry_or_fail(struct ibs_engine *e, struct pend *p, enum ibs_outcome oc, uint16_t status, uint64_t now,
+		       bool lingers)
 {
 	uint64_t timeout_ns = (uint64_t)e->o.timeout_ms * 1000000ull;
 	bool busy = oc == IBS_MAD_STATUS && (status & 0x1);
 
-	if (e->t->ops->expire && oc == IBS_MAD_TIMEOUT && now >= p->deadline)
-		e->t->ops->expire(e->t, &p->req, p->tid);
+	/* Timed out here, not by the kernel: it may still be answered, and still be in service. */
+	if (lingers && p->sent_at + timeout_ns > now) {
+		eng_to_ghost(e, p);
+	} else if (lingers) {
+		if (e->t->ops->expire)
+			e->t->ops->expire(e->t, &p->req, p->tid);
+		off_wire(e, p);
+	}
 	if (busy) {
 		/* The target is busy, not the way to it: the same path, after a wait. */
 		if (p->round >= e->o.retries) {
-			complete(e, p, oc, status, NULL, 0);
+			eng_complete(e, p, oc, status, NULL, 0);
 			return;
 		}
 		p->round++;
-		off_wire(e, p);
+		if (p->slot >= 0)
+			off_wire(e, p);
 		e->st.retries++;
 		e->st.busy++;
 		{
@@ -257,7 +276,7 @@ static void retry_or_fail(struct ibs_engine *e, struct pend *p, enum ibs_outcome
 		}
 		return;
 	}
-	if (is_sminfo(&p->req)) {
+	if (eng_is_sminfo(&p->req)) {
 		/* Its attempts over all paths together: 4 as sminfo's, or retries + 1 where that is more. */
 		if (p->attempts >= IBS_ENGINE_SM_ATTEMPTS && p->attempts > e->o.retries) {
 			complete(e, p, oc, status, NULL, 0);
@@ -282,10 +301,11 @@ static void retry_or_fail(struct ibs_engine *e, struct pend *p, enum ibs_outcome
 			e->paths(p->ctx, 0, &p->req.addr);
 		p->path_i = 0;
 	} else {
-		complete(e, p, oc, status, NULL, 0);
+		eng_complete(e, p, oc, status, NULL, 0);
 		return;
 	}
-	off_wire(e, p);
+	if (p->slot >= 0)
+		off_wire(e, p);
 	e->st.retries++;
 	if (p->path_i == 0 && e->o.backoff_us && p->deadline > now + (p->deadline - p->sent_at) / 2) {
 		uint64_t wait = (uint64_t)e->o.backoff_us * 1000ull << (p->round > 20 ? 20 : p->round - 1);
@@ -295,19 +315,6 @@ static void retry_or_fail(struct ibs_engine *e, struct pend *p, enum ibs_outcome
 	}
 	/* Retries go first: they are the oldest work. */
 	eng_pl_push_front(&e->queue, p);
-}
-
-static int free_slot(struct ibs_engine *e)
-{
-	/* Slots are reused in TID order; a linear probe from the sequence is short. */
-	unsigned i;
-
-	for (i = 0; i < e->o.window; i++) {
-		unsigned s = (e->seq + i) % e->o.window;
-		if (!e->slots[s])
-			return (int)s;
-	}
-	return -1;
 }
 
 /* Say why the kernel refused a request: the first few as warnings, the rest with -v. */
@@ -331,7 +338,7 @@ static void send_refused(struct ibs_engine *e, const struct pend *p)
 static void send_one(struct ibs_engine *e, struct pend *p, uint64_t now, const uint32_t *keys, unsigned n)
 {
 	uint8_t mad[IBS_MAD_SIZE];
-	int slot = free_slot(e);
+	int slot = eng_free_slot(e);
 	enum ibs_err rc;
 	unsigned i;
 
@@ -367,68 +374,27 @@ static void send_one(struct ibs_engine *e, struct pend *p, uint64_t now, const u
 	switch (rc) {
 	case IBS_E_TRANSPORT:
 		e->failed = IBS_E_TRANSPORT; /* the device is gone: stop the run */
-		complete(e, p, IBS_MAD_ABORTED, 0, NULL, 0);
+		eng_complete(e, p, IBS_MAD_ABORTED, 0, NULL, 0);
 		break;
 	case IBS_E_SEND:
 		/* This request only (EINVAL, ENOMEM, ...): the others still go. */
 		send_refused(e, p);
-		complete(e, p, IBS_MAD_SEND_FAILED, 0, NULL, 0);
+		/* Refused on this path (a LID the kernel will not take): the request's next one, if any. */
+		if (p->paths && e->paths && p->path_i < UINT8_MAX &&
+		    e->paths(p->ctx, p->path_i + 1u, &p->req.addr)) {
+			p->path_i++;
+			e->st.other_paths++;
+			e->st.retries++;
+			off_wire(e, p);
+			eng_pl_push_front(&e->queue, p);
+			break;
+		}
+		eng_complete(e, p, IBS_MAD_SEND_FAILED, 0, NULL, 0);
 		break;
 	default:
-		complete(e, p, rc == IBS_E_INVAL ? IBS_MAD_MALFORMED : IBS_MAD_TIMEOUT, 0, NULL, 0);
+		eng_complete(e, p, rc == IBS_E_INVAL ? IBS_MAD_MALFORMED : IBS_MAD_TIMEOUT, 0, NULL, 0);
 		break;
 	}
-}
-
-static void handle_packet(struct ibs_engine *e, const struct ibs_packet *pkt)
-{
-	struct ibs_mad_hdr h;
-	struct pend *p;
-	uint32_t tid;
-	unsigned slot;
-	uint16_t st;
-
-	e->st.received++;
-	if (ibs_mad_decode_hdr(pkt->mad, pkt->len, &h) != IBS_OK) {
-		e->st.unexpected++;
-		log_debug("dropping a %zu-byte packet: too short for a MAD header", pkt->len);
-		return;
-	}
-	tid = (uint32_t)(h.tid & 0xffffffffu);
-	slot = tid & SLOT_MASK;
-	if (slot >= e->o.window || !(p = e->slots[slot]) || p->tid != tid) {
-		/* Late (after a retry), duplicated, or not ours. */
-		e->st.unexpected++;
-		log_trace("dropping a response with unknown TID 0x%08x", tid);
-		return;
-	}
-	if (!pkt->status && !is_sminfo(&p->req)) { /* an SM's answer says nothing of the SMAs' times */
-		struct ibs_rtt *rtt = rtt_of(e, p->req.mgmt_class);
-		unsigned to = ibs_rtt_add(rtt, ibs_mono_ns() - p->sent_at);
-		if (rtt == &e->rtt[ENG_RTT_SMP])
-			e->st.timeout_now_ms = to;
-	}
-	if (pkt->status) {
-		/* The kernel (or the simulator) gave up on this attempt. */
-		retry_or_fail(e, p, IBS_MAD_TIMEOUT, 0, ibs_mono_ns());
-		return;
-	}
-	/* A redirect may come back as the ClassPortInfo it carries, whatever was asked. */
-	if (!(h.method & 0x80) || h.mgmt_class != p->req.mgmt_class ||
-	    (h.attr_id != p->req.attr_id && !(ibs_mad_status(&h) & IBS_MAD_STATUS_REDIRECT))) {
-		complete(e, p, IBS_MAD_MALFORMED, 0, pkt->mad, pkt->len);
-		return;
-	}
-	st = ibs_mad_status(&h);
-	if (st & 0x1) { /* busy: IBA 13.4.7 says try again */
-		retry_or_fail(e, p, IBS_MAD_STATUS, st, ibs_mono_ns());
-		return;
-	}
-	if (st) {
-		complete(e, p, IBS_MAD_STATUS, st, pkt->mad, pkt->len);
-		return;
-	}
-	complete(e, p, IBS_MAD_OK, 0, pkt->mad, pkt->len);
 }
 
 static void abort_all(struct ibs_engine *e)
@@ -449,7 +415,7 @@ static void abort_all(struct ibs_engine *e)
 		struct pend *p = e->wire.head ? e->wire.head : e->queue.head ? e->queue.head : e->later.head;
 		if (p->slot < 0)
 			eng_pl_del(p == e->later.head ? &e->later : &e->queue, p);
-		complete(e, p, IBS_MAD_ABORTED, 0, NULL, 0);
+		eng_complete(e, p, IBS_MAD_ABORTED, 0, NULL, 0);
 	}
 }
 
@@ -530,18 +496,44 @@ static void tick_progress(struct ibs_engine *e, uint64_t now)
 	}
 }
 
+/* Handle what the transport has now (at most 256: the loop comes back for more). */
+static enum ibs_err drain(struct ibs_engine *e)
+{
+	struct ibs_packet pkt;
+	enum ibs_err rc = IBS_E_AGAIN;
+	int n;
+
+	for (n = 0; n < 256 && !e->failed; n++) {
+		rc = ibs_transport_recv(e->t, &pkt, 0);
+		if (rc != IBS_OK)
+			break;
+		eng_handle_packet(e, &pkt);
+	}
+	return rc;
+}
+
 enum ibs_err ibs_engine_run(struct ibs_engine *e)
 {
 	struct ibs_packet pkt;
 
 	for (;;) {
-		uint64_t now = ibs_mono_ns(), wake;
-		int ms, drained;
+		uint64_t now, wake;
+		int ms;
 		enum ibs_err rc;
 
 		if (e->failed) {
 			abort_all(e);
 			return e->failed;
+		}
+		/*
+		 * What had arrived by `now` is read before anything is judged
+		 * timed out as of `now`: after a host stall the answers are there.
+		 */
+		now = ibs_mono_ns();
+		rc = drain(e);
+		if (rc != IBS_OK && rc != IBS_E_AGAIN) {
+			e->failed = IBS_E_TRANSPORT;
+			continue;
 		}
 		if (e->deadline && now >= e->deadline) {
 			log_debug("global deadline reached with %zu in flight, %zu queued", e->wire.n,
@@ -550,34 +542,33 @@ enum ibs_err ibs_engine_run(struct ibs_engine *e)
 			continue;
 		}
 		/* Expire attempts whose deadline passed; the head is the oldest. */
+		eng_ghosts_expire(e, now);
 		while (e->wire.head && e->wire.head->deadline <= now)
-			retry_or_fail(e, e->wire.head, IBS_MAD_TIMEOUT, 0, now);
+			eng_retry_or_fail(e, e->wire.head, IBS_MAD_TIMEOUT, 0, now, true);
+		now = ibs_mono_ns();
 		requeue_due(e, now);
 		send_some(e, now);
 		if (e->failed)
 			continue;
-		if (!e->wire.head && !e->queue.head && !e->later.head)
+		if (!e->wire.head && !e->queue.head && !e->later.head && !e->n_waiting)
 			return IBS_OK;
 		if (!e->wire.head && e->queue.head)
 			continue;
 		wake = e->wire.head ? e->wire.head->deadline : UINT64_MAX;
 		if (e->later.head && e->later.head->deadline < wake)
 			wake = e->later.head->deadline;
+		/* Requests waiting for a node may wait for its earlier attempts to end. */
+		if (e->n_waiting && e->ghost_head >= 0 && e->ghosts[e->ghost_head].end < wake)
+			wake = e->ghosts[e->ghost_head].end;
 		if (e->deadline && e->deadline < wake)
 			wake = e->deadline;
 		ms = wake > now ? (int)((wake - now + 999999) / 1000000) : 0;
 		tick_progress(e, now);
 		rc = ibs_transport_recv(e->t, &pkt, ms);
-		for (drained = 0; rc == IBS_OK; drained++) {
-			handle_packet(e, &pkt);
-			if (drained >= 256 || !e->wire.head)
-				break;
-			rc = ibs_transport_recv(e->t, &pkt, 0);
-		}
-		if (rc != IBS_OK && rc != IBS_E_AGAIN) {
+		if (rc == IBS_OK)
+			eng_handle_packet(e, &pkt);
+		else if (rc != IBS_E_AGAIN)
 			e->failed = IBS_E_TRANSPORT;
-			continue;
-		}
 	}
 }
 
@@ -593,6 +584,7 @@ void ibs_engine_free(struct ibs_engine *e)
 		free(p);
 	}
 	free(e->slots);
+	free(e->ghosts);
 	free(e->route_keys);
 	free(e->route_n);
 	free(e->nodes);

@@ -65,6 +65,7 @@ typedef void (*ibs_mad_cb)(void *ctx, const struct ibs_mad_req *req, const struc
 struct ibs_engine_stats {
 	uint64_t submitted, sent, received, completed;
 	uint64_t retries, timeouts, bad_status, malformed, unexpected, aborted;
+	uint64_t late;        /* requests completed by an answer to an earlier attempt */
 	uint64_t send_failed; /* requests the kernel refused to send */
 	uint64_t backoffs;    /* retries that waited (backoff_us) before going out again */
 	uint64_t other_paths; /* retries sent along another path than the request's first */

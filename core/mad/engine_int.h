@@ -25,6 +25,7 @@ struct pend {
 	unsigned attempts;
 	int cause;           /* why the kernel refused to send it (IBS_MAD_SEND_FAILED) */
 	uint32_t tid;
+	uint64_t id;         /* this request's number (0 once released): its earlier attempts know it by this */
 	int slot;
 	bool paths;          /* other paths may be asked of e->paths */
 	uint8_t path_i;      /* the path of the current attempt */
@@ -32,6 +33,23 @@ struct pend {
 	uint64_t deadline; /* on the wire: end of this attempt; backing off: when to resend */
 	uint64_t sent_at;  /* on the wire: when this attempt went out */
 	struct pend *next, *prev;
+};
+
+/*
+ * An earlier attempt whose timeout passed but which may still be answered:
+ * the kernel keeps a send on its wait list for the timeout it was sent
+ * with (timeout_ms, the cap) and delivers a late answer by TID. It keeps
+ * its slot (so its TID still matches) and its load at the nodes on its way
+ * (they may still be serving it) until it is answered, the kernel says it
+ * gave up, or the cap has passed since it was sent.
+ */
+struct ghost {
+	struct pend *p;  /* the request (its own if p->id == id, else long completed) */
+	uint64_t id;
+	uint32_t tid;
+	uint64_t end;    /* sent_at + timeout_ms */
+	bool live;
+	int next, prev;  /* the list of live ghosts, by end */
 };
 
 struct plist {
@@ -53,7 +71,12 @@ struct ibs_engine {
 	struct plist queue;       /* not yet sent (or waiting to be resent) */
 	struct plist wire;        /* in flight, in send order */
 	struct plist later;       /* backing off before a retry, by resend time */
-	struct pend **slots;
+	struct pend **slots;      /* the current attempt in each slot (n_slots of them) */
+	struct ghost *ghosts;     /* an earlier attempt in each slot, if live */
+	unsigned n_slots;
+	int ghost_head, ghost_tail; /* live ghosts by end; -1: none */
+	size_t n_ghosts;
+	uint64_t next_id;
 	uint32_t seq;
 	enum ibs_err failed;      /* sticky abort reason */
 	struct ibs_engine_stats st;
@@ -84,5 +107,31 @@ void eng_pl_insert_later(struct plist *l, struct pend *p, uint64_t when);
 struct nodeload *eng_nodeload(struct ibs_engine *e, uint32_t key);
 /* The attempt in slot s ended: its nodes have room again; their waiters are woken. */
 void eng_route_release(struct ibs_engine *e, int s);
+
+/* The round-trip times that answers to this class follow. */
+struct ibs_rtt *eng_rtt_of(struct ibs_engine *e, uint8_t mgmt_class);
+/* An SMInfo request: answered by the SM process, with the SA's timing (engine.c). */
+bool eng_is_sminfo(const struct ibs_mad_req *r);
+/* Take p off the wire (if there) and report its outcome (engine.c). */
+void eng_complete(struct ibs_engine *e, struct pend *p, enum ibs_outcome oc, uint16_t status, const uint8_t *mad,
+		  size_t len);
+/*
+ * p's current attempt failed, seen at now: the next path, a new round, or
+ * complete as failed. lingers: it timed out here and may still be answered.
+ */
+void eng_retry_or_fail(struct ibs_engine *e, struct pend *p, enum ibs_outcome oc, uint16_t status, uint64_t now,
+		       bool lingers);
+/* Handle one received packet (engine_recv.c). */
+void eng_handle_packet(struct ibs_engine *e, const struct ibs_packet *pkt);
+/* The current attempt of p (on the wire) becomes a ghost: off the wire, slot and loads kept. */
+void eng_to_ghost(struct ibs_engine *e, struct pend *p);
+/* Ghost s is over (answered, given up by the kernel, or its time is up): slot and loads free. */
+void eng_ghost_end(struct ibs_engine *e, int s, bool tell_transport);
+/* End the ghosts whose time is up at now. */
+void eng_ghosts_expire(struct ibs_engine *e, uint64_t now);
+/* A slot that holds neither a current attempt nor a ghost (the oldest ghost is ended if need be). */
+int eng_free_slot(struct ibs_engine *e);
+/* Take p off whichever list it waits on (queue, backing off, a node's waiters, the wire). */
+void eng_detach(struct ibs_engine *e, struct pend *p);
 
 #endif

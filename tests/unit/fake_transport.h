@@ -38,6 +38,9 @@ struct fake {
 	unsigned shuffle; /* nonzero: deliver the packets that are due in an order drawn from this seed */
 	unsigned overtaken; /* deliveries that overtook an earlier packet (with shuffle) */
 	struct ibs_local_port local;
+	/* Nonzero: the host stalls this long once, just after a poll found nothing (once a packet was delivered). */
+	unsigned stall_ms;
+	unsigned delivered;
 };
 
 static inline uint64_t fake_now(void)
@@ -139,10 +142,17 @@ static inline enum ibs_err fake_recv(struct ibs_transport *t, struct ibs_packet 
 			f->n--;
 			if (f->inflight)
 				f->inflight--;
+			f->delivered++;
 			return IBS_OK;
 		}
-		if (now >= end)
+		if (now >= end) {
+			if (f->stall_ms && f->delivered) {
+				struct timespec st = { (time_t)(f->stall_ms / 1000), (long)(f->stall_ms % 1000) * 1000000L };
+				f->stall_ms = 0;
+				nanosleep(&st, NULL);
+			}
 			return IBS_E_AGAIN;
+		}
 		{
 			uint64_t until = next < end ? next : end;
 			struct timespec ts = { 0, (long)(until - now) };
