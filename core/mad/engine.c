@@ -279,7 +279,7 @@ void eng_retry_or_fail(struct ibs_engine *e, struct pend *p, enum ibs_outcome oc
 	if (eng_is_sminfo(&p->req)) {
 		/* Its attempts over all paths together: 4 as sminfo's, or retries + 1 where that is more. */
 		if (p->attempts >= IBS_ENGINE_SM_ATTEMPTS && p->attempts > e->o.retries) {
-			complete(e, p, oc, status, NULL, 0);
+			eng_complete(e, p, oc, status, NULL, 0);
 			return;
 		}
 		if (!(p->paths && e->paths && p->path_i < UINT8_MAX &&
