@@ -128,3 +128,4 @@ sim_start "$FABRICS/bigswitch129"
 expect_rc 0 ibs health --no-counters
 sim_stop
 ok "health: the cable from q1 port 39 to port 40 is link.self_loop (WARNING), as ibnetdiscover shows it; bigswitch129 OK"
+t_done

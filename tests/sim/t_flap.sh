@@ -61,3 +61,4 @@ for i in $(seq 1 "$runs"); do
 done
 ok "$runs walks with a cable flapping: never more than the $want nodes, no GUID twice ($reread read a port again, $partial partial)"
 sim_stop
+t_done
