@@ -232,6 +232,18 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 		free(msg);
 		return counters_view ? EXIT_RUNTIME : unknown(c, fmt, "the baseline cannot be read");
 	}
+	/*
+	 * A partial baseline (a walk that missed part of the fabric) cannot say
+	 * what is missing now: a node it missed whose cable is pulled since
+	 * would pass as OK. Refused, as diff refuses it.
+	 */
+	if (base && base->partial) {
+		log_error("'%s' holds a partial walk: checked against it, what that walk missed could go missing "
+			  "unseen (save the baseline from a whole walk)",
+			  h->baseline);
+		ibs_fabric_free(base);
+		return counters_view ? EXIT_RUNTIME : unknown(c, fmt, "the baseline holds a partial walk");
+	}
 	/* Nodes missing from the fabric are the baseline's: named by the same map. */
 	if (base && cli_name_nodes(c, base)) {
 		ibs_fabric_free(base);

@@ -64,6 +64,16 @@ err_has "no InfiniBand device found"
 printf 'SymbolErrorCounter=10\nwhat\n' >"$TMP/bad.thr"
 run 3 health --replay "$caps/counters.cap" --thresholds "$TMP/bad.thr"
 err_has "bad.thr:2: threshold 'what': want Name=N"
+# A partial baseline (issue 23 item 5): a walk that missed a part cannot say it is missing now.
+# Saved from a walk in which Switch2 and its hosts did not answer, then checked against a fabric
+# that has lost nothing: UNKNOWN (exit 3), as diff refuses it, never OK or "new nodes".
+run 3 topology --json --replay "$caps/dead-switch.cap" -o "$TMP/partial.json"
+jq -e '.partial == true' "$TMP/partial.json" >/dev/null || fail "the dead-switch walk is not partial"
+run 3 health --replay "$caps/net.2sw2path4hca.cap" --baseline "$TMP/partial.json"
+out_has "IBSCAN UNKNOWN - the baseline holds a partial walk"
+err_has "holds a partial walk"
+run 3 diff "$TMP/partial.json" "$ROOT/fixtures/baselines/net.2sw2path4hca.json"
+err_has "holds a partial walk"
 run 3 health --replay "$caps/counters.cap" --baseline "$TMP/none.json"
 err_has "cannot open '$TMP/none.json'"
 echo '{"schema": "ibscan.topology/1", "nodes": 5}' >"$TMP/bad.json"
