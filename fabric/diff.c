@@ -9,6 +9,7 @@
 #include "rate.h"
 #include "../core/base/xalloc.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -135,6 +136,116 @@ static const struct at *ends_at(const struct at *v, size_t n, const struct ibs_n
 							 it->port == (p);                              \
 	     it++)
 
+/* B's nodes sorted by GUID, then (pass 0) type and description, then place in the GUID's chain. */
+struct cand {
+	const struct ibs_node *n;
+	size_t rank; /* place in its GUID's chain (ibs_fabric_find_guid, then next_same_guid) */
+};
+
+static int by_guid(const struct ibs_node *x, const struct ibs_node *y)
+{
+	return x->ni.node_guid < y->ni.node_guid ? -1 : x->ni.node_guid > y->ni.node_guid;
+}
+
+static int by_key(const struct ibs_node *x, const struct ibs_node *y)
+{
+	int c = by_guid(x, y);
+
+	if (!c)
+		c = (int)x->ni.node_type - (int)y->ni.node_type;
+	if (!c)
+		c = strcmp(x->desc ? x->desc : "", y->desc ? y->desc : "");
+	return c;
+}
+
+static int sort_key(const void *pa, const void *pb)
+{
+	const struct cand *x = pa, *y = pb;
+	int c = by_key(x->n, y->n);
+
+	return c ? c : (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static int sort_guid(const void *pa, const void *pb)
+{
+	const struct cand *x = pa, *y = pb;
+	int c = by_guid(x->n, y->n);
+
+	return c ? c : (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* The first of v[0..n) not before x by cmp (v sorted by it). */
+static size_t lower(const struct cand *v, size_t n, const struct ibs_node *x,
+		    int (*cmp)(const struct ibs_node *, const struct ibs_node *))
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cmp(v[mid].n, x) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Match nodes: first same GUID + type + description, then same GUID; each
+ * node of A, in A's order, takes the first unmatched node of B's that
+ * qualifies, in the order of B's GUID chain. Through cursors over B sorted
+ * by key, so that n nodes sharing one GUID cost n log n, not n^2.
+ */
+static void match_nodes(const struct ibs_fabric *a, const struct ibs_fabric *b, const struct ibs_node **a2b,
+			const struct ibs_node **b2a)
+{
+	size_t i, k = 0, n = b->n_nodes;
+	struct cand *v = xcalloc(n ? n : 1, sizeof(*v));
+	size_t *cur = xcalloc(n ? n : 1, sizeof(*cur));
+	int pass;
+
+	/* Each chain once, from its first node: its members in chain order. */
+	for (i = 0; i < n; i++) {
+		const struct ibs_node *y = b->nodes[i], *h = ibs_fabric_find_guid(b, y->ni.node_guid);
+		size_t r = 0;
+		if (h != y)
+			continue;
+		for (; h; h = h->next_same_guid) {
+			v[k].n = h;
+			v[k++].rank = r++;
+		}
+	}
+	n = k; /* every node is on its GUID's chain */
+	for (pass = 0; pass < 2; pass++) {
+		int (*cmp)(const struct ibs_node *, const struct ibs_node *) = pass ? by_guid : by_key;
+		qsort(v, n, sizeof(*v), pass ? sort_guid : sort_key);
+		/* cur[g]: the next candidate of the group that starts at g (SIZE_MAX: not yet used). */
+		for (i = 0; i < n; i++)
+			cur[i] = SIZE_MAX;
+		for (i = 0; i < a->n_nodes; i++) {
+			const struct ibs_node *x = a->nodes[i];
+			size_t g, *c;
+			if (a2b[i])
+				continue;
+			g = lower(v, n, x, cmp);
+			if (g == n || cmp(v[g].n, x))
+				continue;
+			c = &cur[g];
+			if (*c == SIZE_MAX)
+				*c = g;
+			while (*c < n && !cmp(v[*c].n, x) && b2a[v[*c].n->index])
+				(*c)++;
+			if (*c < n && !cmp(v[*c].n, x)) {
+				a2b[i] = v[*c].n;
+				b2a[v[*c].n->index] = x;
+				(*c)++;
+			}
+		}
+	}
+	free(v);
+	free(cur);
+}
+
 void ibs_diff_fabrics(const struct ibs_fabric *a, const struct ibs_fabric *b, struct ibs_diff *d)
 {
 	const struct ibs_node **a2b = xcalloc(a->n_nodes ? a->n_nodes : 1, sizeof(*a2b));
@@ -142,26 +253,9 @@ void ibs_diff_fabrics(const struct ibs_fabric *a, const struct ibs_fabric *b, st
 	struct cable *ca, *cb;
 	struct at *eb;
 	size_t nca, ncb, i, j;
-	int pass;
 
 	memset(d, 0, sizeof(*d));
-	/* Match nodes: first same GUID + type + description, then same GUID. */
-	for (pass = 0; pass < 2; pass++) {
-		for (i = 0; i < a->n_nodes; i++) {
-			const struct ibs_node *x = a->nodes[i], *y;
-			if (a2b[i])
-				continue;
-			for (y = ibs_fabric_find_guid(b, x->ni.node_guid); y; y = y->next_same_guid) {
-				if (b2a[y->index])
-					continue;
-				if (pass == 0 && (y->ni.node_type != x->ni.node_type || strcmp(y->desc ? y->desc : "", x->desc ? x->desc : "")))
-					continue;
-				a2b[i] = y;
-				b2a[y->index] = x;
-				break;
-			}
-		}
-	}
+	match_nodes(a, b, a2b, b2a);
 	for (i = 0; i < a->n_nodes; i++)
 		if (!a2b[i])
 			add(d, IBS_CHG_NODE_REMOVED, a->nodes[i], 0);

@@ -55,10 +55,10 @@ static void hash_insert(struct ibs_node **tab, size_t cap, struct ibs_node *n)
 
 	while (tab[s]) {
 		if (tab[s]->ni.node_guid == n->ni.node_guid) {
-			struct ibs_node *t = tab[s];
-			while (t->next_same_guid)
-				t = t->next_same_guid;
+			/* Appended at the chain's end, found from its first in O(1): duplicates cost no walk. */
+			struct ibs_node *t = tab[s]->last_same_guid ? tab[s]->last_same_guid : tab[s];
 			t->next_same_guid = n;
+			tab[s]->last_same_guid = n;
 			return;
 		}
 		s = (s + 1) & (cap - 1);

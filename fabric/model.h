@@ -83,6 +83,7 @@ struct ibs_node {
 	uint32_t pma_capmask2;    /* and its CapabilityMask2 (27 bits) */
 	bool pma_cpi_ok;
 	struct ibs_node *next_same_guid;
+	struct ibs_node *last_same_guid; /* on the first of a GUID's chain: its last, so adding is O(1) */
 };
 
 /* Something the walk could not get: a neighbour or an attribute. */

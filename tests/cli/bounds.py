@@ -34,6 +34,8 @@ RUSAGE = None
 KINDS = {
     "netfile-declared-ports": ("netfile-ports", 1000, ["diff", "{f}", "{f}"], 32, True),
     "netfile-cables-moved": (("netfile-links", "netfile-links-moved"), 600, ["diff", "{f}", "{g}"], 32, True),
+    "netfile-dup-guids": ("netfile-dup-guids", 300, ["diff", "{f}", "{f}"], 32, True),
+    "baseline-dup-guids": ("netfile-dup-guids", 300, ["health", "--replay", FIX, "--baseline", "{f}"], 32, True),
     "json-declared-ports": ("json-ports", 1000, ["health", "--replay", FIX, "--baseline", "{f}"], 32, True),
     "json-cables-moved": (("json-links", "json-links-moved"), 300, ["diff", "{f}", "{g}"], 32, True),
     "capture-kinds": ("capture-kinds", 1000, ["capture", "info", "{f}"], 8, True),

@@ -22,6 +22,13 @@ def netfile_ports(n, out):
         out.write('Switch\t254 "S-%016x"\n' % (GUID0 + i))
 
 
+def netfile_dup_guids(n, out):
+    # Every switch with one NodeGUID (a factory default burnt into a batch, or a cloned
+    # image): each a node of its own, all on one GUID's chain (issue 23 item 9).
+    for i in range(n):
+        out.write('Switch\t2 "S-%016x"\t# "sw%d"\n' % (GUID0 + 1, i))
+
+
 def json_ports(n, out):
     out.write('{"schema":"ibscan.topology/1","nodes":[')
     for i in range(n):
@@ -150,6 +157,7 @@ def cache_ports(n, out):
 
 KINDS = {
     "netfile-ports": netfile_ports,
+    "netfile-dup-guids": netfile_dup_guids,
     "json-ports": json_ports,
     "netfile-links": netfile_links,
     "netfile-links-moved": netfile_links_moved,
