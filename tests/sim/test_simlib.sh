@@ -74,6 +74,14 @@ for f in "$fabrics"/*; do
 			"$here/ibnd2norm.py" -q "$f" -o "$tmp/$name.expected"
 			expected=$tmp/$name.expected
 		fi
+		# A generated fabric file that leaves the LIDs to opensm (lid 0 on its ports, as
+		# tools/genbigswitch.py writes) is compared without the CA ports' LIDs.
+		if grep -q '	# ".*" lid 0 ' "$f"; then
+			awk '$1 == "port" { $5 = "-" } { print }' "$expected" >"$tmp/$name.exp-nolid"
+			awk '$1 == "port" { $5 = "-" } { print }' "$tmp/$name.norm" >"$tmp/$name.norm-nolid"
+			expected=$tmp/$name.exp-nolid
+			cp "$tmp/$name.norm-nolid" "$tmp/$name.norm"
+		fi
 		expect "$name: topology equals $(basename "$expected")" \
 			"$here/compare.sh" "$expected" "$tmp/$name.norm"
 		expect "$name: no shim warning on the client's stderr" test ! -s "$tmp/$name.err"
