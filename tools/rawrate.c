@@ -26,7 +26,7 @@ int main(int argc, char **argv)
 	unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 10) : 100000, i;
 	unsigned window = argc > 2 ? (unsigned)strtoul(argv[2], NULL, 10) : 32;
 	struct ibs_umad_opts uo = { NULL, 0, 1000 };
-	struct ibs_engine_opts eo = { window, 1000, 2, 600000, 0, 0, false };
+	struct ibs_engine_opts eo = { .window = window, .timeout_ms = 1000, .retries = 2, .deadline_ms = 600000 };
 	struct ibs_transport *t;
 	struct ibs_engine *e;
 	struct ibs_mad_req req;

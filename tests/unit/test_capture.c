@@ -41,7 +41,7 @@ static void build(void)
 
 static char *walk_json(struct ibs_transport *t)
 {
-	struct ibs_engine_opts o = { 8, 50, 1, 10000, 0, 0, false, 0 };
+	struct ibs_engine_opts o = { .window = 8, .timeout_ms = 50, .retries = 1, .deadline_ms = 10000 };
 	struct ibs_walk_opts wo = { true, true, NULL, NULL, false };
 	struct ibs_run run = { 0 };
 	struct ibs_engine *e = ibs_engine_new(t, &o);
@@ -124,7 +124,7 @@ static void test_replay_strict_and_missing(void **state)
 	char path[] = "/tmp/ibscan-test-capXXXXXX";
 	int fd = mkstemp(path);
 	struct ibs_transport *rp;
-	struct ibs_engine_opts o = { 8, 50, 1, 10000, 0, 0, false, 0 };
+	struct ibs_engine_opts o = { .window = 8, .timeout_ms = 50, .retries = 1, .deadline_ms = 10000 };
 	struct ibs_walk_opts wo = { true, true, NULL, NULL, false };
 	struct ibs_run run = { 0 };
 	struct ibs_engine *e;

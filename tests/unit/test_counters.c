@@ -88,7 +88,7 @@ static struct ibs_fabric *one_ca(void)
 /* Read the counters of one_ca() from the PMA p with options o: the fabric (free it). */
 static struct ibs_fabric *read_one(struct pma *p, const struct ibs_counter_opts *o)
 {
-	struct ibs_engine_opts eo = { 8, 1000, 0, 0, 0, 0, false, 0 };
+	struct ibs_engine_opts eo = { .window = 8, .timeout_ms = 1000 };
 	struct ibs_fabric *f = one_ca();
 	struct ibs_engine *e;
 	struct fake fk;
@@ -160,7 +160,7 @@ static void test_redirect_once(void **state)
 {
 	struct pma p = { .capmask = 0, .redirect_from = 9 };
 	struct ibs_counter_opts o = { 0 };
-	struct ibs_engine_opts eo = { 8, 1000, 0, 0, 0, 0, false, 0 };
+	struct ibs_engine_opts eo = { .window = 8, .timeout_ms = 1000 };
 	struct ibs_fabric *f = one_ca();
 	struct ibs_engine *e;
 	struct fake fk;

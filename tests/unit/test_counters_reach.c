@@ -132,7 +132,7 @@ struct rig {
 
 static void rig_open(struct rig *r, struct pmafab *p)
 {
-	struct ibs_engine_opts eo = { 8, 100, 1, 0, 0, 0, false };
+	struct ibs_engine_opts eo = { .window = 8, .timeout_ms = 100, .retries = 1 };
 
 	memset(&r->run, 0, sizeof(r->run));
 	fake_init(&r->fk, pf_on_send, p);

@@ -63,7 +63,7 @@ static void submit_n(struct ibs_engine *e, unsigned n, struct tally *t)
 
 static struct ibs_engine *mk(struct fake *f, unsigned window, unsigned timeout, unsigned retries, unsigned deadline)
 {
-	struct ibs_engine_opts o = { window, timeout, retries, deadline, 0, 0, false, 0 };
+	struct ibs_engine_opts o = { .window = window, .timeout_ms = timeout, .retries = retries, .deadline_ms = deadline };
 	return ibs_engine_new(&f->t, &o);
 }
 
@@ -429,7 +429,7 @@ static void test_backoff_between_rounds(void **state)
 	struct fake f;
 	struct tally t = { 0 };
 	struct sends s = { 0 };
-	struct ibs_engine_opts o = { 4, 1000, 2, 0, 40000, 0, false, 0 };
+	struct ibs_engine_opts o = { .window = 4, .timeout_ms = 1000, .retries = 2, .backoff_us = 40000 };
 	struct ibs_engine *e;
 	struct ibs_mad_req req;
 	struct ibs_addr a;
@@ -469,7 +469,7 @@ static void test_no_backoff_after_timeout(void **state)
 {
 	struct fake f;
 	struct tally t = { 0 };
-	struct ibs_engine_opts o = { 4, 30, 2, 0, 5000000, 0, false, 0 };
+	struct ibs_engine_opts o = { .window = 4, .timeout_ms = 30, .retries = 2, .backoff_us = 5000000 };
 	struct ibs_engine *e;
 
 	(void)state;
@@ -524,7 +524,7 @@ static void test_adaptive_timeout(void **state)
 	struct fake f;
 	struct tally t = { 0 };
 	struct sends s = { 0 };
-	struct ibs_engine_opts o = { 8, 5000, 2, 0, 0, 0, false, 0 };
+	struct ibs_engine_opts o = { .window = 8, .timeout_ms = 5000, .retries = 2 };
 	struct ibs_engine *e;
 	unsigned to;
 
@@ -546,7 +546,7 @@ static void test_fixed_timeout(void **state)
 	struct fake f;
 	struct tally t = { 0 };
 	struct sends s = { 0 };
-	struct ibs_engine_opts o = { 8, 120, 1, 0, 0, 0, true, 0 };
+	struct ibs_engine_opts o = { .window = 8, .timeout_ms = 120, .retries = 1, .fixed_timeout = true };
 	struct ibs_engine *e;
 
 	(void)state;
@@ -579,7 +579,7 @@ static void test_busy_waits(void **state)
 	struct fake f;
 	struct tally t = { 0 };
 	struct sends s = { 0 };
-	struct ibs_engine_opts o = { 4, 1000, 2, 0, 0, 0, false, 0 };
+	struct ibs_engine_opts o = { .window = 4, .timeout_ms = 1000, .retries = 2 };
 	struct ibs_engine *e;
 	struct ibs_mad_req req;
 	struct ibs_addr a;
@@ -642,7 +642,7 @@ static void cap_cb(void *ctx, const struct ibs_mad_req *req, const struct ibs_ma
 /* 40 requests through node 0 with a window of 32 and this cap: the engine, run (not freed). */
 static struct ibs_engine *run_capped(struct fake *f, unsigned cap, struct tally *t)
 {
-	struct ibs_engine_opts o = { 32, 1000, 2, 0, 0, cap, false, 0 };
+	struct ibs_engine_opts o = { .window = 32, .timeout_ms = 1000, .retries = 2, .max_per_node = cap };
 	struct ibs_engine *e;
 	struct ibs_mad_req req;
 	struct ibs_addr a;
@@ -716,7 +716,7 @@ static void test_lid_falls_back_to_dr(void **state)
 	struct fake f;
 	struct tally t = { 0 };
 	struct sends s = { 0 };
-	struct ibs_engine_opts o = { 4, 1000, 2, 0, 0, 0, false, 0 };
+	struct ibs_engine_opts o = { .window = 4, .timeout_ms = 1000, .retries = 2 };
 	struct ibs_engine *e;
 	struct ibs_mad_req req;
 	struct ibs_addr a;

@@ -26,7 +26,7 @@ static void counting_send(struct fake *f, const struct ibs_mad_req *req, const u
 static struct ibs_fabric *walk(struct ff *ff, bool gids)
 {
 	struct fake f;
-	struct ibs_engine_opts o = { 16, 100, 1, 10000, 0, 0, false, 0 };
+	struct ibs_engine_opts o = { .window = 16, .timeout_ms = 100, .retries = 1, .deadline_ms = 10000 };
 	struct ibs_walk_opts wo = { gids, false, NULL, NULL, false };
 	struct ibs_run run = { 0 };
 	struct ibs_engine *e;

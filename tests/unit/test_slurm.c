@@ -181,7 +181,7 @@ static struct ibs_fabric *walk_tree(const char *namemap)
 {
 	static struct ff ff;
 	struct fake f;
-	struct ibs_engine_opts o = { 8, 100, 1, 10000, 0, 0, false, 0 };
+	struct ibs_engine_opts o = { .window = 8, .timeout_ms = 100, .retries = 1, .deadline_ms = 10000 };
 	struct ibs_walk_opts wo = { true, true, NULL, NULL, false };
 	struct ibs_run run = { 0 };
 	struct ibs_engine *e;
@@ -265,7 +265,7 @@ static void test_render_no_common_parent(void **state)
 {
 	static struct ff ff;
 	struct fake fk;
-	struct ibs_engine_opts o = { 8, 100, 1, 10000, 0, 0, false, 0 };
+	struct ibs_engine_opts o = { .window = 8, .timeout_ms = 100, .retries = 1, .deadline_ms = 10000 };
 	struct ibs_walk_opts wo = { true, true, NULL, NULL, false };
 	struct ibs_run run = { 0 };
 	struct ibs_engine *e;

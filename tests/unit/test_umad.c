@@ -153,7 +153,7 @@ static void count(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad
  */
 static enum ibs_err walk_eight(struct outcomes *o, int refusal)
 {
-	struct ibs_engine_opts eo = { 4, 200, 1, 5000, 0, 0, false, 0 };
+	struct ibs_engine_opts eo = { .window = 4, .timeout_ms = 200, .retries = 1, .deadline_ms = 5000 };
 	struct ibs_transport *t = NULL;
 	struct ibs_engine *e;
 	struct ibs_mad_req req;
@@ -240,7 +240,7 @@ static void answer_first_long(const uint8_t *mad)
  */
 static void test_recv_enospc(void **state)
 {
-	struct ibs_engine_opts eo = { 4, 200, 0, 3000, 0, 0, false, 0 };
+	struct ibs_engine_opts eo = { .window = 4, .timeout_ms = 200, .deadline_ms = 3000 };
 	struct ibs_transport *t = NULL;
 	struct outcomes o = { 0 };
 	struct ibs_engine *e;
@@ -363,7 +363,7 @@ static void test_port_active_preferred(void **state)
 /* The SA is asked on the SL the SM set (PortInfo:MasterSMSL, sysfs sm_sl), as libibmad's sa_call does. */
 static void test_sa_on_smsl(void **state)
 {
-	struct ibs_engine_opts eo = { 4, 20, 0, 0, 0, 0, false, 0 };
+	struct ibs_engine_opts eo = { .window = 4, .timeout_ms = 20 };
 	struct ibs_transport *t = NULL;
 	struct ibs_path_record pr;
 	struct ibs_fabric *f;

@@ -57,7 +57,7 @@ static int sent_cmp(const void *a, const void *b)
 static struct ibs_fabric *walk(struct ff *ff, enum ibs_err *rc_out)
 {
 	struct fake f;
-	struct ibs_engine_opts o = { 16, 100, 1, 10000, 0, 0, false, 0 };
+	struct ibs_engine_opts o = { .window = 16, .timeout_ms = 100, .retries = 1, .deadline_ms = 10000 };
 	struct ibs_walk_opts wo = { true, true, NULL, NULL, false };
 	struct ibs_run run = { 0 };
 	struct ibs_engine *e;

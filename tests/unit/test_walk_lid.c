@@ -15,7 +15,7 @@
 static struct ibs_fabric *walk_by_lid(struct ff *ff)
 {
 	struct fake f;
-	struct ibs_engine_opts o = { 8, 100, 1, 20000, 0, 0, false };
+	struct ibs_engine_opts o = { .window = 8, .timeout_ms = 100, .retries = 1, .deadline_ms = 20000 };
 	struct ibs_walk_opts wo = { .gids = true, .sm = true };
 	struct ibs_run run;
 	struct ibs_engine *e;
