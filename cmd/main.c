@@ -108,9 +108,9 @@ static int finish(int rc)
 		/* Said already when the command itself saw the write fail. */
 		if (rc != EXIT_RUNTIME && rc != 3)
 			fprintf(stderr, "ibscan: error: cannot write to standard output\n");
-		return EXIT_RUNTIME;
+		return sig_guard_exit(EXIT_RUNTIME);
 	}
-	return cli_exit_status(rc);
+	return sig_guard_exit(cli_exit_status(rc));
 }
 
 int main(int argc, char **argv)
