@@ -31,3 +31,5 @@ run() {
 # err_has TEXT: stderr contains TEXT.
 err_has() { grep -qF -- "$1" "$TMP/err" || { cat "$TMP/err" >&2; fail "stderr lacks: $1"; }; }
 out_has() { grep -qF -- "$1" "$TMP/out" || { head -20 "$TMP/out" >&2; fail "stdout lacks: $1"; }; }
+# The padding each side of an edge's xlabel in DOT (two no-break spaces: output/draw.c XPAD).
+NBSP2=$'\xc2\xa0\xc2\xa0'
