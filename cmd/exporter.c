@@ -42,7 +42,8 @@ enum {
 
 struct exp_args {
 	const char *listen, *web_config, *thresholds;
-	unsigned interval_s, walk_every, max_conn, conn_timeout_s;
+	double interval_s;
+	unsigned walk_every, max_conn, conn_timeout_s;
 	const char *specs[EXP_MAX_SPECS]; /* --threshold, in order (reapplied on SIGHUP) */
 	unsigned n_specs;
 };
@@ -58,8 +59,7 @@ const struct cli_opt exporter_opts[] = {
 	  .help = "where to serve /metrics and /healthz (default " EXP_DEFAULT_LISTEN ";\n"
 		  ":PORT is every address; port 0 picks a free one, said on stderr)",
 	  .kind = CLI_K_STR, .at = AT(listen), .given_at = CLI_NOT_TRACKED },
-	UROW("interval", OPT_EINTERVAL, "S", "seconds from the start of one sweep to the next (default 60, 1-86400)",
-	     interval_s, 1, 86400, "seconds from 1 to 86400"),
+	CLI_OWN("interval", OPT_EINTERVAL, "S", "seconds from the start of one sweep to the next (default 60,\n0.05 to 86400)"),
 	UROW("walk-every", OPT_WALK_EVERY, "N",
 	     "walk the whole fabric every N sweeps, read only the counters between\n(default 10, 1-10000; 1: walk every sweep)",
 	     walk_every, 1, 10000, "a number from 1 to 10000"),
@@ -82,6 +82,16 @@ static int exp_opt(int opt, const char *arg, void *ctx)
 	char *msg = NULL;
 
 	switch (opt) {
+	case OPT_EINTERVAL: {
+		char *end;
+		double v = strtod(arg, &end);
+		if (end == arg || *end || !(v >= 0.05 && v <= 86400)) {
+			cli_usage_error(cmd_find("exporter"), "--interval wants seconds from 0.05 to 86400, not '%s'", arg);
+			return -1;
+		}
+		a->interval_s = v;
+		return 1;
+	}
 	case OPT_ETHRESHOLDS:
 		a->thresholds = arg;
 		return 1;

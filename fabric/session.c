@@ -264,6 +264,8 @@ enum ibs_err ibs_session_end(struct ibs_session *s)
 	const struct ibs_engine_stats *st = &s->run.stats;
 
 	if (s->e) {
+		if (s->reused)
+			s->run.stats = *ibs_engine_stats(s->e); /* no walk took them */
 		if (s->rc != IBS_OK && !s->run.aborted) {
 			ibs_run_abort(&s->run, s->rc);
 			s->f->partial = true;

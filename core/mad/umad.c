@@ -35,6 +35,7 @@ const struct ibs_umad_calls ibs_umad_libibumad = {
 	.close_port = umad_close_port,
 	.size = umad_size,
 	.register_agent = umad_register,
+	.unregister_agent = umad_unregister,
 	.send = umad_send,
 	.recv = umad_recv,
 	.poll = umad_poll,
@@ -230,7 +231,16 @@ static enum ibs_err u_local(struct ibs_transport *t, struct ibs_local_port *out)
 static void u_close(struct ibs_transport *t)
 {
 	struct umad_priv *p = t->priv;
+	size_t i;
 
+	/*
+	 * The kernel drops a closed fd's agents, but umad2sim keeps them until
+	 * unregistered: a long-running process (the exporter) opening a port
+	 * per sweep would run out of them after some sweeps.
+	 */
+	for (i = 0; p->fd >= 0 && p->u->unregister_agent && i < 256; i++)
+		if (p->agents[i] >= 0)
+			p->u->unregister_agent(p->fd, p->agents[i]);
 	if (p->fd >= 0)
 		p->u->close_port(p->fd);
 	p->u->done();
