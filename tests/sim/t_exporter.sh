@@ -88,6 +88,19 @@ n=$(curl -sf --max-time 5 --data-urlencode 'query=count(ibscan_port_symbol_error
 [ "$n" = 12 ] || fail "Prometheus holds $n ibscan_port_symbol_errors_total series, want 12 (6 links, 2 ends)"
 ok "Prometheus scrapes the exporter: target up, 6 nodes, 6 links, 12 port series, OK"
 
+# --- every query of the example Grafana dashboard evaluates in this Prometheus ---
+nq=0
+while IFS= read -r q; do
+	q=${q//'$job'/ibscan}
+	q=${q//'$__rate_interval'/1m}
+	st=$(curl -sf --max-time 5 --data-urlencode "query=$q" "http://127.0.0.1:$PROM_PORT/api/v1/query" | jq -r .status)
+	[ "$st" = success ] || fail "Prometheus cannot evaluate the dashboard's '$q'"
+	nq=$((nq + 1))
+done < <(jq -r '.. | objects | .expr? | strings' "$ROOT/examples/grafana-ibscan.json")
+[ "$nq" -ge 15 ] || fail "only $nq dashboard queries"
+prom_is 'ibscan_health_status{job="ibscan"}' 0 || fail "the dashboard's verdict query gives $(prom_query 'ibscan_health_status{job="ibscan"}')"
+ok "Prometheus evaluates all $nq queries of examples/grafana-ibscan.json"
+
 # --- promtool accepts every scrape (sweeps run between them) ---
 for i in $(seq 1 5); do
 	scrape >"$TMP/s$i.prom" || fail "scrape $i failed"
