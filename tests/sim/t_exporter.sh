@@ -207,6 +207,16 @@ grep -qx 'ibscan_partial 0' "$TMP/soak.prom" && grep -qx 'ibscan_findings{check=
 [ "$fd1" -le "$fd0" ] || fail "soak: fds grew from $fd0 to $fd1"
 [ $((rss1 - rss0)) -lt 1024 ] || fail "soak: RSS grew from $rss0 kB to $rss1 kB over 100 sweeps"
 ok "soak: $((n0 + 100)) sweeps: RSS $rss0 -> $rss1 kB, fds $fd0 -> $fd1"
+# Scrapes while sweeps run back to back (one every 50 ms): each one a whole sweep.
+s0=$(sweeps)
+for i in $(seq 1 40); do
+	scrape >"$TMP/during.prom" || fail "scrape $i during the sweeps failed"
+	grep -qx 'ibscan_nodes 6' "$TMP/during.prom" || fail "scrape $i: no ibscan_nodes 6"
+	n=$(grep -c '^ibscan_port_counters_ok{' "$TMP/during.prom")
+	[ "$n" = 12 ] || fail "scrape $i during a sweep holds $n of 12 ports' last family: half a sweep"
+done
+[ $(($(sweeps) - s0)) -ge 5 ] || fail "the sweeps did not run during the 40 scrapes"
+ok "40 scrapes during back-to-back sweeps ($(($(sweeps) - s0)) sweeps): each a whole sweep"
 
 # --- the simulator killed: last_sweep_success 0, the old data and its age served ---
 sim_kill_ibsim
