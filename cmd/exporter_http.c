@@ -67,15 +67,22 @@ static char *config_path(const char *cfg, const char *p)
 	return xasprintf("%.*s/%s", (int)(slash - cfg), cfg, p);
 }
 
-/* Does this system's crypt(3) check bcrypt ($2y$, $2b$, $2a$) hashes? */
-static bool crypt_does_bcrypt(const char *hash)
+/* Does crypt(3) take hash as a setting and give a hash of its form back? */
+static bool crypt_takes(const char *hash)
 {
 	struct crypt_data *cd = xcalloc(1, sizeof(*cd));
 	const char *r = crypt_r("ibscan-probe", hash, cd);
-	bool ok = r && r[0] == '$' && strlen(r) == strlen(hash);
+	/* A bcrypt hash is 60 characters whether hash was one or only its setting ($2y$NN$ and the salt). */
+	bool ok = r && strlen(r) == 60 && !strncmp(r, hash, 7);
 
 	free(cd);
 	return ok;
+}
+
+/* Does this system's crypt(3) check bcrypt at all (a well-formed setting of cost 4)? */
+static bool crypt_does_bcrypt(void)
+{
+	return crypt_takes("$2y$04$abcdefghijklmnopqrstuu") && crypt_takes("$2b$04$abcdefghijklmnopqrstuu");
 }
 
 static int load_pem(const char *cfg, const char *key, const char *v, char **out)
@@ -146,9 +153,14 @@ static int web_config_load(struct exp_http *h, const char *path)
 				log_error("%s:%u: the password of '%s' is not a bcrypt hash ($2y$...)", path, lineno, k);
 				goto out;
 			}
-			if (!crypt_does_bcrypt(v)) {
+			if (!crypt_does_bcrypt()) {
 				log_error("%s:%u: this system's crypt(3) cannot check bcrypt hashes: basic auth is not possible here",
 					  path, lineno);
+				goto out;
+			}
+			if (strlen(v) != 60 || !crypt_takes(v)) {
+				log_error("%s:%u: the password of '%s' is not a well-formed bcrypt hash (60 characters, "
+					  "$2y$NN$...)", path, lineno, k);
 				goto out;
 			}
 			h->users[h->n_users].name = xstrdup(k);
