@@ -38,6 +38,7 @@ const struct ibs_umad_calls ibs_umad_libibumad = {
 	.close_port = umad_close_port,
 	.size = umad_size,
 	.register_agent = umad_register,
+	.unregister_agent = umad_unregister,
 	.send = umad_send,
 	.recv = umad_recv,
 	.poll = umad_poll,
@@ -270,14 +271,31 @@ static enum ibs_err u_local(struct ibs_transport *t, struct ibs_local_port *out)
 	return IBS_OK;
 }
 
+/* Unregister d's agents and close it (when open). */
+static void close_dev(struct umad_priv *p, struct umad_dev *d)
+{
+	size_t i;
+
+	if (d->fd < 0)
+		return;
+	for (i = 0; p->u->unregister_agent && i < 256; i++)
+		if (d->agents[i] >= 0)
+			p->u->unregister_agent(d->fd, d->agents[i]);
+	p->u->close_port(d->fd);
+	d->fd = -1;
+}
+
 static void u_close(struct ibs_transport *t)
 {
 	struct umad_priv *p = t->priv;
 
-	if (p->smi.fd >= 0)
-		p->u->close_port(p->smi.fd);
-	if (p->gsi.fd >= 0)
-		p->u->close_port(p->gsi.fd);
+	/*
+	 * The kernel drops a closed fd's agents, but umad2sim keeps them until
+	 * unregistered: a long-running process (the exporter) opening a port
+	 * per sweep would run out of them after some sweeps.
+	 */
+	close_dev(p, &p->smi);
+	close_dev(p, &p->gsi);
 	p->u->done();
 	free(p->sbuf);
 	free(p->rbuf);

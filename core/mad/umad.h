@@ -27,6 +27,7 @@ struct ibs_umad_calls {
 	size_t (*size)(void);
 	int (*register_agent)(int fd, int mgmt_class, int mgmt_version, uint8_t rmpp_version,
 			      long method_mask[16 / sizeof(long)]);
+	int (*unregister_agent)(int fd, int agentid); /* may be NULL */
 	int (*send)(int fd, int agentid, void *umad, int length, int timeout_ms, int retries);
 	int (*recv)(int fd, void *umad, int *length, int timeout_ms);
 	int (*poll)(int fd, int timeout_ms);

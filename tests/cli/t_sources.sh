@@ -124,6 +124,8 @@ cap|capture info $caps/net.2sw2path4hca.cap|2|err|unknown option '--replay'
 cache|local --sysfs $ROOT/fixtures/sysfs/ib-ipoib|2|err|unknown option '--load-cache'
 none|local --sysfs $ROOT/fixtures/sysfs/ib-ipoib|0|out|mlx5_0
 cap|ping --listen|2|err|unknown option '--replay'
+cap|exporter --record $TMP/x.cap|2|err|--record writes one run's capture: not for the exporter's sweeps
+cache|exporter --listen nonsense|3|err|--listen wants ADDR:PORT
 cap|report|0|out|"counters":true,"map":(true|false)
 cap|report --no-counters|0|out|"counters":false,
 routes|report|0|out|"status":"UNKNOWN","exit_code":3,"summary":"IBSCAN UNKNOWN - error-counter checks not run
