@@ -95,129 +95,13 @@ static void puts_(struct emit *e, const char *s)
 	put(e, s, strlen(s));
 }
 
-static size_t fmt_u64(char *end, uint64_t v, unsigned base)
-{
-	static const char digits[] = "0123456789abcdef";
-	char *q = end;
-
-	do {
-		*--q = digits[v % base];
-		v /= base;
-	} while (v);
-	return (size_t)(end - q);
-}
-
-/*
- * The renderers' formats use a small part of printf: %s %c %d %u %x %%,
- * flags - and 0, a width, lengths l, ll and z. Those are formatted here, in
- * one pass into out (vsnprintf was most of the time spent writing a large
- * topology). Anything else, or more than fits, returns 0 and vsnprintf does
- * the whole format instead. Returns the length written.
- */
-static size_t vfmt_fast(char *out, size_t cap, const char *fmt, va_list ap)
-{
-	size_t o = 0;
-	const char *p = fmt;
-
-	while (*p) {
-		bool left = false, zero = false, neg = false;
-		unsigned width = 0, lng = 0;
-		char nb[24], *end = nb + sizeof(nb);
-		const char *s;
-		size_t n, padn;
-
-		if (*p != '%') {
-			if (o >= cap)
-				return 0;
-			out[o++] = *p++;
-			continue;
-		}
-		if (*++p == '%') {
-			if (o >= cap)
-				return 0;
-			out[o++] = *p++;
-			continue;
-		}
-		for (; *p == '-' || *p == '0'; p++) {
-			left = left || *p == '-';
-			zero = zero || *p == '0';
-		}
-		for (; *p >= '0' && *p <= '9'; p++)
-			width = width < 1000 ? width * 10 + (unsigned)(*p - '0') : width;
-		for (; *p == 'l' || *p == 'z'; p++)
-			lng = *p == 'z' ? 2 : lng + 1;
-		switch (*p++) {
-		case 's':
-			if (zero)
-				return 0;
-			s = va_arg(ap, const char *);
-			if (!s)
-				s = "(null)";
-			n = strlen(s);
-			break;
-		case 'c':
-			if (zero)
-				return 0;
-			nb[0] = (char)va_arg(ap, int);
-			s = nb;
-			n = 1;
-			break;
-		case 'd': {
-			int64_t v = lng >= 2 ? (int64_t)va_arg(ap, long long) : lng ? va_arg(ap, long) : va_arg(ap, int);
-			neg = v < 0;
-			n = fmt_u64(end, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, 10);
-			s = end - n;
-			break;
-		}
-		case 'u':
-		case 'x': {
-			uint64_t v = lng >= 2 ? (uint64_t)va_arg(ap, unsigned long long)
-					      : lng ? va_arg(ap, unsigned long) : va_arg(ap, unsigned);
-			n = fmt_u64(end, v, p[-1] == 'x' ? 16 : 10);
-			s = end - n;
-			break;
-		}
-		default:
-			return 0;
-		}
-		padn = width > n + neg ? width - n - neg : 0;
-		if (o + padn + neg + n > cap)
-			return 0;
-		if (!left && !zero) {
-			memset(out + o, ' ', padn);
-			o += padn;
-		}
-		if (neg)
-			out[o++] = '-';
-		if (!left && zero) {
-			memset(out + o, '0', padn);
-			o += padn;
-		}
-		memcpy(out + o, s, n);
-		o += n;
-		if (left) {
-			memset(out + o, ' ', padn);
-			o += padn;
-		}
-	}
-	return o;
-}
-
 /* printf into the output, through a stack buffer when the result is small. */
 static void vput(struct emit *e, const char *fmt, va_list ap)
 {
 	char small[256], *p = small;
 	va_list ap2;
-	size_t fast;
 	int n;
 
-	va_copy(ap2, ap);
-	fast = vfmt_fast(small, sizeof(small), fmt, ap2);
-	va_end(ap2);
-	if (fast || !*fmt) {
-		put(e, small, fast);
-		return;
-	}
 	va_copy(ap2, ap);
 	n = vsnprintf(small, sizeof(small), fmt, ap);
 	if (n < 0) {
