@@ -172,6 +172,7 @@ void render_local(struct emit *e, const struct ibs_host *h)
 
 	emit_obj_open(e, NULL);
 	emit_str(e, "schema", NULL, IBS_LOCAL_SCHEMA);
+	emit_uint(e, "numa_nodes", NULL, h->n_numa_nodes);
 	emit_arr_open(e, "devices");
 	for (i = 0; i < h->n_devs; i++) {
 		if (i)
