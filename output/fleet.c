@@ -32,7 +32,7 @@ char *render_fleet_status_line(const struct ibs_fleet *f)
 		any = true;
 	}
 	if (!any)
-		sb_addf(&sb, "%zu hosts agree", f->n_hosts);
+		sb_addf(&sb, f->n_hosts == 1 ? "%zu host" : "%zu hosts agree", f->n_hosts);
 	sb_addf(&sb, " | hosts=%zu differ=%zu unreadable=%zu critical=%zu warning=%zu", f->n_hosts, f->n_differ,
 		f->n_unreadable, f->counts[IBS_HC_CRITICAL], f->counts[IBS_HC_WARNING]);
 	return sb_detach(&sb);
