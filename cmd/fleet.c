@@ -16,18 +16,9 @@
 
 #define FLEET_MAX_HOSTS 100000
 
-enum { OPT_FLEET_PROFILE = OPT_CMD_BASE };
-
-struct fleet_ctx {
-	const char *profile;
-};
-
 const struct cli_opt fleet_opts[] = {
 	CLI_TEXT("  FILE...                each host's 'ibscan local' JSON (gpu07.json: gpu07)\n"
 		 "                         exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN\noptions:\n"),
-	{ .name = "profile", .id = OPT_FLEET_PROFILE, .arg = "FILE", .kind = CLI_K_STR,
-	  .at = offsetof(struct fleet_ctx, profile), .given_at = CLI_NOT_TRACKED,
-	  .help = "check every host against this profile, as 'ibscan local' checks one" },
 	CLI_SHARED("format", OPT_FORMAT, "F", "text (default) or json"),
 	CLI_SHARED("json", OPT_JSON, NULL, "same as --format json"),
 	CLI_OUTPUT_ROW,
@@ -78,7 +69,6 @@ static struct ibs_host_profile *load_profile(const char *path, char **msg)
 int cmd_fleet(int argc, char **argv)
 {
 	const struct cmd_desc *cmd = cmd_find("fleet");
-	struct fleet_ctx fc = { 0 };
 	struct cli_common c;
 	struct ibs_host_profile *p;
 	struct ibs_fleet *f;
@@ -86,7 +76,7 @@ int cmd_fleet(int argc, char **argv)
 	char *msg = NULL;
 	int rc, i;
 
-	rc = cli_parse(cmd, &c, argc, argv, NULL, &fc);
+	rc = cli_parse(cmd, &c, argc, argv, NULL, NULL);
 	if (rc != CLI_PARSED)
 		return rc == EXIT_USAGE ? unknown(cmd, "usage error (see 'ibscan help fleet')") : rc;
 	rc = cli_text_or_json(cmd, &c, &o.json);
@@ -100,7 +90,7 @@ int cmd_fleet(int argc, char **argv)
 		cli_usage_error(cmd, "more than %d host files", FLEET_MAX_HOSTS);
 		return unknown(cmd, "usage error (see 'ibscan help fleet')");
 	}
-	p = load_profile(fc.profile, &msg);
+	p = load_profile(c.profile, &msg);
 	if (!p) {
 		log_error("%s", msg);
 		rc = unknown(cmd, msg);

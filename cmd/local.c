@@ -16,10 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_SYSFS = OPT_CMD_BASE, OPT_CHECK, OPT_PROFILE, OPT_NCCL_ENV };
+enum { OPT_SYSFS = OPT_CMD_BASE, OPT_CHECK, OPT_NCCL_ENV };
 
 struct local_ctx {
-	const char *sysfs, *profile;
+	const char *sysfs;
+	const char *profile; /* the shared --profile (struct cli_common's) */
 	bool check, nccl_env;
 };
 #define AT(field) offsetof(struct local_ctx, field)
@@ -42,10 +43,6 @@ const struct cli_opt local_opts[] = {
 	{ .name = "check", .id = OPT_CHECK, .kind = CLI_K_FLAG, .at = AT(check), .given_at = CLI_NOT_TRACKED,
 	  .help = "is the host ready for GPU jobs: rails Active at their rate, one RoCE v2 GID index,\n"
 		  "VF GUIDs, PCIe training, NUMA; exits 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN" },
-	{ .name = "profile", .id = OPT_PROFILE, .arg = "FILE", .kind = CLI_K_STR, .at = AT(profile),
-	  .given_at = CLI_NOT_TRACKED,
-	  .help = "--check and --nccl-env: what the host should be (rails, storage, ports, min-rate, ...;\n"
-		  "default: what its own rails agree on)" },
 	{ .name = "nccl-env", .id = OPT_NCCL_ENV, .kind = CLI_K_FLAG, .at = AT(nccl_env), .given_at = CLI_NOT_TRACKED,
 	  .help = "print NCCL_IB_HCA, NCCL_IB_GID_INDEX, NCCL_SOCKET_IFNAME and UCX_NET_DEVICES\n"
 		  "(for 'set -a; . FILE' or /etc/nccl.conf); exit 1 when the rails share no GID index" },
@@ -186,6 +183,7 @@ int cmd_local(int argc, char **argv)
 	rc = cli_format(cmd, &c, &fmt);
 	if (rc != CLI_PARSED)
 		return USAGE(rc);
+	lc.profile = c.profile;
 	if (lc.check && lc.nccl_env)
 		return USAGE(cli_usage_error(cmd, "--check and --nccl-env are two runs: give one"));
 	if (lc.profile && !lc.check && !lc.nccl_env)
