@@ -28,7 +28,7 @@ check_env() {
 	esac
 }
 profile=
-for tree in gpu-h100 gpu-gidmix gpu-container gpu-linklocal gpu-rocep gpu-bond gpu-degraded roce ib-ipoib; do
+for tree in gpu-h100 gpu-gidmix gpu-container gpu-linklocal gpu-rocep gpu-ionic gpu-bond gpu-degraded roce ib-ipoib; do
 	check_env "$tree"
 done
 # The H100's profile leaves the storage devices out of every variable.
@@ -53,6 +53,8 @@ out_has "NCCL_SOCKET_IFNAME==bond0"
 [ "$(oracle "$fx/gpu-bond" ibdev2netdev)" = "mlx5_bond_0 port 1 ==> bond0 (Up)" ] || fail "gpu-bond: ibdev2netdev"
 run 0 local --nccl-env --sysfs "$fx/gpu-rocep"
 out_has "NCCL_IB_HCA==rocep65s0f0:1,rocep65s0f1:1"
+run 0 local --nccl-env --sysfs "$fx/gpu-ionic"
+out_has "NCCL_IB_HCA==rocep9s0:1,rocep10s0:1" # natural order, as ls -v: 9 before 10
 # A profile's gid-index that the rails do not have refuses too; one they have is used.
 printf 'gid-index 2\n' >"$TMP/p2"
 run 1 local --nccl-env --sysfs "$fx/gpu-h100" --profile "$TMP/p2"
@@ -84,6 +86,7 @@ out_has "gid.missing"
 run 0 local --check --sysfs "$fx/gpu-container"
 run 0 local --check --sysfs "$fx/gpu-bond"
 run 0 local --check --sysfs "$fx/gpu-rocep"
+run 0 local --check --sysfs "$fx/gpu-ionic"
 printf 'rails mlx5_[0-3]\nports 4\n' >"$TMP/deg"
 run 2 local --check --sysfs "$fx/gpu-degraded" --profile "$TMP/deg"
 for want in "port.state      mlx5_2 port 1 is DOWN (Polling), not ACTIVE (LinkUp)" "rail.count      3 of 4 rail ports Active" \

@@ -455,7 +455,7 @@ static void test_json_all_fixtures(void **state)
 {
 	static const char *const fixtures[] = { "ib-ipoib",	"roce",		"dualport-down", "noactive",
 						"sriov",	"vm-vf",	"gpu-h100",	 "gpu-gidmix",
-						"gpu-container", "gpu-linklocal", "gpu-rocep",	 "gpu-bond",
+						"gpu-container", "gpu-linklocal", "gpu-rocep",	 "gpu-ionic",	 "gpu-bond",
 						"gpu-degraded" };
 	static const char *const dev_keys[] = { "name",	   "node_type", "node_guid", "system_image_guid", "fw_ver",
 						"board_id", "hca_type",	 "node_desc", "pci",		    "ports" };
