@@ -131,7 +131,8 @@ static int check_host(const struct cli_common *c, const struct local_ctx *lc, en
 			rc = EXIT_FINDINGS;
 		} else if (hc->gid_refusal) {
 			log_error("%s", hc->gid_refusal);
-			log_hint("give every rail's netdev its IPv4 address, or name the index with 'gid-index N' in --profile");
+			log_hint("NCCL needs one index on every rail; the kernel fills each GID table in the order the netdev's "
+				 "addresses came, so give each rail its IPv4 address the same way ('ibscan local' lists the tables)");
 			rc = EXIT_FINDINGS;
 		} else {
 			rc = cli_write_output(c, write_env, &o);
