@@ -31,7 +31,7 @@ int cli_bad_option(const struct cmd_desc *cmd, char **argv, int opt)
 
 int cli_common_opt(const struct cmd_desc *cmd, struct cli_common *c, int opt, const char *arg)
 {
-	return cli_opt_apply(cmd, CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE | CLI_G_DRAW, c, opt, arg);
+	return cli_opt_apply(cmd, CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE | CLI_G_DRAW | CLI_G_HOST, c, opt, arg);
 }
 
 int cli_parse(const struct cmd_desc *cmd, struct cli_common *c, int argc, char **argv,

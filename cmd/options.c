@@ -149,11 +149,20 @@ static const struct cli_opt draw_opts[] = {
 	ROW_END,
 };
 
+/* Commands that hold a host to what it should be (local --check and --nccl-env, fleet). */
+static const struct cli_opt host_opts[] = {
+	ROW_STR(0, "profile", OPT_PROFILE, "FILE", profile,
+		"what a host should be (rails, storage, ports, min-rate, link-layer, gid-index, ...; docs/checks.md); "
+		"default: what its own rails agree on"),
+	ROW_END,
+};
+
 static const struct {
 	unsigned group;
 	const struct cli_opt *rows;
 } groups_tab[] = {
 	{ CLI_G_OUTPUT, output_opts },
+	{ CLI_G_HOST, host_opts },
 	{ CLI_G_DRAW, draw_opts },
 	{ CLI_G_FABRIC, fabric_opts },
 	{ CLI_G_BASE, base_opts },

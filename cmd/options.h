@@ -86,6 +86,7 @@ struct cli_common {
 	/* Drawings (--format dot, svg; the report's map): group a leaf's hosts from this many on, 0 never. */
 	unsigned group_hosts;
 	bool group_hosts_set; /* --group-hosts or --all-hosts given: drawings only */
+	const char *profile;  /* --profile: what a host should be (local --check and --nccl-env, fleet) */
 	/* The shared rows given, in the order given (a row once). */
 	const struct cli_opt *given[32];
 	unsigned n_given;
@@ -117,6 +118,7 @@ enum {
 	OPT_HELP,
 	OPT_GROUP_HOSTS,
 	OPT_ALL_HOSTS,
+	OPT_PROFILE,
 	OPT_CMD_BASE = 1100, /* commands' own options start here */
 };
 
@@ -131,6 +133,7 @@ enum {
 	CLI_G_OUTPUT = 1 << 1, /* -o, --format, --json (their help is the command's: formats differ) */
 	CLI_G_BASE = 1 << 2,   /* -v, -q, -h */
 	CLI_G_DRAW = 1 << 3,   /* drawings: --group-hosts, --all-hosts */
+	CLI_G_HOST = 1 << 4,   /* a host's expected state: --profile (local, fleet) */
 };
 
 /* Where an option's value goes. */

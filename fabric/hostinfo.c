@@ -102,6 +102,19 @@ static void load_port(const char *devdir, unsigned port, struct ibs_host_port *p
 	p->link_layer = ibs_sysfs_attr("%s/link_layer", dir);
 	load_gids(dir, p);
 	probe_gid(p);
+	if (p->n_gids && p->gids[0].index == 0) {
+		size_t i;
+		p->has_port_guid = true;
+		for (i = 8; i < 16; i++)
+			p->port_guid = p->port_guid << 8 | p->gids[0].gid[i];
+	}
+	/* ibdev2netdev reads gid_attrs/ndevs/0 of a RoCE port; in a container entry 0 may be gone, so the lowest one set. */
+	if (p->link_layer && !strcmp(p->link_layer, "Ethernet")) {
+		size_t i;
+		for (i = 0; i < p->n_gids && !p->netdev; i++)
+			if (p->gids[i].netdev)
+				p->netdev = xstrdup(p->gids[i].netdev);
+	}
 	free(dir);
 }
 
@@ -119,14 +132,37 @@ static bool known_vf_id(int64_t vendor, int64_t device)
 	return false;
 }
 
+/* "16.0 GT/s PCIe", "8 GT/s", "2.5 GT/s PCIe" (consumed): GT/s, or -1 ("Unknown", odd text). */
+static double pcie_speed(char *s)
+{
+	double v = -1;
+	char *end;
+
+	if (s && *s >= '0' && *s <= '9') {
+		v = strtod(s, &end);
+		if (end == s || strncmp(end, " GT/s", 5) || !(v > 0 && v < 1000))
+			v = -1;
+	}
+	free(s);
+	return v;
+}
+
 static void load_pci(struct ibs_host_dev *d, const char *pcidir)
 {
 	char *s;
 
 	d->vendor_id = d->device_id = d->sriov_totalvfs = d->sriov_numvfs = -1;
+	d->numa_node = d->pcie_width = d->pcie_max_width = -1;
+	d->pcie_speed = d->pcie_max_speed = -1;
 	d->pci = ibs_sysfs_pci_name(pcidir);
 	if (!d->pci)
 		return;
+	/* "-1" (no NUMA information) reads as unknown, as a missing file does. */
+	d->numa_node = ibs_sysfs_attr_num(4095, ibs_sysfs_attr("%s/numa_node", pcidir));
+	d->pcie_width = ibs_sysfs_attr_num(32, ibs_sysfs_attr("%s/current_link_width", pcidir));
+	d->pcie_max_width = ibs_sysfs_attr_num(32, ibs_sysfs_attr("%s/max_link_width", pcidir));
+	d->pcie_speed = pcie_speed(ibs_sysfs_attr("%s/current_link_speed", pcidir));
+	d->pcie_max_speed = pcie_speed(ibs_sysfs_attr("%s/max_link_speed", pcidir));
 	d->vendor_id = ibs_sysfs_attr_num(0xffff, ibs_sysfs_attr("%s/vendor", pcidir));
 	d->device_id = ibs_sysfs_attr_num(0xffff, ibs_sysfs_attr("%s/device", pcidir));
 	s = ibs_sysfs_resolve("%s/physfn", pcidir);
@@ -191,6 +227,8 @@ static void load_ipoib(const char *root, struct ibs_host_dev *d, const char *pci
 			p->ipoib[p->n_ipoib].operstate = ibs_sysfs_attr("%s/class/net/%s/operstate", root, names[i]);
 			p->n_ipoib++;
 			qsort(p->ipoib, p->n_ipoib, sizeof(*p->ipoib), cmp_ipoib);
+			free(p->netdev);
+			p->netdev = xstrdup(p->ipoib[0].name);
 			break;
 		}
 	}
@@ -265,6 +303,14 @@ enum ibs_err ibs_host_load(const char *root, struct ibs_host **out, char **msg)
 			load_dev(root, names[i], &h->devs[h->n_devs++]);
 	}
 	ibs_sysfs_free_list(names, n);
+	free(path);
+	path = xasprintf("%s/devices/system/node", root);
+	names = ibs_sysfs_list_dir(path, MAX_DEVS, &n);
+	for (i = 0; i < n; i++)
+		h->n_numa_nodes += !strncmp(names[i], "node", 4) && names[i][4] >= '0' && names[i][4] <= '9';
+	ibs_sysfs_free_list(names, n);
+	free(path);
+	path = xasprintf("%s/class/infiniband", root);
 	if (!h->n_devs) {
 		*msg = xasprintf("no RDMA device found under %s", path);
 		free(path);
@@ -302,6 +348,7 @@ void ibs_host_free(struct ibs_host *h)
 			free(p->width);
 			free(p->speed);
 			free(p->link_layer);
+			free(p->netdev);
 		}
 		free(d->ports);
 		free(d->name);

@@ -44,6 +44,9 @@ struct ibs_host_port {
 	struct ibs_host_ipoib *ipoib; /* IPoIB interfaces on this port, by name */
 	size_t n_ipoib;
 	int probe_gid; /* RoCE: the entry of gids `ibscan ping` would use, else -1 */
+	bool has_port_guid; /* GID 0 is set: its low 64 bits are the port GUID */
+	uint64_t port_guid;
+	char *netdev; /* ibdev2netdev's: RoCE, the netdev of the lowest GID that has one; IB, the first IPoIB; or NULL */
 };
 
 enum ibs_sriov { IBS_SRIOV_NONE, IBS_SRIOV_PF, IBS_SRIOV_VF };
@@ -60,6 +63,9 @@ struct ibs_host_dev {
 	bool vf_by_id;      /* a VF known by its device ID (no physfn link: passed through into a VM) */
 	char *physfn;       /* a VF's physical function, when the host shows it */
 	int64_t sriov_totalvfs, sriov_numvfs; /* a PF's, -1 unknown */
+	int64_t numa_node;  /* the PCI function's, -1 unknown (sysfs says -1 when the firmware gives none) */
+	int64_t pcie_width, pcie_max_width; /* lanes (current_link_width, max_link_width), -1 unknown */
+	double pcie_speed, pcie_max_speed;  /* GT/s (current_link_speed, max_link_speed), negative: unknown */
 	struct ibs_host_port *ports;
 	size_t n_ports;
 };
@@ -68,6 +74,7 @@ struct ibs_host_dev {
 struct ibs_host {
 	struct ibs_host_dev *devs; /* by name */
 	size_t n_devs;
+	size_t n_numa_nodes; /* devices/system/node/nodeN directories: 0 unknown */
 };
 
 /*

@@ -16,6 +16,15 @@ static void opt_uint(struct emit *e, const char *key, const char *fmt, const cha
 		emit_uint(e, key, fmt, (uint64_t)v);
 }
 
+/* PCIe GT/s (JSON only), null when unknown. */
+static void opt_gts(struct emit *e, const char *key, double v)
+{
+	if (v < 0)
+		emit_null(e, key, NULL);
+	else
+		emit_double(e, key, NULL, v);
+}
+
 static void render_gid(struct emit *e, const struct ibs_host_gid *g, bool probe)
 {
 	char gid[48], v4[16];
@@ -64,6 +73,11 @@ static void render_port(struct emit *e, const struct ibs_host_port *p)
 		emit_uint(e, "probe_gid_index", NULL, p->gids[p->probe_gid].index);
 	else
 		emit_null(e, "probe_gid_index", NULL);
+	if (p->has_port_guid)
+		emit_guid(e, "port_guid", NULL, p->port_guid);
+	else
+		emit_null(e, "port_guid", NULL);
+	emit_str(e, "netdev", NULL, p->netdev);
 	if (p->n_ipoib)
 		emit_text(e, "    IPoIB:");
 	emit_arr_open(e, "ipoib");
@@ -116,6 +130,11 @@ static void render_pci(struct emit *e, const struct ibs_host_dev *d)
 		emit_null(e, "vf_known_by", NULL);
 		break;
 	}
+	opt_uint(e, "numa_node", NULL, NULL, d->numa_node);
+	opt_uint(e, "link_width", NULL, NULL, d->pcie_width);
+	opt_uint(e, "max_link_width", NULL, NULL, d->pcie_max_width);
+	opt_gts(e, "link_speed_gts", d->pcie_speed);
+	opt_gts(e, "max_link_speed_gts", d->pcie_max_speed);
 	emit_text(e, "\n");
 	emit_obj_close(e);
 }
@@ -153,6 +172,7 @@ void render_local(struct emit *e, const struct ibs_host *h)
 
 	emit_obj_open(e, NULL);
 	emit_str(e, "schema", NULL, IBS_LOCAL_SCHEMA);
+	emit_uint(e, "numa_nodes", NULL, h->n_numa_nodes);
 	emit_arr_open(e, "devices");
 	for (i = 0; i < h->n_devs; i++) {
 		if (i)

@@ -160,6 +160,15 @@ out=$("$IBSCAN" topology --json --replay "$ROOT/fixtures/captures/fattree2-small
 	jq -r --arg switch leaf01 -f "$ex/jq/hosts-under-switch.jq" | wc -l)
 [ "$out" -gt 0 ] || fail "hosts-under-switch.jq --arg switch leaf01 finds no host on the demo fabric"
 
+# ---- the GPU server profiles: each parses, and says OK of the fixture server it describes ----
+run 0 local --check --sysfs "$ROOT/fixtures/sysfs/gpu-h100" --profile "$ex/gpu-h100-8rail.profile"
+out_has "IBSCAN LOCAL OK - 8 rail ports Active, Ethernet, RoCE v2 GID index 3, at least 400 Gb/s"
+covered+=(gpu-h100-8rail.profile)
+# The InfiniBand profile against a RoCE host: parsed, and the mismatch found (it is no syntax error: exit 2, not 3).
+run 2 local --check --sysfs "$ROOT/fixtures/sysfs/gpu-h100" --profile "$ex/gpu-b200-ib-8rail.profile"
+out_has "port.link_layer"
+covered+=(gpu-b200-ib-8rail.profile)
+
 # ---- nothing in examples/ goes untested, and the README names everything ----
 while IFS= read -r f; do
 	printf '%s\n' "${covered[@]}" | grep -qxF "$f" || fail "examples/$f is not run by this test"

@@ -77,7 +77,7 @@ cmp -s "$TMP/local.json" "$gold/ib-ipoib.json" || [ "$REGENERATE" = 1 ] || fail 
 
 # Usage errors.
 run 2 local --format dot
-err_has "unknown format 'dot' (text or json)"
+err_has "unknown format 'dot' (text, json or prom)"
 run 2 local extra
 err_has "unexpected argument 'extra'"
 run 2 local --sysfs

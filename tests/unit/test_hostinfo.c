@@ -453,14 +453,19 @@ static void check_keys(json_t *o, const char *const *keys, size_t n)
 /* JSON: the schema, every documented key present (null when unknown), GUIDs as strings. */
 static void test_json_all_fixtures(void **state)
 {
-	static const char *const fixtures[] = { "ib-ipoib", "roce", "dualport-down", "noactive", "sriov", "vm-vf" };
+	static const char *const fixtures[] = { "ib-ipoib",	"roce",		"dualport-down", "noactive",
+						"sriov",	"vm-vf",	"gpu-h100",	 "gpu-gidmix",
+						"gpu-container", "gpu-linklocal", "gpu-rocep",	 "gpu-ionic",	 "gpu-bond",
+						"gpu-degraded" };
 	static const char *const dev_keys[] = { "name",	   "node_type", "node_guid", "system_image_guid", "fw_ver",
 						"board_id", "hca_type",	 "node_desc", "pci",		    "ports" };
 	static const char *const pci_keys[] = { "address",	   "vendor_id", "device_id", "sriov",
-						"sriov_numvfs", "sriov_totalvfs", "physfn",	 "vf_known_by" };
+						"sriov_numvfs", "sriov_totalvfs", "physfn",	 "vf_known_by",
+						"numa_node",	"link_width",	  "max_link_width", "link_speed_gts",
+						"max_link_speed_gts" };
 	static const char *const port_keys[] = { "port",   "state", "phys_state", "link_layer",      "rate",
 						  "rate_gbps", "width", "speed",      "lid",	       "sm_lid",
-						  "lmc",    "probe_gid_index", "ipoib", "gids" };
+						  "lmc",    "probe_gid_index", "port_guid", "netdev", "ipoib", "gids" };
 	static const char *const gid_keys[] = { "index", "gid", "type", "netdev", "ipv4" };
 	static const char *const ipoib_keys[] = { "name", "operstate" };
 	size_t f, i, k, g;
