@@ -10,6 +10,7 @@
 #include "../fabric/health.h"
 #include "../fabric/load.h"
 #include "../fabric/names.h"
+#include "../fabric/rails.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,8 @@ enum {
 	OPT_NO_COUNTERS,
 	OPT_RESET,
 	OPT_INTERVAL,
+	OPT_RAILS,
+	OPT_FAT_TREE,
 };
 
 /*
@@ -130,6 +133,9 @@ struct health_args {
 	const char *baseline, *thresholds;
 	bool counters;
 	bool thr_bad; /* the thresholds file was refused (said): UNKNOWN once the format and -o are known */
+	struct ibs_rails *rails; /* --rails, owned */
+	bool rails_bad;          /* --rails @FILE could not be read (said) */
+	bool fat_tree;
 };
 
 static int health_opt(int opt, const char *arg, void *ctx)
@@ -138,11 +144,15 @@ static int health_opt(int opt, const char *arg, void *ctx)
 	char *msg = NULL;
 	unsigned s;
 
-	if (h->counters_view &&
-	    (opt == OPT_BASELINE || opt == OPT_THRESHOLDS || opt == OPT_THRESHOLD || opt == OPT_NO_COUNTERS)) {
+	if (h->counters_view && (opt == OPT_BASELINE || opt == OPT_THRESHOLDS || opt == OPT_THRESHOLD ||
+				 opt == OPT_NO_COUNTERS || opt == OPT_RAILS || opt == OPT_FAT_TREE)) {
 		cli_usage_error(h->cmd, "--%s is an option of 'ibscan health'",
-				opt == OPT_BASELINE ? "baseline" : opt == OPT_THRESHOLDS ? "thresholds"
-								 : opt == OPT_THRESHOLD ? "threshold" : "no-counters");
+				opt == OPT_BASELINE     ? "baseline"
+				: opt == OPT_THRESHOLDS ? "thresholds"
+				: opt == OPT_THRESHOLD  ? "threshold"
+				: opt == OPT_RAILS      ? "rails"
+				: opt == OPT_FAT_TREE   ? "fat-tree"
+							: "no-counters");
 		return -1;
 	}
 	switch (opt) {
@@ -166,6 +176,26 @@ static int health_opt(int opt, const char *arg, void *ctx)
 		return 1;
 	case OPT_NO_COUNTERS:
 		h->counters = false;
+		return 1;
+	case OPT_RAILS: {
+		enum ibs_err e;
+		ibs_rails_free(h->rails);
+		h->rails = NULL;
+		if ((e = ibs_rails_parse(arg, &h->rails, &msg))) {
+			/* A spec on the command line is a usage error; a file that cannot be read, UNKNOWN. */
+			if (arg[0] != '@') {
+				cli_usage_error(h->cmd, "%s", msg);
+				free(msg);
+				return -1;
+			}
+			log_error("%s", msg);
+			free(msg);
+			h->rails_bad = true;
+		}
+		return 1;
+	}
+	case OPT_FAT_TREE:
+		h->fat_tree = true;
 		return 1;
 	case OPT_RESET:
 		h->c->reset_counters = true;
@@ -194,6 +224,10 @@ const struct cli_opt health_opts[] = {
 	CLI_OWN("thresholds", OPT_THRESHOLDS, "FILE", "counter thresholds, one Name=N per line"),
 	CLI_OWN("threshold", OPT_THRESHOLD, "N=V", "one counter threshold (repeatable), e.g. SymbolErrorCounter=100"),
 	CLI_OWN("no-counters", OPT_NO_COUNTERS, NULL, "do not read PMA error counters"),
+	CLI_OWN("rails", OPT_RAILS, "SPEC",
+		"check rail-optimized cabling of these devices: all, mlx5_0-3,6-9\n"
+		"or @FILE (hosts and devices from 'HOST DEVICE' descriptions)"),
+	CLI_OWN("fat-tree", OPT_FAT_TREE, NULL, "check the fat-tree structure (tiers, equal cables and rates)"),
 	RESET_ROW,
 	CLI_OWN("interval", OPT_INTERVAL, "S", NULL),
 	CLI_END,
@@ -210,6 +244,8 @@ const struct cli_opt counters_opts[] = {
 	CLI_OWN("thresholds", OPT_THRESHOLDS, "FILE", NULL),
 	CLI_OWN("threshold", OPT_THRESHOLD, "N=V", NULL),
 	CLI_OWN("no-counters", OPT_NO_COUNTERS, NULL, NULL),
+	CLI_OWN("rails", OPT_RAILS, "SPEC", NULL),
+	CLI_OWN("fat-tree", OPT_FAT_TREE, NULL, NULL),
 	CLI_END,
 };
 
@@ -227,6 +263,8 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 
 	if (h->thr_bad)
 		return unknown(c, fmt, "bad thresholds file");
+	if (h->rails_bad)
+		return unknown(c, fmt, "bad rails file");
 	if (h->baseline && ibs_fabric_load(h->baseline, &base, &msg)) {
 		log_error("%s", msg);
 		free(msg);
@@ -265,6 +303,8 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 	ho.thresholds = h->thr;
 	ho.baseline = base;
 	ho.counters = c->want_counters;
+	ho.rails = h->rails;
+	ho.fat_tree = h->fat_tree;
 	ibs_health_check(f, &run, &ho, &fs);
 	memset(&r, 0, sizeof(r));
 	r.view = counters_view ? CLI_V_COUNTERS : CLI_V_HEALTH;
@@ -293,18 +333,19 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 	return rc;
 }
 
-static int run(int argc, char **argv, bool counters_view)
+static int run_args(int argc, char **argv, struct health_args *hp)
 {
-	const struct cmd_desc *cmd = cmd_find(argv[0]);
+	const struct cmd_desc *cmd = hp->cmd;
 	struct cli_common c;
-	struct ibs_thresholds thr;
-	struct health_args h = { cmd, counters_view, &c, &thr, NULL, NULL, true, false };
+	struct health_args h;
 	struct ibs_out verdict;
+	bool counters_view = hp->counters_view;
 	enum cli_fmt fmt = CLI_F_TEXT;
 	int rc;
 
-	ibs_thresholds_default(&thr);
-	rc = cli_parse(cmd, &c, argc, argv, health_opt, &h);
+	hp->c = &c;
+	rc = cli_parse(cmd, &c, argc, argv, health_opt, hp);
+	h = *hp;
 	if (rc == EXIT_USAGE)
 		return usage_fail(cmd);
 	if (rc != CLI_PARSED)
@@ -340,6 +381,18 @@ static int run(int argc, char **argv, bool counters_view)
 	}
 	if (verdict.fp)
 		ibs_out_abort(&verdict); /* nothing could be written at all: said */
+	return rc;
+}
+
+static int run(int argc, char **argv, bool counters_view)
+{
+	struct ibs_thresholds thr;
+	struct health_args h = { .cmd = cmd_find(argv[0]), .counters_view = counters_view, .thr = &thr, .counters = true };
+	int rc;
+
+	ibs_thresholds_default(&thr);
+	rc = run_args(argc, argv, &h);
+	ibs_rails_free(h.rails);
 	return rc;
 }
 

@@ -4,10 +4,13 @@
  * finish, or found nothing, is UNKNOWN: an incomplete look cannot say OK.
  */
 #include "health.h"
+#include "health_int.h"
 #include "names.h"
 #include "rate.h"
 #include "diff.h"
 #include "hosts.h"
+#include "rails.h"
+#include "fattree.h"
 #include "../core/base/xalloc.h"
 
 #include <inttypes.h>
@@ -16,27 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum {
-	CK_LINK_DOWN,
-	CK_LINK_DEGRADED,
-	CK_LINK_HELD_DOWN,
-	CK_LINK_SELF_LOOP,
-	CK_COUNTERS,
-	CK_DUP_GUID,
-	CK_DUP_PORT_GUID,
-	CK_DUP_LID,
-	CK_LID_ZERO,
-	CK_DEFAULT_DESC,
-	CK_SM_NONE,
-	CK_SM_MULTI,
-	CK_SM_UNREACHABLE,
-	CK_DRIFT_MISSING,
-	CK_DRIFT_NEW,
-	CK_DRIFT_MOVED,
-	CK_DRIFT_RATE,
-	CK_PARTIAL,
-	CK__N
-};
 
 const struct ibs_check_def ibs_checks[] = {
 	[CK_LINK_DOWN] = { "link.down", "link down", "links down", "links_down" },
@@ -63,6 +45,18 @@ const struct ibs_check_def ibs_checks[] = {
 	[CK_DRIFT_MOVED] = { "drift.cable_moved", "cable moved", "cables moved", "cables_moved" },
 	[CK_DRIFT_RATE] = { "drift.rate_changed", "rate change", "rate changes", "rates_changed" },
 	[CK_PARTIAL] = { "partial", "unreachable part", "unreachable parts", "unreachable" },
+	[CK_RAIL_MISCABLED] = { "rail.miscabled", "cable on another rail's leaf", "cables on another rail's leaf",
+				"rail_miscabled" },
+	[CK_RAIL_COLLISION] = { "rail.collision", "second rail of a host on one leaf",
+				"second rails of a host on one leaf", "rail_collisions" },
+	[CK_RAIL_MISSING] = { "rail.missing", "rail missing from a host", "rails missing from hosts",
+			      "rail_missing" },
+	[CK_FABRIC_ASYMMETRIC] = { "fabric.asymmetric", "uneven switch pair", "uneven switch pairs",
+				   "fabric_asymmetric" },
+	[CK_FABRIC_MISPLACED] = { "fabric.misplaced", "cable outside the tree", "cables outside the tree",
+				  "fabric_misplaced" },
+	[CK_FABRIC_RATE] = { "fabric.rate", "cable at another rate than its tier", "cables at another rate than their tier",
+			     "fabric_rate" },
 };
 const size_t ibs_n_checks = CK__N;
 
@@ -72,11 +66,8 @@ const char *ibs_severity_str(enum ibs_severity s)
 	return (unsigned)s < 4 ? v[s] : "UNKNOWN";
 }
 
-static struct ibs_finding *add(struct ibs_findings *fs, int ck, enum ibs_severity sev, const struct ibs_node *n,
-			       uint8_t port, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-
-static struct ibs_finding *add(struct ibs_findings *fs, int ck, enum ibs_severity sev, const struct ibs_node *n,
-			       uint8_t port, const char *fmt, ...)
+struct ibs_finding *ibs_health_add(struct ibs_findings *fs, int ck, enum ibs_severity sev, const struct ibs_node *n,
+				   uint8_t port, const char *fmt, ...)
 {
 	struct ibs_finding *x;
 	va_list ap;
@@ -104,6 +95,8 @@ static struct ibs_finding *add(struct ibs_findings *fs, int ck, enum ibs_severit
 	fs->count[ck]++;
 	return x;
 }
+
+#define add ibs_health_add
 
 /* ---- checks ---- */
 
@@ -505,6 +498,14 @@ void ibs_health_check(const struct ibs_fabric *f, const struct ibs_run *run, con
 	if (o->baseline)
 		check_drift(f, o->baseline, fs);
 	check_partial(f, fs);
+	if (o->rails) {
+		struct ibs_hosts hosts;
+		ibs_fabric_hosts(f, &hosts);
+		ibs_check_rails(f, &hosts, o->rails, fs);
+		ibs_hosts_free(&hosts);
+	}
+	if (o->fat_tree)
+		ibs_check_fat_tree(f, fs);
 	if (fs->n)
 		qsort(fs->v, fs->n, sizeof(*fs->v), finding_cmp);
 	fs->verdict = IBS_SEV_OK;

@@ -57,10 +57,14 @@ enum ibs_err ibs_thresholds_load(const char *path, struct ibs_thresholds *t, cha
 /* "Name=N" from the command line. */
 enum ibs_err ibs_thresholds_set(struct ibs_thresholds *t, const char *spec, char **msg);
 
+struct ibs_rails;
+
 struct ibs_health_opts {
 	const struct ibs_thresholds *thresholds;
 	const struct ibs_fabric *baseline; /* or NULL */
 	bool counters;                     /* counters were asked for */
+	const struct ibs_rails *rails;     /* rail checks on these devices (fabric/rails.h), or NULL: none */
+	bool fat_tree;                     /* the fat-tree structure checks (fabric/fattree.h) */
 };
 
 /*
