@@ -10,6 +10,7 @@
 #include "../fabric/health.h"
 #include "../fabric/load.h"
 #include "../fabric/names.h"
+#include "../fabric/plan.h"
 #include "../fabric/rails.h"
 
 #include <stdlib.h>
@@ -24,6 +25,7 @@ enum {
 	OPT_INTERVAL,
 	OPT_RAILS,
 	OPT_FAT_TREE,
+	OPT_PLAN,
 };
 
 /*
@@ -136,6 +138,7 @@ struct health_args {
 	struct ibs_rails *rails; /* --rails, owned */
 	bool rails_bad;          /* --rails @FILE could not be read (said) */
 	bool fat_tree;
+	const char *plan;        /* --plan FILE */
 };
 
 static int health_opt(int opt, const char *arg, void *ctx)
@@ -145,13 +148,14 @@ static int health_opt(int opt, const char *arg, void *ctx)
 	unsigned s;
 
 	if (h->counters_view && (opt == OPT_BASELINE || opt == OPT_THRESHOLDS || opt == OPT_THRESHOLD ||
-				 opt == OPT_NO_COUNTERS || opt == OPT_RAILS || opt == OPT_FAT_TREE)) {
+				 opt == OPT_NO_COUNTERS || opt == OPT_RAILS || opt == OPT_FAT_TREE || opt == OPT_PLAN)) {
 		cli_usage_error(h->cmd, "--%s is an option of 'ibscan health'",
 				opt == OPT_BASELINE     ? "baseline"
 				: opt == OPT_THRESHOLDS ? "thresholds"
 				: opt == OPT_THRESHOLD  ? "threshold"
 				: opt == OPT_RAILS      ? "rails"
 				: opt == OPT_FAT_TREE   ? "fat-tree"
+				: opt == OPT_PLAN       ? "plan"
 							: "no-counters");
 		return -1;
 	}
@@ -197,6 +201,9 @@ static int health_opt(int opt, const char *arg, void *ctx)
 	case OPT_FAT_TREE:
 		h->fat_tree = true;
 		return 1;
+	case OPT_PLAN:
+		h->plan = arg;
+		return 1;
 	case OPT_RESET:
 		h->c->reset_counters = true;
 		return 1;
@@ -228,6 +235,7 @@ const struct cli_opt health_opts[] = {
 		"check rail-optimized cabling of these devices: all, mlx5_0-3,6-9\n"
 		"or @FILE (hosts and devices from 'HOST DEVICE' descriptions)"),
 	CLI_OWN("fat-tree", OPT_FAT_TREE, NULL, "check the fat-tree structure (tiers, equal cables and rates)"),
+	CLI_OWN("plan", OPT_PLAN, "FILE", "compare with a cabling plan by names (CSV, UFM NDT columns)"),
 	RESET_ROW,
 	CLI_OWN("interval", OPT_INTERVAL, "S", NULL),
 	CLI_END,
@@ -246,6 +254,7 @@ const struct cli_opt counters_opts[] = {
 	CLI_OWN("no-counters", OPT_NO_COUNTERS, NULL, NULL),
 	CLI_OWN("rails", OPT_RAILS, "SPEC", NULL),
 	CLI_OWN("fat-tree", OPT_FAT_TREE, NULL, NULL),
+	CLI_OWN("plan", OPT_PLAN, "FILE", NULL),
 	CLI_END,
 };
 
@@ -253,6 +262,7 @@ const struct cli_opt counters_opts[] = {
 static int run_checks(struct cli_common *c, const struct health_args *h, enum cli_fmt fmt)
 {
 	struct ibs_fabric *f = NULL, *base = NULL;
+	struct ibs_plan *plan = NULL;
 	struct ibs_run run;
 	struct ibs_findings fs;
 	struct ibs_health_opts ho;
@@ -265,9 +275,15 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 		return unknown(c, fmt, "bad thresholds file");
 	if (h->rails_bad)
 		return unknown(c, fmt, "bad rails file");
+	if (h->plan && ibs_plan_load(h->plan, &plan, &msg)) {
+		log_error("%s", msg);
+		free(msg);
+		return unknown(c, fmt, "the plan cannot be read");
+	}
 	if (h->baseline && ibs_fabric_load(h->baseline, &base, &msg)) {
 		log_error("%s", msg);
 		free(msg);
+		ibs_plan_free(plan);
 		return counters_view ? EXIT_RUNTIME : unknown(c, fmt, "the baseline cannot be read");
 	}
 	/*
@@ -280,11 +296,13 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 			  "unseen (save the baseline from a whole walk)",
 			  h->baseline);
 		ibs_fabric_free(base);
+		ibs_plan_free(plan);
 		return counters_view ? EXIT_RUNTIME : unknown(c, fmt, "the baseline holds a partial walk");
 	}
 	/* Nodes missing from the fabric are the baseline's: named by the same map. */
 	if (base && cli_name_nodes(c, base)) {
 		ibs_fabric_free(base);
+		ibs_plan_free(plan);
 		return unknown(c, fmt, "the node-name map cannot be read");
 	}
 	c->want_counters = h->counters || counters_view;
@@ -295,6 +313,7 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 	rc = cli_walk(c, &f, &run);
 	if (rc) {
 		ibs_fabric_free(base);
+		ibs_plan_free(plan);
 		if (counters_view)
 			return rc;
 		return unknown(c, fmt, "the fabric could not be read (see the error above)");
@@ -305,6 +324,7 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 	ho.counters = c->want_counters;
 	ho.rails = h->rails;
 	ho.fat_tree = h->fat_tree;
+	ho.plan = plan;
 	ibs_health_check(f, &run, &ho, &fs);
 	memset(&r, 0, sizeof(r));
 	r.view = counters_view ? CLI_V_COUNTERS : CLI_V_HEALTH;
@@ -330,6 +350,7 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 	ibs_fabric_free(f);
 	ibs_run_free(&run);
 	ibs_fabric_free(base);
+	ibs_plan_free(plan);
 	return rc;
 }
 
@@ -365,7 +386,10 @@ static int run_args(int argc, char **argv, struct health_args *hp)
 		return usage_fail(cmd);
 	}
 	{
-		const struct cli_file in[] = { { "--baseline", h.baseline }, { "--thresholds", h.thresholds }, { NULL, NULL } };
+		const struct cli_file in[] = { { "--baseline", h.baseline },
+					       { "--thresholds", h.thresholds },
+					       { "--plan", h.plan },
+					       { NULL, NULL } };
 		if (cli_check_outputs(&c, in) != CLI_PARSED)
 			return usage_fail(cmd);
 	}

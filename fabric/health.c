@@ -11,6 +11,7 @@
 #include "hosts.h"
 #include "rails.h"
 #include "fattree.h"
+#include "plan.h"
 #include "../core/base/xalloc.h"
 
 #include <inttypes.h>
@@ -57,6 +58,9 @@ const struct ibs_check_def ibs_checks[] = {
 				  "fabric_misplaced" },
 	[CK_FABRIC_RATE] = { "fabric.rate", "cable at another rate than its tier", "cables at another rate than their tier",
 			     "fabric_rate" },
+	[CK_PLAN_MISSING] = { "plan.missing", "planned cable missing", "planned cables missing", "plan_missing" },
+	[CK_PLAN_EXTRA] = { "plan.extra", "cable not in the plan", "cables not in the plan", "plan_extra" },
+	[CK_PLAN_MISCABLED] = { "plan.miscabled", "cable not as planned", "cables not as planned", "plan_miscabled" },
 };
 const size_t ibs_n_checks = CK__N;
 
@@ -506,6 +510,8 @@ void ibs_health_check(const struct ibs_fabric *f, const struct ibs_run *run, con
 	}
 	if (o->fat_tree)
 		ibs_check_fat_tree(f, fs);
+	if (o->plan)
+		ibs_check_plan(f, o->plan, fs);
 	if (fs->n)
 		qsort(fs->v, fs->n, sizeof(*fs->v), finding_cmp);
 	fs->verdict = IBS_SEV_OK;

@@ -58,6 +58,7 @@ enum ibs_err ibs_thresholds_load(const char *path, struct ibs_thresholds *t, cha
 enum ibs_err ibs_thresholds_set(struct ibs_thresholds *t, const char *spec, char **msg);
 
 struct ibs_rails;
+struct ibs_plan;
 
 struct ibs_health_opts {
 	const struct ibs_thresholds *thresholds;
@@ -65,6 +66,7 @@ struct ibs_health_opts {
 	bool counters;                     /* counters were asked for */
 	const struct ibs_rails *rails;     /* rail checks on these devices (fabric/rails.h), or NULL: none */
 	bool fat_tree;                     /* the fat-tree structure checks (fabric/fattree.h) */
+	const struct ibs_plan *plan;       /* compare with this cabling plan (fabric/plan.h), or NULL */
 };
 
 /*

@@ -34,12 +34,22 @@ relink() {
 	sim_poll 30 port_active "$1" "$2" || fail "$1[$2] - $3[$4] did not come up"
 }
 
-# --- as designed: no finding ---
+# --- as designed: no finding; its plan, written now, passes ---
 sim_start "$TMP/rail.net"
 health_json 0
 findings
 ok "rail-optimized fabric as designed: OK, no rail or structure finding"
+expect_rc 0 ibs topology --format plan -o "$TMP/plan.csv"
+[ "$(wc -l <"$TMP/plan.csv")" -eq $((1 + 64 + 16)) ] || fail "plan: want a header and 80 cables, got $(wc -l <"$TMP/plan.csv") lines"
+grep -qxF 'su1-r0,1,dgx001 mlx5_0,1,4xEDR' "$TMP/plan.csv" || fail "plan: no row for dgx001 mlx5_0"
+health_json 0 --plan "$TMP/plan.csv"
+findings
+expect_rc 0 ibs diff "$TMP/plan.csv" live
+grep -qx "cabled as planned" "$TMP/out" || fail "diff plan live: not 'cabled as planned'"
+ok "the plan written from the healthy fabric (80 cables) passes, in health --plan and diff"
 sim_stop
+# line N of the plan holding CABLE (grep -F text)
+plan_line() { grep -nF "$1" "$TMP/plan.csv" | cut -d: -f1; }
 
 # --- dgx003's mlx5_1 and mlx5_2 crossed: the two rail.miscabled, each with the swap ---
 sim_start "$TMP/rail.net"
@@ -53,6 +63,11 @@ swap="swap the cables of dgx003 mlx5_1 (leaf su1-r2 port 3) and dgx003 mlx5_2 (l
 has_msg "rail.miscabled dgx003 mlx5_1 is cabled to leaf su1-r2 port 3, a leaf of rail mlx5_2 (7 of its 8 host cables): $swap"
 has_msg "rail.miscabled dgx003 mlx5_2 is cabled to leaf su1-r1 port 3, a leaf of rail mlx5_1 (7 of its 8 host cables): $swap"
 ok "two rails of dgx003 crossed: exactly two rail.miscabled, each naming the one swap"
+health_json 1 --plan "$TMP/plan.csv"
+findings plan.miscabled plan.miscabled rail.miscabled rail.miscabled
+has_msg "plan.miscabled su1-r1 port 3 is cabled to dgx003 mlx5_2 port 1, the plan says dgx003 mlx5_1 port 1 (line $(plan_line 'su1-r1,3,')): move that end from dgx003 mlx5_2 port 1 to dgx003 mlx5_1 port 1"
+has_msg "plan.miscabled su1-r2 port 3 is cabled to dgx003 mlx5_1 port 1, the plan says dgx003 mlx5_2 port 1 (line $(plan_line 'su1-r2,3,')): move that end from dgx003 mlx5_1 port 1 to dgx003 mlx5_2 port 1"
+ok "against the plan: the two crossed cables are two plan.miscabled, each with its move"
 sim_stop
 
 # --- dgx012 mlx5_3 moved onto the leaf of its mlx5_2: one rail.collision ---
@@ -66,6 +81,15 @@ findings fabric.rate rail.collision
 has_msg "fabric.rate su2-r2 port 12 to dgx012 mlx5_3 port 1 runs 4xQDR, unlike the other host-leaf cables"
 has_msg "rail.collision dgx012 mlx5_3 is cabled to leaf su2-r2 port 12, where dgx012 mlx5_2 already is (port 4): move dgx012 mlx5_3 from leaf su2-r2 port 12 to a free port of leaf su2-r3"
 ok "a rail moved onto another rail's leaf: one rail.collision with the move"
+health_json 1 --plan "$TMP/plan.csv"
+findings fabric.rate plan.miscabled rail.collision
+has_msg "plan.miscabled dgx012 mlx5_3 port 1 is cabled to su2-r2 port 12, the plan says su2-r3 port 4 (line $(plan_line 'su2-r3,4,')): move that end from su2-r2 port 12 to su2-r3 port 4"
+ok "against the plan: the moved cable is one plan.miscabled with its move"
+expect_rc 1 ibs diff "$TMP/plan.csv" live
+[ "$(grep -c '^plan\.' "$TMP/out")" -eq 1 ] || { cat "$TMP/out"; fail "diff plan live: want one finding"; }
+grep -qF "plan.miscabled  dgx012 mlx5_3 port 1 is cabled to su2-r2 port 12, the plan says su2-r3 port 4" "$TMP/out" ||
+	{ cat "$TMP/out"; fail "diff plan live: no move"; }
+ok "diff plan.csv live: the same one finding, exit 1"
 
 # --- and a leaf-spine cable pulled: one fabric.asymmetric besides ---
 sim_console 'Unlink "S-su1-r0"[15]' >/dev/null
@@ -74,5 +98,9 @@ health_json 1
 findings fabric.asymmetric fabric.rate rail.collision
 has_msg "fabric.asymmetric leaf su1-r0 has no cable to spine spine1: expected 1, as between the other leaves and spines"
 ok "a leaf-spine cable pulled: one fabric.asymmetric naming the leaf, the spine and the count"
+health_json 1 --plan "$TMP/plan.csv"
+findings fabric.asymmetric fabric.rate plan.miscabled plan.missing rail.collision
+has_msg "plan.missing su1-r0 port 15 to spine1 port 1 is not there (plan line $(plan_line 'su1-r0,15,')): cable it"
+ok "against the plan: the pulled cable is one plan.missing"
 sim_stop
 t_done
