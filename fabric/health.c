@@ -63,6 +63,7 @@ const struct ibs_check_def ibs_checks[] = {
 	[CK_PLAN_MISCABLED] = { "plan.miscabled", "cable not as planned", "cables not as planned", "plan_miscabled" },
 };
 const size_t ibs_n_checks = CK__N;
+_Static_assert(CK__N <= sizeof(((struct ibs_findings *)0)->count) / sizeof(size_t), "ibs_findings.count holds every check");
 
 const char *ibs_severity_str(enum ibs_severity s)
 {

@@ -288,18 +288,27 @@ static void rate_str(const struct ibs_port *p, char *out, size_t cap)
 
 /* Whether the live cable at node n port p is accounted for (planned, or paired with a planned one). */
 struct seen {
-	bool *v;       /* by node index * 256 + port */
+	uint8_t *v;    /* a bit by node index * 256 + port: 32 bytes a node */
 };
 
-static bool *seen_at(struct seen *s, const struct ibs_node *n, unsigned p)
+static bool seen_get(const struct seen *s, const struct ibs_node *n, unsigned p)
 {
-	return &s->v[n->index * 256 + (p & 255)];
+	size_t k = n->index * 256 + (p & 255);
+
+	return s->v[k >> 3] & (1u << (k & 7));
+}
+
+static void seen_set(struct seen *s, const struct ibs_node *n, unsigned p)
+{
+	size_t k = n->index * 256 + (p & 255);
+
+	s->v[k >> 3] |= (uint8_t)(1u << (k & 7));
 }
 
 void ibs_check_plan(const struct ibs_fabric *f, const struct ibs_plan *plan, struct ibs_findings *fs)
 {
 	struct named *v = xcalloc(f->n_nodes ? f->n_nodes : 1, sizeof(*v));
-	struct seen seen = { xcalloc(f->n_nodes ? f->n_nodes * 256 : 1, sizeof(bool)) };
+	struct seen seen = { xcalloc(f->n_nodes ? f->n_nodes * 32 : 1, 1) };
 	bool *open = xcalloc(plan->n ? plan->n : 1, sizeof(*open));
 	struct ibs_link *l = NULL;
 	size_t i, nl;
@@ -326,7 +335,8 @@ void ibs_check_plan(const struct ibs_fabric *f, const struct ibs_plan *plan, str
 			open[i] = true;
 			continue;
 		}
-		*seen_at(&seen, a, c->pa) = *seen_at(&seen, b, c->pb) = true;
+		seen_set(&seen, a, c->pa);
+		seen_set(&seen, b, c->pb);
 		if (c->rate[0] && pa->valid) {
 			rate_str(pa, live, sizeof(live));
 			if (strcmp(live, c->rate))
@@ -346,9 +356,10 @@ void ibs_check_plan(const struct ibs_fabric *f, const struct ibs_plan *plan, str
 			unsigned hp = side ? c->pb : c->pa, op = side ? c->pa : c->pb;
 			const struct ibs_node *h = by_name(v, f->n_nodes, hn, &m);
 			const struct ibs_port *pt = h ? ibs_node_port(h, hp) : NULL;
-			if (!pt || !pt->peer || *seen_at(&seen, h, hp))
+			if (!pt || !pt->peer || seen_get(&seen, h, hp))
 				continue;
-			*seen_at(&seen, h, hp) = *seen_at(&seen, pt->peer, pt->peer_port) = true;
+			seen_set(&seen, h, hp);
+			seen_set(&seen, pt->peer, pt->peer_port);
 			open[i] = false;
 			ibs_health_add(fs, CK_PLAN_MISCABLED, IBS_SEV_WARNING, h, (uint8_t)hp,
 				       "%s port %u is cabled to %s port %u, the plan says %s port %u (line %zu): move that "
@@ -373,7 +384,7 @@ void ibs_check_plan(const struct ibs_fabric *f, const struct ibs_plan *plan, str
 	/* Live cables the plan has nowhere. */
 	nl = ibs_fabric_links(f, &l);
 	for (i = 0; i < nl; i++) {
-		if (*seen_at(&seen, l[i].a, l[i].pa) || *seen_at(&seen, l[i].b, l[i].pb))
+		if (seen_get(&seen, l[i].a, l[i].pa) || seen_get(&seen, l[i].b, l[i].pb))
 			continue;
 		ibs_health_add(fs, CK_PLAN_EXTRA, IBS_SEV_WARNING, l[i].a, l[i].pa,
 			       "%s port %u to %s port %u is not in the plan: remove it, or add it to the plan",

@@ -32,6 +32,7 @@ struct railnet {
 	char leafname[RN_MAX_LEAVES][32];
 	unsigned spine_host_port;  /* nonzero: host dgx999 cabled to spine1 on this port */
 	unsigned slow_leaf, slow_port; /* nonzero slow_port: that leaf port runs 4xQDR */
+	bool default_desc;         /* CAs describe themselves as the firmware does, naming no host */
 };
 
 static inline uint64_t rn_leaf_guid(unsigned l)
@@ -102,8 +103,12 @@ static inline char *rn_text(const struct railnet *n)
 		       rn_spine_guid(s), RN_PORTS, rn_spine_guid(s), s + 1, 100 + s);
 	for (h = 0; h < n->su * n->srv; h++)
 		for (r = 0; r < n->rails; r++)
-			RN_PUT("caguid=0x%" PRIx64 "\nCa\t1 \"H-%016" PRIx64 "\"\t\t# \"dgx%03u mlx5_%u\"\n\n",
-			       rn_ca_guid(h, r), rn_ca_guid(h, r), h + 1, r);
+			if (n->default_desc)
+				RN_PUT("caguid=0x%" PRIx64 "\nCa\t1 \"H-%016" PRIx64 "\"\t\t# \"MT4129 ConnectX7   Mellanox Technologies\"\n\n",
+				       rn_ca_guid(h, r), rn_ca_guid(h, r));
+			else
+				RN_PUT("caguid=0x%" PRIx64 "\nCa\t1 \"H-%016" PRIx64 "\"\t\t# \"dgx%03u mlx5_%u\"\n\n",
+				       rn_ca_guid(h, r), rn_ca_guid(h, r), h + 1, r);
 	if (n->spine_host_port)
 		RN_PUT("caguid=0x999999\nCa\t1 \"H-0000000000999999\"\t\t# \"dgx999 mlx5_0\"\n"
 		       "[1](999999)\t\"S-%016" PRIx64 "\"[%u]\t\t# \"spine1\" lid 100 4xEDR\n\n",

@@ -7,6 +7,7 @@
 #include "fake_railnet.h"
 #include "../../fabric/health.h"
 #include "../../fabric/hosts.h"
+#include "../../fabric/namemap.h"
 #include "../../fabric/rails.h"
 
 static struct railnet rn;
@@ -156,6 +157,51 @@ static void test_rails_only_named(void **state)
 	ibs_findings_free(&fs);
 }
 
+/*
+ * Descriptions left at the firmware default name no host or device: the
+ * rails come from a node-name map ("dgx003 mlx5_1") instead.
+ */
+static void test_rails_namemap(void **state)
+{
+	struct ibs_fabric *f;
+	struct ibs_namemap *m = NULL;
+	struct ibs_rails *r = NULL;
+	struct ibs_hosts h;
+	struct ibs_findings fs;
+	char map[8192], *msg = NULL;
+	size_t len = 0;
+
+	(void)state;
+	rn_init(&rn, 1, 8, 4, 2, 1);
+	rn.default_desc = true;
+	rn_swap(&rn, 1, 3, 2, 3);
+	for (unsigned host = 0; host < 8; host++)
+		for (unsigned d = 0; d < 4; d++)
+			len += (size_t)snprintf(map + len, sizeof(map) - len, "0x%" PRIx64 " \"dgx%03u mlx5_%u\"\n",
+						rn_ca_guid(host, d), host + 1, d);
+	f = rn_fabric(&rn);
+	assert_int_equal(ibs_rails_parse("all", &r, &msg), IBS_OK);
+	/* Without the map: no CA names a host, nothing to check. */
+	ibs_fabric_hosts(f, &h);
+	memset(&fs, 0, sizeof(fs));
+	ibs_check_rails(f, &h, r, &fs);
+	assert_int_equal(fs.n, 0);
+	ibs_hosts_free(&h);
+	assert_int_equal(ibs_namemap_parse("map", map, len, &m, &msg), IBS_OK);
+	ibs_namemap_apply(m, f);
+	ibs_fabric_hosts(f, &h);
+	ibs_check_rails(f, &h, r, &fs);
+	assert_int_equal(count(&fs, "rail.miscabled"), 2);
+	assert_int_equal(fs.n, 2);
+	assert_non_null(strstr(fs.v[0].message, "swap the cables of dgx003 mlx5_1 (leaf su1-r2 port 3) and dgx003 mlx5_2 "
+						"(leaf su1-r1 port 3)"));
+	ibs_findings_free(&fs);
+	ibs_hosts_free(&h);
+	ibs_namemap_free(m);
+	ibs_rails_free(r);
+	ibs_fabric_free(f);
+}
+
 static void test_rails_spec(void **state)
 {
 	static const char *const bad[][2] = {
@@ -222,6 +268,7 @@ int main(void)
 		cmocka_unit_test(test_rails_collision),
 		cmocka_unit_test(test_rails_missing_and_moved),
 		cmocka_unit_test(test_rails_only_named),
+		cmocka_unit_test(test_rails_namemap),
 		cmocka_unit_test(test_rails_spec),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
