@@ -348,7 +348,22 @@ static void host_cables(const struct ctx *c, size_t a, size_t b, struct ibs_find
 		const struct ibs_node *to;
 		const char *h = hname(c, x->host), *ln = ibs_node_name(x->leaf);
 		size_t k;
-		if (!li->rail || !strcmp(li->rail, x->rail))
+		if (!li->rail) {
+			/* A leaf with no rail of its own: two rails of one host on it still collide (the later one said). */
+			for (k = a; k < i && !home; k++)
+				if (c->e[k].leaf == x->leaf)
+					home = &c->e[k];
+			if (home) {
+				to = su_leaf(c, x->su, x->rail);
+				ibs_health_add(fs, CK_RAIL_COLLISION, IBS_SEV_WARNING, x->ca, x->cport,
+					       "%s %s is cabled to leaf %s port %u, where %s %s already is (port %u): "
+					       "move %s %s from leaf %s port %u to a free port of %s%s",
+					       h, x->rail, ln, x->lport, h, home->rail, home->lport, h, x->rail, ln,
+					       x->lport, to ? "leaf " : "a leaf of rail ", to ? ibs_node_name(to) : x->rail);
+			}
+			continue;
+		}
+		if (!strcmp(li->rail, x->rail))
 			continue;
 		for (k = a; k < b; k++) {
 			const struct ent *y = &c->e[k];

@@ -137,6 +137,24 @@ static void test_rails_missing_and_moved(void **state)
 	ibs_findings_free(&fs);
 }
 
+/* Two rails of one host on a leaf that has no rail of its own (half and half): still a collision. */
+static void test_rails_collision_no_majority(void **state)
+{
+	struct ibs_findings fs;
+
+	(void)state;
+	rn_init(&rn, 1, 2, 2, 2, 1);
+	rn_swap(&rn, 1, 1, 0, 12); /* both servers' mlx5_1 onto leaf su1-r0, beside their mlx5_0 */
+	rn_swap(&rn, 1, 2, 0, 13);
+	rails_of("all", &fs);
+	assert_int_equal(fs.n, 2);
+	assert_int_equal(count(&fs, "rail.collision"), 2);
+	assert_true(has_msg(&fs, "rail.collision",
+			    "dgx001 mlx5_1 is cabled to leaf su1-r0 port 12, where dgx001 mlx5_0 already is (port 1): "
+			    "move dgx001 mlx5_1 from leaf su1-r0 port 12 to a free port of a leaf of rail mlx5_1"));
+	ibs_findings_free(&fs);
+}
+
 /* Devices left out of the rails are not checked: a crossed storage pair says nothing. */
 static void test_rails_only_named(void **state)
 {
@@ -269,6 +287,7 @@ int main(void)
 		cmocka_unit_test(test_rails_missing_and_moved),
 		cmocka_unit_test(test_rails_only_named),
 		cmocka_unit_test(test_rails_namemap),
+		cmocka_unit_test(test_rails_collision_no_majority),
 		cmocka_unit_test(test_rails_spec),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
