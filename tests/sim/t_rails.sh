@@ -47,6 +47,11 @@ findings
 expect_rc 0 ibs diff "$TMP/plan.csv" live
 grep -qx "cabled as planned" "$TMP/out" || fail "diff plan live: not 'cabled as planned'"
 ok "the plan written from the healthy fabric (80 cables) passes, in health --plan and diff"
+expect_rc 0 ibs topology --format slurm-block
+grep -qxF 'BlockName=block1 Nodes=dgx[001-008]  # 8 hosts, 4 leaves from su1-r0' "$TMP/out" &&
+	grep -qxF 'BlockName=block2 Nodes=dgx[009-016]  # 8 hosts, 4 leaves from su2-r0' "$TMP/out" &&
+	[ "$(grep -c '^BlockName=' "$TMP/out")" -eq 2 ] || { cat "$TMP/out"; fail "slurm-block: want the two units as blocks"; }
+ok "Slurm topology/block: one block per scalable unit"
 sim_stop
 # line N of the plan holding CABLE (grep -F text)
 plan_line() { grep -nF "$1" "$TMP/plan.csv" | cut -d: -f1; }
