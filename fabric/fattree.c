@@ -1,6 +1,5 @@
 /* Fat-tree structure checks: tiers, cable counts, degrees and rates (see fattree.h). */
 #include "fattree.h"
-#include "health_int.h"
 #include "levels.h"
 #include "names.h"
 #include "rate.h"

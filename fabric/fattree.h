@@ -11,7 +11,7 @@
 #ifndef IBSCAN_FATTREE_H
 #define IBSCAN_FATTREE_H
 
-#include "health.h"
+#include "findings.h"
 
 void ibs_check_fat_tree(const struct ibs_fabric *f, struct ibs_findings *fs);
 

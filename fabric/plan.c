@@ -1,6 +1,5 @@
 /* A cabling plan (CSV, UFM NDT columns) and its comparison with a fabric by names (see plan.h). */
 #include "plan.h"
-#include "health_int.h"
 #include "names.h"
 #include "rate.h"
 #include "../core/base/file.h"

@@ -17,7 +17,7 @@
 
 #include <stddef.h>
 
-#include "health.h"
+#include "findings.h"
 
 #define IBS_PLAN_MAX_BYTES (64u << 20)
 #define IBS_PLAN_MAX_LINE 4096

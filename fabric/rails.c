@@ -1,6 +1,5 @@
 /* Rail-optimized cabling: which leaf each rail of each host is on (see rails.h). */
 #include "rails.h"
-#include "health_int.h"
 #include "../core/base/file.h"
 #include "../core/base/xalloc.h"
 

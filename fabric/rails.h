@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "health.h"
+#include "findings.h"
 #include "hosts.h"
 
 #define IBS_RAILS_MAX_BYTES (64u << 10) /* a rails spec or file */
