@@ -65,7 +65,7 @@ $$($(1))/libibscan.a: $$($(1)_LIB_OBJS)
 $$($(1))/ibscan: $$($(1)_CMD_OBJS) $$($(1))/libibscan.a
 	$$(CC) $$($(1)_LDFLAGS) -o $$@ $$($(1)_CMD_OBJS) $$($(1))/libibscan.a $$(LIBS)
 
-$$($(1))/tests/%: tests/unit/%.c $$($(1))/libibscan.a tests/unit/fake_transport.h tests/unit/fake_verbs.h tests/unit/fake_umad.h
+$$($(1))/tests/%: tests/unit/%.c $$($(1))/libibscan.a tests/unit/fake_transport.h tests/unit/fake_verbs.h tests/unit/fake_umad.h tests/unit/fake_railnet.h
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(CPPFLAGS) $$($(1)_CFLAGS) $$($(1)_LDFLAGS) -o $$@ $$< $$($(1))/libibscan.a $$(LIBS) $$(CMOCKA_LIBS)
 

@@ -1,4 +1,8 @@
-/* `ibscan diff A B`: two topologies (ibscan JSON, ibnetdiscover netfile or cache, or `live`); exit 1 when they differ. */
+/*
+ * `ibscan diff A B`: two topologies (ibscan JSON, ibnetdiscover netfile or
+ * cache, or `live`); exit 1 when they differ. `diff PLAN.csv B`: B against
+ * a cabling plan by names (fabric/plan.h).
+ */
 #include "cli.h"
 #include "cmds.h"
 #include "render.h"
@@ -7,9 +11,11 @@
 #include "../core/base/text.h"
 #include "../fabric/diff.h"
 #include "../fabric/load.h"
+#include "../fabric/plan.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static int get(const struct cli_common *c, const char *what, struct ibs_fabric **f)
 {
@@ -45,6 +51,51 @@ static int get(const struct cli_common *c, const char *what, struct ibs_fabric *
 	return cli_name_nodes(c, *f);
 }
 
+/* Whether A names a cabling plan (a .csv file) rather than a topology. */
+static bool is_plan(const char *a)
+{
+	size_t n = strlen(a);
+
+	return n > 4 && !strcasecmp(a + n - 4, ".csv");
+}
+
+/* `diff PLAN.csv SOURCE`: the source against the plan by names; exit 1 when it is not as planned. */
+static int diff_plan(struct cli_common *c, const char *pa, const char *src, bool json)
+{
+	struct ibs_plan *plan = NULL;
+	struct ibs_fabric *b = NULL;
+	struct ibs_findings fs;
+	struct cli_render r = { .view = CLI_V_PLAN_DIFF, .fmt = json ? CLI_F_JSON : CLI_F_TEXT };
+	char *msg = NULL, *an, *bn;
+	int rc;
+
+	if (ibs_plan_load(pa, &plan, &msg)) {
+		log_error("%s", msg);
+		free(msg);
+		return EXIT_RUNTIME;
+	}
+	rc = get(c, src, &b);
+	if (rc) {
+		ibs_plan_free(plan);
+		return rc;
+	}
+	sig_disarm_watchdog();
+	memset(&fs, 0, sizeof(fs));
+	ibs_check_plan(b, plan, &fs);
+	r.a = an = ibs_text_clean(pa, strlen(pa));
+	r.b = bn = ibs_text_clean(src, strlen(src));
+	r.fs = &fs;
+	rc = cli_render(c, &r);
+	if (rc == EXIT_OK && fs.n)
+		rc = EXIT_FINDINGS;
+	free(an);
+	free(bn);
+	ibs_findings_free(&fs);
+	ibs_fabric_free(b);
+	ibs_plan_free(plan);
+	return rc;
+}
+
 const struct cli_opt diff_opts[] = { CLI_TEXT("options:\n"), CLI_VIEW_ROWS, CLI_END };
 
 int cmd_diff(int argc, char **argv)
@@ -66,6 +117,18 @@ int cmd_diff(int argc, char **argv)
 	rc = cli_text_or_json(cmd, &c, &json);
 	if (rc != CLI_PARSED)
 		return rc;
+	if (is_plan(argv[optind])) {
+		const struct cli_file in[] = { { "PLAN", argv[optind] },
+					       { "SOURCE", strcmp(argv[optind + 1], "live") ? argv[optind + 1] : NULL },
+					       { NULL, NULL } };
+		if (strcmp(argv[optind + 1], "live") && cli_given_with(&c, CLI_F_LIVE))
+			return cli_usage_error(cmd, "--%s is about reading the fabric, and the source is not 'live'",
+					       cli_given_with(&c, CLI_F_LIVE));
+		rc = cli_check_outputs(&c, in);
+		if (rc != CLI_PARSED)
+			return rc;
+		return diff_plan(&c, argv[optind], argv[optind + 1], json);
+	}
 	if (!strcmp(argv[optind], "live") && !strcmp(argv[optind + 1], "live"))
 		return cli_usage_error(cmd, "at most one side can be 'live'");
 	if (strcmp(argv[optind], "live") && strcmp(argv[optind + 1], "live") && cli_given_with(&c, CLI_F_LIVE))

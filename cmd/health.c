@@ -10,6 +10,8 @@
 #include "../fabric/health.h"
 #include "../fabric/load.h"
 #include "../fabric/names.h"
+#include "../fabric/plan.h"
+#include "../fabric/rails.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,9 @@ enum {
 	OPT_NO_COUNTERS,
 	OPT_RESET,
 	OPT_INTERVAL,
+	OPT_RAILS,
+	OPT_FAT_TREE,
+	OPT_PLAN,
 };
 
 /*
@@ -130,6 +135,10 @@ struct health_args {
 	const char *baseline, *thresholds;
 	bool counters;
 	bool thr_bad; /* the thresholds file was refused (said): UNKNOWN once the format and -o are known */
+	struct ibs_rails *rails; /* --rails, owned */
+	bool rails_bad;          /* --rails @FILE could not be read (said) */
+	bool fat_tree;
+	const char *plan;        /* --plan FILE */
 };
 
 static int health_opt(int opt, const char *arg, void *ctx)
@@ -138,11 +147,16 @@ static int health_opt(int opt, const char *arg, void *ctx)
 	char *msg = NULL;
 	unsigned s;
 
-	if (h->counters_view &&
-	    (opt == OPT_BASELINE || opt == OPT_THRESHOLDS || opt == OPT_THRESHOLD || opt == OPT_NO_COUNTERS)) {
+	if (h->counters_view && (opt == OPT_BASELINE || opt == OPT_THRESHOLDS || opt == OPT_THRESHOLD ||
+				 opt == OPT_NO_COUNTERS || opt == OPT_RAILS || opt == OPT_FAT_TREE || opt == OPT_PLAN)) {
 		cli_usage_error(h->cmd, "--%s is an option of 'ibscan health'",
-				opt == OPT_BASELINE ? "baseline" : opt == OPT_THRESHOLDS ? "thresholds"
-								 : opt == OPT_THRESHOLD ? "threshold" : "no-counters");
+				opt == OPT_BASELINE     ? "baseline"
+				: opt == OPT_THRESHOLDS ? "thresholds"
+				: opt == OPT_THRESHOLD  ? "threshold"
+				: opt == OPT_RAILS      ? "rails"
+				: opt == OPT_FAT_TREE   ? "fat-tree"
+				: opt == OPT_PLAN       ? "plan"
+							: "no-counters");
 		return -1;
 	}
 	switch (opt) {
@@ -166,6 +180,29 @@ static int health_opt(int opt, const char *arg, void *ctx)
 		return 1;
 	case OPT_NO_COUNTERS:
 		h->counters = false;
+		return 1;
+	case OPT_RAILS: {
+		enum ibs_err e;
+		ibs_rails_free(h->rails);
+		h->rails = NULL;
+		if ((e = ibs_rails_parse(arg, &h->rails, &msg))) {
+			/* A spec on the command line is a usage error; a file that cannot be read, UNKNOWN. */
+			if (arg[0] != '@') {
+				cli_usage_error(h->cmd, "%s", msg);
+				free(msg);
+				return -1;
+			}
+			log_error("%s", msg);
+			free(msg);
+			h->rails_bad = true;
+		}
+		return 1;
+	}
+	case OPT_FAT_TREE:
+		h->fat_tree = true;
+		return 1;
+	case OPT_PLAN:
+		h->plan = arg;
 		return 1;
 	case OPT_RESET:
 		h->c->reset_counters = true;
@@ -194,6 +231,11 @@ const struct cli_opt health_opts[] = {
 	CLI_OWN("thresholds", OPT_THRESHOLDS, "FILE", "counter thresholds, one Name=N per line"),
 	CLI_OWN("threshold", OPT_THRESHOLD, "N=V", "one counter threshold (repeatable), e.g. SymbolErrorCounter=100"),
 	CLI_OWN("no-counters", OPT_NO_COUNTERS, NULL, "do not read PMA error counters"),
+	CLI_OWN("rails", OPT_RAILS, "SPEC",
+		"check rail-optimized cabling of these devices: all, mlx5_0-3,6-9\n"
+		"or @FILE (hosts and devices from 'HOST DEVICE' descriptions)"),
+	CLI_OWN("fat-tree", OPT_FAT_TREE, NULL, "check the fat-tree structure (tiers, equal cables and rates)"),
+	CLI_OWN("plan", OPT_PLAN, "FILE", "compare with a cabling plan by names (CSV, UFM NDT columns)"),
 	RESET_ROW,
 	CLI_OWN("interval", OPT_INTERVAL, "S", NULL),
 	CLI_END,
@@ -210,6 +252,9 @@ const struct cli_opt counters_opts[] = {
 	CLI_OWN("thresholds", OPT_THRESHOLDS, "FILE", NULL),
 	CLI_OWN("threshold", OPT_THRESHOLD, "N=V", NULL),
 	CLI_OWN("no-counters", OPT_NO_COUNTERS, NULL, NULL),
+	CLI_OWN("rails", OPT_RAILS, "SPEC", NULL),
+	CLI_OWN("fat-tree", OPT_FAT_TREE, NULL, NULL),
+	CLI_OWN("plan", OPT_PLAN, "FILE", NULL),
 	CLI_END,
 };
 
@@ -217,6 +262,7 @@ const struct cli_opt counters_opts[] = {
 static int run_checks(struct cli_common *c, const struct health_args *h, enum cli_fmt fmt)
 {
 	struct ibs_fabric *f = NULL, *base = NULL;
+	struct ibs_plan *plan = NULL;
 	struct ibs_run run;
 	struct ibs_findings fs;
 	struct ibs_health_opts ho;
@@ -227,9 +273,17 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 
 	if (h->thr_bad)
 		return unknown(c, fmt, "bad thresholds file");
+	if (h->rails_bad)
+		return unknown(c, fmt, "bad rails file");
+	if (h->plan && ibs_plan_load(h->plan, &plan, &msg)) {
+		log_error("%s", msg);
+		free(msg);
+		return unknown(c, fmt, "the plan cannot be read");
+	}
 	if (h->baseline && ibs_fabric_load(h->baseline, &base, &msg)) {
 		log_error("%s", msg);
 		free(msg);
+		ibs_plan_free(plan);
 		return counters_view ? EXIT_RUNTIME : unknown(c, fmt, "the baseline cannot be read");
 	}
 	/*
@@ -242,11 +296,13 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 			  "unseen (save the baseline from a whole walk)",
 			  h->baseline);
 		ibs_fabric_free(base);
+		ibs_plan_free(plan);
 		return counters_view ? EXIT_RUNTIME : unknown(c, fmt, "the baseline holds a partial walk");
 	}
 	/* Nodes missing from the fabric are the baseline's: named by the same map. */
 	if (base && cli_name_nodes(c, base)) {
 		ibs_fabric_free(base);
+		ibs_plan_free(plan);
 		return unknown(c, fmt, "the node-name map cannot be read");
 	}
 	c->want_counters = h->counters || counters_view;
@@ -257,6 +313,7 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 	rc = cli_walk(c, &f, &run);
 	if (rc) {
 		ibs_fabric_free(base);
+		ibs_plan_free(plan);
 		if (counters_view)
 			return rc;
 		return unknown(c, fmt, "the fabric could not be read (see the error above)");
@@ -265,6 +322,9 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 	ho.thresholds = h->thr;
 	ho.baseline = base;
 	ho.counters = c->want_counters;
+	ho.rails = h->rails;
+	ho.fat_tree = h->fat_tree;
+	ho.plan = plan;
 	ibs_health_check(f, &run, &ho, &fs);
 	memset(&r, 0, sizeof(r));
 	r.view = counters_view ? CLI_V_COUNTERS : CLI_V_HEALTH;
@@ -290,21 +350,23 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 	ibs_fabric_free(f);
 	ibs_run_free(&run);
 	ibs_fabric_free(base);
+	ibs_plan_free(plan);
 	return rc;
 }
 
-static int run(int argc, char **argv, bool counters_view)
+static int run_args(int argc, char **argv, struct health_args *hp)
 {
-	const struct cmd_desc *cmd = cmd_find(argv[0]);
+	const struct cmd_desc *cmd = hp->cmd;
 	struct cli_common c;
-	struct ibs_thresholds thr;
-	struct health_args h = { cmd, counters_view, &c, &thr, NULL, NULL, true, false };
+	struct health_args h;
 	struct ibs_out verdict;
+	bool counters_view = hp->counters_view;
 	enum cli_fmt fmt = CLI_F_TEXT;
 	int rc;
 
-	ibs_thresholds_default(&thr);
-	rc = cli_parse(cmd, &c, argc, argv, health_opt, &h);
+	hp->c = &c;
+	rc = cli_parse(cmd, &c, argc, argv, health_opt, hp);
+	h = *hp;
 	if (rc == EXIT_USAGE)
 		return usage_fail(cmd);
 	if (rc != CLI_PARSED)
@@ -324,7 +386,10 @@ static int run(int argc, char **argv, bool counters_view)
 		return usage_fail(cmd);
 	}
 	{
-		const struct cli_file in[] = { { "--baseline", h.baseline }, { "--thresholds", h.thresholds }, { NULL, NULL } };
+		const struct cli_file in[] = { { "--baseline", h.baseline },
+					       { "--thresholds", h.thresholds },
+					       { "--plan", h.plan },
+					       { NULL, NULL } };
 		if (cli_check_outputs(&c, in) != CLI_PARSED)
 			return usage_fail(cmd);
 	}
@@ -340,6 +405,18 @@ static int run(int argc, char **argv, bool counters_view)
 	}
 	if (verdict.fp)
 		ibs_out_abort(&verdict); /* nothing could be written at all: said */
+	return rc;
+}
+
+static int run(int argc, char **argv, bool counters_view)
+{
+	struct ibs_thresholds thr;
+	struct health_args h = { .cmd = cmd_find(argv[0]), .counters_view = counters_view, .thr = &thr, .counters = true };
+	int rc;
+
+	ibs_thresholds_default(&thr);
+	rc = run_args(argc, argv, &h);
+	ibs_rails_free(h.rails);
 	return rc;
 }
 

@@ -14,7 +14,7 @@
 
 /* The --format values of each command, its default first. */
 static const char *const text_json[] = { "text", "json", NULL };
-static const char *const topology_formats[] = { "text", "json", "dot", "svg", "netfile", "slurm", NULL };
+static const char *const topology_formats[] = { "text", "json", "dot", "svg", "netfile", "slurm", "slurm-block", "slurm-yaml", "plan", NULL };
 static const char *const plugin_formats[] = { "text", "json", "prom", NULL };
 static const char *const health_formats[] = { "text", "json", "prom", "dot", "svg", NULL };
 /* report refuses --format and --json itself, with a word on where JSON is. */
@@ -43,7 +43,8 @@ const struct cmd_desc ibs_commands[] = {
 	  "Serve the fabric's health and counters to Prometheus over HTTP, swept in the background.", exporter_opts,
 	  CLI_G_FABRIC | CLI_G_BASE, prom_only, 0 },
 	{ "diff", cmd_diff, "A B [options]",
-	  "Compare two topologies (ibscan JSON, ibnetdiscover netfile or cache, or 'live'); exit 1 when they differ.",
+	  "Compare two topologies (ibscan JSON, ibnetdiscover netfile or cache, or 'live'), or a cabling plan "
+	  "(A.csv) with B by names; exit 1 when they differ.",
 	  diff_opts, CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE, text_json, 0 },
 	{ "route", cmd_route, "SRC DST [options]",
 	  "Trace the route from SRC to DST through the switches' forwarding tables (exit 1: a hole or a loop).",

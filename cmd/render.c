@@ -14,6 +14,7 @@
 #include "../output/ping.h"
 #include "../output/prom.h"
 #include "../output/netfile.h"
+#include "../output/plan.h"
 #include "../output/slurm.h"
 #include "../output/topo.h"
 #include "../output/report.h"
@@ -24,7 +25,7 @@
 #include <string.h>
 
 /* The names of enum cli_fmt, as --format takes them. */
-static const char *const fmt_names[] = { "text", "json", "prom", "dot", "svg", "netfile", "slurm", "html", "pcap" };
+static const char *const fmt_names[] = { "text", "json", "prom", "dot", "svg", "netfile", "slurm", "html", "pcap", "plan", "slurm-block", "slurm-yaml" };
 
 int cli_format(const struct cmd_desc *cmd, const struct cli_common *c, enum cli_fmt *fmt)
 {
@@ -106,6 +107,9 @@ static void emit_view(struct emit *e, const struct cli_render *r)
 		break;
 	case CLI_V_REPORT:
 		break;
+	case CLI_V_PLAN_DIFF:
+		render_plan_diff(e, r->a, r->b, r->fs);
+		break;
 	}
 }
 
@@ -121,6 +125,11 @@ static int write_view(FILE *out, void *ctx)
 		return render_netfile(out, r->f);
 	case CLI_F_SLURM:
 		return render_slurm(out, r->f);
+	case CLI_F_PLAN:
+		return render_plan(out, r->f);
+	case CLI_F_SLURM_BLOCK:
+	case CLI_F_SLURM_YAML:
+		return render_slurm_block(out, r->f, r->fmt == CLI_F_SLURM_YAML);
 	case CLI_F_PROM:
 		return r->view == CLI_V_COUNTERS ? render_counters_prom(out, r->f, r->run)
 						 : render_health_prom(out, r->f, r->run, r->fs);

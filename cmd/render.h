@@ -17,6 +17,9 @@ enum cli_fmt {
 	CLI_F_SLURM,   /* Slurm's topology.conf */
 	CLI_F_HTML,    /* the report */
 	CLI_F_PCAP,    /* capture export (no --format value) */
+	CLI_F_PLAN,    /* a cabling plan, CSV (docs/plan.md) */
+	CLI_F_SLURM_BLOCK, /* Slurm's topology.conf for topology/block */
+	CLI_F_SLURM_YAML,  /* Slurm's topology.yaml, the block topology */
 };
 
 /* The views: what is rendered. */
@@ -35,6 +38,7 @@ enum cli_view {
 	CLI_V_PING,     /* ping */
 	CLI_V_CAPTURE,  /* cap, read from the file named a */
 	CLI_V_REPORT,   /* report */
+	CLI_V_PLAN_DIFF, /* fs of a plan (named a) against a source (named b) */
 };
 
 struct ibs_fabric;

@@ -13,6 +13,9 @@ const struct cli_opt topology_opts[] = {
 	CLI_SHARED("format", OPT_FORMAT, "F",
 		   "text (default), json, netfile (ibnetdiscover format),\n"
 		   "slurm (topology.conf for Slurm's topology/tree plugin),\n"
+		   "slurm-block (topology.conf for topology/block: a block\n"
+		   "per scalable unit), slurm-yaml (the same as topology.yaml),\n"
+		   "plan (the cabling plan, CSV, that health --plan checks),\n"
 		   "dot (the Graphviz drawing) or svg (the drawing laid out)"),
 	CLI_SHARED("json", OPT_JSON, NULL, "same as --format json"),
 	CLI_OUTPUT_ROW,

@@ -8,6 +8,9 @@
 #include "rate.h"
 #include "diff.h"
 #include "hosts.h"
+#include "rails.h"
+#include "fattree.h"
+#include "plan.h"
 #include "../core/base/xalloc.h"
 
 #include <inttypes.h>
@@ -16,94 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum {
-	CK_LINK_DOWN,
-	CK_LINK_DEGRADED,
-	CK_LINK_HELD_DOWN,
-	CK_LINK_SELF_LOOP,
-	CK_COUNTERS,
-	CK_DUP_GUID,
-	CK_DUP_PORT_GUID,
-	CK_DUP_LID,
-	CK_LID_ZERO,
-	CK_DEFAULT_DESC,
-	CK_SM_NONE,
-	CK_SM_MULTI,
-	CK_SM_UNREACHABLE,
-	CK_DRIFT_MISSING,
-	CK_DRIFT_NEW,
-	CK_DRIFT_MOVED,
-	CK_DRIFT_RATE,
-	CK_PARTIAL,
-	CK__N
-};
 
-const struct ibs_check_def ibs_checks[] = {
-	[CK_LINK_DOWN] = { "link.down", "link down", "links down", "links_down" },
-	[CK_LINK_DEGRADED] = { "link.degraded", "degraded link", "degraded links", "links_degraded" },
-	[CK_LINK_HELD_DOWN] = { "link.held_down", "link held down by configuration", "links held down by configuration",
-				"links_held_down" },
-	[CK_LINK_SELF_LOOP] = { "link.self_loop", "cable looped back to its own switch",
-				"cables looped back to their own switch", "links_self_loop" },
-	[CK_COUNTERS] = { "counters", "port with errors", "ports with errors", "ports_with_errors" },
-	[CK_DUP_GUID] = { "identity.duplicate_guid", "duplicate GUID", "duplicate GUIDs", "duplicate_guids" },
-	[CK_DUP_PORT_GUID] = { "identity.duplicate_port_guid", "duplicate port GUID", "duplicate port GUIDs",
-			       "duplicate_port_guids" },
-	[CK_DUP_LID] = { "identity.duplicate_lid", "duplicate LID", "duplicate LIDs", "duplicate_lids" },
-	[CK_LID_ZERO] = { "identity.lid_zero", "active port without LID", "active ports without LID",
-			  "ports_lid_zero" },
-	[CK_DEFAULT_DESC] = { "identity.default_description", "CA without a host name", "CAs without a host name",
-			      "cas_default_description" },
-	[CK_SM_NONE] = { "sm.no_master", "no master SM", "no master SM", "sm_no_master" },
-	[CK_SM_MULTI] = { "sm.multiple_masters", "extra master SM", "extra master SMs", "sm_extra_masters" },
-	[CK_SM_UNREACHABLE] = { "sm.unreachable", "unreachable master SM", "unreachable master SMs",
-				"sm_unreachable" },
-	[CK_DRIFT_MISSING] = { "drift.node_missing", "node missing", "nodes missing", "nodes_missing" },
-	[CK_DRIFT_NEW] = { "drift.node_new", "new node", "new nodes", "nodes_new" },
-	[CK_DRIFT_MOVED] = { "drift.cable_moved", "cable moved", "cables moved", "cables_moved" },
-	[CK_DRIFT_RATE] = { "drift.rate_changed", "rate change", "rate changes", "rates_changed" },
-	[CK_PARTIAL] = { "partial", "unreachable part", "unreachable parts", "unreachable" },
-};
-const size_t ibs_n_checks = CK__N;
-
-const char *ibs_severity_str(enum ibs_severity s)
-{
-	static const char *const v[] = { "OK", "WARNING", "CRITICAL", "UNKNOWN" };
-	return (unsigned)s < 4 ? v[s] : "UNKNOWN";
-}
-
-static struct ibs_finding *add(struct ibs_findings *fs, int ck, enum ibs_severity sev, const struct ibs_node *n,
-			       uint8_t port, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-
-static struct ibs_finding *add(struct ibs_findings *fs, int ck, enum ibs_severity sev, const struct ibs_node *n,
-			       uint8_t port, const char *fmt, ...)
-{
-	struct ibs_finding *x;
-	va_list ap;
-
-	fs->v = xgrow(fs->v, &fs->cap, fs->n + 1, sizeof(*fs->v));
-	x = &fs->v[fs->n++];
-	memset(x, 0, sizeof(*x));
-	x->check = &ibs_checks[ck];
-	x->severity = sev;
-	x->node = n;
-	x->port = port;
-	if (n) {
-		const struct ibs_port *pt = port ? ibs_node_port(n, port) : NULL;
-		x->guid = n->ni.node_guid;
-		x->lid = n->ni.node_type == IBS_NODE_SWITCH || !pt || !pt->valid ? ibs_node_lid(n) : pt->pi.lid;
-		if (pt && pt->peer) {
-			x->peer = pt->peer;
-			x->peer_port = pt->peer_port;
-		}
-	}
-	/* Names from a node-name map have no length limit: no fixed buffer. */
-	va_start(ap, fmt);
-	x->message = xvasprintf(fmt, ap);
-	va_end(ap);
-	fs->count[ck]++;
-	return x;
-}
+#define add ibs_health_add
 
 /* ---- checks ---- */
 
@@ -505,6 +422,16 @@ void ibs_health_check(const struct ibs_fabric *f, const struct ibs_run *run, con
 	if (o->baseline)
 		check_drift(f, o->baseline, fs);
 	check_partial(f, fs);
+	if (o->rails) {
+		struct ibs_hosts hosts;
+		ibs_fabric_hosts(f, &hosts);
+		ibs_check_rails(f, &hosts, o->rails, fs);
+		ibs_hosts_free(&hosts);
+	}
+	if (o->fat_tree)
+		ibs_check_fat_tree(f, fs);
+	if (o->plan)
+		ibs_check_plan(f, o->plan, fs);
 	if (fs->n)
 		qsort(fs->v, fs->n, sizeof(*fs->v), finding_cmp);
 	fs->verdict = IBS_SEV_OK;
@@ -528,15 +455,4 @@ void ibs_health_check(const struct ibs_fabric *f, const struct ibs_run *run, con
 						     ? "SM checks not run: the source holds no SMInfo"
 						     : "SM and error-counter checks not run: the source holds no SMInfo or PortCounters");
 	}
-}
-
-void ibs_findings_free(struct ibs_findings *fs)
-{
-	size_t i;
-
-	for (i = 0; i < fs->n; i++)
-		free(fs->v[i].message);
-	free(fs->v);
-	free(fs->verdict_reason);
-	memset(fs, 0, sizeof(*fs));
 }

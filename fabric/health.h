@@ -6,44 +6,9 @@
 #define IBSCAN_HEALTH_H
 
 #include "counters.h"
+#include "findings.h"
 #include "model.h"
 #include "run.h"
-
-enum ibs_severity { IBS_SEV_OK = 0, IBS_SEV_WARNING = 1, IBS_SEV_CRITICAL = 2, IBS_SEV_UNKNOWN = 3 };
-
-const char *ibs_severity_str(enum ibs_severity s); /* "OK", "WARNING", ... */
-
-/* One check of the catalogue. */
-struct ibs_check_def {
-	const char *id;        /* "link.down" */
-	const char *unit;      /* for the summary line: "link down" */
-	const char *units;     /* plural: "links down" */
-	const char *perf;      /* perfdata / metric label: "links_down" */
-};
-extern const struct ibs_check_def ibs_checks[];
-extern const size_t ibs_n_checks;
-
-struct ibs_finding {
-	const struct ibs_check_def *check;
-	enum ibs_severity severity;
-	const struct ibs_node *node;   /* NULL for fabric-wide findings */
-	uint8_t port;
-	const struct ibs_node *peer;   /* the other end, when there is one */
-	uint8_t peer_port;
-	uint64_t guid;                 /* the GUID concerned (node, port or SM) */
-	uint16_t lid;
-	char *message;
-	const struct ibs_counter_def *counter; /* counters findings */
-	uint64_t value, threshold;
-};
-
-struct ibs_findings {
-	struct ibs_finding *v;
-	size_t n, cap;
-	size_t count[32];              /* per check, indexed like ibs_checks */
-	enum ibs_severity verdict;
-	char *verdict_reason;          /* why UNKNOWN, when it is */
-};
 
 struct ibs_thresholds {
 	uint64_t t[32];                /* indexed like ibs_counter_defs */
@@ -57,10 +22,16 @@ enum ibs_err ibs_thresholds_load(const char *path, struct ibs_thresholds *t, cha
 /* "Name=N" from the command line. */
 enum ibs_err ibs_thresholds_set(struct ibs_thresholds *t, const char *spec, char **msg);
 
+struct ibs_rails;
+struct ibs_plan;
+
 struct ibs_health_opts {
 	const struct ibs_thresholds *thresholds;
 	const struct ibs_fabric *baseline; /* or NULL */
 	bool counters;                     /* counters were asked for */
+	const struct ibs_rails *rails;     /* rail checks on these devices (fabric/rails.h), or NULL: none */
+	bool fat_tree;                     /* the fat-tree structure checks (fabric/fattree.h) */
+	const struct ibs_plan *plan;       /* compare with this cabling plan (fabric/plan.h), or NULL */
 };
 
 /*
@@ -70,6 +41,5 @@ struct ibs_health_opts {
  */
 void ibs_health_check(const struct ibs_fabric *f, const struct ibs_run *run, const struct ibs_health_opts *o,
 		      struct ibs_findings *out);
-void ibs_findings_free(struct ibs_findings *fs);
 
 #endif

@@ -40,6 +40,7 @@
  * as numbers), so the file does not depend on the walk.
  */
 #include "slurm.h"
+#include "slurm_int.h"
 #include "hostlist.h"
 #include "../fabric/hosts.h"
 #include "../fabric/levels.h"
@@ -60,7 +61,7 @@ static bool name_char(char c)
 }
 
 /* s[0..len) with every run of other characters made one '_', trimmed; NULL when nothing is left. */
-static char *sanitize(const char *s, size_t len)
+char *slurm_sanitize(const char *s, size_t len)
 {
 	struct strbuf sb = STRBUF_INIT;
 	size_t i;
@@ -93,6 +94,8 @@ static const char *given_name(const struct ibs_node *n)
 		return n->desc;
 	return NULL;
 }
+
+#define sanitize slurm_sanitize
 
 /* The name of the host CA n is on (fabric/hosts.h), made fit for a hostlist. */
 static char *host_name(const struct ibs_hosts *hs, const struct ibs_node *n)

@@ -59,7 +59,7 @@ expect "--retries" health --ret
 expect "--reset-counters" health --res
 
 # --format values per command (and --op's).
-expect "dot json netfile slurm svg text" topology --format ""
+expect "dot json netfile plan slurm slurm-block slurm-yaml svg text" topology --format ""
 expect "json text" nodes --format ""
 expect "json text" links --format ""
 expect "json text" sm --format ""
@@ -67,9 +67,9 @@ expect "json text" diff --format ""
 expect "dot json prom svg text" health --format ""
 expect "json prom text" counters --format ""
 expect "json text" capture info x.cap --format ""
-expect "slurm svg" topology --format s
-expect "slurm svg" topology --format = s
-expect "dot json netfile slurm svg text" topology --format =
+expect "slurm slurm-block slurm-yaml svg" topology --format s
+expect "slurm slurm-block slurm-yaml svg" topology --format = s
+expect "dot json netfile plan slurm slurm-block slurm-yaml svg text" topology --format =
 expect "prom" counters --replay fab.cap --format p
 expect "atomic read send write" ping --op ""
 # A flag takes no value: options come next.

@@ -267,7 +267,7 @@ out_has 'SwitchName=spine01 Switches=edge_1,leaf[02-06]  # level 2'
 run 2 nodes --format slurm --replay "$caps/fattree2-small.cap"
 err_has "unknown format 'slurm' (text or json)"
 run 2 topology --format slurmx --replay "$caps/fattree2-small.cap"
-err_has "(text, json, dot, svg, netfile or slurm)"
+err_has "(text, json, dot, svg, netfile, slurm, slurm-block, slurm-yaml or plan)"
 run 0 help topology
 out_has "slurm (topology.conf for Slurm's topology/tree plugin)"
 

@@ -64,7 +64,7 @@ static struct ibs_run the_run;
 static void run(struct ibs_fabric *f, const struct ibs_fabric *base, struct ibs_findings *fs)
 {
 	static struct ibs_thresholds t;
-	struct ibs_health_opts o = { &t, base, false };
+	struct ibs_health_opts o = { .thresholds = &t, .baseline = base };
 
 	ibs_thresholds_default(&t);
 	ibs_health_check(f, &the_run, &o, fs);

@@ -1,0 +1,98 @@
+/* The catalogue of checks and the list of findings (see findings.h). */
+#include "findings.h"
+#include "../core/base/xalloc.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+const struct ibs_check_def ibs_checks[] = {
+	[CK_LINK_DOWN] = { "link.down", "link down", "links down", "links_down" },
+	[CK_LINK_DEGRADED] = { "link.degraded", "degraded link", "degraded links", "links_degraded" },
+	[CK_LINK_HELD_DOWN] = { "link.held_down", "link held down by configuration", "links held down by configuration",
+				"links_held_down" },
+	[CK_LINK_SELF_LOOP] = { "link.self_loop", "cable looped back to its own switch",
+				"cables looped back to their own switch", "links_self_loop" },
+	[CK_COUNTERS] = { "counters", "port with errors", "ports with errors", "ports_with_errors" },
+	[CK_DUP_GUID] = { "identity.duplicate_guid", "duplicate GUID", "duplicate GUIDs", "duplicate_guids" },
+	[CK_DUP_PORT_GUID] = { "identity.duplicate_port_guid", "duplicate port GUID", "duplicate port GUIDs",
+			       "duplicate_port_guids" },
+	[CK_DUP_LID] = { "identity.duplicate_lid", "duplicate LID", "duplicate LIDs", "duplicate_lids" },
+	[CK_LID_ZERO] = { "identity.lid_zero", "active port without LID", "active ports without LID",
+			  "ports_lid_zero" },
+	[CK_DEFAULT_DESC] = { "identity.default_description", "CA without a host name", "CAs without a host name",
+			      "cas_default_description" },
+	[CK_SM_NONE] = { "sm.no_master", "no master SM", "no master SM", "sm_no_master" },
+	[CK_SM_MULTI] = { "sm.multiple_masters", "extra master SM", "extra master SMs", "sm_extra_masters" },
+	[CK_SM_UNREACHABLE] = { "sm.unreachable", "unreachable master SM", "unreachable master SMs",
+				"sm_unreachable" },
+	[CK_DRIFT_MISSING] = { "drift.node_missing", "node missing", "nodes missing", "nodes_missing" },
+	[CK_DRIFT_NEW] = { "drift.node_new", "new node", "new nodes", "nodes_new" },
+	[CK_DRIFT_MOVED] = { "drift.cable_moved", "cable moved", "cables moved", "cables_moved" },
+	[CK_DRIFT_RATE] = { "drift.rate_changed", "rate change", "rate changes", "rates_changed" },
+	[CK_PARTIAL] = { "partial", "unreachable part", "unreachable parts", "unreachable" },
+	[CK_RAIL_MISCABLED] = { "rail.miscabled", "cable on another rail's leaf", "cables on another rail's leaf",
+				"rail_miscabled" },
+	[CK_RAIL_COLLISION] = { "rail.collision", "second rail of a host on one leaf",
+				"second rails of a host on one leaf", "rail_collisions" },
+	[CK_RAIL_MISSING] = { "rail.missing", "rail missing from a host", "rails missing from hosts",
+			      "rail_missing" },
+	[CK_FABRIC_ASYMMETRIC] = { "fabric.asymmetric", "uneven switch pair", "uneven switch pairs",
+				   "fabric_asymmetric" },
+	[CK_FABRIC_MISPLACED] = { "fabric.misplaced", "cable outside the tree", "cables outside the tree",
+				  "fabric_misplaced" },
+	[CK_FABRIC_RATE] = { "fabric.rate", "cable at another rate than its tier", "cables at another rate than their tier",
+			     "fabric_rate" },
+	[CK_PLAN_MISSING] = { "plan.missing", "planned cable missing", "planned cables missing", "plan_missing" },
+	[CK_PLAN_EXTRA] = { "plan.extra", "cable not in the plan", "cables not in the plan", "plan_extra" },
+	[CK_PLAN_MISCABLED] = { "plan.miscabled", "cable not as planned", "cables not as planned", "plan_miscabled" },
+};
+const size_t ibs_n_checks = CK__N;
+_Static_assert(CK__N <= sizeof(((struct ibs_findings *)0)->count) / sizeof(size_t), "ibs_findings.count holds every check");
+
+const char *ibs_severity_str(enum ibs_severity s)
+{
+	static const char *const v[] = { "OK", "WARNING", "CRITICAL", "UNKNOWN" };
+	return (unsigned)s < 4 ? v[s] : "UNKNOWN";
+}
+
+struct ibs_finding *ibs_health_add(struct ibs_findings *fs, int ck, enum ibs_severity sev, const struct ibs_node *n,
+				   uint8_t port, const char *fmt, ...)
+{
+	struct ibs_finding *x;
+	va_list ap;
+
+	fs->v = xgrow(fs->v, &fs->cap, fs->n + 1, sizeof(*fs->v));
+	x = &fs->v[fs->n++];
+	memset(x, 0, sizeof(*x));
+	x->check = &ibs_checks[ck];
+	x->severity = sev;
+	x->node = n;
+	x->port = port;
+	if (n) {
+		const struct ibs_port *pt = port ? ibs_node_port(n, port) : NULL;
+		x->guid = n->ni.node_guid;
+		x->lid = n->ni.node_type == IBS_NODE_SWITCH || !pt || !pt->valid ? ibs_node_lid(n) : pt->pi.lid;
+		if (pt && pt->peer) {
+			x->peer = pt->peer;
+			x->peer_port = pt->peer_port;
+		}
+	}
+	/* Names from a node-name map have no length limit: no fixed buffer. */
+	va_start(ap, fmt);
+	x->message = xvasprintf(fmt, ap);
+	va_end(ap);
+	fs->count[ck]++;
+	return x;
+}
+
+void ibs_findings_free(struct ibs_findings *fs)
+{
+	size_t i;
+
+	for (i = 0; i < fs->n; i++)
+		free(fs->v[i].message);
+	free(fs->v);
+	free(fs->verdict_reason);
+	memset(fs, 0, sizeof(*fs));
+}

@@ -1,0 +1,18 @@
+/* libFuzzer target: the cabling plan CSV reader (fabric/plan.c). */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "../../fabric/plan.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct ibs_plan *p = NULL;
+	char *msg = NULL;
+
+	if (ibs_plan_parse("fuzz", (const char *)data, size, &p, &msg) == IBS_OK)
+		ibs_plan_free(p);
+	free(msg);
+	return 0;
+}
