@@ -61,7 +61,7 @@ cp -a /etc/apt/sources.list.d/. "$fs.tmp/etc/apt/sources.list.d/"
 cp /etc/resolv.conf "$fs.tmp/etc/resolv.conf"
 # shellcheck disable=SC2086
 timeout 900 chroot "$fs.tmp" /bin/sh -c "export DEBIAN_FRONTEND=noninteractive; apt-get update -qq &&
-	apt-get install -y -qq --no-install-recommends $(echo $guest_pkgs) && apt-get clean" >"$out/apt.log" 2>&1 ||
+	apt-get install -y -qq --no-install-recommends ${guest_pkgs//[$'\t\n']/ } && apt-get clean" >"$out/apt.log" 2>&1 ||
 	{ tail -20 "$out/apt.log" >&2; exit 1; }
 chroot "$fs.tmp" dpkg-query -W >"$out/guest-packages.txt"
 # Only what the tier uses: no documentation, locales, apt lists.

@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2016,SC2153 # guest scripts expand in the guests; RDMA_RUN is the runner's
 # The real-RDMA tier's library: two QEMU guests (tests/rdma/image.sh builds
 # what they boot), joined by one virtio-net link (a UDP socket pair on
 # 127.0.0.1, nothing else reachable), each with soft-RoCE (rxe0 on eth0),
@@ -121,4 +121,26 @@ vm_boot() {
 	vm_start B 2 "$accel" "$pb" "$pa"
 	vm_wait_ready A 240 && vm_wait_ready B 60 || return 1
 	echo "rdma: guests up in $((SECONDS - t0)) s ($accel)"
+}
+
+# vm_snap NAME DIR: what guest NAME's tools say now, for cmp_local.py
+# (the GID table as show_gids reads it: sysfs gids, gid_attrs/types, ndevs).
+vm_snap() {
+	mkdir -p "$2"
+	vm "$1" 60 '
+		s=/tmp/snap; rm -rf $s; mkdir -p $s
+		ibscan local --json >$s/local.json 2>$s/local.err
+		ibscan local >$s/local.txt 2>>$s/local.err
+		ibv_devinfo -v >$s/devinfo.txt 2>&1
+		rdma link show -j >$s/link.json
+		ip -j addr show >$s/addr.json
+		for p in /sys/class/infiniband/*/ports/*; do
+			dv=${p#/sys/class/infiniband/}; dv=${dv%%/*}
+			(cd $p/gids && grep -H -v "^0000:0000:0000:0000:0000:0000:0000:0000$" -- *) |
+			while IFS=: read -r i v; do
+				echo "$dv ${p##*/} $i $v $(cat $p/gid_attrs/types/$i) $(cat $p/gid_attrs/ndevs/$i)"
+			done
+		done >$s/gids.txt
+		cat /sys/class/infiniband/*/fw_ver >$s/fw_ver 2>/dev/null
+		tar c -C $s . | base64 -w0' | base64 -d | tar x -C "$2"
 }

@@ -11,7 +11,7 @@
 # Usage: tests/rdma/run.sh [TEST...]
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
+cd "$root" || exit 1
 if ! NEED_WHO=rdma tools/need.sh rdma; then
 	echo "rdma: 0 passed, 1 failed"
 	exit 1
