@@ -63,6 +63,8 @@ struct fv_port {
 	bool gid_types_unknown;
 	/* Bytes a queue pair may carry inline: asking more fails create_qp with EINVAL (0: no inline at all). */
 	unsigned max_inline;
+	/* create_qp writes back the port's whole max_inline whatever was asked (rxe: 0 asked, more given). */
+	bool inline_writeback;
 	/* An iWARP device (Chelsio, Intel irdma in iWARP mode): Ethernet link layer, TCP transport, no RoCE. */
 	bool iwarp;
 };
@@ -425,6 +427,8 @@ static inline int fv_create_qp(struct ibs_vpd *pd, struct ibs_vcq *cq, struct ib
 		return e;
 	}
 	q = xcalloc(1, sizeof(*q));
+	if (pd->port->inline_writeback)
+		caps->max_inline = pd->port->max_inline;
 	q->max_inline = caps->max_inline;
 	q->qpn = fv.next_qpn++;
 	q->pd = pd;

@@ -421,6 +421,21 @@ static void test_inline(void **state)
 	fv.port[0].max_inline = fv.port[1].max_inline = 0; /* no inline at all: create_qp refuses any */
 	assert_int_equal(inline_run(IBS_OP_SEND, false, 64), 0);
 	assert_int_equal(fv.inlined, 0);
+	/*
+	 * A provider that gives more than asked (rxe writes back its whole
+	 * capacity, also when none was asked): what is reported is what the
+	 * probe sends inline, never the capacity. Atomics and reads, never.
+	 */
+	fv_reset();
+	fv.port[0].inline_writeback = fv.port[1].inline_writeback = true;
+	assert_int_equal(inline_run(IBS_OP_ATOMIC, false, 8), 0);
+	assert_int_equal(fv.inlined, 0);
+	fv_reset();
+	fv.port[0].inline_writeback = fv.port[1].inline_writeback = true;
+	assert_int_equal(inline_run(IBS_OP_READ, false, 64), 0);
+	fv_reset();
+	fv.port[0].inline_writeback = fv.port[1].inline_writeback = true;
+	assert_int_equal(inline_run(IBS_OP_SEND, false, 64), 64);
 }
 
 /* RoCE: the GID is chosen (RoCE v2 with IPv4) and the QP is addressed by it. */
