@@ -144,3 +144,15 @@ vm_snap() {
 		cat /sys/class/infiniband/*/fw_ver >$s/fw_ver 2>/dev/null
 		tar c -C $s . | base64 -w0' | base64 -d | tar x -C "$2"
 }
+
+# vm_bg NAME LOG CMD...: start CMD in guest NAME in the background (its
+# output to LOG in the guest, its pid in LOG.pid), then wait up to 10 s
+# for it to listen when it is a listener (WAITPORT=N).
+vm_bg() {
+	local name=$1 log=$2
+	shift 2
+	vm "$name" 20 "setsid $* >$log 2>&1 </dev/null & echo \$! >$log.pid
+		[ -z '${WAITPORT:-}' ] && exit 0
+		for _ in \$(seq 100); do ss -Hltn 'sport = :${WAITPORT:-0}' | grep -q . && exit 0; sleep 0.1; done
+		echo 'nothing listens on port ${WAITPORT:-}'; cat $log; exit 1"
+}
