@@ -288,6 +288,7 @@ static inline int fv_open(const char *ca, unsigned port, struct ibs_vdev **dev, 
 	d->info.lid = p->ll == IBS_LL_IB ? p->lid : 0;
 	d->info.active_mtu = p->mtu;
 	d->info.gid_tbl_len = FV_GIDS;
+	d->info.pkey_tbl_len = FV_PKEYS;
 	d->info.max_qp_wr = 1024;
 	d->info.max_cqe = 4096;
 	d->info.max_rd_atom = 16;

@@ -470,6 +470,16 @@ static void test_roce_gid(void **state)
 	has(c.err, "GID index 4 of fake0 port 1 is empty");
 	has(c.hint, "'ibscan local' lists the GID table");
 	side_free(&c);
+	/* Past the table's end it is out of range, not empty. */
+	fv_reset();
+	roce_table();
+	opts(&c, IBS_OP_SEND, false, 10, 64);
+	c.o.gid_index = FV_GIDS;
+	assert_int_equal(ibs_ping_open(&fake_verbs, &c.o, &c.p), IBS_E_INVAL);
+	finish(&c);
+	assert_int_equal(c.step, IBS_STEP_GID);
+	has(c.err, "--gid-index 8 is out of range: fake0 port 1 has 8 GID entries (0-7)");
+	side_free(&c);
 	/* No usable GID at all. */
 	fv_reset();
 	roce_ports();
@@ -1491,9 +1501,20 @@ static void test_qos_options(void **state)
 	opts(&c, IBS_OP_SEND, false, 10, 64);
 	c.o.pkey_index = FV_PKEYS;
 	client_alone(&c);
+	/* Past the table: refused before any connection, with the table's length. */
+	assert_int_equal(c.rc, IBS_E_INVAL);
+	assert_int_equal(c.step, IBS_STEP_INIT);
+	has(c.err, "--pkey-index 4 is out of range: fake0 port 1 has 4 P_Key entries (0-3)");
+	side_free(&c);
+	/* Inside it, an entry the device refuses at INIT: the hint asks about the entry. */
+	fv_reset();
+	fv_fail(FV_INIT, EINVAL, 0);
+	opts(&c, IBS_OP_SEND, false, 10, 64);
+	c.o.pkey_index = 3;
+	client_alone(&c);
 	assert_int_equal(c.rc, IBS_E_TRANSPORT);
 	assert_int_equal(c.step, IBS_STEP_INIT);
-	has(c.hint, "P_Key at index 4 of the port's table (--pkey-index)");
+	has(c.hint, "P_Key at index 3 of the port's table (--pkey-index)");
 	side_free(&c);
 }
 
