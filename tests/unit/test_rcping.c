@@ -539,6 +539,26 @@ static void test_path(void **state)
 		    "the path-MTU message (one RDMA write of 4096 bytes, after 20 operations that passed) completed with "
 		    "status RETRY_EXC_ERR",
 		    "both ports allow 4096-byte packets but something on the path carries less");
+	/*
+	 * The same with a --timeout shorter than the hardware's retries (rxe
+	 * retries for ever on it): the message names the path-MTU write, not
+	 * the run's operation, nor an index past --iters.
+	 */
+	fv_reset();
+	fv.fabric_mtu = 3;
+	fv.speedup = 1; /* the retries take their real 2 s: the timeout comes first */
+	opts(&c, IBS_OP_WRITE, false, 20, 1024);
+	opts(&s, IBS_OP_WRITE, false, 0, 0);
+	c.o.timeout_ms = 300;
+	s.o.timeout_ms = 600;
+	run_pair(&c, &s);
+	assert_int_equal(c.rc, IBS_E_TIMEOUT);
+	has(c.err, "the path-MTU message (one RDMA write of 4096 bytes, after 20 operations that passed) did not complete "
+		   "within 300 ms (--timeout)");
+	assert_null(strstr(c.err, "of 20"));
+	has(c.hint, "both ports allow 4096-byte packets but something on the path carries less");
+	side_free(&c);
+	side_free(&s);
 	/* The same for a 64-byte ping-pong, which alone fits in any MTU. */
 	fv_reset();
 	fv.fabric_mtu = 4;
