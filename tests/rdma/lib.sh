@@ -145,14 +145,26 @@ vm_snap() {
 		tar c -C $s . | base64 -w0' | base64 -d | tar x -C "$2"
 }
 
-# vm_bg NAME LOG CMD...: start CMD in guest NAME in the background (its
-# output to LOG in the guest, its pid in LOG.pid), then wait up to 10 s
-# for it to listen when it is a listener (WAITPORT=N).
+# vm_bg NAME LOG CMD...: start CMD in guest NAME in the background: its
+# output in LOG (in the guest), its pid in LOG.pid, its exit status in
+# LOG.rc when it ends. setsid -f, not &, and job control on: a script's
+# background job ignores SIGINT (bash), and so would CMD, which keeps an
+# ignored SIGINT ignored, as nohup wants.
+# With WAITPORT=N, wait up to 10 s for it to listen on TCP port N.
 vm_bg() {
 	local name=$1 log=$2
 	shift 2
-	vm "$name" 20 "setsid $* >$log 2>&1 </dev/null & echo \$! >$log.pid
+	vm "$name" 20 "rm -f $log.rc $log.pid
+		setsid -f bash -c 'set -m; \"\$@\" >$log 2>&1 </dev/null & echo \$! >$log.pid; wait \$!; echo \$? >$log.rc' _ $* </dev/null >/dev/null 2>&1
+		for _ in \$(seq 50); do [ -s $log.pid ] && break; sleep 0.1; done
 		[ -z '${WAITPORT:-}' ] && exit 0
 		for _ in \$(seq 100); do ss -Hltn 'sport = :${WAITPORT:-0}' | grep -q . && exit 0; sleep 0.1; done
 		echo 'nothing listens on port ${WAITPORT:-}'; cat $log; exit 1"
+}
+
+# vm_rc NAME LOG SECS: wait up to SECS for the background command of LOG
+# to end; print its exit status (none: it is still running, return 1).
+vm_rc() {
+	vm "$1" "$(($3 + 5))" "for _ in \$(seq $(($3 * 10))); do [ -s $2.rc ] && break; sleep 0.1; done
+		[ -s $2.rc ] && cat $2.rc"
 }
