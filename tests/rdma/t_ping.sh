@@ -95,8 +95,12 @@ avg=$(awk '$1 == 65536 && $2 == 100 { print $4 }' "$tmp/wb")
 gb=$(jq .gbit_per_s "$tmp/bw-write.json")
 echo "write bandwidth: ibscan $gb Gb/s, ib_write_bw $avg MB/s"
 awk -v a="$gb" -v b="$avg" 'BEGIN { b = b * 8 / 1000; exit !(a < b * 20 && b < a * 20) }'
-# Nothing left behind in either guest: no QP but the GSI QP, no MR.
+# Nothing left behind in either guest (within 10 s: the servers end as they exit): no QP
+# but the GSI QP, no MR.
 for g in A B; do
-	vm $g 10 'rdma res show qp | grep -v "type GSI" | grep . && exit 1; rdma res show mr | grep . && exit 1; exit 0'
+	vm $g 15 'for _ in $(seq 100); do
+			! rdma res show qp | grep -v "type GSI" | grep -q . && ! rdma res show mr | grep -q . && exit 0
+			sleep 0.1
+		done; rdma res show qp; rdma res show mr; exit 1'
 done
 t_done
