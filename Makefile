@@ -1,6 +1,6 @@
 # ibscan: one non-recursive Makefile.
 #   make            build ./ibscan
-#   make check      every test tier (unit, CLI/golden on captures, simulator, browser, fuzz)
+#   make check      every test tier (unit, CLI/golden on captures, simulator, browser, fuzz, real RDMA)
 #   make demo       walk the bundled simulated fabric, write topology.json/.svg and report.html
 #   make deps       install the Debian packages needed (as root)
 #   make SANITIZE=1 ...  build (and test) with AddressSanitizer + UBSan
@@ -89,7 +89,7 @@ else
 MAIN := $(REL)
 endif
 
-.PHONY: all check need-unit need-cli need-sim need-browser need-fuzz check-unit check-cli check-sim check-browser check-fuzz deps demo clean install uninstall fixtures golden bench format
+.PHONY: all check need-unit need-cli need-sim need-browser need-fuzz need-rdma check-unit check-cli check-sim check-browser check-fuzz check-rdma deps demo clean install uninstall fixtures golden bench format
 
 all: ibscan
 
@@ -101,11 +101,11 @@ ibscan: $(MAIN)/ibscan
 # build: the -dev packages must be there before anything compiles.
 check:
 	@tools/deps.sh
-	@$(MAKE) --no-print-directory check-unit check-cli check-sim check-browser check-fuzz
+	@$(MAKE) --no-print-directory check-unit check-cli check-sim check-browser check-fuzz check-rdma
 
 # Each tier checks every tool it needs first, all at once (tools/need.sh, from
 # tools/deps.list), before building anything.
-NEEDS := need-unit need-cli need-sim need-browser need-fuzz
+NEEDS := need-unit need-cli need-sim need-browser need-fuzz need-rdma
 $(NEEDS): need-%:
 	@NEED_WHO=$* tools/need.sh $*
 
@@ -130,6 +130,12 @@ check-fuzz: need-fuzz
 	@FUZZ_SECONDS=$${FUZZ_SECONDS:-30} tools/fuzz.sh
 fuzz:
 	@tools/fuzz.sh
+
+# Real RDMA: Debian's kernel in two QEMU guests with soft-RoCE (tests/rdma);
+# the guests' image is built once under build/rdma. The release build of
+# ibscan (never the sanitized one: the guests have no ASan runtime).
+check-rdma: need-rdma $(REL)/ibscan
+	@IBSCAN=$(CURDIR)/$(REL)/ibscan tests/rdma/run.sh
 
 deps:
 	@tools/deps.sh

@@ -235,6 +235,16 @@ static void load_ipoib(const char *root, struct ibs_host_dev *d, const char *pci
 	ibs_sysfs_free_list(names, n);
 }
 
+/* An attribute whose file is empty (rxe's fw_ver) reads as unknown, as one that is absent. */
+static char *attr_nonempty(char *s)
+{
+	if (s && !*s) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
 static void load_dev(const char *root, const char *name, struct ibs_host_dev *d)
 {
 	char *dir = xasprintf("%s/class/infiniband/%s", root, name);
@@ -255,9 +265,9 @@ static void load_dev(const char *root, const char *name, struct ibs_host_dev *d)
 	if (s && !ibs_sysfs_parse_enum(s, &num, &d->node_type))
 		d->node_type = NULL;
 	free(s);
-	d->fw_ver = ibs_sysfs_attr("%s/fw_ver", dir);
-	d->board_id = ibs_sysfs_attr("%s/board_id", dir);
-	d->hca_type = ibs_sysfs_attr("%s/hca_type", dir);
+	d->fw_ver = attr_nonempty(ibs_sysfs_attr("%s/fw_ver", dir));
+	d->board_id = attr_nonempty(ibs_sysfs_attr("%s/board_id", dir));
+	d->hca_type = attr_nonempty(ibs_sysfs_attr("%s/hca_type", dir));
 	d->node_desc = ibs_sysfs_attr("%s/node_desc", dir);
 	pcidir = ibs_sysfs_resolve("%s/device", dir);
 	load_pci(d, pcidir);

@@ -305,8 +305,12 @@ void emit_double(struct emit *e, const char *key, const char *fmt, double v)
 	if (e->mode == EMIT_JSON) {
 		char buf[64];
 		prefix(e, key);
-		/* As jansson writes reals: shortest round-trip form, always with a '.' or exponent. */
-		snprintf(buf, sizeof(buf), "%.17g", v);
+		/* The shortest form that reads back as v (%.17g wrote 2249.3159999999998), with a '.' or exponent. */
+		for (int prec = 15; prec <= 17; prec++) {
+			snprintf(buf, sizeof(buf), "%.*g", prec, v);
+			if (strtod(buf, NULL) == v)
+				break;
+		}
 		if (!strpbrk(buf, ".eEn"))
 			strncat(buf, ".0", sizeof(buf) - strlen(buf) - 1);
 		puts_(e, buf);

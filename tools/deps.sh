@@ -12,7 +12,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 mode=${1:-all}
 case $mode in
-all) targets="demo unit cli sim browser fuzz" ;;
+all) targets="demo unit cli sim browser fuzz rdma" ;;
 --demo) targets="demo" ;;
 --driver) targets="" ;;
 *) echo "usage: tools/deps.sh [--demo | --driver]" >&2; exit 2 ;;

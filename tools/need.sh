@@ -1,6 +1,6 @@
 #!/bin/bash
 # tools/need.sh [--list] TARGET...: check that every tool the targets (demo,
-# unit, cli, sim, browser, fuzz) need is there, all at once, from
+# unit, cli, sim, browser, fuzz, rdma) need is there, all at once, from
 # tools/deps.list. On anything missing: one message naming each missing tool
 # and its package, and exit 1; never stops at the first. With --list: print
 # the packages the targets need (for tools/deps.sh) and check nothing.

@@ -357,8 +357,16 @@ static int port_rank(const umad_port_t *pt)
 	return pt->phys_state == 5 ? 2 : pt->phys_state != 3;
 }
 
-/* The best port of ca (port 0 of a switch), or -1; *skipped counts the ports passed over for IsSMDisabled. */
-static int best_port(const umad_ca_t *ca, int want, unsigned *skipped)
+static bool is_roce(const umad_port_t *pt)
+{
+	return pt && !strcmp(pt->link_layer, "Ethernet");
+}
+
+/*
+ * The best port of ca (port 0 of a switch), or -1; *skipped counts the ports
+ * passed over for IsSMDisabled, *roce is the first RoCE port passed over (0: none).
+ */
+static int best_port(const umad_ca_t *ca, int want, unsigned *skipped, int *roce)
 {
 	int p, best = -1, rank = 0;
 
@@ -368,6 +376,8 @@ static int best_port(const umad_ca_t *ca, int want, unsigned *skipped)
 		int r = port_rank(ca->ports[p]);
 		if (ca->ports[p] && (be32toh(ca->ports[p]->capmask) & IBS_CAP_IS_SM_DISABLED))
 			(*skipped)++;
+		if (is_roce(ca->ports[p]) && !*roce)
+			*roce = p;
 		if (r > rank) {
 			rank = r;
 			best = p;
@@ -388,7 +398,8 @@ static int choose_port(const struct ibs_umad_calls *u, const struct ibs_umad_opt
 {
 	struct umad_device_node *list = o->ca ? NULL : u->get_ca_device_list(), *n;
 	unsigned skipped = 0;
-	int found = -1, port;
+	int found = -1, port, roce = 0;
+	char roce_ca[UMAD_CA_NAME_LEN] = "";
 
 	for (n = list; o->ca || n; n = n->next) {
 		const char *name = o->ca ? o->ca : n->ca_name;
@@ -398,7 +409,12 @@ static int choose_port(const struct ibs_umad_calls *u, const struct ibs_umad_opt
 				break;
 			continue;
 		}
-		port = best_port(&c, o->port, &skipped);
+		int r = 0;
+		port = best_port(&c, o->port, &skipped, &r);
+		if (r && !roce_ca[0]) {
+			snprintf(roce_ca, sizeof(roce_ca), "%s", name);
+			roce = r;
+		}
 		if (port >= 0 && (found < 0 || (c.ports[port]->state == 4 && ca->ports[found]->state != 4))) {
 			if (found >= 0)
 				u->release_ca(ca);
@@ -414,6 +430,13 @@ static int choose_port(const struct ibs_umad_calls *u, const struct ibs_umad_opt
 		u->free_ca_device_list(list);
 	if (found >= 0)
 		return found;
+	if (roce_ca[0] && !skipped) {
+		/* RoCE has no subnet manager and answers no SMP: say so, at once, whatever was asked. */
+		log_error("%s%s port %d is RoCE: no subnet management (no SMPs, no LIDs)",
+			  o->ca ? "" : "no InfiniBand device found: ", roce_ca, roce);
+		log_hint("'ibscan local' shows RoCE ports and their GIDs, 'ibscan ping' probes RDMA over them");
+		return -1;
+	}
 	if (o->ca || o->port)
 		log_error("no InfiniBand device found: cannot use CA '%s' port %d: %s", o->ca ? o->ca : "(first)",
 			  o->port, skipped ? "IsSMDisabled is set: the GSI half of a split SMI/GSI device, whose "

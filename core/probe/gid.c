@@ -161,6 +161,19 @@ enum ibs_err ping_read_gids(struct ibs_ping *p)
 		return ping_fail(p, IBS_STEP_GID, IBS_E_INVAL,
 				 xstrdup("RoCE routes by IP address: leave --dlid out"),
 				 "--dlid is for InfiniBand across subnets, and %s port %u is Ethernet (RoCE)", d->name, d->port);
+	/* An index past the table is out of range, not an empty entry: say how long the table is. */
+	if (d->pkey_tbl_len && p->o.pkey_index >= d->pkey_tbl_len)
+		return ping_fail(p, IBS_STEP_INIT, IBS_E_INVAL,
+				 xstrdup("'ibv_devinfo -v' shows the port's pkey_tbl_len"),
+				 "--pkey-index %u is out of range: %s port %u has %u P_Key %s (%s%u)", p->o.pkey_index,
+				 d->name, d->port, d->pkey_tbl_len, d->pkey_tbl_len == 1 ? "entry" : "entries",
+				 d->pkey_tbl_len == 1 ? "only index " : "0-", d->pkey_tbl_len - 1);
+	if (p->o.gid_index >= 0 && d->gid_tbl_len && (unsigned)p->o.gid_index >= d->gid_tbl_len)
+		return ping_fail(p, IBS_STEP_GID, IBS_E_INVAL,
+				 xstrdup("'ibscan local' lists the GID table of every port"),
+				 "--gid-index %d is out of range: %s port %u has %u GID %s (%s%u)", p->o.gid_index, d->name,
+				 d->port, d->gid_tbl_len, d->gid_tbl_len == 1 ? "entry" : "entries",
+				 d->gid_tbl_len == 1 ? "only index " : "0-", d->gid_tbl_len - 1);
 	if (p->o.gid_index >= 0) {
 		if (read_gid(p, (unsigned)p->o.gid_index, &g))
 			return ping_fail(p, IBS_STEP_GID, IBS_E_INVAL,

@@ -63,6 +63,29 @@ static enum ibs_err no_completion(struct ibs_ping *p, struct ping_run *r, uint64
 	bool early = r->timeout_ms < RETRY_MAX_MS;
 	enum ibs_err rc;
 
+	if (r->mtu_check) {
+		/* The one message of the path MTU, after the run passed (soft-RoCE retries it for ever). */
+		rc = ping_fail(p, IBS_STEP_RUN, IBS_E_TIMEOUT,
+			       xasprintf("both ports allow %u-byte packets but something on the path carries less "
+					 "(a switch port's MTU, the partition's MTU in opensm, the Ethernet MTU on RoCE): "
+					 "real traffic of that size is lost the same way",
+					 r->mtu_check),
+			       "the path-MTU message (one RDMA write of %u bytes, after %u operations that passed) "
+			       "did not complete within %u ms (--timeout)%s%s",
+			       r->mtu_check, r->iters, r->timeout_ms, said ? "; the peer says: " : "", said ? said : "");
+		free(said);
+		return rc;
+	}
+	if (iter >= r->iters) {
+		/* After the run: the one more fetch-and-add that shows the count (bandwidth atomics). */
+		rc = ping_fail(p, IBS_STEP_RUN, IBS_E_TIMEOUT, NULL,
+			       "%sno completion within %u ms (--timeout): the count check (one more atomic fetch-and-add, "
+			       "after %u operations that passed)%s%s",
+			       early ? "the peer stopped answering: " : "", r->timeout_ms, r->iters,
+			       said ? "; the peer says: " : "", said ? said : "");
+		free(said);
+		return rc;
+	}
 	rc = ping_fail(p, IBS_STEP_RUN, IBS_E_TIMEOUT,
 		       early ? xasprintf("the peer's host or its port went away, or the network drops packets; a "
 					 "--timeout above %llu ms lets the hardware's retries end it with RETRY_EXC_ERR; on "

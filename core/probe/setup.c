@@ -63,6 +63,7 @@ enum ibs_err ping_setup(struct ibs_ping *p, struct ping_run *r, bool receives)
 {
 	const struct ibs_vdev_info *d = &p->info;
 	struct ibs_qp_caps caps;
+	unsigned asked;
 	struct ibs_qp_conn c;
 	unsigned access = IBS_ACCESS_LOCAL_WRITE | IBS_ACCESS_REMOTE_WRITE | IBS_ACCESS_REMOTE_READ;
 	size_t alloc;
@@ -113,14 +114,16 @@ enum ibs_err ping_setup(struct ibs_ping *p, struct ping_run *r, bool receives)
 	caps.max_inline = 0;
 	if (!r->bw && ((r->op == IBS_OP_SEND && r->size <= INLINE_SEND) || (r->op == IBS_OP_WRITE && r->size <= INLINE_WRITE)))
 		caps.max_inline = r->size;
+	asked = caps.max_inline;
 	e = p->ops->create_qp(p->pd, r->cq, &caps, &r->qp, &r->qpn);
-	if (e == EINVAL && caps.max_inline) {
+	if (e == EINVAL && asked) {
 		/* The device cannot carry that much inline (or none at all): without, as perftest falls back. */
 		log_info("%s cannot send %u bytes inline; the probe sends them from its buffer", d->name, r->size);
-		caps.max_inline = 0;
+		caps.max_inline = asked = 0;
 		e = p->ops->create_qp(p->pd, r->cq, &caps, &r->qp, &r->qpn);
 	}
-	r->inline_len = !e && caps.max_inline >= r->size && caps.max_inline ? r->size : 0;
+	/* What the probe asked for, not what the provider gave: rxe writes back its capacity, also when none was asked. */
+	r->inline_len = !e && asked && caps.max_inline >= r->size ? r->size : 0;
 	if (e) {
 		r->qp = NULL;
 		return ping_fail(p, IBS_STEP_QP, IBS_E_TRANSPORT,

@@ -330,7 +330,7 @@ static enum ibs_err short_read(enum ibs_err rc, size_t got, size_t want, int err
 	else if (rc == IBS_E_TIMEOUT)
 		*msg = xasprintf("only %zu of %zu bytes of a message arrived within %d ms", got, want, timeout_ms);
 	else if (err)
-		*msg = xasprintf("connection to the peer failed: %s", strerror(err));
+		*msg = xasprintf("receiving failed: %s", strerror(err));
 	else if (got == 0)
 		*msg = xstrdup("the peer closed the connection");
 	else
@@ -390,14 +390,14 @@ enum ibs_err ibs_oob_send(int fd, const struct ibs_oob_msg *m, int timeout_ms, c
 			return IBS_E_TIMEOUT;
 		}
 		if (rc < 0) {
-			*msg = xasprintf("connection to the peer failed: %s", strerror(errno));
+			*msg = xasprintf("sending failed: %s", strerror(errno));
 			return IBS_E_TRANSPORT;
 		}
 		w = send(fd, buf + off, n - off, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 			continue;
 		if (w < 0) {
-			*msg = xasprintf("connection to the peer failed: %s", strerror(errno));
+			*msg = xasprintf("sending failed: %s", strerror(errno));
 			return IBS_E_TRANSPORT;
 		}
 		off += (size_t)w;

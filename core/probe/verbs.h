@@ -34,6 +34,7 @@ struct ibs_vdev_info {
 	uint16_t lid;
 	unsigned active_mtu; /* 1..5: 256..4096 bytes */
 	unsigned gid_tbl_len;
+	unsigned pkey_tbl_len; /* P_Key table entries (0: unknown) */
 	unsigned max_qp_wr;
 	unsigned max_cqe;
 	unsigned max_rd_atom;      /* RDMA read/atomic responder resources per QP */

@@ -265,6 +265,7 @@ static int v_open(const char *ca, unsigned port, struct ibs_vdev **out, struct i
 	info->lid = pa.lid;
 	info->active_mtu = pa.active_mtu;
 	info->gid_tbl_len = pa.gid_tbl_len > 0 ? (unsigned)pa.gid_tbl_len : 0;
+	info->pkey_tbl_len = pa.pkey_tbl_len;
 	info->max_qp_wr = da.max_qp_wr > 0 ? (unsigned)da.max_qp_wr : 0;
 	info->max_cqe = da.max_cqe > 0 ? (unsigned)da.max_cqe : 0;
 	info->max_rd_atom = da.max_qp_rd_atom > 0 ? (unsigned)da.max_qp_rd_atom : 0;

@@ -63,6 +63,8 @@ struct fv_port {
 	bool gid_types_unknown;
 	/* Bytes a queue pair may carry inline: asking more fails create_qp with EINVAL (0: no inline at all). */
 	unsigned max_inline;
+	/* create_qp writes back the port's whole max_inline whatever was asked (rxe: 0 asked, more given). */
+	bool inline_writeback;
 	/* An iWARP device (Chelsio, Intel irdma in iWARP mode): Ethernet link layer, TCP transport, no RoCE. */
 	bool iwarp;
 };
@@ -286,6 +288,7 @@ static inline int fv_open(const char *ca, unsigned port, struct ibs_vdev **dev, 
 	d->info.lid = p->ll == IBS_LL_IB ? p->lid : 0;
 	d->info.active_mtu = p->mtu;
 	d->info.gid_tbl_len = FV_GIDS;
+	d->info.pkey_tbl_len = FV_PKEYS;
 	d->info.max_qp_wr = 1024;
 	d->info.max_cqe = 4096;
 	d->info.max_rd_atom = 16;
@@ -425,6 +428,8 @@ static inline int fv_create_qp(struct ibs_vpd *pd, struct ibs_vcq *cq, struct ib
 		return e;
 	}
 	q = xcalloc(1, sizeof(*q));
+	if (pd->port->inline_writeback)
+		caps->max_inline = pd->port->max_inline;
 	q->max_inline = caps->max_inline;
 	q->qpn = fv.next_qpn++;
 	q->pd = pd;

@@ -451,6 +451,38 @@ static void check_keys(json_t *o, const char *const *keys, size_t n)
 }
 
 /* JSON: the schema, every documented key present (null when unknown), GUIDs as strings. */
+/*
+ * soft-RoCE (rxe) as the real-RDMA tier shows it: fw_ver exists but is
+ * empty, board_id and hca_type are absent. Empty reads as unknown, as
+ * absent does: "firmware -", never "firmware ,", and null in JSON.
+ */
+static void test_empty_firmware(void **state)
+{
+	char tmpl[] = "/tmp/ibscan-sysfs.XXXXXX";
+	char *dir = mkdtemp(tmpl), *msg = NULL, *out, *cmd;
+	struct ibs_host *h = NULL;
+
+	(void)state;
+	assert_non_null(dir);
+	PUTS(dir, "class/infiniband/rxe0/fw_ver", "\n");
+	PUTS(dir, "class/infiniband/rxe0/node_type", "1: CA\n");
+	PUTS(dir, "class/infiniband/rxe0/node_desc", "rxe\n");
+	PUTS(dir, "class/infiniband/rxe0/ports/1/state", "4: ACTIVE\n");
+	assert_int_equal(ibs_host_load(dir, &h, &msg), IBS_OK);
+	assert_null(h->devs[0].fw_ver);
+	out = render(h, false);
+	assert_null(strstr(out, "firmware ,"));
+	assert_non_null(strstr(out, "  firmware -, board -, HCA -, description \"rxe\"\n"));
+	free(out);
+	out = render(h, true);
+	assert_non_null(strstr(out, "\"fw_ver\": null"));
+	free(out);
+	ibs_host_free(h);
+	cmd = xasprintf("rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+}
+
 static void test_json_all_fixtures(void **state)
 {
 	static const char *const fixtures[] = { "ib-ipoib",	"roce",		"dualport-down", "noactive",
@@ -571,6 +603,7 @@ int main(void)
 		cmocka_unit_test(test_vm_vf),
 		cmocka_unit_test(test_empty_and_missing),
 		cmocka_unit_test(test_hostile_tree),
+		cmocka_unit_test(test_empty_firmware),
 		cmocka_unit_test(test_json_all_fixtures),
 		cmocka_unit_test(test_text),
 	};

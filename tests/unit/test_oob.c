@@ -238,6 +238,29 @@ static void expect(enum ibs_err got, enum ibs_err want, char *msg, const char *t
 	free(msg);
 }
 
+/*
+ * A peer gone (EPIPE, ECONNRESET): the message says what failed once; its
+ * callers name the peer ("lost the TCP connection to the peer X: ..."), so
+ * it must not say "connection to the peer" again.
+ */
+static void test_socket_gone(void **state)
+{
+	struct ibs_oob_msg m;
+	char *msg = NULL;
+	int sv[2];
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	m.type = IBS_OOB_KEEPALIVE;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	close(sv[1]);
+	assert_int_equal(ibs_oob_send(sv[0], &m, 500, &msg), IBS_E_TRANSPORT);
+	assert_non_null(msg);
+	assert_string_equal(msg, "sending failed: Broken pipe");
+	free(msg);
+	close(sv[0]);
+}
+
 static void test_socket_good(void **state)
 {
 	struct ibs_oob_msg in, out;
@@ -432,6 +455,7 @@ int main(void)
 		cmocka_unit_test(test_socket_slow_peer),
 		cmocka_unit_test(test_tcp_loopback),
 		cmocka_unit_test(test_tcp_errors),
+		cmocka_unit_test(test_socket_gone),
 	};
 	log_set_level(LOG_QUIET);
 	return cmocka_run_group_tests_name("oob", tests, NULL, NULL);

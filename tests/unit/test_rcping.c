@@ -421,6 +421,21 @@ static void test_inline(void **state)
 	fv.port[0].max_inline = fv.port[1].max_inline = 0; /* no inline at all: create_qp refuses any */
 	assert_int_equal(inline_run(IBS_OP_SEND, false, 64), 0);
 	assert_int_equal(fv.inlined, 0);
+	/*
+	 * A provider that gives more than asked (rxe writes back its whole
+	 * capacity, also when none was asked): what is reported is what the
+	 * probe sends inline, never the capacity. Atomics and reads, never.
+	 */
+	fv_reset();
+	fv.port[0].inline_writeback = fv.port[1].inline_writeback = true;
+	assert_int_equal(inline_run(IBS_OP_ATOMIC, false, 8), 0);
+	assert_int_equal(fv.inlined, 0);
+	fv_reset();
+	fv.port[0].inline_writeback = fv.port[1].inline_writeback = true;
+	assert_int_equal(inline_run(IBS_OP_READ, false, 64), 0);
+	fv_reset();
+	fv.port[0].inline_writeback = fv.port[1].inline_writeback = true;
+	assert_int_equal(inline_run(IBS_OP_SEND, false, 64), 64);
 }
 
 /* RoCE: the GID is chosen (RoCE v2 with IPv4) and the QP is addressed by it. */
@@ -454,6 +469,16 @@ static void test_roce_gid(void **state)
 	assert_int_equal(c.step, IBS_STEP_GID);
 	has(c.err, "GID index 4 of fake0 port 1 is empty");
 	has(c.hint, "'ibscan local' lists the GID table");
+	side_free(&c);
+	/* Past the table's end it is out of range, not empty. */
+	fv_reset();
+	roce_table();
+	opts(&c, IBS_OP_SEND, false, 10, 64);
+	c.o.gid_index = FV_GIDS;
+	assert_int_equal(ibs_ping_open(&fake_verbs, &c.o, &c.p), IBS_E_INVAL);
+	finish(&c);
+	assert_int_equal(c.step, IBS_STEP_GID);
+	has(c.err, "--gid-index 8 is out of range: fake0 port 1 has 8 GID entries (0-7)");
 	side_free(&c);
 	/* No usable GID at all. */
 	fv_reset();
@@ -514,6 +539,26 @@ static void test_path(void **state)
 		    "the path-MTU message (one RDMA write of 4096 bytes, after 20 operations that passed) completed with "
 		    "status RETRY_EXC_ERR",
 		    "both ports allow 4096-byte packets but something on the path carries less");
+	/*
+	 * The same with a --timeout shorter than the hardware's retries (rxe
+	 * retries for ever on it): the message names the path-MTU write, not
+	 * the run's operation, nor an index past --iters.
+	 */
+	fv_reset();
+	fv.fabric_mtu = 3;
+	fv.speedup = 1; /* the retries take their real 2 s: the timeout comes first */
+	opts(&c, IBS_OP_WRITE, false, 20, 1024);
+	opts(&s, IBS_OP_WRITE, false, 0, 0);
+	c.o.timeout_ms = 300;
+	s.o.timeout_ms = 600;
+	run_pair(&c, &s);
+	assert_int_equal(c.rc, IBS_E_TIMEOUT);
+	has(c.err, "the path-MTU message (one RDMA write of 4096 bytes, after 20 operations that passed) did not complete "
+		   "within 300 ms (--timeout)");
+	assert_null(strstr(c.err, "of 20"));
+	has(c.hint, "both ports allow 4096-byte packets but something on the path carries less");
+	side_free(&c);
+	side_free(&s);
 	/* The same for a 64-byte ping-pong, which alone fits in any MTU. */
 	fv_reset();
 	fv.fabric_mtu = 4;
@@ -1045,6 +1090,14 @@ static void test_listener_drops_bad_peers(void **state)
 	has(c.err, "Connection refused");
 	has(c.hint, "start 'ibscan ping --listen' on 127.0.0.1 first");
 	side_free(&c);
+	/* An IPv6 address: a listener without --bind hears IPv4 only, and the hint says so. */
+	opts(&c, IBS_OP_SEND, false, 10, 64);
+	assert_int_equal(ibs_ping_open(&fake_verbs, &c.o, &c.p), IBS_OK);
+	c.rc = ibs_ping_client(c.p, "::1", port, &c.res);
+	finish(&c);
+	assert_int_equal(c.step, IBS_STEP_CONNECT);
+	has(c.hint, "start 'ibscan ping --listen --bind ::' on ::1 first: without --bind a listener hears IPv4 only");
+	side_free(&c);
 	assert_false(fv.overrun);
 }
 
@@ -1476,9 +1529,20 @@ static void test_qos_options(void **state)
 	opts(&c, IBS_OP_SEND, false, 10, 64);
 	c.o.pkey_index = FV_PKEYS;
 	client_alone(&c);
+	/* Past the table: refused before any connection, with the table's length. */
+	assert_int_equal(c.rc, IBS_E_INVAL);
+	assert_int_equal(c.step, IBS_STEP_INIT);
+	has(c.err, "--pkey-index 4 is out of range: fake0 port 1 has 4 P_Key entries (0-3)");
+	side_free(&c);
+	/* Inside it, an entry the device refuses at INIT: the hint asks about the entry. */
+	fv_reset();
+	fv_fail(FV_INIT, EINVAL, 0);
+	opts(&c, IBS_OP_SEND, false, 10, 64);
+	c.o.pkey_index = 3;
+	client_alone(&c);
 	assert_int_equal(c.rc, IBS_E_TRANSPORT);
 	assert_int_equal(c.step, IBS_STEP_INIT);
-	has(c.hint, "P_Key at index 4 of the port's table (--pkey-index)");
+	has(c.hint, "P_Key at index 3 of the port's table (--pkey-index)");
 	side_free(&c);
 }
 

@@ -414,12 +414,17 @@ static void test_json_escaping(void **state)
 	emit_obj_open(e, "o");
 	emit_obj_close(e);
 	emit_double(e, "d", NULL, 2.0);
+	emit_double(e, "us", NULL, 2249.316);
+	emit_double(e, "tenth", NULL, 0.1);
+	emit_double(e, "third", NULL, 1.0 / 3);
 	emit_uint(e, "big", NULL, 0xf452140300200001ull);
 	emit_obj_close(e);
 	assert_int_equal(emit_write(e, m), 0);
 	fclose(m);
 	emit_free(e);
 	assert_non_null(strstr(buf, "\"empty\": [],\n  \"o\": {},\n  \"d\": 2.0,\n"));
+	/* The shortest form that reads back as the same double: never 2249.3159999999998. */
+	assert_non_null(strstr(buf, "\"us\": 2249.316,\n  \"tenth\": 0.1,\n  \"third\": 0.3333333333333333,\n"));
 	assert_non_null(strstr(buf, "\"big\": 17605155896464244737\n}\n"));
 	assert_non_null(strstr(buf, "\"a\\ufffd\\ufffd("));
 	/* And a JSON parser agrees. */

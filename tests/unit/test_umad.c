@@ -380,6 +380,34 @@ static void test_port_smi_disabled_only(void **state)
 	assert_string_equal(fumad.opened_ca, "");
 }
 
+/*
+ * A RoCE port (soft-RoCE rxe0 as the rdma tier boots it) has no subnet
+ * management: refused at once, naming it as RoCE, never "no such
+ * InfiniBand port"; asked for by name or found first.
+ */
+static void test_port_roce_refused(void **state)
+{
+	const char *s;
+
+	(void)state;
+	fumad_reset();
+	fumad_one_ca("rxe0");
+	fumad.ca[0].port[1].link_layer = "Ethernet";
+	s = open_fails(IBS_E_NODEV);
+	assert_said(s, "rxe0 port 1 is RoCE: no subnet management");
+	assert_null(strstr(s, "no such InfiniBand port"));
+	assert_null(strstr(s, "simulator"));
+	want_ca = "rxe0";
+	s = open_fails(IBS_E_NODEV);
+	assert_said(s, "rxe0 port 1 is RoCE: no subnet management");
+	want_port = 1;
+	s = open_fails(IBS_E_NODEV);
+	want_ca = NULL;
+	want_port = 0;
+	assert_said(s, "rxe0 port 1 is RoCE: no subnet management");
+	assert_null(strstr(s, "no such InfiniBand port"));
+}
+
 /* Asked for by name, an IsSMDisabled port is still refused, with the reason. */
 static void test_port_smi_disabled_asked(void **state)
 {
@@ -540,6 +568,7 @@ int main(void)
 		cmocka_unit_test(test_split_device_classes),
 		cmocka_unit_test(test_port_smi_disabled_only),
 		cmocka_unit_test(test_port_smi_disabled_asked),
+		cmocka_unit_test(test_port_roce_refused),
 		cmocka_unit_test(test_port_active_preferred),
 		cmocka_unit_test(test_sa_on_smsl),
 		cmocka_unit_test(test_send_addressing),
