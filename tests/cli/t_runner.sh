@@ -91,4 +91,12 @@ PATH=$p BROWSER_LARGE=0 bash "$ROOT/tests/browser/run.sh" >"$TMP/nonode.out" 2>&
 [ $rc != 0 ] || fail "browser: passed without node"
 missing_named browser "$TMP/nonode.out" node nodejs
 echo "ok: fuzz tier without clang and browser tier without node fail at once, naming them"
+# The packagers' target runs every tier and installs nothing (make check installs first).
+make -n -C "$ROOT" test >"$TMP/test.n" 2>&1 || fail "make -n test: $(tail -3 "$TMP/test.n")"
+! grep -q 'deps\.sh\|apt-get\|npm ' "$TMP/test.n" || fail "make test installs: $(grep 'deps\.sh\|apt-get\|npm ' "$TMP/test.n" | head -1)"
+for t in tests/run-unit.sh tests/cli/run.sh tests/sim/run.sh tests/browser/run.sh tools/fuzz.sh tests/rdma/run.sh; do
+	grep -qF "$t" "$TMP/test.n" || fail "make test does not run $t"
+done
+make -n -C "$ROOT" check 2>&1 | grep -v '^make' | head -1 | grep -qx 'tools/deps.sh' || fail "make check does not install first"
+echo "ok: make test runs every tier and installs nothing; make check installs first"
 t_done
