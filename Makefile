@@ -83,13 +83,35 @@ $(GEN)/report_assets.h: tools/embed.py $(REPORT_ASSETS)
 	python3 tools/embed.py $@ report_js=output/report/report.js report_css=output/report/report.css
 $(REL)/output/report.o $(SANB)/output/report.o: $(GEN)/report_assets.h
 
+# The fuzz targets (tests/fuzz/fuzz_*.c, run by tools/fuzz.sh): clang with
+# libFuzzer, ASan and UBSan, from the same sources and flags as the other
+# builds (clang's warnings too); the library is compiled once for all.
+FUZZB := build/fuzz
+FUZZ_CC ?= clang
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_CFLAGS = $(BASE_CFLAGS) -O1 -g $(FUZZ_SAN)
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(FUZZB)/%)
+FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=$(FUZZB)/%.o)
+$(FUZZB)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+$(FUZZB)/libibscan.a: $(FUZZ_LIB_OBJS)
+	rm -f $@
+	ar rcs $@ $^
+$(FUZZB)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZB)/libibscan.a
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZB)/libibscan.a $(LIBS)
+$(FUZZB)/output/report.o: $(GEN)/report_assets.h
+fuzz-targets: $(FUZZ_BINS)
+-include $(FUZZ_LIB_OBJS:.o=.d)
+
 ifeq ($(SANITIZE),1)
 MAIN := $(SANB)
 else
 MAIN := $(REL)
 endif
 
-.PHONY: all check test run-browser need-unit need-cli need-sim need-browser need-fuzz need-rdma check-unit check-cli check-sim check-browser check-fuzz check-rdma deps demo clean install uninstall fixtures golden bench format
+.PHONY: all check test run-browser fuzz-targets need-unit need-cli need-sim need-browser need-fuzz need-rdma check-unit check-cli check-sim check-browser check-fuzz check-rdma deps demo clean install uninstall fixtures golden bench format
 
 all: ibscan
 

@@ -1,6 +1,6 @@
 #!/bin/bash
-# make fuzz: build every libFuzzer target in tests/fuzz (clang, with ASan +
-# UBSan) and run each for FUZZ_SECONDS (default 60), two at a time, from its
+# make fuzz: build every libFuzzer target in tests/fuzz (make's build/fuzz:
+# clang, with ASan + UBSan) and run each for FUZZ_SECONDS (default 60), two at a time, from its
 # seed corpus. Crashes found before are kept in tests/fuzz/regress/TARGET/
 # and replayed first: each is a regression test. A new crash fails the run
 # and is copied there (review it, fix the bug, commit the file).
@@ -12,24 +12,17 @@ out=$root/build/fuzz
 mkdir -p "$out"
 # Every tool first, all at once: clang and libFuzzer's runtime (libclang-rt-14-dev).
 NEED_WHO=fuzz "$root/tools/need.sh" fuzz || { echo "fuzz: 0 passed, 1 failed"; exit 1; }
-srcs=$(ls "$root"/core/*/*.c "$root"/fabric/*.c "$root"/output/*.c)
-# The packages the Makefile links (PKGS), and the header it generates for the report.
-pkgs=$(make -C "$root" --no-print-directory -s print-PKGS)
-hdr_pkgs=$(make -C "$root" --no-print-directory -s print-HDR_PKGS) # headers only: loaded at run time
-make -C "$root" --no-print-directory -s build/gen/report_assets.h
-# shellcheck disable=SC2086
-flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DIBSCAN_VERSION=\"fuzz\" -I$root/build/gen $(pkg-config --cflags $pkgs $hdr_pkgs)"
-# shellcheck disable=SC2086
-libs="$(pkg-config --libs $pkgs) -lm"
+# The targets are built by the Makefile (build/fuzz: clang, libFuzzer, ASan and UBSan, from
+# the same sources and flags as the other builds, the library compiled once).
 targets=()
 for t in "$root"/tests/fuzz/fuzz_*.c; do
 	name=$(basename "$t" .c)
 	name=${name#fuzz_}
 	[ -z "${FUZZ_TARGETS:-}" ] || [[ " $FUZZ_TARGETS " == *" $name "* ]] || continue
 	targets+=("$name")
-	# shellcheck disable=SC2086
-	clang $flags -o "$out/fuzz_$name" "$t" $srcs $libs
 done
+make -C "$root" --no-print-directory -j2 "${targets[@]/#/build/fuzz/fuzz_}" >"$out/build.log" 2>&1 ||
+	{ tail -20 "$out/build.log" >&2; echo "fuzz: the targets did not build (log $out/build.log)" >&2; echo "fuzz: 0 passed, 1 failed"; exit 1; }
 run_target() {
 	set -euo pipefail
 	local name=$1 corpus=$out/corpus-$1 regress=$root/tests/fuzz/regress/$1 art=$out/crash-$1

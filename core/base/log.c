@@ -25,6 +25,8 @@ unsigned log_error_count(void)
 	return nerrors;
 }
 
+static void vlog(int l, const char *prefix, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
+
 static void vlog(int l, const char *prefix, const char *fmt, va_list ap)
 {
 	char *raw, *shown;
