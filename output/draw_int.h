@@ -1,5 +1,5 @@
 /*
- * The drawing's own state, shared by output/draw.c (writing the DOT) and
+ * The drawing's own state, shared by output/draw.c and draw_edges.c (writing the DOT) and
  * draw_plan.c (what is drawn, and in which order) only. It does not
  * include draw.h: each includes it first, and including it here would make
  * a cycle.
@@ -17,6 +17,15 @@
 #include "../fabric/model.h"
 
 struct render_draw_opts;
+struct render_drawing;
+struct render_draw_id;
+
+/* The colours of what is wrong (the legend says which is which). */
+#define COLOR_DOWN "#d62728"
+#define COLOR_DEGRADED "#ff7f0e"
+#define COLOR_RATE "#9467bd"
+#define COLOR_WARN "#ff7f0e"
+#define COLOR_CRIT "#d62728"
 
 enum { K_OK, K_RATE, K_DEGRADED, K_DOWN, K_FINDING };
 
@@ -104,5 +113,13 @@ size_t draw_endpoint(const struct draw *d, size_t i);
 void draw_order_tiers(struct draw *d, char **names, size_t n_ep);
 /* The chassis of the fabric's switches (d->chassis, d->chassis_of). */
 void draw_find_chassis(struct draw *d);
+
+/* draw.c: s as a DOT string (escaped, control bytes dropped); a port's element id for the page. */
+void draw_dot_str(struct strbuf *sb, const char *s);
+void draw_add_id(struct render_draw_id **v, size_t *n, size_t *cap, const struct ibs_node *nd, unsigned port,
+		 const char *id);
+/* draw_edges.c: find the label most switch-tier edges share (said once, in the legend); write the cables. */
+void draw_find_common(struct draw *d);
+void draw_write_edges(struct draw *d, struct render_drawing *out, size_t *cap_ports);
 
 #endif
