@@ -389,7 +389,7 @@ gid_index=
 # (AWK_DIFF of a, ibscan's, and b, perftest's) within TOL UNIT. ibscan runs first: perftest is given
 # its GID index (-x), so that on RoCE both measure the same path.
 side_by_side() {
-	local check=$1 what=$2 tool=$3 size=$4 iters=$5 col=$6 jqf=$7 diff=$8 tol=$9 unit=${10} ref got
+	local check=$1 what=$2 tool=$3 size=$4 iters=$5 col=$6 jqf=$7 diff=$8 tol=$9 unit=${10} ref got ref2 spread=''
 	shift 11
 	need "$tool" "$check" || return 0
 	probed=1
@@ -413,15 +413,29 @@ side_by_side() {
 	fi
 	"$tool" "${pt[@]}" "$target" >"$tmp/$check.ref" 2>&1
 	ref=$(awk -v s="$size" -v c="$col" '$1 == s && NF >= c { print $c }' "$tmp/$check.ref" | tail -1)
+	# A percentage tolerance is no tighter than the tool's own spread: perftest runs a second
+	# time, and twice the two runs' difference widens it (both tools measured 10.5 % apart
+	# on one soft-RoCE link where perftest alone varied as much).
+	if [ "$unit" = % ] && [[ $ref =~ ^[0-9]+(\.[0-9]+)?$ ]]; then
+		on_peer "$tool" "${ppt[@]}"
+		if wait_listener "$pt_port"; then
+			"$tool" "${pt[@]}" "$target" >"$tmp/$check.ref2" 2>&1
+			ref2=$(awk -v s="$size" -v c="$col" '$1 == s && NF >= c { print $c }' "$tmp/$check.ref2" | tail -1)
+			if [[ $ref2 =~ ^[0-9]+(\.[0-9]+)?$ ]]; then
+				spread=$(awk -v a="$ref" -v b="$ref2" 'BEGIN { d = a - b; if (d < 0) d = -d; m = 0; if (a + b > 0) m = 2 * d / ((a + b) / 2) * 100; printf "%.1f", m }')
+				tol=$(awk -v t="$tol" -v s="$spread" 'BEGIN { m = t; if (s + 0 > t + 0) m = s; print m }')
+			fi
+		fi
+	fi
 	if [ -z "$ref" ] || [ -z "$got" ] || [ "$got" = null ]; then
 		verdict FAIL "$check" "no figure: $tool '$ref', ibscan '$got' $(head -1 "$tmp/$check.err")"
 	elif ! [[ $ref =~ ^[0-9]+(\.[0-9]+)?$ ]] || ! [[ $got =~ ^[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$ ]]; then
 		# perftest prints inf or nan when its clock saw no time pass: not a figure to compare.
 		verdict FAIL "$check" "not a figure: $tool '$ref', ibscan '$got'"
 	elif awk -v a="$got" -v b="$ref" -v t="$tol" "BEGIN { d = $diff; exit !(d <= t && -d <= t) }"; then
-		verdict PASS "$check" "$what: ibscan $got, $tool $ref (within $tol $unit${gid_index:+, GID index $gid_index})"
+		verdict PASS "$check" "$what: ibscan $got, $tool $ref (within $tol $unit${spread:+, $tool spread $spread % over two runs}${gid_index:+, GID index $gid_index})"
 	else
-		verdict FAIL "$check" "$what: ibscan $got, $tool $ref (more than $tol $unit apart)"
+		verdict FAIL "$check" "$what: ibscan $got, $tool $ref (more than $tol $unit apart${spread:+; $tool spread $spread % over two runs})"
 	fi
 }
 ca_pt=$pca

@@ -121,7 +121,10 @@ ib_read_lat) echo ' #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[
 ib_atomic_lat) echo ' #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] '
 	echo " \$size      10000          2.00           4.30         \$([ \$off = 1 ] && echo 5.20 || echo 2.20)          2.22         0.06          2.60           3.30" ;;
 ib_write_bw) echo ' #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]'
-	echo " \$size      5000             97.50              \$([ \$off = 1 ] && echo 60.00 || echo 97.45)                0.185870" ;;
+	# HWCHECK_BW_SPREAD: a link where perftest itself varies: 88.00 on its first run, then 97.45.
+	avg=97.45
+	if [ -n "\${HWCHECK_BW_SPREAD:-}" ] && [ ! -e "$st/bw-ran" ]; then touch "$st/bw-ran"; avg=88.00; fi
+	echo " \$size      5000             97.50              \$([ \$off = 1 ] && echo 60.00 || echo \$avg)                0.185870" ;;
 esac
 SH
 	done

@@ -138,6 +138,10 @@ else
 	grep -q "exec ib_send_lat -d mlx5_7 -i 2 -s 64 -n 10000 -p 18516" "$log" || { cat "$log" >&2; fail "peer: perftest not on the peer's device and its own TCP port"; }
 	[ "$(grep -c '^kill ' "$log")" -ge 5 ] || { cat "$log" >&2; fail "peer: the processes started there are not stopped"; }
 	! ls "$TMP/run/st"/listen-* >/dev/null 2>&1 || fail "peer: a listener is left running"
+	# perftest varying by itself (88.00, then 97.45 Gb/s): ibscan's 97 is 10.2 % off its first run,
+	# within twice perftest's own spread (20.4 %), so it passes, saying why.
+	HWCHECK_BW_SPREAD=1 run_hw 0 fixtures/sysfs/hw-ib
+	out_has "PASS ping-bandwidth: 64 KiB RDMA write, Gb/s: ibscan 97, ib_write_bw 88.00 (within 20.4 %, ib_write_bw spread 20.4 % over two runs"
 	hwcheck 2 --perftest-port 18517 --ibscan-port 18517 --sysfs fixtures/sysfs/hw-ib
 	err_has "perftest and ibscan need two TCP ports"
 
