@@ -1,0 +1,360 @@
+/* Unit tests of the route check (fabric/routecheck.h) on small fabrics built by hand, with tables written by hand. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../fabric/routecheck.h"
+
+#define MAXN 32
+#define NLID 64
+
+static struct ibs_fabric *f;
+static struct ibs_node *nodes[MAXN];
+static size_t nn;
+static uint8_t table[MAXN][NLID]; /* by node number: the LFT of a switch */
+
+static struct ibs_node *add(uint8_t type, unsigned ports, uint16_t lid, uint8_t lmc)
+{
+	struct ibs_nodeinfo ni = { .node_type = type, .num_ports = (uint8_t)ports, .node_guid = 0x1000 + nn };
+	struct ibs_addr a;
+	struct ibs_node *n;
+	unsigned p;
+
+	ibs_addr_dr(&a, NULL, 0);
+	n = ibs_fabric_add_node(f, &ni, &a);
+	for (p = 0; p <= ports; p++) {
+		n->ports[p].valid = true;
+		n->ports[p].pi.state = type == IBS_NODE_SWITCH && p ? 1 : 4; /* a switch port without a cable is Down */
+	}
+	n->ports[type == IBS_NODE_SWITCH ? 0 : 1].pi.lid = lid;
+	n->ports[type == IBS_NODE_SWITCH ? 0 : 1].pi.lmc = lmc;
+	if (type == IBS_NODE_SWITCH) {
+		n->has_si = true;
+		n->si.lft_top = NLID - 1;
+	}
+	memset(table[nn], 0xff, NLID);
+	nodes[nn++] = n;
+	return n;
+}
+
+static void cable(size_t a, unsigned pa, size_t b, unsigned pb)
+{
+	assert_true(ibs_fabric_connect(nodes[a], (uint8_t)pa, nodes[b], (uint8_t)pb));
+	nodes[a]->ports[pa].pi.state = 4;
+	nodes[b]->ports[pb].pi.state = 4;
+}
+
+static void start(void)
+{
+	f = ibs_fabric_new();
+	nn = 0;
+}
+
+/* Sort, hand the tables over and check. */
+static void check(struct ibs_routecheck *rc)
+{
+	struct ibs_lft l[MAXN];
+	size_t i, n = 0;
+
+	ibs_fabric_sort(f);
+	for (i = 0; i < nn; i++) {
+		if (nodes[i]->ni.node_type != IBS_NODE_SWITCH)
+			continue;
+		l[n].node = nodes[i];
+		l[n].ports = table[i];
+		l[n].n = NLID;
+		l[n++].ok = true;
+	}
+	ibs_routecheck(f, l, n, rc);
+}
+
+static void finish(struct ibs_routecheck *rc)
+{
+	ibs_routecheck_free(rc);
+	ibs_fabric_free(f);
+}
+
+static const struct ibs_rc_switch *sw_of(const struct ibs_routecheck *rc, size_t node)
+{
+	size_t i;
+
+	for (i = 0; i < rc->n_sw; i++)
+		if (rc->sw[i].node == nodes[node])
+			return &rc->sw[i];
+	fail();
+	return NULL;
+}
+
+/*
+ * A ring of four switches (nodes 0-3, LIDs 1-4), switch i's port 2 cabled to
+ * switch i+1's port 3, host i (nodes 4-7, LIDs 5-8) on switch i's port 1.
+ * clockwise: every LID not at home goes out of port 2 (the long way round
+ * for some); otherwise min-hop with ties broken clockwise.
+ */
+static void ring(bool clockwise, bool line)
+{
+	size_t i, d;
+
+	start();
+	for (i = 0; i < 4; i++)
+		add(IBS_NODE_SWITCH, 3, (uint16_t)(1 + i), 0);
+	for (i = 0; i < 4; i++)
+		add(IBS_NODE_CA, 1, (uint16_t)(5 + i), 0);
+	for (i = 0; i < 4; i++) {
+		if (!line || i != 3)
+			cable(i, 2, (i + 1) % 4, 3);
+		cable(i, 1, 4 + i, 1);
+	}
+	for (i = 0; i < 4; i++)
+		for (d = 0; d < 4; d++) {
+			size_t cw = (d + 4 - i) % 4; /* hops clockwise */
+			uint8_t home = 0, away;
+			if (line) /* the ring cut between 3 and 0: go the only way */
+				away = d > i ? 2 : 3;
+			else
+				away = clockwise || cw <= 2 ? 2 : 3;
+			table[i][1 + d] = d == i ? home : away;
+			table[i][5 + d] = d == i ? 1 : away;
+		}
+}
+
+static void test_ring_credit_loop(void **state)
+{
+	struct ibs_routecheck rc;
+	size_t i;
+
+	(void)state;
+	ring(false, false);
+	check(&rc);
+	assert_int_equal(rc.sources, 4);
+	assert_int_equal(rc.dests, 8);
+	assert_int_equal(rc.pairs, 4 * 7);
+	assert_int_equal(rc.ok, rc.pairs);
+	assert_int_equal(rc.n, 0);
+	assert_int_equal(rc.non_minimal, 0); /* min-hop: ties clockwise are still shortest */
+	assert_int_equal(rc.n_cycles, 1);
+	assert_int_equal(rc.cycles[0].n, 4);
+	assert_int_equal(rc.cycles[0].scc, 4);
+	/* The four clockwise links, in order: each the one after the last. */
+	for (i = 0; i < 4; i++) {
+		const struct ibs_rc_chan *c = &rc.cycles[0].links[i], *nx = &rc.cycles[0].links[(i + 1) % 4];
+		assert_int_equal(c->port, 2);
+		assert_ptr_equal(ibs_node_port(c->node, 2)->peer, nx->node);
+	}
+	assert_true(rc.sl0_assumed);
+	finish(&rc);
+
+	/* The long way round clockwise: still every pair, but non-minimal routes. */
+	ring(true, false);
+	check(&rc);
+	assert_int_equal(rc.ok, rc.pairs);
+	assert_int_equal(rc.max_hops, 5); /* host 0 to host 3: 3 switch links + 2 host links */
+	/* Non-minimal: to the switch or host 3 hops clockwise (1 the other way): 2 LIDs per source. */
+	assert_int_equal(rc.non_minimal, 4 * 2);
+	assert_int_equal(rc.n_cycles, 1);
+	finish(&rc);
+
+	/* Cut the ring: a line has no cycle. */
+	ring(false, true);
+	check(&rc);
+	assert_int_equal(rc.ok, rc.pairs);
+	assert_int_equal(rc.n_cycles, 0);
+	assert_true(rc.deps > 0);
+	finish(&rc);
+}
+
+/*
+ * Two spines (nodes 0, 1; LIDs 1, 2), three leaves (nodes 2-4; LIDs 3-5),
+ * two hosts per leaf (nodes 5-10; LIDs 6-11, or from 16 in steps of 4 with
+ * LMC 2). Leaf port 1, 2: hosts; 3: spine 0; 4: spine 1. Spine port k+1:
+ * leaf k. Up by LID parity.
+ */
+static uint16_t hlid[6];
+
+static void tree(uint8_t lmc)
+{
+	size_t s, l, h;
+	unsigned span = 1u << lmc, k;
+
+	start();
+	for (s = 0; s < 2; s++)
+		add(IBS_NODE_SWITCH, 4, (uint16_t)(1 + s), 0);
+	for (l = 0; l < 3; l++)
+		add(IBS_NODE_SWITCH, 4, (uint16_t)(3 + l), 0);
+	for (h = 0; h < 6; h++) {
+		hlid[h] = (uint16_t)(lmc ? 16 + 4 * h : 6 + h);
+		add(IBS_NODE_CA, 1, hlid[h], lmc);
+	}
+	for (l = 0; l < 3; l++) {
+		cable(2 + l, 3, 0, (unsigned)(1 + l));
+		cable(2 + l, 4, 1, (unsigned)(1 + l));
+		cable(2 + l, 1, 5 + 2 * l, 1);
+		cable(2 + l, 2, 6 + 2 * l, 1);
+	}
+	for (l = 0; l < 3; l++) {
+		table[2 + l][3 + l] = 0;
+		for (s = 0; s < 2; s++) {
+			table[2 + l][1 + s] = (uint8_t)(3 + s);
+			table[s][3 + l] = (uint8_t)(1 + l);
+		}
+		for (k = 0; k < 3; k++)
+			if (k != l)
+				table[2 + l][3 + k] = 3;
+	}
+	table[0][1] = table[1][2] = 0;
+	table[0][2] = table[1][1] = 1; /* spine to spine via leaf 0 */
+	for (h = 0; h < 6; h++)
+		for (k = 0; k < span; k++) {
+			uint16_t lid = (uint16_t)(hlid[h] + k);
+			for (l = 0; l < 3; l++)
+				table[2 + l][lid] = h / 2 == l ? (uint8_t)(1 + h % 2) : (uint8_t)(3 + lid % 2);
+			table[0][lid] = table[1][lid] = (uint8_t)(1 + h / 2);
+		}
+}
+
+static void test_tree(void **state)
+{
+	struct ibs_routecheck rc;
+	const struct ibs_rc_switch *w;
+
+	(void)state;
+	tree(0);
+	check(&rc);
+	assert_int_equal(rc.sources, 6);
+	assert_int_equal(rc.dests, 11);
+	assert_int_equal(rc.pairs, 6 * 10);
+	assert_int_equal(rc.ok, rc.pairs);
+	assert_int_equal(rc.n, 0);
+	assert_int_equal(rc.n_cycles, 0);
+	assert_int_equal(rc.not_updown, 0);
+	assert_int_equal(rc.min_hops, 1); /* a host to its own leaf */
+	assert_int_equal(rc.max_hops, 4); /* host to a host under another leaf */
+	/* 2 links: host to host on one leaf (6) and host to spine (12); 4: host to host across (24). */
+	assert_int_equal(rc.hist[2], 6 + 12);
+	assert_int_equal(rc.hist[4], 24);
+	assert_int_equal(rc.max_level, 2);
+	w = sw_of(&rc, 2);
+	assert_int_equal(w->level, 1);
+	assert_int_equal(w->role[3], IBS_RC_UP);
+	assert_int_equal(w->role[1], IBS_RC_HOST);
+	/* Leaf 0's uplinks: the LIDs of the 4 hosts under other leaves (8-11), split by parity. */
+	assert_int_equal(w->lids[3] + w->lids[4], 4);
+	assert_int_equal(w->up.ports, 2);
+	assert_int_equal(w->up.max, 2);
+	assert_false(w->up.unbalanced);
+	w = sw_of(&rc, 0);
+	assert_int_equal(w->down.ports, 3);
+	assert_int_equal(w->lids[1], 2);
+	/* Routes out of leaf 0's host ports: to each of its 2 hosts from the 5 others. */
+	assert_int_equal(sw_of(&rc, 2)->routes[1] + sw_of(&rc, 2)->routes[2], 2 * 5);
+	/* Out of its uplinks: its 2 hosts to the 4 remote hosts and 3 remote switches (2 spines, 2 leaves). */
+	assert_int_equal(sw_of(&rc, 2)->routes[3] + sw_of(&rc, 2)->routes[4], 2 * (4 + 4));
+	finish(&rc);
+}
+
+static void test_lmc(void **state)
+{
+	struct ibs_routecheck rc;
+	const struct ibs_rc_switch *w;
+
+	(void)state;
+	tree(2);
+	check(&rc);
+	assert_int_equal(rc.dests, 5 + 6 * 4);
+	assert_int_equal(rc.pairs, 6 * (5 + 6 * 4 - 4));
+	assert_int_equal(rc.ok, rc.pairs);
+	w = sw_of(&rc, 2);
+	/* 4 remote hosts x 4 LIDs, half on each uplink by parity. */
+	assert_int_equal(w->lids[3], 8);
+	assert_int_equal(w->lids[4], 8);
+	assert_int_equal(w->lids[1], 4);
+	finish(&rc);
+}
+
+static void test_faults(void **state)
+{
+	struct ibs_routecheck rc;
+
+	(void)state;
+	/* A hole: spine 0 has no entry for host 4 (LID 10, on leaf 2). */
+	tree(0);
+	table[0][10] = 0xff;
+	check(&rc);
+	assert_int_equal(rc.n, 1);
+	assert_int_equal(rc.v[0].kind, IBS_RC_UNREACHABLE);
+	assert_int_equal(rc.v[0].dlid, 10);
+	assert_ptr_equal(rc.v[0].node, nodes[0]);
+	assert_int_equal(rc.v[0].port, 0xff);
+	/* LID 10 is even: leaves 0 and 1 send it up port 3 to spine 0; their 4 hosts. */
+	assert_int_equal(rc.v[0].pairs, 4);
+	assert_int_equal(rc.bad[IBS_RC_UNREACHABLE], 4);
+	assert_int_equal(rc.ok + 4, rc.pairs);
+	finish(&rc);
+
+	/* A loop: spine 0 sends LID 10 down to leaf 1, which sends it up to spine 0 again. */
+	tree(0);
+	table[0][10] = 2;
+	check(&rc);
+	assert_int_equal(rc.n, 1);
+	assert_int_equal(rc.v[0].kind, IBS_RC_LOOP);
+	assert_int_equal(rc.v[0].pairs, 4);
+	assert_int_equal(rc.bad[IBS_RC_LOOP], 4);
+	assert_int_equal(rc.n_cycles, 0); /* a forwarding loop is not counted again as a credit loop */
+	finish(&rc);
+
+	/* Down then up: spine 0 sends LID 10 to leaf 1, leaf 1 up to spine 1, then down to leaf 2. */
+	tree(0);
+	table[0][10] = 2;
+	table[3][10] = 4;
+	check(&rc);
+	assert_int_equal(rc.n, 0);
+	assert_int_equal(rc.ok, rc.pairs);
+	assert_int_equal(rc.not_updown, 2); /* leaf 0's two hosts; leaf 1's go up to spine 1 directly */
+	assert_int_equal(rc.non_minimal, 2);
+	finish(&rc);
+
+	/* A port not Active: spine 1's cable to leaf 2 in Init. */
+	tree(0);
+	nodes[1]->ports[3].pi.state = 2;
+	check(&rc);
+	/*
+	 * Spine 1 port 3: LID 11 from the 4 hosts of leaves 0 and 1. Leaf 2
+	 * port 4 (its far end): spine 1's LID and the odd host LIDs 7 and 9,
+	 * from leaf 2's 2 hosts.
+	 */
+	assert_int_equal(rc.bad[IBS_RC_DOWN_PORT], 4 + 2 * 3);
+	assert_int_equal(rc.n, 4);
+	assert_int_equal(rc.v[0].kind, IBS_RC_DOWN_PORT);
+	assert_int_equal(rc.v[0].dlid, 2);
+	assert_ptr_equal(rc.v[0].node, nodes[4]);
+	assert_int_equal(rc.v[0].port, 4);
+	assert_int_equal(rc.v[3].dlid, 11);
+	assert_ptr_equal(rc.v[3].node, nodes[1]);
+	assert_int_equal(rc.v[3].port, 3);
+	assert_int_equal(rc.v[3].pairs, 4);
+	finish(&rc);
+
+	/* A dead end: leaf 0 sends host 1's LID (7) to host 0's port. */
+	tree(0);
+	table[2][7] = 1;
+	check(&rc);
+	assert_int_equal(rc.n, 1);
+	assert_int_equal(rc.v[0].kind, IBS_RC_DEAD_END);
+	assert_ptr_equal(rc.v[0].at, nodes[5]);
+	assert_int_equal(rc.v[0].pairs, 5); /* everyone but host 1 itself */
+	finish(&rc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ring_credit_loop),
+		cmocka_unit_test(test_tree),
+		cmocka_unit_test(test_lmc),
+		cmocka_unit_test(test_faults),
+	};
+	return cmocka_run_group_tests_name("routecheck", tests, NULL, NULL);
+}
