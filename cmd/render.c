@@ -18,6 +18,7 @@
 #include "../output/topo.h"
 #include "../output/report.h"
 #include "../output/route.h"
+#include "../output/routecheck.h"
 #include "../output/svg.h"
 
 #include <stdlib.h>
@@ -105,6 +106,9 @@ static void emit_view(struct emit *e, const struct cli_render *r)
 		render_capture_info(e, r->a, r->cap);
 		break;
 	case CLI_V_REPORT:
+		break;
+	case CLI_V_RCHECK:
+		render_routecheck(e, r->rcheck);
 		break;
 	}
 }

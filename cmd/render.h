@@ -35,6 +35,7 @@ enum cli_view {
 	CLI_V_PING,     /* ping */
 	CLI_V_CAPTURE,  /* cap, read from the file named a */
 	CLI_V_REPORT,   /* report */
+	CLI_V_RCHECK,   /* rcheck */
 };
 
 struct ibs_fabric;
@@ -48,6 +49,7 @@ struct ibs_host;
 struct ibs_ping_result;
 struct ibs_capture;
 struct report_in;
+struct ibs_routecheck;
 
 /* A view of a command's result in one format; each view reads the fields its comment above names. */
 struct cli_render {
@@ -67,6 +69,7 @@ struct cli_render {
 		const struct ibs_ping_result *ping;
 		const struct ibs_capture *cap;
 		const struct report_in *report;
+		const struct ibs_routecheck *rcheck;
 	};
 };
 

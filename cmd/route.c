@@ -1,14 +1,15 @@
-/* `ibscan route SRC DST`, `ibscan routes --dump` and `ibscan path SRC DST`. */
+/* `ibscan route SRC DST`, `ibscan routes --dump|--check` and `ibscan path SRC DST`. */
 #include "cli.h"
 #include "cmds.h"
 #include "render.h"
 #include "../core/base/log.h"
 #include "../fabric/route.h"
+#include "../fabric/routecheck.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_DUMP = OPT_CMD_BASE };
+enum { OPT_DUMP = OPT_CMD_BASE, OPT_CHECK };
 
 enum kind { K_ROUTE, K_ROUTES, K_PATH };
 
@@ -24,6 +25,8 @@ struct rjob {
 	struct ibs_path_record pr;
 	bool have_pr;
 	bool dump;             /* routes --dump */
+	bool check;            /* routes --check */
+	struct ibs_routecheck rc;
 	const char *replay;    /* the capture replayed, if any */
 };
 
@@ -98,6 +101,8 @@ static int render(const struct cli_common *c, const struct rjob *j)
 
 	if (j->kind == K_ROUTE)
 		r.view = CLI_V_ROUTE, r.route = &j->route;
+	else if (j->kind == K_ROUTES && j->check)
+		r.view = CLI_V_RCHECK, r.rcheck = &j->rc;
 	else if (j->kind == K_ROUTES)
 		r.view = CLI_V_LFTS, r.lfts = j->lfts;
 	else
@@ -112,6 +117,18 @@ static int verdict(const struct rjob *j, const struct ibs_fabric *f, const struc
 
 	for (i = 0; i < j->n_lfts; i++)
 		bad += !j->lfts[i].ok;
+	if (j->check) {
+		/* The monitoring-plugin verdict; a walk or a table short of the fabric is UNKNOWN unless already CRITICAL. */
+		enum ibs_rc_status st = ibs_routecheck_status(&j->rc);
+		if (bad)
+			log_error("the forwarding tables of %zu of %zu switches could not be read completely", bad, j->n_lfts);
+		if (f->partial) {
+			cli_report_partial(f, run);
+			if (st != IBS_RC_CRITICAL)
+				st = IBS_RC_UNKNOWN;
+		}
+		return (int)st;
+	}
 	if (bad) {
 		log_error("the forwarding tables of %zu of %zu switches could not be read completely (marked in the output)",
 			  bad, j->n_lfts);
@@ -139,6 +156,9 @@ const struct cli_opt routes_opts[] = {
 	CLI_TEXT("options:\n"),
 	{ .name = "dump", .id = OPT_DUMP, .help = "read and print every switch's LFT", .kind = CLI_K_FLAG,
 	  .at = offsetof(struct rjob, dump), .given_at = CLI_NOT_TRACKED },
+	{ .name = "check", .id = OPT_CHECK,
+	  .help = "check every route: reachability, loops, credit loops, balance (exit 0-3 as health)",
+	  .kind = CLI_K_FLAG, .at = offsetof(struct rjob, check), .given_at = CLI_NOT_TRACKED },
 	CLI_VIEW_ROWS,
 	CLI_END,
 };
@@ -159,8 +179,8 @@ static int run(int argc, char **argv, enum kind kind)
 	if (rc != CLI_PARSED)
 		return rc;
 	if (kind == K_ROUTES) {
-		if (!j.dump)
-			return cli_usage_error(cmd, "say what to do with the routes: --dump");
+		if (j.dump == j.check)
+			return cli_usage_error(cmd, "say what to do with the routes: --dump or --check");
 		if (optind < argc)
 			return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
 	} else {
@@ -182,6 +202,8 @@ static int run(int argc, char **argv, enum kind kind)
 	if (ibs_session_status(s) == IBS_OK && ibs_session_fabric(s)->n_nodes)
 		query(s, &j);
 	rc = cli_walk_end(&c, s, &f, &run);
+	if (!rc && j.check)
+		ibs_routecheck(f, j.lfts, j.n_lfts, &j.rc);
 	if (rc) {
 		ibs_route_free(&j.route);
 		ibs_lfts_free(j.lfts, j.n_lfts);
@@ -194,6 +216,7 @@ static int run(int argc, char **argv, enum kind kind)
 	else if ((rc = render(&c, &j)) == EXIT_OK)
 		rc = verdict(&j, f, &run);
 	ibs_route_free(&j.route);
+	ibs_routecheck_free(&j.rc);
 	ibs_lfts_free(j.lfts, j.n_lfts);
 	ibs_fabric_free(f);
 	ibs_run_free(&run);

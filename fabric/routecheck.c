@@ -520,3 +520,30 @@ void ibs_routecheck_free(struct ibs_routecheck *rc)
 	free(rc->hist);
 	memset(rc, 0, sizeof(*rc));
 }
+
+size_t ibs_routecheck_unbalanced(const struct ibs_routecheck *rc)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < rc->n_sw; i++)
+		n += rc->sw[i].up.unbalanced || rc->sw[i].down.unbalanced;
+	return n;
+}
+
+enum ibs_rc_status ibs_routecheck_status(const struct ibs_routecheck *rc)
+{
+	if (rc->n || rc->n_cycles)
+		return IBS_RC_CRITICAL;
+	if (rc->unread)
+		return IBS_RC_UNKNOWN;
+	if (rc->not_updown || ibs_routecheck_unbalanced(rc))
+		return IBS_RC_WARNING;
+	return IBS_RC_OK;
+}
+
+const char *ibs_rc_status_str(enum ibs_rc_status s)
+{
+	static const char *const v[] = { "OK", "WARNING", "CRITICAL", "UNKNOWN" };
+
+	return s <= IBS_RC_UNKNOWN ? v[s] : "UNKNOWN";
+}

@@ -104,6 +104,13 @@ struct ibs_routecheck {
 void ibs_routecheck(const struct ibs_fabric *f, const struct ibs_lft *lfts, size_t n, struct ibs_routecheck *out);
 void ibs_routecheck_free(struct ibs_routecheck *rc);
 
+/* The monitoring-plugin verdict: CRITICAL for a finding or a credit loop, WARNING for imbalance or up/down turns. */
+enum ibs_rc_status { IBS_RC_OK, IBS_RC_WARNING, IBS_RC_CRITICAL, IBS_RC_UNKNOWN };
+enum ibs_rc_status ibs_routecheck_status(const struct ibs_routecheck *rc);
+const char *ibs_rc_status_str(enum ibs_rc_status s);
+/* Switches with an unbalanced group (check_lft_balance's rule: max > min + 1). */
+size_t ibs_routecheck_unbalanced(const struct ibs_routecheck *rc);
+
 /* fabric/routecdg.c: the cycles of a dependency graph, internal to the check. */
 struct ibs_rc_cdg;
 struct ibs_rc_cdg *ibs_rc_cdg_new(const struct ibs_fabric *f, const int32_t *swidx, size_t n_sw,

@@ -1,0 +1,38 @@
+#!/bin/bash
+# `ibscan routes --check` on a capture that holds the forwarding tables:
+# the status line, the figures (4 hosts, 2 switches: 20 routes), JSON under
+# its schema, and the monitoring-plugin exit codes.
+. "$(dirname "$0")/lib.sh"
+cap=$ROOT/fixtures/captures/net.2sw2path4hca-routes.cap
+
+run 0 routes --check --replay "$cap"
+out_has "IBSCAN ROUTES OK - 20 routes, all reach their destination, no credit loop | pairs=20 ok=20 unreachable=0"
+# 4 hosts x (3 other hosts + 2 switches): 1 hop to its own switch, 2 to a host
+# on it or to the other switch, 3 to a host on the other.
+out_has "sources 4 CA ports, destinations 6 LIDs, 20 routes, 20 reach their destination"
+out_has "hops histogram: 1:4 2:8 3:8"
+out_has "credit loops: every route assumed on SL 0, one VL per link (SL2VL not read)"
+echo "ok: text"
+
+run 0 routes --check --replay "$cap" --json
+python3 - "$TMP/out" <<'PY' || fail "JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "ibscan.routecheck/1", d["schema"]
+assert d["status"] == "OK" and d["exit_code"] == 0
+s = d["summary"]
+assert (s["pairs"], s["ok"], s["min_hops"], s["max_hops"]) == (20, 20, 1, 3), s
+assert d["findings"] == [] and d["credit_loops"]["cycles"] == []
+assert len(d["switches"]) == 2
+for w in d["switches"]:
+    for p in w["ports"]:
+        assert p["role"] in ("host", "up", "down", "side"), p
+PY
+echo "ok: json"
+
+run 2 routes --check --dump --replay "$cap"
+err_has "say what to do with the routes: --dump or --check"
+run 3 routes --check --replay "$ROOT/fixtures/captures/fattree2-small.cap"
+err_has "holds no forwarding tables"
+echo "ok: usage 2, no tables 3"
+t_done
