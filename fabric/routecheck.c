@@ -337,6 +337,25 @@ static int finding_cmp(const void *a, const void *b)
 	return (x->port > y->port) - (x->port < y->port);
 }
 
+/*
+ * Downlinks: what goes down to one switch is fixed by the tree, so only
+ * parallel cables to the same switch can be unbalanced among themselves.
+ */
+static bool parallel_unbalanced(const struct ibs_rc_switch *w)
+{
+	const struct ibs_port *p, *q;
+
+	for (p = ibs_node_ports_from(w->node, 1); p < ibs_node_ports_end(w->node); p++) {
+		if (p->num >= w->n_ports || w->role[p->num] != IBS_RC_DOWN)
+			continue;
+		for (q = p + 1; q < ibs_node_ports_end(w->node); q++)
+			if (q->num < w->n_ports && w->role[q->num] == IBS_RC_DOWN && q->peer == p->peer &&
+			    (w->lids[p->num] > w->lids[q->num] + 1 || w->lids[q->num] > w->lids[p->num] + 1))
+				return true;
+	}
+	return false;
+}
+
 /* Ports by role and the spread of CA LIDs over the uplinks and the downlinks. */
 static void balance(struct st *t)
 {
@@ -372,7 +391,7 @@ static void balance(struct st *t)
 		if (w->down.ports)
 			w->down.mean = (double)down / w->down.ports;
 		w->up.unbalanced = w->up.max > w->up.min + 1;
-		w->down.unbalanced = w->down.max > w->down.min + 1;
+		w->down.unbalanced = parallel_unbalanced(w);
 	}
 }
 
@@ -526,7 +545,7 @@ size_t ibs_routecheck_unbalanced(const struct ibs_routecheck *rc)
 	size_t i, n = 0;
 
 	for (i = 0; i < rc->n_sw; i++)
-		n += rc->sw[i].up.unbalanced || rc->sw[i].down.unbalanced;
+		n += rc->sw[i].up.unbalanced;
 	return n;
 }
 

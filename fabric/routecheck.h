@@ -59,7 +59,7 @@ struct ibs_rc_group {
 	unsigned ports;
 	uint32_t min, max;
 	double mean;
-	bool unbalanced; /* max > min + 1, check_lft_balance's rule */
+	bool unbalanced; /* up: max > min + 1 (check_lft_balance's rule); down: so among parallel cables to one switch */
 };
 
 struct ibs_rc_switch {
@@ -108,7 +108,7 @@ void ibs_routecheck_free(struct ibs_routecheck *rc);
 enum ibs_rc_status { IBS_RC_OK, IBS_RC_WARNING, IBS_RC_CRITICAL, IBS_RC_UNKNOWN };
 enum ibs_rc_status ibs_routecheck_status(const struct ibs_routecheck *rc);
 const char *ibs_rc_status_str(enum ibs_rc_status s);
-/* Switches with an unbalanced group (check_lft_balance's rule: max > min + 1). */
+/* Switches whose uplinks are unbalanced (check_lft_balance's rule: max > min + 1); the verdict's WARNING. */
 size_t ibs_routecheck_unbalanced(const struct ibs_routecheck *rc);
 
 /* fabric/routecdg.c: the cycles of a dependency graph, internal to the check. */

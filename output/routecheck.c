@@ -25,6 +25,16 @@ static void node_ref(struct emit *e, const char *key, const char *text, const st
 	emit_obj_close(e);
 }
 
+/* A switch in a cycle: by name in text (with its GUID in JSON). */
+static void node_short(struct emit *e, const char *key, const char *fmt, const struct ibs_node *n)
+{
+	emit_obj_open(e, key);
+	emit_guid(e, "guid", NULL, n ? n->ni.node_guid : 0);
+	emit_str(e, "name", fmt, n ? ibs_node_name(n) : "?");
+	emit_uint(e, "lid", NULL, n ? ibs_node_lid(n) : 0);
+	emit_obj_close(e);
+}
+
 static void status_line(struct emit *e, const struct ibs_routecheck *rc, enum ibs_rc_status st, size_t unbal)
 {
 	static const char *const what[] = { "unreachable", "over a port not Active", "dead ends", "looping" };
@@ -144,7 +154,7 @@ static void cycles(struct emit *e, const struct ibs_routecheck *rc)
 		  rc->sl0_assumed);
 	emit_uint(e, "channels", "; %" PRIu64 " switch-to-switch channels", rc->channels);
 	emit_uint(e, "dependencies", ", %" PRIu64 " dependencies", rc->deps);
-	emit_uint(e, "count", ", %" PRIu64 " cycles\n", rc->n_cycles);
+	emit_uint(e, "count", rc->n_cycles == 1 ? ", %" PRIu64 " cycle\n" : ", %" PRIu64 " cycles\n", rc->n_cycles);
 	emit_arr_open(e, "cycles");
 	for (i = 0; i < rc->n_cycles; i++) {
 		const struct ibs_rc_cycle *c = &rc->cycles[i];
@@ -154,10 +164,9 @@ static void cycles(struct emit *e, const struct ibs_routecheck *rc)
 		for (j = 0; j < c->n; j++) {
 			const struct ibs_port *p = ibs_node_port(c->links[j].node, c->links[j].port);
 			emit_obj_open(e, NULL);
-			emit_text(e, "%s", j ? " ->" : "");
-			node_ref(e, "from", " ", c->links[j].node);
+			node_short(e, "from", j ? " -> \"%s\"" : " \"%s\"", c->links[j].node);
 			emit_uint(e, "port", "[%" PRIu64 "]", c->links[j].port);
-			node_ref(e, "to", NULL, p ? p->peer : NULL);
+			node_short(e, "to", NULL, p ? p->peer : NULL);
 			emit_uint(e, "to_port", NULL, p ? p->peer_port : 0);
 			emit_obj_close(e);
 		}
@@ -189,11 +198,11 @@ static void switches(struct emit *e, const struct ibs_routecheck *rc, size_t unb
 	unsigned p;
 
 	emit_arr_open(e, "switches");
-	emit_text(e, "balance (CA LIDs the table sends out of each port, by tier): %zu of %zu switches unbalanced%s\n",
+	emit_text(e, "balance (CA LIDs the table sends out of each port, by tier): uplinks unbalanced at %zu of %zu switches%s\n",
 		  unbal, rc->n_sw, unbal ? ":" : "");
 	for (i = 0; i < rc->n_sw; i++) {
 		const struct ibs_rc_switch *w = &rc->sw[i];
-		bool text = w->up.unbalanced || w->down.unbalanced;
+		bool text = w->up.unbalanced;
 		emit_obj_open(e, NULL);
 		node_ref(e, "switch", text ? "  " : NULL, w->node);
 		emit_uint(e, "tier", text ? " tier %" PRIu64 ":" : NULL, w->level);
