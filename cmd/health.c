@@ -10,6 +10,9 @@
 #include "../fabric/health.h"
 #include "../fabric/load.h"
 #include "../fabric/names.h"
+#include "../fabric/route.h"
+#include "../fabric/routecheck.h"
+#include "../fabric/session.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +24,7 @@ enum {
 	OPT_NO_COUNTERS,
 	OPT_RESET,
 	OPT_INTERVAL,
+	OPT_ROUTING,
 };
 
 /*
@@ -129,6 +133,7 @@ struct health_args {
 	struct ibs_thresholds *thr;
 	const char *baseline, *thresholds;
 	bool counters;
+	bool routing; /* --routing: read every forwarding table and run the route.* checks */
 	bool thr_bad; /* the thresholds file was refused (said): UNKNOWN once the format and -o are known */
 };
 
@@ -138,11 +143,14 @@ static int health_opt(int opt, const char *arg, void *ctx)
 	char *msg = NULL;
 	unsigned s;
 
-	if (h->counters_view &&
-	    (opt == OPT_BASELINE || opt == OPT_THRESHOLDS || opt == OPT_THRESHOLD || opt == OPT_NO_COUNTERS)) {
+	if (h->counters_view && (opt == OPT_BASELINE || opt == OPT_THRESHOLDS || opt == OPT_THRESHOLD ||
+				 opt == OPT_NO_COUNTERS || opt == OPT_ROUTING)) {
 		cli_usage_error(h->cmd, "--%s is an option of 'ibscan health'",
-				opt == OPT_BASELINE ? "baseline" : opt == OPT_THRESHOLDS ? "thresholds"
-								 : opt == OPT_THRESHOLD ? "threshold" : "no-counters");
+				opt == OPT_BASELINE	 ? "baseline"
+				: opt == OPT_THRESHOLDS ? "thresholds"
+				: opt == OPT_THRESHOLD	 ? "threshold"
+				: opt == OPT_ROUTING	 ? "routing"
+							 : "no-counters");
 		return -1;
 	}
 	switch (opt) {
@@ -166,6 +174,9 @@ static int health_opt(int opt, const char *arg, void *ctx)
 		return 1;
 	case OPT_NO_COUNTERS:
 		h->counters = false;
+		return 1;
+	case OPT_ROUTING:
+		h->routing = true;
 		return 1;
 	case OPT_RESET:
 		h->c->reset_counters = true;
@@ -194,6 +205,7 @@ const struct cli_opt health_opts[] = {
 	CLI_OWN("thresholds", OPT_THRESHOLDS, "FILE", "counter thresholds, one Name=N per line"),
 	CLI_OWN("threshold", OPT_THRESHOLD, "N=V", "one counter threshold (repeatable), e.g. SymbolErrorCounter=100"),
 	CLI_OWN("no-counters", OPT_NO_COUNTERS, NULL, "do not read PMA error counters"),
+	CLI_OWN("routing", OPT_ROUTING, NULL, "read every forwarding table and check the routes (route.* checks)"),
 	RESET_ROW,
 	CLI_OWN("interval", OPT_INTERVAL, "S", NULL),
 	CLI_END,
@@ -210,8 +222,28 @@ const struct cli_opt counters_opts[] = {
 	CLI_OWN("thresholds", OPT_THRESHOLDS, "FILE", NULL),
 	CLI_OWN("threshold", OPT_THRESHOLD, "N=V", NULL),
 	CLI_OWN("no-counters", OPT_NO_COUNTERS, NULL, NULL),
+	CLI_OWN("routing", OPT_ROUTING, NULL, NULL),
 	CLI_END,
 };
+
+/* The walk, and with --routing every switch's forwarding table on the same session. */
+static int walk_and_route(const struct cli_common *c, bool routing, struct ibs_fabric **f, struct ibs_run *run,
+			  struct ibs_lft **lfts, size_t *n)
+{
+	struct ibs_session *s;
+	int rc;
+
+	if (!routing)
+		return cli_walk(c, f, run);
+	*f = NULL;
+	memset(run, 0, sizeof(*run));
+	rc = cli_walk_begin(c, &s);
+	if (rc)
+		return rc;
+	if (ibs_session_status(s) == IBS_OK && ibs_session_fabric(s)->n_nodes)
+		ibs_session_read_lfts(s, lfts, n);
+	return cli_walk_end(c, s, f, run);
+}
 
 /* Everything after the options: the inputs, the walk, the checks, the rendering; the exit status. */
 static int run_checks(struct cli_common *c, const struct health_args *h, enum cli_fmt fmt)
@@ -221,6 +253,9 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 	struct ibs_findings fs;
 	struct ibs_health_opts ho;
 	struct cli_render r;
+	struct ibs_routecheck rcheck;
+	struct ibs_lft *lfts = NULL;
+	size_t n_lfts = 0;
 	bool counters_view = h->counters_view;
 	int rc;
 	char *msg = NULL;
@@ -254,7 +289,9 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 		c->needs = IBS_LACK_PMA;
 	/* Data counters matter for the counters view and the metrics, not for findings. */
 	c->ext_counters = counters_view || fmt == CLI_F_PROM;
-	rc = cli_walk(c, &f, &run);
+	if (h->routing)
+		c->needs |= IBS_LACK_LFT;
+	rc = walk_and_route(c, h->routing, &f, &run, &lfts, &n_lfts);
 	if (rc) {
 		ibs_fabric_free(base);
 		if (counters_view)
@@ -265,6 +302,10 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 	ho.thresholds = h->thr;
 	ho.baseline = base;
 	ho.counters = c->want_counters;
+	if (h->routing) {
+		ibs_routecheck(f, lfts, n_lfts, &rcheck);
+		ho.routes = &rcheck;
+	}
 	ibs_health_check(f, &run, &ho, &fs);
 	memset(&r, 0, sizeof(r));
 	r.view = counters_view ? CLI_V_COUNTERS : CLI_V_HEALTH;
@@ -287,6 +328,9 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 	else if (run.no_lids)
 		log_error("PMA counters could not be read: no port has a LID (is a subnet manager running?)");
 	ibs_findings_free(&fs);
+	if (h->routing)
+		ibs_routecheck_free(&rcheck);
+	ibs_lfts_free(lfts, n_lfts);
 	ibs_fabric_free(f);
 	ibs_run_free(&run);
 	ibs_fabric_free(base);
@@ -298,7 +342,7 @@ static int run(int argc, char **argv, bool counters_view)
 	const struct cmd_desc *cmd = cmd_find(argv[0]);
 	struct cli_common c;
 	struct ibs_thresholds thr;
-	struct health_args h = { cmd, counters_view, &c, &thr, NULL, NULL, true, false };
+	struct health_args h = { cmd, counters_view, &c, &thr, NULL, NULL, true, false, false };
 	struct ibs_out verdict;
 	enum cli_fmt fmt = CLI_F_TEXT;
 	int rc;

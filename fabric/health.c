@@ -35,6 +35,12 @@ enum {
 	CK_DRIFT_MOVED,
 	CK_DRIFT_RATE,
 	CK_PARTIAL,
+	CK_ROUTE_UNREACHABLE,
+	CK_ROUTE_DOWN_PORT,
+	CK_ROUTE_LOOP,
+	CK_ROUTE_CREDIT_LOOP,
+	CK_ROUTE_IMBALANCE,
+	CK_ROUTE_NOT_UPDOWN,
 	CK__N
 };
 
@@ -63,6 +69,16 @@ const struct ibs_check_def ibs_checks[] = {
 	[CK_DRIFT_MOVED] = { "drift.cable_moved", "cable moved", "cables moved", "cables_moved" },
 	[CK_DRIFT_RATE] = { "drift.rate_changed", "rate change", "rate changes", "rates_changed" },
 	[CK_PARTIAL] = { "partial", "unreachable part", "unreachable parts", "unreachable" },
+	[CK_ROUTE_UNREACHABLE] = { "route.unreachable", "switch with unreachable LIDs", "switches with unreachable LIDs",
+				   "route_unreachable", true },
+	[CK_ROUTE_DOWN_PORT] = { "route.down_port", "switch routing over a port not Active",
+				 "switches routing over ports not Active", "route_down_port", true },
+	[CK_ROUTE_LOOP] = { "route.loop", "forwarding loop", "forwarding loops", "route_loop", true },
+	[CK_ROUTE_CREDIT_LOOP] = { "route.credit_loop", "credit loop", "credit loops", "route_credit_loop", true },
+	[CK_ROUTE_IMBALANCE] = { "route.imbalance", "switch with unbalanced uplinks", "switches with unbalanced uplinks",
+				 "route_imbalance", true },
+	[CK_ROUTE_NOT_UPDOWN] = { "route.not_updown", "set of routes not up/down", "sets of routes not up/down",
+				  "route_not_updown", true },
 };
 const size_t ibs_n_checks = CK__N;
 
@@ -72,14 +88,13 @@ const char *ibs_severity_str(enum ibs_severity s)
 	return (unsigned)s < 4 ? v[s] : "UNKNOWN";
 }
 
-static struct ibs_finding *add(struct ibs_findings *fs, int ck, enum ibs_severity sev, const struct ibs_node *n,
-			       uint8_t port, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static struct ibs_finding *addv(struct ibs_findings *fs, int ck, enum ibs_severity sev, const struct ibs_node *n,
+				uint8_t port, const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));
 
-static struct ibs_finding *add(struct ibs_findings *fs, int ck, enum ibs_severity sev, const struct ibs_node *n,
-			       uint8_t port, const char *fmt, ...)
+static struct ibs_finding *addv(struct ibs_findings *fs, int ck, enum ibs_severity sev, const struct ibs_node *n,
+				uint8_t port, const char *fmt, va_list ap)
 {
 	struct ibs_finding *x;
-	va_list ap;
 
 	fs->v = xgrow(fs->v, &fs->cap, fs->n + 1, sizeof(*fs->v));
 	x = &fs->v[fs->n++];
@@ -98,10 +113,38 @@ static struct ibs_finding *add(struct ibs_findings *fs, int ck, enum ibs_severit
 		}
 	}
 	/* Names from a node-name map have no length limit: no fixed buffer. */
-	va_start(ap, fmt);
 	x->message = xvasprintf(fmt, ap);
-	va_end(ap);
 	fs->count[ck]++;
+	return x;
+}
+
+static struct ibs_finding *add(struct ibs_findings *fs, int ck, enum ibs_severity sev, const struct ibs_node *n,
+			       uint8_t port, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+static struct ibs_finding *add(struct ibs_findings *fs, int ck, enum ibs_severity sev, const struct ibs_node *n,
+			       uint8_t port, const char *fmt, ...)
+{
+	struct ibs_finding *x;
+	va_list ap;
+
+	va_start(ap, fmt);
+	x = addv(fs, ck, sev, n, port, fmt, ap);
+	va_end(ap);
+	return x;
+}
+
+struct ibs_finding *ibs_finding_add(struct ibs_findings *fs, const char *id, enum ibs_severity sev,
+				    const struct ibs_node *n, uint8_t port, const char *fmt, ...)
+{
+	struct ibs_finding *x;
+	va_list ap;
+	int ck;
+
+	for (ck = 0; ck < CK__N && strcmp(ibs_checks[ck].id, id); ck++)
+		;
+	va_start(ap, fmt);
+	x = addv(fs, ck < CK__N ? ck : CK_PARTIAL, sev, n, port, fmt, ap);
+	va_end(ap);
 	return x;
 }
 
@@ -505,6 +548,8 @@ void ibs_health_check(const struct ibs_fabric *f, const struct ibs_run *run, con
 	if (o->baseline)
 		check_drift(f, o->baseline, fs);
 	check_partial(f, fs);
+	if (o->routes)
+		ibs_health_routes(o->routes, o->thresholds, fs);
 	if (fs->n)
 		qsort(fs->v, fs->n, sizeof(*fs->v), finding_cmp);
 	fs->verdict = IBS_SEV_OK;
@@ -520,6 +565,10 @@ void ibs_health_check(const struct ibs_fabric *f, const struct ibs_run *run, con
 	} else if (o->counters && run->no_lids && fs->verdict < IBS_SEV_CRITICAL) {
 		fs->verdict = IBS_SEV_UNKNOWN;
 		fs->verdict_reason = xstrdup("error counters could not be read: no port has a LID (is a subnet manager running?)");
+	} else if (o->routes && fs->routing_unread && fs->verdict < IBS_SEV_CRITICAL) {
+		fs->verdict = IBS_SEV_UNKNOWN;
+		fs->verdict_reason = xasprintf("routing checks incomplete: %zu forwarding tables missing or incomplete",
+					       fs->routing_unread);
 	} else if ((!sm || counters != o->counters) && fs->verdict < IBS_SEV_CRITICAL) {
 		/* A check that could not run cannot say OK: the source holds nothing for it. */
 		fs->verdict = IBS_SEV_UNKNOWN;

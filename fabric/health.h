@@ -9,6 +9,8 @@
 #include "model.h"
 #include "run.h"
 
+struct ibs_routecheck;
+
 enum ibs_severity { IBS_SEV_OK = 0, IBS_SEV_WARNING = 1, IBS_SEV_CRITICAL = 2, IBS_SEV_UNKNOWN = 3 };
 
 const char *ibs_severity_str(enum ibs_severity s); /* "OK", "WARNING", ... */
@@ -19,6 +21,7 @@ struct ibs_check_def {
 	const char *unit;      /* for the summary line: "link down" */
 	const char *units;     /* plural: "links down" */
 	const char *perf;      /* perfdata / metric label: "links_down" */
+	bool routing;          /* a route.* check: counted and listed only under health --routing */
 };
 extern const struct ibs_check_def ibs_checks[];
 extern const size_t ibs_n_checks;
@@ -43,14 +46,21 @@ struct ibs_findings {
 	size_t count[32];              /* per check, indexed like ibs_checks */
 	enum ibs_severity verdict;
 	char *verdict_reason;          /* why UNKNOWN, when it is */
+	bool routing;                  /* the route.* checks ran (health --routing) */
+	size_t routing_unread;         /* switches whose forwarding table they lacked */
 };
+
+/* route.imbalance's default: any spread beyond max > min + 1 above the mean. */
+#define IBS_ROUTE_IMBALANCE_DEFAULT 100
 
 struct ibs_thresholds {
 	uint64_t t[32];                /* indexed like ibs_counter_defs */
+	uint64_t route_imbalance;      /* route.imbalance: uplinks' max above this % of their mean (and > min + 1) */
+	uint64_t route_not_updown;     /* route.not_updown: more routes than this not up/down */
 };
 
 void ibs_thresholds_default(struct ibs_thresholds *t);
-/* "Name=N" lines ('#' comments), names as in ibs_counter_defs; *msg says file:line on error. */
+/* "Name=N" lines ('#' comments), names as in ibs_counter_defs or route.imbalance, route.not_updown; *msg says file:line on error. */
 enum ibs_err ibs_thresholds_parse(const char *name, const char *buf, size_t len, struct ibs_thresholds *t,
 				  char **msg);
 enum ibs_err ibs_thresholds_load(const char *path, struct ibs_thresholds *t, char **msg);
@@ -61,6 +71,7 @@ struct ibs_health_opts {
 	const struct ibs_thresholds *thresholds;
 	const struct ibs_fabric *baseline; /* or NULL */
 	bool counters;                     /* counters were asked for */
+	const struct ibs_routecheck *routes; /* health --routing: the route check, or NULL */
 };
 
 /*
@@ -71,5 +82,12 @@ struct ibs_health_opts {
 void ibs_health_check(const struct ibs_fabric *f, const struct ibs_run *run, const struct ibs_health_opts *o,
 		      struct ibs_findings *out);
 void ibs_findings_free(struct ibs_findings *fs);
+
+/* For the check files: add a finding of the check with this id (fmt: its message). */
+struct ibs_finding *ibs_finding_add(struct ibs_findings *fs, const char *id, enum ibs_severity sev,
+				    const struct ibs_node *n, uint8_t port, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+/* fabric/health_route.c: the route.* checks from a route check. */
+void ibs_health_routes(const struct ibs_routecheck *rc, const struct ibs_thresholds *t, struct ibs_findings *fs);
 
 #endif

@@ -35,4 +35,18 @@ err_has "say what to do with the routes: --dump or --check"
 run 3 routes --check --replay "$ROOT/fixtures/captures/fattree2-small.cap"
 err_has "holds no forwarding tables"
 echo "ok: usage 2, no tables 3"
+
+# health --routing: the route.* counts join the performance data only then.
+run 0 health --routing --no-counters --replay "$cap"
+out_has "IBSCAN OK - 6 nodes, 6 links, no findings |"
+out_has " route_unreachable=0 route_down_port=0 route_loop=0 route_credit_loop=0 route_imbalance=0 route_not_updown=0 nodes=6"
+run 0 health --no-counters --replay "$cap"
+! grep -q route_ "$TMP/out" || fail "route.* counts without --routing: $(head -1 "$TMP/out")"
+run 0 health --routing --no-counters --replay "$cap" --format prom
+out_has 'ibscan_findings{check="route.credit_loop"} 0'
+run 3 health --routing --no-counters --replay "$ROOT/fixtures/captures/fattree2-small.cap"
+out_has "IBSCAN UNKNOWN"
+run 3 health --threshold route.imbalance=x --routing
+err_has "want a whole number"
+echo "ok: health --routing"
 t_done

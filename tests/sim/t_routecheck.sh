@@ -38,6 +38,8 @@ sim_run check_lft_balance -v -l "$TMP/ft.lfts" -i "$TMP/ft.cache" >"$TMP/clb" 2>
 python3 "$here/clbcmp.py" "$TMP/clb" "$TMP/ft.json" >"$TMP/cmp" || fail "balance differs from check_lft_balance"
 ok "balance equal to check_lft_balance's: $(cat "$TMP/cmp")"
 ibs topology --json -o "$TMP/topo1.json" || fail "topology"
+expect_rc 0 ibs health --routing --no-counters
+ok "health --routing under ftree: $(head -1 "$TMP/out" | cut -d'|' -f1)"
 sim_stop
 
 # Planted: leaf01 loses its entry for the first host of leaf03 (a hole); leaf01
@@ -92,6 +94,10 @@ expect_rc 2 ibs routes --check
 grep -q "^IBSCAN ROUTES CRITICAL - 18 routes unreachable, .* routes looping, 1 switches unbalanced |" "$TMP/out" ||
 	fail "status line: $(head -1 "$TMP/out")"
 ok "planted: exactly the hole (LID $hole), the loop (LID $loop) and the one uplink (leaf04), exit 2"
+expect_rc 2 ibs health --routing --no-counters
+grep -q "^IBSCAN CRITICAL - 1 switch with unreachable LIDs, 1 forwarding loop, 1 switch with unbalanced uplinks |.* route_unreachable=1 route_down_port=0 route_loop=1 route_credit_loop=0 route_imbalance=1 route_not_updown=0 " "$TMP/out" ||
+	fail "health --routing: $(head -1 "$TMP/out")"
+ok "health --routing on the planted tables: CRITICAL, route.unreachable 1, route.loop 1, route.imbalance 1"
 sim_stop
 
 SIM_OSM_ARGS="-R minhop" sim_start "$FABRICS/ring4"

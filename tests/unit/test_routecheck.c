@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../fabric/health.h"
 #include "../../fabric/routecheck.h"
 
 #define MAXN 32
@@ -348,6 +349,62 @@ static void test_faults(void **state)
 	finish(&rc);
 }
 
+static size_t count(const struct ibs_findings *fs, const char *id)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < fs->n; i++)
+		n += !strcmp(fs->v[i].check->id, id);
+	return n;
+}
+
+/* The route.* health checks: one finding per switch and kind, thresholds from the thresholds file's names. */
+static void test_health(void **state)
+{
+	struct ibs_routecheck rc;
+	struct ibs_findings fs;
+	struct ibs_thresholds t;
+	char *msg = NULL;
+	uint16_t l;
+
+	(void)state;
+	ibs_thresholds_default(&t);
+	tree(0);
+	table[0][10] = table[0][11] = 0xff; /* two holes at spine 0: one finding */
+	table[0][8] = 1;                    /* a loop: spine 0 and leaf 0 send LID 8 to each other */
+	for (l = 6; l <= 11; l++)
+		if (l != 6 && l != 7)
+			table[2][l] = 3; /* leaf 0: every remote host up port 3: unbalanced */
+	check(&rc);
+	memset(&fs, 0, sizeof(fs));
+	ibs_health_routes(&rc, &t, &fs);
+	assert_true(fs.routing);
+	assert_int_equal(count(&fs, "route.unreachable"), 1);
+	assert_int_equal(count(&fs, "route.loop"), 1);
+	assert_int_equal(count(&fs, "route.imbalance"), 1);
+	assert_int_equal(count(&fs, "route.credit_loop"), 0);
+	assert_int_equal(count(&fs, "route.not_updown"), 0);
+	assert_non_null(strstr(fs.v[0].message, "2 LIDs unreachable here (first LID 10)"));
+	ibs_findings_free(&fs);
+	/* Max 4, mean 2: 200% of the mean; a threshold of 200 lets it pass. */
+	assert_int_equal(ibs_thresholds_set(&t, "route.imbalance=200", &msg), IBS_OK);
+	memset(&fs, 0, sizeof(fs));
+	ibs_health_routes(&rc, &t, &fs);
+	assert_int_equal(count(&fs, "route.imbalance"), 0);
+	ibs_findings_free(&fs);
+	finish(&rc);
+
+	/* The ring's credit loop, named link by link. */
+	ring(false, false);
+	check(&rc);
+	memset(&fs, 0, sizeof(fs));
+	ibs_health_routes(&rc, &t, &fs);
+	assert_int_equal(count(&fs, "route.credit_loop"), 1);
+	assert_non_null(strstr(fs.v[0].message, "credit loop of 4 links"));
+	ibs_findings_free(&fs);
+	finish(&rc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -355,6 +412,7 @@ int main(void)
 		cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_lmc),
 		cmocka_unit_test(test_faults),
+		cmocka_unit_test(test_health),
 	};
 	return cmocka_run_group_tests_name("routecheck", tests, NULL, NULL);
 }
