@@ -1,14 +1,11 @@
 /* Every route through the forwarding tables, one destination at a time (see routecheck.h). */
 #include "routecheck.h"
 #include "levels.h"
+#include "routecheck_int.h"
 #include "../core/base/xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* A switch's state toward one destination: enum ibs_rc_kind, or these. */
-enum { R_OK = IBS_RC_KINDS, R_STACK = 0xfd, R_UNKNOWN = 0xfe };
-enum { F_UP = 1, F_BAD = 2 }; /* the route from here goes up somewhere; it goes down and then up */
 
 const char *ibs_rc_kind_str(enum ibs_rc_kind k)
 {
@@ -22,47 +19,6 @@ const char *ibs_rc_role_str(enum ibs_rc_role r)
 	static const char *const s[] = { "none", "host", "up", "down", "side" };
 
 	return r <= IBS_RC_SIDE ? s[r] : "none";
-}
-
-struct dest {
-	uint16_t lid;
-	const struct ibs_node *node;
-	uint8_t port;
-	int32_t att;  /* the switch it hangs off (itself for a switch), or -1 */
-	bool ca;
-	bool src;     /* its port is also a source */
-};
-
-struct st {
-	const struct ibs_fabric *f;
-	struct ibs_routecheck *rc;
-	size_t S;
-	const struct ibs_node **sws;
-	const struct ibs_lft **lft;
-	int32_t *swidx;     /* node index -> switch number, or -1 */
-	unsigned *level;    /* by node index */
-	uint32_t *nsrc;     /* source ports cabled to each switch */
-	/* Per destination. */
-	uint8_t *res, *outp, *flag;
-	uint16_t *hops;
-	int32_t *nxt, *term, *stack, *dist, *queue;
-	uint64_t *cnt, *fcount;
-	int32_t *touched;
-	size_t ntouched, capf;
-	uint32_t *bucket, *order;
-	struct ibs_rc_cdg *cdg;
-	uint64_t hop_sum;
-	bool have_min;
-};
-
-static bool is_sw(const struct ibs_node *n)
-{
-	return n && n->ni.node_type == IBS_NODE_SWITCH;
-}
-
-static bool port_active(const struct ibs_port *p)
-{
-	return !p || !p->valid || p->pi.state == 4; /* an unread port is not held against the route */
 }
 
 /* Switch s's next hop toward d: false when that settles it (res[s] set), true when it goes on to nxt[s]. */
@@ -227,6 +183,7 @@ static void carry(struct st *t)
 	for (k = 0; k < t->S; k++)
 		if (t->res[k] == R_OK)
 			t->order[t->bucket[t->hops[k]]++] = (uint32_t)k;
+	t->n_ok = n;
 	for (k = 0; k < n; k++) {
 		int32_t s = (int32_t)t->order[k], nx = t->nxt[s];
 		const struct ibs_port *op;
@@ -291,6 +248,10 @@ static void one_dest(struct st *t, const struct dest *d)
 		t->fcount[s] = 0;
 	}
 	carry(t);
+	if (t->o && t->o->through)
+		ibs_rc_through(t, d);
+	if (t->o && t->o->job)
+		ibs_rc_job(t, d);
 }
 
 static void add_dest(struct dest **v, size_t *n, size_t *cap, const struct st *t, const struct ibs_node *nd,
@@ -397,6 +358,12 @@ static void balance(struct st *t)
 
 void ibs_routecheck(const struct ibs_fabric *f, const struct ibs_lft *lfts, size_t n, struct ibs_routecheck *rc)
 {
+	ibs_routecheck_opts(f, lfts, n, NULL, rc);
+}
+
+void ibs_routecheck_opts(const struct ibs_fabric *f, const struct ibs_lft *lfts, size_t n, const struct ibs_rc_opts *o,
+			 struct ibs_routecheck *rc)
+{
 	struct st t;
 	struct dest *d = NULL;
 	size_t nd = 0, capd = 0, i, N = f->n_nodes ? f->n_nodes : 1, S1;
@@ -407,6 +374,7 @@ void ibs_routecheck(const struct ibs_fabric *f, const struct ibs_lft *lfts, size
 	rc->sl0_assumed = true;
 	t.f = f;
 	t.rc = rc;
+	t.o = o && (o->through || o->job) ? o : NULL;
 	t.swidx = xmalloc(N * sizeof(*t.swidx));
 	t.level = ibs_fabric_levels(f, &rc->max_level);
 	for (i = 0; i < f->n_nodes; i++) {
@@ -489,6 +457,8 @@ void ibs_routecheck(const struct ibs_fabric *f, const struct ibs_lft *lfts, size
 	t.bucket = xmalloc((S1 + 2) * sizeof(*t.bucket));
 	t.order = xmalloc(S1 * sizeof(*t.order));
 	t.cdg = ibs_rc_cdg_new(f, t.swidx, t.S, t.sws);
+	if (t.o)
+		ibs_rc_sources(&t);
 	for (i = 0; i < nd; i++) {
 		if (d[i].att != att)
 			bfs(&t, att = d[i].att);
@@ -520,6 +490,11 @@ void ibs_routecheck(const struct ibs_fabric *f, const struct ibs_lft *lfts, size
 	free(t.touched);
 	free(t.bucket);
 	free(t.order);
+	free(t.sbase);
+	free(t.src);
+	free(t.src_node);
+	free(t.njob);
+	free(t.cross);
 }
 
 void ibs_routecheck_free(struct ibs_routecheck *rc)
@@ -530,7 +505,10 @@ void ibs_routecheck_free(struct ibs_routecheck *rc)
 		free(rc->sw[i].lids);
 		free(rc->sw[i].routes);
 		free(rc->sw[i].role);
+		free(rc->sw[i].job);
 	}
+	free(rc->thr_from);
+	free(rc->thr_to);
 	for (i = 0; i < rc->n_cycles; i++)
 		free(rc->cycles[i].links);
 	free(rc->sw);

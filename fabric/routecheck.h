@@ -70,6 +70,7 @@ struct ibs_rc_switch {
 	uint64_t *routes;     /* source-to-LID routes that leave by each port */
 	uint8_t *role;        /* enum ibs_rc_role of each port */
 	struct ibs_rc_group up, down;
+	uint64_t *job;        /* with ibs_rc_opts.job: routes among the job's CAs leaving by each port */
 };
 
 struct ibs_routecheck {
@@ -95,6 +96,19 @@ struct ibs_routecheck {
 	struct ibs_rc_cycle *cycles;
 	size_t n_cycles;
 	bool sl0_assumed;
+	/* With ibs_rc_opts.through: host-to-host routes crossing the link, by node index (CAs only). */
+	uint64_t *thr_from, *thr_to;
+	uint64_t thr_routes;
+	/* With ibs_rc_opts.job: routes among the job's CAs. */
+	uint64_t job_routes;
+	size_t job_cas;
+};
+
+/* What to trace besides the check itself. */
+struct ibs_rc_opts {
+	const struct ibs_node *through; /* routes crossing the cable at through's port through_port (either way) */
+	uint8_t through_port;
+	const bool *job;                /* by node index: the CAs of a job, whose routes among themselves are counted */
 };
 
 /*
@@ -102,6 +116,9 @@ struct ibs_routecheck {
  * ibs_read_lfts). Never fails: what cannot be known is counted.
  */
 void ibs_routecheck(const struct ibs_fabric *f, const struct ibs_lft *lfts, size_t n, struct ibs_routecheck *out);
+/* The same, tracing what o asks for (o may be NULL). */
+void ibs_routecheck_opts(const struct ibs_fabric *f, const struct ibs_lft *lfts, size_t n, const struct ibs_rc_opts *o,
+			 struct ibs_routecheck *out);
 void ibs_routecheck_free(struct ibs_routecheck *rc);
 
 /* The monitoring-plugin verdict: CRITICAL for a finding or a credit loop, WARNING for imbalance or up/down turns. */

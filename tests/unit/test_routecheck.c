@@ -349,6 +349,116 @@ static void test_faults(void **state)
 	finish(&rc);
 }
 
+/* The node number of n in nodes[]. */
+static size_t num(const struct ibs_node *n)
+{
+	size_t i;
+
+	for (i = 0; i < nn && nodes[i] != n; i++)
+		;
+	return i;
+}
+
+/*
+ * Brute force, one route at a time: the directed links (node number, out
+ * port) from host node src to LID dlid, in hop[]; how many, or -1 when it
+ * does not arrive.
+ */
+static int walk_one(size_t src, uint16_t dlid, size_t hop[][2])
+{
+	const struct ibs_port *p = &nodes[src]->ports[1];
+	int n = 0;
+
+	hop[n][0] = src;
+	hop[n++][1] = 1;
+	while (n < 32) {
+		size_t cur = num(p->peer);
+		uint8_t e;
+		if (nodes[cur]->ni.node_type != IBS_NODE_SWITCH)
+			return nodes[cur]->ports[1].pi.lid == dlid ? n : -1;
+		e = table[cur][dlid];
+		if (e == 0xff || !e)
+			return -1;
+		hop[n][0] = cur;
+		hop[n++][1] = e;
+		p = &nodes[cur]->ports[e];
+	}
+	return -1;
+}
+
+/* --through and --nodes against routes walked one by one. */
+static void test_trace(void **state)
+{
+	struct ibs_routecheck rc;
+	struct ibs_rc_opts o;
+	struct ibs_lft l[MAXN];
+	bool job[MAXN] = { false };
+	uint64_t from[MAXN], to[MAXN], jobr[MAXN][8], total;
+	size_t i, n, a, b, hop[32][2];
+	int h, k;
+
+	(void)state;
+	tree(0);
+	table[0][10] = 2; /* spine 0 sends LID 10 down to leaf 1 ... */
+	table[3][10] = 4; /* ... which sends it up to spine 1: a longer way round */
+	ibs_fabric_sort(f);
+	for (i = n = 0; i < nn; i++)
+		if (nodes[i]->ni.node_type == IBS_NODE_SWITCH)
+			l[n++] = (struct ibs_lft){ nodes[i], table[i], NLID, true };
+	/* The cable leaf 0 port 3 -- spine 0 port 1, given from the spine's end. */
+	memset(&o, 0, sizeof(o));
+	o.through = nodes[0];
+	o.through_port = 1;
+	job[5] = job[7] = job[9] = job[10] = true; /* hosts 0, 2, 4, 5: one on each of leaves 0, 1; two on leaf 2 */
+	o.job = job;
+	ibs_routecheck_opts(f, l, n, &o, &rc);
+	memset(from, 0, sizeof(from));
+	memset(to, 0, sizeof(to));
+	memset(jobr, 0, sizeof(jobr));
+	total = 0;
+	for (a = 5; a < 11; a++)
+		for (b = 5; b < 11; b++) {
+			bool cross = false;
+			if (a == b)
+				continue;
+			h = walk_one(a, hlid[b - 5], hop);
+			assert_true(h > 0);
+			for (k = 0; k < h; k++) {
+				cross |= (hop[k][0] == 2 && hop[k][1] == 3) || (hop[k][0] == 0 && hop[k][1] == 1);
+				if (job[a] && job[b] && nodes[hop[k][0]]->ni.node_type == IBS_NODE_SWITCH)
+					jobr[hop[k][0]][hop[k][1]]++;
+			}
+			if (cross) {
+				from[a]++;
+				to[b]++;
+				total++;
+			}
+		}
+	assert_true(total > 0);
+	assert_int_equal(rc.thr_routes, total);
+	for (a = 5; a < 11; a++) {
+		assert_int_equal(rc.thr_from[nodes[a]->index], from[a]);
+		assert_int_equal(rc.thr_to[nodes[a]->index], to[a]);
+	}
+	assert_int_equal(rc.job_cas, 4);
+	assert_int_equal(rc.job_routes, 4 * 3);
+	for (i = 0; i < rc.n_sw; i++) {
+		unsigned p;
+		for (p = 1; p < rc.sw[i].n_ports; p++)
+			assert_int_equal(rc.sw[i].job[p], jobr[num(rc.sw[i].node)][p]);
+	}
+	ibs_routecheck_free(&rc);
+	/* A host's own cable: every route from it and to it, 5 each way. */
+	o.through = nodes[5];
+	o.job = NULL;
+	ibs_routecheck_opts(f, l, n, &o, &rc);
+	assert_int_equal(rc.thr_routes, 10);
+	assert_int_equal(rc.thr_from[nodes[5]->index], 5);
+	assert_int_equal(rc.thr_to[nodes[5]->index], 5);
+	assert_int_equal(rc.thr_from[nodes[6]->index], 1);
+	finish(&rc);
+}
+
 static size_t count(const struct ibs_findings *fs, const char *id)
 {
 	size_t i, n = 0;
@@ -413,6 +523,7 @@ int main(void)
 		cmocka_unit_test(test_lmc),
 		cmocka_unit_test(test_faults),
 		cmocka_unit_test(test_health),
+		cmocka_unit_test(test_trace),
 	};
 	return cmocka_run_group_tests_name("routecheck", tests, NULL, NULL);
 }
