@@ -110,6 +110,12 @@ static void emit_view(struct emit *e, const struct cli_render *r)
 	case CLI_V_RCHECK:
 		render_routecheck(e, r->rcheck);
 		break;
+	case CLI_V_RTHROUGH:
+		render_route_through(e, r->f, r->rcheck, r->node, (uint8_t)r->n);
+		break;
+	case CLI_V_RJOB:
+		render_route_job(e, r->rcheck);
+		break;
 	}
 }
 

@@ -2,8 +2,11 @@
 #include "routecheck.h"
 #include "../fabric/names.h"
 
+#include "../core/base/xalloc.h"
+
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 /* Text lists at most this many findings of each kind (JSON: all of them). */
 #define TEXT_PER_KIND 20
@@ -240,4 +243,92 @@ void render_routecheck(struct emit *e, const struct ibs_routecheck *rc)
 	cycles(e, rc);
 	switches(e, rc, unbal);
 	emit_obj_close(e);
+}
+
+void render_route_through(struct emit *e, const struct ibs_fabric *f, const struct ibs_routecheck *rc,
+			  const struct ibs_node *n, uint8_t port)
+{
+	const struct ibs_port *p = ibs_node_port(n, port);
+	size_t i, cas = 0;
+
+	for (i = 0; i < f->n_nodes; i++)
+		cas += rc->thr_from[i] || rc->thr_to[i];
+	emit_obj_open(e, NULL);
+	emit_str(e, "schema", NULL, IBS_ROUTETHROUGH_SCHEMA);
+	emit_obj_open(e, "link");
+	emit_text(e, "link");
+	node_short(e, "a", " \"%s\"", n);
+	emit_uint(e, "a_port", "[%" PRIu64 "]", port);
+	node_short(e, "b", " -- \"%s\"", p ? p->peer : NULL);
+	emit_uint(e, "b_port", "[%" PRIu64 "]", p ? p->peer_port : 0);
+	emit_obj_close(e);
+	emit_uint(e, "routes", ": %" PRIu64 " host-to-host routes cross it", rc->thr_routes);
+	emit_uint(e, "cas", ", from or to %" PRIu64 " CAs\n", cas);
+	emit_arr_open(e, "cas_crossing");
+	for (i = 0; i < f->n_nodes; i++) {
+		const struct ibs_node *c = f->nodes[i];
+		if (!rc->thr_from[i] && !rc->thr_to[i])
+			continue;
+		emit_obj_open(e, NULL);
+		emit_guid(e, "guid", "  %s", c->ni.node_guid);
+		emit_str(e, "name", " \"%s\"", ibs_node_name(c));
+		emit_uint(e, "lid", " LID %" PRIu64, ibs_node_lid(c));
+		emit_uint(e, "from", ": from it %" PRIu64, rc->thr_from[i]);
+		emit_uint(e, "to", ", to it %" PRIu64 "\n", rc->thr_to[i]);
+		emit_obj_close(e);
+	}
+	emit_arr_close(e);
+	emit_obj_close(e);
+}
+
+struct shared {
+	const struct ibs_node *node;
+	unsigned port;
+	uint64_t routes;
+};
+
+static int shared_cmp(const void *a, const void *b)
+{
+	const struct shared *x = a, *y = b;
+
+	if (x->routes != y->routes)
+		return x->routes > y->routes ? -1 : 1;
+	if (x->node->index != y->node->index)
+		return x->node->index < y->node->index ? -1 : 1;
+	return (x->port > y->port) - (x->port < y->port);
+}
+
+void render_route_job(struct emit *e, const struct ibs_routecheck *rc)
+{
+	struct shared *v = NULL;
+	size_t n = 0, cap = 0, i;
+	unsigned p;
+
+	for (i = 0; i < rc->n_sw; i++)
+		for (p = 1; p < rc->sw[i].n_ports; p++)
+			if (rc->sw[i].job[p] && rc->sw[i].role[p] != IBS_RC_HOST && rc->sw[i].role[p] != IBS_RC_NONE) {
+				v = xgrow(v, &cap, n + 1, sizeof(*v));
+				v[n++] = (struct shared){ rc->sw[i].node, p, rc->sw[i].job[p] };
+			}
+	if (n)
+		qsort(v, n, sizeof(*v), shared_cmp);
+	emit_obj_open(e, NULL);
+	emit_str(e, "schema", NULL, IBS_ROUTEJOB_SCHEMA);
+	emit_uint(e, "cas", "job: %" PRIu64 " CAs", rc->job_cas);
+	emit_uint(e, "routes", ", %" PRIu64 " routes among them", rc->job_routes);
+	emit_text(e, "%s", n ? "; switch-to-switch links they cross, most routes first:\n" : "; they cross no switch-to-switch link\n");
+	emit_arr_open(e, "links");
+	for (i = 0; i < n; i++) {
+		const struct ibs_port *pt = ibs_node_port(v[i].node, v[i].port);
+		emit_obj_open(e, NULL);
+		node_short(e, "from", "  \"%s\"", v[i].node);
+		emit_uint(e, "port", "[%" PRIu64 "]", v[i].port);
+		node_short(e, "to", " -> \"%s\"", pt ? pt->peer : NULL);
+		emit_uint(e, "to_port", "[%" PRIu64 "]", pt ? pt->peer_port : 0);
+		emit_uint(e, "routes", ": %" PRIu64 " routes\n", v[i].routes);
+		emit_obj_close(e);
+	}
+	emit_arr_close(e);
+	emit_obj_close(e);
+	free(v);
 }

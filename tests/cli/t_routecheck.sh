@@ -31,10 +31,38 @@ PY
 echo "ok: json"
 
 run 2 routes --check --dump --replay "$cap"
-err_has "say what to do with the routes: --dump or --check"
+err_has "say what to do with the routes: one of --dump, --check, --through, --nodes"
 run 3 routes --check --replay "$ROOT/fixtures/captures/fattree2-small.cap"
 err_has "holds no forwarding tables"
 echo "ok: usage 2, no tables 3"
+
+# --through: Switch1 and Switch2 have two cables (ports 3 and 5), routes by
+# LID: the hosts across the switches reach each other over one of them.
+run 0 routes --through Switch1:3 --replay "$cap"
+out_has 'link "Switch1"[3] -- "Switch2"[3]: 4 host-to-host routes cross it, from or to 4 CAs'
+out_has '"Hca1" LID 2: from it 1, to it 2'
+# A CA's own cable: all 3 routes from it and the 3 to it.
+run 0 routes --through Hca1 --replay "$cap" --json
+python3 - "$TMP/out" <<'PY' || fail "--through Hca1 JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "ibscan.routethrough/1" and d["routes"] == 6, d
+me = [c for c in d["cas_crossing"] if c["name"] == "Hca1"][0]
+assert (me["from"], me["to"]) == (3, 3), me
+PY
+run 2 routes --through Switch1 --replay "$cap"
+err_has "is a switch: say which cable, as NAME:PORT"
+# --nodes: a Slurm hostlist; all four hosts: 12 routes, 2 over each switch-to-switch channel.
+run 0 routes --nodes 'Hca[1-4]' --replay "$cap"
+out_has "job: 4 CAs, 12 routes among them; switch-to-switch links they cross, most routes first:"
+out_has '  "Switch1"[3] -> "Switch2"[3]: 2 routes'
+run 0 routes --nodes 'Hca[1,3]' --replay "$cap"
+out_has "job: 2 CAs, 2 routes among them; they cross no switch-to-switch link"
+run 2 routes --nodes 'Hca[1-' --replay "$cap"
+err_has "not a hostlist"
+run 2 routes --nodes 'nosuch' --replay "$cap"
+err_has "no CA of a host 'nosuch' in the fabric"
+echo "ok: --through and --nodes"
 
 # health --routing: the route.* counts join the performance data only then.
 run 0 health --routing --no-counters --replay "$cap"

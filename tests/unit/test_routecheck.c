@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../../fabric/health.h"
+#include "../../fabric/hostlist.h"
 #include "../../fabric/routecheck.h"
 
 #define MAXN 32
@@ -515,6 +516,29 @@ static void test_health(void **state)
 	finish(&rc);
 }
 
+/* Slurm hostlists, as --nodes reads them. */
+static void test_hostlist(void **state)
+{
+	static const char *const want[] = { "node08", "node09", "node10", "login1", "r1c1", "r1c2", "r2c1", "r2c2", "x5" };
+	static const char *const bad[] = { "", "a[3-1]", "a[", "a[]", "a[1-", "a,,b", "a[x]", "a]" };
+	char **v, *msg = NULL;
+	size_t n, i;
+
+	(void)state;
+	assert_int_equal(ibs_hostlist_expand("node[08-10],login1,r[1-2]c[1-2],x[5]", &v, &n, &msg), IBS_OK);
+	assert_int_equal(n, 9);
+	for (i = 0; i < n; i++) {
+		assert_string_equal(v[i], want[i]);
+		free(v[i]);
+	}
+	free(v);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_not_equal(ibs_hostlist_expand(bad[i], &v, &n, &msg), IBS_OK);
+		free(msg);
+		msg = NULL;
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -524,6 +548,7 @@ int main(void)
 		cmocka_unit_test(test_faults),
 		cmocka_unit_test(test_health),
 		cmocka_unit_test(test_trace),
+		cmocka_unit_test(test_hostlist),
 	};
 	return cmocka_run_group_tests_name("routecheck", tests, NULL, NULL);
 }
