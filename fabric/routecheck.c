@@ -27,6 +27,7 @@ static bool step(struct st *t, int32_t s, const struct dest *d)
 	const struct ibs_node *sw = t->sws[s];
 	const struct ibs_lft *l = t->lft[s];
 	const struct ibs_port *op;
+	int32_t nh;
 	uint8_t e;
 
 	t->nxt[s] = -1;
@@ -46,15 +47,16 @@ static bool step(struct st *t, int32_t s, const struct dest *d)
 		t->res[s] = IBS_RC_UNREACHABLE;
 		return false;
 	}
-	op = ibs_node_port(sw, e);
-	if (!op || !op->peer || !port_active(op) || !port_active(ibs_node_port(op->peer, op->peer_port))) {
+	nh = t->nh[t->nhbase[s] + e];
+	if (nh >= 0) {
+		t->nxt[s] = nh;
+		return true;
+	}
+	if (nh == NH_DOWN) {
 		t->res[s] = IBS_RC_DOWN_PORT;
 		return false;
 	}
-	if (is_sw(op->peer) && t->swidx[op->peer->index] >= 0) {
-		t->nxt[s] = t->swidx[op->peer->index];
-		return true;
-	}
+	op = ibs_node_port(sw, e);
 	if (op->peer == d->node && op->peer_port == d->port) {
 		t->res[s] = R_OK;
 		t->hops[s] = 1;
@@ -111,7 +113,6 @@ static void resolve(struct st *t, int32_t s, const struct dest *d)
 static void bfs(struct st *t, int32_t a)
 {
 	size_t head = 0, tail = 0, k;
-	const struct ibs_port *p;
 
 	for (k = 0; k < t->S; k++)
 		t->dist[k] = -1;
@@ -121,16 +122,42 @@ static void bfs(struct st *t, int32_t a)
 	t->queue[tail++] = a;
 	while (head < tail) {
 		int32_t u = t->queue[head++];
-		const struct ibs_node *n = t->sws[u];
-		for (p = ibs_node_ports_from(n, 1); p < ibs_node_ports_end(n); p++) {
-			int32_t v;
-			if (!is_sw(p->peer) || !port_active(p) || !port_active(ibs_node_port(p->peer, p->peer_port)))
-				continue;
-			v = t->swidx[p->peer->index];
+		size_t x;
+		for (x = t->nhbase[u] + 1; x < t->nhbase[u + 1]; x++) {
+			int32_t v = t->nh[x];
 			if (v < 0 || t->dist[v] >= 0)
 				continue;
 			t->dist[v] = t->dist[u] + 1;
 			t->queue[tail++] = v;
+		}
+	}
+}
+
+/*
+ * Each switch port's next hop, once: the switch behind an Active cable, a
+ * CA or router (NH_CA), or nothing usable (NH_DOWN: no cable, or either
+ * end not Active). The per-destination walk and the BFS read only this.
+ */
+static void next_hops(struct st *t)
+{
+	size_t k, total = 0;
+
+	t->nhbase = xcalloc(t->S + 1, sizeof(*t->nhbase));
+	for (k = 0; k < t->S; k++) {
+		t->nhbase[k] = total;
+		total += (size_t)t->sws[k]->ni.num_ports + 1;
+	}
+	t->nhbase[t->S] = total;
+	t->nh = xmalloc((total ? total : 1) * sizeof(*t->nh));
+	for (k = 0; k < t->S; k++) {
+		const struct ibs_node *sw = t->sws[k];
+		unsigned e;
+		for (e = 0; e <= sw->ni.num_ports; e++) {
+			const struct ibs_port *op = e ? ibs_node_port(sw, e) : NULL;
+			int32_t v = NH_DOWN;
+			if (op && op->peer && port_active(op) && port_active(ibs_node_port(op->peer, op->peer_port)))
+				v = is_sw(op->peer) && t->swidx[op->peer->index] >= 0 ? t->swidx[op->peer->index] : NH_CA;
+			t->nh[t->nhbase[k] + e] = v;
 		}
 	}
 }
@@ -282,6 +309,8 @@ static int dest_cmp(const void *a, const void *b)
 
 	if (x->att != y->att)
 		return x->att < y->att ? -1 : 1;
+	if (x->ca != y->ca)
+		return x->ca ? -1 : 1; /* a switch's own LID after its CAs: one BFS for them all */
 	return (x->lid > y->lid) - (x->lid < y->lid);
 }
 
@@ -459,8 +488,12 @@ void ibs_routecheck_opts(const struct ibs_fabric *f, const struct ibs_lft *lfts,
 	t.cdg = ibs_rc_cdg_new(f, t.swidx, t.S, t.sws);
 	if (t.o)
 		ibs_rc_sources(&t);
+	next_hops(&t);
 	for (i = 0; i < nd; i++) {
-		if (d[i].att != att)
+		/* The topology's minimum for routes to CAs (data); a switch's own LID gets none: one BFS per leaf. */
+		if (!d[i].ca && att != -1)
+			bfs(&t, att = -1);
+		else if (d[i].ca && d[i].att != att)
 			bfs(&t, att = d[i].att);
 		one_dest(&t, &d[i]);
 	}
@@ -490,6 +523,8 @@ void ibs_routecheck_opts(const struct ibs_fabric *f, const struct ibs_lft *lfts,
 	free(t.touched);
 	free(t.bucket);
 	free(t.order);
+	free(t.nh);
+	free(t.nhbase);
 	free(t.sbase);
 	free(t.src);
 	free(t.src_node);

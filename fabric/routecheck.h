@@ -82,7 +82,7 @@ struct ibs_routecheck {
 	size_t n_hist;
 	unsigned min_hops, max_hops;
 	double mean_hops;
-	uint64_t minimal_known; /* routes whose topological minimum is known */
+	uint64_t minimal_known; /* routes to CAs whose topological minimum is known (switch LIDs are not compared) */
 	uint64_t non_minimal;   /* routes longer than the topology's shortest path */
 	uint64_t not_updown;    /* routes that go down a tier and then up again */
 	struct ibs_rc_finding *v; /* sorted by kind, LID, switch */

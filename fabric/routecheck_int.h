@@ -6,7 +6,8 @@
 
 /* A switch's state toward one destination: enum ibs_rc_kind, or these. */
 enum { R_OK = IBS_RC_KINDS, R_STACK = 0xfd, R_UNKNOWN = 0xfe };
-enum { F_UP = 1, F_BAD = 2 }; /* the route from here goes up somewhere; it goes down and then up */
+enum { F_UP = 1, F_BAD = 2 };
+enum { NH_DOWN = -1, NH_CA = -2 }; /* struct st's nh[] besides a switch number */ /* the route from here goes up somewhere; it goes down and then up */
 
 struct dest {
 	uint16_t lid;
@@ -26,6 +27,8 @@ struct st {
 	int32_t *swidx;     /* node index -> switch number, or -1 */
 	unsigned *level;    /* by node index */
 	uint32_t *nsrc;     /* source ports cabled to each switch */
+	int32_t *nh;        /* next hop of switch k's port e: nh[nhbase[k] + e] (next_hops()) */
+	size_t *nhbase;
 	/* Per destination. */
 	uint8_t *res, *outp, *flag;
 	uint16_t *hops;

@@ -23,7 +23,7 @@ s = d["summary"]
 assert d["status"] == "OK", d["status"]
 assert s["sources"] == 96 and s["destinations"] == 111 and s["pairs"] == 96 * 110, s
 assert s["ok"] == s["pairs"] and s["non_minimal"] == 0 and s["not_updown"] == 0, s
-assert s["minimal_known"] == s["pairs"] and s["tiers"] == 2, s
+assert s["minimal_known"] == 96 * 95 and s["tiers"] == 2, s  # routes to CAs: switch LIDs are not compared
 assert d["findings"] == [] and d["credit_loops"]["count"] == 0, d["credit_loops"]
 assert d["credit_loops"]["dependencies"] > 0
 assert not [w for w in d["switches"] if w["up"]["unbalanced"]]
