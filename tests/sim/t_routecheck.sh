@@ -7,6 +7,8 @@
 #   ibnetdiscover cache of the same simulator;
 # - the same tables with one hole, one loop and every LID of one leaf on one
 #   uplink: exactly those findings (exit 2);
+# - leaf01's cable to spine01 unlinked, the SM resweeping: every pair still
+#   reachable, leaf01's uplinks unbalanced (exit 1);
 # - ring4 under minhop: the credit loop round the ring, named link by link
 #   (exit 2); under updn rooted at one switch: none (exit 0).
 . "$(dirname "$0")/lib.sh"
@@ -40,6 +42,30 @@ ok "balance equal to check_lft_balance's: $(cat "$TMP/cmp")"
 ibs topology --json -o "$TMP/topo1.json" || fail "topology"
 expect_rc 0 ibs health --routing --no-counters
 ok "health --routing under ftree: $(head -1 "$TMP/out" | cut -d'|' -f1)"
+
+# A spine-leaf cable pulled and the SM resweeping: every host still reaches
+# every other, and leaf01's uplinks are found unbalanced (WARNING).
+n=$(sim_subnet_up_count)
+sim_console 'Unlink "S-leaf01"[19]' >/dev/null || fail "Unlink"
+sim_wait_subnet_up $((n + 1)) || fail "no resweep after the Unlink"
+expect_rc 1 ibs routes --check --json -o "$TMP/cut.json"
+python3 - "$TMP/cut.json" >"$TMP/cut" <<'PY' || fail "after the Unlink"
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["summary"]
+assert s["ok"] == s["pairs"] and s["pairs"] == 96 * 110 and d["findings"] == [], (s, d["findings"][:3])
+assert d["credit_loops"]["count"] == 0
+leaf = [w for w in d["switches"] if w["switch"]["name"] == "MF0;leaf01:MSB7800/U1"][0]
+ups = [p for p in leaf["ports"] if p["role"] == "up"]
+assert len(ups) == 17 and 19 not in [p["port"] for p in ups], ups
+# The imbalance found: spread evenly, the remote LIDs over 17 uplinks would differ by one at most.
+assert [w["switch"]["name"] for w in d["switches"] if w["up"]["unbalanced"]] == ["MF0;leaf01:MSB7800/U1"]
+assert leaf["up"]["max"] > leaf["up"]["min"] + 1 and d["status"] == "WARNING", (leaf["up"], d["status"])
+print("leaf01 uplinks min %d max %d, %d switches with unbalanced uplinks, %d routes not up/down, status %s" % (
+    leaf["up"]["min"], leaf["up"]["max"], len([w for w in d["switches"] if w["up"]["unbalanced"]]),
+    s["not_updown"], d["status"]))
+PY
+ok "leaf01 port 19 unlinked, resweep: every route still arrives; $(cat "$TMP/cut")"
 sim_stop
 
 # Planted: leaf01 loses its entry for the first host of leaf03 (a hole); leaf01
