@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Static_assert((int)R_OK == (int)IBS_RC_KINDS, "R_OK follows the kinds");
+
 const char *ibs_rc_kind_str(enum ibs_rc_kind k)
 {
 	static const char *const s[] = { "unreachable", "down_port", "dead_end", "loop" };

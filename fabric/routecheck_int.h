@@ -2,10 +2,16 @@
 #ifndef IBSCAN_ROUTECHECK_INT_H
 #define IBSCAN_ROUTECHECK_INT_H
 
-#include "routecheck.h"
+#include "model.h"
+
+/* Not routecheck.h: it is the unit that includes this one (tests/cli/layers.py: no include cycles). */
+struct ibs_lft;
+struct ibs_routecheck;
+struct ibs_rc_opts;
+struct ibs_rc_cdg;
 
 /* A switch's state toward one destination: enum ibs_rc_kind, or these. */
-enum { R_OK = IBS_RC_KINDS, R_STACK = 0xfd, R_UNKNOWN = 0xfe };
+enum { R_OK = 4 /* IBS_RC_KINDS, checked in routecheck.c */, R_STACK = 0xfd, R_UNKNOWN = 0xfe };
 enum { F_UP = 1, F_BAD = 2 };
 enum { NH_DOWN = -1, NH_CA = -2 }; /* struct st's nh[] besides a switch number */ /* the route from here goes up somewhere; it goes down and then up */
 

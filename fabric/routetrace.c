@@ -3,6 +3,7 @@
  * one cable (routes --through) and the links a job's routes among
  * themselves share (routes --nodes), per destination like the check.
  */
+#include "routecheck.h"
 #include "routecheck_int.h"
 #include "../core/base/xalloc.h"
 
