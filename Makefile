@@ -177,10 +177,13 @@ demo:
 	@tools/demo.sh
 
 # Discovery speed and scale against ibnetdiscover on simulated fat trees (minutes).
-bench: ibscan $(REL)/rawrate $(REL)/madcount.so $(REL)/fabricmodel.so
+bench: ibscan $(REL)/rawrate $(REL)/madcount.so $(REL)/fabricmodel.so $(REL)/routebench
 	@tools/bench.sh
 
 $(REL)/rawrate: tools/rawrate.c $(REL)/libibscan.a
+	$(CC) $(REL_CFLAGS) -o $@ $< $(REL)/libibscan.a $(LIBS)
+
+$(REL)/routebench: tools/routebench.c $(REL)/libibscan.a
 	$(CC) $(REL_CFLAGS) -o $@ $< $(REL)/libibscan.a $(LIBS)
 
 $(REL)/madcount.so: tools/madcount.c

@@ -12,6 +12,9 @@
 #include "../fabric/names.h"
 #include "../fabric/plan.h"
 #include "../fabric/rails.h"
+#include "../fabric/route.h"
+#include "../fabric/routecheck.h"
+#include "../fabric/session.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +29,7 @@ enum {
 	OPT_RAILS,
 	OPT_FAT_TREE,
 	OPT_PLAN,
+	OPT_ROUTING,
 };
 
 /*
@@ -134,6 +138,7 @@ struct health_args {
 	struct ibs_thresholds *thr;
 	const char *baseline, *thresholds;
 	bool counters;
+	bool routing; /* --routing: read every forwarding table and run the route.* checks */
 	bool thr_bad; /* the thresholds file was refused (said): UNKNOWN once the format and -o are known */
 	struct ibs_rails *rails; /* --rails, owned */
 	bool rails_bad;          /* --rails @FILE could not be read (said) */
@@ -148,7 +153,8 @@ static int health_opt(int opt, const char *arg, void *ctx)
 	unsigned s;
 
 	if (h->counters_view && (opt == OPT_BASELINE || opt == OPT_THRESHOLDS || opt == OPT_THRESHOLD ||
-				 opt == OPT_NO_COUNTERS || opt == OPT_RAILS || opt == OPT_FAT_TREE || opt == OPT_PLAN)) {
+				 opt == OPT_NO_COUNTERS || opt == OPT_RAILS || opt == OPT_FAT_TREE || opt == OPT_PLAN ||
+				 opt == OPT_ROUTING)) {
 		cli_usage_error(h->cmd, "--%s is an option of 'ibscan health'",
 				opt == OPT_BASELINE     ? "baseline"
 				: opt == OPT_THRESHOLDS ? "thresholds"
@@ -156,6 +162,7 @@ static int health_opt(int opt, const char *arg, void *ctx)
 				: opt == OPT_RAILS      ? "rails"
 				: opt == OPT_FAT_TREE   ? "fat-tree"
 				: opt == OPT_PLAN       ? "plan"
+				: opt == OPT_ROUTING    ? "routing"
 							: "no-counters");
 		return -1;
 	}
@@ -204,6 +211,9 @@ static int health_opt(int opt, const char *arg, void *ctx)
 	case OPT_PLAN:
 		h->plan = arg;
 		return 1;
+	case OPT_ROUTING:
+		h->routing = true;
+		return 1;
 	case OPT_RESET:
 		h->c->reset_counters = true;
 		return 1;
@@ -236,6 +246,7 @@ const struct cli_opt health_opts[] = {
 		"or @FILE (hosts and devices from 'HOST DEVICE' descriptions)"),
 	CLI_OWN("fat-tree", OPT_FAT_TREE, NULL, "check the fat-tree structure (tiers, equal cables and rates)"),
 	CLI_OWN("plan", OPT_PLAN, "FILE", "compare with a cabling plan by names (CSV, UFM NDT columns)"),
+	CLI_OWN("routing", OPT_ROUTING, NULL, "read every forwarding table and check the routes (route.* checks)"),
 	RESET_ROW,
 	CLI_OWN("interval", OPT_INTERVAL, "S", NULL),
 	CLI_END,
@@ -255,8 +266,28 @@ const struct cli_opt counters_opts[] = {
 	CLI_OWN("rails", OPT_RAILS, "SPEC", NULL),
 	CLI_OWN("fat-tree", OPT_FAT_TREE, NULL, NULL),
 	CLI_OWN("plan", OPT_PLAN, "FILE", NULL),
+	CLI_OWN("routing", OPT_ROUTING, NULL, NULL),
 	CLI_END,
 };
+
+/* The walk, and with --routing every switch's forwarding table on the same session. */
+static int walk_and_route(const struct cli_common *c, bool routing, struct ibs_fabric **f, struct ibs_run *run,
+			  struct ibs_lft **lfts, size_t *n)
+{
+	struct ibs_session *s;
+	int rc;
+
+	if (!routing)
+		return cli_walk(c, f, run);
+	*f = NULL;
+	memset(run, 0, sizeof(*run));
+	rc = cli_walk_begin(c, &s);
+	if (rc)
+		return rc;
+	if (ibs_session_status(s) == IBS_OK && ibs_session_fabric(s)->n_nodes)
+		ibs_session_read_lfts(s, lfts, n);
+	return cli_walk_end(c, s, f, run);
+}
 
 /* Everything after the options: the inputs, the walk, the checks, the rendering; the exit status. */
 static int run_checks(struct cli_common *c, const struct health_args *h, enum cli_fmt fmt)
@@ -267,6 +298,9 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 	struct ibs_findings fs;
 	struct ibs_health_opts ho;
 	struct cli_render r;
+	struct ibs_routecheck rcheck;
+	struct ibs_lft *lfts = NULL;
+	size_t n_lfts = 0;
 	bool counters_view = h->counters_view;
 	int rc;
 	char *msg = NULL;
@@ -310,7 +344,9 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 		c->needs = IBS_LACK_PMA;
 	/* Data counters matter for the counters view and the metrics, not for findings. */
 	c->ext_counters = counters_view || fmt == CLI_F_PROM;
-	rc = cli_walk(c, &f, &run);
+	if (h->routing)
+		c->needs |= IBS_LACK_LFT;
+	rc = walk_and_route(c, h->routing, &f, &run, &lfts, &n_lfts);
 	if (rc) {
 		ibs_fabric_free(base);
 		ibs_plan_free(plan);
@@ -325,6 +361,10 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 	ho.rails = h->rails;
 	ho.fat_tree = h->fat_tree;
 	ho.plan = plan;
+	if (h->routing) {
+		ibs_routecheck(f, lfts, n_lfts, &rcheck);
+		ho.routes = &rcheck;
+	}
 	ibs_health_check(f, &run, &ho, &fs);
 	memset(&r, 0, sizeof(r));
 	r.view = counters_view ? CLI_V_COUNTERS : CLI_V_HEALTH;
@@ -347,6 +387,9 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 	else if (run.no_lids)
 		log_error("PMA counters could not be read: no port has a LID (is a subnet manager running?)");
 	ibs_findings_free(&fs);
+	if (h->routing)
+		ibs_routecheck_free(&rcheck);
+	ibs_lfts_free(lfts, n_lfts);
 	ibs_fabric_free(f);
 	ibs_run_free(&run);
 	ibs_fabric_free(base);

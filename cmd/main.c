@@ -49,7 +49,7 @@ const struct cmd_desc ibs_commands[] = {
 	{ "route", cmd_route, "SRC DST [options]",
 	  "Trace the route from SRC to DST through the switches' forwarding tables (exit 1: a hole or a loop).",
 	  route_opts, CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE, text_json, 0 },
-	{ "routes", cmd_routes, "--dump [options]", "Dump every switch's linear forwarding table.", routes_opts,
+	{ "routes", cmd_routes, "--dump|--check|--through NODE[:PORT]|--nodes HOSTLIST [options]", "Dump, check or trace the routes of every switch's linear forwarding table.", routes_opts,
 	  CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE, text_json, 0 },
 	{ "path", cmd_path, "SRC DST [options]",
 	  "Ask the subnet administrator for the PathRecord from SRC to DST, as RDMA applications do.", route_opts,

@@ -19,6 +19,7 @@
 #include "../output/topo.h"
 #include "../output/report.h"
 #include "../output/route.h"
+#include "../output/routecheck.h"
 #include "../output/svg.h"
 
 #include <stdlib.h>
@@ -109,6 +110,15 @@ static void emit_view(struct emit *e, const struct cli_render *r)
 		break;
 	case CLI_V_PLAN_DIFF:
 		render_plan_diff(e, r->a, r->b, r->fs);
+		break;
+	case CLI_V_RCHECK:
+		render_routecheck(e, r->rcheck);
+		break;
+	case CLI_V_RTHROUGH:
+		render_route_through(e, r->f, r->rcheck, r->node, (uint8_t)r->n);
+		break;
+	case CLI_V_RJOB:
+		render_route_job(e, r->rcheck);
 		break;
 	}
 }

@@ -39,6 +39,9 @@ enum cli_view {
 	CLI_V_CAPTURE,  /* cap, read from the file named a */
 	CLI_V_REPORT,   /* report */
 	CLI_V_PLAN_DIFF, /* fs of a plan (named a) against a source (named b) */
+	CLI_V_RCHECK,   /* rcheck */
+	CLI_V_RTHROUGH, /* rcheck with its through tallies, f, and the cable at node's port n */
+	CLI_V_RJOB,     /* rcheck with its job tallies */
 };
 
 struct ibs_fabric;
@@ -52,6 +55,8 @@ struct ibs_host;
 struct ibs_ping_result;
 struct ibs_capture;
 struct report_in;
+struct ibs_routecheck;
+struct ibs_node;
 
 /* A view of a command's result in one format; each view reads the fields its comment above names. */
 struct cli_render {
@@ -62,6 +67,7 @@ struct cli_render {
 	const struct ibs_findings *fs; /* health; drawn on the drawing when set */
 	const char *a, *b;
 	size_t n;
+	const struct ibs_node *node;
 	union {
 		const struct ibs_diff *diff;
 		const struct ibs_route *route;
@@ -71,6 +77,7 @@ struct cli_render {
 		const struct ibs_ping_result *ping;
 		const struct ibs_capture *cap;
 		const struct report_in *report;
+		const struct ibs_routecheck *rcheck;
 	};
 };
 

@@ -46,6 +46,16 @@ const struct ibs_check_def ibs_checks[] = {
 	[CK_PLAN_MISSING] = { "plan.missing", "planned cable missing", "planned cables missing", "plan_missing" },
 	[CK_PLAN_EXTRA] = { "plan.extra", "cable not in the plan", "cables not in the plan", "plan_extra" },
 	[CK_PLAN_MISCABLED] = { "plan.miscabled", "cable not as planned", "cables not as planned", "plan_miscabled" },
+	[CK_ROUTE_UNREACHABLE] = { "route.unreachable", "switch with unreachable LIDs", "switches with unreachable LIDs",
+				   "route_unreachable", true },
+	[CK_ROUTE_DOWN_PORT] = { "route.down_port", "switch routing over a port not Active",
+				 "switches routing over ports not Active", "route_down_port", true },
+	[CK_ROUTE_LOOP] = { "route.loop", "forwarding loop", "forwarding loops", "route_loop", true },
+	[CK_ROUTE_CREDIT_LOOP] = { "route.credit_loop", "credit loop", "credit loops", "route_credit_loop", true },
+	[CK_ROUTE_IMBALANCE] = { "route.imbalance", "switch with unbalanced uplinks", "switches with unbalanced uplinks",
+				 "route_imbalance", true },
+	[CK_ROUTE_NOT_UPDOWN] = { "route.not_updown", "set of routes not up/down", "sets of routes not up/down",
+				  "route_not_updown", true },
 };
 const size_t ibs_n_checks = CK__N;
 _Static_assert(CK__N <= sizeof(((struct ibs_findings *)0)->count) / sizeof(size_t), "ibs_findings.count holds every check");
@@ -95,4 +105,22 @@ void ibs_findings_free(struct ibs_findings *fs)
 	free(fs->v);
 	free(fs->verdict_reason);
 	memset(fs, 0, sizeof(*fs));
+}
+
+struct ibs_finding *ibs_finding_add(struct ibs_findings *fs, const char *id, enum ibs_severity sev,
+				    const struct ibs_node *n, uint8_t port, const char *fmt, ...)
+{
+	struct ibs_finding *x;
+	va_list ap;
+	char *msg;
+	int ck;
+
+	for (ck = 0; ck < CK__N && strcmp(ibs_checks[ck].id, id); ck++)
+		;
+	va_start(ap, fmt);
+	msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	x = ibs_health_add(fs, ck < CK__N ? ck : CK_PARTIAL, sev, n, port, "%s", msg);
+	free(msg);
+	return x;
 }

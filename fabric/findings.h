@@ -7,6 +7,8 @@
 #ifndef IBSCAN_FINDINGS_H
 #define IBSCAN_FINDINGS_H
 
+#include <stdbool.h>
+
 #include "counters.h"
 #include "model.h"
 
@@ -20,6 +22,7 @@ struct ibs_check_def {
 	const char *unit;      /* for the summary line: "link down" */
 	const char *units;     /* plural: "links down" */
 	const char *perf;      /* perfdata / metric label: "links_down" */
+	bool routing;          /* a route.* check: counted and listed only under health --routing */
 };
 extern const struct ibs_check_def ibs_checks[];
 extern const size_t ibs_n_checks;
@@ -41,9 +44,11 @@ struct ibs_finding {
 struct ibs_findings {
 	struct ibs_finding *v;
 	size_t n, cap;
-	size_t count[32];              /* per check, indexed like ibs_checks */
+	size_t count[64];              /* per check, indexed like ibs_checks */
 	enum ibs_severity verdict;
 	char *verdict_reason;          /* why UNKNOWN, when it is */
+	bool routing;                  /* the route.* checks ran (health --routing) */
+	size_t routing_unread;         /* switches whose forwarding table they lacked */
 };
 
 void ibs_findings_free(struct ibs_findings *fs);
@@ -77,11 +82,22 @@ enum {
 	CK_PLAN_MISSING,
 	CK_PLAN_EXTRA,
 	CK_PLAN_MISCABLED,
+	CK_ROUTE_UNREACHABLE,
+	CK_ROUTE_DOWN_PORT,
+	CK_ROUTE_LOOP,
+	CK_ROUTE_CREDIT_LOOP,
+	CK_ROUTE_IMBALANCE,
+	CK_ROUTE_NOT_UPDOWN,
 	CK__N
 };
 
 /* Add a finding of check ck about port of n (0: the node), message from fmt. */
 struct ibs_finding *ibs_health_add(struct ibs_findings *fs, int ck, enum ibs_severity sev, const struct ibs_node *n,
 				   uint8_t port, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/* The same, the check named by its id ("route.loop"). */
+struct ibs_finding *ibs_finding_add(struct ibs_findings *fs, const char *id, enum ibs_severity sev,
+				    const struct ibs_node *n, uint8_t port, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
 
 #endif

@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 #define add ibs_health_add
 
 /* ---- checks ---- */
@@ -432,6 +431,8 @@ void ibs_health_check(const struct ibs_fabric *f, const struct ibs_run *run, con
 		ibs_check_fat_tree(f, fs);
 	if (o->plan)
 		ibs_check_plan(f, o->plan, fs);
+	if (o->routes)
+		ibs_health_routes(o->routes, o->thresholds, fs);
 	if (fs->n)
 		qsort(fs->v, fs->n, sizeof(*fs->v), finding_cmp);
 	fs->verdict = IBS_SEV_OK;
@@ -447,6 +448,10 @@ void ibs_health_check(const struct ibs_fabric *f, const struct ibs_run *run, con
 	} else if (o->counters && run->no_lids && fs->verdict < IBS_SEV_CRITICAL) {
 		fs->verdict = IBS_SEV_UNKNOWN;
 		fs->verdict_reason = xstrdup("error counters could not be read: no port has a LID (is a subnet manager running?)");
+	} else if (o->routes && fs->routing_unread && fs->verdict < IBS_SEV_CRITICAL) {
+		fs->verdict = IBS_SEV_UNKNOWN;
+		fs->verdict_reason = xasprintf("routing checks incomplete: %zu forwarding tables missing or incomplete",
+					       fs->routing_unread);
 	} else if ((!sm || counters != o->counters) && fs->verdict < IBS_SEV_CRITICAL) {
 		/* A check that could not run cannot say OK: the source holds nothing for it. */
 		fs->verdict = IBS_SEV_UNKNOWN;

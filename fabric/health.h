@@ -10,12 +10,19 @@
 #include "model.h"
 #include "run.h"
 
+struct ibs_routecheck;
+
+/* route.imbalance's default: any spread beyond max > min + 1 above the mean. */
+#define IBS_ROUTE_IMBALANCE_DEFAULT 100
+
 struct ibs_thresholds {
 	uint64_t t[32];                /* indexed like ibs_counter_defs */
+	uint64_t route_imbalance;      /* route.imbalance: uplinks' max above this % of their mean (and > min + 1) */
+	uint64_t route_not_updown;     /* route.not_updown: more routes than this not up/down */
 };
 
 void ibs_thresholds_default(struct ibs_thresholds *t);
-/* "Name=N" lines ('#' comments), names as in ibs_counter_defs; *msg says file:line on error. */
+/* "Name=N" lines ('#' comments), names as in ibs_counter_defs or route.imbalance, route.not_updown; *msg says file:line on error. */
 enum ibs_err ibs_thresholds_parse(const char *name, const char *buf, size_t len, struct ibs_thresholds *t,
 				  char **msg);
 enum ibs_err ibs_thresholds_load(const char *path, struct ibs_thresholds *t, char **msg);
@@ -32,6 +39,7 @@ struct ibs_health_opts {
 	const struct ibs_rails *rails;     /* rail checks on these devices (fabric/rails.h), or NULL: none */
 	bool fat_tree;                     /* the fat-tree structure checks (fabric/fattree.h) */
 	const struct ibs_plan *plan;       /* compare with this cabling plan (fabric/plan.h), or NULL */
+	const struct ibs_routecheck *routes; /* health --routing: the route check, or NULL */
 };
 
 /*
@@ -41,5 +49,8 @@ struct ibs_health_opts {
  */
 void ibs_health_check(const struct ibs_fabric *f, const struct ibs_run *run, const struct ibs_health_opts *o,
 		      struct ibs_findings *out);
+
+/* fabric/health_route.c: the route.* checks from a route check. */
+void ibs_health_routes(const struct ibs_routecheck *rc, const struct ibs_thresholds *t, struct ibs_findings *fs);
 
 #endif

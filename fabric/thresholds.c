@@ -1,6 +1,7 @@
 /*
- * Counter thresholds for health: the defaults (ibs_counter_defs), one
- * "Name=N" from the command line, or a file of them.
+ * Thresholds for health: counters (the defaults in ibs_counter_defs) and
+ * the routing checks (route.imbalance, route.not_updown); one "Name=N"
+ * from the command line, or a file of them.
  */
 #include "health.h"
 #include "../core/base/file.h"
@@ -18,6 +19,8 @@ void ibs_thresholds_default(struct ibs_thresholds *t)
 	memset(t, 0, sizeof(*t));
 	for (i = 0; i < ibs_n_counter_defs; i++)
 		t->t[i] = ibs_counter_defs[i].threshold;
+	t->route_imbalance = IBS_ROUTE_IMBALANCE_DEFAULT;
+	t->route_not_updown = 0;
 }
 
 enum ibs_err ibs_thresholds_set(struct ibs_thresholds *t, const char *spec, char **msg)
@@ -36,7 +39,7 @@ enum ibs_err ibs_thresholds_set(struct ibs_thresholds *t, const char *spec, char
 	while (*name && isspace((unsigned char)name[strlen(name) - 1]))
 		name[strlen(name) - 1] = '\0';
 	d = ibs_counter_find(name);
-	if (!d) {
+	if (!d && strcmp(name, "route.imbalance") && strcmp(name, "route.not_updown")) {
 		*msg = xasprintf("threshold '%s': unknown counter '%s'", spec, name);
 		return IBS_E_INPUT;
 	}
@@ -51,7 +54,10 @@ enum ibs_err ibs_thresholds_set(struct ibs_thresholds *t, const char *spec, char
 		*msg = xasprintf("threshold '%s': want a whole number", spec);
 		return IBS_E_INPUT;
 	}
-	t->t[d - ibs_counter_defs] = v;
+	if (!d)
+		*(!strcmp(name, "route.imbalance") ? &t->route_imbalance : &t->route_not_updown) = v;
+	else
+		t->t[d - ibs_counter_defs] = v;
 	return IBS_OK;
 }
 

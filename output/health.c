@@ -28,7 +28,8 @@ char *render_health_status_line(const struct ibs_fabric *f, const struct ibs_fin
 		sb_addf(&sb, "%zu nodes, %zu links, no findings", f ? f->n_nodes : 0, f ? ibs_fabric_n_links(f) : 0);
 	sb_adds(&sb, " |");
 	for (i = 0; i < ibs_n_checks; i++)
-		sb_addf(&sb, " %s=%zu", ibs_checks[i].perf, fs->count[i]);
+		if (!ibs_checks[i].routing || fs->routing)
+			sb_addf(&sb, " %s=%zu", ibs_checks[i].perf, fs->count[i]);
 	sb_addf(&sb, " nodes=%zu links=%zu", f ? f->n_nodes : 0, f ? ibs_fabric_n_links(f) : 0);
 	return sb_detach(&sb);
 }
@@ -46,7 +47,8 @@ void render_health(struct emit *e, const struct ibs_fabric *f, const struct ibs_
 	emit_str(e, "reason", NULL, fs->verdict_reason);
 	emit_obj_open(e, "counts");
 	for (i = 0; i < ibs_n_checks; i++)
-		emit_uint(e, ibs_checks[i].id, NULL, fs->count[i]);
+		if (!ibs_checks[i].routing || fs->routing)
+			emit_uint(e, ibs_checks[i].id, NULL, fs->count[i]);
 	emit_obj_close(e);
 	emit_uint(e, "nodes", NULL, f ? f->n_nodes : 0);
 	emit_uint(e, "links", NULL, f ? ibs_fabric_n_links(f) : 0);

@@ -167,7 +167,8 @@ int render_health_prom(FILE *out, const struct ibs_fabric *f, const struct ibs_r
 	if (fs) {
 		metric_head(&sb, "ibscan_findings", "gauge", "Findings per check (docs/checks.md).");
 		for (i = 0; i < ibs_n_checks; i++)
-			sb_addf(&sb, "ibscan_findings{check=\"%s\"} %zu\n", ibs_checks[i].id, fs->count[i]);
+			if (!ibs_checks[i].routing || fs->routing)
+				sb_addf(&sb, "ibscan_findings{check=\"%s\"} %zu\n", ibs_checks[i].id, fs->count[i]);
 	}
 	if (f) {
 		metric_head(&sb, "ibscan_nodes", "gauge", "Nodes found.");

@@ -21,7 +21,12 @@
 # links, no finding); a replay must print what the recorded live run did.
 # Prints one table and writes it to build/bench/results.md.
 # Then the lossy row (bench_lossy): clean and lossy walks of a 264-node tree.
-# BENCH_SIZES picks sizes: small medium large xlarge huge lossy (default all).
+# Then the routes row (bench_routes, issue 27): on the large tree, every
+# forwarding table read by `ibscan routes --dump` against dump_lfts in the
+# same run, and `routes --check` replayed from its capture (CPU, RSS); and
+# the route check's analysis alone on a 26,784-node tree built in memory
+# (tools/routebench.c: CPU per pair and per destination, RSS).
+# BENCH_SIZES picks sizes: small medium large xlarge huge lossy routes (default all).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/tests/sim/simlib.sh"
@@ -40,7 +45,7 @@ runs_for() {
 	*) echo 5 ;;
 	esac
 }
-sizes=${BENCH_SIZES:-small medium large xlarge huge lossy}
+sizes=${BENCH_SIZES:-small medium large xlarge huge lossy routes}
 madcount=$root/build/rel/madcount.so
 ibscan=$root/ibscan
 
@@ -349,6 +354,7 @@ bench_model_only() {
 : >"$out/results.md"
 : >"$out/errors"
 : >"$out/lossy.md"
+: >"$out/routes.md"
 : >"$out/model.md"
 {
 	echo "# ibscan bench, $(date -u +%Y-%m-%d), $(nproc) cores, $(uname -r)"
@@ -356,7 +362,63 @@ bench_model_only() {
 	echo "| fabric | nodes | links | SM up s | tool | MADs | wall min s | wall median s | max RSS MB |"
 	echo "|---|---|---|---|---|---|---|---|---|"
 } >>"$out/results.md"
+# bench_routes: the tables of the large tree read by ibscan and by dump_lfts,
+# alternately (BENCH_RUNS, default 5), then routes --check from a capture;
+# and tools/routebench.c. Into $out/routes.md; a run that fails is an error.
+bench_routes() {
+	local f i rc t n sw
+	: >"$out/routes.runs"
+	f=$(gen large)
+	sim_start "$f" || { echo "routes: the simulator did not come up" >>"$out/errors"; return; }
+	sw=$(grep -c '^Switch' "$f")
+	for i in $(seq "${BENCH_RUNS:-5}"); do
+		rc=0
+		(cd "$SIM_DIR" && LD_PRELOAD=$SIM_SHIM /usr/bin/time -f "time %e %M" "$ibscan" routes --dump >"$out/run.out" 2>"$out/err") || rc=$?
+		n=$(grep -c '^switch ' "$out/run.out")
+		if [ "$rc" = 0 ] && [ "$n" = "$sw" ]; then
+			echo "ibscan-lfts $(grep '^time ' "$out/err" | tail -1 | cut -d' ' -f2-)" >>"$out/routes.runs"
+		else
+			echo "routes ibscan routes --dump: exit $rc, $n of $sw switches" >>"$out/errors"
+		fi
+		rc=0
+		(cd "$SIM_DIR" && LD_PRELOAD=$SIM_SHIM /usr/bin/time -f "time %e %M" dump_lfts >"$out/run.out" 2>"$out/err") || rc=$?
+		n=$(grep -c '^Unicast lids' "$out/run.out")
+		if [ "$rc" = 0 ] && [ "$n" = "$sw" ]; then
+			echo "dump_lfts $(grep '^time ' "$out/err" | tail -1 | cut -d' ' -f2-)" >>"$out/routes.runs"
+		else
+			echo "routes dump_lfts: exit $rc, $n of $sw switches" >>"$out/errors"
+		fi
+	done
+	rc=0
+	(cd "$SIM_DIR" && LD_PRELOAD=$SIM_SHIM "$ibscan" routes --check --record "$out/routes.cap" >/dev/null 2>&1) || rc=$?
+	sim_stop
+	[ "$rc" -le 2 ] || echo "routes: routes --check --record exited $rc" >>"$out/errors"
+	rc=0
+	/usr/bin/time -f "time %e %U %S %M" "$ibscan" routes --check --replay "$out/routes.cap" >"$out/run.out" 2>"$out/err" || rc=$?
+	t=$(grep '^time ' "$out/err" | tail -1 | cut -d' ' -f2-)
+	[ "$rc" -le 2 ] || echo "routes: routes --check --replay exited $rc" >>"$out/errors"
+	{
+		echo
+		echo "Routes (issue 27), the large tree ($sw switches), reading every forwarding table, medians of ${BENCH_RUNS:-5}:"
+		echo
+		echo "| tool | wall median s | max RSS MB |"
+		echo "|---|---|---|"
+		for n in ibscan-lfts dump_lfts; do
+			awk -v n="$n" '$1==n {print $2, $3}' "$out/routes.runs" | sort -n |
+				awk -v n="$n" '{w[NR]=$1; r[NR]=$2} END { if (NR) printf "| %s | %s | %.1f |\n", n, w[int((NR+1)/2)], r[int((NR+1)/2)]/1024; else printf "| %s | - | - |\n", n }'
+		done
+		echo
+		echo "routes --check --replay of its capture (exit $rc): wall, user, sys s, max RSS kB: $t; $(head -1 "$out/run.out" | cut -d'|' -f1)"
+		echo
+		"$root/build/rel/routebench" 2>&1 || echo "routes: routebench failed" >>"$out/errors"
+	} >"$out/routes.md"
+}
+
 for size in $sizes; do
+	if [ "$size" = routes ]; then
+		[ "${BENCH_MODEL_ONLY:-0}" = 1 ] || bench_routes
+		continue
+	fi
 	if [ "$size" = lossy ]; then
 		[ "${BENCH_MODEL_ONLY:-0}" = 1 ] || bench_lossy
 		continue
@@ -439,6 +501,7 @@ done
 		sed 's/^/    /' "$out/errors"
 	fi
 	cat "$out/lossy.md"
+	[ -s "$out/routes.md" ] && cat "$out/routes.md"
 	if [ -s "$out/model.md" ]; then
 		echo
 		echo "Modelled fabric (tools/fabricmodel.c; docs/performance.md, \"A fabric model\"): wall times of the runs that answered right; MADs, drops and the most at one switch of every run"

@@ -1,0 +1,74 @@
+/* The route check's state, shared by routecheck.c and routetrace.c (--through, --nodes); internal. */
+#ifndef IBSCAN_ROUTECHECK_INT_H
+#define IBSCAN_ROUTECHECK_INT_H
+
+#include "model.h"
+
+/* Not routecheck.h: it is the unit that includes this one (tests/cli/layers.py: no include cycles). */
+struct ibs_lft;
+struct ibs_routecheck;
+struct ibs_rc_opts;
+struct ibs_rc_cdg;
+
+/* A switch's state toward one destination: enum ibs_rc_kind, or these. */
+enum { R_OK = 4 /* IBS_RC_KINDS, checked in routecheck.c */, R_STACK = 0xfd, R_UNKNOWN = 0xfe };
+enum { F_UP = 1, F_BAD = 2 };
+enum { NH_DOWN = -1, NH_CA = -2 }; /* struct st's nh[] besides a switch number */ /* the route from here goes up somewhere; it goes down and then up */
+
+struct dest {
+	uint16_t lid;
+	const struct ibs_node *node;
+	uint8_t port;
+	int32_t att;  /* the switch it hangs off (itself for a switch), or -1 */
+	bool ca;
+	bool src;     /* its port is also a source */
+};
+
+struct st {
+	const struct ibs_fabric *f;
+	struct ibs_routecheck *rc;
+	size_t S;
+	const struct ibs_node **sws;
+	const struct ibs_lft **lft;
+	int32_t *swidx;     /* node index -> switch number, or -1 */
+	unsigned *level;    /* by node index */
+	uint32_t *nsrc;     /* source ports cabled to each switch */
+	int32_t *nh;        /* next hop of switch k's port e: nh[nhbase[k] + e] (next_hops()) */
+	size_t *nhbase;
+	/* Per destination. */
+	uint8_t *res, *outp, *flag;
+	uint16_t *hops;
+	int32_t *nxt, *term, *stack, *dist, *queue;
+	uint64_t *cnt, *fcount;
+	int32_t *touched;
+	size_t ntouched, capf;
+	uint32_t *bucket, *order;
+	struct ibs_rc_cdg *cdg;
+	uint64_t hop_sum;
+	bool have_min;
+	/* --through and --nodes */
+	const struct ibs_rc_opts *o;
+	size_t *sbase;                 /* sources cabled to switch k: src[sbase[k] .. sbase[k + 1]] */
+	const struct ibs_port **src;
+	const struct ibs_node **src_node;
+	uint32_t *njob;                /* the job's sources cabled to each switch */
+	bool *cross;
+	size_t n_ok;
+};
+
+static inline bool is_sw(const struct ibs_node *n)
+{
+	return n && n->ni.node_type == IBS_NODE_SWITCH;
+}
+
+static inline bool port_active(const struct ibs_port *p)
+{
+	return !p || !p->valid || p->pi.state == 4; /* an unread port is not held against the route */
+}
+
+/* routetrace.c */
+void ibs_rc_sources(struct st *t);
+void ibs_rc_through(struct st *t, const struct dest *d);
+void ibs_rc_job(struct st *t, const struct dest *d);
+
+#endif
