@@ -22,8 +22,9 @@ int cmd_routes(int argc, char **argv);
 int cmd_path(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_fleet(int argc, char **argv);
+int cmd_exporter(int argc, char **argv);
 
 extern const struct cli_opt topology_opts[], view_opts[], health_opts[], counters_opts[], report_opts[],
-	diff_opts[], route_opts[], routes_opts[], capture_opts[], local_opts[], ping_opts[], fleet_opts[];
+	diff_opts[], route_opts[], routes_opts[], capture_opts[], local_opts[], ping_opts[], fleet_opts[], exporter_opts[];
 
 #endif

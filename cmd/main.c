@@ -19,6 +19,7 @@ static const char *const plugin_formats[] = { "text", "json", "prom", NULL };
 static const char *const health_formats[] = { "text", "json", "prom", "dot", "svg", NULL };
 /* report refuses --format and --json itself, with a word on where JSON is. */
 static const char *const html_only[] = { "html", NULL };
+static const char *const prom_only[] = { "prom", NULL };
 
 const struct cmd_desc ibs_commands[] = {
 	{ "topology", cmd_topology, "[options]", "Walk the fabric and show every node, port and link.", topology_opts,
@@ -38,6 +39,9 @@ const struct cmd_desc ibs_commands[] = {
 	{ "report", cmd_report, "[-o FILE.html] [options]",
 	  "Walk the fabric and write one self-contained HTML page: summary, map, search, details, findings.",
 	  report_opts, CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE | CLI_G_DRAW, html_only, 0 },
+	{ "exporter", cmd_exporter, "[--listen ADDR:PORT] [options]",
+	  "Serve the fabric's health and counters to Prometheus over HTTP, swept in the background.", exporter_opts,
+	  CLI_G_FABRIC | CLI_G_BASE, prom_only, 0 },
 	{ "diff", cmd_diff, "A B [options]",
 	  "Compare two topologies (ibscan JSON, ibnetdiscover netfile or cache, or 'live'); exit 1 when they differ.",
 	  diff_opts, CLI_G_FABRIC | CLI_G_OUTPUT | CLI_G_BASE, text_json, 0 },
@@ -111,9 +115,9 @@ static int finish(int rc)
 		/* Said already when the command itself saw the write fail. */
 		if (rc != EXIT_RUNTIME && rc != 3)
 			fprintf(stderr, "ibscan: error: cannot write to standard output\n");
-		return EXIT_RUNTIME;
+		return sig_guard_exit(EXIT_RUNTIME);
 	}
-	return cli_exit_status(rc);
+	return sig_guard_exit(cli_exit_status(rc));
 }
 
 int main(int argc, char **argv)

@@ -48,6 +48,7 @@ enum {
 };
 
 struct ibs_out;
+struct ibs_fabric;
 
 /* The shared options' values (and what the command adds to them before the walk). */
 struct cli_common {
@@ -80,6 +81,8 @@ struct cli_common {
 	bool reset_counters;
 	bool ext_counters;  /* 64-bit data counters too */
 	double interval_s;
+	/* Not an option: a fabric walked before whose counters to read again (the exporter); the walk takes it. */
+	struct ibs_fabric *walked;
 	/* Drawings (--format dot, svg; the report's map): group a leaf's hosts from this many on, 0 never. */
 	unsigned group_hosts;
 	bool group_hosts_set; /* --group-hosts or --all-hosts given: drawings only */

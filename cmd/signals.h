@@ -15,6 +15,11 @@ void sig_end_on_epipe(int err);
 void sig_arm_watchdog(double deadline_s);
 void sig_disarm_watchdog(void);
 /*
+ * At the end of main(): arm a 10 s alarm that ends the process with status
+ * should the exit handlers or a library's destructor hang; returns status.
+ */
+int sig_guard_exit(int status);
+/*
  * At start: SIGINT, SIGTERM and SIGHUP (unless ignored) and running out of
  * memory put the outputs' last words in place (ibs_out_fatal) before the
  * process ends as it would have; a SIGBUS (a file read through a mapping,

@@ -184,11 +184,16 @@ int cli_walk_begin(const struct cli_common *c, struct ibs_session **out)
 	enum ibs_err rc;
 
 	*out = NULL;
-	if (options_conflict(c))
+	/* c->walked is the session's to free from here, even when none opens. */
+	if (options_conflict(c)) {
+		ibs_fabric_free(c->walked);
 		return EXIT_USAGE;
+	}
 	memset(&so, 0, sizeof(so));
-	if (load_namemap(c, &so.names))
+	if (load_namemap(c, &so.names)) {
+		ibs_fabric_free(c->walked);
 		return EXIT_RUNTIME;
+	}
 	so.src.ca = c->ca;
 	so.src.mkey = c->mkey;
 	mkey_given = c->mkey_set && !c->replay;
@@ -207,6 +212,7 @@ int cli_walk_begin(const struct cli_common *c, struct ibs_session **out)
 	so.window_set = c->window_set;
 	so.timeout_set = c->timeout_set;
 	so.retries_set = c->retries_set;
+	so.walked = c->walked;
 	so.needs = c->needs | (c->gids ? IBS_LACK_GUIDINFO : 0) | (c->reset_counters ? IBS_LACK_PMA : 0);
 	sig_arm_watchdog(c->deadline_s); /* the walk's own deadline, from now */
 	rc = ibs_session_open(&so, out);

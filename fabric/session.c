@@ -18,6 +18,7 @@ struct ibs_session {
 	struct ibs_fabric *f;
 	struct ibs_run run;
 	enum ibs_err rc;          /* the first step that failed */
+	bool reused;              /* the fabric was walked before (o.walked): no walk */
 };
 
 /* What a capture may lack, how to tell, and which runs record it. */
@@ -149,7 +150,13 @@ static enum ibs_err open_mads(struct ibs_session *s)
 			return rc;
 		s->t = rec;
 	}
-	s->f = ibs_fabric_new();
+	if (s->o.walked) {
+		s->f = s->o.walked; /* ours from now on */
+		s->o.walked = NULL;
+		s->reused = true;
+	} else {
+		s->f = ibs_fabric_new();
+	}
 	ibs_transport_local_port(s->t, &s->f->local);
 	s->e = ibs_engine_new(s->t, &eo);
 	return IBS_OK;
@@ -161,6 +168,14 @@ enum ibs_err ibs_session_open(const struct ibs_session_opts *o, struct ibs_sessi
 	enum ibs_err rc;
 
 	s->o = *o;
+	if (o->walked && (o->src.cache || o->src.replay)) {
+		s->o.walked = NULL;
+		ibs_fabric_free(o->walked);
+		log_error("a fabric walked before can only be read again live");
+		ibs_session_close(s);
+		*out = NULL;
+		return IBS_E_INVAL;
+	}
 	rc = o->src.cache ? open_cache(s) : open_mads(s);
 	if (rc) {
 		ibs_session_close(s);
@@ -191,7 +206,7 @@ enum ibs_err ibs_session_walk(struct ibs_session *s, const struct ibs_walk_opts 
 {
 	enum ibs_err rc = s->rc;
 
-	if (!s->rc && s->e)
+	if (!s->rc && s->e && !s->reused)
 		rc = step(s, ibs_walk(s->e, s->f, &s->run, wo));
 	name_nodes(s);
 	return rc;
@@ -249,6 +264,8 @@ enum ibs_err ibs_session_end(struct ibs_session *s)
 	const struct ibs_engine_stats *st = &s->run.stats;
 
 	if (s->e) {
+		if (s->reused)
+			s->run.stats = *ibs_engine_stats(s->e); /* no walk took them */
 		if (s->rc != IBS_OK && !s->run.aborted) {
 			ibs_run_abort(&s->run, s->rc);
 			s->f->partial = true;
@@ -288,5 +305,6 @@ void ibs_session_close(struct ibs_session *s)
 	ibs_fabric_free(s->f);
 	ibs_run_free(&s->run);
 	ibs_namemap_free(s->o.names);
+	ibs_fabric_free(s->o.walked); /* taken over but never reached open_mads */
 	free(s);
 }

@@ -54,6 +54,14 @@ struct ibs_session_opts {
 	unsigned needs;
 	/* Applied to the fabric once walked (or NULL), before any query; the session frees it. */
 	struct ibs_namemap *names;
+	/*
+	 * A fabric walked before on this same source (live only), or NULL: the
+	 * session takes it over, ibs_session_walk does not walk again, and the
+	 * reads run on it (the exporter's counters-only sweeps). Its counters
+	 * are read anew; its topology is as that walk left it. The session
+	 * owns it from ibs_session_open on, even when the open fails.
+	 */
+	struct ibs_fabric *walked;
 };
 
 struct ibs_session;

@@ -219,6 +219,13 @@ static size_t merged_set(const struct draw *d, size_t i, size_t *best, size_t *b
 	return j;
 }
 
+/*
+ * Two no-break spaces each side of an edge's xlabel: dot places an xlabel's
+ * box against the edge's centre line without counting its penwidth, so a
+ * merged edge (up to 5 points wide) would touch the text.
+ */
+#define XPAD "\xc2\xa0\xc2\xa0"
+
 static void edge_label(char *buf, size_t len, size_t n, const char *rate)
 {
 	if (n > 1)
@@ -316,7 +323,10 @@ static void write_edges(struct draw *d, struct render_drawing *out, size_t *cap_
 				char label[48];
 				edge_label(label, sizeof(label), best_n, l->rate);
 				/* The label most edges between two switch tiers share is said once, in the legend. */
-				sb_addf(sb, "%s=\"%s\", weight=%zu", common ? "comment" : "xlabel", label, best_n);
+				if (common)
+					sb_addf(sb, "comment=\"%s\", weight=%zu", label, best_n);
+				else
+					sb_addf(sb, "xlabel=\"" XPAD "%s" XPAD "\", weight=%zu", label, best_n);
 				for (m = 0; m < best_n; m++) {
 					const struct dlink *c = &d->links[best + m];
 					sb_addf(&tip, "%s", m ? "\n" : "");
@@ -345,7 +355,7 @@ static void write_edges(struct draw *d, struct render_drawing *out, size_t *cap_
 					color = l->sev >= IBS_SEV_CRITICAL ? COLOR_CRIT : COLOR_WARN;
 					what = "finding";
 				}
-				sb_addf(sb, "xlabel=\"%u:%u %s\"", l->pa, l->pb, l->rate);
+				sb_addf(sb, "xlabel=\"" XPAD "%u:%u %s" XPAD "\"", l->pa, l->pb, l->rate);
 				sb_adds(&tip, ibs_node_name(l->a));
 				sb_addf(&tip, " [%u] -- [%u] ", l->pa, l->pb);
 				sb_adds(&tip, ibs_node_name(l->b));

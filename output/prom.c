@@ -193,3 +193,36 @@ int render_counters_prom(FILE *out, const struct ibs_fabric *f, const struct ibs
 		prom_counters(&sb, f);
 	return flush(out, &sb);
 }
+
+char *render_exporter_status(const struct prom_sweep_status *st, size_t *len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *s;
+
+	metric_head(&sb, "ibscan_last_sweep_success", "gauge",
+		    "Whether the latest sweep completed (1); 0: the metrics below are the older sweep's.");
+	sb_addf(&sb, "ibscan_last_sweep_success %d\n", st->last_ok ? 1 : 0);
+	metric_head(&sb, "ibscan_exporter_sweeps_total", "counter", "Sweeps started since the exporter started.");
+	sb_addf(&sb, "ibscan_exporter_sweeps_total %llu\n", st->sweeps);
+	metric_head(&sb, "ibscan_exporter_sweep_failures_total", "counter", "Sweeps that did not complete.");
+	sb_addf(&sb, "ibscan_exporter_sweep_failures_total %llu\n", st->failures);
+	metric_head(&sb, "ibscan_last_sweep_duration_seconds", "gauge", "How long the latest sweep took, served or not.");
+	sb_addf(&sb, "ibscan_last_sweep_duration_seconds %.6f\n", st->last_duration_s);
+	if (!st->have_data) {
+		metric_head(&sb, "ibscan_up", "gauge", "Whether ibscan could look at the fabric (1) or not (0).");
+		sb_adds(&sb, "ibscan_up 0\n");
+	} else {
+		metric_head(&sb, "ibscan_sweep_duration_seconds", "gauge", "How long the sweep served took.");
+		sb_addf(&sb, "ibscan_sweep_duration_seconds %.6f\n", st->duration_s);
+		metric_head(&sb, "ibscan_sweep_timestamp_seconds", "gauge", "When the sweep served ended (Unix time).");
+		sb_addf(&sb, "ibscan_sweep_timestamp_seconds %.3f\n", st->timestamp_s);
+		metric_head(&sb, "ibscan_sweep_age_seconds", "gauge", "Seconds since the sweep served ended.");
+		sb_addf(&sb, "ibscan_sweep_age_seconds %.3f\n", st->age_s);
+		metric_head(&sb, "ibscan_sweep_full_walk", "gauge",
+			    "Whether the sweep served walked the fabric (1) or read the counters only (0).");
+		sb_addf(&sb, "ibscan_sweep_full_walk %d\n", st->full_walk ? 1 : 0);
+	}
+	*len = sb.len;
+	s = sb_detach(&sb);
+	return s ? s : xstrdup("");
+}

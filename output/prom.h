@@ -2,6 +2,7 @@
 #ifndef IBSCAN_OUT_PROM_H
 #define IBSCAN_OUT_PROM_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "../fabric/health.h"
@@ -13,5 +14,23 @@
  */
 int render_health_prom(FILE *out, const struct ibs_fabric *f, const struct ibs_run *run, const struct ibs_findings *fs);
 int render_counters_prom(FILE *out, const struct ibs_fabric *f, const struct ibs_run *run);
+
+/* How the exporter's sweeps went, as a scrape says it (cmd/exporter.c). */
+struct prom_sweep_status {
+	bool have_data;          /* a sweep has completed: its metrics follow */
+	bool last_ok;            /* the latest sweep completed (else its data are the older sweep's) */
+	bool full_walk;          /* the sweep served walked the fabric (else counters only) */
+	double duration_s;       /* of the sweep served */
+	double timestamp_s;      /* when it ended, Unix time */
+	double age_s;            /* seconds since then, at the scrape */
+	double last_duration_s;  /* of the latest sweep, served or not */
+	unsigned long long sweeps, failures;
+};
+/*
+ * The exporter's own metrics (ibscan_last_sweep_success, ibscan_sweep_*,
+ * and ibscan_up 0 when no sweep has completed yet), as a string the caller
+ * frees; *len its length.
+ */
+char *render_exporter_status(const struct prom_sweep_status *st, size_t *len);
 
 #endif

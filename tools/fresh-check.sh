@@ -58,6 +58,13 @@ cp -a /etc/apt/sources.list /etc/apt/sources.list.d "$dir/etc/apt/" 2>/dev/null 
 cp /etc/resolv.conf "$dir/etc/resolv.conf"
 # A proxy this machine's apt uses, the chroot's too.
 cp -a /etc/apt/apt.conf.d/. "$dir/etc/apt/apt.conf.d/" 2>/dev/null || true
+# And the CAs this machine trusts beyond Debian's (a proxy's, as here: npm's registry is
+# reached through one): the ca-certificates package the README's deps install adds
+# /usr/local/share/ca-certificates to the root's bundle; npm is told to use that bundle.
+# Environment, not the README's steps: a fresh machine behind no such proxy needs neither.
+mkdir -p "$dir/usr/local/share/ca-certificates"
+cp -a /usr/local/share/ca-certificates/. "$dir/usr/local/share/ca-certificates/" 2>/dev/null || true
+echo "cafile=/etc/ssl/certs/ca-certificates.crt" >"$dir/root/.npmrc"
 for m in proc sys dev dev/pts; do
 	mkdir -p "$dir/$m"
 	case $m in

@@ -2,7 +2,9 @@
  * libibumad transport: the only file in ibscan that talks to libibumad, and
  * only through the table of calls in umad.h (the library, or a test's
  * double). One fd, one agent per management class (registered on first use),
- * every send non-blocking; timeouts and retries belong to the engine, but
+ * every send non-blocking; two fds on a planarized (split SMI/GSI) device,
+ * SMPs on the SMI half and every other class on its GSI half, as libibmad
+ * sends them (see find_gsi_half); timeouts and retries belong to the engine, but
  * each send still carries timeout_ms > 0 because the kernel drops the
  * response of a request sent with 0 (it treats it as unsolicited).
  *
@@ -20,6 +22,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -35,19 +38,30 @@ const struct ibs_umad_calls ibs_umad_libibumad = {
 	.close_port = umad_close_port,
 	.size = umad_size,
 	.register_agent = umad_register,
+	.unregister_agent = umad_unregister,
 	.send = umad_send,
 	.recv = umad_recv,
 	.poll = umad_poll,
+	.poll2 = ibs_umad_poll2,
 	.get_mad = umad_get_mad,
 	.set_addr = umad_set_addr,
 	.status = umad_status,
 };
 
-struct umad_priv {
-	const struct ibs_umad_calls *u;
+/* One opened umad port: its fd and the agents registered on it. */
+struct umad_dev {
 	int fd;
+	char ca[sizeof(((struct ibs_local_port *)0)->ca)];
+	int port;
 	int agents[256]; /* by management class; -1 when not registered */
 	int agent_err[256]; /* by class: why its registration failed (errno), 0 when it did not */
+};
+
+struct umad_priv {
+	const struct ibs_umad_calls *u;
+	struct umad_dev smi; /* the port walked from: every class, or SMPs only when split */
+	struct umad_dev gsi; /* a split device's GSI half (gsi.fd >= 0): every class but SMPs */
+	int next_poll;       /* split: the half polled first next time (neither starves) */
 	int timeout_ms;
 	void *sbuf, *rbuf;
 	size_t usize;
@@ -82,41 +96,50 @@ static bool device_gone(int e)
 	       e == ENOTCONN || e == ECONNRESET;
 }
 
-/* The agent for a class, or -1 with the errno its registration failed with in p->agent_err. */
-static int agent_for(struct umad_priv *p, int mgmt_class)
+/* The half of the device a class goes through. */
+static struct umad_dev *dev_for(struct umad_priv *p, int mgmt_class)
+{
+	if (p->gsi.fd >= 0 && mgmt_class != IBS_CLASS_SMI && mgmt_class != IBS_CLASS_SMI_DR)
+		return &p->gsi;
+	return &p->smi;
+}
+
+/* The agent for a class, or -1 with the errno its registration failed with in d->agent_err. */
+static int agent_for(struct umad_priv *p, struct umad_dev *d, int mgmt_class)
 {
 	int id, e;
 
-	if (p->agents[mgmt_class] >= 0)
-		return p->agents[mgmt_class];
-	if (p->agent_err[mgmt_class])
+	if (d->agents[mgmt_class] >= 0)
+		return d->agents[mgmt_class];
+	if (d->agent_err[mgmt_class])
 		return -1; /* said once already */
 	/* SA gets RMPP so that the kernel reassembles multi-packet responses. */
 	errno = 0;
-	id = p->u->register_agent(p->fd, mgmt_class, class_version(mgmt_class), mgmt_class == IBS_CLASS_SA ? 1 : 0,
+	id = p->u->register_agent(d->fd, mgmt_class, class_version(mgmt_class), mgmt_class == IBS_CLASS_SA ? 1 : 0,
 				  NULL);
 	if (id < 0) {
 		e = cause_of(id);
 		log_error("cannot register a MAD agent for %s (class 0x%02x) on %s port %d: %s",
-			  ibs_class_name((uint8_t)mgmt_class), mgmt_class, p->local.ca, p->local.port, strerror(e));
+			  ibs_class_name((uint8_t)mgmt_class), mgmt_class, d->ca, d->port, strerror(e));
 		if (e == EPROTONOSUPPORT || e == EINVAL)
 			log_hint("the port may not carry this class: a RoCE port has no subnet management (QP0), "
 				 "and a port with IsSMDisabled leaves SMPs to another device");
-		p->agent_err[mgmt_class] = e ? e : EPERM;
+		d->agent_err[mgmt_class] = e ? e : EPERM;
 		return -1;
 	}
-	p->agents[mgmt_class] = id;
+	d->agents[mgmt_class] = id;
 	return id;
 }
 
 static enum ibs_err u_send(struct ibs_transport *t, const struct ibs_mad_req *req, const uint8_t *mad, int *cause)
 {
 	struct umad_priv *p = t->priv;
-	int agent = agent_for(p, req->mgmt_class);
+	struct umad_dev *d = dev_for(p, req->mgmt_class);
+	int agent = agent_for(p, d, req->mgmt_class);
 	int rc;
 
 	if (agent < 0) {
-		*cause = p->agent_err[req->mgmt_class];
+		*cause = d->agent_err[req->mgmt_class];
 		return device_gone(*cause) ? IBS_E_TRANSPORT : IBS_E_SEND;
 	}
 	memset(p->sbuf, 0, p->usize + IBS_MAD_SIZE);
@@ -129,12 +152,12 @@ static enum ibs_err u_send(struct ibs_transport *t, const struct ibs_mad_req *re
 			       req->addr.qkey ? (int)req->addr.qkey : (int)0x80010000);
 	memcpy(p->u->get_mad(p->sbuf), mad, IBS_MAD_SIZE);
 	errno = 0;
-	rc = p->u->send(p->fd, agent, p->sbuf, IBS_MAD_SIZE, p->timeout_ms, 0);
+	rc = p->u->send(d->fd, agent, p->sbuf, IBS_MAD_SIZE, p->timeout_ms, 0);
 	if (rc < 0) {
 		/* umad_send says EIO whatever write() said: errno is the cause. */
 		*cause = cause_of(rc);
 		if (device_gone(*cause)) {
-			log_error("cannot send on %s port %d: %s", p->local.ca, p->local.port, strerror(*cause));
+			log_error("cannot send on %s port %d: %s", d->ca, d->port, strerror(*cause));
 			return IBS_E_TRANSPORT;
 		}
 		return IBS_E_SEND;
@@ -163,7 +186,7 @@ static void deliver(struct umad_priv *p, void *buf, int len, struct ibs_packet *
  * whole, with a buffer of the length it asks for, and deliver its first MAD
  * (the header the engine matches, and the first record: all a Get asks for).
  */
-static enum ibs_err recv_whole(struct umad_priv *p, struct ibs_packet *pkt, int need)
+static enum ibs_err recv_whole(struct umad_priv *p, const struct umad_dev *d, struct ibs_packet *pkt, int need)
 {
 	int tries, len, rc = -ENOSPC;
 	void *buf;
@@ -171,12 +194,12 @@ static enum ibs_err recv_whole(struct umad_priv *p, struct ibs_packet *pkt, int 
 	for (tries = 0; tries < 3 && rc == -ENOSPC; tries++) {
 		if (need <= IBS_MAD_SIZE || need > MAX_ANSWER) {
 			log_error("cannot receive on %s port %d: the kernel holds an answer of %d bytes ibscan cannot read",
-				  p->local.ca, p->local.port, need);
+				  d->ca, d->port, need);
 			return IBS_E_TRANSPORT;
 		}
 		buf = xmalloc(p->usize + (size_t)need);
 		len = need;
-		rc = p->u->recv(p->fd, buf, &len, 0);
+		rc = p->u->recv(d->fd, buf, &len, 0);
 		if (rc >= 0) {
 			log_debug("an answer of %d bytes (RMPP): its first MAD is used", len);
 			deliver(p, buf, len, pkt);
@@ -188,31 +211,52 @@ static enum ibs_err recv_whole(struct umad_priv *p, struct ibs_packet *pkt, int 
 		return IBS_OK;
 	if (rc == -EWOULDBLOCK || rc == -EAGAIN)
 		return IBS_E_AGAIN;
-	log_error("cannot receive on %s port %d: %s", p->local.ca, p->local.port, strerror(-rc));
+	log_error("cannot receive on %s port %d: %s", d->ca, d->port, strerror(-rc));
 	return IBS_E_TRANSPORT;
+}
+
+/* The half with an answer waiting (split), or the one fd: 0 if one is ready, else -ETIMEDOUT or -errno. */
+static int poll_devs(struct umad_priv *p, int timeout_ms, const struct umad_dev **ready)
+{
+	int rc;
+
+	*ready = &p->smi;
+	if (p->gsi.fd < 0)
+		return p->u->poll(p->smi.fd, timeout_ms);
+	rc = p->next_poll ? p->u->poll2(p->gsi.fd, p->smi.fd, timeout_ms)
+			  : p->u->poll2(p->smi.fd, p->gsi.fd, timeout_ms);
+	if (rc < 0)
+		return rc;
+	*ready = (rc == 0) == (p->next_poll == 0) ? &p->smi : &p->gsi;
+	p->next_poll = !p->next_poll;
+	return 0;
 }
 
 static enum ibs_err u_recv(struct ibs_transport *t, struct ibs_packet *pkt, int timeout_ms)
 {
 	struct umad_priv *p = t->priv;
+	const struct umad_dev *d;
 	int len = IBS_MAD_SIZE;
 	int rc;
 
-	/* The simulator's shim wraps poll() on the umad fd alone; that is all we poll. */
-	rc = p->u->poll(p->fd, timeout_ms);
+	/*
+	 * The simulator's shim wraps poll() on the umad fd alone, and that is
+	 * all we poll on an unsplit device; a split one is never simulated.
+	 */
+	rc = poll_devs(p, timeout_ms, &d);
 	if (rc == -ETIMEDOUT)
 		return IBS_E_AGAIN;
 	if (rc < 0) {
-		log_error("cannot poll %s port %d: %s", p->local.ca, p->local.port, strerror(-rc));
+		log_error("cannot poll %s port %d: %s", d->ca, d->port, strerror(-rc));
 		return IBS_E_TRANSPORT;
 	}
-	rc = p->u->recv(p->fd, p->rbuf, &len, 0);
+	rc = p->u->recv(d->fd, p->rbuf, &len, 0);
 	if (rc == -EWOULDBLOCK || rc == -EAGAIN || rc == -ETIMEDOUT)
 		return IBS_E_AGAIN;
 	if (rc == -ENOSPC)
-		return recv_whole(p, pkt, len);
+		return recv_whole(p, d, pkt, len);
 	if (rc < 0) {
-		log_error("cannot receive on %s port %d: %s", p->local.ca, p->local.port, strerror(-rc));
+		log_error("cannot receive on %s port %d: %s", d->ca, d->port, strerror(-rc));
 		return IBS_E_TRANSPORT;
 	}
 	deliver(p, p->rbuf, len, pkt);
@@ -227,12 +271,31 @@ static enum ibs_err u_local(struct ibs_transport *t, struct ibs_local_port *out)
 	return IBS_OK;
 }
 
+/* Unregister d's agents and close it (when open). */
+static void close_dev(struct umad_priv *p, struct umad_dev *d)
+{
+	size_t i;
+
+	if (d->fd < 0)
+		return;
+	for (i = 0; p->u->unregister_agent && i < 256; i++)
+		if (d->agents[i] >= 0)
+			p->u->unregister_agent(d->fd, d->agents[i]);
+	p->u->close_port(d->fd);
+	d->fd = -1;
+}
+
 static void u_close(struct ibs_transport *t)
 {
 	struct umad_priv *p = t->priv;
 
-	if (p->fd >= 0)
-		p->u->close_port(p->fd);
+	/*
+	 * The kernel drops a closed fd's agents, but umad2sim keeps them until
+	 * unregistered: a long-running process (the exporter) opening a port
+	 * per sweep would run out of them after some sweeps.
+	 */
+	close_dev(p, &p->smi);
+	close_dev(p, &p->gsi);
 	p->u->done();
 	free(p->sbuf);
 	free(p->rbuf);
@@ -367,6 +430,76 @@ static int choose_port(const struct ibs_umad_calls *u, const struct ibs_umad_opt
 	return -1;
 }
 
+/*
+ * A planarized device (ConnectX-8 and later) is a pair of umad devices
+ * whose ports share one port GUID: the SMI half sends SMPs and has
+ * IsSMDisabled clear; the GSI half (IsSMDisabled set) carries every other
+ * class (SA, PMA, ...), which the SMI half does not. rdma-core 50 pairs
+ * them by port GUID (umad_get_smi_gsi_pairs); Debian 12's libibumad 44 has
+ * no such call, so the pair is found here the same way, from what
+ * umad_get_ca reads off sysfs. Sets gsi->ca and gsi->port and returns true
+ * when the port walked from has a GSI half.
+ */
+static bool find_gsi_half(const struct ibs_umad_calls *u, const struct ibs_local_port *lp,
+			  struct umad_dev *gsi)
+{
+	struct umad_device_node *list = u->get_ca_device_list(), *n;
+	bool found = false;
+
+	for (n = list; n && !found; n = n->next) {
+		umad_ca_t c;
+		int q;
+		if (!strcmp(n->ca_name, lp->ca) || u->get_ca(n->ca_name, &c) < 0)
+			continue;
+		for (q = 1; q <= c.numports && q < UMAD_CA_MAX_PORTS && !found; q++) {
+			const umad_port_t *pt = c.ports[q];
+			if (pt && be64toh(pt->port_guid) == lp->port_guid &&
+			    (be32toh(pt->capmask) & IBS_CAP_IS_SM_DISABLED)) {
+				snprintf(gsi->ca, sizeof(gsi->ca), "%s", c.ca_name);
+				gsi->port = q;
+				found = true;
+			}
+		}
+		u->release_ca(&c);
+	}
+	if (list)
+		u->free_ca_device_list(list);
+	return found;
+}
+
+/* Open d->ca port d->port into d->fd, or say why not. */
+static enum ibs_err open_dev(const struct ibs_umad_calls *u, const struct ibs_local_port *lp, struct umad_dev *d)
+{
+	errno = 0;
+	d->fd = u->open_port(d->ca, d->port);
+	if (d->fd >= 0)
+		return IBS_OK;
+	{
+		struct ibs_local_port named = *lp;
+		snprintf(named.ca, sizeof(named.ca), "%s", d->ca);
+		named.port = d->port;
+		/* -EIO is every failed open(): its errno says why. Other codes are libibumad's own. */
+		return open_failed(&named, d->fd == -EIO ? cause_of(d->fd) : -d->fd);
+	}
+}
+
+/* The libibumad calls have no poll of two fds: poll(2) them (a split device is never simulated). */
+int ibs_umad_poll2(int fd0, int fd1, int timeout_ms)
+{
+	struct pollfd pf[2] = { { .fd = fd0, .events = POLLIN }, { .fd = fd1, .events = POLLIN } };
+	int rc = poll(pf, 2, timeout_ms);
+
+	if (rc < 0)
+		return -errno;
+	if (rc == 0)
+		return -ETIMEDOUT;
+	if (pf[0].revents & (POLLERR | POLLNVAL))
+		return -EIO;
+	if (pf[1].revents & (POLLERR | POLLNVAL))
+		return -EIO;
+	return (pf[0].revents & POLLIN) ? 0 : 1;
+}
+
 enum ibs_err ibs_umad_open_with(const struct ibs_umad_calls *u, const struct ibs_umad_opts *o,
 				struct ibs_transport **out)
 {
@@ -392,7 +525,8 @@ enum ibs_err ibs_umad_open_with(const struct ibs_umad_calls *u, const struct ibs
 	p = xcalloc(1, sizeof(*p));
 	p->u = u;
 	for (i = 0; i < 256; i++)
-		p->agents[i] = -1;
+		p->smi.agents[i] = p->gsi.agents[i] = -1;
+	p->smi.fd = p->gsi.fd = -1;
 	p->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : 1000;
 	snprintf(p->local.ca, sizeof(p->local.ca), "%s", uca.ca_name);
 	p->local.port = port;
@@ -406,12 +540,18 @@ enum ibs_err ibs_umad_open_with(const struct ibs_umad_calls *u, const struct ibs
 	p->local.system_image_guid = be64toh(uca.system_guid);
 	p->local.node_type = (int)uca.node_type;
 	u->release_ca(&uca);
+	snprintf(p->smi.ca, sizeof(p->smi.ca), "%s", p->local.ca);
+	p->smi.port = port;
 
-	errno = 0;
-	p->fd = u->open_port(p->local.ca, p->local.port);
-	if (p->fd < 0) {
-		/* -EIO is every failed open(): its errno says why. Other codes are libibumad's own. */
-		err = open_failed(&p->local, p->fd == -EIO ? cause_of(p->fd) : -p->fd);
+	err = open_dev(u, &p->local, &p->smi);
+	if (err == IBS_OK && find_gsi_half(u, &p->local, &p->gsi)) {
+		log_info("%s port %d is the SMI half of a split device: every class but SMPs goes through %s port %d",
+			 p->smi.ca, p->smi.port, p->gsi.ca, p->gsi.port);
+		err = open_dev(u, &p->local, &p->gsi);
+		if (err != IBS_OK)
+			u->close_port(p->smi.fd);
+	}
+	if (err != IBS_OK) {
 		free(p);
 		u->done();
 		return err;
@@ -424,7 +564,7 @@ enum ibs_err ibs_umad_open_with(const struct ibs_umad_calls *u, const struct ibs
 	t->ops = &umad_ops;
 	t->priv = p;
 	/* Register the DR SMI agent now so that a failure is reported before walking. */
-	if (agent_for(p, IBS_CLASS_SMI_DR) < 0) {
+	if (agent_for(p, &p->smi, IBS_CLASS_SMI_DR) < 0) {
 		u_close(t);
 		return IBS_E_TRANSPORT;
 	}

@@ -27,13 +27,19 @@ struct ibs_umad_calls {
 	size_t (*size)(void);
 	int (*register_agent)(int fd, int mgmt_class, int mgmt_version, uint8_t rmpp_version,
 			      long method_mask[16 / sizeof(long)]);
+	int (*unregister_agent)(int fd, int agentid); /* may be NULL */
 	int (*send)(int fd, int agentid, void *umad, int length, int timeout_ms, int retries);
 	int (*recv)(int fd, void *umad, int *length, int timeout_ms);
 	int (*poll)(int fd, int timeout_ms);
+	/* Wait for either fd (a split SMI/GSI device): 0 or 1, the first ready, fd0 first; else -ETIMEDOUT or -errno. */
+	int (*poll2)(int fd0, int fd1, int timeout_ms);
 	void *(*get_mad)(void *umad);
 	int (*set_addr)(void *umad, int dlid, int dqp, int sl, int qkey);
 	int (*status)(void *umad);
 };
+
+/* poll2 of libibumad's fds, with poll(2). */
+int ibs_umad_poll2(int fd0, int fd1, int timeout_ms);
 
 /* libibumad itself. */
 extern const struct ibs_umad_calls ibs_umad_libibumad;

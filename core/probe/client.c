@@ -140,7 +140,7 @@ enum ibs_err ibs_ping_client(struct ibs_ping *p, const char *host, unsigned tcp_
 	peer = strchr(host, ':') ? xasprintf("[%s]:%u", host, tcp_port) : xasprintf("%s:%u", host, tcp_port);
 	rc = ibs_ping_client_fd(p, fd, peer, r);
 	ping_run_free(p);
-	close(fd);
+	ibs_tcp_close(fd, 200);
 	free(peer);
 	return rc;
 }

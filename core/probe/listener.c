@@ -132,7 +132,7 @@ enum ibs_err ibs_ping_serve(struct ibs_ping *p, int lfd, int wait_ms, struct ibs
 		log_info("connection from %s", peer);
 		rc = ibs_ping_serve_fd(p, fd, peer, res, &accepted);
 		ping_run_free(p);
-		close(fd);
+		ibs_tcp_close(fd, 200);
 		free(peer);
 		peer = NULL;
 		if (rc == IBS_OK || accepted) {

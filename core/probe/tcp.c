@@ -404,3 +404,23 @@ enum ibs_err ibs_oob_send(int fd, const struct ibs_oob_msg *m, int timeout_ms, c
 	}
 	return IBS_OK;
 }
+
+void ibs_tcp_close(int fd, int linger_ms)
+{
+	uint64_t deadline = ibs_mono_ns() + (uint64_t)(linger_ms > 0 ? linger_ms : 0) * 1000000ull;
+	char sink[512];
+
+	if (shutdown(fd, SHUT_WR) == 0) {
+		for (;;) {
+			struct pollfd pf = { .fd = fd, .events = POLLIN };
+			int left = ibs_ms_left(deadline);
+			ssize_t n;
+			if (left <= 0 || poll(&pf, 1, left) <= 0)
+				break;
+			n = read(fd, sink, sizeof(sink));
+			if (n <= 0)
+				break; /* the peer closed too (or the connection is gone) */
+		}
+	}
+	close(fd);
+}

@@ -27,6 +27,14 @@ enum ibs_err ibs_tcp_connect(const char *host, unsigned port, int timeout_ms, in
  * socket pair). False when the socket has no IP address.
  */
 bool ibs_tcp_local_end(int fd, uint8_t gid[16], char *text, size_t text_len, char *ifname, size_t if_len);
+/*
+ * Close a connection so that the peer reads what was sent last (an error
+ * message, say): stop sending, read and drop what the peer still sends
+ * until it closes or linger_ms pass, then close. A plain close() with the
+ * peer's keepalives unread sends a reset, and a reset can discard that last
+ * message from the peer's receive queue before it is read.
+ */
+void ibs_tcp_close(int fd, int linger_ms);
 /* Send or receive one whole message within timeout_ms. */
 enum ibs_err ibs_oob_send(int fd, const struct ibs_oob_msg *m, int timeout_ms, char **msg);
 enum ibs_err ibs_oob_recv(int fd, int timeout_ms, struct ibs_oob_msg *m, char **msg);

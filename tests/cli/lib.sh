@@ -31,3 +31,15 @@ run() {
 # err_has TEXT: stderr contains TEXT.
 err_has() { grep -qF -- "$1" "$TMP/err" || { cat "$TMP/err" >&2; fail "stderr lacks: $1"; }; }
 out_has() { grep -qF -- "$1" "$TMP/out" || { head -20 "$TMP/out" >&2; fail "stdout lacks: $1"; }; }
+# The padding each side of an edge's xlabel in DOT (two no-break spaces: output/draw.c XPAD).
+NBSP2=$'\xc2\xa0\xc2\xa0'
+# for_others FILE: a copy of FILE that other users can read and run, under $TMP/others, and
+# its path: a checkout may sit where only its owner can enter (/root on a fresh machine is 700).
+for_others() {
+	mkdir -p "$TMP/others"
+	chmod go+x "$TMP"
+	chmod 755 "$TMP/others"
+	cp "$1" "$TMP/others/"
+	chmod a+rX "$TMP/others/${1##*/}"
+	echo "$TMP/others/${1##*/}"
+}

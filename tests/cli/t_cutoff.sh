@@ -127,6 +127,24 @@ unknown_text "$TMP/m.txt" "out of memory"
 grep -qx 'ibscan_up 0' "$TMP/m.prom" || fail "out of memory: $(cat "$TMP/m.prom")"
 echo "ok: out of memory: UNKNOWN, exit 3"
 
+# A library whose destructor hangs at exit (the simulator's shim does, joining its reader
+# thread when a walk stops at --deadline): the run still ends, with its own status and its
+# output in place, within the 10 s exit guard. `timeout` is outside the preload.
+cc -shared -fPIC -o "$TMP/hangexit.so" "$ROOT/tests/cli/preload/hangexit.c" || fail "cannot build the preload"
+for want in 0 2; do
+	cap=$caps/net.2sw2path4hca.cap
+	[ $want = 0 ] || cap=$caps/dup-guid.cap
+	rc=0
+	start=$(date +%s)
+	timeout 40 env LD_PRELOAD="$TMP/hangexit.so" "$bin" health --replay "$cap" >"$TMP/out" 2>"$TMP/err" || rc=$?
+	took=$(($(date +%s) - start))
+	[ $rc = $want ] || fail "a destructor that hangs: exit $rc, want $want (124: hung)"
+	[ $took -ge 9 ] || fail "a destructor that hangs: ended in ${took} s, before the guard (did the preload load?)"
+	grep -q '^IBSCAN ' "$TMP/out" || fail "a destructor that hangs: no verdict written: $(cat "$TMP/out")"
+	err_has "ibscan: warning: a library did not finish exiting within 10 s: ended without it"
+done
+echo "ok: a hang in a library's exit handler ends in 10 s with the run's own status"
+
 # A run that ends well is not touched by any of this: the verdict, and no temporary file.
 cp "$TMP/ok.prom" "$TMP/done.prom"
 run 0 health --format prom --replay "$caps/net.2sw2path4hca.cap" -o "$TMP/done.prom"

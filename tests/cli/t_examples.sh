@@ -80,6 +80,46 @@ unit_run fattree2-small 0
 unit_run degraded 1
 unit_run port-init 2
 
+# ---- the exporter's systemd unit: verified, sandboxed, its ExecStart serves ----
+covered+=(ibscan-exporter.service)
+grep -q '^ExecStart=/usr/local/bin/ibscan exporter ' "$ex/ibscan-exporter.service" || fail "exporter unit: ExecStart"
+sed "s|^ExecStart=/usr/local/bin/ibscan |ExecStart=$TMP/bin/ibscan |" "$ex/ibscan-exporter.service" \
+	>"$TMP/units/ibscan-exporter.service"
+if command -v systemd-analyze >/dev/null; then
+	MANPATH=$TMP/man systemd-analyze verify "$TMP/units/ibscan-exporter.service" >"$TMP/verify" 2>&1 ||
+		fail "systemd-analyze verify ibscan-exporter.service: $(cat "$TMP/verify")"
+fi
+for k in NoNewPrivileges=yes ProtectSystem=strict ProtectHome=yes PrivateTmp=yes DevicePolicy=closed \
+	'DeviceAllow=char-infiniband_mad rw' CapabilityBoundingSet= User=ibscan 'ExecReload=/bin/kill -HUP $MAINPID'; do
+	grep -qxF "$k" "$ex/ibscan-exporter.service" || fail "exporter unit: no $k"
+done
+read -ra argv <<<"$(sed -n 's/^ExecStart=//p' "$TMP/units/ibscan-exporter.service")"
+argv=("${argv[@]/127.0.0.1:9684/127.0.0.1:0}")
+CAP=$caps/net.2sw2path4hca.cap "${argv[@]}" 2>"$TMP/exp.err" &
+exp_pid=$!
+for _ in $(seq 1 100); do grep -q 'listening on' "$TMP/exp.err" && break; sleep 0.1; done
+port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' "$TMP/exp.err")
+[ -n "$port" ] || { kill "$exp_pid"; fail "exporter unit: ExecStart does not serve: $(cat "$TMP/exp.err")"; }
+for _ in $(seq 1 100); do
+	curl -sf --max-time 5 "http://127.0.0.1:$port/metrics" >"$TMP/exp.prom" && grep -qx 'ibscan_up 1' "$TMP/exp.prom" && break
+	sleep 0.1
+done
+kill -TERM "$exp_pid"
+wait "$exp_pid" || fail "exporter unit: exit $? on SIGTERM"
+grep -qx 'ibscan_up 1' "$TMP/exp.prom" || fail "exporter unit: no sweep served"
+
+# ---- the Grafana dashboard: JSON, and every metric it names is one the exporter serves ----
+covered+=(grafana-ibscan.json)
+jq -e '.panels | length > 0' "$ex/grafana-ibscan.json" >/dev/null || fail "grafana: not a dashboard"
+mapfile -t used < <(jq -r '.. | objects | (.expr?, .query?) | strings' "$ex/grafana-ibscan.json" |
+	grep -o 'ibscan_[a-z0-9_]*' | sort -u)
+[ "${#used[@]}" -ge 10 ] || fail "grafana: only ${#used[@]} metric names found"
+for m in "${used[@]}"; do
+	grep -q "^# TYPE $m " "$TMP/exp.prom" || fail "grafana: the dashboard uses $m, which the exporter does not serve"
+done
+# a name the exporter does not serve is caught (the check itself)
+! grep -q '^# TYPE ibscan_port_no_such_total ' "$TMP/exp.prom" || fail "grafana: the check is broken"
+
 # docs/checks.md shows the same files.
 for f in ibscan-health.cron ibscan-health.service ibscan-health.timer; do
 	while IFS= read -r l; do

@@ -46,6 +46,7 @@ else
 	# umad-permission runs ibscan as nobody: the stand-ins must be reachable by that user.
 	chmod 755 "$TMP"
 	chmod 644 "$TMP/eacces.so"
+	real_ibscan=$(for_others "${IBSCAN_PRELOAD_BIN:-$ROOT/ibscan}") # the checkout may be closed to nobody
 	# standins [DIR]: a fresh state, bin and ibscan for one run, in DIR (default $TMP/run).
 	standins() {
 		local d=${1:-$TMP/run}
@@ -53,7 +54,7 @@ else
 		mkdir -p "$d"
 		chmod 755 "$d"
 		make_standins "$d/bin" "$d/st" "$ROOT/fixtures/hwcheck"
-		make_ibscan "$d/ibscan" "${IBSCAN_PRELOAD_BIN:-$ROOT/ibscan}" "$ROOT/fixtures/hwcheck" "$d/st" "$ROOT/fixtures/captures"
+		make_ibscan "$d/ibscan" "$real_ibscan" "$ROOT/fixtures/hwcheck" "$d/st" "$ROOT/fixtures/captures"
 	}
 	# run_hw WANT_RC SYSFS [ARGS...]: hwcheck with the stand-ins first on PATH; RUN_DIR picks its
 	# directory (output in RUN_DIR/out), so that several can run at once.

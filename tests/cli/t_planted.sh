@@ -32,6 +32,10 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 chmod 711 "$TMP"
+# What another user runs and reads is a copy it can reach, wherever the checkout is.
+cap=$(for_others "$cap")
+IBSCAN=$(for_others "$IBSCAN")
+forgeidx=$(for_others "$ROOT/tests/cli/forgeidx.py")
 pub=$TMP/pub
 mkdir "$pub"
 chmod 1777 "$pub"
@@ -135,7 +139,7 @@ rm -f "$pub/from-root"
 cp "$cap" "$pub/r.cap"
 "$IBSCAN" nodes --replay "$pub/r.cap" >"$TMP/r.text" || fail "replay of r.cap"
 "$IBSCAN" capture index "$pub/r.cap" -o "$TMP/r.good.idx" || fail "capture index of r.cap"
-as_nobody "$PY" "$ROOT/tests/cli/forgeidx.py" "$TMP/r.good.idx" "$pub/r.cap" -o "$pub/r.cap.idx" --rename Switch1 EVILSW1
+as_nobody "$PY" "$forgeidx" "$TMP/r.good.idx" "$pub/r.cap" -o "$pub/r.cap.idx" --rename Switch1 EVILSW1
 planted+=(r.cap r.cap.idx)
 run 0 nodes --replay "$pub/r.cap"
 err_has "ibscan: warning: $pub/r.cap.idx: not trusted: it belongs to uid $NOBODY, neither this user (uid 0) nor the capture's owner (uid 0); reading the capture itself"
@@ -143,7 +147,7 @@ cmp -s "$TMP/out" "$TMP/r.text" || fail "a forged index planted by uid $NOBODY w
 cp "$pub/r.cap" "$TMP/n.cap"
 mkdir "$TMP/nobodys/caps" && chown $NOBODY:$NOBODY "$TMP/nobodys/caps"
 as_nobody cp "$TMP/n.cap" "$TMP/nobodys/caps/n.cap"
-as_nobody "$PY" "$ROOT/tests/cli/forgeidx.py" "$TMP/r.good.idx" "$TMP/nobodys/caps/n.cap" -o "$TMP/nobodys/caps/n.cap.idx" --rename Switch1 EVILSW1
+as_nobody "$PY" "$forgeidx" "$TMP/r.good.idx" "$TMP/nobodys/caps/n.cap" -o "$TMP/nobodys/caps/n.cap.idx" --rename Switch1 EVILSW1
 run 0 nodes --replay "$TMP/nobodys/caps/n.cap"
 out_has '"EVILSW1"'
 [ ! -s "$TMP/err" ] || fail "the capture's owner's own index was not believed: $(cat "$TMP/err")"

@@ -127,6 +127,8 @@ cap|ping --listen|2|err|unknown option '--replay'
 cap|fleet $ROOT/tests/cli/golden/local/gpu-container.json|3|err|unknown option '--replay'
 none|fleet $ROOT/tests/cli/golden/local/gpu-container.json|0|out|^IBSCAN FLEET OK - 1 host [|]
 none|fleet $caps/net.2sw2path4hca.cap|3|err|net.2sw2path4hca.cap:1: not valid JSON
+cap|exporter --record $TMP/x.cap|2|err|--record writes one run's capture: not for the exporter's sweeps
+cache|exporter --listen nonsense|3|err|--listen wants ADDR:PORT
 cap|report|0|out|"counters":true,"map":(true|false)
 cap|report --no-counters|0|out|"counters":false,
 routes|report|0|out|"status":"UNKNOWN","exit_code":3,"summary":"IBSCAN UNKNOWN - error-counter checks not run

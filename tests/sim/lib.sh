@@ -85,3 +85,5 @@ mid_walk() {
 	MID_WALK_PID=
 	recording "$1" >/dev/null && [ "$(grep -c '^x ' "$RECORDING")" -ge "$2" ] && MID_WALK_PID=$RECORDING_PID
 }
+# The padding each side of an edge's xlabel in DOT (two no-break spaces: output/draw.c XPAD).
+NBSP2=$'\xc2\xa0\xc2\xa0'

@@ -20,7 +20,7 @@ layout() { # NAME ARGS...: DOT of the live fabric, laid out by dot as JSON
 #    with no SM, Switch1[5] is recabled: LinkUp but Init, drawn on its own.
 sim_start "$FABRICS/net.2sw2path4hca"
 layout before topology
-grep -q 'xlabel="2 × 4xSDR", weight=2' "$TMP/before.dot" || fail "parallel switch cables not merged"
+grep -q "xlabel=\"${NBSP2}2 × 4xSDR${NBSP2}\", weight=2" "$TMP/before.dot" || fail "parallel switch cables not merged"
 sim_stop_opensm
 sim_console 'Unlink "Switch1"[5]' >/dev/null
 sim_console 'Link "Switch1"[5] "Switch2"[5]' >/dev/null || true
@@ -38,7 +38,7 @@ PY
 layout after topology --timeout 200
 python3 "$check" alone "$TMP/links.json" "$TMP/after.json" 0x0000000000200000 5 '#d62728' || fail "the Init cable is not its own red edge"
 grep -q 'style=dashed' "$TMP/after.dot" || fail "the Init cable is not dashed"
-grep -q 'xlabel="5:5 4xSDR"' "$TMP/after.dot" || fail "the Init cable is not labelled with its ports"
+grep -q "xlabel=\"${NBSP2}5:5 4xSDR${NBSP2}\"" "$TMP/after.dot" || fail "the Init cable is not labelled with its ports"
 python3 "$check" edges "$TMP/links.json" "$TMP/after.json" all || fail "edges after the fault"
 ok "a cable recabled without an SM (Init): its own red dashed edge, its sibling plain"
 sim_stop

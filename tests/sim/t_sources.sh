@@ -33,6 +33,7 @@ live|topology --record $TMP/live.cap|0|out|^topology: 6 nodes
 live|capture info $TMP/live.cap|0|out|exchanges: .* answered
 live|local --sysfs $ROOT/fixtures/sysfs/ib-ipoib|0|out|mlx5_0
 live|ping --listen --wait 1|3|err|no RDMA device found
+live|exporter --listen nonsense|3|err|--listen wants ADDR:PORT
 live|report|0|out|"source":\{"kind":"live","what":"ibsim0 port [0-9]+"\},"counters":true,"map":true
 ROWS
 check_every_command "$0"

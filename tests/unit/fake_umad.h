@@ -12,7 +12,10 @@
  *   with the length needed, and the kernel keeps the answer at the head of
  *   the queue: every read with a small buffer fails the same way;
  * - the CAs and ports it lists carry the capability mask of sysfs, where
- *   IsSMDisabled (0x400) marks the GSI half of a split SMI/GSI device.
+ *   IsSMDisabled (0x400) marks the GSI half of a split SMI/GSI device, and
+ *   the two halves' ports share one port GUID;
+ * - each opened port is its own fd (1100 + the CA's index), and an answer
+ *   comes back on the fd its request went out on.
  * The state is global (the calls carry no context): fumad_reset() first.
  */
 #ifndef IBSCAN_FAKE_UMAD_H
@@ -32,6 +35,7 @@
 struct fumad_port {
 	int state, phys_state;
 	uint32_t capmask;
+	uint64_t guid; /* the port GUID; 0: 0x0002c90300000000 + the port number */
 	unsigned lid, sm_lid, sm_sl;
 	const char *link_layer; /* NULL: "InfiniBand" */
 };
@@ -48,6 +52,7 @@ struct fumad_answer {
 	int len;
 	int status;
 	int claimed; /* nonzero: the length the kernel says (an answer never read whole) */
+	int fd;      /* the fd it comes back on: the one its request went out on */
 };
 
 struct fumad {
@@ -60,8 +65,13 @@ struct fumad {
 	int (*send_errno)(const uint8_t *mad); /* nonzero: write() fails with it */
 	void (*on_send)(const uint8_t *mad);   /* after a send went out: queue its answers */
 	unsigned sends, recvs, enospc;
-	char opened_ca[UMAD_CA_NAME_LEN];
+	char opened_ca[UMAD_CA_NAME_LEN]; /* the port opened while none was open */
 	int opened_port;
+	char also_opened_ca[UMAD_CA_NAME_LEN]; /* one opened beside it (a split device's GSI half) */
+	int also_opened_port;
+	int n_open;                     /* fds open now */
+	int last_fd;                    /* the fd of the last send */
+	int sent_on[256];               /* by class: the fd its last MAD went out on */
 	uint8_t last_sent[256];
 	uint8_t last_sl;                /* the SL the last MAD went out on */
 	struct ib_user_mad last_hdr;    /* the umad header it went out with (address, timeout, retries) */
@@ -109,6 +119,7 @@ static inline void fumad_queue(const uint8_t *bytes, int len, int status)
 	memcpy(a->bytes, bytes, (size_t)len);
 	a->len = len;
 	a->status = status;
+	a->fd = fumad.last_fd ? fumad.last_fd : 1100; /* before any send: the first CA's fd */
 }
 
 /* The answer to a request: the request turned into a GetResp (DR: direction bit set), status 0. */
@@ -156,7 +167,7 @@ static inline void fumad_fill_port(const struct fumad_ca *c, int p, umad_port_t 
 	out->state = (unsigned)fp->state;
 	out->phys_state = (unsigned)fp->phys_state;
 	out->capmask = htobe32(fp->capmask);
-	out->port_guid = htobe64(0x0002c90300000000ull + (uint64_t)p);
+	out->port_guid = htobe64(fp->guid ? fp->guid : 0x0002c90300000000ull + (uint64_t)p);
 	snprintf(out->link_layer, sizeof(out->link_layer), "%s", fp->link_layer ? fp->link_layer : "InfiniBand");
 }
 
@@ -216,18 +227,27 @@ static inline int fumad_release_ca(umad_ca_t *ca)
 
 static inline int fumad_open_port(const char *ca_name, int portnum)
 {
-	snprintf(fumad.opened_ca, sizeof(fumad.opened_ca), "%s", ca_name ? ca_name : "");
-	fumad.opened_port = portnum;
+	const struct fumad_ca *c = fumad_find(ca_name);
+
+	if (fumad.n_open) {
+		snprintf(fumad.also_opened_ca, sizeof(fumad.also_opened_ca), "%s", ca_name ? ca_name : "");
+		fumad.also_opened_port = portnum;
+	} else {
+		snprintf(fumad.opened_ca, sizeof(fumad.opened_ca), "%s", ca_name ? ca_name : "");
+		fumad.opened_port = portnum;
+	}
 	if (fumad.open_errno) {
 		errno = fumad.open_errno; /* open() */
 		return -EIO;
 	}
-	return 1100;
+	fumad.n_open++;
+	return 1100 + (c ? (int)(c - fumad.ca) : 0);
 }
 
 static inline int fumad_close_port(int fd)
 {
 	(void)fd;
+	fumad.n_open--;
 	return 0;
 }
 
@@ -256,8 +276,9 @@ static inline int fumad_send(int fd, int agentid, void *umad, int length, int ti
 	struct ib_user_mad *m = umad;
 	int e;
 
-	(void)fd;
 	errno = 0;
+	fumad.last_fd = fd;
+	fumad.sent_on[m->data[1]] = fd;
 	m->agent_id = (uint32_t)agentid;
 	m->timeout_ms = (uint32_t)timeout_ms;
 	m->retries = (uint32_t)retries;
@@ -280,16 +301,18 @@ static inline int fumad_recv(int fd, void *umad, int *length, int timeout_ms)
 {
 	struct ib_user_mad *m = umad;
 	struct fumad_answer *a;
+	size_t k;
 
-	(void)fd;
 	(void)timeout_ms;
 	errno = 0;
 	fumad.recvs++;
-	if (!fumad.qn) {
+	for (k = 0; k < fumad.qn && fumad.q[k].fd != fd; k++)
+		;
+	if (k == fumad.qn) {
 		errno = EAGAIN;
 		return -EAGAIN;
 	}
-	a = &fumad.q[0];
+	a = &fumad.q[k];
 	memset(m, 0, sizeof(*m));
 	m->status = a->status;
 	m->length = (uint32_t)(sizeof(struct ib_user_mad) + (size_t)a->len);
@@ -304,16 +327,34 @@ static inline int fumad_recv(int fd, void *umad, int *length, int timeout_ms)
 	memcpy(m->data, a->bytes, (size_t)a->len);
 	*length = a->len;
 	free(a->bytes);
-	memmove(fumad.q, fumad.q + 1, (fumad.qn - 1) * sizeof(*fumad.q));
+	memmove(fumad.q + k, fumad.q + k + 1, (fumad.qn - k - 1) * sizeof(*fumad.q));
 	fumad.qn--;
+	return 0;
+}
+
+/* Whether an answer waits on fd. */
+static inline int fumad_ready(int fd)
+{
+	size_t k;
+
+	for (k = 0; k < fumad.qn; k++)
+		if (fumad.q[k].fd == fd)
+			return 1;
 	return 0;
 }
 
 static inline int fumad_poll(int fd, int timeout_ms)
 {
-	(void)fd;
 	(void)timeout_ms;
-	return fumad.qn ? 0 : -ETIMEDOUT;
+	return fumad_ready(fd) ? 0 : -ETIMEDOUT;
+}
+
+static inline int fumad_poll2(int fd0, int fd1, int timeout_ms)
+{
+	(void)timeout_ms;
+	if (fumad_ready(fd0))
+		return 0;
+	return fumad_ready(fd1) ? 1 : -ETIMEDOUT;
 }
 
 static inline void *fumad_get_mad(void *umad)
@@ -351,6 +392,7 @@ static const struct ibs_umad_calls fumad_calls = {
 	.send = fumad_send,
 	.recv = fumad_recv,
 	.poll = fumad_poll,
+	.poll2 = fumad_poll2,
 	.get_mad = fumad_get_mad,
 	.set_addr = fumad_set_addr,
 	.status = fumad_status,

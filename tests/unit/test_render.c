@@ -10,6 +10,9 @@
 #include <unistd.h>
 
 #include "fake_transport.h"
+
+/* The padding each side of an xlabel (output/draw.c XPAD: two no-break spaces). */
+#define NB2 "\xc2\xa0\xc2\xa0"
 #include "../../fabric/health.h"
 #include "../../fabric/namemap.h"
 #include "../../fabric/walk.h"
@@ -168,12 +171,12 @@ static void test_dot(void **state)
 	assert_non_null(strstr(s, "shape=ellipse"));
 	/* Name and LID on the label, the GUID in the tooltip; quotes escaped. */
 	assert_non_null(strstr(s, "label=\"Switch \\\"2\\\"\\nLID 2\", tooltip=\"Switch \\\"2\\\"\\nswitch 0xf452140300200001"));
-	assert_non_null(strstr(s, "[id=\"e-0000000000200000-3-f452140300200001-3\", xlabel=\"3:3 1xSDR\", color=\"#ff7f0e\""));
+	assert_non_null(strstr(s, "[id=\"e-0000000000200000-3-f452140300200001-3\", xlabel=\"" NB2 "3:3 1xSDR" NB2 "\", color=\"#ff7f0e\""));
 	free(s);
 	/* A link that is not Active is red and dashed. */
 	s1->ports[3].pi.state = 2;
 	s = capture(f, 2);
-	assert_non_null(strstr(s, "xlabel=\"3:3 1xSDR\", color=\"#d62728\", fontcolor=\"#d62728\", style=dashed"));
+	assert_non_null(strstr(s, "xlabel=\"" NB2 "3:3 1xSDR" NB2 "\", color=\"#d62728\", fontcolor=\"#d62728\", style=dashed"));
 	free(s);
 
 	/* The maps: every node, every cabled port, to the element drawn. */

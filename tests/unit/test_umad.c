@@ -304,6 +304,67 @@ static void test_port_smi_disabled_skipped(void **state)
 	ibs_transport_close(t);
 }
 
+/*
+ * A planarized device: two umad devices whose ports share a port GUID, the
+ * GSI half with IsSMDisabled. SMPs go out on the SMI half, PMA and SA
+ * requests on the GSI half (as libibmad sends them), and every answer is
+ * read from the half it comes back on. A CA with IsSMDisabled and another
+ * port GUID is no half of it.
+ */
+static void test_split_device_classes(void **state)
+{
+	struct ibs_engine_opts eo = { .window = 4, .timeout_ms = 200, .deadline_ms = 3000 };
+	static const uint8_t classes[] = { IBS_CLASS_SMI_DR, IBS_CLASS_PMA, IBS_CLASS_SA, IBS_CLASS_SMI };
+	struct ibs_transport *t = NULL;
+	struct outcomes o = { 0 };
+	struct ibs_engine *e;
+	struct ibs_mad_req req;
+	struct ibs_addr a;
+	size_t i;
+
+	(void)state;
+	fumad_reset();
+	fumad_one_ca("mlx5_0"); /* the GSI half, listed first as sysfs may */
+	fumad.ca[0].port[1].capmask = 0x400;
+	fumad.ca[0].port[1].guid = 0x0002c903000000aaull;
+	fumad_one_ca("mlx5_1");
+	fumad.ca[1].port[1].guid = 0x0002c903000000aaull;
+	fumad.on_send = fumad_echo;
+	assert_int_equal(open_fake(&t), IBS_OK);
+	assert_string_equal(fumad.opened_ca, "mlx5_1");
+	assert_string_equal(fumad.also_opened_ca, "mlx5_0");
+	assert_int_equal(fumad.also_opened_port, 1);
+	e = ibs_engine_new(t, &eo);
+	for (i = 0; i < sizeof(classes); i++) {
+		if (classes[i] == IBS_CLASS_SMI_DR)
+			ibs_addr_dr(&a, NULL, 0);
+		else
+			ibs_addr_lid(&a, 1, classes[i] == IBS_CLASS_SMI ? 0 : 1);
+		ibs_req_get(&req, &a, classes[i], classes[i] == IBS_CLASS_PMA ? 0x12 : IBS_ATTR_NODE_INFO, 0);
+		ibs_engine_submit(e, &req, count, &o);
+	}
+	assert_int_equal(ibs_engine_run(e), IBS_OK);
+	assert_int_equal(o.ok, sizeof(classes));
+	assert_int_equal(fumad.sent_on[IBS_CLASS_SMI_DR], 1101);
+	assert_int_equal(fumad.sent_on[IBS_CLASS_SMI], 1101);
+	assert_int_equal(fumad.sent_on[IBS_CLASS_PMA], 1100);
+	assert_int_equal(fumad.sent_on[IBS_CLASS_SA], 1100);
+	ibs_engine_free(e);
+	ibs_transport_close(t);
+	assert_int_equal(fumad.n_open, 0);
+
+	/* Another port GUID: not its half; every class goes through the port walked from. */
+	fumad_reset();
+	fumad_one_ca("mlx5_0");
+	fumad.ca[0].port[1].capmask = 0x400;
+	fumad.ca[0].port[1].guid = 0x0002c903000000bbull;
+	fumad_one_ca("mlx5_1");
+	fumad.ca[1].port[1].guid = 0x0002c903000000aaull;
+	assert_int_equal(open_fake(&t), IBS_OK);
+	assert_string_equal(fumad.also_opened_ca, "");
+	ibs_transport_close(t);
+}
+
 /* Only IsSMDisabled ports: no device, and the error says why the port was passed over. */
 static void test_port_smi_disabled_only(void **state)
 {
@@ -476,6 +537,7 @@ int main(void)
 		cmocka_unit_test(test_recv_enospc),
 		cmocka_unit_test(test_recv_enospc_too_long),
 		cmocka_unit_test(test_port_smi_disabled_skipped),
+		cmocka_unit_test(test_split_device_classes),
 		cmocka_unit_test(test_port_smi_disabled_only),
 		cmocka_unit_test(test_port_smi_disabled_asked),
 		cmocka_unit_test(test_port_active_preferred),
