@@ -208,6 +208,47 @@ enum ibs_err ping_read_gids(struct ibs_ping *p)
 	return IBS_OK;
 }
 
+/*
+ * A listener serves peer after peer for as long as it runs, and the kernel
+ * reuses RoCE GID indices (a DHCP renew, a bond failover, a VLAN added or
+ * removed): before each peer the table is read again. With --gid-index the
+ * entry must still hold what it held at start, or the peer is refused: the
+ * GID table changed. Without it the choice is made again from the table as
+ * it is now. InfiniBand GIDs (the port GUID's) do not move.
+ */
+enum ibs_err ping_reread_gids(struct ibs_ping *p)
+{
+	const struct ibs_vdev_info *d = &p->info;
+	unsigned i, len = d->gid_tbl_len < MAX_GIDS ? d->gid_tbl_len : MAX_GIDS;
+	struct ibs_ping_gid g;
+
+	if (d->link_layer != IBS_LL_ETH)
+		return IBS_OK;
+	if (p->o.gid_index >= 0) {
+		char was[48], now[48];
+		bool empty = read_gid(p, (unsigned)p->o.gid_index, &g) != 0;
+		if (!empty && !memcmp(g.gid, p->gid, 16) && g.type == p->gid_type)
+			return IBS_OK;
+		ibs_gid_str(p->gid, was, sizeof(was));
+		if (empty)
+			snprintf(now, sizeof(now), "nothing");
+		else
+			ibs_gid_str(g.gid, now, sizeof(now));
+		return ping_fail(p, IBS_STEP_GID, IBS_E_INVAL,
+				 xstrdup("'ibscan local' shows the table now; give the index of the address to use, or "
+					 "leave --gid-index out and the listener chooses for each peer"),
+				 "the GID table changed: index %d of %s port %u now holds %s (%s when the listener started)",
+				 p->o.gid_index, d->name, d->port, now, was);
+	}
+	if (!p->gids)
+		return IBS_OK;
+	p->n_gids = 0;
+	for (i = 0; i < len; i++)
+		if (read_gid(p, i, &p->gids[p->n_gids]) == 0)
+			p->n_gids++;
+	return IBS_OK;
+}
+
 void ping_pick_gid(struct ibs_ping *p, int fd, const struct ibs_oob_hello *peer)
 {
 	struct ibs_ping_setup_end *s = &p->setup;

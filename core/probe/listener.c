@@ -70,8 +70,11 @@ enum ibs_err ibs_ping_serve_fd(struct ibs_ping *p, int fd, const char *peer, str
 	r->iters = h.iters;
 	r->size = h.size;
 	r->peer_hello = h;
-	ping_pick_gid(p, fd, &h);
-	rc = ping_check_peer(p, &h, peer);
+	rc = ping_reread_gids(p);
+	if (!rc) {
+		ping_pick_gid(p, fd, &h);
+		rc = ping_check_peer(p, &h, peer);
+	}
 	if (!rc)
 		rc = ping_setup(p, r, r->op == IBS_OP_SEND);
 	if (!rc && r->op == IBS_OP_READ) {

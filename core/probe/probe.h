@@ -107,6 +107,8 @@ void ping_run_init(struct ibs_ping *p, int fd, const char *peer);
 /* At open: the GID --gid-index names, LID routing on InfiniBand, or the RoCE port's table (and its best GID). */
 enum ibs_err ping_read_gids(struct ibs_ping *p);
 /* For one peer: the setup connection's local end (fd), and on RoCE the GID it names (peer: its hello, listener). */
+/* Before each peer a listener serves: the GID table again (see gid.c); an error when --gid-index's entry moved. */
+enum ibs_err ping_reread_gids(struct ibs_ping *p);
 void ping_pick_gid(struct ibs_ping *p, int fd, const struct ibs_oob_hello *peer);
 
 /* setup.c */

@@ -117,6 +117,29 @@ static int setup(void **state)
 	return 0;
 }
 
+/* As run_pair, with change() run between the listener's open and its peer (the GID table moving). */
+static void run_pair_then(struct side *c, struct side *s, void (*change)(void))
+{
+	pthread_t th;
+	int sv[2];
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	s->fd = sv[1];
+	c->fd = sv[0];
+	s->rc = ibs_ping_open(&fake_verbs, &s->o, &s->p);
+	assert_int_equal(s->rc, IBS_OK);
+	change();
+	c->rc = ibs_ping_open(&fake_verbs, &c->o, &c->p);
+	assert_int_equal(pthread_create(&th, NULL, serve_main, s), 0);
+	if (c->rc == IBS_OK)
+		c->rc = ibs_ping_client_fd(c->p, c->fd, "listener", &c->res);
+	finish(c);
+	close(c->fd);
+	pthread_join(th, NULL);
+	finish(s);
+	assert_false(fv.overrun);
+}
+
 /* Every port RoCE with an empty GID table. */
 static void roce_ports(void)
 {
@@ -178,6 +201,61 @@ static void check_pair(const struct side *c, const struct side *s)
 	assert_true(c->res.mr.reg_us >= 0);
 	assert_int_equal(c->res.op, s->res.op);
 	assert_int_equal(c->res.iters, s->res.iters);
+}
+
+/* The listener's port (opened first): its IPv4 address moves from index 3 to 5, as after a DHCP renew. */
+static void move_v4_entry(void)
+{
+	uint8_t v4[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 168, 10, 5 };
+	uint8_t none[16] = { 0 };
+
+	fv_set_gid(0, 3, none, IBS_GID_ROCE_V2);
+	fv_set_gid(0, 5, v4, IBS_GID_ROCE_V2);
+}
+
+/* The listener's index 3 now holds another address. */
+static void change_v4_entry(void)
+{
+	uint8_t v4[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 168, 10, 99 };
+
+	fv_set_gid(0, 3, v4, IBS_GID_ROCE_V2);
+}
+
+/*
+ * The GID table changes while a listener runs: it reads it again for each
+ * peer. Without --gid-index it uses the entry that holds its address now;
+ * with --gid-index an entry that changed refuses the peer, saying so, where
+ * it went on with a GID its port no longer has.
+ */
+static void test_listener_gid_table_changed(void **state)
+{
+	struct side c, s;
+
+	(void)state;
+	roce_table();
+	opts(&c, IBS_OP_SEND, false, 20, 64);
+	opts(&s, IBS_OP_SEND, false, 0, 0);
+	run_pair_then(&c, &s, move_v4_entry);
+	check_pair(&c, &s);
+	assert_int_equal(s.res.local.gid_index, 5);
+	assert_int_equal(c.res.remote.gid_index, 5);
+	side_free(&c);
+	side_free(&s);
+
+	fv_reset();
+	roce_table();
+	opts(&c, IBS_OP_SEND, false, 20, 64);
+	opts(&s, IBS_OP_SEND, false, 0, 0);
+	s.o.gid_index = 3;
+	run_pair_then(&c, &s, change_v4_entry);
+	assert_int_equal(s.rc, IBS_E_INVAL);
+	assert_int_equal(s.step, IBS_STEP_GID);
+	has(s.err, "the GID table changed: index 3 of fake0 port 1 now holds 0000:0000:0000:0000:0000:ffff:c0a8:0a63");
+	has(s.err, "(0000:0000:0000:0000:0000:ffff:c0a8:0a05 when the listener started)");
+	has(s.hint, "leave --gid-index out");
+	assert_int_not_equal(c.rc, IBS_OK);
+	side_free(&c);
+	side_free(&s);
 }
 
 static void gid_entry(struct ibs_ping_gid *g, unsigned index, const char *addr, enum ibs_gid_type type,
@@ -1650,6 +1728,7 @@ int main(void)
 		cmocka_unit_test_setup(test_latency_every_op, setup),
 		cmocka_unit_test_setup(test_bandwidth_every_op, setup),
 		cmocka_unit_test_setup(test_roce_gid, setup),
+		cmocka_unit_test_setup(test_listener_gid_table_changed, setup),
 		cmocka_unit_test_setup(test_path, setup),
 		cmocka_unit_test_setup(test_addressing, setup),
 		cmocka_unit_test_setup(test_atomic_big_endian, setup),
