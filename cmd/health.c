@@ -10,9 +10,12 @@
 #include "../fabric/health.h"
 #include "../fabric/load.h"
 #include "../fabric/names.h"
+#include "../fabric/state.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 enum {
 	OPT_BASELINE = OPT_CMD_BASE,
@@ -21,6 +24,7 @@ enum {
 	OPT_NO_COUNTERS,
 	OPT_RESET,
 	OPT_INTERVAL,
+	OPT_STATE,
 };
 
 /*
@@ -127,7 +131,7 @@ struct health_args {
 	bool counters_view;
 	struct cli_common *c;
 	struct ibs_thresholds *thr;
-	const char *baseline, *thresholds;
+	const char *baseline, *thresholds, *state;
 	bool counters;
 	bool thr_bad; /* the thresholds file was refused (said): UNKNOWN once the format and -o are known */
 };
@@ -139,10 +143,12 @@ static int health_opt(int opt, const char *arg, void *ctx)
 	unsigned s;
 
 	if (h->counters_view &&
-	    (opt == OPT_BASELINE || opt == OPT_THRESHOLDS || opt == OPT_THRESHOLD || opt == OPT_NO_COUNTERS)) {
+	    (opt == OPT_BASELINE || opt == OPT_THRESHOLDS || opt == OPT_THRESHOLD || opt == OPT_NO_COUNTERS ||
+	     opt == OPT_STATE)) {
 		cli_usage_error(h->cmd, "--%s is an option of 'ibscan health'",
 				opt == OPT_BASELINE ? "baseline" : opt == OPT_THRESHOLDS ? "thresholds"
-								 : opt == OPT_THRESHOLD ? "threshold" : "no-counters");
+								 : opt == OPT_THRESHOLD ? "threshold"
+								 : opt == OPT_STATE ? "state" : "no-counters");
 		return -1;
 	}
 	switch (opt) {
@@ -166,6 +172,9 @@ static int health_opt(int opt, const char *arg, void *ctx)
 		return 1;
 	case OPT_NO_COUNTERS:
 		h->counters = false;
+		return 1;
+	case OPT_STATE:
+		h->state = arg;
 		return 1;
 	case OPT_RESET:
 		h->c->reset_counters = true;
@@ -194,6 +203,7 @@ const struct cli_opt health_opts[] = {
 	CLI_OWN("thresholds", OPT_THRESHOLDS, "FILE", "counter thresholds, one Name=N per line"),
 	CLI_OWN("threshold", OPT_THRESHOLD, "N=V", "one counter threshold (repeatable), e.g. SymbolErrorCounter=100"),
 	CLI_OWN("no-counters", OPT_NO_COUNTERS, NULL, "do not read PMA error counters"),
+	CLI_OWN("state", OPT_STATE, "FILE", "judge counters by their rise since the last run's readings, kept in FILE"),
 	RESET_ROW,
 	CLI_OWN("interval", OPT_INTERVAL, "S", NULL),
 	CLI_END,
@@ -210,8 +220,34 @@ const struct cli_opt counters_opts[] = {
 	CLI_OWN("thresholds", OPT_THRESHOLDS, "FILE", NULL),
 	CLI_OWN("threshold", OPT_THRESHOLD, "N=V", NULL),
 	CLI_OWN("no-counters", OPT_NO_COUNTERS, NULL, NULL),
+	CLI_OWN("state", OPT_STATE, "FILE", NULL),
 	CLI_END,
 };
+
+/*
+ * Write the state file as -o writes (replaced atomically; never writable
+ * by group or others, which the next run would refuse). 0, or -1 (said).
+ */
+static int save_state(const char *path, const struct ibs_fabric *f, const struct ibs_state *old, int64_t now)
+{
+	struct ibs_out o;
+	size_t len;
+	char *text;
+	int rc = 0;
+
+	if (ibs_out_open(&o, path) != IBS_OK)
+		return -1;
+	text = ibs_state_format(f, old, now, &len);
+	ibs_out_restrict(&o, S_IWGRP | S_IWOTH);
+	if (fwrite(text, 1, len, o.fp) != len || ibs_out_commit(&o) != IBS_OK) {
+		if (o.fp)
+			ibs_out_abort(&o);
+		log_error("the state file '%s' was not updated: the next run compares with the one before", path);
+		rc = -1;
+	}
+	free(text);
+	return rc;
+}
 
 /* Everything after the options: the inputs, the walk, the checks, the rendering; the exit status. */
 static int run_checks(struct cli_common *c, const struct health_args *h, enum cli_fmt fmt)
@@ -221,12 +257,20 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 	struct ibs_findings fs;
 	struct ibs_health_opts ho;
 	struct cli_render r;
+	struct ibs_state st;
 	bool counters_view = h->counters_view;
 	int rc;
+	size_t i;
 	char *msg = NULL;
 
 	if (h->thr_bad)
 		return unknown(c, fmt, "bad thresholds file");
+	memset(&st, 0, sizeof(st));
+	if (h->state && ibs_state_load(h->state, &st, &msg)) {
+		log_error("%s", msg);
+		free(msg);
+		return unknown(c, fmt, "the state file was refused (see the error above)");
+	}
 	if (h->baseline && ibs_fabric_load(h->baseline, &base, &msg)) {
 		log_error("%s", msg);
 		free(msg);
@@ -257,6 +301,7 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 	rc = cli_walk(c, &f, &run);
 	if (rc) {
 		ibs_fabric_free(base);
+		ibs_state_free(&st);
 		if (counters_view)
 			return rc;
 		return unknown(c, fmt, "the fabric could not be read (see the error above)");
@@ -265,7 +310,11 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 	ho.thresholds = h->thr;
 	ho.baseline = base;
 	ho.counters = c->want_counters;
+	ho.state = h->state ? &st : NULL;
+	ho.now = (int64_t)time(NULL);
 	ibs_health_check(f, &run, &ho, &fs);
+	for (i = 0; i < fs.n_notes; i++)
+		log_warn("%s: %s", h->state, fs.notes[i]);
 	memset(&r, 0, sizeof(r));
 	r.view = counters_view ? CLI_V_COUNTERS : CLI_V_HEALTH;
 	r.fmt = fmt;
@@ -281,6 +330,14 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 	} else {
 		rc = rc == EXIT_OK ? (int)fs.verdict : IBS_SEV_UNKNOWN;
 	}
+	/*
+	 * The readings are kept once the verdict is out: a run whose verdict
+	 * was lost leaves the older state, so that its rises are said again.
+	 */
+	if (h->state && rc != IBS_SEV_UNKNOWN && run.counters_read && !run.aborted &&
+	    save_state(h->state, f, &st, ho.now))
+		rc = IBS_SEV_UNKNOWN;
+	ibs_state_free(&st);
 	if (run.no_lids && run.local_state)
 		log_error("PMA counters could not be read: the local port is %s, not Active (no GMP leaves it)",
 			  ibs_port_state_str(run.local_state));
@@ -298,7 +355,7 @@ static int run(int argc, char **argv, bool counters_view)
 	const struct cmd_desc *cmd = cmd_find(argv[0]);
 	struct cli_common c;
 	struct ibs_thresholds thr;
-	struct health_args h = { cmd, counters_view, &c, &thr, NULL, NULL, true, false };
+	struct health_args h = { cmd, counters_view, &c, &thr, NULL, NULL, NULL, true, false };
 	struct ibs_out verdict;
 	enum cli_fmt fmt = CLI_F_TEXT;
 	int rc;
@@ -323,10 +380,23 @@ static int run(int argc, char **argv, bool counters_view)
 		cli_usage_error(cmd, "--interval %.0f does not fit in --deadline %.3g", c.interval_s, c.deadline_s);
 		return usage_fail(cmd);
 	}
+	if (h.state && !h.counters) {
+		cli_usage_error(cmd, "--state keeps counter readings: --no-counters reads none");
+		return usage_fail(cmd);
+	}
 	{
-		const struct cli_file in[] = { { "--baseline", h.baseline }, { "--thresholds", h.thresholds }, { NULL, NULL } };
+		const struct cli_file in[] = { { "--baseline", h.baseline }, { "--thresholds", h.thresholds },
+					       { "--state", h.state }, { NULL, NULL } };
+		const char *other[] = { h.baseline, h.thresholds, c.replay, c.namemap, c.load_cache };
+		size_t i;
 		if (cli_check_outputs(&c, in) != CLI_PARSED)
 			return usage_fail(cmd);
+		/* The state is written too: never over an input. */
+		for (i = 0; h.state && i < sizeof(other) / sizeof(other[0]); i++)
+			if (other[i] && strcmp(other[i], "-") && ibs_same_file(h.state, other[i])) {
+				cli_usage_error(cmd, "--state '%s' is an input of this run too", h.state);
+				return usage_fail(cmd);
+			}
 	}
 	if (counters_view)
 		return run_checks(&c, &h, fmt);

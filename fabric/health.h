@@ -8,6 +8,7 @@
 #include "counters.h"
 #include "model.h"
 #include "run.h"
+#include "state.h"
 
 enum ibs_severity { IBS_SEV_OK = 0, IBS_SEV_WARNING = 1, IBS_SEV_CRITICAL = 2, IBS_SEV_UNKNOWN = 3 };
 
@@ -43,6 +44,10 @@ struct ibs_findings {
 	size_t count[32];              /* per check, indexed like ibs_checks */
 	enum ibs_severity verdict;
 	char *verdict_reason;          /* why UNKNOWN, when it is */
+	/* health --state: whether one was used, and what could not be compared with it (said, not judged). */
+	bool state_used;
+	char **notes;
+	size_t n_notes, notes_cap;
 };
 
 struct ibs_thresholds {
@@ -61,6 +66,13 @@ struct ibs_health_opts {
 	const struct ibs_thresholds *thresholds;
 	const struct ibs_fabric *baseline; /* or NULL */
 	bool counters;                     /* counters were asked for */
+	/*
+	 * health --state: the last run's readings (fabric/state.h), or NULL.
+	 * Then error counters are judged by their rise since, a LinkDowned rise
+	 * is link.flapped, and what cannot be compared goes to notes.
+	 */
+	const struct ibs_state *state;
+	int64_t now;                       /* seconds since the epoch, for the state */
 };
 
 /*
