@@ -15,9 +15,12 @@
 #include "../fabric/route.h"
 #include "../fabric/routecheck.h"
 #include "../fabric/session.h"
+#include "../fabric/state.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 enum {
 	OPT_BASELINE = OPT_CMD_BASE,
@@ -30,6 +33,7 @@ enum {
 	OPT_FAT_TREE,
 	OPT_PLAN,
 	OPT_ROUTING,
+	OPT_STATE,
 };
 
 /*
@@ -136,7 +140,7 @@ struct health_args {
 	bool counters_view;
 	struct cli_common *c;
 	struct ibs_thresholds *thr;
-	const char *baseline, *thresholds;
+	const char *baseline, *thresholds, *state;
 	bool counters;
 	bool routing; /* --routing: read every forwarding table and run the route.* checks */
 	bool thr_bad; /* the thresholds file was refused (said): UNKNOWN once the format and -o are known */
@@ -154,7 +158,7 @@ static int health_opt(int opt, const char *arg, void *ctx)
 
 	if (h->counters_view && (opt == OPT_BASELINE || opt == OPT_THRESHOLDS || opt == OPT_THRESHOLD ||
 				 opt == OPT_NO_COUNTERS || opt == OPT_RAILS || opt == OPT_FAT_TREE || opt == OPT_PLAN ||
-				 opt == OPT_ROUTING)) {
+				 opt == OPT_ROUTING || opt == OPT_STATE)) {
 		cli_usage_error(h->cmd, "--%s is an option of 'ibscan health'",
 				opt == OPT_BASELINE     ? "baseline"
 				: opt == OPT_THRESHOLDS ? "thresholds"
@@ -163,6 +167,7 @@ static int health_opt(int opt, const char *arg, void *ctx)
 				: opt == OPT_FAT_TREE   ? "fat-tree"
 				: opt == OPT_PLAN       ? "plan"
 				: opt == OPT_ROUTING    ? "routing"
+				: opt == OPT_STATE      ? "state"
 							: "no-counters");
 		return -1;
 	}
@@ -214,6 +219,9 @@ static int health_opt(int opt, const char *arg, void *ctx)
 	case OPT_ROUTING:
 		h->routing = true;
 		return 1;
+	case OPT_STATE:
+		h->state = arg;
+		return 1;
 	case OPT_RESET:
 		h->c->reset_counters = true;
 		return 1;
@@ -247,6 +255,7 @@ const struct cli_opt health_opts[] = {
 	CLI_OWN("fat-tree", OPT_FAT_TREE, NULL, "check the fat-tree structure (tiers, equal cables and rates)"),
 	CLI_OWN("plan", OPT_PLAN, "FILE", "compare with a cabling plan by names (CSV, UFM NDT columns)"),
 	CLI_OWN("routing", OPT_ROUTING, NULL, "read every forwarding table and check the routes (route.* checks)"),
+	CLI_OWN("state", OPT_STATE, "FILE", "judge counters by their rise since the last run's readings, kept in FILE"),
 	RESET_ROW,
 	CLI_OWN("interval", OPT_INTERVAL, "S", NULL),
 	CLI_END,
@@ -267,6 +276,7 @@ const struct cli_opt counters_opts[] = {
 	CLI_OWN("fat-tree", OPT_FAT_TREE, NULL, NULL),
 	CLI_OWN("plan", OPT_PLAN, "FILE", NULL),
 	CLI_OWN("routing", OPT_ROUTING, NULL, NULL),
+		CLI_OWN("state", OPT_STATE, "FILE", NULL),
 	CLI_END,
 };
 
@@ -289,6 +299,31 @@ static int walk_and_route(const struct cli_common *c, bool routing, struct ibs_f
 	return cli_walk_end(c, s, f, run);
 }
 
+/*
+ * Write the state file as -o writes (replaced atomically; never writable
+ * by group or others, which the next run would refuse). 0, or -1 (said).
+ */
+static int save_state(const char *path, const struct ibs_fabric *f, const struct ibs_state *old, int64_t now)
+{
+	struct ibs_out o;
+	size_t len;
+	char *text;
+	int rc = 0;
+
+	if (ibs_out_open(&o, path) != IBS_OK)
+		return -1;
+	text = ibs_state_format(f, old, now, &len);
+	ibs_out_restrict(&o, S_IWGRP | S_IWOTH);
+	if (fwrite(text, 1, len, o.fp) != len || ibs_out_commit(&o) != IBS_OK) {
+		if (o.fp)
+			ibs_out_abort(&o);
+		log_error("the state file '%s' was not updated: the next run compares with the one before", path);
+		rc = -1;
+	}
+	free(text);
+	return rc;
+}
+
 /* Everything after the options: the inputs, the walk, the checks, the rendering; the exit status. */
 static int run_checks(struct cli_common *c, const struct health_args *h, enum cli_fmt fmt)
 {
@@ -301,8 +336,10 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 	struct ibs_routecheck rcheck;
 	struct ibs_lft *lfts = NULL;
 	size_t n_lfts = 0;
+	struct ibs_state st;
 	bool counters_view = h->counters_view;
 	int rc;
+	size_t i;
 	char *msg = NULL;
 
 	if (h->thr_bad)
@@ -314,10 +351,18 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 		free(msg);
 		return unknown(c, fmt, "the plan cannot be read");
 	}
+	memset(&st, 0, sizeof(st));
+	if (h->state && ibs_state_load(h->state, &st, &msg)) {
+		log_error("%s", msg);
+		free(msg);
+		ibs_plan_free(plan);
+		return unknown(c, fmt, "the state file was refused (see the error above)");
+	}
 	if (h->baseline && ibs_fabric_load(h->baseline, &base, &msg)) {
 		log_error("%s", msg);
 		free(msg);
 		ibs_plan_free(plan);
+		ibs_state_free(&st);
 		return counters_view ? EXIT_RUNTIME : unknown(c, fmt, "the baseline cannot be read");
 	}
 	/*
@@ -331,12 +376,14 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 			  h->baseline);
 		ibs_fabric_free(base);
 		ibs_plan_free(plan);
+		ibs_state_free(&st);
 		return counters_view ? EXIT_RUNTIME : unknown(c, fmt, "the baseline holds a partial walk");
 	}
 	/* Nodes missing from the fabric are the baseline's: named by the same map. */
 	if (base && cli_name_nodes(c, base)) {
 		ibs_fabric_free(base);
 		ibs_plan_free(plan);
+		ibs_state_free(&st);
 		return unknown(c, fmt, "the node-name map cannot be read");
 	}
 	c->want_counters = h->counters || counters_view;
@@ -350,6 +397,7 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 	if (rc) {
 		ibs_fabric_free(base);
 		ibs_plan_free(plan);
+		ibs_state_free(&st);
 		if (counters_view)
 			return rc;
 		return unknown(c, fmt, "the fabric could not be read (see the error above)");
@@ -365,7 +413,11 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 		ibs_routecheck(f, lfts, n_lfts, &rcheck);
 		ho.routes = &rcheck;
 	}
+	ho.state = h->state ? &st : NULL;
+	ho.now = (int64_t)time(NULL);
 	ibs_health_check(f, &run, &ho, &fs);
+	for (i = 0; i < fs.n_notes; i++)
+		log_warn("%s: %s", h->state, fs.notes[i]);
 	memset(&r, 0, sizeof(r));
 	r.view = counters_view ? CLI_V_COUNTERS : CLI_V_HEALTH;
 	r.fmt = fmt;
@@ -381,6 +433,14 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 	} else {
 		rc = rc == EXIT_OK ? (int)fs.verdict : IBS_SEV_UNKNOWN;
 	}
+	/*
+	 * The readings are kept once the verdict is out: a run whose verdict
+	 * was lost leaves the older state, so that its rises are said again.
+	 */
+	if (h->state && rc != IBS_SEV_UNKNOWN && run.counters_read && !run.aborted &&
+	    save_state(h->state, f, &st, ho.now))
+		rc = IBS_SEV_UNKNOWN;
+	ibs_state_free(&st);
 	if (run.no_lids && run.local_state)
 		log_error("PMA counters could not be read: the local port is %s, not Active (no GMP leaves it)",
 			  ibs_port_state_str(run.local_state));
@@ -428,13 +488,23 @@ static int run_args(int argc, char **argv, struct health_args *hp)
 		cli_usage_error(cmd, "--interval %.0f does not fit in --deadline %.3g", c.interval_s, c.deadline_s);
 		return usage_fail(cmd);
 	}
+	if (h.state && !h.counters) {
+		cli_usage_error(cmd, "--state keeps counter readings: --no-counters reads none");
+		return usage_fail(cmd);
+	}
 	{
-		const struct cli_file in[] = { { "--baseline", h.baseline },
-					       { "--thresholds", h.thresholds },
-					       { "--plan", h.plan },
-					       { NULL, NULL } };
+		const struct cli_file in[] = { { "--baseline", h.baseline }, { "--thresholds", h.thresholds },
+					       { "--plan", h.plan }, { "--state", h.state }, { NULL, NULL } };
+		const char *other[] = { h.baseline, h.thresholds, h.plan, c.replay, c.namemap, c.load_cache };
+		size_t i;
 		if (cli_check_outputs(&c, in) != CLI_PARSED)
 			return usage_fail(cmd);
+		/* The state is written too: never over an input. */
+		for (i = 0; h.state && i < sizeof(other) / sizeof(other[0]); i++)
+			if (other[i] && strcmp(other[i], "-") && ibs_same_file(h.state, other[i])) {
+				cli_usage_error(cmd, "--state '%s' is an input of this run too", h.state);
+				return usage_fail(cmd);
+			}
 	}
 	if (counters_view)
 		return run_checks(&c, &h, fmt);

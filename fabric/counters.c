@@ -514,3 +514,15 @@ double ibs_port_counters_elapsed(const struct ibs_port_counters *c)
 		return 0;
 	return (double)(c->t_ns - c->prev_t_ns) / 1e9;
 }
+
+bool ibs_port_xmit_wait_rate(const struct ibs_port_counters *c, double *tps)
+{
+	const struct ibs_counter_def *d = ibs_counter_find("PortXmitWait");
+	double dt = ibs_port_counters_elapsed(c);
+	uint64_t w;
+
+	if (dt <= 0 || !d || !ibs_port_counter_delta(c, d, &w))
+		return false;
+	*tps = (double)w / dt;
+	return true;
+}

@@ -35,6 +35,14 @@ enum ibs_err ibs_read_counters(struct ibs_engine *e, struct ibs_fabric *f, struc
  */
 enum ibs_err ibs_read_counters_interval(struct ibs_engine *e, struct ibs_fabric *f, struct ibs_run *run,
 					const struct ibs_counter_opts *o, double interval_s);
+/*
+ * PortXmitWait between a port's two readings, in ticks per second (*tps):
+ * false where its delta cannot be known (not counted, saturated, cleared).
+ * A tick's length is not known here: PortSamplesControl's Tick is not
+ * read (ibsim drops it), and no per-generation default is assumed, so no
+ * share of the interval is made of it (docs/checks.md).
+ */
+bool ibs_port_xmit_wait_rate(const struct ibs_port_counters *c, double *tps);
 /* Seconds between a port's two readings, or 0 when it has not two. */
 double ibs_port_counters_elapsed(const struct ibs_port_counters *c);
 

@@ -13,6 +13,8 @@ const struct ibs_check_def ibs_checks[] = {
 				"links_held_down" },
 	[CK_LINK_SELF_LOOP] = { "link.self_loop", "cable looped back to its own switch",
 				"cables looped back to their own switch", "links_self_loop" },
+	[CK_LINK_FLAPPED] = { "link.flapped", "link flapped since the last run", "links flapped since the last run",
+			      "links_flapped" },
 	[CK_COUNTERS] = { "counters", "port with errors", "ports with errors", "ports_with_errors" },
 	[CK_DUP_GUID] = { "identity.duplicate_guid", "duplicate GUID", "duplicate GUIDs", "duplicate_guids" },
 	[CK_DUP_PORT_GUID] = { "identity.duplicate_port_guid", "duplicate port GUID", "duplicate port GUIDs",
@@ -103,6 +105,9 @@ void ibs_findings_free(struct ibs_findings *fs)
 	for (i = 0; i < fs->n; i++)
 		free(fs->v[i].message);
 	free(fs->v);
+	for (i = 0; i < fs->n_notes; i++)
+		free(fs->notes[i]);
+	free(fs->notes);
 	free(fs->verdict_reason);
 	memset(fs, 0, sizeof(*fs));
 }

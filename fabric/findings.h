@@ -49,6 +49,10 @@ struct ibs_findings {
 	char *verdict_reason;          /* why UNKNOWN, when it is */
 	bool routing;                  /* the route.* checks ran (health --routing) */
 	size_t routing_unread;         /* switches whose forwarding table they lacked */
+	/* health --state: whether one was used, and what could not be compared with it (said, not judged). */
+	bool state_used;
+	char **notes;
+	size_t n_notes, notes_cap;
 };
 
 void ibs_findings_free(struct ibs_findings *fs);
@@ -59,6 +63,7 @@ enum {
 	CK_LINK_DEGRADED,
 	CK_LINK_HELD_DOWN,
 	CK_LINK_SELF_LOOP,
+	CK_LINK_FLAPPED,
 	CK_COUNTERS,
 	CK_DUP_GUID,
 	CK_DUP_PORT_GUID,

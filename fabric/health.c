@@ -15,6 +15,7 @@
 
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,12 +85,17 @@ static void check_counters(const struct ibs_fabric *f, const struct ibs_run *run
 			   struct ibs_findings *fs)
 {
 	size_t i, k;
+	struct ibs_port_counters prev;
+	double since = 0;
+	bool since_last;
+	char *note = NULL;
 
 	for (i = 0; i < f->n_nodes; i++) {
 		const struct ibs_node *n = f->nodes[i];
 		const struct ibs_port *pt;
 		for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
 			unsigned p = pt->num;
+			note = NULL;
 			if (!pt->ctr)
 				continue;
 			/* A port no GMP reaches is link.down's (a LinkUp port not Active), not a PMA's silence. */
@@ -100,15 +106,49 @@ static void check_counters(const struct ibs_fabric *f, const struct ibs_run *run
 				    pt->ctr->not_read ? "" : ")");
 			if (!pt->ctr->ok)
 				continue;
+			if (o->state)
+				since_last = ibs_state_compare(o->state, n, pt, o->now, &prev, &since, &note);
+			else
+				since_last = false;
+			if (note) {
+				fs->notes = xgrow(fs->notes, &fs->notes_cap, fs->n_notes + 1, sizeof(*fs->notes));
+				fs->notes[fs->n_notes++] = note;
+			}
 			for (k = 0; k < ibs_n_counter_defs; k++) {
 				const struct ibs_counter_def *d = &ibs_counter_defs[k];
 				uint64_t v = ibs_counter_get(&pt->ctr->c, d);
 				struct ibs_finding *x;
-				if (!d->error || v <= o->thresholds->t[k])
+				if (!d->error)
 					continue;
-				x = add(fs, CK_COUNTERS, IBS_SEV_WARNING, n, (uint8_t)p,
-					"%s port %u: %s is %" PRIu64 " (threshold %" PRIu64 ")", nm(n), p, d->name, v,
-					o->thresholds->t[k]);
+				/*
+				 * Judged by the rise since the last run: a port clean since then is
+				 * quiet. A counter stopped at its maximum hides its rise: its total.
+				 */
+				if (since_last && ibs_port_counter_delta(&prev, d, &v)) {
+					if (d->offset == offsetof(struct ibs_pma_counters, link_downed) && v) {
+						x = add(fs, CK_LINK_FLAPPED, IBS_SEV_WARNING, n, (uint8_t)p,
+							"%s port %u went down %" PRIu64 " time%s since the last run (%.0f s ago; "
+							"LinkDownedCounter %" PRIu64 " to %" PRIu64 ")",
+							nm(n), p, v, v == 1 ? "" : "s", since, ibs_counter_get(&prev.prev, d),
+							ibs_counter_get(&pt->ctr->c, d));
+						x->counter = d;
+						x->value = v;
+						x->threshold = 0;
+						continue;
+					}
+					if (v <= o->thresholds->t[k])
+						continue;
+					x = add(fs, CK_COUNTERS, IBS_SEV_WARNING, n, (uint8_t)p,
+						"%s port %u: %s rose by %" PRIu64 " since the last run (%.0f s ago; threshold %" PRIu64
+						")",
+						nm(n), p, d->name, v, since, o->thresholds->t[k]);
+				} else {
+					if (v <= o->thresholds->t[k])
+						continue;
+					x = add(fs, CK_COUNTERS, IBS_SEV_WARNING, n, (uint8_t)p,
+						"%s port %u: %s is %" PRIu64 " (threshold %" PRIu64 ")", nm(n), p, d->name, v,
+						o->thresholds->t[k]);
+				}
 				x->counter = d;
 				x->value = v;
 				x->threshold = o->thresholds->t[k];
@@ -411,6 +451,11 @@ void ibs_health_check(const struct ibs_fabric *f, const struct ibs_run *run, con
 	bool sm = !(run->lacks & IBS_LACK_SMINFO), counters = o->counters && !(run->lacks & IBS_LACK_PMA);
 
 	memset(fs, 0, sizeof(*fs));
+	fs->state_used = o->state != NULL;
+	if (o->state && !o->state->present && counters) {
+		fs->notes = xgrow(fs->notes, &fs->notes_cap, 1, sizeof(*fs->notes));
+		fs->notes[fs->n_notes++] = xstrdup("no earlier readings (the first run): counters judged on their totals");
+	}
 	check_links(f, fs);
 	if (counters)
 		check_counters(f, run, o, fs);

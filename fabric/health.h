@@ -9,6 +9,7 @@
 #include "findings.h"
 #include "model.h"
 #include "run.h"
+#include "state.h"
 
 struct ibs_routecheck;
 
@@ -40,6 +41,13 @@ struct ibs_health_opts {
 	bool fat_tree;                     /* the fat-tree structure checks (fabric/fattree.h) */
 	const struct ibs_plan *plan;       /* compare with this cabling plan (fabric/plan.h), or NULL */
 	const struct ibs_routecheck *routes; /* health --routing: the route check, or NULL */
+	/*
+	 * health --state: the last run's readings (fabric/state.h), or NULL.
+	 * Then error counters are judged by their rise since, a LinkDowned rise
+	 * is link.flapped, and what cannot be compared goes to notes.
+	 */
+	const struct ibs_state *state;
+	int64_t now;                       /* seconds since the epoch, for the state */
 };
 
 /*

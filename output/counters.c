@@ -105,6 +105,21 @@ void render_counters(struct emit *e, const struct ibs_fabric *f, const struct ib
 				rate_or_null(e, "xmit_bytes_per_s", " | %.0f B/s out", " | %s B/s out", kx, dx, dt);
 				rate_or_null(e, "rcv_bytes_per_s", ", %.0f B/s in", ", %s B/s in", kr, dr, dt);
 				emit_text(e, " over %.3f s", dt);
+				/*
+				 * Congestion as a rate of ticks: the tick's length is unknown
+				 * (no PortSamplesControl), so no share of the time is made up.
+				 */
+				{
+					double tps;
+					if (ibs_port_xmit_wait_rate(c, &tps))
+						emit_double(e, "xmit_wait_ticks_per_s",
+							    tps > 0 ? ", PortXmitWait %.0f ticks/s (tick unknown: no share)" : NULL,
+							    tps);
+					else
+						emit_null(e, "xmit_wait_ticks_per_s", NULL);
+					emit_null(e, "xmit_wait_tick_s", NULL);
+					emit_null(e, "xmit_wait_share", NULL);
+				}
 				for (k = 0; k < ibs_n_counter_defs; k++) {
 					if (!ibs_counter_known(c, &ibs_counter_defs[k])) {
 						emit_null(e, ibs_counter_defs[k].name, NULL);

@@ -82,6 +82,15 @@ void render_health(struct emit *e, const struct ibs_fabric *f, const struct ibs_
 		emit_obj_close(e);
 	}
 	emit_arr_close(e);
+	/* health --state only: what could not be compared with the last run (also said on stderr). */
+	if (fs->state_used) {
+		emit_obj_open(e, "state");
+		emit_arr_open(e, "notes");
+		for (i = 0; i < fs->n_notes; i++)
+			emit_str(e, NULL, NULL, fs->notes[i]);
+		emit_arr_close(e);
+		emit_obj_close(e);
+	}
 	emit_obj_close(e);
 	free(line);
 }

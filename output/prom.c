@@ -54,6 +54,34 @@ static void metric_head(struct strbuf *sb, const char *name, const char *type, c
 }
 
 /* Per-port counter metrics: error counters, XmitWait, data in bytes, packets. */
+/*
+ * counters --interval: PortXmitWait ticks per second between each port's
+ * two readings (a gauge; only where some port was read twice). The tick's
+ * length is unknown, so no share of the time is given.
+ */
+static void prom_xmit_wait_rate(struct strbuf *sb, const struct ibs_fabric *f)
+{
+	const struct ibs_port *pt;
+	bool head = false;
+	size_t i;
+	double tps;
+
+	for (i = 0; i < f->n_nodes; i++) {
+		const struct ibs_node *n = f->nodes[i];
+		for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
+			if (!pt->ctr || !ibs_port_xmit_wait_rate(pt->ctr, &tps))
+				continue;
+			if (!head)
+				metric_head(sb, "ibscan_port_xmit_wait_ticks_per_second", "gauge",
+					    "PortXmitWait ticks per second between the two readings of --interval (the tick's length is unknown: not a share).");
+			head = true;
+			sb_adds(sb, "ibscan_port_xmit_wait_ticks_per_second");
+			port_labels(sb, n, pt->num);
+			sb_addf(sb, " %.6g\n", tps);
+		}
+	}
+}
+
 static void prom_counters(struct strbuf *sb, const struct ibs_fabric *f)
 {
 	static const struct {
@@ -98,6 +126,7 @@ static void prom_counters(struct strbuf *sb, const struct ibs_fabric *f)
 			}
 		}
 	}
+	prom_xmit_wait_rate(sb, f);
 	metric_head(sb, "ibscan_port_counters_ok", "gauge", "Whether the port's PMA answered PortCounters (1) or not (0).");
 	for (i = 0; i < f->n_nodes; i++) {
 		const struct ibs_node *n = f->nodes[i];

@@ -9,6 +9,7 @@
 #include "../../fabric/counters.h"
 #include "../../fabric/run.h"
 #include "../../output/counters.h"
+#include "../../output/prom.h"
 
 #include <jansson.h>
 
@@ -259,6 +260,8 @@ static void test_deltas_saturate(void **state)
 	c->prev.symbol_errors = c->c.symbol_errors = 0xffff;
 	c->prev.link_downed = 3;
 	c->c.link_downed = 5;
+	c->prev.xmit_wait = 1000;
+	c->c.xmit_wait = 3000; /* 2000 ticks over the port's 1 s */
 	c->prev.xmit_data = 1000;
 	c->c.xmit_data = 1250;
 	/* 2: cleared by someone else between the readings. */
@@ -267,6 +270,8 @@ static void test_deltas_saturate(void **state)
 	c->c.xmit_data = 10;
 	c->prev.rcv_errors = 7;
 	c->c.rcv_errors = 0;
+	c->prev.xmit_wait = 9000;
+	c->c.xmit_wait = 10; /* cleared too: no rate */
 	/* 3: 64-bit data counters first, 32-bit ones (PortCountersExtended lost) second. */
 	c = two_readings(n, 3, true, false);
 	c->prev.xmit_data = 1ull << 40;
@@ -288,7 +293,12 @@ static void test_deltas_saturate(void **state)
 	assert_true(json_is_null(json_object_get(d, "SymbolErrorCounter")));
 	assert_int_equal(json_integer_value(json_object_get(d, "LinkDownedCounter")), 2);
 	assert_int_equal(json_integer_value(json_object_get(d, "xmit_bytes")), 1000);
+	/* PortXmitWait as ticks per second; the tick's length unknown, so no share. */
+	assert_true(json_real_value(json_object_get(d, "xmit_wait_ticks_per_s")) == 2000.0);
+	assert_true(json_is_null(json_object_get(d, "xmit_wait_tick_s")));
+	assert_true(json_is_null(json_object_get(d, "xmit_wait_share")));
 	d = deltas_of(doc, 2);
+	assert_true(json_is_null(json_object_get(d, "xmit_wait_ticks_per_s")));
 	assert_true(json_is_null(json_object_get(d, "xmit_bytes")));
 	assert_true(json_is_null(json_object_get(d, "xmit_bytes_per_s")));
 	assert_true(json_is_null(json_object_get(d, "PortRcvErrors")));
@@ -301,6 +311,20 @@ static void test_deltas_saturate(void **state)
 	assert_true(json_is_null(json_object_get(d, "rcv_bytes")));
 	assert_true(json_is_null(json_object_get(d, "rcv_bytes_per_s")));
 	json_decref(doc);
+	free(buf);
+	/* The same in the Prometheus output: a gauge for the port with a rate, none for the cleared one. */
+	buf = NULL;
+	m = open_memstream(&buf, &len);
+	assert_int_equal(render_counters_prom(m, f, &run), 0);
+	fclose(m);
+	assert_non_null(strstr(buf, "# TYPE ibscan_port_xmit_wait_ticks_per_second gauge\n"));
+	assert_non_null(strstr(buf, "ibscan_port_xmit_wait_ticks_per_second{guid=\"0x0000000000100000\",port=\"1\","));
+	assert_null(strstr(buf, "ibscan_port_xmit_wait_ticks_per_second{guid=\"0x0000000000100000\",port=\"2\","));
+	{
+		const char *l = strstr(buf, "ibscan_port_xmit_wait_ticks_per_second{guid=\"0x0000000000100000\",port=\"1\",");
+		const char *nl = strchr(l, '\n');
+		assert_true(nl - l > 5 && !strncmp(nl - 5, " 2000", 5));
+	}
 	free(buf);
 	ibs_fabric_free(f);
 }

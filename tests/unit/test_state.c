@@ -1,0 +1,305 @@
+/* Unit tests of health --state: two readings, what changed between them, and the state file's parser. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "../../core/base/xalloc.h"
+#include "../../fabric/health.h"
+#include "../../fabric/state.h"
+
+/* A CA with four ports, each read (ctr ok) at LID 10 + port. */
+static struct ibs_fabric *fabric_guid(uint64_t guid)
+{
+	struct ibs_fabric *f = ibs_fabric_new();
+	struct ibs_nodeinfo ni = { .node_type = IBS_NODE_CA, .num_ports = 4, .node_guid = guid };
+	struct ibs_addr a;
+	struct ibs_node *n;
+	unsigned p;
+
+	ibs_addr_dr(&a, NULL, 0);
+	n = ibs_fabric_add_node(f, &ni, &a);
+	for (p = 1; p <= 4; p++) {
+		n->ports[p].valid = true;
+		n->ports[p].pi.lid = (uint16_t)(10 + p);
+		n->ports[p].pi.phys_state = 5;
+		n->ports[p].pi.state = 4;
+		n->ports[p].ctr = xcalloc(1, sizeof(struct ibs_port_counters));
+		n->ports[p].ctr->ok = true;
+	}
+	return f;
+}
+
+static struct ibs_fabric *fabric(void)
+{
+	return fabric_guid(0x100000);
+}
+
+static struct ibs_pma_counters *ctr(struct ibs_fabric *f, unsigned p)
+{
+	return &f->nodes[0]->ports[p].ctr->c;
+}
+
+static size_t count(const struct ibs_findings *fs, const char *id)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < fs->n; i++)
+		n += !strcmp(fs->v[i].check->id, id);
+	return n;
+}
+
+static const struct ibs_finding *find(const struct ibs_findings *fs, const char *id, unsigned port)
+{
+	size_t i;
+
+	for (i = 0; i < fs->n; i++)
+		if (!strcmp(fs->v[i].check->id, id) && fs->v[i].port == port)
+			return &fs->v[i];
+	return NULL;
+}
+
+static bool has_note(const struct ibs_findings *fs, const char *part)
+{
+	size_t i;
+
+	for (i = 0; i < fs->n_notes; i++)
+		if (strstr(fs->notes[i], part))
+			return true;
+	return false;
+}
+
+static void check(const struct ibs_fabric *f, const struct ibs_state *st, int64_t now, struct ibs_findings *fs)
+{
+	static struct ibs_thresholds t;
+	struct ibs_run run = { .counters_read = true };
+	struct ibs_health_opts o = { &t, NULL, true, st, now };
+
+	ibs_thresholds_default(&t);
+	ibs_health_check(f, &run, &o, fs);
+}
+
+/* The state written after a first reading at time t, read back. */
+static void save(const struct ibs_fabric *f, int64_t t, struct ibs_state *st)
+{
+	size_t len;
+	char *text = ibs_state_format(f, NULL, t, &len), *msg = NULL;
+
+	assert_int_equal(ibs_state_parse("s", text, len, st, &msg), IBS_OK);
+	assert_true(st->present);
+	free(text);
+}
+
+/*
+ * Two readings ten minutes apart: LinkDowned rose by 2 on port 1 (a flap,
+ * not a counters finding), PortRcvErrors rose by 50 on port 2, port 3 is
+ * at a lifetime total far above its threshold but clean since: quiet.
+ */
+static void test_two_readings(void **state)
+{
+	struct ibs_fabric *f = fabric();
+	struct ibs_state st;
+	struct ibs_findings fs;
+	const struct ibs_finding *x;
+
+	(void)state;
+	ctr(f, 1)->link_downed = 40;
+	ctr(f, 2)->rcv_errors = 700;
+	ctr(f, 3)->symbol_errors = 5000;
+	/* Without a state, the totals alarm. */
+	check(f, NULL, 1000, &fs);
+	assert_int_equal(count(&fs, "counters"), 3);
+	assert_int_equal(count(&fs, "link.flapped"), 0);
+	assert_false(fs.state_used);
+	ibs_findings_free(&fs);
+	save(f, 1000, &st);
+	ctr(f, 1)->link_downed = 42;
+	ctr(f, 2)->rcv_errors = 750;
+	check(f, &st, 1600, &fs);
+	assert_true(fs.state_used);
+	assert_int_equal(fs.n_notes, 0);
+	assert_int_equal(count(&fs, "link.flapped"), 1);
+	x = find(&fs, "link.flapped", 1);
+	assert_non_null(x);
+	assert_int_equal(x->severity, IBS_SEV_WARNING);
+	assert_int_equal(x->value, 2);
+	assert_non_null(strstr(x->message, "went down 2 times since the last run (600 s ago"));
+	assert_int_equal(count(&fs, "counters"), 1);
+	x = find(&fs, "counters", 2);
+	assert_non_null(x);
+	assert_int_equal(x->value, 50);
+	assert_string_equal(x->counter->name, "PortRcvErrors");
+	assert_null(find(&fs, "counters", 3)); /* clean since the last run */
+	ibs_findings_free(&fs);
+	/* A rise at or below the threshold is quiet; nothing changed is OK. */
+	ctr(f, 1)->link_downed = 40;
+	ctr(f, 2)->rcv_errors = 710;
+	check(f, &st, 1600, &fs);
+	assert_int_equal(count(&fs, "counters") + count(&fs, "link.flapped"), 0);
+	ibs_findings_free(&fs);
+	ibs_state_free(&st);
+	ibs_fabric_free(f);
+}
+
+/* What cannot be compared is said, never a delta: first run, a reset, a LID moved, another node's LID. */
+static void test_no_false_delta(void **state)
+{
+	struct ibs_fabric *f = fabric();
+	struct ibs_state st, none = { 0 };
+	struct ibs_findings fs;
+	const struct ibs_finding *x;
+
+	(void)state;
+	check(f, &none, 1000, &fs);
+	assert_int_equal(fs.n_notes, 1);
+	assert_true(has_note(&fs, "the first run"));
+	ibs_findings_free(&fs);
+
+	ctr(f, 1)->symbol_errors = 6000;
+	save(f, 1000, &st);
+	/* Port 1 cleared since (6000 -> 5000): judged on 5000, its count since the reset, not a delta. */
+	ctr(f, 1)->symbol_errors = 5000;
+	/* Port 2's LID moved. */
+	f->nodes[0]->ports[2].pi.lid = 99;
+	check(f, &st, 1600, &fs);
+	assert_true(has_note(&fs, "SymbolErrorCounter went down from 6000 to 5000"));
+	assert_true(has_note(&fs, "its LID moved from 12 to 99"));
+	assert_int_equal(fs.n_notes, 2);
+	x = find(&fs, "counters", 1);
+	assert_non_null(x);
+	assert_int_equal(x->value, 5000);
+	assert_int_equal(count(&fs, "link.flapped"), 0);
+	ibs_findings_free(&fs);
+	ibs_state_free(&st);
+
+	/* Another node now answers at these LIDs: its first reading, and the old owner named. */
+	f->nodes[0]->ports[2].pi.lid = 12;
+	save(f, 1000, &st);
+	ibs_fabric_free(f);
+	f = fabric_guid(0x100004);
+	ctr(f, 1)->symbol_errors = 5000;
+	check(f, &st, 1600, &fs);
+	assert_int_equal(fs.n_notes, 4);
+	assert_true(has_note(&fs, "LID 13 port 3 was node 0x0000000000100000's at the last run"));
+	assert_int_equal(count(&fs, "counters"), 1); /* port 1's total, 5000 */
+	ibs_findings_free(&fs);
+	ibs_state_free(&st);
+	ibs_fabric_free(f);
+}
+
+/* A port not read this run keeps its earlier reading: its flap shows when it is back. */
+static void test_carry_over(void **state)
+{
+	struct ibs_fabric *f = fabric();
+	struct ibs_state st, st2;
+	struct ibs_findings fs;
+	size_t len;
+	char *text, *msg = NULL;
+
+	(void)state;
+	ctr(f, 4)->link_downed = 1;
+	save(f, 1000, &st);
+	f->nodes[0]->ports[4].ctr->ok = false; /* down at the second run */
+	text = ibs_state_format(f, &st, 1600, &len);
+	assert_int_equal(ibs_state_parse("s", text, len, &st2, &msg), IBS_OK);
+	free(text);
+	assert_int_equal(st2.n, 4);
+	assert_int_equal(ibs_state_find(&st2, 0x100000, 4)->t, 1000);
+	assert_int_equal(ibs_state_find(&st2, 0x100000, 1)->t, 1600);
+	f->nodes[0]->ports[4].ctr->ok = true;
+	ctr(f, 4)->link_downed = 2;
+	check(f, &st2, 2200, &fs);
+	assert_int_equal(count(&fs, "link.flapped"), 1);
+	assert_non_null(strstr(find(&fs, "link.flapped", 4)->message, "1200 s ago"));
+	ibs_findings_free(&fs);
+	ibs_state_free(&st);
+	ibs_state_free(&st2);
+	ibs_fabric_free(f);
+}
+
+static void refused(const char *text, const char *want)
+{
+	struct ibs_state st;
+	char *msg = NULL;
+
+	if (ibs_state_parse("s", text, strlen(text), &st, &msg) != IBS_E_INPUT)
+		fail_msg("accepted: %s", text);
+	assert_non_null(msg);
+	if (!strstr(msg, want))
+		fail_msg("'%s' lacks '%s'", msg, want);
+	free(msg);
+	assert_null(st.v);
+}
+
+static void test_parse_errors(void **state)
+{
+	(void)state;
+	refused("", "is empty");
+	refused("ibscan-state 2\n", "s:1: not an ibscan state file");
+	refused("ibscan-state 1\n0x1 1 1 1 0\n", "s:2: want the 'keys' line first");
+	refused("ibscan-state 1\nkeys bogus\n", "s:2: unknown counter 'bogus'");
+	refused("ibscan-state 1\nkeys link_downed\n0x1 1 1 1 0\n", "s:3: want 'GUID PORT LID TIME EXT' and 1");
+	refused("ibscan-state 1\nkeys link_downed\n0x1 1 1 1 0 5 6\n", "s:3:");
+	refused("ibscan-state 1\nkeys link_downed\n0x1 256 1 1 0 5\n", "s:3:");
+	refused("ibscan-state 1\nkeys link_downed\n0x1 1 1 1 2 5\n", "s:3:");
+	refused("ibscan-state 1\nkeys link_downed\n1 1 1 1 0 5\n", "s:3:");
+	refused("ibscan-state 1\nkeys link_downed\n0x1 1 1 1 0 99999999999999999999\n", "s:3:");
+	refused("ibscan-state 1\nkeys link_downed\n0x1 1 1 1 0 5\n0x1 1 2 1 0 5\n", "holds node 0x0000000000000001 port 1 twice");
+	{
+		struct ibs_state st;
+		char *msg = NULL;
+		const char ok[] = "ibscan-state 1\n# comment\nkeys link_downed rcv_errors\n\n0x0A 2 7 100 1 3 4\n";
+		assert_int_equal(ibs_state_parse("s", ok, sizeof(ok) - 1, &st, &msg), IBS_OK);
+		assert_int_equal(st.n, 1);
+		assert_int_equal(st.v[0].guid, 0xa);
+		assert_int_equal(st.v[0].lid, 7);
+		assert_true(st.v[0].ext_errors);
+		assert_int_equal(st.v[0].c.link_downed, 3);
+		assert_int_equal(st.v[0].c.rcv_errors, 4);
+		ibs_state_free(&st);
+	}
+}
+
+/* A file its group or others may write is refused; a missing one is the first run. */
+static void test_load_modes(void **state)
+{
+	char path[] = "/tmp/ibscan-state-XXXXXX";
+	int fd = mkstemp(path);
+	struct ibs_state st;
+	char *msg = NULL;
+	const char text[] = "ibscan-state 1\nkeys link_downed\n";
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)(sizeof(text) - 1));
+	close(fd);
+	assert_int_equal(ibs_state_load(path, &st, &msg), IBS_OK);
+	assert_true(st.present);
+	ibs_state_free(&st);
+	chmod(path, 0620);
+	assert_int_equal(ibs_state_load(path, &st, &msg), IBS_E_INPUT);
+	assert_non_null(strstr(msg, "may be written by its group or others (mode 0620)"));
+	free(msg);
+	chmod(path, 0602);
+	assert_int_equal(ibs_state_load(path, &st, &msg), IBS_E_INPUT);
+	free(msg);
+	unlink(path);
+	assert_int_equal(ibs_state_load(path, &st, &msg), IBS_OK);
+	assert_false(st.present);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_two_readings), cmocka_unit_test(test_no_false_delta),
+		cmocka_unit_test(test_carry_over),   cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_load_modes),
+	};
+	return cmocka_run_group_tests_name("state", tests, NULL, NULL);
+}
