@@ -79,7 +79,7 @@ static void check(const struct ibs_fabric *f, const struct ibs_state *st, int64_
 {
 	static struct ibs_thresholds t;
 	struct ibs_run run = { .counters_read = true };
-	struct ibs_health_opts o = { &t, NULL, true, st, now };
+	struct ibs_health_opts o = { .thresholds = &t, .counters = true, .state = st, .now = now };
 
 	ibs_thresholds_default(&t);
 	ibs_health_check(f, &run, &o, fs);
