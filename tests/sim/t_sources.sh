@@ -34,6 +34,7 @@ live|capture info $TMP/live.cap|0|out|exchanges: .* answered
 live|local --sysfs $ROOT/fixtures/sysfs/ib-ipoib|0|out|mlx5_0
 live|ping --listen --wait 1|3|err|no RDMA device found
 live|exporter --listen nonsense|3|err|--listen wants ADDR:PORT
+live|fleet $ROOT/tests/cli/golden/local/gpu-container.json|0|out|^IBSCAN FLEET OK - 1 host [|]
 live|report|0|out|"source":\{"kind":"live","what":"ibsim0 port [0-9]+"\},"counters":true,"map":true
 ROWS
 check_every_command "$0"
