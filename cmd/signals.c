@@ -78,14 +78,19 @@ static void watchdog(int sig)
 	say_and_exit(m, sizeof(m) - 1, EXIT_RUNTIME);
 }
 
+/* Set once the exit guard is armed: the watchdog no longer touches the alarm (see sig_guard_exit). */
+static volatile sig_atomic_t guard_armed;
+
 void sig_arm_watchdog(double deadline_s)
 {
-	alarm_in((unsigned)ceil(deadline_s) + 5, watchdog);
+	if (!guard_armed)
+		alarm_in((unsigned)ceil(deadline_s) + 5, watchdog);
 }
 
 void sig_disarm_watchdog(void)
 {
-	alarm(0);
+	if (!guard_armed)
+		alarm(0);
 }
 
 /*
@@ -109,6 +114,11 @@ static void exit_guard(int sig)
 
 int sig_guard_exit(int status)
 {
+	/*
+	 * Another thread may still be walking (the exporter's sweeper, stopped
+	 * by SIGTERM mid-sweep): its walk's end must not disarm the guard.
+	 */
+	guard_armed = 1;
 	exit_status = status;
 	alarm_in(10, exit_guard);
 	return status;
