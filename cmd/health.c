@@ -337,7 +337,7 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 	struct ibs_lft *lfts = NULL;
 	size_t n_lfts = 0;
 	struct ibs_state st;
-	bool counters_view = h->counters_view;
+	bool counters_view = h->counters_view, rendered;
 	int rc;
 	size_t i;
 	char *msg = NULL;
@@ -425,6 +425,7 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 	r.run = &run;
 	r.fs = &fs;
 	rc = cli_render(c, &r);
+	rendered = rc == EXIT_OK;
 	if (counters_view) {
 		if (rc == EXIT_OK && f->partial && !run.no_lids)
 			cli_report_partial(f, &run);
@@ -436,8 +437,10 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 	/*
 	 * The readings are kept once the verdict is out: a run whose verdict
 	 * was lost leaves the older state, so that its rises are said again.
+	 * An UNKNOWN verdict about something else (a forwarding table missing
+	 * under --routing) still keeps counters that were read.
 	 */
-	if (h->state && rc != IBS_SEV_UNKNOWN && run.counters_read && !run.aborted &&
+	if (h->state && rendered && run.counters_read && !run.aborted &&
 	    save_state(h->state, f, &st, ho.now))
 		rc = IBS_SEV_UNKNOWN;
 	ibs_state_free(&st);
