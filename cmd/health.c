@@ -148,6 +148,7 @@ struct health_args {
 	bool rails_bad;          /* --rails @FILE could not be read (said) */
 	bool fat_tree;
 	const char *plan;        /* --plan FILE */
+	const char *rails_file;  /* --rails @FILE: the file, an input never written over */
 };
 
 static int health_opt(int opt, const char *arg, void *ctx)
@@ -197,6 +198,7 @@ static int health_opt(int opt, const char *arg, void *ctx)
 		enum ibs_err e;
 		ibs_rails_free(h->rails);
 		h->rails = NULL;
+		h->rails_file = arg[0] == '@' ? arg + 1 : NULL;
 		if ((e = ibs_rails_parse(arg, &h->rails, &msg))) {
 			/* A spec on the command line is a usage error; a file that cannot be read, UNKNOWN. */
 			if (arg[0] != '@') {
@@ -497,8 +499,10 @@ static int run_args(int argc, char **argv, struct health_args *hp)
 	}
 	{
 		const struct cli_file in[] = { { "--baseline", h.baseline }, { "--thresholds", h.thresholds },
-					       { "--plan", h.plan }, { "--state", h.state }, { NULL, NULL } };
-		const char *other[] = { h.baseline, h.thresholds, h.plan, c.replay, c.namemap, c.load_cache };
+					       { "--plan", h.plan }, { "--state", h.state },
+					       { "--rails", h.rails_file }, { NULL, NULL } };
+		const char *other[] = { h.baseline, h.thresholds, h.plan, h.rails_file,
+					c.replay,   c.namemap,    c.load_cache };
 		size_t i;
 		if (cli_check_outputs(&c, in) != CLI_PARSED)
 			return usage_fail(cmd);

@@ -76,6 +76,12 @@ run 3 health --replay "$cap" --state "$cap"
 err_has "is an input of this run too"
 run 3 health --replay "$cap" --state "$st" -o "$st"
 err_has "refusing to write '$st' (-o): it is the input '$st' (--state)"
+printf 'mlx5_0\n' >"$TMP/rails.list"
+run 3 health --replay "$cap" --state "$TMP/rails.list" --rails "@$TMP/rails.list"
+err_has "is an input of this run too"
+run 3 health --replay "$cap" --rails "@$TMP/rails.list" -o "$TMP/rails.list"
+err_has "refusing to write '$TMP/rails.list' (-o): it is the input '$TMP/rails.list' (--rails)"
+[ "$(cat "$TMP/rails.list")" = mlx5_0 ] || fail "the rails file was written over"
 echo "ok: a group-writable, malformed or misused state file is refused"
 
 # Another user's state file: as root, uid 65534 runs a copy of ibscan on a copy of the capture
