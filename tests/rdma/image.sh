@@ -14,10 +14,20 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=$root/build/rdma
+# ibscan's runtime libraries are the packages that hold what the binary links (ldd, dpkg -S):
+# a library added to the Makefile's PKGS (libmicrohttpd for the exporter) is in the guest
+# without a list kept here by hand; libibverbs is loaded at run time, so named.
+bin=${IBSCAN:-$root/build/rel/ibscan}
+[ -x "$bin" ] || { echo "rdma: no ibscan at $bin: run 'make' first" >&2; exit 1; }
+# dpkg knows a library by the path it installed, which usrmerge may have moved: ask by both.
+run_pkgs=$(ldd "$bin" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | while read -r l; do
+	echo "$l"
+	realpath "$l"
+done | { xargs -r dpkg -S 2>/dev/null || true; } | cut -d: -f1 | sort -u | tr '\n' ' ')
+[ -n "$run_pkgs" ] || { echo "rdma: cannot tell which packages hold $bin's libraries (ldd, dpkg -S)" >&2; exit 1; }
 guest_pkgs="rdma-core ibverbs-providers ibverbs-utils perftest iproute2 infiniband-diags
-	libibumad3 libibmad5 libibnetdisc5 libjansson4 libibverbs1 kmod procps"
-key_pkgs="debootstrap linux-image-amd64 rdma-core ibverbs-providers libibverbs1 libibumad3
-	libibmad5 libibnetdisc5 libjansson4 infiniband-diags"
+	libibverbs1 kmod procps $run_pkgs"
+key_pkgs="debootstrap linux-image-amd64 rdma-core ibverbs-providers libibverbs1 infiniband-diags $run_pkgs"
 # The guest's modules: what modprobe needs to load these, with their dependencies.
 modules="virtio_net virtio_pci virtio_console rdma_rxe ib_uverbs ib_umad rdma_ucm crc32_generic 8021q ipv6"
 
