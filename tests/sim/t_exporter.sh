@@ -37,7 +37,9 @@ start_exporter() {
 stop_exporter() {
 	local rc=0
 	kill -TERM "$EXP_PID"
-	timeout 10 tail --pid="$EXP_PID" -f /dev/null || fail "the exporter did not end within 10 s of SIGTERM"
+	# With the simulator killed, the shim's exit handler can hang: the exit guard (10 s,
+	# cmd/signals.c) ends the process after serve()'s 3 s wait for the sweeper: 20 s.
+	timeout 20 tail --pid="$EXP_PID" -f /dev/null || fail "the exporter did not end within 20 s of SIGTERM"
 	wait "$EXP_PID" || rc=$?
 	[ "$rc" = 0 ] || fail "the exporter exited $rc on SIGTERM: $(tail -3 "$TMP/exp.err")"
 	EXP_PID=
