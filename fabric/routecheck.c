@@ -296,7 +296,7 @@ static void add_dest(struct dest **v, size_t *n, size_t *cap, const struct st *t
 		att = t->swidx[nd->index];
 	} else if (is_sw(p->peer)) {
 		att = t->swidx[p->peer->index];
-		src = att >= 0 && p->pi.state == 4 && port_active(ibs_node_port(p->peer, p->peer_port));
+		src = att >= 0 && source_active(p);
 	}
 	span = 1u << (p->pi.lmc & 7);
 	for (i = 0; i < span && p->pi.lid + i < 0xc000; i++) {
@@ -458,10 +458,10 @@ void ibs_routecheck_opts(const struct ibs_fabric *f, const struct ibs_lft *lfts,
 		for (p = ibs_node_ports_from(c, 1); p < ibs_node_ports_end(c); p++) {
 			size_t j;
 			uint64_t w = 0;
-			if (!p->valid || !p->pi.lid || !is_sw(p->peer) || t.swidx[p->peer->index] < 0)
+			if (source_switch(&t, p) < 0)
 				continue;
 			rc->sources++;
-			if (p->pi.state == 4 && port_active(ibs_node_port(p->peer, p->peer_port))) {
+			if (source_active(p)) {
 				t.nsrc[t.swidx[p->peer->index]]++;
 				continue;
 			}

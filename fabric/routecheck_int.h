@@ -66,6 +66,18 @@ static inline bool port_active(const struct ibs_port *p)
 	return !p || !p->valid || p->pi.state == 4; /* an unread port is not held against the route */
 }
 
+/* The switch CA port p is a route source at (a LID and a cable to a switch): its number, or -1. */
+static inline int32_t source_switch(const struct st *t, const struct ibs_port *p)
+{
+	return p->valid && p->pi.lid && is_sw(p->peer) ? t->swidx[p->peer->index] : -1;
+}
+
+/* Whether source port p routes at all: it and its switch's end are Active. */
+static inline bool source_active(const struct ibs_port *p)
+{
+	return p->pi.state == 4 && port_active(ibs_node_port(p->peer, p->peer_port));
+}
+
 /* routetrace.c */
 void ibs_rc_sources(struct st *t);
 void ibs_rc_through(struct st *t, const struct dest *d);

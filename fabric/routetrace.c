@@ -94,8 +94,7 @@ void ibs_rc_sources(struct st *t)
 			continue;
 		for (p = ibs_node_ports_from(c, 1); p < ibs_node_ports_end(c); p++) {
 			int32_t s;
-			if (!p->valid || !p->pi.lid || !is_sw(p->peer) || (s = t->swidx[p->peer->index]) < 0 ||
-			    p->pi.state != 4 || !port_active(ibs_node_port(p->peer, p->peer_port)))
+			if ((s = source_switch(t, p)) < 0 || !source_active(p))
 				continue;
 			t->src[t->sbase[s] + fill[s]] = p;
 			t->src_node[t->sbase[s] + fill[s]++] = c;
