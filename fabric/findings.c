@@ -111,21 +111,3 @@ void ibs_findings_free(struct ibs_findings *fs)
 	free(fs->verdict_reason);
 	memset(fs, 0, sizeof(*fs));
 }
-
-struct ibs_finding *ibs_finding_add(struct ibs_findings *fs, const char *id, enum ibs_severity sev,
-				    const struct ibs_node *n, uint8_t port, const char *fmt, ...)
-{
-	struct ibs_finding *x;
-	va_list ap;
-	char *msg;
-	int ck;
-
-	for (ck = 0; ck < CK__N && strcmp(ibs_checks[ck].id, id); ck++)
-		;
-	va_start(ap, fmt);
-	msg = xvasprintf(fmt, ap);
-	va_end(ap);
-	x = ibs_health_add(fs, ck < CK__N ? ck : CK_PARTIAL, sev, n, port, "%s", msg);
-	free(msg);
-	return x;
-}

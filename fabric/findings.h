@@ -100,9 +100,4 @@ enum {
 struct ibs_finding *ibs_health_add(struct ibs_findings *fs, int ck, enum ibs_severity sev, const struct ibs_node *n,
 				   uint8_t port, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
-/* The same, the check named by its id ("route.loop"). */
-struct ibs_finding *ibs_finding_add(struct ibs_findings *fs, const char *id, enum ibs_severity sev,
-				    const struct ibs_node *n, uint8_t port, const char *fmt, ...)
-	__attribute__((format(printf, 6, 7)));
-
 #endif
