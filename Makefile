@@ -111,7 +111,7 @@ else
 MAIN := $(REL)
 endif
 
-.PHONY: all check test run-browser fuzz-targets need-unit need-cli need-sim need-browser need-fuzz need-rdma check-unit check-cli check-sim check-browser check-fuzz check-rdma deps demo clean install uninstall fixtures golden bench format
+.PHONY: all check test builds run-browser fuzz-targets need-unit need-cli need-sim need-browser need-fuzz need-rdma check-unit check-cli check-sim check-browser check-fuzz check-rdma deps demo clean install uninstall fixtures golden bench format
 
 all: ibscan
 
@@ -128,8 +128,14 @@ check:
 # The tiers alone, installing nothing: for packagers (dh_auto_test runs
 # `make test`) and anyone whose machine already has every tool. A missing
 # one fails its tier at once, named with its package (tools/need.sh).
+# Every build first (the sanitized and release ones, and clang's fuzz build,
+# whose warnings differ from gcc's), so that a compile error in any of them
+# fails in the first minutes, not after the tiers before it have run.
 test:
+	@$(MAKE) --no-print-directory -j2 builds
 	@$(MAKE) --no-print-directory check-unit check-cli check-sim run-browser check-fuzz check-rdma
+builds: $(SANB_UNIT_BINS) $(SANB)/ibscan $(REL)/ibscan
+	@if command -v $(FUZZ_CC) >/dev/null; then $(MAKE) --no-print-directory fuzz-targets >/dev/null; fi
 
 # Each tier checks every tool it needs first, all at once (tools/need.sh, from
 # tools/deps.list), before building anything.
