@@ -38,8 +38,9 @@ cut() {
 	case $fmt in text) ext=txt ;; *) ext=$fmt ;; esac
 	cp "$TMP/ok.$ext" "$file"
 	rc=0
-	# A background job of a script starts with SIGINT ignored (ibscan then leaves it so): not here.
-	env --default-signal=INT "$IBSCAN" health --format "$fmt" --deadline 20 --replay "$TMP/cap.fifo" -o "$file" "$@" \
+	# A background job of a script starts with SIGINT ignored, and a test run under nohup with
+	# SIGHUP ignored (ibscan then leaves them so, as it should): not here.
+	env --default-signal=INT,HUP,TERM "$IBSCAN" health --format "$fmt" --deadline 20 --replay "$TMP/cap.fifo" -o "$file" "$@" \
 		>"$TMP/out" 2>"$TMP/err" &
 	pid=$!
 	blocked $pid
