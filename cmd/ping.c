@@ -108,7 +108,7 @@ const struct cli_opt ping_opts[] = {
 	UROW("tcp-port", OPT_TCP_PORT, "N", "TCP port of the out-of-band exchange (default 18515)", CLI_K_UINT,
 	     tcp_port, CLI_NOT_TRACKED, 1, 65535, "a port number from 1 to 65535"),
 	{ .name = "bind", .id = OPT_BIND, .arg = "ADDR",
-	  .help = "listener: the address to listen on (default 0.0.0.0, every IPv4 address)", .kind = CLI_K_STR,
+	  .help = "listener: the address to listen on (default every IPv4 and IPv6 address)", .kind = CLI_K_STR,
 	  .at = AT(bind_addr), .given_at = CLI_NOT_TRACKED },
 	UROW("wait", OPT_WAIT, "S", "listener: give up when no probe completes within S seconds (default 600; 0: never)",
 	     CLI_K_UINT, wait_s, AT(wait_set), 0, 86400, "seconds from 0 (forever) to 86400"),
@@ -208,11 +208,13 @@ int cmd_ping(int argc, char **argv)
 			ibs_ping_close(p);
 			return EXIT_RUNTIME;
 		}
-		if (log_get_level() >= LOG_WARN)
+		if (log_get_level() >= LOG_WARN) {
+			char *where = ibs_tcp_listen_where(lfd);
 			fprintf(stderr, "ibscan: listening on %s port %u%s with %s port %u; waiting %s for a probe\n",
-				a.bind_addr ? a.bind_addr : "0.0.0.0", bound,
-				a.bind_addr ? "" : " (every IPv4 address: --bind ADDR limits it)", d->name, d->port,
+				where, bound, a.bind_addr ? "" : " (--bind ADDR limits it)", d->name, d->port,
 				a.wait_s ? "up to --wait seconds" : "without limit");
+			free(where);
+		}
 		err = ibs_ping_serve(p, lfd, a.wait_s ? (int)(a.wait_s * 1000) : -1, &res);
 		close(lfd);
 	} else {

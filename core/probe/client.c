@@ -129,15 +129,15 @@ enum ibs_err ibs_ping_client(struct ibs_ping *p, const char *host, unsigned tcp_
 	memset(r, 0, sizeof(*r));
 	rc = ibs_tcp_connect(host, tcp_port, (int)timeout, &fd, &msg);
 	if (rc) {
-		/* An IPv6 address: the default listener (0.0.0.0) may well be running, but hears IPv4 only. */
+		/* The default listener hears both families; one given --bind, or on a host without IPv6, may not. */
 		ping_fail(p, IBS_STEP_CONNECT, rc,
-			  strchr(host, ':') ? xasprintf("start 'ibscan ping --listen --bind ::' on %s first: without "
-							"--bind a listener hears IPv4 only (or probe its IPv4 address); "
-							"a firewall must let TCP port %u through",
-							host, tcp_port)
-					    : xasprintf("start 'ibscan ping --listen' on %s first (same --tcp-port); a "
-							"firewall must let TCP port %u through",
-							host, tcp_port),
+			  xasprintf("start 'ibscan ping --listen' on %s first (same --tcp-port%s); a firewall must let "
+				    "TCP port %u through",
+				    host,
+				    strchr(host, ':') ? "; a listener given an IPv4 --bind, or on a host without IPv6, "
+							"hears IPv4 only"
+						      : "; a listener given --bind hears that address only",
+				    tcp_port),
 			  "%s", msg);
 		free(msg);
 		return rc;

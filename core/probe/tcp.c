@@ -37,6 +37,9 @@ static char *addr_str(const struct sockaddr *sa, socklen_t len)
 
 	if (getnameinfo(sa, len, host, sizeof(host), serv, sizeof(serv), NI_NUMERICHOST | NI_NUMERICSERV))
 		return xstrdup("?");
+	/* An IPv4 peer of a dual-stack listener comes mapped (::ffff:a.b.c.d): say it as IPv4. */
+	if (sa->sa_family == AF_INET6 && !strncmp(host, "::ffff:", 7) && strchr(host + 7, '.'))
+		return xasprintf("%s:%s", host + 7, serv);
 	if (sa->sa_family == AF_INET6)
 		return xasprintf("[%s]:%s", host, serv);
 	return xasprintf("%s:%s", host, serv);
@@ -107,40 +110,68 @@ static void tune(int fd)
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 }
 
+/* One socket bound to ai and listening, or -1 with *err set. dual: an IPv6 wildcard that hears IPv4 too. */
+static int listen_on(const struct addrinfo *ai, bool dual, int *err)
+{
+	int s, one = 1, zero = 0;
+
+	s = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
+	if (s < 0) {
+		*err = errno;
+		return -1;
+	}
+	setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	/* Whatever net.ipv6.bindv6only says: the default listener hears both families. */
+	if (dual && setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero)) != 0) {
+		*err = errno;
+		close(s);
+		return -1;
+	}
+	if (bind(s, ai->ai_addr, ai->ai_addrlen) == 0 && listen(s, 4) == 0)
+		return s;
+	*err = errno;
+	close(s);
+	return -1;
+}
+
 enum ibs_err ibs_tcp_listen(const char *addr, unsigned port, int *fd, unsigned *bound, char **msg)
 {
 	struct addrinfo hints, *res = NULL, *ai;
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
 	char serv[16];
-	const char *a = addr ? addr : "0.0.0.0";
-	int s = -1, rc, err = 0, one = 1;
+	const char *a = addr ? addr : "::";
+	int s = -1, rc, err = 0;
 
 	*fd = -1;
 	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_UNSPEC;
+	hints.ai_family = addr ? AF_UNSPEC : AF_INET6;
 	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV | (addr ? 0 : AI_NUMERICHOST);
 	snprintf(serv, sizeof(serv), "%u", port);
 	rc = getaddrinfo(a, serv, &hints, &res);
-	if (rc) {
+	if (rc && addr) {
 		*msg = xasprintf("cannot listen on '%s': %s", a, gai_strerror(rc));
 		return IBS_E_INVAL;
 	}
-	for (ai = res; ai; ai = ai->ai_next) {
-		s = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
-		if (s < 0) {
-			err = errno;
-			continue;
-		}
-		setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (bind(s, ai->ai_addr, ai->ai_addrlen) == 0 && listen(s, 4) == 0)
-			break;
-		err = errno;
-		close(s);
-		s = -1;
+	for (ai = rc ? NULL : res; ai && s < 0; ai = ai->ai_next)
+		s = listen_on(ai, !addr, &err);
+	if (res)
+		freeaddrinfo(res);
+	/*
+	 * No address given and no IPv6 on this host (ipv6.disable=1: no AF_INET6
+	 * sockets; IPV6_V6ONLY refused): every IPv4 address. Not when the port
+	 * is taken: that is said as it is, not hidden behind an IPv4-only listener.
+	 */
+	if (s < 0 && !addr && (rc || err == EAFNOSUPPORT || err == EPROTONOSUPPORT || err == EADDRNOTAVAIL ||
+			       err == ENOPROTOOPT || err == EINVAL)) {
+		struct sockaddr_in any4 = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+		struct addrinfo ai4 = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM, .ai_protocol = IPPROTO_TCP,
+					.ai_addr = (struct sockaddr *)&any4, .ai_addrlen = sizeof(any4) };
+
+		a = "0.0.0.0";
+		s = listen_on(&ai4, false, &err);
 	}
-	freeaddrinfo(res);
 	if (s < 0) {
 		*msg = xasprintf("cannot listen on %s port %u: %s", a, port, strerror(err ? err : EADDRNOTAVAIL));
 		return IBS_E_TRANSPORT;
@@ -153,6 +184,28 @@ enum ibs_err ibs_tcp_listen(const char *addr, unsigned port, int *fd, unsigned *
 	}
 	*fd = s;
 	return IBS_OK;
+}
+
+char *ibs_tcp_listen_where(int lfd)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	char host[NI_MAXHOST];
+	int v6only = 1;
+	socklen_t ol = sizeof(v6only);
+
+	if (getsockname(lfd, (struct sockaddr *)&ss, &sl))
+		return xstrdup("?");
+	if (ss.ss_family == AF_INET6 &&
+	    !memcmp(&((struct sockaddr_in6 *)&ss)->sin6_addr, &in6addr_any, sizeof(in6addr_any))) {
+		getsockopt(lfd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, &ol);
+		return xstrdup(v6only ? ":: (every IPv6 address)" : ":: (every IPv4 and IPv6 address)");
+	}
+	if (ss.ss_family == AF_INET && ((struct sockaddr_in *)&ss)->sin_addr.s_addr == htonl(INADDR_ANY))
+		return xstrdup("0.0.0.0 (every IPv4 address)");
+	if (getnameinfo((struct sockaddr *)&ss, sl, host, sizeof(host), NULL, 0, NI_NUMERICHOST))
+		return xstrdup("?");
+	return xstrdup(host);
 }
 
 enum ibs_err ibs_tcp_accept(int lfd, int timeout_ms, int *fd, char **peer, char **msg)

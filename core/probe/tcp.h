@@ -14,8 +14,14 @@
  * peer that broke the protocol, IBS_E_TRANSPORT for a socket error or a
  * closed connection; *msg says which (owned by the caller).
  */
-/* Listen on addr (NULL: 0.0.0.0) and port (0: any; *bound says which). */
+/*
+ * Listen on addr and port (0: any; *bound says which). addr NULL: every IPv4
+ * and IPv6 address (one IPv6 socket with IPV6_V6ONLY off, whatever
+ * net.ipv6.bindv6only says), or every IPv4 address on a host without IPv6.
+ */
 enum ibs_err ibs_tcp_listen(const char *addr, unsigned port, int *fd, unsigned *bound, char **msg);
+/* What a listening socket hears, for people: ":: (every IPv4 and IPv6 address)", "10.0.0.1"... Owned by the caller. */
+char *ibs_tcp_listen_where(int lfd);
 /* Wait up to timeout_ms (negative: forever) for a connection; *peer is "addr:port". */
 enum ibs_err ibs_tcp_accept(int lfd, int timeout_ms, int *fd, char **peer, char **msg);
 /* Resolve and connect within timeout_ms (name resolution included). */

@@ -42,7 +42,7 @@ clean() {
 fails 3 10 "cannot connect to 10.29.0.2 port 18515: Connection refused" ibscan ping 10.29.0.2
 grep -qF "start 'ibscan ping --listen' on 10.29.0.2 first" "$tmp/out"
 fails 3 10 "Connection refused" ibscan ping fd29::2
-grep -qF -- "--bind ::" "$tmp/out"
+grep -qF "start 'ibscan ping --listen' on fd29::2 first (same --tcp-port; a listener given an IPv4 --bind" "$tmp/out"
 fails 3 10 "--gid-index 5000 is out of range: rxe0 port 1 has 1024 GID entries (0-1023)" ibscan ping 10.29.0.2 --gid-index 5000
 fails 3 10 "GID index 10 of rxe0 port 1 is empty" ibscan ping 10.29.0.2 --gid-index 10
 fails 3 10 "--pkey-index 1 is out of range: rxe0 port 1 has 1 P_Key entry" ibscan ping 10.29.0.2 --pkey-index 1

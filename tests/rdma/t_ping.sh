@@ -4,7 +4,7 @@
 # send/recv, RDMA write, RDMA read, atomic fetch-and-add; latency and
 # bandwidth; 2 bytes, past the path MTU (4 KiB on a 1024-byte MTU) and
 # 1 MiB; addressed by the IPv4 and the IPv6 (RoCE v2) GID of the setup
-# connection's address. Alongside, in the same run, ibv_rc_pingpong,
+# connection's address, both to the same default (dual-stack) listener. Alongside, in the same run, ibv_rc_pingpong,
 # ib_send_lat and ib_write_bw between the same two devices. Under
 # emulation a round trip takes 0.3-20 ms and jitters tenfold from one run
 # to the next, so no absolute figure is asserted: exit codes, decoded
@@ -70,9 +70,19 @@ check lat-4k write 4096 100 false
 probe bw-1m "" "10.29.0.2 --op write --bw --size 1M --iters 10"
 check bw-1m write 1048576 10 true
 # IPv6: the setup connection's address picks the IPv6 RoCE v2 GID, both sides.
-probe lat-v6 "--bind ::" "fd29::2 --iters 100"
+# The same default listener as the IPv4 probes above (no --bind): it hears
+# both families, and says so.
+probe lat-v6 "" "fd29::2 --iters 100"
 check lat-v6 send 64 100 false
 gids lat-v6 $gidA6 $gidB6
+vm B 5 'grep -qF "listening on :: (every IPv4 and IPv6 address) port 18515" /tmp/l.log' ||
+	{ echo "the default listener does not say it hears both families:"; vm B 5 'cat /tmp/l.log'; exit 1; }
+# Given an IPv4 address, the listener hears only it: an IPv6 client is refused.
+WAITPORT=18515 vm_bg B /tmp/l4.log ibscan ping --listen --wait 20 --bind 10.29.0.2
+vm A 30 'ibscan ping fd29::2 --iters 10 2>&1; echo "exit $?"' >"$tmp/v4only" || true
+grep -q "^exit 3$" "$tmp/v4only" && grep -qF "an IPv4 --bind, or on a host without IPv6, hears IPv4 only" "$tmp/v4only" ||
+	{ echo "an IPv6 client of an IPv4-only listener:"; cat "$tmp/v4only"; exit 1; }
+vm B 10 'kill $(cat /tmp/l4.log.pid) 2>/dev/null; true'
 
 # The reference tools, same devices, same run: each exits 0 with its figures.
 vm_bg B /tmp/pp.log ibv_rc_pingpong -d rxe0 -g 1 -n 200 -s 64

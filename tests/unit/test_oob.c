@@ -412,6 +412,73 @@ static void test_tcp_loopback(void **state)
 	assert_null(msg);
 }
 
+/* Connect to host:port and accept it on lfd; the peer's text as the listener says it. */
+static char *accept_from(int lfd, const char *host, unsigned port)
+{
+	char *msg = NULL, *peer = NULL;
+	int cfd, sfd;
+
+	assert_int_equal(ibs_tcp_connect(host, port, 2000, &cfd, &msg), IBS_OK);
+	assert_int_equal(ibs_tcp_accept(lfd, 2000, &sfd, &peer, &msg), IBS_OK);
+	close(sfd);
+	close(cfd);
+	return peer;
+}
+
+/*
+ * The default listener (no --bind) hears IPv4 and IPv6 on one socket (it
+ * turns IPV6_V6ONLY off itself, whatever net.ipv6.bindv6only says: the
+ * description reads the option back), and says an IPv4 peer as IPv4, not
+ * ::ffff:127.0.0.1.
+ */
+static void test_tcp_dual_stack(void **state)
+{
+	char *msg = NULL, *peer, *where;
+	unsigned port = 0;
+	int lfd, cfd;
+
+	(void)state;
+	assert_int_equal(ibs_tcp_listen(NULL, 0, &lfd, &port, &msg), IBS_OK);
+	where = ibs_tcp_listen_where(lfd);
+	assert_string_equal(where, ":: (every IPv4 and IPv6 address)");
+	free(where);
+	peer = accept_from(lfd, "127.0.0.1", port);
+	assert_non_null(strstr(peer, "127.0.0.1:"));
+	assert_null(strstr(peer, "ffff"));
+	free(peer);
+	peer = accept_from(lfd, "::1", port);
+	assert_non_null(strstr(peer, "[::1]:"));
+	free(peer);
+	close(lfd);
+	/* An address given is that address only. */
+	assert_int_equal(ibs_tcp_listen("127.0.0.1", 0, &lfd, &port, &msg), IBS_OK);
+	where = ibs_tcp_listen_where(lfd);
+	assert_string_equal(where, "127.0.0.1");
+	free(where);
+	assert_int_equal(ibs_tcp_connect("::1", port, 1000, &cfd, &msg), IBS_E_TRANSPORT);
+	assert_non_null(strstr(msg, "Connection refused"));
+	free(msg);
+	msg = NULL;
+	close(lfd);
+	assert_int_equal(ibs_tcp_listen("0.0.0.0", 0, &lfd, &port, &msg), IBS_OK);
+	where = ibs_tcp_listen_where(lfd);
+	assert_string_equal(where, "0.0.0.0 (every IPv4 address)");
+	free(where);
+	close(lfd);
+	/* A port already taken is said as such, never hidden behind an IPv4-only listener. */
+	assert_int_equal(ibs_tcp_listen(NULL, 0, &lfd, &port, &msg), IBS_OK);
+	{
+		int lfd2 = -1;
+		unsigned port2 = 0;
+		assert_int_equal(ibs_tcp_listen(NULL, port, &lfd2, &port2, &msg), IBS_E_TRANSPORT);
+		assert_non_null(strstr(msg, "Address already in use"));
+		assert_int_equal(lfd2, -1);
+		free(msg);
+		msg = NULL;
+	}
+	close(lfd);
+}
+
 static void test_tcp_errors(void **state)
 {
 	char *msg = NULL, *peer = NULL;
@@ -454,6 +521,7 @@ int main(void)
 		cmocka_unit_test(test_socket_hostile),
 		cmocka_unit_test(test_socket_slow_peer),
 		cmocka_unit_test(test_tcp_loopback),
+		cmocka_unit_test(test_tcp_dual_stack),
 		cmocka_unit_test(test_tcp_errors),
 		cmocka_unit_test(test_socket_gone),
 	};

@@ -1155,13 +1155,14 @@ static void test_listener_drops_bad_peers(void **state)
 	has(c.err, "Connection refused");
 	has(c.hint, "start 'ibscan ping --listen' on 127.0.0.1 first");
 	side_free(&c);
-	/* An IPv6 address: a listener without --bind hears IPv4 only, and the hint says so. */
+	/* An IPv6 address: the hint says what may hear IPv4 only (an IPv4 --bind, a host without IPv6). */
 	opts(&c, IBS_OP_SEND, false, 10, 64);
 	assert_int_equal(ibs_ping_open(&fake_verbs, &c.o, &c.p), IBS_OK);
 	c.rc = ibs_ping_client(c.p, "::1", port, &c.res);
 	finish(&c);
 	assert_int_equal(c.step, IBS_STEP_CONNECT);
-	has(c.hint, "start 'ibscan ping --listen --bind ::' on ::1 first: without --bind a listener hears IPv4 only");
+	has(c.hint, "start 'ibscan ping --listen' on ::1 first (same --tcp-port; a listener given an IPv4 --bind, or on a "
+		     "host without IPv6, hears IPv4 only)");
 	side_free(&c);
 	assert_false(fv.overrun);
 }
