@@ -142,6 +142,8 @@ enum ibs_err ping_keepalive(struct ibs_ping *p, struct ping_run *r, uint64_t now
 void ping_tell_peer(struct ibs_ping *p, struct ping_run *r);
 /* If the peer has already said why it stopped, the text (owned), else NULL. */
 char *ping_peer_says(struct ping_run *r);
+/* The peer closed its setup connection (its process ended), with nothing left unread before the close. */
+bool ping_peer_closed(struct ping_run *r);
 /* Wait for the peer's DONE (skipping keepalives), or its reason for stopping; answer: send DONE back. */
 enum ibs_err ping_await_done(struct ibs_ping *p, struct ping_run *r, enum ibs_ping_step step, bool answer);
 

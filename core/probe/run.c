@@ -57,7 +57,13 @@ static enum ibs_err wc_failed(struct ibs_ping *p, struct ping_run *r, const stru
  * Longer, the hardware would have reported RETRY_EXC_ERR had it sent
  * anything: the work request never left, or its completion was lost.
  */
-static enum ibs_err no_completion(struct ibs_ping *p, struct ping_run *r, uint64_t iter)
+/*
+ * Nothing completed by the deadline. awaiting_peer: every work request of
+ * this side had completed and what was missing was the peer's (a receive,
+ * or its RDMA write's flag): the peer stopped sending, which says nothing
+ * about this host's requests.
+ */
+static enum ibs_err no_completion(struct ibs_ping *p, struct ping_run *r, uint64_t iter, bool awaiting_peer)
 {
 	char *said = ping_peer_says(r);
 	bool early = r->timeout_ms < RETRY_MAX_MS;
@@ -83,6 +89,19 @@ static enum ibs_err no_completion(struct ibs_ping *p, struct ping_run *r, uint64
 			       "after %u operations that passed)%s%s",
 			       early ? "the peer stopped answering: " : "", r->timeout_ms, r->iters,
 			       said ? "; the peer says: " : "", said ? said : "");
+		free(said);
+		return rc;
+	}
+	if (awaiting_peer) {
+		bool closed = !said && ping_peer_closed(r);
+		rc = ping_fail(p, IBS_STEP_RUN, IBS_E_TIMEOUT,
+			       closed ? xstrdup("the peer's process ended (its setup connection closed) before the run "
+						"did: see its own output for why")
+				      : xstrdup("the peer stopped sending: its process or host went away, its port went "
+						"down, or the network drops packets"),
+			       "nothing arrived from the peer within %u ms (--timeout): %s %" PRIu64 " of %u%s%s",
+			       r->timeout_ms, op_verb(r->op), iter + 1, r->iters, said ? "; the peer says: " : "",
+			       said ? said : "");
 		free(said);
 		return rc;
 	}
@@ -150,7 +169,7 @@ static enum ibs_err wait_for(struct ibs_ping *p, struct ping_run *r, uint64_t wa
 		if (now >= deadline && ping_session_over(r))
 			return ping_session_expired(p, r, IBS_STEP_RUN, false);
 		if (now >= deadline)
-			return no_completion(p, r, iter);
+			return no_completion(p, r, iter, r->send_done >= want_send);
 	}
 }
 

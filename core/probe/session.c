@@ -7,10 +7,12 @@
 #include "../base/clock.h"
 #include "../base/xalloc.h"
 
+#include <errno.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 /*
  * The wait allowed now: --timeout, cut to what is left of the session. Each
@@ -84,6 +86,20 @@ char *ping_peer_says(struct ping_run *r)
 		return xstrdup(m.text);
 	free(msg);
 	return NULL;
+}
+
+bool ping_peer_closed(struct ping_run *r)
+{
+	struct pollfd pfd = { r->fd, POLLIN, 0 };
+	char c;
+	ssize_t n;
+
+	if (r->fd < 0 || poll(&pfd, 1, 0) <= 0)
+		return false;
+	if (pfd.revents & (POLLHUP | POLLERR))
+		return true;
+	n = recv(r->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+	return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
 }
 
 /* Wait for the peer's DONE (skipping keepalives), or its reason for stopping. */

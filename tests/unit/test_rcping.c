@@ -747,6 +747,16 @@ static void test_lost_completion(void **state)
 	has(c.err, "no completion within 2200 ms (--timeout): send 4 of 100");
 	assert_null(strstr(c.err, "stopped answering"));
 	has(c.hint, "did not leave this host");
+	/*
+	 * The listener had every request of its own completed and waited for
+	 * the client's 4th message: it says nothing came from the peer, never
+	 * that its own request did not leave (or the client says why first).
+	 */
+	assert_int_equal(s.rc, IBS_E_TIMEOUT);
+	if (!strstr(s.err, "the peer says:")) {
+		has(s.err, "nothing arrived from the peer within 2200 ms (--timeout): send 4 of 100");
+		assert_null(strstr(s.hint, "did not leave this host"));
+	}
 	side_free(&c);
 	side_free(&s);
 }
