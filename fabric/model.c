@@ -39,49 +39,27 @@ void ibs_fabric_free(struct ibs_fabric *f)
 	free(f->nodes);
 	free(f->errors);
 	free(f->sms);
-	free(f->hash);
+	ibs_htab_free(&f->by_guid);
 	free(f);
 }
 
-static size_t guid_slot(uint64_t guid, size_t cap)
+static bool same_guid(const void *entry, const void *key)
 {
-	/* Fibonacci hashing: GUIDs are often sequential. */
-	return (size_t)((guid * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+	return ((const struct ibs_node *)entry)->ni.node_guid == *(const uint64_t *)key;
 }
 
-static void hash_insert(struct ibs_node **tab, size_t cap, struct ibs_node *n)
+static void index_guid(struct ibs_fabric *f, struct ibs_node *n)
 {
-	size_t s = guid_slot(n->ni.node_guid, cap);
+	struct ibs_node *first = ibs_htab_find(&f->by_guid, ibs_hash_u64(n->ni.node_guid), same_guid, &n->ni.node_guid);
 
-	while (tab[s]) {
-		if (tab[s]->ni.node_guid == n->ni.node_guid) {
-			/* Appended at the chain's end, found from its first in O(1): duplicates cost no walk. */
-			struct ibs_node *t = tab[s]->last_same_guid ? tab[s]->last_same_guid : tab[s];
-			t->next_same_guid = n;
-			tab[s]->last_same_guid = n;
-			return;
-		}
-		s = (s + 1) & (cap - 1);
+	if (first) {
+		/* Appended at the chain's end, found from its first in O(1): duplicates cost no walk. */
+		struct ibs_node *t = first->last_same_guid ? first->last_same_guid : first;
+		t->next_same_guid = n;
+		first->last_same_guid = n;
+		return;
 	}
-	tab[s] = n;
-}
-
-static void hash_grow(struct ibs_fabric *f)
-{
-	size_t cap = f->hash_cap ? f->hash_cap * 2 : 256, i;
-	struct ibs_node **tab = xcalloc(cap, sizeof(*tab));
-
-	for (i = 0; i < f->hash_cap; i++) {
-		if (f->hash[i]) {
-			size_t s = guid_slot(f->hash[i]->ni.node_guid, cap);
-			while (tab[s])
-				s = (s + 1) & (cap - 1);
-			tab[s] = f->hash[i];
-		}
-	}
-	free(f->hash);
-	f->hash = tab;
-	f->hash_cap = cap;
+	ibs_htab_add(&f->by_guid, ibs_hash_u64(n->ni.node_guid), n);
 }
 
 static struct ibs_node *add_node(struct ibs_fabric *f, const struct ibs_nodeinfo *ni, const struct ibs_addr *path,
@@ -112,10 +90,7 @@ static struct ibs_node *add_node(struct ibs_fabric *f, const struct ibs_nodeinfo
 	f->nodes = xgrow(f->nodes, &f->cap_nodes, f->n_nodes + 1, sizeof(*f->nodes));
 	n->index = f->n_nodes;
 	f->nodes[f->n_nodes++] = n;
-	/* Keep the table at most half full. */
-	if (f->n_nodes * 2 > f->hash_cap)
-		hash_grow(f);
-	hash_insert(f->hash, f->hash_cap, n);
+	index_guid(f, n);
 	return n;
 }
 
@@ -176,17 +151,7 @@ unsigned ibs_fabric_dr_route(const struct ibs_node *root, const struct ibs_addr 
 
 struct ibs_node *ibs_fabric_find_guid(const struct ibs_fabric *f, uint64_t guid)
 {
-	size_t s;
-
-	if (!f->hash_cap)
-		return NULL;
-	s = guid_slot(guid, f->hash_cap);
-	while (f->hash[s]) {
-		if (f->hash[s]->ni.node_guid == guid)
-			return f->hash[s];
-		s = (s + 1) & (f->hash_cap - 1);
-	}
-	return NULL;
+	return ibs_htab_find(&f->by_guid, ibs_hash_u64(guid), same_guid, &guid);
 }
 
 struct ibs_port *ibs_fabric_find_lid(const struct ibs_fabric *f, uint16_t lid, struct ibs_node **node)

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../core/base/htab.h"
 #include "../core/mad/mad.h"
 #include "../core/mad/transport.h"
 
@@ -119,9 +120,8 @@ struct ibs_fabric {
 	struct ibs_sm *sms;
 	size_t n_sms, cap_sms;
 	bool partial;             /* something could not be reached or read (why the run stopped: run.h) */
-	/* GUID hash: open addressing on node GUID, duplicates chained per slot. */
-	struct ibs_node **hash;
-	size_t hash_cap;
+	/* By node GUID: the first node of each GUID; later ones chained from it (next_same_guid). */
+	struct ibs_htab by_guid;
 };
 
 struct ibs_link {

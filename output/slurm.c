@@ -44,6 +44,8 @@
 #include "hostlist.h"
 #include "../fabric/hosts.h"
 #include "../fabric/levels.h"
+#include "../core/base/err.h"
+#include "../core/base/htab.h"
 #include "../core/base/strbuf.h"
 #include "../core/base/xalloc.h"
 
@@ -149,9 +151,9 @@ struct slurm {
 };
 
 /*
- * Names taken so far (open addressing on an FNV-1a hash). Each name counts
- * how often it was given as a switch's name, and, when it was the base of
- * suffixed names, the next counter to try from it.
+ * Names taken so far (core/base/htab.h). Each name counts how often it was
+ * given as a switch's name, and, when it was the base of suffixed names,
+ * the next counter to try from it.
  */
 struct name_ent {
 	const char *name;         /* borrowed */
@@ -160,41 +162,29 @@ struct name_ent {
 };
 
 struct nameset {
-	struct name_ent *v;
-	size_t cap, n;
+	struct ibs_htab tab;
+	struct name_ent *pool;    /* every entry: at most two per switch (its name and one made) */
+	size_t n, cap;
 };
 
-static size_t name_hash(const char *s)
+static bool same_name(const void *entry, const void *key)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return (size_t)h;
+	return !strcmp(((const struct name_ent *)entry)->name, key);
 }
 
 static struct name_ent *ns_find(struct nameset *ns, const char *s, bool add)
 {
-	size_t i;
+	uint64_t h = ibs_hash_str(s);
+	struct name_ent *e = ibs_htab_find(&ns->tab, h, same_name, s);
 
-	if (add && 2 * (ns->n + 1) > ns->cap) {
-		struct nameset g = { xcalloc(ns->cap ? 2 * ns->cap : 64, sizeof(*g.v)), ns->cap ? 2 * ns->cap : 64, 0 };
-		for (i = 0; i < ns->cap; i++)
-			if (ns->v[i].name)
-				*ns_find(&g, ns->v[i].name, true) = ns->v[i];
-		free(ns->v);
-		*ns = g;
-	}
-	if (!ns->cap)
-		return NULL;
-	for (i = name_hash(s) & (ns->cap - 1); ns->v[i].name; i = (i + 1) & (ns->cap - 1))
-		if (!strcmp(ns->v[i].name, s))
-			return &ns->v[i];
-	if (!add)
-		return NULL;
-	ns->n++;
-	ns->v[i].name = s;
-	return &ns->v[i];
+	if (e || !add)
+		return e;
+	if (ns->n >= ns->cap)
+		BUG("the Slurm writer's name pool is full (%zu names)", ns->cap);
+	e = &ns->pool[ns->n++];
+	e->name = s;
+	ibs_htab_add(&ns->tab, h, e);
+	return e;
 }
 
 /*
@@ -208,7 +198,7 @@ static struct name_ent *ns_find(struct nameset *ns, const char *s, bool add)
  */
 static void unique_names(struct sw *sws, size_t n)
 {
-	struct nameset taken = { NULL, 0, 0 };
+	struct nameset taken = { IBS_HTAB_INIT, xcalloc(2 * n + 1, sizeof(struct name_ent)), 0, 2 * n + 1 };
 	char **made = xcalloc(n ? n : 1, sizeof(*made));
 	size_t i;
 
@@ -230,9 +220,8 @@ static void unique_names(struct sw *sws, size_t n)
 				free(nn);
 				nn = xasprintf("%s-%lu", base, k++);
 			} while (ns_find(&taken, nn, false));
-			/* The table may move when it grows: look the base up again after adding. */
 			ns_find(&taken, nn, true);
-			ns_find(&taken, base, false)->next = k;
+			b->next = k;
 			free(base);
 		} else {
 			ns_find(&taken, nn, true);
@@ -245,7 +234,8 @@ static void unique_names(struct sw *sws, size_t n)
 			free(sws[i].name);
 			sws[i].name = made[i];
 		}
-	free(taken.v);
+	ibs_htab_free(&taken.tab);
+	free(taken.pool);
 	free(made);
 }
 
