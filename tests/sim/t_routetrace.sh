@@ -10,7 +10,9 @@
 #   ibnetdiscover -p's cables, and to ibtracert run pair by pair on two
 #   sources' every route and every route into one CA the spine sends down it;
 # - `routes --nodes` a 6-host job: the links crossed and their counts equal
-#   to ibtracert's on each of the job's 30 routes.
+#   to ibtracert's on each of the job's 30 routes;
+# - under LMC 2, `route` to each LID of a port's range (some ranges take
+#   more than one path) and to switches from LIDs that are not the base.
 # Each comparison is fed one planted error too, and must catch it.
 . "$(dirname "$0")/lib.sh"
 cmp=$ROOT/tests/sim/routecheck/tracecmp.py
@@ -56,5 +58,21 @@ done <"$TMP/jpairs"
 python3 "$cmp" nodes "$TMP/topo.json" "$TMP/ibnd" "$TMP/lfts" "$job" "$TMP/job.json" "$TMP/jpairs" "$TMP/tj" \
 	>"$TMP/cmp" || fail "routes --nodes $job"
 ok "routes --nodes $job: $(cat "$TMP/cmp")"
+sim_stop
+
+# LMC 2 (OpenSM's default engine): each LID of a range is routed on its own;
+# route must trace the LID asked, not the port's base LID.
+SIM_OSM_ARGS="-l 2" sim_start "$FABRICS/fattree2-small"
+ibs topology --json -o "$TMP/topo.json" || fail "ibscan topology"
+python3 "$cmp" sample-lmc "$TMP/topo.json" >"$TMP/pairs" || fail "no LMC sample"
+rm -rf "$TMP/tr" "$TMP/rt"
+mkdir "$TMP/tr" "$TMP/rt"
+while read -r s d _; do
+	sim_run ibtracert "$s" "$d" >"$TMP/tr/$s-$d" 2>"$TMP/err" || fail "ibtracert $s $d: $(cat "$TMP/err")"
+	ibs route "$s" "$d" --json -o "$TMP/rt/$s-$d.json" || fail "ibscan route $s $d exited $?"
+done <"$TMP/pairs"
+python3 "$cmp" route "$TMP/topo.json" - - "$TMP/pairs" "$TMP/tr" "$TMP/rt" >"$TMP/cmp" ||
+	fail "route under LMC 2 differs from ibtracert"
+ok "LMC 2: route equal to ibtracert hop by hop: $(cat "$TMP/cmp")"
 sim_stop
 t_done

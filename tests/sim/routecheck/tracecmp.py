@@ -7,7 +7,8 @@
 # and must catch it, so a check that cannot fail fails.
 # Usage (tests/sim/t_routetrace.sh):
 #   tracecmp.py sample TOPO                       pairs to trace: "SLID DLID KIND"
-#   tracecmp.py route TOPO IBND LFTS PAIRS TRDIR RTDIR
+#   tracecmp.py sample-lmc TOPO                   the same under LMC
+#   tracecmp.py route TOPO IBND LFTS PAIRS TRDIR RTDIR   (IBND LFTS "- -": no tables)
 #   tracecmp.py rows TOPO IBND LFTS NODE PORT     pairs for --through, "SLID DLID"
 #   tracecmp.py through TOPO IBND LFTS NODE PORT THR_JSON PAIRS TRDIR
 #   tracecmp.py job IBND HOSTLIST                 the job's ordered pairs, "SLID DLID"
@@ -108,12 +109,14 @@ def parse_ibtracert(path, node):
             out, kind, guid, inp = m.groups()
             g = int(guid, 16)
             hops.append((int(out), kind, g if kind == "switch" else node[g], int(inp)))
-        m = re.match(r"^To ([a-z]+) \{(0x[0-9a-f]+)\} portnum (\d+) lid (\d+)-", l)
+        # The destination port's LIDs, base-top (LMC): the DLID traced is one of them.
+        m = re.match(r"^To ([a-z]+) \{(0x[0-9a-f]+)\} portnum (\d+) lid (\d+)-(\d+)", l)
         if m:
             to = (m.group(1), int(m.group(2), 16), int(m.group(3)), int(m.group(4)))
+            lids = range(int(m.group(4)), int(m.group(5)) + 1)
     if not hops or not to:
         die("%s: no route in ibtracert's output:\n%s" % (path, open(path).read()))
-    return {"hops": hops, "to": to}
+    return {"hops": hops, "to": to, "lids": lids}
 
 
 def parse_route(path):
@@ -125,21 +128,35 @@ def parse_route(path):
     return {"hops": hops, "to": (t["type"], int(t["guid"], 16), t["port"], t["lid"])}
 
 
-def show(p):
-    s = "".join("\n    [%d] -> %s 0x%016x[%d]" % h for h in p["hops"])
+def hop_s(h):
+    return "[%d] -> %s 0x%016x[%d]" % h
+
+
+def to_s(p):
     to = p["to"]
-    return s + "\n    to " + (("%s 0x%016x port %d lid %d" % to) if len(to) == 4 else str(to))
+    if len(to) != 4:
+        return str(to)
+    r = p.get("lids")
+    return "%s 0x%016x port %d lid %s" % (to[:3] + ("%d-%d" % (r[0], r[-1]) if r else "%d" % to[3],))
+
+
+def show(p):
+    return "".join("\n    " + hop_s(h) for h in p["hops"]) + "\n    to " + to_s(p)
 
 
 def differs(a, b):
     """The first hop at which two paths part, or None."""
     for i, (x, y) in enumerate(zip(a["hops"], b["hops"])):
         if x != y:
-            return "hop %d: %s against %s" % (i + 1, x, y)
+            return "hop %d: %s against %s" % (i + 1, hop_s(x), hop_s(y))
     if len(a["hops"]) != len(b["hops"]):
         return "%d hops against %d" % (len(a["hops"]), len(b["hops"]))
-    if a["to"] != b["to"]:
-        return "destination %s against %s" % (a["to"], b["to"])
+    # ibtracert names the destination port by its base LID and its range, ibscan by the LID traced.
+    ta, tb = a["to"], b["to"]
+    if "lids" in a and len(tb) == 4 and tb[3] in a["lids"]:
+        ta = ta[:3] + (tb[3],)
+    if ta != tb:
+        return "destination %s against %s" % (to_s(a), to_s(b))
     return None
 
 
@@ -211,15 +228,47 @@ def sample(topo):
         print(s, t, k)
 
 
+def sample_lmc(topo):
+    """Under LMC: from CA LIDs (base or not) to every LID of a CA port's range,
+    and to switches."""
+    d = json.load(open(topo))
+    cas, sws = [], []
+    for n in d["nodes"]:
+        for p in n["ports"]:
+            if p["lid"] and n["type"] == "ca":
+                cas.append((p["lid"], 1 << p["lmc"], n["guid"]))
+            elif p["lid"] and p["port"] == 0:
+                sws.append(p["lid"])
+    cas.sort()
+    sws.sort()
+    n = len(cas)
+    if cas[0][1] < 2:
+        die("no LMC: the CA ports have one LID each")
+    out = []
+    for i in range(6):  # every LID of a far port's range
+        s, k, g = cas[(i * 37 + 2) % n]
+        t, m, h = cas[(i * 53 + 40) % n]
+        if h == g:
+            t, m, h = cas[(i * 53 + 41) % n]
+        out += [(s + i % k, t + j, "lmc-range") for j in range(m)]
+    for i in range(6):  # to a switch, from a LID not the base
+        s, k, _ = cas[(i * 19 + 7) % n]
+        out.append((s + 1 + i % (k - 1), sws[(i * 5 + 1) % len(sws)], "lmc-switch"))
+    for s, t, kind in out:
+        print(s, t, kind)
+
+
 def route(topo, ibnd, lfts, pairs_f, trdir, rtdir):
     node = node_of(topo)
-    fab = Fabric(ibnd, lfts, topo)
+    fab = Fabric(ibnd, lfts, topo) if ibnd != "-" else None
     pairs = [l.split() for l in open(pairs_f) if l.strip()]
-    kinds, bad = Counter(), 0
+    kinds, bad, spread = Counter(), 0, {}
     for s, d, kind in pairs:
         s, d = int(s), int(d)
         tr = parse_ibtracert(os.path.join(trdir, "%d-%d" % (s, d)), node)
         rt = parse_route(os.path.join(rtdir, "%d-%d.json" % (s, d)))
+        if rt["to"][3] != d:
+            die("ibscan route %d -> %d arrives at LID %d" % (s, d, rt["to"][3]))
         why = differs(tr, rt)
         if why:
             print("route %d -> %d (%s): ibscan differs from ibtracert at %s\n  ibtracert:%s\n  ibscan route:%s"
@@ -227,16 +276,26 @@ def route(topo, ibnd, lfts, pairs_f, trdir, rtdir):
             bad += 1
         # The tables dump_lfts read give the same route: the tracer that judges
         # --through and --nodes below is right where ibtracert can say.
-        why = differs(tr, fab.trace(s, d))
+        why = fab and differs(tr, fab.trace(s, d))
         if why:
             print("route %d -> %d: dump_lfts' tables differ from ibtracert at %s" % (s, d, why), file=sys.stderr)
             bad += 1
         if not differs(tr, plant(rt)):
             die("a planted wrong hop on %d -> %d was not caught" % (s, d))
         kinds[kind] += 1
+        if kind == "lmc-range":
+            spread.setdefault((s, rt["to"][1]), set()).add(tuple(tr["hops"]))
     if bad:
         die("%d of %d routes differ" % (bad, len(pairs)))
-    print("%d routes (%s)" % (len(pairs), ", ".join("%s %d" % kv for kv in sorted(kinds.items()))))
+    print("%d routes (%s)" % (len(pairs), ", ".join("%s %d" % kv for kv in sorted(kinds.items()))), end="")
+    if spread:
+        # The LIDs of one port take different paths somewhere: a route traced
+        # to the base LID instead of the one asked would differ.
+        n = sum(1 for v in spread.values() if len(v) > 1)
+        if not n:
+            die("every LID of each port sampled takes one path: the LMC sample proves nothing")
+        print("; %d of %d ports' LID ranges take more than one path" % (n, len(spread)), end="")
+    print()
 
 
 def crosses(p, a, b):
@@ -433,4 +492,4 @@ def nodes(topo, ibnd, lfts, hostlist, job_json, pairs_f, trdir):
 
 if __name__ == "__main__":
     cmd, args = sys.argv[1], sys.argv[2:]
-    {"sample": sample, "route": route, "rows": rows, "through": through, "job": job, "nodes": nodes}[cmd](*args)
+    {"sample": sample, "sample-lmc": sample_lmc, "route": route, "rows": rows, "through": through, "job": job, "nodes": nodes}[cmd](*args)
