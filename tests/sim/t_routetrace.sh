@@ -9,6 +9,7 @@
 #   to it equal to every CA-to-CA route traced through dump_lfts' tables over
 #   ibnetdiscover -p's cables, and to ibtracert run pair by pair on two
 #   sources' every route and every route into one CA the spine sends down it;
+#   and the switch's end of a host's cable, judged by the tables;
 # - `routes --nodes` a 6-host job: the links crossed and their counts equal
 #   to ibtracert's on each of the job's 30 routes;
 # - under LMC 2, `route` to each LID of a port's range (some ranges take
@@ -47,6 +48,12 @@ done <"$TMP/rows"
 python3 "$cmp" through "$TMP/topo.json" "$TMP/ibnd" "$TMP/lfts" "$uplink" "$port" "$TMP/thr.json" \
 	"$TMP/rows" "$TMP/tt" >"$TMP/cmp" || fail "routes --through $uplink:$port"
 ok "routes --through $uplink:$port: $(cat "$TMP/cmp")"
+# A host's cable given from the switch's end (leaf01 port 1: node0001): its
+# routes from it cross it too.
+expect_rc 0 ibs routes --through "$uplink:1" --json -o "$TMP/thr1.json"
+python3 "$cmp" through "$TMP/topo.json" "$TMP/ibnd" "$TMP/lfts" "$uplink" 1 "$TMP/thr1.json" - - >"$TMP/cmp" ||
+	fail "routes --through $uplink:1"
+ok "routes --through $uplink:1 (a host's cable): $(cat "$TMP/cmp")"
 
 # routes --nodes: ibtracert on every route of the job.
 expect_rc 0 ibs routes --nodes "$job" --json -o "$TMP/job.json"
