@@ -7,8 +7,8 @@
 #   the spines, CA to its own leaf switch, to another leaf, to a spine;
 # - `routes --through` a leaf's uplink: each CA's count of routes from it and
 #   to it equal to every CA-to-CA route traced through dump_lfts' tables over
-#   ibnetdiscover -p's cables, and to ibtracert run pair by pair on two
-#   sources' every route and every route into one CA the spine sends down it;
+#   ibnetdiscover -p's cables, and to ibtracert run pair by pair on every
+#   route from one of the leaf's CAs and into one CA the spine sends down it;
 #   and the switch's end of a host's cable, judged by the tables;
 # - `routes --nodes` a 6-host job: the links crossed and their counts equal
 #   to ibtracert's on each of the job's 30 routes;
