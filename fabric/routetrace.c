@@ -37,7 +37,9 @@ void ibs_rc_through(struct st *t, const struct dest *d)
 			continue;
 		for (j = t->sbase[k]; j < t->sbase[k + 1]; j++) {
 			const struct ibs_node *sn = t->src_node[j];
-			bool own = sn == t->o->through && t->src[j]->num == t->o->through_port; /* its own cable */
+			/* Its own cable, given from either end: the switch's port into the route is not in hits(). */
+			bool own = (sn == t->o->through && t->src[j]->num == t->o->through_port) ||
+				   (t->sws[k] == t->o->through && t->src[j]->peer_port == t->o->through_port);
 			if (sn == d->node && t->src[j]->num == d->port)
 				continue;
 			if (!t->cross[k] && !own)

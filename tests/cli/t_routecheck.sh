@@ -50,6 +50,15 @@ assert d["schema"] == "ibscan.routethrough/1" and d["routes"] == 6, d
 me = [c for c in d["cas_crossing"] if c["name"] == "Hca1"][0]
 assert (me["from"], me["to"]) == (3, 3), me
 PY
+# The same cable given from the switch's end: the same 6 routes, Hca1's 3 from it too.
+run 0 routes --through Switch1:1 --replay "$cap" --json
+python3 - "$TMP/out" <<'PY' || fail "--through Switch1:1 JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["routes"] == 6 and (d["link"]["a_port"], d["link"]["b"]["name"]) == (1, "Hca1"), d
+me = [c for c in d["cas_crossing"] if c["name"] == "Hca1"][0]
+assert (me["from"], me["to"]) == (3, 3), me
+PY
 run 2 routes --through Switch1 --replay "$cap"
 err_has "is a switch: say which cable, as NAME:PORT"
 # --nodes: a Slurm hostlist; all four hosts: 12 routes, 2 over each switch-to-switch channel.

@@ -458,6 +458,16 @@ static void test_trace(void **state)
 	assert_int_equal(rc.thr_from[nodes[5]->index], 5);
 	assert_int_equal(rc.thr_to[nodes[5]->index], 5);
 	assert_int_equal(rc.thr_from[nodes[6]->index], 1);
+	ibs_routecheck_free(&rc);
+	/* The same cable given from the leaf's end: the same routes, from the host's port too. */
+	o.through = nodes[5]->ports[1].peer;
+	o.through_port = nodes[5]->ports[1].peer_port;
+	assert_true(o.through && o.through->ni.node_type == IBS_NODE_SWITCH);
+	ibs_routecheck_opts(f, l, n, &o, &rc);
+	assert_int_equal(rc.thr_from[nodes[5]->index], 5);
+	assert_int_equal(rc.thr_to[nodes[5]->index], 5);
+	assert_int_equal(rc.thr_from[nodes[6]->index], 1);
+	assert_int_equal(rc.thr_routes, 10);
 	finish(&rc);
 }
 
