@@ -75,6 +75,7 @@ static bool mkey_given;
  */
 static void mkey_hint(const struct ibs_fabric *f)
 {
+	const struct ibs_walk_error *sminfo = NULL;
 	size_t i;
 
 	for (i = 0; i < f->n_errors; i++) {
@@ -82,12 +83,26 @@ static void mkey_hint(const struct ibs_fabric *f)
 		if (er->outcome != IBS_MAD_TIMEOUT || !er->node ||
 		    (er->mgmt_class != IBS_CLASS_SMI_DR && er->mgmt_class != IBS_CLASS_SMI))
 			continue;
+		/*
+		 * SMInfo is answered by a running SM, not by the port's agent: a
+		 * port that answered the walk's other SMPs and not SMInfo has no
+		 * SM running any more, whatever its M_Key.
+		 */
+		if (er->attr_id == IBS_ATTR_SM_INFO) {
+			sminfo = sminfo ? sminfo : er;
+			continue;
+		}
 		log_hint("SMPs %s port %u of '%s' (%s) got no answer: a port protected by an M_Key drops SMPs "
 			 "whose M_Key does not match, silently; %s",
 			 er->unreachable ? "through" : "to", er->port, ibs_node_name(er->node), er->node->guid_name,
 			 mkey_given ? "check the --m-key given" : "if the fabric uses M_Keys, give --m-key KEY");
 		return;
 	}
+	if (sminfo)
+		log_hint("the subnet manager at port %u of '%s' (%s), which the ports name as theirs, did not answer "
+			 "SMInfo: it has stopped or hangs (the subnet keeps its last routes, but nothing brings new "
+			 "ports up); 'sminfo' asks the same",
+			 sminfo->port, ibs_node_name(sminfo->node), sminfo->node->guid_name);
 }
 
 void cli_report_partial(const struct ibs_fabric *f, const struct ibs_run *run)

@@ -178,6 +178,13 @@ health_json 2 --no-counters
 check_count link.down 2 # both ends of the new cable are LinkUp but Init
 check_count sm.unreachable 1 # and the master SM is gone
 ok "port LinkUp but Init: link.down; SM stopped: sm.unreachable; CRITICAL"
+# The walk's hint names the SM that stopped, not an M_Key: its port answered every other SMP.
+rc=0
+ibs topology --timeout 200 >/dev/null 2>"$TMP/smgone.err" || rc=$?
+[ $rc = 3 ] || fail "topology with the SM gone exited $rc, want 3 (SMInfo unanswered)"
+grep -q "^ibscan: hint: the subnet manager at port [0-9]* of '.*' (0x[0-9a-f]*), which the ports name as theirs, did not answer SMInfo: it has stopped" "$TMP/smgone.err" &&
+	! grep -q "M_Key" "$TMP/smgone.err" || { cat "$TMP/smgone.err"; fail "the hint does not name the stopped SM"; }
+ok "SM stopped: the hint names it, not an M_Key"
 sim_stop
 
 # --- link.held_down: the bundled fabric with a narrowed and a slowed link ---
