@@ -8,6 +8,8 @@
 #include "mad.h"
 #include "field.h"
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <string.h>
 
 #include <infiniband/mad.h>
@@ -52,6 +54,58 @@ enum ibs_err ibs_decode_pma_capmask(const uint8_t *mad, size_t len, uint16_t *ca
 	return IBS_OK;
 }
 
+/*
+ * The counters PortCounters (IBA 16.1.3.5, 32 bits and less) and
+ * PortCountersExtended (16.1.4.11, 64 bits) both carry, each with its field
+ * in either attribute (0: not in that one), decoded by one loop each way.
+ */
+#define CTR(member, f32, f64) { offsetof(struct ibs_pma_counters, member), f32, f64 }
+#define N_ERROR_FIELDS 13 /* the first rows: the error counters and XmitWait */
+static const struct {
+	size_t at;
+	enum MAD_FIELDS f32, f64;
+} counter_fields[] = {
+	/* The error counters and XmitWait: the extended ones only with IsAdditionalPortCountersExtended. */
+	CTR(symbol_errors, IB_PC_ERR_SYM_F, IB_PC_EXT_ERR_SYM_F),
+	CTR(link_error_recovery, IB_PC_LINK_RECOVERS_F, IB_PC_EXT_LINK_RECOVERS_F),
+	CTR(link_downed, IB_PC_LINK_DOWNED_F, IB_PC_EXT_LINK_DOWNED_F),
+	CTR(rcv_errors, IB_PC_ERR_RCV_F, IB_PC_EXT_ERR_RCV_F),
+	CTR(rcv_remote_phys_errors, IB_PC_ERR_PHYSRCV_F, IB_PC_EXT_ERR_PHYSRCV_F),
+	CTR(rcv_switch_relay_errors, IB_PC_ERR_SWITCH_REL_F, IB_PC_EXT_ERR_SWITCH_REL_F),
+	CTR(xmit_discards, IB_PC_XMT_DISCARDS_F, IB_PC_EXT_XMT_DISCARDS_F),
+	CTR(xmit_constraint_errors, IB_PC_ERR_XMTCONSTR_F, IB_PC_EXT_ERR_XMTCONSTR_F),
+	CTR(rcv_constraint_errors, IB_PC_ERR_RCVCONSTR_F, IB_PC_EXT_ERR_RCVCONSTR_F),
+	CTR(local_link_integrity_errors, IB_PC_ERR_LOCALINTEG_F, IB_PC_EXT_ERR_LOCALINTEG_F),
+	CTR(excessive_buffer_overrun_errors, IB_PC_ERR_EXCESS_OVR_F, IB_PC_EXT_ERR_EXCESS_OVR_F),
+	CTR(vl15_dropped, IB_PC_VL15_DROPPED_F, IB_PC_EXT_VL15_DROPPED_F),
+	CTR(xmit_wait, IB_PC_XMT_WAIT_F, IB_PC_EXT_XMT_WAIT_F),
+	/* The data and packet counters, in both. */
+	CTR(xmit_data, IB_PC_XMT_BYTES_F, IB_PC_EXT_XMT_BYTES_F),
+	CTR(rcv_data, IB_PC_RCV_BYTES_F, IB_PC_EXT_RCV_BYTES_F),
+	CTR(xmit_pkts, IB_PC_XMT_PKTS_F, IB_PC_EXT_XMT_PKTS_F),
+	CTR(rcv_pkts, IB_PC_RCV_PKTS_F, IB_PC_EXT_RCV_PKTS_F),
+	/* Only in PortCountersExtended. */
+	CTR(unicast_xmit_pkts, 0, IB_PC_EXT_XMT_UPKTS_F),
+	CTR(unicast_rcv_pkts, 0, IB_PC_EXT_RCV_UPKTS_F),
+	CTR(multicast_xmit_pkts, 0, IB_PC_EXT_XMT_MPKTS_F),
+	CTR(multicast_rcv_pkts, 0, IB_PC_EXT_RCV_MPKTS_F),
+};
+#undef CTR
+
+/* Decode counter_fields[from..to) of the data area d, in the 32-bit or the 64-bit layout. */
+static void decode_counters(const uint8_t *d, size_t from, size_t to, bool wide, struct ibs_pma_counters *o)
+{
+	size_t i;
+
+	for (i = from; i < to; i++) {
+		enum MAD_FIELDS f = wide ? counter_fields[i].f64 : counter_fields[i].f32;
+		if (f)
+			*(uint64_t *)(void *)((char *)o + counter_fields[i].at) = wide ? GET64(d, f) : GET32(d, f);
+	}
+}
+
+#define N_COUNTER_FIELDS (sizeof(counter_fields) / sizeof(counter_fields[0]))
+
 /* IBA 16.1.3.5: PortCounters is 44 bytes (XmitWait in the last 4). */
 enum ibs_err ibs_decode_port_counters(const uint8_t *mad, size_t len, struct ibs_pma_counters *o)
 {
@@ -59,23 +113,7 @@ enum ibs_err ibs_decode_port_counters(const uint8_t *mad, size_t len, struct ibs
 
 	if (gmp_data(mad, len, 44, d))
 		return IBS_E_MALFORMED;
-	o->symbol_errors = GET32(d, IB_PC_ERR_SYM_F);
-	o->link_error_recovery = GET32(d, IB_PC_LINK_RECOVERS_F);
-	o->link_downed = GET32(d, IB_PC_LINK_DOWNED_F);
-	o->rcv_errors = GET32(d, IB_PC_ERR_RCV_F);
-	o->rcv_remote_phys_errors = GET32(d, IB_PC_ERR_PHYSRCV_F);
-	o->rcv_switch_relay_errors = GET32(d, IB_PC_ERR_SWITCH_REL_F);
-	o->xmit_discards = GET32(d, IB_PC_XMT_DISCARDS_F);
-	o->xmit_constraint_errors = GET32(d, IB_PC_ERR_XMTCONSTR_F);
-	o->rcv_constraint_errors = GET32(d, IB_PC_ERR_RCVCONSTR_F);
-	o->local_link_integrity_errors = GET32(d, IB_PC_ERR_LOCALINTEG_F);
-	o->excessive_buffer_overrun_errors = GET32(d, IB_PC_ERR_EXCESS_OVR_F);
-	o->vl15_dropped = GET32(d, IB_PC_VL15_DROPPED_F);
-	o->xmit_data = GET32(d, IB_PC_XMT_BYTES_F);
-	o->rcv_data = GET32(d, IB_PC_RCV_BYTES_F);
-	o->xmit_pkts = GET32(d, IB_PC_XMT_PKTS_F);
-	o->rcv_pkts = GET32(d, IB_PC_RCV_PKTS_F);
-	o->xmit_wait = GET32(d, IB_PC_XMT_WAIT_F);
+	decode_counters(d, 0, N_COUNTER_FIELDS, false, o);
 	return IBS_OK;
 }
 
@@ -86,14 +124,7 @@ enum ibs_err ibs_decode_port_counters_ext(const uint8_t *mad, size_t len, struct
 
 	if (gmp_data(mad, len, 72, d))
 		return IBS_E_MALFORMED;
-	o->xmit_data = GET64(d, IB_PC_EXT_XMT_BYTES_F);
-	o->rcv_data = GET64(d, IB_PC_EXT_RCV_BYTES_F);
-	o->xmit_pkts = GET64(d, IB_PC_EXT_XMT_PKTS_F);
-	o->rcv_pkts = GET64(d, IB_PC_EXT_RCV_PKTS_F);
-	o->unicast_xmit_pkts = GET64(d, IB_PC_EXT_XMT_UPKTS_F);
-	o->unicast_rcv_pkts = GET64(d, IB_PC_EXT_RCV_UPKTS_F);
-	o->multicast_xmit_pkts = GET64(d, IB_PC_EXT_XMT_MPKTS_F);
-	o->multicast_rcv_pkts = GET64(d, IB_PC_EXT_RCV_MPKTS_F);
+	decode_counters(d, N_ERROR_FIELDS, N_COUNTER_FIELDS, true, o);
 	return IBS_OK;
 }
 
@@ -108,19 +139,7 @@ enum ibs_err ibs_decode_port_counters_ext_errors(const uint8_t *mad, size_t len,
 
 	if (gmp_data(mad, len, 176, d))
 		return IBS_E_MALFORMED;
-	o->symbol_errors = GET64(d, IB_PC_EXT_ERR_SYM_F);
-	o->link_error_recovery = GET64(d, IB_PC_EXT_LINK_RECOVERS_F);
-	o->link_downed = GET64(d, IB_PC_EXT_LINK_DOWNED_F);
-	o->rcv_errors = GET64(d, IB_PC_EXT_ERR_RCV_F);
-	o->rcv_remote_phys_errors = GET64(d, IB_PC_EXT_ERR_PHYSRCV_F);
-	o->rcv_switch_relay_errors = GET64(d, IB_PC_EXT_ERR_SWITCH_REL_F);
-	o->xmit_discards = GET64(d, IB_PC_EXT_XMT_DISCARDS_F);
-	o->xmit_constraint_errors = GET64(d, IB_PC_EXT_ERR_XMTCONSTR_F);
-	o->rcv_constraint_errors = GET64(d, IB_PC_EXT_ERR_RCVCONSTR_F);
-	o->local_link_integrity_errors = GET64(d, IB_PC_EXT_ERR_LOCALINTEG_F);
-	o->excessive_buffer_overrun_errors = GET64(d, IB_PC_EXT_ERR_EXCESS_OVR_F);
-	o->vl15_dropped = GET64(d, IB_PC_EXT_VL15_DROPPED_F);
-	o->xmit_wait = GET64(d, IB_PC_EXT_XMT_WAIT_F);
+	decode_counters(d, 0, N_ERROR_FIELDS, true, o);
 	return IBS_OK;
 }
 
