@@ -97,6 +97,10 @@ make -n -C "$ROOT" test >"$TMP/test.n" 2>&1 || fail "make -n test: $(tail -3 "$T
 for t in tests/run-unit.sh tests/cli/run.sh tests/sim/run.sh tests/browser/run.sh tools/fuzz.sh tests/rdma/run.sh; do
 	grep -qF "$t" "$TMP/test.n" || fail "make test does not run $t"
 done
-make -n -C "$ROOT" check 2>&1 | grep -v '^make' | head -1 | grep -qx 'tools/deps.sh' || fail "make check does not install first"
+make -n -C "$ROOT" check >"$TMP/check.n" 2>&1 || fail "make -n check: $(tail -3 "$TMP/check.n")"
+grep -v '^make' "$TMP/check.n" | head -1 | grep -qx 'tools/deps.sh' || fail "make check does not install first"
+# And make test builds every build before the first tier runs (a compile error fails at once).
+[ "$(grep -n 'fuzz-targets\|tests/run-unit.sh' "$TMP/test.n" | head -1 | cut -d: -f2-)" = "$(grep 'fuzz-targets' "$TMP/test.n" | head -1)" ] ||
+	fail "make test runs a tier before building the fuzz targets"
 echo "ok: make test runs every tier and installs nothing; make check installs first"
 t_done
