@@ -29,8 +29,7 @@ enum {
 	OPT_WEB_CONFIG,
 	OPT_MAX_CONN,
 	OPT_CONN_TIMEOUT,
-	OPT_ETHRESHOLDS,
-	OPT_ETHRESHOLD,
+	/* --thresholds and --threshold: the checks rows (options.h); the file is reread on SIGHUP here. */
 };
 
 #define EXP_DEFAULT_LISTEN "127.0.0.1:9684"
@@ -70,8 +69,8 @@ const struct cli_opt exporter_opts[] = {
 	     "a number from 1 to 10000"),
 	UROW("connection-timeout", OPT_CONN_TIMEOUT, "S", "close a connection idle this long (default 10, 1-3600)",
 	     conn_timeout_s, 1, 3600, "seconds from 1 to 3600"),
-	CLI_OWN("thresholds", OPT_ETHRESHOLDS, "FILE", "counter thresholds, one Name=N per line (reread on SIGHUP)"),
-	CLI_OWN("threshold", OPT_ETHRESHOLD, "N=V", "one counter threshold (repeatable), e.g. SymbolErrorCounter=100"),
+	CLI_THRESHOLDS_ROW("counter thresholds, one Name=N per line (reread on SIGHUP)"),
+	CLI_THRESHOLD_ROW(CLI_THRESHOLD_HELP),
 	CLI_END,
 };
 
@@ -92,10 +91,10 @@ static int exp_opt(int opt, const char *arg, void *ctx)
 		a->interval_s = v;
 		return 1;
 	}
-	case OPT_ETHRESHOLDS:
+	case OPT_THRESHOLDS:
 		a->thresholds = arg;
 		return 1;
-	case OPT_ETHRESHOLD:
+	case OPT_THRESHOLD:
 		ibs_thresholds_default(&t);
 		if (ibs_thresholds_set(&t, arg, &msg)) {
 			cli_usage_error(cmd_find("exporter"), "%s", msg);

@@ -24,9 +24,6 @@
 
 enum {
 	OPT_BASELINE = OPT_CMD_BASE,
-	OPT_THRESHOLDS,
-	OPT_THRESHOLD,
-	OPT_NO_COUNTERS,
 	OPT_RESET,
 	OPT_INTERVAL,
 	OPT_RAILS,
@@ -139,11 +136,9 @@ struct health_args {
 	const struct cmd_desc *cmd;
 	bool counters_view;
 	struct cli_common *c;
-	struct ibs_thresholds *thr;
-	const char *baseline, *thresholds, *state;
-	bool counters;
+	struct cli_checks chk; /* --thresholds, --threshold, --no-counters */
+	const char *baseline, *state;
 	bool routing; /* --routing: read every forwarding table and run the route.* checks */
-	bool thr_bad; /* the thresholds file was refused (said): UNKNOWN once the format and -o are known */
 	struct ibs_rails *rails; /* --rails, owned */
 	bool rails_bad;          /* --rails @FILE could not be read (said) */
 	bool fat_tree;
@@ -156,43 +151,23 @@ static int health_opt(int opt, const char *arg, void *ctx)
 	struct health_args *h = ctx;
 	char *msg = NULL;
 	unsigned s;
+	int taken;
 
-	if (h->counters_view && (opt == OPT_BASELINE || opt == OPT_THRESHOLDS || opt == OPT_THRESHOLD ||
-				 opt == OPT_NO_COUNTERS || opt == OPT_RAILS || opt == OPT_FAT_TREE || opt == OPT_PLAN ||
-				 opt == OPT_ROUTING || opt == OPT_STATE)) {
-		cli_usage_error(h->cmd, "--%s is an option of 'ibscan health'",
-				opt == OPT_BASELINE     ? "baseline"
-				: opt == OPT_THRESHOLDS ? "thresholds"
-				: opt == OPT_THRESHOLD  ? "threshold"
-				: opt == OPT_RAILS      ? "rails"
-				: opt == OPT_FAT_TREE   ? "fat-tree"
-				: opt == OPT_PLAN       ? "plan"
-				: opt == OPT_ROUTING    ? "routing"
-				: opt == OPT_STATE      ? "state"
-							: "no-counters");
-		return -1;
+	/* counters takes health's options only to say whose they are: its rows without help. */
+	if (h->counters_view) {
+		const struct cli_opt *o;
+		for (o = counters_opts; o->name; o++)
+			if (o->id == opt && o->kind == CLI_K_OWN && !o->help) {
+				cli_usage_error(h->cmd, "--%s is an option of 'ibscan health'", o->name);
+				return -1;
+			}
 	}
+	/* A refused thresholds file (said) makes the verdict UNKNOWN once the format and -o are known. */
+	if ((taken = cli_checks_opt(h->cmd, &h->chk, opt, arg)) != 0)
+		return taken;
 	switch (opt) {
 	case OPT_BASELINE:
 		h->baseline = arg;
-		return 1;
-	case OPT_THRESHOLDS:
-		h->thresholds = arg;
-		if (ibs_thresholds_load(arg, h->thr, &msg)) {
-			log_error("%s", msg);
-			free(msg);
-			h->thr_bad = true;
-		}
-		return 1;
-	case OPT_THRESHOLD:
-		if (ibs_thresholds_set(h->thr, arg, &msg)) {
-			cli_usage_error(h->cmd, "%s", msg);
-			free(msg);
-			return -1;
-		}
-		return 1;
-	case OPT_NO_COUNTERS:
-		h->counters = false;
 		return 1;
 	case OPT_RAILS: {
 		enum ibs_err e;
@@ -248,9 +223,9 @@ const struct cli_opt health_opts[] = {
 	CLI_SHARED("json", OPT_JSON, NULL, "same as --format json"),
 	CLI_OUTPUT_ROW,
 	CLI_OWN("baseline", OPT_BASELINE, "FILE", "compare with a saved 'topology --json', an ibnetdiscover netfile or cache"),
-	CLI_OWN("thresholds", OPT_THRESHOLDS, "FILE", "counter thresholds, one Name=N per line"),
-	CLI_OWN("threshold", OPT_THRESHOLD, "N=V", "one counter threshold (repeatable), e.g. SymbolErrorCounter=100"),
-	CLI_OWN("no-counters", OPT_NO_COUNTERS, NULL, "do not read PMA error counters"),
+	CLI_THRESHOLDS_ROW("counter thresholds, one Name=N per line"),
+	CLI_THRESHOLD_ROW(CLI_THRESHOLD_HELP),
+	CLI_NO_COUNTERS_ROW("do not read PMA error counters"),
 	CLI_OWN("rails", OPT_RAILS, "SPEC",
 		"check rail-optimized cabling of these devices: all, mlx5_0-3,6-9\n"
 		"or @FILE (hosts and devices from 'HOST DEVICE' descriptions)"),
@@ -271,9 +246,9 @@ const struct cli_opt counters_opts[] = {
 	CLI_OWN("interval", OPT_INTERVAL, "S", "read twice, S seconds apart: deltas and rates"),
 	RESET_ROW,
 	CLI_OWN("baseline", OPT_BASELINE, "FILE", NULL),
-	CLI_OWN("thresholds", OPT_THRESHOLDS, "FILE", NULL),
-	CLI_OWN("threshold", OPT_THRESHOLD, "N=V", NULL),
-	CLI_OWN("no-counters", OPT_NO_COUNTERS, NULL, NULL),
+	CLI_THRESHOLDS_ROW(NULL),
+	CLI_THRESHOLD_ROW(NULL),
+	CLI_NO_COUNTERS_ROW(NULL),
 	CLI_OWN("rails", OPT_RAILS, "SPEC", NULL),
 	CLI_OWN("fat-tree", OPT_FAT_TREE, NULL, NULL),
 	CLI_OWN("plan", OPT_PLAN, "FILE", NULL),
@@ -344,7 +319,7 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 	size_t i;
 	char *msg = NULL;
 
-	if (h->thr_bad)
+	if (h->chk.thr_bad)
 		return unknown(c, fmt, "bad thresholds file");
 	if (h->rails_bad)
 		return unknown(c, fmt, "bad rails file");
@@ -388,7 +363,7 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 		ibs_state_free(&st);
 		return unknown(c, fmt, "the node-name map cannot be read");
 	}
-	c->want_counters = h->counters || counters_view;
+	c->want_counters = h->chk.counters || counters_view;
 	if (counters_view)
 		c->needs = IBS_LACK_PMA;
 	/* Data counters matter for the counters view and the metrics, not for findings. */
@@ -405,7 +380,7 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 		return unknown(c, fmt, "the fabric could not be read (see the error above)");
 	}
 	memset(&ho, 0, sizeof(ho));
-	ho.thresholds = h->thr;
+	ho.thresholds = h->chk.thr;
 	ho.baseline = base;
 	ho.counters = c->want_counters;
 	ho.rails = h->rails;
@@ -485,7 +460,7 @@ static int run_args(int argc, char **argv, struct health_args *hp)
 	}
 	if (cli_format(cmd, &c, &fmt) != CLI_PARSED)
 		return usage_fail(cmd);
-	if (!h.counters && c.reset_counters) {
+	if (!h.chk.counters && c.reset_counters) {
 		cli_usage_error(cmd, "--reset-counters clears the counters once read: --no-counters reads none");
 		return usage_fail(cmd);
 	}
@@ -493,15 +468,15 @@ static int run_args(int argc, char **argv, struct health_args *hp)
 		cli_usage_error(cmd, "--interval %.0f does not fit in --deadline %.3g", c.interval_s, c.deadline_s);
 		return usage_fail(cmd);
 	}
-	if (h.state && !h.counters) {
+	if (h.state && !h.chk.counters) {
 		cli_usage_error(cmd, "--state keeps counter readings: --no-counters reads none");
 		return usage_fail(cmd);
 	}
 	{
-		const struct cli_file in[] = { { "--baseline", h.baseline }, { "--thresholds", h.thresholds },
+		const struct cli_file in[] = { { "--baseline", h.baseline }, { "--thresholds", h.chk.thresholds },
 					       { "--plan", h.plan }, { "--state", h.state },
 					       { "--rails", h.rails_file }, { NULL, NULL } };
-		const char *other[] = { h.baseline, h.thresholds, h.plan, h.rails_file,
+		const char *other[] = { h.baseline, h.chk.thresholds, h.plan, h.rails_file,
 					c.replay,   c.namemap,    c.load_cache };
 		size_t i;
 		if (cli_check_outputs(&c, in) != CLI_PARSED)
@@ -531,7 +506,7 @@ static int run_args(int argc, char **argv, struct health_args *hp)
 static int run(int argc, char **argv, bool counters_view)
 {
 	struct ibs_thresholds thr;
-	struct health_args h = { .cmd = cmd_find(argv[0]), .counters_view = counters_view, .thr = &thr, .counters = true };
+	struct health_args h = { .cmd = cmd_find(argv[0]), .counters_view = counters_view, .chk = { .thr = &thr, .counters = true } };
 	int rc;
 
 	ibs_thresholds_default(&thr);

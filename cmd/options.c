@@ -6,6 +6,7 @@
 #include "../core/base/strbuf.h"
 #include "../core/base/xalloc.h"
 #include "../core/mad/engine.h"
+#include "../fabric/health.h"
 #include "../output/draw.h"
 
 #include <ctype.h>
@@ -491,5 +492,33 @@ void cli_opts_help(FILE *out, const struct cli_opt *own, unsigned groups)
 		for (o = groups_tab[i].rows; o->name; o++)
 			if (o->help)
 				row_help(out, o);
+	}
+}
+
+int cli_checks_opt(const struct cmd_desc *cmd, struct cli_checks *k, int opt, const char *arg)
+{
+	char *msg = NULL;
+
+	switch (opt) {
+	case OPT_THRESHOLDS:
+		k->thresholds = arg;
+		if (ibs_thresholds_load(arg, k->thr, &msg)) {
+			log_error("%s", msg);
+			free(msg);
+			k->thr_bad = true;
+		}
+		return 1;
+	case OPT_THRESHOLD:
+		if (ibs_thresholds_set(k->thr, arg, &msg)) {
+			cli_usage_error(cmd, "%s", msg);
+			free(msg);
+			return -1;
+		}
+		return 1;
+	case OPT_NO_COUNTERS:
+		k->counters = false;
+		return 1;
+	default:
+		return 0;
 	}
 }

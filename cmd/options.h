@@ -119,8 +119,31 @@ enum {
 	OPT_GROUP_HOSTS,
 	OPT_ALL_HOSTS,
 	OPT_PROFILE,
+	OPT_THRESHOLDS, /* the checks options (struct cli_checks) */
+	OPT_THRESHOLD,
+	OPT_NO_COUNTERS,
 	OPT_CMD_BASE = 1100, /* commands' own options start here */
 };
+
+/*
+ * The checks options, one group with one parser: health and report take
+ * all three (and counters refuses them, naming health); the exporter
+ * declares --thresholds and --threshold with the same rows and rereads the
+ * file on SIGHUP itself. Each command gives its help (NULL: hidden).
+ */
+struct ibs_thresholds;
+struct cli_checks {
+	struct ibs_thresholds *thr; /* the command's, set to the defaults first */
+	const char *thresholds;     /* --thresholds FILE (an input: never written over) */
+	bool counters;              /* false with --no-counters */
+	bool thr_bad;               /* the file was refused (said): the command decides what that means */
+};
+#define CLI_THRESHOLDS_ROW(text) CLI_OWN("thresholds", OPT_THRESHOLDS, "FILE", text)
+#define CLI_THRESHOLD_ROW(text) CLI_OWN("threshold", OPT_THRESHOLD, "N=V", text)
+#define CLI_THRESHOLD_HELP "one counter threshold (repeatable), e.g. SymbolErrorCounter=100"
+#define CLI_NO_COUNTERS_ROW(text) CLI_OWN("no-counters", OPT_NO_COUNTERS, NULL, text)
+/* One of the checks options: 1 taken, 0 not one of them, -1 a usage error (said). */
+int cli_checks_opt(const struct cmd_desc *cmd, struct cli_checks *k, int opt, const char *arg);
 
 /* Say a usage error on stderr, with the command's usage as a hint; returns EXIT_USAGE. */
 int cli_usage_error(const struct cmd_desc *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

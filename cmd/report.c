@@ -16,44 +16,20 @@
 #include <string.h>
 #include <time.h>
 
-enum {
-	OPT_NO_COUNTERS = OPT_CMD_BASE,
-	OPT_THRESHOLDS,
-	OPT_THRESHOLD,
-};
-
 struct ropts {
 	const struct cmd_desc *cmd;
 	struct ibs_thresholds thr;
-	const char *thresholds;
-	bool counters;
-	int rc; /* EXIT_RUNTIME when the thresholds file could not be read */
+	struct cli_checks chk; /* a refused thresholds file (said) ends the report with EXIT_RUNTIME */
 };
 
 static int own_opt(int opt, const char *arg, void *ctx)
 {
 	struct ropts *o = ctx;
-	char *msg = NULL;
+	int taken = cli_checks_opt(o->cmd, &o->chk, opt, arg);
 
+	if (taken)
+		return taken;
 	switch (opt) {
-	case OPT_NO_COUNTERS:
-		o->counters = false;
-		return 1;
-	case OPT_THRESHOLDS:
-		o->thresholds = arg;
-		if (ibs_thresholds_load(arg, &o->thr, &msg)) {
-			log_error("%s", msg);
-			free(msg);
-			o->rc = EXIT_RUNTIME;
-		}
-		return 1;
-	case OPT_THRESHOLD:
-		if (ibs_thresholds_set(&o->thr, arg, &msg)) {
-			cli_usage_error(o->cmd, "%s", msg);
-			free(msg);
-			return -1;
-		}
-		return 1;
 	case OPT_FORMAT:
 	case OPT_JSON:
 		cli_usage_error(o->cmd, "a report is HTML only (for JSON: 'ibscan topology --json', 'ibscan health --json')");
@@ -83,10 +59,9 @@ static time_t report_time(void)
 const struct cli_opt report_opts[] = {
 	CLI_TEXT("options:\n"),
 	CLI_SHARED("output", 'o', "FILE", "write the page there (default: standard output), replaced atomically"),
-	CLI_OWN("no-counters", OPT_NO_COUNTERS, NULL,
-		"do not read PMA counters (no counter findings, no counters in the page)"),
-	CLI_OWN("thresholds", OPT_THRESHOLDS, "FILE", "counter thresholds, one Name=N per line (as health)"),
-	CLI_OWN("threshold", OPT_THRESHOLD, "N=V", "one counter threshold (repeatable), e.g. SymbolErrorCounter=100"),
+	CLI_NO_COUNTERS_ROW("do not read PMA counters (no counter findings, no counters in the page)"),
+	CLI_THRESHOLDS_ROW("counter thresholds, one Name=N per line (as health)"),
+	CLI_THRESHOLD_ROW(CLI_THRESHOLD_HELP),
 	CLI_OWN("format", OPT_FORMAT, "F", NULL),
 	CLI_OWN("json", OPT_JSON, NULL, NULL),
 	CLI_END,
@@ -110,23 +85,24 @@ int cmd_report(int argc, char **argv)
 
 	memset(&o, 0, sizeof(o));
 	o.cmd = cmd_find(argv[0]);
-	o.counters = true;
+	o.chk.thr = &o.thr;
+	o.chk.counters = true;
 	ibs_thresholds_default(&o.thr);
 	rc = cli_parse(o.cmd, &c, argc, argv, own_opt, &o);
 	if (rc != CLI_PARSED)
 		return rc;
-	if (o.rc)
-		return o.rc;
+	if (o.chk.thr_bad)
+		return EXIT_RUNTIME;
 	if (optind < argc)
 		return cli_usage_error(o.cmd, "unexpected argument '%s'", argv[optind]);
 	{
-		const struct cli_file more[] = { { "--thresholds", o.thresholds }, { NULL, NULL } };
+		const struct cli_file more[] = { { "--thresholds", o.chk.thresholds }, { NULL, NULL } };
 		rc = cli_check_outputs(&c, more);
 		if (rc != CLI_PARSED)
 			return rc;
 	}
-	c.want_counters = o.counters;
-	c.ext_counters = o.counters;
+	c.want_counters = o.chk.counters;
+	c.ext_counters = o.chk.counters;
 	rc = cli_walk(&c, &f, &run);
 	if (rc)
 		return rc;
