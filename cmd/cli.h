@@ -63,7 +63,7 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, struct ibs_run
  * many queries got no answer, or so many ports' PMA did not answer; and
  * where each node the walk could not reach lies (the port it is behind).
  */
-void cli_report_partial(const struct ibs_fabric *f, const struct ibs_run *run);
+void cli_report_partial(const struct cli_common *c, const struct ibs_fabric *f, const struct ibs_run *run);
 
 /* Name f's nodes from --node-name-map, if given (EXIT_RUNTIME, reported, when it cannot be read). */
 int cli_name_nodes(const struct cli_common *c, struct ibs_fabric *f);

@@ -405,7 +405,7 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 	rendered = rc == EXIT_OK;
 	if (counters_view) {
 		if (rc == EXIT_OK && f->partial && !run.no_lids)
-			cli_report_partial(f, &run);
+			cli_report_partial(c, f, &run);
 		if (rc == EXIT_OK && (f->partial || run.no_lids))
 			rc = EXIT_RUNTIME;
 	} else {

@@ -147,7 +147,7 @@ int cmd_report(int argc, char **argv)
 	if (st == EXIT_OK && !svg)
 		st = EXIT_RUNTIME;
 	if (st == EXIT_OK && f->partial) {
-		cli_report_partial(f, &run);
+		cli_report_partial(&c, f, &run);
 		st = EXIT_RUNTIME;
 	}
 	free(svg);

@@ -124,7 +124,8 @@ static int render(const struct cli_common *c, const struct rjob *j, const struct
 }
 
 /* The exit status once the answer is out, with one line on stderr for anything short of it. */
-static int verdict(const struct rjob *j, const struct ibs_fabric *f, const struct ibs_run *run)
+static int verdict(const struct cli_common *c, const struct rjob *j, const struct ibs_fabric *f,
+		   const struct ibs_run *run)
 {
 	size_t i, bad = 0;
 
@@ -134,7 +135,7 @@ static int verdict(const struct rjob *j, const struct ibs_fabric *f, const struc
 		if (bad)
 			log_error("the forwarding tables of %zu of %zu switches could not be read completely", bad, j->n_lfts);
 		if (f->partial)
-			cli_report_partial(f, run);
+			cli_report_partial(c, f, run);
 		return bad || f->partial ? EXIT_RUNTIME : EXIT_OK;
 	}
 	if (j->check) {
@@ -143,7 +144,7 @@ static int verdict(const struct rjob *j, const struct ibs_fabric *f, const struc
 		if (bad)
 			log_error("the forwarding tables of %zu of %zu switches could not be read completely", bad, j->n_lfts);
 		if (f->partial) {
-			cli_report_partial(f, run);
+			cli_report_partial(c, f, run);
 			if (st != IBS_RC_CRITICAL)
 				st = IBS_RC_UNKNOWN;
 		}
@@ -159,7 +160,7 @@ static int verdict(const struct rjob *j, const struct ibs_fabric *f, const struc
 		return EXIT_RUNTIME;
 	}
 	if (f->partial) {
-		cli_report_partial(f, run);
+		cli_report_partial(c, f, run);
 		return EXIT_RUNTIME;
 	}
 	return j->status;
@@ -339,7 +340,7 @@ static int run(int argc, char **argv, enum kind kind)
 	else if (!j.have_route && !j.have_pr && kind != K_ROUTES)
 		rc = j.status ? j.status : EXIT_RUNTIME; /* after() said why */
 	else if ((rc = render(&c, &j, f)) == EXIT_OK)
-		rc = verdict(&j, f, &run);
+		rc = verdict(&c, &j, f, &run);
 	ibs_route_free(&j.route);
 	ibs_routecheck_free(&j.rc);
 	free(j.job);

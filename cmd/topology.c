@@ -55,7 +55,7 @@ static int run_view(int argc, char **argv, enum cli_view view)
 	r.run = &run;
 	st = cli_render(&c, &r);
 	if (st == EXIT_OK && f->partial) {
-		cli_report_partial(f, &run);
+		cli_report_partial(&c, f, &run);
 		st = EXIT_RUNTIME;
 	}
 	ibs_fabric_free(f);

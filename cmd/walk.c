@@ -64,16 +64,13 @@ static char *missing_nodes(const struct ibs_fabric *f)
 	return sb_detach(&sb);
 }
 
-/* --m-key was given for a live walk (cli_report_partial's M_Key hint). */
-static bool mkey_given;
-
 /*
  * A port whose M_Key protection refuses the key ibscan sent drops the SMP
  * without an answer (IBA 14.2.4.1, as the kernel's own SMAs do; it may send
  * the SM a Bad M_Key trap): to ibscan the fabric ends there in timeouts.
  * Name the first port behind which SMPs went unanswered.
  */
-static void mkey_hint(const struct ibs_fabric *f)
+static void mkey_hint(const struct ibs_fabric *f, bool mkey_given)
 {
 	const struct ibs_walk_error *sminfo = NULL;
 	size_t i;
@@ -105,7 +102,7 @@ static void mkey_hint(const struct ibs_fabric *f)
 			 sminfo->port, ibs_node_name(sminfo->node), sminfo->node->guid_name);
 }
 
-void cli_report_partial(const struct ibs_fabric *f, const struct ibs_run *run)
+void cli_report_partial(const struct cli_common *c, const struct ibs_fabric *f, const struct ibs_run *run)
 {
 	size_t i, ports = 0, silent = 0;
 	unsigned p;
@@ -134,7 +131,7 @@ void cli_report_partial(const struct ibs_fabric *f, const struct ibs_run *run)
 	else
 		log_error("the result is partial: %s%s", why, missing);
 	if (!run->replay_misses)
-		mkey_hint(f);
+		mkey_hint(f, c->mkey_set && !c->replay); /* --m-key given for a live walk */
 	free(why);
 	free(missing);
 }
@@ -211,7 +208,6 @@ int cli_walk_begin(const struct cli_common *c, struct ibs_session **out)
 	}
 	so.src.ca = c->ca;
 	so.src.mkey = c->mkey;
-	mkey_given = c->mkey_set && !c->replay;
 	so.src.port = c->port;
 	so.src.replay = c->replay;
 	so.src.replay_strict = c->replay_strict;
