@@ -57,7 +57,7 @@ bool ibs_port_wants_counters(const struct ibs_node *n, const struct ibs_port *p)
 		return false;
 	(void)n;
 	/* A port with a cable (or at least LinkUp) has counters worth reading. */
-	return p->peer || p->pi.phys_state == 5;
+	return p->peer || ibs_portinfo_linkup(&p->pi);
 }
 
 /*
@@ -87,7 +87,7 @@ static uint8_t pma_skip(const struct ibs_node *n, const struct ibs_port *p, uint
 
 	if (!via || !via->valid)
 		return IBS_CTR_NO_LID;
-	if (via->pi.state != 4) {
+	if (!ibs_portinfo_active(&via->pi)) {
 		*state = via->pi.state;
 		return IBS_CTR_NOT_ACTIVE;
 	}
@@ -403,7 +403,7 @@ static enum ibs_err read_counters(struct ibs_engine *e, struct ibs_fabric *f, st
 	base.e = e;
 	base.o = o;
 	/* No GMP leaves a local port that is not Active (its state is 0 where the source does not say). */
-	if (f->local.state && f->local.state != 4) {
+	if (f->local.state != IBS_PORT_NOP && f->local.state != IBS_PORT_ACTIVE) {
 		run->no_lids = true;
 		run->local_state = f->local.state;
 		return IBS_OK;

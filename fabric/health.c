@@ -42,7 +42,7 @@ static void check_links(const struct ibs_fabric *f, struct ibs_findings *fs)
 			if (!pt->valid)
 				continue;
 			/* Physically up but not Active: the SM has not finished bringing it up. */
-			if (pt->pi.phys_state == 5 && (pt->pi.state == 2 || pt->pi.state == 3))
+			if (ibs_portinfo_linkup(&pt->pi) && (pt->pi.state == IBS_PORT_INIT || pt->pi.state == IBS_PORT_ARMED))
 				add(fs, CK_LINK_DOWN, IBS_SEV_CRITICAL, n, (uint8_t)p,
 				    "%s port %u is LinkUp but %s: the subnet manager has not made it Active", nm(n), p,
 				    ibs_port_state_str(pt->pi.state));
@@ -202,7 +202,7 @@ static void check_identity(const struct ibs_fabric *f, struct ibs_findings *fs)
 				continue;
 			if (n->ni.node_type == IBS_NODE_SWITCH && p != 0)
 				continue;
-			if (pt->pi.state == 4 && pt->pi.lid == 0)
+			if (ibs_portinfo_active(&pt->pi) && pt->pi.lid == 0)
 				add(fs, CK_LID_ZERO, IBS_SEV_CRITICAL, n, (uint8_t)p, "%s port %u is Active with LID 0",
 				    nm(n), p);
 			if (pt->pi.lid) {
@@ -323,7 +323,7 @@ static void check_sm(const struct ibs_fabric *f, struct ibs_findings *fs)
 		const struct ibs_sm *s = &f->sms[i];
 		if (s->lid == f->local.sm_lid)
 			master_by_lid = s;
-		if (s->ok && s->info.state == 3)
+		if (s->ok && ibs_sminfo_master(&s->info))
 			masters++;
 	}
 	if (!f->local.sm_lid) {
@@ -347,7 +347,7 @@ static void check_sm(const struct ibs_fabric *f, struct ibs_findings *fs)
 	if (masters > 1) {
 		for (i = 0; i < f->n_sms; i++) {
 			const struct ibs_sm *s = &f->sms[i];
-			if (s->ok && s->info.state == 3 && s != master_by_lid) {
+			if (s->ok && ibs_sminfo_master(&s->info) && s != master_by_lid) {
 				struct ibs_finding *x = add(fs, CK_SM_MULTI, IBS_SEV_CRITICAL, s->node, s->port,
 							    "%s port %u (LID %u) is a second master SM", nm(s->node),
 							    s->port, s->lid);

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "hostcheck.h"
 #include "../core/base/gid.h"
+#include "../core/mad/mad.h"
 #include "../core/base/xalloc.h"
 
 #include <fnmatch.h>
@@ -59,7 +60,7 @@ static bool matches(char **pat, size_t n, const char *dev, unsigned port, bool *
 
 static bool is_active(const struct ibs_host_port *p)
 {
-	return p->state_num == 4 && p->phys_state && !strcmp(p->phys_state, "LinkUp");
+	return p->state_num == IBS_PORT_ACTIVE && p->phys_state && !strcmp(p->phys_state, "LinkUp");
 }
 
 static bool is_roce(const struct ibs_host_port *p)

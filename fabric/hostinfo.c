@@ -3,6 +3,7 @@
 #include "hostinfo.h"
 #include "sysfs.h"
 #include "../core/base/gid.h"
+#include "../core/mad/mad.h"
 #include "../core/base/xalloc.h"
 
 #include <errno.h>
@@ -61,7 +62,7 @@ static void probe_gid(struct ibs_host_port *p)
 
 	p->probe_gid = -1;
 	/* A port that is not Active carries no traffic: ping cannot use any of its GIDs. */
-	if (!p->link_layer || strcmp(p->link_layer, "Ethernet") || p->state_num != 4)
+	if (!p->link_layer || strcmp(p->link_layer, "Ethernet") || p->state_num != IBS_PORT_ACTIVE)
 		return;
 	for (i = 0; i < p->n_gids; i++) {
 		r = ibs_gid_rank(p->gids[i].gid, gid_type(p->gids[i].type), &why);

@@ -6,6 +6,7 @@
 #include "hostjson.h"
 #include "sysfs.h"
 #include "../core/base/xalloc.h"
+#include "../core/mad/mad.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -76,7 +77,11 @@ static bool jguid(json_t *o, const char *k, bool *has, uint64_t *out)
 
 static int state_num(const char *s)
 {
-	static const char *const names[] = { "NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER" };
+	/* sysfs's words for PortState; the kernel adds ACTIVE_DEFER after Active. */
+	static const char *const names[] = {
+		[IBS_PORT_NOP] = "NOP",     [IBS_PORT_DOWN] = "DOWN",     [IBS_PORT_INIT] = "INIT",
+		[IBS_PORT_ARMED] = "ARMED", [IBS_PORT_ACTIVE] = "ACTIVE", [IBS_PORT_ACTIVE + 1] = "ACTIVE_DEFER",
+	};
 	size_t i;
 
 	for (i = 0; s && i < sizeof(names) / sizeof(names[0]); i++)

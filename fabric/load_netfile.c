@@ -381,8 +381,8 @@ enum ibs_err ibs_fabric_parse_netfile(const char *name, const char *buf, size_t 
 			struct ibs_port *p0 = ibs_node_port(v[i].made, 0);
 			p0->valid = true;
 			p0->pi.lid = v[i].lid;
-			p0->pi.state = 4;
-			p0->pi.phys_state = 5;
+			p0->pi.state = IBS_PORT_ACTIVE;
+			p0->pi.phys_state = IBS_PHYS_LINKUP;
 		}
 	}
 	for (i = 0; i < n; i++) {
@@ -391,8 +391,8 @@ enum ibs_err ibs_fabric_parse_netfile(const char *name, const char *buf, size_t 
 			struct ibs_port *pt = ibs_node_port(v[i].made, np->port);
 			/* A netfile lists only cables; a listed port was linked and Active. */
 			pt->valid = true;
-			pt->pi.state = 4;
-			pt->pi.phys_state = 5;
+			pt->pi.state = IBS_PORT_ACTIVE;
+			pt->pi.phys_state = IBS_PHYS_LINKUP;
 			pt->pi.width_active = (uint8_t)np->width;
 			pt->pi.speed_active = (uint8_t)np->speed;
 			pt->pi.speed_ext_active = (uint8_t)np->ext;

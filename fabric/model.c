@@ -354,7 +354,7 @@ const char *ibs_node_name(const struct ibs_node *n)
 
 bool ibs_port_is_up(const struct ibs_port *p)
 {
-	return p->valid && (p->pi.phys_state == 5 || p->pi.state >= 2);
+	return p->valid && (ibs_portinfo_linkup(&p->pi) || p->pi.state >= IBS_PORT_INIT);
 }
 
 /*

@@ -7,16 +7,29 @@
 
 const char *ibs_port_state_str(unsigned s)
 {
-	static const char *const v[] = { "NoChange", "Down", "Init", "Armed", "Active" };
-	return s < 5 ? v[s] : "Unknown";
+	static const char *const v[] = {
+		[IBS_PORT_NOP] = "NoChange",
+		[IBS_PORT_DOWN] = "Down",
+		[IBS_PORT_INIT] = "Init",
+		[IBS_PORT_ARMED] = "Armed",
+		[IBS_PORT_ACTIVE] = "Active",
+	};
+	return s <= IBS_PORT_ACTIVE ? v[s] : "Unknown";
 }
 
 const char *ibs_phys_state_str(unsigned s)
 {
-	static const char *const v[] = { "NoChange", "Sleep", "Polling", "Disabled",
-					 "PortConfigurationTraining", "LinkUp", "LinkErrorRecovery",
-					 "PhyTest" };
-	return s < 8 ? v[s] : "Unknown";
+	static const char *const v[] = {
+		[IBS_PHYS_NOP] = "NoChange",
+		[IBS_PHYS_SLEEP] = "Sleep",
+		[IBS_PHYS_POLLING] = "Polling",
+		[IBS_PHYS_DISABLED] = "Disabled",
+		[IBS_PHYS_TRAINING] = "PortConfigurationTraining",
+		[IBS_PHYS_LINKUP] = "LinkUp",
+		[IBS_PHYS_LINK_ERROR_RECOVERY] = "LinkErrorRecovery",
+		[IBS_PHYS_PHY_TEST] = "PhyTest",
+	};
+	return s <= IBS_PHYS_PHY_TEST ? v[s] : "Unknown";
 }
 
 const char *ibs_width_str(unsigned w)
@@ -91,15 +104,20 @@ const char *ibs_mtu_str(unsigned m)
 
 const char *ibs_sm_state_str(unsigned s)
 {
-	static const char *const v[] = { "not-active", "discovering", "standby", "master" };
-	return s < 4 ? v[s] : "unknown";
+	static const char *const v[] = {
+		[IBS_SM_NOT_ACTIVE] = "not-active",
+		[IBS_SM_DISCOVERING] = "discovering",
+		[IBS_SM_STANDBY] = "standby",
+		[IBS_SM_MASTER] = "master",
+	};
+	return s <= IBS_SM_MASTER ? v[s] : "unknown";
 }
 
 unsigned ibs_port_state_code(const char *s)
 {
 	unsigned i;
 
-	for (i = 1; i < 5; i++)
+	for (i = IBS_PORT_DOWN; i <= IBS_PORT_ACTIVE; i++)
 		if (!strcmp(s, ibs_port_state_str(i)))
 			return i;
 	return 0;
@@ -109,7 +127,7 @@ unsigned ibs_phys_state_code(const char *s)
 {
 	unsigned i;
 
-	for (i = 1; i < 8; i++)
+	for (i = IBS_PHYS_SLEEP; i <= IBS_PHYS_PHY_TEST; i++)
 		if (!strcmp(s, ibs_phys_state_str(i)))
 			return i;
 	return 0;

@@ -120,7 +120,7 @@ bool ibs_link_degraded(const struct ibs_port *a, const struct ibs_port *b, const
 
 	if (!ibs_link_best_rate(a, b, &best))
 		return false;
-	if (a->pi.state != 4 && a->pi.phys_state != 5)
+	if (!ibs_portinfo_active(&a->pi) && !ibs_portinfo_linkup(&a->pi))
 		return false;
 	ibs_port_active_rate(a, &act);
 	/*
@@ -164,7 +164,7 @@ bool ibs_link_held_down(const struct ibs_port *x, const struct ibs_port *y, cons
 	struct ibs_link_rate act;
 	unsigned w, s, e;
 
-	if (!x->valid || !y->valid || x->pi.state != 4 || y->pi.state != 4)
+	if (!x->valid || !y->valid || !ibs_portinfo_active(&x->pi) || !ibs_portinfo_active(&y->pi))
 		return false;
 	if (ibs_link_degraded(x, y, NULL) || ibs_link_degraded(y, x, NULL))
 		return false;

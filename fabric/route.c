@@ -63,7 +63,7 @@ static uint16_t lft_lid(const struct ibs_fabric *f, const struct ibs_node *sw)
 {
 	const struct ibs_port *p0 = ibs_node_port(sw, 0);
 
-	if (f->local.state != 4 || !f->local.sm_lid || !p0 || !p0->valid || p0->pi.state != 4 ||
+	if (f->local.state != IBS_PORT_ACTIVE || !f->local.sm_lid || !p0 || !p0->valid || !ibs_portinfo_active(&p0->pi) ||
 	    !p0->pi.lid || p0->pi.lid >= 0xc000)
 		return 0;
 	return p0->pi.lid;

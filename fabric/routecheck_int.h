@@ -63,7 +63,7 @@ static inline bool is_sw(const struct ibs_node *n)
 
 static inline bool port_active(const struct ibs_port *p)
 {
-	return !p || !p->valid || p->pi.state == 4; /* an unread port is not held against the route */
+	return !p || !p->valid || ibs_portinfo_active(&p->pi); /* an unread port is not held against the route */
 }
 
 /* The switch CA port p is a route source at (a LID and a cable to a switch): its number, or -1. */
@@ -75,7 +75,7 @@ static inline int32_t source_switch(const struct st *t, const struct ibs_port *p
 /* Whether source port p routes at all: it and its switch's end are Active. */
 static inline bool source_active(const struct ibs_port *p)
 {
-	return p->pi.state == 4 && port_active(ibs_node_port(p->peer, p->peer_port));
+	return ibs_portinfo_active(&p->pi) && port_active(ibs_node_port(p->peer, p->peer_port));
 }
 
 /* routetrace.c */

@@ -508,7 +508,7 @@ enum ibs_err ibs_walk(struct ibs_engine *e, struct ibs_fabric *f, struct ibs_run
 	ibs_engine_set_paths(e, walk_query_path);
 	ibs_engine_set_route(e, walk_route);
 	/* An Active local port with a subnet manager: the SM has given LIDs and set up routes. */
-	w.lid_route = !o->dr_only && f->local.state == 4 && f->local.sm_lid;
+	w.lid_route = !o->dr_only && f->local.state == IBS_PORT_ACTIVE && f->local.sm_lid;
 	if (w.lid_route)
 		w.lid_owner = xcalloc(0xc000, sizeof(*w.lid_owner));
 

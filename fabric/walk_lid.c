@@ -42,7 +42,7 @@ uint16_t walk_node_lid(struct walker *w, const struct ibs_node *n)
 	if (n->ni.node_type != IBS_NODE_SWITCH && (n->entry_port < 1 || n->entry_port > n->ni.num_ports))
 		return 0;
 	p = &n->ports[n->ni.node_type == IBS_NODE_SWITCH ? 0 : n->entry_port];
-	if (!p->valid || p->pi.state != 4 /* Active */ || !p->pi.lid || p->pi.lid >= LID_UNICAST_END)
+	if (!p->valid || !ibs_portinfo_active(&p->pi) || !p->pi.lid || p->pi.lid >= LID_UNICAST_END)
 		return 0;
 	if (w->lid_owner && w->lid_owner[p->pi.lid] != (uint32_t)n->index + 1)
 		return 0; /* another node claims it too */

@@ -277,7 +277,7 @@ static bool may_run_fdr10(const struct ibs_node *n, const struct ibs_port *p)
 	uint32_t cap;
 	uint16_t cap2;
 
-	if (p->num == 0 || p->pi.phys_state != 5 || p->pi.speed_active != 4 || !knows_mlnx_ext_port_info(&n->ni))
+	if (p->num == 0 || !ibs_portinfo_linkup(&p->pi) || p->pi.speed_active != 4 || !knows_mlnx_ext_port_info(&n->ni))
 		return false;
 	ibs_port_cap_masks(n, p, &cap, &cap2);
 	if ((cap & IBS_CAP_EXT_SPEEDS) && p->pi.speed_ext_active)

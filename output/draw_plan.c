@@ -121,7 +121,8 @@ void draw_classify(struct draw *d, struct dlink *l)
 
 	port_rate(src, l->rate, sizeof(l->rate));
 	l->sev = sa > sb ? sa : sb;
-	if (!src || !src->valid || src->pi.state != 4 || (pa && pb && pa->valid && pb->valid && pb->pi.state != 4))
+	if (!src || !src->valid || !ibs_portinfo_active(&src->pi) ||
+	    (pa && pb && pa->valid && pb->valid && !ibs_portinfo_active(&pb->pi)))
 		l->kind = K_DOWN;
 	else if (ibs_node_link_degraded(l->a, l->pa, l->b, l->pb, NULL) ||
 		 (pa && pb && (ibs_link_held_down(pa, pb, NULL) || ibs_link_held_down(pb, pa, NULL))))

@@ -162,7 +162,7 @@ static void prom_ports(struct strbuf *sb, const struct ibs_fabric *f)
 				uint64_t v;
 				if (!pt->valid)
 					continue;
-				if (k >= 2 && pt->pi.phys_state != 5)
+				if (k >= 2 && !ibs_portinfo_linkup(&pt->pi))
 					continue;
 				v = k == 0 ? pt->pi.state
 				    : k == 1 ? pt->pi.phys_state

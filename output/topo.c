@@ -47,7 +47,7 @@ static void emit_speeds(struct emit *e, const char *key, unsigned mask, unsigned
 
 static bool port_linked(const struct ibs_port *p)
 {
-	return p->valid && p->pi.phys_state == 5;
+	return p->valid && ibs_portinfo_linkup(&p->pi);
 }
 
 static void render_peer_ref(struct emit *e, const char *key, const struct ibs_node *n, unsigned port)

@@ -127,7 +127,32 @@ struct ibs_nodeinfo {
 	uint32_t vendor_id;
 };
 
-/* PortInfo (IBA 14.2.5.6). */
+/*
+ * PortInfo:PortState and PortPhysicalState (IBA 14.2.5.6, table 146; the
+ * kernel's sysfs and libibumad's umad_port_t use the same codes). 0 is "no
+ * state change" in a Set; a Get never returns it, but a port the source
+ * does not describe reads 0.
+ */
+enum ibs_port_state {
+	IBS_PORT_NOP = 0,
+	IBS_PORT_DOWN = 1,
+	IBS_PORT_INIT = 2,
+	IBS_PORT_ARMED = 3,
+	IBS_PORT_ACTIVE = 4,
+};
+
+enum ibs_phys_state {
+	IBS_PHYS_NOP = 0,
+	IBS_PHYS_SLEEP = 1,
+	IBS_PHYS_POLLING = 2,
+	IBS_PHYS_DISABLED = 3,
+	IBS_PHYS_TRAINING = 4, /* PortConfigurationTraining */
+	IBS_PHYS_LINKUP = 5,
+	IBS_PHYS_LINK_ERROR_RECOVERY = 6,
+	IBS_PHYS_PHY_TEST = 7,
+};
+
+/* PortInfo (IBA 14.2.5.6). state is an enum ibs_port_state, phys_state an enum ibs_phys_state. */
 struct ibs_portinfo {
 	uint64_t gid_prefix;
 	uint16_t lid, sm_lid;
@@ -154,12 +179,38 @@ struct ibs_switchinfo {
 	bool enhanced_port0;
 };
 
-/* SMInfo (IBA 14.2.5.13). */
+/* PortInfo's logical port state is Active: data (and GMPs) may flow. */
+static inline bool ibs_portinfo_active(const struct ibs_portinfo *pi)
+{
+	return pi->state == IBS_PORT_ACTIVE;
+}
+
+/* PortInfo's physical state is LinkUp: the cable trained, whatever the logical state. */
+static inline bool ibs_portinfo_linkup(const struct ibs_portinfo *pi)
+{
+	return pi->phys_state == IBS_PHYS_LINKUP;
+}
+
+/* SMInfo:SMState (IBA 14.2.5.13, table 162). */
+enum ibs_sm_state {
+	IBS_SM_NOT_ACTIVE = 0,
+	IBS_SM_DISCOVERING = 1,
+	IBS_SM_STANDBY = 2,
+	IBS_SM_MASTER = 3,
+};
+
+/* SMInfo (IBA 14.2.5.13). state is an enum ibs_sm_state. */
 struct ibs_sminfo {
 	uint64_t guid;
 	uint32_t act_count;
 	uint8_t priority, state;
 };
+
+/* The SM that answered this SMInfo says it is the master. */
+static inline bool ibs_sminfo_master(const struct ibs_sminfo *si)
+{
+	return si->state == IBS_SM_MASTER;
+}
 
 /* PortCounters (IBA 16.1.3.5) and PortCountersExtended (16.1.4.11), one struct. */
 struct ibs_pma_counters {

@@ -352,9 +352,9 @@ static int port_rank(const umad_port_t *pt)
 		return 0;
 	if (be32toh(pt->capmask) & IBS_CAP_IS_SM_DISABLED)
 		return 0;
-	if (pt->state == 4)
+	if (pt->state == IBS_PORT_ACTIVE)
 		return 3;
-	return pt->phys_state == 5 ? 2 : pt->phys_state != 3;
+	return pt->phys_state == IBS_PHYS_LINKUP ? 2 : pt->phys_state != IBS_PHYS_DISABLED;
 }
 
 static bool is_roce(const umad_port_t *pt)
@@ -415,7 +415,7 @@ static int choose_port(const struct ibs_umad_calls *u, const struct ibs_umad_opt
 			snprintf(roce_ca, sizeof(roce_ca), "%s", name);
 			roce = r;
 		}
-		if (port >= 0 && (found < 0 || (c.ports[port]->state == 4 && ca->ports[found]->state != 4))) {
+		if (port >= 0 && (found < 0 || (c.ports[port]->state == IBS_PORT_ACTIVE && ca->ports[found]->state != IBS_PORT_ACTIVE))) {
 			if (found >= 0)
 				u->release_ca(ca);
 			*ca = c;
@@ -423,7 +423,7 @@ static int choose_port(const struct ibs_umad_calls *u, const struct ibs_umad_opt
 		} else {
 			u->release_ca(&c);
 		}
-		if (o->ca || (found >= 0 && ca->ports[found]->state == 4))
+		if (o->ca || (found >= 0 && ca->ports[found]->state == IBS_PORT_ACTIVE))
 			break;
 	}
 	if (list)

@@ -9,7 +9,11 @@
 
 static const char *port_state_name(unsigned s)
 {
-	static const char *const names[] = { "NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER" };
+	static const char *const names[] = {
+		[IBS_VPORT_NOP] = "NOP",       [IBS_VPORT_DOWN] = "DOWN",
+		[IBS_VPORT_INIT] = "INIT",     [IBS_VPORT_ARMED] = "ARMED",
+		[IBS_VPORT_ACTIVE] = "ACTIVE", [IBS_VPORT_ACTIVE_DEFER] = "ACTIVE_DEFER",
+	};
 	return s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown";
 }
 
@@ -68,7 +72,7 @@ enum ibs_err ibs_ping_open(const struct ibs_verbs_ops *ops, const struct ibs_pin
 		return rc;
 	}
 	free(msg);
-	if (p->info.state != 4)
+	if (p->info.state != IBS_VPORT_ACTIVE)
 		return ping_fail(p, IBS_STEP_OPEN, IBS_E_NODEV,
 				 xstrdup("the link is down, or (InfiniBand) no subnet manager has brought the port up: "
 					 "'ibscan local' shows every port's state; -C and -P pick another"),

@@ -23,6 +23,20 @@ struct ibs_vqp;
 
 enum ibs_link_layer { IBS_LL_UNKNOWN = 0, IBS_LL_IB = 1, IBS_LL_ETH = 2 };
 
+/*
+ * A port's state as verbs reports it (libibverbs' enum ibv_port_state: IBA
+ * PortState, plus ACTIVE_DEFER). The probe sees no core/mad, so it names
+ * these itself.
+ */
+enum ibs_vport_state {
+	IBS_VPORT_NOP = 0,
+	IBS_VPORT_DOWN = 1,
+	IBS_VPORT_INIT = 2,
+	IBS_VPORT_ARMED = 3,
+	IBS_VPORT_ACTIVE = 4,
+	IBS_VPORT_ACTIVE_DEFER = 5,
+};
+
 #define IBS_NETDEV_LEN 16 /* a network interface's name and its NUL (IFNAMSIZ) */
 
 /* The device and port that open() chose. name is owned by the backend until close(). */
@@ -30,7 +44,7 @@ struct ibs_vdev_info {
 	const char *name;
 	unsigned port;
 	enum ibs_link_layer link_layer;
-	unsigned state;      /* IBA PortState: 1 Down, 2 Init, 3 Armed, 4 Active */
+	unsigned state;      /* an enum ibs_vport_state */
 	uint16_t lid;
 	unsigned active_mtu; /* 1..5: 256..4096 bytes */
 	unsigned gid_tbl_len;
