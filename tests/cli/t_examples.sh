@@ -66,15 +66,28 @@ exec_start=$(sed -n 's/^ExecStart=//p' "$TMP/units/ibscan-health.service")
 td_default=$(sed -n 's/^Environment=TEXTFILE_DIR=//p' "$ex/ibscan-health.service")
 [ "$td_default" = /var/lib/node_exporter/textfile ] || fail "systemd: TEXTFILE_DIR default"
 ok_codes=" 0 $(sed -n 's/^SuccessExitStatus=//p' "$ex/ibscan-health.service") "
-unit_run() { # CAPTURE WANT_RC: ExecStart with ${TEXTFILE_DIR} expanded as systemd does
-	local rc=0 argv
-	rm -rf "$TMP/textfile"
+grep -qx 'StateDirectory=ibscan' "$ex/ibscan-health.service" && grep -qx 'StateDirectoryMode=0700' "$ex/ibscan-health.service" &&
+	[[ $exec_start == *' --state /var/lib/ibscan/health.state'* ]] || fail "systemd: --state in its StateDirectory"
+unit_run() { # CAPTURE WANT_RC: ExecStart with ${TEXTFILE_DIR} expanded as systemd does, twice (--state's first run, then one with readings)
+	local rc run argv
+	rm -rf "$TMP/textfile" "$TMP/statedir"
 	mkdir "$TMP/textfile"
-	read -ra argv <<<"${exec_start//'${TEXTFILE_DIR}'/$TMP/textfile}"
-	CAP="$caps/$1.cap" "${argv[@]}" >"$TMP/unit.out" 2>&1 || rc=$?
-	[ "$rc" = "$2" ] || fail "systemd on $1: exit $rc, want $2"
-	[[ $ok_codes == *" $rc "* ]] || fail "systemd on $1: exit $rc would fail the unit"
-	grep -qx "ibscan_health_status $2" "$TMP/textfile/ibscan.prom" || fail "systemd on $1: status not $2"
+	mkdir -m 700 "$TMP/statedir" # as StateDirectoryMode makes it
+	exec_here=${exec_start//'${TEXTFILE_DIR}'/$TMP/textfile}
+	read -ra argv <<<"${exec_here//\/var\/lib\/ibscan/$TMP/statedir}"
+	for run in first second; do
+		rc=0
+		CAP="$caps/$1.cap" "${argv[@]}" >"$TMP/unit.out" 2>&1 || rc=$?
+		[ "$rc" = "$2" ] || fail "systemd on $1 ($run run): exit $rc, want $2: $(cat "$TMP/unit.out")"
+		[[ $ok_codes == *" $rc "* ]] || fail "systemd on $1: exit $rc would fail the unit"
+		grep -qx "ibscan_health_status $2" "$TMP/textfile/ibscan.prom" || fail "systemd on $1: status not $2"
+		[ -s "$TMP/statedir/health.state" ] || fail "systemd on $1 ($run run): no state written"
+		if [ $run = first ]; then
+			grep -q "no earlier readings (the first run)" "$TMP/unit.out" || fail "systemd on $1: the first run says nothing of the state"
+		else
+			! grep -q "first run" "$TMP/unit.out" || fail "systemd on $1: the second run did not read the state"
+		fi
+	done
 }
 unit_run fattree2-small 0
 unit_run degraded 1
