@@ -109,3 +109,18 @@ PY
 cp "$root/fixtures/baselines/net.2sw2path4hca.json" "$root/fixtures/baselines/cable-pulled.json"
 cp "$root/fixtures/baselines/net.2sw2path4hca.json" "$root/fixtures/baselines/moved.json"
 echo "fixtures: bad-status, dup-port-guid, lid-zero: edited from net.2sw2path4hca.cap; degraded: edited"
+
+# fixtures/routes/: walks with every forwarding table (`ibscan routes --dump`) under
+# OpenSM's own engines, for the heat map and the report's route findings
+# (tests/cli/t_heat.sh, tests/browser): kept out of captures/ (no golden files).
+mkdir -p "$root/fixtures/routes"
+SIM_OSM_ARGS="-R ftree" sim_start "$fab/fattree2-small"
+n=$(sim_subnet_up_count)
+sim_console 'Unlink "S-leaf01"[19]' >/dev/null # leaf01's cable to spine01, the SM resweeping
+sim_wait_subnet_up $((n + 1))
+sim_run "$root/ibscan" routes --dump --record "$root/fixtures/routes/fattree2-small-cut.cap" >/dev/null
+sim_stop
+SIM_OSM_ARGS="-R minhop" sim_start "$fab/ring4" # a credit loop round the ring
+sim_run "$root/ibscan" routes --dump --record "$root/fixtures/routes/ring4-minhop.cap" >/dev/null
+sim_stop
+echo "fixtures: routes/fattree2-small-cut.cap, routes/ring4-minhop.cap: every forwarding table"
