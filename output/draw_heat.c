@@ -5,8 +5,8 @@
  * from the CA cabled there). Its tooltip gives both ways and their sum
  * (the routes `routes --through` finds crossing it); its colour is its
  * busier way's count (a cable is full duplex: each way is a channel of its own); a merged
- * edge takes its busiest cable's. The scale runs linearly from the least
- * to the most used cable of the fabric, light yellow to dark red (the
+ * edge takes its busiest cable's. The scale runs linearly from no route
+ * to the busiest cable of the fabric, light yellow to dark red (the
  * ColorBrewer YlOrRd ramp: its lightness falls steadily, so it reads on
  * white, in grey and to colour-blind eyes), and the edge grows wider with
  * it as well.
@@ -62,22 +62,19 @@ void draw_heat_init(struct draw *d)
 {
 	const struct ibs_routecheck *rc = d->o->heat;
 	size_t i;
-	bool first = true;
 
 	d->heat_sw = xcalloc(d->f->n_nodes + 1, sizeof(*d->heat_sw));
 	for (i = 0; i < rc->n_sw; i++)
 		if (rc->sw[i].node->index < d->f->n_nodes && d->f->nodes[rc->sw[i].node->index] == rc->sw[i].node)
 			d->heat_sw[rc->sw[i].node->index] = i + 1;
+	/* From 0, not from the least used cable: 4 and 5 routes are much the same, and look it. */
 	d->heat_min = d->heat_max = 0;
 	for (i = 0; i < d->n_links; i++) {
 		uint64_t up, down, v;
 		draw_heat_cable(d, &d->links[i], &up, &down);
 		v = up > down ? up : down;
-		if (first || v < d->heat_min)
-			d->heat_min = v;
-		if (first || v > d->heat_max)
+		if (v > d->heat_max)
 			d->heat_max = v;
-		first = false;
 	}
 }
 

@@ -85,7 +85,7 @@ struct draw {
 		bool shared;
 	} *common;
 	size_t n_common, cap_common;
-	/* The heat map (draw_heat.c): node index -> route check switch + 1; the scale's ends. */
+	/* The heat map (draw_heat.c): node index -> route check switch + 1; the scale's ends (0 and the busiest). */
 	size_t *heat_sw;
 	uint64_t heat_min, heat_max;
 };
