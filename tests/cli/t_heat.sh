@@ -4,7 +4,8 @@
 # in tests/sim/t_routetrace.sh), on the 2-switch capture and on
 # fattree2-small under ftree with leaf01's cable to spine01 pulled (its
 # other cable to spine01 then carries both: the hot uplink, darkest); the
-# colours follow the counts; dot and xmllint take the output; a source
+# colours follow the counts; dot and xmllint take the output; report
+# --routing holds the heat map and each cycle's cables; a source
 # without forwarding tables is refused with a one-line reason.
 . "$(dirname "$0")/lib.sh"
 caps=$ROOT/fixtures/captures
@@ -52,4 +53,27 @@ err_has "--heat colours a drawing: give --format dot or svg"
 run 2 topology --format svg --heat lids --replay "$cut"
 err_has "--heat wants 'routes'"
 echo "ok: refused without tables, without a drawing, for another heat"
+
+# report --routing: the route findings, the heat map, and each cycle's links for the page.
+run 0 report --routing --no-counters --replay "$ROOT/fixtures/routes/ring4-minhop.cap"
+out_has "cable colour and width: the host&#45;to&#45;host routes"
+python3 - "$TMP/out" <<'PY' || fail "report --routing: the page's documents"
+import json, re, sys
+page = open(sys.argv[1]).read()
+doc = lambda i: json.loads(re.search(r'<script type="application/json" id="%s">(.*?)</script>' % i, page).group(1))
+h, r = doc("ibs-health"), doc("ibs-routes")
+cl = [f for f in h["findings"] if f["check"] == "route.credit_loop"]
+assert len(cl) == 1 and len(r["credit_loops"]) == 1 and r["loops"] == [], (cl, r)
+links = r["credit_loops"][0]["links"]
+assert [l["port"] for l in links] == [2, 2, 2, 2] and len({l["guid"] for l in links}) == 4, links
+assert (links[0]["guid"], links[0]["port"]) == (cl[0]["node"]["guid"], cl[0]["node"]["port"]), (links[0], cl[0])
+PY
+run 0 report --routing --no-counters --replay "$ROOT/fixtures/routes/fattree2-small-loop.cap"
+grep -qF '"loops":[{"guid":"0x0002c90300e10001","index":0,"lid":52,"links":[{"index":0,"guid":"0x0002c90300e10001","port":19},{"index":6,"guid":"0x0002c90300e20001","port":3},{"index":1,"guid":"0x0002c90300e10002","port":21},{"index":7,"guid":"0x0002c90300e20002","port":1}]}]' "$TMP/out" ||
+	fail "the planted loop's cables: $(grep -o '"loops":[^<]*' "$TMP/out")"
+run 0 report --no-counters --replay "$ROOT/fixtures/routes/ring4-minhop.cap"
+! grep -q 'id="ibs-routes"\|host-to-host routes' "$TMP/out" || fail "route data in a report without --routing"
+run 3 report --routing --no-counters --replay "$caps/fattree2-small.cap"
+err_has "holds no forwarding tables"
+echo "ok: report --routing: the credit loop's and the planted loop's cables in the page"
 t_done
