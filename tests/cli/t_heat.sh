@@ -72,7 +72,7 @@ run 0 report --routing --no-counters --replay "$ROOT/fixtures/routes/fattree2-sm
 grep -qF '"loops":[{"guid":"0x0002c90300e10001","index":0,"lid":52,"links":[{"index":0,"guid":"0x0002c90300e10001","port":19},{"index":6,"guid":"0x0002c90300e20001","port":3},{"index":1,"guid":"0x0002c90300e10002","port":21},{"index":7,"guid":"0x0002c90300e20002","port":1}]}]' "$TMP/out" ||
 	fail "the planted loop's cables: $(grep -o '"loops":[^<]*' "$TMP/out")"
 run 0 report --no-counters --replay "$ROOT/fixtures/routes/ring4-minhop.cap"
-! grep -q 'id="ibs-routes"\|host-to-host routes' "$TMP/out" || fail "route data in a report without --routing"
+! grep -q 'id="ibs-routes"\|cable colour and width' "$TMP/out" || fail "route data in a report without --routing"
 run 3 report --routing --no-counters --replay "$caps/fattree2-small.cap"
 err_has "holds no forwarding tables"
 echo "ok: report --routing: the credit loop's and the planted loop's cables in the page"
