@@ -41,6 +41,16 @@ echo "ok: dot -Tsvg and xmllint take it"
 # Without --heat the drawing has no counts.
 run 0 topology --format dot --replay "$cut"
 ! grep -q "routes: " "$TMP/out" || fail "routes in a drawing without --heat"
+# health --routing's drawing is the same heat map, its findings on it.
+run 1 health --routing --no-counters --format dot --replay "$cut"
+diff <(grep -o 'routes: [0-9]* (up [0-9]*, down [0-9]*)' "$TMP/out") \
+	<(grep -o 'routes: [0-9]* (up [0-9]*, down [0-9]*)' "$TMP/cut.dot") >/dev/null ||
+	fail "health --routing --format dot: other counts than topology --heat routes"
+grep -q 'label="IBSCAN WARNING - 1 switch with unbalanced uplinks"' "$TMP/out" || fail "health's status line is not on the drawing"
+run 1 health --routing --no-counters --replay "$cut"
+! grep -q "routes: " "$TMP/out" || fail "routes per cable in health's text"
+echo "ok: health --routing --format dot: the same heat map"
+
 # Refused: no tables, no drawing, no such heat.
 run 3 topology --format dot --heat routes --replay "$caps/fattree2-small.cap"
 err_has "holds no forwarding tables"
