@@ -314,7 +314,7 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 	struct ibs_lft *lfts = NULL;
 	size_t n_lfts = 0;
 	struct ibs_state st;
-	bool counters_view = h->counters_view, rendered;
+	bool counters_view = h->counters_view, rendered, *job = NULL;
 	int rc;
 	size_t i;
 	char *msg = NULL;
@@ -387,7 +387,15 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 	ho.fat_tree = h->fat_tree;
 	ho.plan = plan;
 	if (h->routing) {
-		ibs_routecheck(f, lfts, n_lfts, &rcheck);
+		/* A drawing gets the heat map: every CA in the job, the routes among all hosts per cable. */
+		struct ibs_rc_opts ro = { .through = NULL, .through_port = 0, .job = NULL };
+		if (fmt == CLI_F_DOT || fmt == CLI_F_SVG) {
+			job = xcalloc(f->n_nodes + 1, sizeof(*job));
+			for (i = 0; i < f->n_nodes; i++)
+				job[i] = f->nodes[i]->ni.node_type != IBS_NODE_SWITCH;
+			ro.job = job;
+		}
+		ibs_routecheck_opts(f, lfts, n_lfts, &ro, &rcheck);
 		ho.routes = &rcheck;
 	}
 	ho.state = h->state ? &st : NULL;
@@ -401,6 +409,7 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 	r.f = f;
 	r.run = &run;
 	r.fs = &fs;
+	r.heat = job ? &rcheck : NULL;
 	rc = cli_render(c, &r);
 	rendered = rc == EXIT_OK;
 	if (counters_view) {
@@ -429,6 +438,7 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 	ibs_findings_free(&fs);
 	if (h->routing)
 		ibs_routecheck_free(&rcheck);
+	free(job);
 	ibs_lfts_free(lfts, n_lfts);
 	ibs_fabric_free(f);
 	ibs_run_free(&run);

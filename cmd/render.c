@@ -178,7 +178,7 @@ static int write_buf(FILE *out, void *ctx)
 static int drawing(const struct cli_common *c, const struct cli_render *r, struct render_drawing *d,
 		   struct drawing_out *b, char **svg)
 {
-	struct render_draw_opts o = { r->fs, c->group_hosts };
+	struct render_draw_opts o = { .fs = r->fs, .group_min = c->group_hosts, .heat = r->heat };
 	char *err = NULL;
 
 	*svg = NULL;

@@ -65,6 +65,7 @@ struct cli_render {
 	const struct ibs_fabric *f; /* the fabric views (topology ... counters) and drawings */
 	const struct ibs_run *run;
 	const struct ibs_findings *fs; /* health; drawn on the drawing when set */
+	const struct ibs_routecheck *heat; /* drawings: the routes per cable (render_draw_opts.heat), or NULL */
 	const char *a, *b;
 	size_t n;
 	const struct ibs_node *node;

@@ -7,7 +7,11 @@
 #include "cmds.h"
 #include "render.h"
 #include "../core/base/log.h"
+#include "../core/base/xalloc.h"
 #include "../fabric/health.h"
+#include "../fabric/route.h"
+#include "../fabric/routecheck.h"
+#include "../fabric/session.h"
 #include "../output/report.h"
 #include "../output/svg.h"
 
@@ -16,8 +20,11 @@
 #include <string.h>
 #include <time.h>
 
+enum { OPT_ROUTING = OPT_CMD_BASE };
+
 struct ropts {
 	const struct cmd_desc *cmd;
+	bool routing; /* --routing: read every forwarding table: the route.* findings and the heat map */
 	struct ibs_thresholds thr;
 	struct cli_checks chk; /* a refused thresholds file (said) ends the report with EXIT_RUNTIME */
 };
@@ -30,6 +37,9 @@ static int own_opt(int opt, const char *arg, void *ctx)
 	if (taken)
 		return taken;
 	switch (opt) {
+	case OPT_ROUTING:
+		o->routing = true;
+		return 1;
 	case OPT_FORMAT:
 	case OPT_JSON:
 		cli_usage_error(o->cmd, "a report is HTML only (for JSON: 'ibscan topology --json', 'ibscan health --json')");
@@ -62,10 +72,32 @@ const struct cli_opt report_opts[] = {
 	CLI_NO_COUNTERS_ROW("do not read PMA counters (no counter findings, no counters in the page)"),
 	CLI_THRESHOLDS_ROW("counter thresholds, one Name=N per line (as health)"),
 	CLI_THRESHOLD_ROW(CLI_THRESHOLD_HELP),
+	CLI_OWN("routing", OPT_ROUTING, NULL,
+		"read every forwarding table: the route.* checks in the findings,\n"
+		"the map coloured by the routes crossing each cable"),
 	CLI_OWN("format", OPT_FORMAT, "F", NULL),
 	CLI_OWN("json", OPT_JSON, NULL, NULL),
 	CLI_END,
 };
+
+/* The walk, and with --routing every switch's forwarding table on the same session. */
+static int walk(const struct cli_common *c, bool routing, struct ibs_fabric **f, struct ibs_run *run,
+		struct ibs_lft **lfts, size_t *n)
+{
+	struct ibs_session *s;
+	int rc;
+
+	if (!routing)
+		return cli_walk(c, f, run);
+	*f = NULL;
+	memset(run, 0, sizeof(*run));
+	rc = cli_walk_begin(c, &s);
+	if (rc)
+		return rc;
+	if (ibs_session_status(s) == IBS_OK && ibs_session_fabric(s)->n_nodes)
+		ibs_session_read_lfts(s, lfts, n);
+	return cli_walk_end(c, s, f, run);
+}
 
 int cmd_report(int argc, char **argv)
 {
@@ -81,6 +113,10 @@ int cmd_report(int argc, char **argv)
 	size_t svg_len;
 	struct ibs_run run;
 	char where[128];
+	struct ibs_lft *lfts = NULL;
+	size_t n_lfts = 0;
+	struct ibs_routecheck rcheck;
+	bool have_rc = false, *job = NULL;
 	int rc, st;
 
 	memset(&o, 0, sizeof(o));
@@ -103,12 +139,28 @@ int cmd_report(int argc, char **argv)
 	}
 	c.want_counters = o.chk.counters;
 	c.ext_counters = o.chk.counters;
-	rc = cli_walk(&c, &f, &run);
-	if (rc)
+	if (o.routing)
+		c.needs |= IBS_LACK_LFT;
+	rc = walk(&c, o.routing, &f, &run, &lfts, &n_lfts);
+	if (rc) {
+		ibs_lfts_free(lfts, n_lfts);
 		return rc;
+	}
 	memset(&ho, 0, sizeof(ho));
 	ho.thresholds = &o.thr;
 	ho.counters = c.want_counters; /* as health: checks that could not run make the verdict UNKNOWN */
+	if (o.routing && !run.aborted) {
+		/* Every CA in the job: the routes among all hosts per cable, for the map (as topology --heat). */
+		struct ibs_rc_opts ro = { .through = NULL, .through_port = 0, .job = NULL };
+		size_t i;
+		job = xcalloc(f->n_nodes + 1, sizeof(*job));
+		for (i = 0; i < f->n_nodes; i++)
+			job[i] = f->nodes[i]->ni.node_type != IBS_NODE_SWITCH;
+		ro.job = job;
+		ibs_routecheck_opts(f, lfts, n_lfts, &ro, &rcheck);
+		have_rc = true;
+		ho.routes = &rcheck;
+	}
 	ibs_health_check(f, &run, &ho, &fs);
 
 	memset(&in, 0, sizeof(in));
@@ -132,6 +184,10 @@ int cmd_report(int argc, char **argv)
 	memset(&dopts, 0, sizeof(dopts));
 	dopts.fs = &fs;
 	dopts.group_min = c.group_hosts;
+	dopts.heat = have_rc ? &rcheck : NULL;
+	in.routes = have_rc ? &rcheck : NULL;
+	in.lfts = lfts;
+	in.n_lfts = n_lfts;
 	memset(&drawing, 0, sizeof(drawing));
 	svg = render_svg_string(f, &dopts, &drawing, &svg_len, &why);
 	if (!svg) {
@@ -153,6 +209,10 @@ int cmd_report(int argc, char **argv)
 	free(svg);
 	render_drawing_free(&drawing);
 	ibs_findings_free(&fs);
+	if (have_rc)
+		ibs_routecheck_free(&rcheck);
+	free(job);
+	ibs_lfts_free(lfts, n_lfts);
 	ibs_fabric_free(f);
 	ibs_run_free(&run);
 	return st;

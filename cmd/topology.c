@@ -3,9 +3,31 @@
 #include "cmds.h"
 #include "render.h"
 #include "../core/base/log.h"
+#include "../core/base/xalloc.h"
+#include "../fabric/route.h"
+#include "../fabric/routecheck.h"
+#include "../fabric/session.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+enum { OPT_HEAT = OPT_CMD_BASE };
+
+/* topology --heat routes: read every forwarding table and colour the drawing's cables by their routes. */
+static int topology_opt(int opt, const char *arg, void *ctx)
+{
+	bool *heat = ctx;
+
+	if (opt != OPT_HEAT)
+		return 0;
+	if (strcmp(arg, "routes")) {
+		cli_usage_error(cmd_find("topology"), "--heat wants 'routes' (the routes crossing each cable), not '%s'",
+				arg);
+		return -1;
+	}
+	*heat = true;
+	return 1;
+}
 
 /* topology's own help; -o, --format and --json are the shared options, described here. */
 const struct cli_opt topology_opts[] = {
@@ -19,11 +41,31 @@ const struct cli_opt topology_opts[] = {
 		   "dot (the Graphviz drawing) or svg (the drawing laid out)"),
 	CLI_SHARED("json", OPT_JSON, NULL, "same as --format json"),
 	CLI_OUTPUT_ROW,
+	CLI_OWN("heat", OPT_HEAT, "routes",
+		"dot and svg: colour each cable by the host-to-host routes\n"
+		"crossing it (reads every switch's forwarding table)"),
 	CLI_END,
 };
 
 /* nodes, links and sm: text or JSON. */
 const struct cli_opt view_opts[] = { CLI_TEXT("options:\n"), CLI_VIEW_ROWS, CLI_END };
+
+/* The walk, and every switch's forwarding table on the same session (a source without them is refused). */
+static int walk_tables(const struct cli_common *c, struct ibs_fabric **f, struct ibs_run *run, struct ibs_lft **lfts,
+		       size_t *n)
+{
+	struct ibs_session *s;
+	int rc;
+
+	*f = NULL;
+	memset(run, 0, sizeof(*run));
+	rc = cli_walk_begin(c, &s);
+	if (rc)
+		return rc;
+	if (ibs_session_status(s) == IBS_OK && ibs_session_fabric(s)->n_nodes)
+		ibs_session_read_lfts(s, lfts, n);
+	return cli_walk_end(c, s, f, run);
+}
 
 static int run_view(int argc, char **argv, enum cli_view view)
 {
@@ -32,9 +74,13 @@ static int run_view(int argc, char **argv, enum cli_view view)
 	struct ibs_fabric *f;
 	struct ibs_run run;
 	struct cli_render r = { .view = view };
+	struct ibs_lft *lfts = NULL;
+	size_t n_lfts = 0;
+	struct ibs_routecheck rcheck;
+	bool heat = false, have_rc = false, *job = NULL;
 	int rc, st;
 
-	rc = cli_parse(cmd, &c, argc, argv, NULL, NULL);
+	rc = cli_parse(cmd, &c, argc, argv, view == CLI_V_TOPOLOGY ? topology_opt : NULL, &heat);
 	if (rc != CLI_PARSED)
 		return rc;
 	if (optind < argc)
@@ -42,22 +88,44 @@ static int run_view(int argc, char **argv, enum cli_view view)
 	rc = cli_format(cmd, &c, &r.fmt);
 	if (rc != CLI_PARSED)
 		return rc;
+	if (heat && r.fmt != CLI_F_DOT && r.fmt != CLI_F_SVG)
+		return cli_usage_error(cmd, "--heat colours a drawing: give --format dot or svg");
 	/* The SM view is SMInfo: without it there is nothing to show. */
 	if (view == CLI_V_SM)
 		c.needs = IBS_LACK_SMINFO;
 	rc = cli_check_outputs(&c, NULL);
 	if (rc != CLI_PARSED)
 		return rc;
-	rc = cli_walk(&c, &f, &run);
-	if (rc)
+	if (heat)
+		c.needs |= IBS_LACK_LFT;
+	rc = heat ? walk_tables(&c, &f, &run, &lfts, &n_lfts) : cli_walk(&c, &f, &run);
+	if (rc) {
+		ibs_lfts_free(lfts, n_lfts);
 		return rc;
+	}
+	if (heat && !run.aborted) {
+		/* Every CA is in the job: the routes among all hosts, per switch port either way. */
+		struct ibs_rc_opts o = { .through = NULL, .through_port = 0, .job = NULL };
+		size_t i;
+		job = xcalloc(f->n_nodes + 1, sizeof(*job));
+		for (i = 0; i < f->n_nodes; i++)
+			job[i] = f->nodes[i]->ni.node_type != IBS_NODE_SWITCH;
+		o.job = job;
+		ibs_routecheck_opts(f, lfts, n_lfts, &o, &rcheck);
+		have_rc = true;
+		r.heat = &rcheck;
+	}
 	r.f = f;
 	r.run = &run;
-	st = cli_render(&c, &r);
+	st = run.aborted ? EXIT_RUNTIME : cli_render(&c, &r);
 	if (st == EXIT_OK && f->partial) {
 		cli_report_partial(&c, f, &run);
 		st = EXIT_RUNTIME;
 	}
+	if (have_rc)
+		ibs_routecheck_free(&rcheck);
+	free(job);
+	ibs_lfts_free(lfts, n_lfts);
 	ibs_fabric_free(f);
 	ibs_run_free(&run);
 	return st;

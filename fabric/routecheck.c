@@ -501,6 +501,7 @@ void ibs_routecheck_opts(const struct ibs_fabric *f, const struct ibs_lft *lfts,
 	}
 	if (rc->ok)
 		rc->mean_hops = (double)t.hop_sum / (double)rc->ok;
+	ibs_rc_job_finish(&t);
 	balance(&t);
 	ibs_rc_cdg_finish(t.cdg, rc);
 	if (rc->n)
@@ -531,6 +532,8 @@ void ibs_routecheck_opts(const struct ibs_fabric *f, const struct ibs_lft *lfts,
 	free(t.src);
 	free(t.src_node);
 	free(t.njob);
+	free(t.okd);
+	free(t.own);
 	free(t.cross);
 }
 
@@ -543,6 +546,7 @@ void ibs_routecheck_free(struct ibs_routecheck *rc)
 		free(rc->sw[i].routes);
 		free(rc->sw[i].role);
 		free(rc->sw[i].job);
+		free(rc->sw[i].job_in);
 	}
 	free(rc->thr_from);
 	free(rc->thr_to);

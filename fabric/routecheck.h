@@ -71,6 +71,7 @@ struct ibs_rc_switch {
 	uint8_t *role;        /* enum ibs_rc_role of each port */
 	struct ibs_rc_group up, down;
 	uint64_t *job;        /* with ibs_rc_opts.job: routes among the job's CAs leaving by each port */
+	uint64_t *job_in;     /* with ibs_rc_opts.job: those entering by each port from the job's CA cabled to it */
 };
 
 struct ibs_routecheck {

@@ -52,6 +52,8 @@ struct st {
 	const struct ibs_port **src;
 	const struct ibs_node **src_node;
 	uint32_t *njob;                /* the job's sources cabled to each switch */
+	uint64_t *okd;                 /* the job's CA destination LIDs each switch routes (R_OK) */
+	uint64_t *own;                 /* per source: its own LIDs among those (not routes from it) */
 	bool *cross;
 	size_t n_ok;
 };
@@ -82,5 +84,7 @@ static inline bool source_active(const struct ibs_port *p)
 void ibs_rc_sources(struct st *t);
 void ibs_rc_through(struct st *t, const struct dest *d);
 void ibs_rc_job(struct st *t, const struct dest *d);
+/* After the last destination: each job source's routes out of its CA (job_in). */
+void ibs_rc_job_finish(struct st *t);
 
 #endif

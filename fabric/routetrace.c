@@ -58,8 +58,17 @@ void ibs_rc_job(struct st *t, const struct dest *d)
 
 	if (!d->ca || !t->o->job[d->node->index])
 		return;
-	for (k = 0; k < t->S; k++)
+	for (k = 0; k < t->S; k++) {
 		t->cnt[k] = t->res[k] == R_OK ? t->njob[k] - (d->src && d->att == (int32_t)k) : 0;
+		t->okd[k] += t->res[k] == R_OK;
+	}
+	/* The destination's own port is a source at its switch: no route from it to itself. */
+	if (d->src && d->att >= 0 && t->res[d->att] == R_OK) {
+		size_t j;
+		for (j = t->sbase[d->att]; j < t->sbase[d->att + 1]; j++)
+			if (t->src_node[j] == d->node && t->src[j]->num == d->port)
+				t->own[j]++;
+	}
 	for (k = 0; k < t->n_ok; k++) {
 		int32_t s = (int32_t)t->order[k], nx = t->nxt[s];
 		if (!t->cnt[s])
@@ -110,11 +119,33 @@ void ibs_rc_sources(struct st *t)
 		t->rc->thr_to = xcalloc(f->n_nodes + 1, sizeof(*t->rc->thr_to));
 	}
 	if (t->o->job) {
-		for (k = 0; k < t->S; k++)
+		for (k = 0; k < t->S; k++) {
 			t->rc->sw[k].job = xcalloc(t->rc->sw[k].n_ports, sizeof(*t->rc->sw[k].job));
+			t->rc->sw[k].job_in = xcalloc(t->rc->sw[k].n_ports, sizeof(*t->rc->sw[k].job_in));
+		}
+		t->okd = xcalloc(t->S + 1, sizeof(*t->okd));
+		t->own = xcalloc(total + 1, sizeof(*t->own));
 		for (i = 0; i < f->n_nodes; i++)
 			t->rc->job_cas += t->o->job[i] && !is_sw(f->nodes[i]);
 	}
 	t->cross = xcalloc(t->S + 1, sizeof(*t->cross));
 }
 
+
+/*
+ * A job source's routes: to every job destination its switch routes, but
+ * its own LIDs; counted at the switch port its cable enters by.
+ */
+void ibs_rc_job_finish(struct st *t)
+{
+	size_t k, j;
+
+	if (!t->o || !t->o->job)
+		return;
+	for (k = 0; k < t->S; k++)
+		for (j = t->sbase[k]; j < t->sbase[k + 1]; j++) {
+			uint8_t in = t->src[j]->peer_port;
+			if (t->o->job[t->src_node[j]->index] && in < t->rc->sw[k].n_ports)
+				t->rc->sw[k].job_in[in] += t->okd[k] - t->own[j];
+		}
+}

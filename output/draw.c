@@ -223,12 +223,14 @@ static void write_legend(struct draw *d)
 		if (d->common[c].shared)
 			sb_addf(&d->sb, "<tr><td>%s–%s cables: %s per pair where not labelled</td></tr>",
 				tier_name(d, d->common[c].tw), tier_name(d, d->common[c].tu), d->common[c].label);
+	if (d->o->heat)
+		draw_heat_legend(d, &d->sb);
 	sb_adds(&d->sb, "</table>>];\n");
 }
 
 void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f, const struct render_draw_opts *o)
 {
-	static const struct render_draw_opts defaults = { NULL, RENDER_DRAW_GROUP_DEFAULT };
+	static const struct render_draw_opts defaults = { .fs = NULL, .group_min = RENDER_DRAW_GROUP_DEFAULT, .heat = NULL };
 	struct draw d;
 	struct ibs_link *v;
 	size_t n_links, n_ep, i, cap_nodes = 0, cap_ports = 0;
@@ -300,6 +302,8 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 		l->u = ea;
 		l->w = eb;
 	}
+	if (d.o->heat)
+		draw_heat_init(&d);
 	for (i = 0; i < n_ep; i++)
 		if (d.tier[i] > max_tier)
 			max_tier = d.tier[i];
@@ -390,6 +394,7 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 	ibs_hosts_free(&d.hosts);
 	free(d.chassis);
 	free(d.chassis_of);
+	draw_heat_free(&d);
 }
 
 void render_drawing_status(struct render_drawing *out, const char *line)

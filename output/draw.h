@@ -20,6 +20,9 @@
  *                              that differs from its siblings'), ports decimal
  *   e-<leaf GUID>-g-<...>      the cables from a leaf to a group of hosts
  *   legend                     the legend
+ * With a heat map (render_draw_opts.heat) every cable's tooltip has a line
+ * "routes: N (up U, down D)" (N the larger way; a merged edge: its busiest
+ * cable's, then the spread).
  * The maps below say which element each node and each cabled port is drawn
  * as, so a page need not parse ids.
  */
@@ -32,6 +35,7 @@
 
 #include "../fabric/health.h"
 #include "../fabric/model.h"
+#include "../fabric/routecheck.h"
 
 /* Hosts on one leaf at one rate from which they are drawn as a group, by default. */
 #define RENDER_DRAW_GROUP_DEFAULT 4
@@ -39,6 +43,12 @@
 struct render_draw_opts {
 	const struct ibs_findings *fs; /* health findings to put on the picture, or NULL */
 	unsigned group_min;            /* group a leaf's hosts from this many on; 0: draw every host */
+	/*
+	 * A route check run with every CA in its job (ibs_rc_opts.job), or NULL:
+	 * each cable coloured by the host-to-host routes crossing it (a heat map,
+	 * output/draw_heat.c), its counts in the tooltip.
+	 */
+	const struct ibs_routecheck *heat;
 };
 
 /* One node (port 0) or one cabled port, and the element it is drawn as. */

@@ -12,6 +12,7 @@
 #include "../fabric/names.h"
 #include "../fabric/rate.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +143,42 @@ void draw_find_common(struct draw *d)
 	}
 }
 
+/* The busiest cable's value (its busier way) among n from links[i]; *least: the least busy one's. */
+static uint64_t busiest(const struct draw *d, size_t i, size_t n, uint64_t *least)
+{
+	uint64_t hi = 0, lo = 0, up, down, v;
+	size_t m;
+
+	for (m = 0; m < n; m++) {
+		draw_heat_cable(d, &d->links[i + m], &up, &down);
+		v = up > down ? up : down;
+		if (!m || v > hi)
+			hi = v;
+		if (!m || v < lo)
+			lo = v;
+	}
+	if (least)
+		*least = lo;
+	return hi;
+}
+
+/* A merged edge's first tooltip line: its busiest cable's counts, and the spread over its cables. */
+static void heat_head(const struct draw *d, struct strbuf *tip, size_t i, size_t n)
+{
+	uint64_t lo, hi = busiest(d, i, n, &lo);
+	size_t m;
+
+	for (m = 0; m < n; m++) {
+		uint64_t up, down;
+		draw_heat_cable(d, &d->links[i + m], &up, &down);
+		if ((up > down ? up : down) == hi)
+			break;
+	}
+	draw_heat_counts(d, tip, &d->links[i + (m < n ? m : 0)]);
+	if (n > 1)
+		sb_addf(tip, ", the busiest of %zu cables (their busier way: %" PRIu64 " to %" PRIu64 " routes)", n, lo, hi);
+}
+
 void draw_write_edges(struct draw *d, struct render_drawing *out, size_t *cap_ports)
 {
 	struct strbuf *sb = &d->sb;
@@ -189,18 +226,31 @@ void draw_write_edges(struct draw *d, struct render_drawing *out, size_t *cap_po
 					sb_addf(sb, "comment=\"%s\", weight=%zu", label, best_n);
 				else
 					sb_addf(sb, "xlabel=\"" XPAD "%s" XPAD "\", weight=%zu", label, best_n);
+				if (d->o->heat)
+					heat_head(d, &tip, best, best_n);
 				for (m = 0; m < best_n; m++) {
 					const struct dlink *c = &d->links[best + m];
-					sb_addf(&tip, "%s", m ? "\n" : "");
+					sb_addf(&tip, "%s", m || d->o->heat ? "\n" : "");
 					sb_adds(&tip, ibs_node_name(c->a));
 					sb_addf(&tip, " [%u] -- [%u] ", c->pa, c->pb);
 					sb_adds(&tip, ibs_node_name(c->b));
 					sb_addf(&tip, " %s", c->rate);
+					if (d->o->heat) {
+						sb_adds(&tip, ": ");
+						draw_heat_counts(d, &tip, c);
+					}
 					draw_add_id(&out->ports, &out->n_ports, cap_ports, c->a, c->pa, id);
 					draw_add_id(&out->ports, &out->n_ports, cap_ports, c->b, c->pb, id);
 				}
-				if (best_n > 1)
+				if (d->o->heat) {
+					char col[8];
+					uint64_t v = busiest(d, best, best_n, NULL);
+					/* The label stays grey: light yellow text would not read on white. */
+					sb_addf(sb, ", color=\"%s\", penwidth=%.1f", draw_heat_color(d, v, col),
+						draw_heat_pen(d, v));
+				} else if (best_n > 1) {
 					write_edge_attrs(sb, NULL, NULL, fmin(1 + log2((double)best_n), 5));
+				}
 			} else {
 				const char *color = COLOR_RATE, *style = NULL, *what = "other rate than its siblings";
 				if (l->kind == K_DOWN) {
@@ -222,6 +272,10 @@ void draw_write_edges(struct draw *d, struct render_drawing *out, size_t *cap_po
 				sb_addf(&tip, " [%u] -- [%u] ", l->pa, l->pb);
 				sb_adds(&tip, ibs_node_name(l->b));
 				sb_addf(&tip, " %s: %s", l->rate[0] ? l->rate : "rate unknown", what);
+				if (d->o->heat) {
+					sb_adds(&tip, "\n");
+					draw_heat_counts(d, &tip, l);
+				}
 				draw_mark_msgs(d, &tip, l->a, l->pa);
 				draw_mark_msgs(d, &tip, l->b, l->pb);
 				write_edge_attrs(sb, color, style, 2);

@@ -85,6 +85,9 @@ struct draw {
 		bool shared;
 	} *common;
 	size_t n_common, cap_common;
+	/* The heat map (draw_heat.c): node index -> route check switch + 1; the scale's ends (0 and the busiest). */
+	size_t *heat_sw;
+	uint64_t heat_min, heat_max;
 };
 
 struct ord {
@@ -121,5 +124,17 @@ void draw_add_id(struct render_draw_id **v, size_t *n, size_t *cap, const struct
 /* draw_edges.c: find the label most switch-tier edges share (said once, in the legend); write the cables. */
 void draw_find_common(struct draw *d);
 void draw_write_edges(struct draw *d, struct render_drawing *out, size_t *cap_ports);
+
+/* draw_heat.c, with d->o->heat: the scale; a cable's routes each way (up: from its lower end, w's side). */
+void draw_heat_init(struct draw *d);
+void draw_heat_free(struct draw *d);
+void draw_heat_cable(const struct draw *d, const struct dlink *l, uint64_t *up, uint64_t *down);
+/* The colour of v on the scale ("#rrggbb", into buf of 8), and the pen width. */
+const char *draw_heat_color(const struct draw *d, uint64_t v, char *buf);
+double draw_heat_pen(const struct draw *d, uint64_t v);
+/* "routes: N (up U, down D)" of one cable. */
+void draw_heat_counts(const struct draw *d, struct strbuf *sb, const struct dlink *l);
+/* The legend's rows for the scale. */
+void draw_heat_legend(const struct draw *d, struct strbuf *sb);
 
 #endif

@@ -209,6 +209,8 @@ int render_report(FILE *out, const struct report_in *in)
 	}
 	if (in->svg && in->drawing)
 		put_doc(out, "ibs-map", map_doc(in->drawing));
+	if (in->routes)
+		put_doc(out, "ibs-routes", report_routes_doc(in));
 	fputs("<script>", out);
 	fputs(report_js, out);
 	fputs("</script>\n</body>\n</html>\n", out);

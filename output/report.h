@@ -9,6 +9,8 @@
 #include "draw.h"
 #include "../fabric/health.h"
 #include "../fabric/model.h"
+#include "../fabric/route.h"
+#include "../fabric/routecheck.h"
 #include "../fabric/run.h"
 
 #define IBS_REPORT_SCHEMA "ibscan.report/1"
@@ -23,6 +25,9 @@ struct report_in {
 	bool counters;           /* PMA counters were read */
 	const char *svg;         /* the map (an SVG document), or NULL: the page says there is none */
 	const struct render_drawing *drawing; /* which element of the map each node and port is, or NULL */
+	const struct ibs_routecheck *routes;  /* report --routing: the route check, or NULL */
+	const struct ibs_lft *lfts;           /* and the tables it read (a forwarding loop traced for the map) */
+	size_t n_lfts;
 };
 
 /*
@@ -34,5 +39,12 @@ struct report_in {
  * allows nothing else: no network, no other script. -1 on a write error.
  */
 int render_report(FILE *out, const struct report_in *in);
+
+/*
+ * output/report_routes.c: the links of each credit loop and of each
+ * forwarding loop (one per switch, its first LID traced through the
+ * tables), as the page's ibs-routes document.
+ */
+struct emit *report_routes_doc(const struct report_in *in);
 
 #endif

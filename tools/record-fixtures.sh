@@ -109,3 +109,40 @@ PY
 cp "$root/fixtures/baselines/net.2sw2path4hca.json" "$root/fixtures/baselines/cable-pulled.json"
 cp "$root/fixtures/baselines/net.2sw2path4hca.json" "$root/fixtures/baselines/moved.json"
 echo "fixtures: bad-status, dup-port-guid, lid-zero: edited from net.2sw2path4hca.cap; degraded: edited"
+
+# fixtures/routes/: walks with every forwarding table (`ibscan routes --dump`) under
+# OpenSM's own engines, for the heat map and the report's route findings
+# (tests/cli/t_heat.sh, tests/browser): kept out of captures/ (no golden files).
+mkdir -p "$root/fixtures/routes"
+SIM_OSM_ARGS="-R ftree" sim_start "$fab/fattree2-small"
+n=$(sim_subnet_up_count)
+sim_console 'Unlink "S-leaf01"[19]' >/dev/null # leaf01's cable to spine01, the SM resweeping
+sim_wait_subnet_up $((n + 1))
+sim_run "$root/ibscan" routes --dump --record "$root/fixtures/routes/fattree2-small-cut.cap" >/dev/null
+sim_stop
+SIM_OSM_ARGS="-R minhop" sim_start "$fab/ring4" # a credit loop round the ring
+sim_run "$root/ibscan" routes --dump --record "$root/fixtures/routes/ring4-minhop.cap" >/dev/null
+sim_stop
+echo "fixtures: routes/fattree2-small-cut.cap, routes/ring4-minhop.cap: every forwarding table"
+# A forwarding loop planted in ftree's own tables, for a host of leaf03 (the report's loop highlight).
+SIM_OSM_ARGS="-R ftree" sim_start "$fab/fattree2-small"
+tmpr=$(mktemp -d)
+sim_run dump_lfts >"$tmpr/ft.lfts" 2>/dev/null
+sim_run "$root/ibscan" topology --json -o "$tmpr/topo.json"
+sim_stop
+lid=$(python3 - "$tmpr/topo.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+leaf = [n for n in d["nodes"] if n["type"] == "switch" and "leaf03" in n["description"]][0]
+host = [p for p in leaf["ports"] if p.get("peer") and p["peer"]["name"].startswith("node")][0]
+print([m for m in d["nodes"] if m["guid"] == host["peer"]["guid"]][0]["ports"][0]["lid"])
+PY
+)
+python3 "$root/tests/sim/routecheck/plant.py" "$tmpr/ft.lfts" "$tmpr/planted.lfts" "$tmpr/topo.json" \
+	"set MF0;leaf01:MSB7800/U1 $lid 19, set MF0;spine01:MSB7800/U1 $lid 3," \
+	"set MF0;leaf02:MSB7800/U1 $lid 21, set MF0;spine02:MSB7800/U1 $lid 1"
+SIM_OSM_ARGS="-R file -U $tmpr/planted.lfts" sim_start "$fab/fattree2-small"
+sim_run "$root/ibscan" routes --dump --record "$root/fixtures/routes/fattree2-small-loop.cap" >/dev/null
+sim_stop
+rm -rf "$tmpr"
+echo "fixtures: routes/fattree2-small-loop.cap: a forwarding loop planted for LID $lid"

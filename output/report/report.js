@@ -19,6 +19,8 @@
 	var ctrs = meta.counters ? undefined : null;
 	/* Which map element each node and each cabled port is drawn as (output/draw.h). */
 	var drawn = doc('ibs-map');
+	/* report --routing: the links of each credit loop and forwarding loop (output/report_routes.c). */
+	var routesDoc = doc('ibs-routes');
 
 	/* el('td', {class: 'num'}, ['text', otherElement]): children as text or nodes. */
 	function el(tag, attrs, kids) {
@@ -676,14 +678,58 @@
 		return out.join(' \u2194 ');
 	}
 
+	/* A credit loop's or forwarding loop's links (by node index and port), or null. */
+	function cycleOf(f) {
+		var g, i, v;
+		if (!routesDoc || !f.node || !f.node.guid)
+			return null;
+		g = hex(f.node.guid);
+		if (f.check === 'route.credit_loop') {
+			v = routesDoc.credit_loops || [];
+			for (i = 0; i < v.length; i++)
+				if (v[i].links.length && hex(v[i].links[0].guid) === g && v[i].links[0].port === f.node.port)
+					return v[i].links;
+		} else if (f.check === 'route.loop') {
+			v = routesDoc.loops || [];
+			for (i = 0; i < v.length; i++)
+				if (hex(v[i].guid) === g)
+					return v[i].links;
+		}
+		return null;
+	}
+
+	/* The map's elements of a cycle's cables, each once. */
+	function cycleEls(links) {
+		var out = [];
+		links.forEach(function (x) {
+			var id = portId[x.index + ':' + x.port], e = id ? byId(id) : null;
+			if (e && out.indexOf(e) < 0)
+				out.push(e);
+		});
+		return out;
+	}
+
 	function selectFinding(i, tr) {
-		var f = findings[i], e = null, n = null;
+		var f = findings[i], e = null, n = null, cyc;
 		document.querySelectorAll('#findings tr.sel').forEach(function (r) {
 			r.classList.remove('sel');
 		});
 		tr.classList.add('sel');
 		if (f.node && f.node.guid)
 			n = oneByGuid(f.node.guid);
+		cyc = cycleOf(f);
+		if (cyc && drawn) {
+			var els = cycleEls(cyc);
+			if (els.length) {
+				unhighlight();
+				els.forEach(highlight);
+				focusEl(els[0]);
+				if (n)
+					showNode(n, nodeEl(n));
+				mapDiv.scrollIntoView({ block: 'nearest' });
+				return;
+			}
+		}
 		if (f.node && f.peer && f.node.guid && f.peer.guid && f.node.port !== null && f.peer.port !== null)
 			e = edgeEl(f.node.guid, f.node.port, f.peer.guid, f.peer.port);
 		if (!e && n)

@@ -156,6 +156,57 @@ test('search finds a node by name, node GUID, port GUID and LID, and highlights 
 	await r.page.close();
 });
 
+// report --routing: a click on a credit loop or a forwarding loop highlights every cable of
+// the cycle, known here from the fabric files: ring4's four ring cables (OpenSM's minhop
+// loops round the ring), and the loop planted in fattree2-small's tables for a host of
+// leaf03: leaf01 port 19 to spine01, spine01 port 3 to leaf02, leaf02 port 21 to spine02,
+// spine02 port 1 back to leaf01. The map is the heat map: its busiest edge at the dark end.
+test('report --routing: clicking a loop finding highlights every cable of the loop', async () => {
+	const cases = [
+		['ring4-minhop', 'route.credit_loop', [['SwA', 2], ['SwB', 2], ['SwC', 2], ['SwD', 2]]],
+		['fattree2-small-loop', 'route.loop',
+			[['leaf01', 19], ['spine01', 3], ['leaf02', 21], ['spine02', 1]]],
+	];
+	for (const [name, check, cables] of cases) {
+		const r = await open(name);
+		const t = topology(name);
+		const d = await r.page.evaluate(() => ({
+			findings: JSON.parse(document.getElementById('ibs-health').textContent).findings,
+			ports: JSON.parse(document.getElementById('ibs-map').textContent).ports,
+			hot: document.querySelectorAll('#map g.edge path[stroke="#800026"]').length,
+			legend: document.getElementById('legend').textContent,
+		}));
+		const i = d.findings.findIndex((f) => f.check === check);
+		assert.ok(i >= 0, `${name}: no ${check} finding`);
+		// Each cable's element, by the map's own list of which element each cabled port is drawn as.
+		const want = cables.map(([sw, port]) => {
+			const n = t.nodes.find((x) => x.type === 'switch' && (x.name === sw || x.description.includes(sw + ':')));
+			assert.ok(n, `${name}: no switch ${sw}`);
+			const p = d.ports.find((x) => x.index === n.index && x.port === port);
+			assert.ok(p, `${name}: ${sw} port ${port} is not on the map`);
+			return p.id;
+		});
+		assert.equal(new Set(want).size, cables.length, `${name}: the cycle's cables are distinct edges`);
+		const rows = await r.page.$$('#findings tbody tr');
+		await rows[i].click();
+		const hl = await r.page.evaluate(() => [...document.querySelectorAll('#map .ibs-hl')].map((e) => e.id));
+		assert.deepEqual([...hl].sort(), [...want].sort(), `${name}: ${d.findings[i].message}`);
+		// Another finding's click takes the cycle's highlight away.
+		const other = d.findings.findIndex((f) => f.check !== check && f.node);
+		if (other >= 0) {
+			await rows[other].click();
+			const hl2 = await r.page.evaluate(() => [...document.querySelectorAll('#map .ibs-hl')].map((e) => e.id));
+			assert.ok(hl2.length <= 1, `${name}: after another finding, ${hl2}`);
+		}
+		assert.ok(d.hot >= 1, `${name}: no edge at the top of the heat scale`);
+		assert.match(d.legend, /host-to-host routes/);
+		await rows[i].click();
+		await shot(r.page, 'report-' + name);
+		clean(r);
+		await r.page.close();
+	}
+});
+
 test('clicking a finding highlights its cable', async () => {
 	const r = await open('degraded');
 	const rows = await r.page.$$('#findings tbody tr');

@@ -42,6 +42,14 @@ report() {
 report degraded --replay "$caps/degraded.cap"
 report small --replay "$caps/fattree2-small.cap"
 
+# report --routing on walks that hold every forwarding table (fixtures/routes/): a credit
+# loop round ring4 under minhop, and a forwarding loop planted in fattree2-small's tables.
+for r in ring4-minhop fattree2-small-loop; do
+	"$IBSCAN" report --routing --no-counters --replay "$root/fixtures/routes/$r.cap" -o "$REPORTS/$r.html" \
+		2>"$REPORTS/$r.err" || { cat "$REPORTS/$r.err" >&2; fail "ibscan report --routing on $r failed"; }
+	"$IBSCAN" topology --json --replay "$root/fixtures/routes/$r.cap" -o "$REPORTS/$r.json"
+done
+
 # Hostile NodeDescriptions (tests/hostile.py) and names aimed at the page: ending the
 # data's script element, opening a comment, markup with a handler, line separators.
 python3 "$root/tests/hostile.py" capture "$caps/fattree2-small.cap" "$REPORTS/hostile.cap"

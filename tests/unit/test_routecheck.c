@@ -79,6 +79,16 @@ static void finish(struct ibs_routecheck *rc)
 	ibs_fabric_free(f);
 }
 
+/* The node number of n in nodes[]. */
+static size_t num(const struct ibs_node *n)
+{
+	size_t i;
+
+	for (i = 0; i < nn && nodes[i] != n; i++)
+		;
+	return i;
+}
+
 static const struct ibs_rc_switch *sw_of(const struct ibs_routecheck *rc, size_t node)
 {
 	size_t i;
@@ -274,6 +284,35 @@ static void test_lmc(void **state)
 	assert_int_equal(w->lids[3], 8);
 	assert_int_equal(w->lids[4], 8);
 	assert_int_equal(w->lids[1], 4);
+	{
+		/*
+		 * Every CA in the job (the heat map): each host's cable carries 20
+		 * routes each way, to the 5 other hosts' 4 LIDs and from them to
+		 * its own 4; its own LIDs are no route from it.
+		 */
+		struct ibs_routecheck rj;
+		struct ibs_rc_opts o = { .through = NULL, .through_port = 0, .job = NULL };
+		struct ibs_lft l[MAXN];
+		bool job[MAXN] = { false };
+		size_t i, n = 0;
+		for (i = 0; i < nn; i++) {
+			job[i] = nodes[i]->ni.node_type != IBS_NODE_SWITCH;
+			if (!job[i])
+				l[n++] = (struct ibs_lft){ .node = nodes[i], .ports = table[i], .n = NLID, .ok = true };
+		}
+		o.job = job;
+		ibs_routecheck_opts(f, l, n, &o, &rj);
+		for (i = 5; i < 11; i++) {
+			const struct ibs_port *p = &nodes[i]->ports[1];
+			const struct ibs_rc_switch *x = sw_of(&rj, num(p->peer));
+			assert_int_equal(x->job_in[p->peer_port], 5 * 4);
+			assert_int_equal(x->job[p->peer_port], 5 * 4);
+		}
+		/* Leaf 0's two uplinks: its 2 hosts to the 4 others' 16 LIDs, 8 by each (parity). */
+		assert_int_equal(sw_of(&rj, 2)->job[3] + sw_of(&rj, 2)->job[4], 2 * 16);
+		assert_int_equal(sw_of(&rj, 2)->job_in[3] + sw_of(&rj, 2)->job_in[4], 0);
+		ibs_routecheck_free(&rj);
+	}
 	finish(&rc);
 }
 
@@ -349,16 +388,6 @@ static void test_faults(void **state)
 	assert_ptr_equal(rc.v[0].at, nodes[5]);
 	assert_int_equal(rc.v[0].pairs, 5); /* everyone but host 1 itself */
 	finish(&rc);
-}
-
-/* The node number of n in nodes[]. */
-static size_t num(const struct ibs_node *n)
-{
-	size_t i;
-
-	for (i = 0; i < nn && nodes[i] != n; i++)
-		;
-	return i;
 }
 
 /*
