@@ -300,15 +300,17 @@ size_t ibs_fabric_n_links(const struct ibs_fabric *f)
 	return n;
 }
 
-void ibs_node_set_error(struct ibs_node *n, const char *fmt, ...)
+void ibs_set_error(char **error, uint32_t *rank, uint32_t new_rank, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (n->error)
+	if (*error && *rank <= new_rank)
 		return;
+	free(*error);
 	va_start(ap, fmt);
-	n->error = xvasprintf(fmt, ap);
+	*error = xvasprintf(fmt, ap);
 	va_end(ap);
+	*rank = new_rank;
 }
 
 void ibs_node_set_desc(struct ibs_node *n, const char *raw, size_t len)

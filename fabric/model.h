@@ -55,7 +55,8 @@ struct ibs_port {
 	struct ibs_node *peer;    /* the other end of the cable, or NULL */
 	uint8_t peer_port;
 	struct ibs_addr path;     /* DR path used to query this port */
-	char *error;              /* why PortInfo/GUIDInfo is missing, or NULL */
+	char *error;              /* why PortInfo/GUIDInfo is missing, or NULL (ibs_set_error) */
+	uint32_t error_rank;
 	struct ibs_port_counters *ctr; /* NULL until counters are read */
 };
 
@@ -78,7 +79,8 @@ struct ibs_node {
 	struct ibs_port *ports;
 	unsigned n_ports;
 	char *name;               /* from --node-name-map, or NULL */
-	char *error;              /* first error about this node, or NULL */
+	char *error;              /* the error about this node that ranks first, or NULL (ibs_set_error) */
+	uint32_t error_rank;
 	char guid_name[20];       /* "0x%016x", the name of last resort */
 	uint16_t pma_capmask;     /* PMA ClassPortInfo CapabilityMask, when read */
 	uint32_t pma_capmask2;    /* and its CapabilityMask2 (27 bits) */
@@ -197,7 +199,16 @@ void ibs_fabric_sort(struct ibs_fabric *f);
 size_t ibs_fabric_links(const struct ibs_fabric *f, struct ibs_link **out);
 /* How many links ibs_fabric_links would list. */
 size_t ibs_fabric_n_links(const struct ibs_fabric *f);
-void ibs_node_set_error(struct ibs_node *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * Keep the error of lowest rank in *error: which of a node's or port's
+ * failed reads completes first depends on timing (a replay answers at
+ * once), what is said about it must not. Ranks: IBS_RANK(attribute,
+ * modifier), the reads' fixed order.
+ */
+void ibs_set_error(char **error, uint32_t *rank, uint32_t new_rank, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+enum { IBS_RANK_PORTINFO = 0, IBS_RANK_GUIDINFO = 1, IBS_RANK_NODEDESC = 0, IBS_RANK_SWITCHINFO = 1 };
+#define IBS_RANK(what, mod) ((uint32_t)(what) << 24 | ((uint32_t)(mod) & 0xffffff))
 /* Set the description from untrusted bytes: cleaned, at most IBS_NODE_DESC_TEXT bytes kept. */
 void ibs_node_set_desc(struct ibs_node *n, const char *raw, size_t len);
 

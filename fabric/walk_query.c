@@ -188,7 +188,8 @@ static void on_nodedesc(void *ctx, const struct ibs_mad_req *req, const struct i
 		c->node->desc = xstrdup(desc);
 	} else {
 		walk_record_error_q(c, req, c->node, 0, r, false);
-		ibs_node_set_error(c->node, "NodeDescription: %s", ibs_outcome_str(r->outcome));
+		ibs_set_error(&c->node->error, &c->node->error_rank, IBS_RANK(IBS_RANK_NODEDESC, 0),
+			      "NodeDescription: %s", ibs_outcome_str(r->outcome));
 	}
 	walk_qctx_put(c);
 }
@@ -203,7 +204,8 @@ static void on_switchinfo(void *ctx, const struct ibs_mad_req *req, const struct
 		c->node->has_si = true;
 	} else {
 		walk_record_error_q(c, req, c->node, 0, r, false);
-		ibs_node_set_error(c->node, "SwitchInfo: %s", ibs_outcome_str(r->outcome));
+		ibs_set_error(&c->node->error, &c->node->error_rank, IBS_RANK(IBS_RANK_SWITCHINFO, 0),
+			      "SwitchInfo: %s", ibs_outcome_str(r->outcome));
 	}
 	walk_qctx_put(c);
 }
@@ -233,8 +235,8 @@ static void on_guidinfo(void *ctx, const struct ibs_mad_req *req, const struct i
 			p->gids[base + i] = g[i];
 	} else {
 		walk_record_error_q(c, req, c->node, c->port, r, false);
-		if (!p->error)
-			p->error = xasprintf("GUIDInfo: %s", ibs_outcome_str(r->outcome));
+		ibs_set_error(&p->error, &p->error_rank, IBS_RANK(IBS_RANK_GUIDINFO, req->attr_mod), "GUIDInfo: %s",
+			      ibs_outcome_str(r->outcome));
 	}
 	walk_qctx_put(c);
 }
@@ -305,9 +307,8 @@ static void portinfo_answer(void *ctx, const struct ibs_mad_req *req, const stru
 		p->pi = pi;
 	if (!ok) {
 		walk_record_error_q(c, req, n, c->port, r, false);
-		if (!p->error)
-			p->error = xasprintf("PortInfo: %s", ibs_outcome_str(r->outcome == IBS_MAD_OK ?
-										IBS_MAD_MALFORMED : r->outcome));
+		ibs_set_error(&p->error, &p->error_rank, IBS_RANK(IBS_RANK_PORTINFO, 0), "PortInfo: %s",
+			      ibs_outcome_str(r->outcome == IBS_MAD_OK ? IBS_MAD_MALFORMED : r->outcome));
 		walk_qctx_put(c);
 		return;
 	}

@@ -262,6 +262,9 @@ struct ff {
 	unsigned n_drop;
 	int refuse_node;        /* node index + 1 that refuses (status 110) its first refuse_count SMPs */
 	unsigned refuse_count, refused;
+	int mute_node;          /* node index + 1 that never answers these attributes (status 110) */
+	uint16_t mute_attr[4];
+	unsigned n_mute;
 	/* Optional: called before node `node` answers req (by LID or directed route): the test may change the fabric. */
 	void (*hook)(struct ff *ff, int node, const struct ibs_mad_req *req);
 	void *hook_ctx;
@@ -422,6 +425,11 @@ static inline void ff_on_send(struct fake *f, const struct ibs_mad_req *req, con
 		fake_push(f, mad, IBS_MAD_SIZE, 110, dl);
 		return;
 	}
+	for (i = 0; ff->mute_node == cur + 1 && i < (int)ff->n_mute; i++)
+		if (ff->mute_attr[i] == attr) {
+			fake_push(f, mad, IBS_MAD_SIZE, 110, dl);
+			return;
+		}
 	memset(d, 0, sizeof(d));
 	if (n->bad_status_attr == attr) {
 		fake_answer(f, mad, 0x1c, NULL, dl);
