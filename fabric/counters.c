@@ -1,5 +1,6 @@
 /* PMA counter sweep over the whole fabric (IBA 16.1: PortCounters, PortCountersExtended). */
 #include "counters.h"
+#include "counters_int.h"
 #include "names.h"
 #include "../core/base/clock.h"
 #include "../core/base/log.h"
@@ -114,17 +115,7 @@ const char *ibs_port_counters_why(const struct ibs_node *n, const struct ibs_por
 	return NULL;
 }
 
-struct cctx {
-	struct ibs_fabric *f;
-	struct ibs_engine *e;
-	const struct ibs_counter_opts *o;
-	struct ibs_node *node;
-	struct ibs_port *port;
-	bool ext;
-	bool redirected; /* this request already followed a redirect */
-};
-
-static struct cctx *cctx(struct cctx *base, struct ibs_node *n, struct ibs_port *p, bool ext)
+struct cctx *ibs_cctx(struct cctx *base, struct ibs_node *n, struct ibs_port *p, bool ext)
 {
 	struct cctx *c = xmalloc(sizeof(*c));
 
@@ -143,7 +134,7 @@ static struct cctx *cctx(struct cctx *base, struct ibs_node *n, struct ibs_port 
  * agents cannot bounce a request for ever), by LID only. True when the
  * request went out again (c is then spent).
  */
-static bool follow_redirect(struct cctx *c, const struct ibs_mad_req *req, const struct ibs_mad_result *r,
+bool ibs_follow_redirect(struct cctx *c, const struct ibs_mad_req *req, const struct ibs_mad_result *r,
 			    ibs_mad_cb cb)
 {
 	struct ibs_mad_req again;
@@ -159,14 +150,14 @@ static bool follow_redirect(struct cctx *c, const struct ibs_mad_req *req, const
 	}
 	log_debug("the PMA of 0x%016llx redirects to LID %u QP 0x%x", (unsigned long long)c->node->ni.node_guid,
 		  again.addr.lid, again.addr.qp);
-	n = cctx(c, c->node, c->port, c->ext);
+	n = ibs_cctx(c, c->node, c->port, c->ext);
 	n->redirected = true;
 	ibs_engine_submit(c->e, &again, cb, n);
 	free(c);
 	return true;
 }
 
-static void pma_req(struct ibs_mad_req *req, uint16_t lid, uint16_t attr, uint8_t port, bool ext, bool reset,
+void ibs_pma_req(struct ibs_mad_req *req, uint16_t lid, uint16_t attr, uint8_t port, bool ext, bool reset,
 		    uint8_t *data)
 {
 	struct ibs_addr a;
@@ -186,7 +177,7 @@ static void on_reset(void *ctx, const struct ibs_mad_req *req, const struct ibs_
 {
 	struct cctx *c = ctx;
 
-	if (follow_redirect(c, req, r, on_reset))
+	if (ibs_follow_redirect(c, req, r, on_reset))
 		return;
 	if (r->outcome != IBS_MAD_OK)
 		log_warn("could not reset the counters of 0x%016llx port %u: %s",
@@ -199,9 +190,9 @@ static void submit_reset(struct cctx *c, bool ext)
 	struct ibs_mad_req req;
 	uint8_t data[64];
 
-	pma_req(&req, ibs_port_pma_lid(c->node, c->port), ext ? IBS_ATTR_PORT_COUNTERS_EXT : IBS_ATTR_PORT_COUNTERS,
+	ibs_pma_req(&req, ibs_port_pma_lid(c->node, c->port), ext ? IBS_ATTR_PORT_COUNTERS_EXT : IBS_ATTR_PORT_COUNTERS,
 		c->port->num, ext, true, data);
-	ibs_engine_submit(c->e, &req, on_reset, cctx(c, c->node, c->port, ext));
+	ibs_engine_submit(c->e, &req, on_reset, ibs_cctx(c, c->node, c->port, ext));
 }
 
 static void on_ext(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r)
@@ -209,7 +200,7 @@ static void on_ext(void *ctx, const struct ibs_mad_req *req, const struct ibs_ma
 	struct cctx *c = ctx;
 	struct ibs_port_counters *pc = c->port->ctr;
 
-	if (follow_redirect(c, req, r, on_ext))
+	if (ibs_follow_redirect(c, req, r, on_ext))
 		return;
 	/* Without the extended counters the 32-bit ones still stand. */
 	if (r->outcome == IBS_MAD_OK && ibs_decode_port_counters_ext(r->mad, r->len, &pc->c) == IBS_OK) {
@@ -227,6 +218,7 @@ static void on_ext(void *ctx, const struct ibs_mad_req *req, const struct ibs_ma
 				pc->c.xmit_wait = 0;
 		}
 	}
+	ibs_counters_details(c);
 	/*
 	 * The resets wait for this read: a PortCounters reset in flight beside
 	 * it would clear the data counters it reads (one set of counters behind
@@ -247,7 +239,7 @@ static void on_counters(void *ctx, const struct ibs_mad_req *req, const struct i
 	struct ibs_mad_req ext;
 	uint8_t data[64];
 
-	if (follow_redirect(c, req, r, on_counters))
+	if (ibs_follow_redirect(c, req, r, on_counters))
 		return;
 	pc->outcome = r->outcome;
 	pc->status = r->status;
@@ -260,10 +252,12 @@ static void on_counters(void *ctx, const struct ibs_mad_req *req, const struct i
 		pc->t_ns = ibs_mono_ns();
 		if (c->node->pma_capmask & (IBS_PM_EXT_WIDTH_SUPPORTED | IBS_PM_EXT_WIDTH_NOIETF_SUP)) {
 			/* on_ext resets, once that read is back. */
-			pma_req(&ext, ibs_port_pma_lid(c->node, c->port), IBS_ATTR_PORT_COUNTERS_EXT, c->port->num, true, false, data);
-			ibs_engine_submit(c->e, &ext, on_ext, cctx(c, c->node, c->port, true));
-		} else if (c->o->reset) {
-			submit_reset(c, false);
+			ibs_pma_req(&ext, ibs_port_pma_lid(c->node, c->port), IBS_ATTR_PORT_COUNTERS_EXT, c->port->num, true, false, data);
+			ibs_engine_submit(c->e, &ext, on_ext, ibs_cctx(c, c->node, c->port, true));
+		} else {
+			ibs_counters_details(c);
+			if (c->o->reset)
+				submit_reset(c, false);
 		}
 	} else if (r->outcome == IBS_MAD_OK) {
 		pc->outcome = IBS_MAD_MALFORMED;
@@ -286,6 +280,8 @@ static struct ibs_port_counters *fresh(struct ibs_port *pt)
 		pt->ctr->state = 0;
 		pt->ctr->t_ns = 0;
 		memset(&pt->ctr->c, 0, sizeof(pt->ctr->c));
+		memset(pt->ctr->det, 0, sizeof(pt->ctr->det));
+		memset(&pt->ctr->d, 0, sizeof(pt->ctr->d));
 	}
 	return pt->ctr;
 }
@@ -307,8 +303,8 @@ static void read_ports(struct cctx *base, struct ibs_node *n, uint16_t lid)
 	for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
 		if (!in_group(n, pt, lid))
 			continue;
-		pma_req(&req, lid, IBS_ATTR_PORT_COUNTERS, pt->num, false, false, data);
-		ibs_engine_submit(base->e, &req, on_counters, cctx(base, n, pt, false));
+		ibs_pma_req(&req, lid, IBS_ATTR_PORT_COUNTERS, pt->num, false, false, data);
+		ibs_engine_submit(base->e, &req, on_counters, ibs_cctx(base, n, pt, false));
 	}
 }
 
@@ -317,7 +313,7 @@ static void on_cpi(void *ctx, const struct ibs_mad_req *req, const struct ibs_ma
 	struct cctx *c = ctx;
 	uint16_t lid = ibs_port_pma_lid(c->node, c->port);
 
-	if (follow_redirect(c, req, r, on_cpi))
+	if (ibs_follow_redirect(c, req, r, on_cpi))
 		return;
 	if (r->outcome == IBS_MAD_OK && ibs_decode_pma_capmask(r->mad, r->len, &c->node->pma_capmask,
 							      &c->node->pma_capmask2) == IBS_OK)
@@ -344,6 +340,8 @@ static void prepare_ports(struct ibs_node *n, bool *any, bool *with_lid)
 {
 	struct ibs_port *pt;
 
+	/* What the PMA has is learnt anew in each reading (a firmware may change in between). */
+	memset(n->pma_det, 0, sizeof(n->pma_det));
 	for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
 		struct ibs_port_counters *c;
 		uint8_t why;
@@ -383,8 +381,8 @@ static void start_node(struct cctx *base, struct ibs_node *n)
 			read_ports(base, n, lid);
 			continue;
 		}
-		pma_req(&req, lid, IBS_ATTR_CLASS_PORT_INFO, 0, false, false, NULL);
-		ibs_engine_submit(base->e, &req, on_cpi, cctx(base, n, pt, false));
+		ibs_pma_req(&req, lid, IBS_ATTR_CLASS_PORT_INFO, 0, false, false, NULL);
+		ibs_engine_submit(base->e, &req, on_cpi, ibs_cctx(base, n, pt, false));
 	}
 }
 
@@ -449,6 +447,7 @@ enum ibs_err ibs_read_counters_interval(struct ibs_engine *e, struct ibs_fabric 
 	struct ibs_port *pt;
 
 	first.reset = false; /* a reset now would be the first delta's loss */
+	first.first_of_two = true;
 	rc = ibs_read_counters(e, f, run, &first);
 	if (rc != IBS_OK || run->no_lids)
 		return rc;

@@ -81,6 +81,18 @@ static void check_links(const struct ibs_fabric *f, struct ibs_findings *fs)
 	}
 }
 
+/* "; PortRcvErrorDetails: LocalPhysical 700" where d's details were read and name a reason, else "" (in buf). */
+static const char *why_counted(const struct ibs_port_counters *c, const struct ibs_counter_def *d, char *buf)
+{
+	int k = ibs_counter_det(d);
+	char s[200];
+
+	buf[0] = 0;
+	if (k >= 0 && ibs_port_details_str(c, (unsigned)k, s, sizeof(s)))
+		snprintf(buf, 256, "; %s: %s", ibs_det_attr_name((unsigned)k), s);
+	return buf;
+}
+
 static void check_counters(const struct ibs_fabric *f, const struct ibs_run *run, const struct ibs_health_opts *o,
 			   struct ibs_findings *fs)
 {
@@ -118,6 +130,7 @@ static void check_counters(const struct ibs_fabric *f, const struct ibs_run *run
 				const struct ibs_counter_def *d = &ibs_counter_defs[k];
 				uint64_t v = ibs_counter_get(&pt->ctr->c, d);
 				struct ibs_finding *x;
+				char det[256];
 				if (!d->error)
 					continue;
 				/*
@@ -140,14 +153,14 @@ static void check_counters(const struct ibs_fabric *f, const struct ibs_run *run
 						continue;
 					x = add(fs, CK_COUNTERS, IBS_SEV_WARNING, n, (uint8_t)p,
 						"%s port %u: %s rose by %" PRIu64 " since the last run (%.0f s ago; threshold %" PRIu64
-						")",
-						nm(n), p, d->name, v, since, o->thresholds->t[k]);
+						"%s)",
+						nm(n), p, d->name, v, since, o->thresholds->t[k], why_counted(pt->ctr, d, det));
 				} else {
 					if (v <= o->thresholds->t[k])
 						continue;
 					x = add(fs, CK_COUNTERS, IBS_SEV_WARNING, n, (uint8_t)p,
-						"%s port %u: %s is %" PRIu64 " (threshold %" PRIu64 ")", nm(n), p, d->name, v,
-						o->thresholds->t[k]);
+						"%s port %u: %s is %" PRIu64 " (threshold %" PRIu64 "%s)", nm(n), p, d->name, v,
+						o->thresholds->t[k], why_counted(pt->ctr, d, det));
 				}
 				x->counter = d;
 				x->value = v;

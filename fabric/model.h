@@ -27,6 +27,26 @@ enum ibs_ctr_skip {
 	IBS_CTR_MOVED,      /* --interval: the LID of the first reading now leads elsewhere */
 };
 
+/*
+ * A port's PortRcvErrorDetails ([IBS_DET_RCV]) or PortXmitDiscardDetails
+ * ([IBS_DET_XMIT]) in one reading: asked only where the summary counter
+ * moved (fabric/counters_details.c).
+ */
+enum { IBS_DET_RCV = 0, IBS_DET_XMIT = 1, IBS_N_DET = 2 };
+enum ibs_det_state {
+	IBS_DET_NOT_ASKED = 0, /* the summary counter did not move */
+	IBS_DET_WAITING,       /* for the answer to another port of the same PMA (does it have them?) */
+	IBS_DET_ASKED,         /* in flight */
+	IBS_DET_OK,            /* answered: the port's details hold it */
+	IBS_DET_FAILED,        /* asked, not answered (outcome, status) */
+	IBS_DET_SKIPPED,       /* not asked: the PMA failed the same request for another port (outcome, status) */
+};
+struct ibs_port_det {
+	uint8_t state;            /* enum ibs_det_state */
+	enum ibs_outcome outcome; /* FAILED, SKIPPED */
+	uint16_t status;
+};
+
 struct ibs_port_counters {
 	bool ok;                  /* PortCounters answered */
 	bool extended;            /* 64-bit data counters from PortCountersExtended */
@@ -43,7 +63,11 @@ struct ibs_port_counters {
 	bool prev_ext_errors;     /* its error counters were too */
 	struct ibs_pma_counters prev;
 	uint64_t prev_t_ns;
+	struct ibs_port_det det[IBS_N_DET];
+	struct ibs_pma_details d; /* the members of the attributes in state IBS_DET_OK */
 };
+
+enum ibs_node_det { IBS_NODE_DET_UNKNOWN = 0, IBS_NODE_DET_PROBING, IBS_NODE_DET_HAS, IBS_NODE_DET_LACKS };
 
 struct ibs_port {
 	uint8_t num;
@@ -85,6 +109,10 @@ struct ibs_node {
 	uint16_t pma_capmask;     /* PMA ClassPortInfo CapabilityMask, when read */
 	uint32_t pma_capmask2;    /* and its CapabilityMask2 (27 bits) */
 	bool pma_cpi_ok;
+	/* Whether its PMA answers each details attribute, learnt in this reading (enum ibs_node_det). */
+	uint8_t pma_det[IBS_N_DET];
+	enum ibs_outcome pma_det_outcome[IBS_N_DET]; /* how it failed, with IBS_NODE_DET_LACKS */
+	uint16_t pma_det_status[IBS_N_DET];
 	struct ibs_node *next_same_guid;
 	struct ibs_node *last_same_guid; /* on the first of a GUID's chain: its last, so adding is O(1) */
 };

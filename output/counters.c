@@ -23,6 +23,54 @@ static void rate_or_null(struct emit *e, const char *key, const char *fmt, const
 		emit_null(e, key, null_fmt);
 }
 
+/* In text, after PortRcvErrors or PortXmitDiscards: why it counted, where that was asked. */
+static void details_text(struct emit *e, const struct ibs_port_counters *c, const struct ibs_counter_def *d)
+{
+	int k = ibs_counter_det(d);
+	char buf[256];
+	const char *why;
+
+	if (k < 0)
+		return;
+	if (ibs_port_details_str(c, (unsigned)k, buf, sizeof(buf)))
+		emit_text(e, " (%s)", buf);
+	else if ((why = ibs_port_details_why(c, (unsigned)k, buf, sizeof(buf))))
+		emit_text(e, " (%s)", why);
+}
+
+/*
+ * In JSON, each port's "rcv_error_details" and "xmit_discard_details": null
+ * where not asked (the summary counter did not move), else an object with
+ * "error" (null, or why the attribute is unknown) and each member by its IBA
+ * name (null where unknown).
+ */
+static void details_json(struct emit *e, const struct ibs_port_counters *c, unsigned k)
+{
+	size_t i;
+	char buf[256];
+	const char *why;
+
+	if (c->det[k].state == IBS_DET_NOT_ASKED) {
+		emit_null(e, ibs_det_key(k), NULL);
+		return;
+	}
+	emit_obj_open(e, ibs_det_key(k));
+	why = ibs_port_details_why(c, k, buf, sizeof(buf));
+	if (why)
+		emit_str(e, "error", NULL, why);
+	else
+		emit_null(e, "error", NULL);
+	for (i = 0; i < ibs_n_detail_defs; i++) {
+		if (ibs_detail_defs[i].det != k)
+			continue;
+		if (c->det[k].state == IBS_DET_OK)
+			emit_uint(e, ibs_detail_defs[i].name, NULL, ibs_detail_get(&c->d, &ibs_detail_defs[i]));
+		else
+			emit_null(e, ibs_detail_defs[i].name, NULL);
+	}
+	emit_obj_close(e);
+}
+
 void render_counters(struct emit *e, const struct ibs_fabric *f, const struct ibs_run *run)
 {
 	size_t i, k;
@@ -69,6 +117,8 @@ void render_counters(struct emit *e, const struct ibs_fabric *f, const struct ib
 				emit_null(e, "extended", NULL);
 				emit_null(e, "extended_errors", NULL);
 				emit_null(e, "counters", NULL);
+				for (k = 0; k < IBS_N_DET; k++)
+					emit_null(e, ibs_det_key((unsigned)k), NULL);
 				emit_null(e, "deltas", NULL);
 				emit_obj_close(e);
 				continue;
@@ -90,8 +140,11 @@ void render_counters(struct emit *e, const struct ibs_fabric *f, const struct ib
 				emit_uint(e, ibs_counter_defs[k].name, NULL, v);
 				if (v)
 					emit_text(e, " %s=%" PRIu64, ibs_counter_defs[k].name, v);
+				details_text(e, c, &ibs_counter_defs[k]);
 			}
 			emit_obj_close(e);
+			for (k = 0; k < IBS_N_DET; k++)
+				details_json(e, c, (unsigned)k);
 			/* Over the time between this port's two answers, not the nominal interval. */
 			dt = ibs_port_counters_elapsed(c);
 			if (dt > 0) {

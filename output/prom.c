@@ -27,7 +27,8 @@ static void label(struct strbuf *sb, const char *k, const char *v, bool comma)
 	sb_addc(sb, '"');
 }
 
-static void port_labels(struct strbuf *sb, const struct ibs_node *n, unsigned p)
+/* A port's labels, and one more (key=val) where key is not NULL. */
+static void port_labels_with(struct strbuf *sb, const struct ibs_node *n, unsigned p, const char *key, const char *val)
 {
 	const struct ibs_port *pt = ibs_node_port(n, p);
 	char g[24], pn[8];
@@ -45,7 +46,14 @@ static void port_labels(struct strbuf *sb, const struct ibs_node *n, unsigned p)
 	} else {
 		label(sb, "peer", "", true);
 	}
+	if (key)
+		label(sb, key, val, true);
 	sb_addc(sb, '}');
+}
+
+static void port_labels(struct strbuf *sb, const struct ibs_node *n, unsigned p)
+{
+	port_labels_with(sb, n, p, NULL, NULL);
 }
 
 static void metric_head(struct strbuf *sb, const char *name, const char *type, const char *help)
@@ -78,6 +86,44 @@ static void prom_xmit_wait_rate(struct strbuf *sb, const struct ibs_fabric *f)
 			sb_adds(sb, "ibscan_port_xmit_wait_ticks_per_second");
 			port_labels(sb, n, pt->num);
 			sb_addf(sb, " %.6g\n", tps);
+		}
+	}
+}
+
+/*
+ * PortRcvErrorDetails and PortXmitDiscardDetails, one series per reason, for
+ * the ports whose details were read (PortRcvErrors or PortXmitDiscards
+ * moved): each family only where some port has it, so that a clean fabric's
+ * exposition does not change.
+ */
+static void prom_details(struct strbuf *sb, const struct ibs_fabric *f)
+{
+	unsigned k;
+	size_t i, r;
+	const struct ibs_port *pt;
+	char name[64], help[160];
+
+	for (k = 0; k < IBS_N_DET; k++) {
+		bool head = false;
+		snprintf(name, sizeof(name), "ibscan_port_%s_total", ibs_det_key(k));
+		snprintf(help, sizeof(help), "PMA %s of the port, by reason (read only where %s moved).",
+			 ibs_det_attr_name(k), ibs_det_summary(k)->name);
+		for (i = 0; i < f->n_nodes; i++) {
+			const struct ibs_node *n = f->nodes[i];
+			for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
+				if (!pt->ctr || !pt->ctr->ok || pt->ctr->det[k].state != IBS_DET_OK)
+					continue;
+				if (!head)
+					metric_head(sb, name, "counter", help);
+				head = true;
+				for (r = 0; r < ibs_n_detail_defs; r++) {
+					if (ibs_detail_defs[r].det != k)
+						continue;
+					sb_adds(sb, name);
+					port_labels_with(sb, n, pt->num, "reason", ibs_detail_defs[r].key);
+					sb_addf(sb, " %" PRIu64 "\n", ibs_detail_get(&pt->ctr->d, &ibs_detail_defs[r]));
+				}
+			}
 		}
 	}
 }
@@ -127,6 +173,7 @@ static void prom_counters(struct strbuf *sb, const struct ibs_fabric *f)
 		}
 	}
 	prom_xmit_wait_rate(sb, f);
+	prom_details(sb, f);
 	metric_head(sb, "ibscan_port_counters_ok", "gauge", "Whether the port's PMA answered PortCounters (1) or not (0).");
 	for (i = 0; i < f->n_nodes; i++) {
 		const struct ibs_node *n = f->nodes[i];

@@ -1,6 +1,7 @@
 /*
  * The GMP side of the codec: PMA attributes (ClassPortInfo's redirect and
- * capability mask, PortCounters, PortCountersExtended) and the SA
+ * capability mask, PortCounters, PortCountersExtended, PortRcvErrorDetails,
+ * PortXmitDiscardDetails) and the SA
  * PathRecord decoded through libibmad's field tables (field.h) after a
  * length check, and the payloads that select a port's counters or ask for
  * a path.
@@ -140,6 +141,53 @@ enum ibs_err ibs_decode_port_counters_ext_errors(const uint8_t *mad, size_t len,
 	if (gmp_data(mad, len, 176, d))
 		return IBS_E_MALFORMED;
 	decode_counters(d, 0, N_ERROR_FIELDS, true, o);
+	return IBS_OK;
+}
+
+/*
+ * PortRcvErrorDetails (IBA 16.1.4.1) and PortXmitDiscardDetails (16.1.4.2):
+ * PortSelect as in PortCounters, then 16-bit counters from byte 4 on.
+ */
+#define DET(member, f) { offsetof(struct ibs_pma_details, member), f }
+static const struct {
+	size_t at;
+	enum MAD_FIELDS f;
+} rcv_detail_fields[] = {
+	DET(local_physical, IB_PC_RCV_LOCAL_PHY_ERR_F),
+	DET(malformed, IB_PC_RCV_MALFORMED_PKT_ERR_F),
+	DET(buffer_overrun, IB_PC_RCV_BUF_OVR_ERR_F),
+	DET(dlid_mapping, IB_PC_RCV_DLID_MAP_ERR_F),
+	DET(vl_mapping, IB_PC_RCV_VL_MAP_ERR_F),
+	DET(looping, IB_PC_RCV_LOOPING_ERR_F),
+}, xmit_detail_fields[] = {
+	DET(inactive, IB_PC_XMT_INACT_DISC_F),
+	DET(neighbor_mtu, IB_PC_XMT_NEIGH_MTU_DISC_F),
+	DET(sw_lifetime_limit, IB_PC_XMT_SW_LIFE_DISC_F),
+	DET(sw_hoq_lifetime_limit, IB_PC_XMT_SW_HOL_DISC_F),
+};
+#undef DET
+
+enum ibs_err ibs_decode_rcv_error_details(const uint8_t *mad, size_t len, struct ibs_pma_details *o)
+{
+	uint8_t d[IBS_MAD_SIZE];
+	size_t i;
+
+	if (gmp_data(mad, len, 16, d))
+		return IBS_E_MALFORMED;
+	for (i = 0; i < sizeof(rcv_detail_fields) / sizeof(rcv_detail_fields[0]); i++)
+		*(uint64_t *)(void *)((char *)o + rcv_detail_fields[i].at) = GET32(d, rcv_detail_fields[i].f);
+	return IBS_OK;
+}
+
+enum ibs_err ibs_decode_xmit_discard_details(const uint8_t *mad, size_t len, struct ibs_pma_details *o)
+{
+	uint8_t d[IBS_MAD_SIZE];
+	size_t i;
+
+	if (gmp_data(mad, len, 12, d))
+		return IBS_E_MALFORMED;
+	for (i = 0; i < sizeof(xmit_detail_fields) / sizeof(xmit_detail_fields[0]); i++)
+		*(uint64_t *)(void *)((char *)o + xmit_detail_fields[i].at) = GET32(d, xmit_detail_fields[i].f);
 	return IBS_OK;
 }
 

@@ -53,6 +53,8 @@ enum {
 	IBS_ATTR_MLNX_EXT_PORT_INFO = 0xff90,
 	IBS_ATTR_PORT_COUNTERS = 0x0012,
 	IBS_ATTR_PORT_COUNTERS_EXT = 0x001d,
+	IBS_ATTR_PORT_RCV_ERROR_DETAILS = 0x0015,
+	IBS_ATTR_PORT_XMIT_DISCARD_DETAILS = 0x0016,
 	IBS_ATTR_SA_PATH_RECORD = 0x0035,
 };
 
@@ -246,7 +248,19 @@ enum ibs_err ibs_decode_port_counters(const uint8_t *mad, size_t len, struct ibs
 enum ibs_err ibs_decode_port_counters_ext(const uint8_t *mad, size_t len, struct ibs_pma_counters *out);
 /* Its additional 64-bit error counters and PortXmitWait (IBS_PM2_ADDL_PORT_CTRS_EXT). */
 enum ibs_err ibs_decode_port_counters_ext_errors(const uint8_t *mad, size_t len, struct ibs_pma_counters *out);
-/* Payload selecting a port for PortCounters/PortCountersExtended; reset: CounterSelect all. */
+/*
+ * PortRcvErrorDetails (IBA 16.1.4.1) and PortXmitDiscardDetails (16.1.4.2):
+ * optional 16-bit counters saying why PortRcvErrors and PortXmitDiscards
+ * counted. No ClassPortInfo bit announces them (libibmad and the kernel's
+ * ib_pma.h define none): an agent without them answers a bad status.
+ */
+struct ibs_pma_details {
+	uint64_t local_physical, malformed, buffer_overrun, dlid_mapping, vl_mapping, looping;
+	uint64_t inactive, neighbor_mtu, sw_lifetime_limit, sw_hoq_lifetime_limit;
+};
+enum ibs_err ibs_decode_rcv_error_details(const uint8_t *mad, size_t len, struct ibs_pma_details *out);
+enum ibs_err ibs_decode_xmit_discard_details(const uint8_t *mad, size_t len, struct ibs_pma_details *out);
+/* Payload selecting a port for PortCounters/PortCountersExtended (and the details); reset: CounterSelect all. */
 void ibs_pma_select(uint8_t *data, size_t len, uint8_t port, bool ext, bool reset);
 
 /* SA PathRecord (IBA 15.2.5.16). */

@@ -109,6 +109,10 @@ const char *ibs_attr_name(uint8_t c, uint16_t a)
 			return "PortCounters";
 		case IBS_ATTR_PORT_COUNTERS_EXT:
 			return "PortCountersExtended";
+		case IBS_ATTR_PORT_RCV_ERROR_DETAILS:
+			return "PortRcvErrorDetails";
+		case IBS_ATTR_PORT_XMIT_DISCARD_DETAILS:
+			return "PortXmitDiscardDetails";
 		}
 	} else if (c == IBS_CLASS_SA) {
 		switch (a) {

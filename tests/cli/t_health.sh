@@ -20,6 +20,16 @@ for cap in "$caps"/*.cap; do
 	promtool check metrics <"$TMP/$name.c.prom" >"$TMP/promtool.out" 2>&1 || { cat "$TMP/promtool.out"; fail "$name: promtool rejects counter metrics"; }
 done
 echo "ok: promtool accepts health and counters metrics of every capture"
+# counters.cap holds Hca2's PortRcvErrorDetails (its PortRcvErrors moved): one series per reason, each
+# family once, in both outputs that promtool just accepted.
+for f in "$TMP/counters.prom" "$TMP/counters.c.prom"; do
+	[ "$(grep -c '^# TYPE ibscan_port_rcv_error_details_total counter$' "$f")" = 1 ] || fail "$f: no details family"
+	[ "$(grep -c '^ibscan_port_rcv_error_details_total{.*name="Hca2".*reason="[a-z_]*"} [0-9]*$' "$f")" = 6 ] ||
+		fail "$f: want 6 details series for Hca2: $(grep details "$f")"
+	grep -q 'reason="local_physical"} 700$' "$f" || fail "$f: LocalPhysical 700 missing"
+done
+grep -q details_total "$TMP/net.2sw2path4hca.prom" && fail "a clean fabric has details series"
+echo "ok: PortRcvErrorDetails series per reason where PortRcvErrors moved, none on a clean fabric"
 
 # Verdicts and exit codes, one per kind of fault.
 expect() { # CAPTURE EXIT STATUS-LINE-PREFIX [args]

@@ -36,6 +36,9 @@ fixture_states() {
 	sim_console 'PerformanceSet "Switch1"[1] PortCounters.SymbolErrorCounter=5000' >/dev/null
 	sim_console 'PerformanceSet "Switch2"[3] PortCounters.LinkDownedCounter=40' >/dev/null
 	sim_console 'PerformanceSet "Hca2"[1] PortCounters.PortRcvErrors=777' >/dev/null
+	# Why it counted (PortRcvErrorDetails, read where PortRcvErrors moved; never reset by ibscan).
+	sim_console 'PerformanceSet "Hca2"[1] PortRcvErrorDetails.PortLocalPhysicalErrors=700' >/dev/null
+	sim_console 'PerformanceSet "Hca2"[1] PortRcvErrorDetails.PortMalformedPacketErrors=77' >/dev/null
 	sim_console 'PerformanceSet "Hca3"[1] PortCounters.PortXmitWait=123456' >/dev/null
 	"$visit" counters --reset-counters # reset, so the later captures show only their own fault
 	sim_console 'Guid "Hca4" 0x0000000000100000' >/dev/null

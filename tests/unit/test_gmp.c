@@ -3,7 +3,8 @@
  * PortCounters (IBA 16.1.3.5) and PortCountersExtended (16.1.4.11, with and
  * without the additional error counters) gets a distinct value written with
  * libibmad's own field tables, and must come back in its own member, each
- * attribute touching only the members it carries.
+ * attribute touching only the members it carries; likewise the 16-bit
+ * PortRcvErrorDetails and PortXmitDiscardDetails (IBA 16.1.4.1-2).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -136,12 +137,82 @@ static void test_port_counters_ext_errors(void **state)
 	check(rows, sizeof(rows) / sizeof(rows[0]), 64, ibs_decode_port_counters_ext_errors);
 }
 
+/*
+ * PortRcvErrorDetails (IBA 16.1.4.1) and PortXmitDiscardDetails (16.1.4.2):
+ * each 16-bit field gets a value with both bytes distinct, written with
+ * libibmad's tables; each must come back in its own member, and neither
+ * decoder touches the other attribute's members.
+ */
+struct drow {
+	const char *name;
+	size_t at;
+	enum MAD_FIELDS f;
+};
+#define D(m) #m, offsetof(struct ibs_pma_details, m)
+
+static void check_details(const struct drow *rows, size_t n,
+			  enum ibs_err (*decode)(const uint8_t *, size_t, struct ibs_pma_details *))
+{
+	uint8_t mad[IBS_MAD_SIZE], *d = mad + IBS_GMP_DATA_OFFS;
+	struct ibs_pma_details c;
+	size_t i;
+
+	memset(mad, 0, sizeof(mad));
+	memset(&c, 0x5a, sizeof(c));
+	for (i = 0; i < n; i++) {
+		uint32_t v = (uint32_t)(0x1100 * (i + 1) + i + 1);
+		if (rows[i].f)
+			mad_encode_field(d, rows[i].f, &v);
+	}
+	assert_int_equal(decode(mad, sizeof(mad), &c), IBS_OK);
+	for (i = 0; i < n; i++) {
+		uint64_t got, want = rows[i].f ? 0x1100 * (i + 1) + i + 1 : UNTOUCHED;
+		memcpy(&got, (const char *)&c + rows[i].at, sizeof(got));
+		if (got != want)
+			fail_msg("%s: 0x%llx, want 0x%llx", rows[i].name, (unsigned long long)got,
+				 (unsigned long long)want);
+	}
+	assert_int_equal(decode(mad, IBS_GMP_DATA_OFFS + 8, &c), IBS_E_MALFORMED);
+}
+
+static void test_rcv_error_details(void **state)
+{
+	const struct drow rows[] = {
+		{ D(local_physical), IB_PC_RCV_LOCAL_PHY_ERR_F },
+		{ D(malformed), IB_PC_RCV_MALFORMED_PKT_ERR_F },
+		{ D(buffer_overrun), IB_PC_RCV_BUF_OVR_ERR_F },
+		{ D(dlid_mapping), IB_PC_RCV_DLID_MAP_ERR_F },
+		{ D(vl_mapping), IB_PC_RCV_VL_MAP_ERR_F },
+		{ D(looping), IB_PC_RCV_LOOPING_ERR_F },
+		{ D(inactive), 0 },
+		{ D(sw_hoq_lifetime_limit), 0 },
+	};
+	(void)state;
+	check_details(rows, sizeof(rows) / sizeof(rows[0]), ibs_decode_rcv_error_details);
+}
+
+static void test_xmit_discard_details(void **state)
+{
+	const struct drow rows[] = {
+		{ D(inactive), IB_PC_XMT_INACT_DISC_F },
+		{ D(neighbor_mtu), IB_PC_XMT_NEIGH_MTU_DISC_F },
+		{ D(sw_lifetime_limit), IB_PC_XMT_SW_LIFE_DISC_F },
+		{ D(sw_hoq_lifetime_limit), IB_PC_XMT_SW_HOL_DISC_F },
+		{ D(local_physical), 0 },
+		{ D(looping), 0 },
+	};
+	(void)state;
+	check_details(rows, sizeof(rows) / sizeof(rows[0]), ibs_decode_xmit_discard_details);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_port_counters),
 		cmocka_unit_test(test_port_counters_ext),
 		cmocka_unit_test(test_port_counters_ext_errors),
+		cmocka_unit_test(test_rcv_error_details),
+		cmocka_unit_test(test_xmit_discard_details),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,373 @@
+/*
+ * Unit tests of PortRcvErrorDetails and PortXmitDiscardDetails in the counter
+ * sweep (fabric/counters_details.c) over a scripted PMA: a clean fabric sends
+ * no MAD more, a port whose PortRcvErrors or PortXmitDiscards moved has its
+ * details read and decoded (and rendered in JSON, Prometheus and health), a
+ * PMA that answers a bad status or nothing is asked once, not once per port,
+ * with the summary counters still whole, and --interval asks only where the
+ * summary rose between the readings.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "fake_transport.h"
+#include "../../core/mad/engine.h"
+#include "../../fabric/counters.h"
+#include "../../fabric/health.h"
+#include "../../fabric/run.h"
+#include "../../output/counters.h"
+#include "../../output/emit.h"
+#include "../../output/prom.h"
+
+#include <jansson.h>
+
+#define SW_GUID 0x200000ull
+#define SW_LID 1
+#define NPORTS 4
+
+/* A switch's PMA at LID 1 (and its SMA, for the NodeInfo of --interval). */
+struct dpma {
+	uint32_t rcv_errors[NPORTS + 1], xmit_discards[NPORTS + 1];
+	uint16_t det_status; /* nonzero: the details are answered with this status */
+	bool det_drop;       /* the details are never answered */
+	unsigned rise_after; /* nonzero: after this many PortCounters answers, port 2's PortRcvErrors rises by 4 */
+	unsigned pc, det_gets[2], sets, other;
+};
+
+static void dp_on_send(struct fake *f, const struct ibs_mad_req *req, const uint8_t *mad)
+{
+	struct dpma *p = f->ctx;
+	uint8_t data[IBS_MAD_SIZE - IBS_GMP_DATA_OFFS], out[IBS_MAD_SIZE];
+	uint32_t port = mad[IBS_GMP_DATA_OFFS + 1], v;
+
+	memset(data, 0, sizeof(data));
+	if (req->mgmt_class == IBS_CLASS_SMI) {
+		uint64_t g = SW_GUID;
+		v = 1;
+		mad_encode_field(data, IB_NODE_BASE_VERS_F, &v);
+		mad_encode_field(data, IB_NODE_CLASS_VERS_F, &v);
+		v = NPORTS;
+		mad_encode_field(data, IB_NODE_NPORTS_F, &v);
+		v = IB_NODE_SWITCH;
+		mad_encode_field(data, IB_NODE_TYPE_F, &v);
+		mad_encode_field(data, IB_NODE_GUID_F, &g);
+		mad_encode_field(data, IB_NODE_PORT_GUID_F, &g);
+		fake_answer(f, mad, 0, data, 0);
+		return;
+	}
+	assert_int_equal(req->mgmt_class, IBS_CLASS_PMA);
+	assert_int_equal(req->addr.lid, SW_LID);
+	if (req->method == IBS_METHOD_SET) {
+		p->sets++;
+		fake_answer(f, mad, 0, NULL, 0);
+		return;
+	}
+	fake_make_resp(mad, 0, NULL, out);
+	if (req->attr_id == IBS_ATTR_PORT_COUNTERS) {
+		assert_true(port >= 1 && port <= NPORTS);
+		mad_encode_field(data, IB_PC_PORT_SELECT_F, &port);
+		v = p->rcv_errors[port];
+		mad_encode_field(data, IB_PC_ERR_RCV_F, &v);
+		v = p->xmit_discards[port];
+		mad_encode_field(data, IB_PC_XMT_DISCARDS_F, &v);
+		if (p->rise_after && ++p->pc == p->rise_after)
+			p->rcv_errors[2] += 4;
+	} else if (req->attr_id == IBS_ATTR_PORT_RCV_ERROR_DETAILS ||
+		   req->attr_id == IBS_ATTR_PORT_XMIT_DISCARD_DETAILS) {
+		bool rcv = req->attr_id == IBS_ATTR_PORT_RCV_ERROR_DETAILS;
+		p->det_gets[!rcv]++;
+		if (p->det_drop)
+			return;
+		if (p->det_status) {
+			fake_answer(f, mad, p->det_status, NULL, 0);
+			return;
+		}
+		mad_encode_field(data, IB_PC_PORT_SELECT_F, &port);
+		/* Distinct per member and port: port * 1000 + the member's rank. */
+		if (rcv) {
+			enum MAD_FIELDS fl;
+			for (fl = IB_PC_RCV_LOCAL_PHY_ERR_F; fl < IB_PC_RCV_ERR_LAST_F; fl++) {
+				v = port * 1000 + (uint32_t)(fl - IB_PC_RCV_LOCAL_PHY_ERR_F) + 1;
+				mad_encode_field(data, fl, &v);
+			}
+		} else {
+			enum MAD_FIELDS fl;
+			for (fl = IB_PC_XMT_INACT_DISC_F; fl < IB_PC_XMT_DISC_LAST_F; fl++) {
+				v = port * 1000 + (uint32_t)(fl - IB_PC_XMT_INACT_DISC_F) + 1;
+				mad_encode_field(data, fl, &v);
+			}
+		}
+	} else {
+		p->other++; /* ClassPortInfo: no capability bits; PortCountersExtended not asked then */
+	}
+	memcpy(out + IBS_GMP_DATA_OFFS, data, sizeof(data));
+	fake_push(f, out, IBS_MAD_SIZE, 0, 0);
+}
+
+static struct ibs_fabric *one_switch(void)
+{
+	struct ibs_fabric *f = ibs_fabric_new();
+	struct ibs_nodeinfo ni = { .node_type = IBS_NODE_SWITCH, .num_ports = NPORTS, .node_guid = SW_GUID,
+				   .port_guid = SW_GUID };
+	struct ibs_addr a;
+	struct ibs_node *n;
+	unsigned p;
+
+	ibs_addr_dr(&a, NULL, 0);
+	n = ibs_fabric_add_node(f, &ni, &a);
+	for (p = 0; p <= NPORTS; p++) {
+		n->ports[p].valid = true;
+		n->ports[p].pi.state = 4;
+		n->ports[p].pi.phys_state = 5;
+		n->ports[p].guid = SW_GUID;
+	}
+	n->ports[0].pi.lid = SW_LID;
+	return f;
+}
+
+struct rig {
+	struct fake fk;
+	struct ibs_engine *e;
+	struct ibs_run run;
+	struct ibs_fabric *f;
+	struct ibs_node *n;
+};
+
+static void rig_run(struct rig *r, struct dpma *p, const struct ibs_counter_opts *o, double interval_s)
+{
+	struct ibs_engine_opts eo = { .window = 8, .timeout_ms = 30, .retries = 1, .fixed_timeout = true };
+
+	memset(&r->run, 0, sizeof(r->run));
+	fake_init(&r->fk, dp_on_send, p);
+	r->e = ibs_engine_new(&r->fk.t, &eo);
+	r->f = one_switch();
+	r->n = r->f->nodes[0];
+	if (interval_s > 0)
+		assert_int_equal(ibs_read_counters_interval(r->e, r->f, &r->run, o, interval_s), IBS_OK);
+	else
+		assert_int_equal(ibs_read_counters(r->e, r->f, &r->run, o), IBS_OK);
+}
+
+static void rig_close(struct rig *r)
+{
+	ibs_engine_free(r->e);
+	free(r->fk.q);
+	ibs_run_free(&r->run);
+	ibs_fabric_free(r->f);
+}
+
+static const struct ibs_port_counters *ctr(struct rig *r, unsigned p)
+{
+	assert_non_null(r->n->ports[p].ctr);
+	assert_true(r->n->ports[p].ctr->ok);
+	return r->n->ports[p].ctr;
+}
+
+/* A clean fabric: exactly the MADs it cost before (PortCounters per port, ClassPortInfo with -x). */
+static void test_clean_costs_nothing(void **state)
+{
+	struct ibs_counter_opts plain = { 0 }, ext = { .extended = true };
+	struct dpma p;
+	struct rig r;
+	unsigned k;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	rig_run(&r, &p, &plain, 0);
+	assert_int_equal(r.fk.sent, NPORTS);
+	for (k = 1; k <= NPORTS; k++)
+		assert_int_equal(ctr(&r, k)->det[IBS_DET_RCV].state, IBS_DET_NOT_ASKED);
+	rig_close(&r);
+	memset(&p, 0, sizeof(p));
+	rig_run(&r, &p, &ext, 0);
+	assert_int_equal(r.fk.sent, NPORTS + 1);
+	assert_int_equal(p.det_gets[0] + p.det_gets[1], 0);
+	rig_close(&r);
+}
+
+static json_t *port_json(json_t *doc, unsigned port)
+{
+	size_t i;
+	json_t *p;
+
+	json_array_foreach(json_object_get(doc, "ports_counters"), i, p)
+		if (json_integer_value(json_object_get(p, "port")) == (json_int_t)port)
+			return p;
+	fail_msg("no port %u", port);
+	return NULL;
+}
+
+/*
+ * Port 2's PortRcvErrors and port 3's PortXmitDiscards moved: one request
+ * each, decoded member by member, no other port asked, no Set; JSON,
+ * Prometheus and health say the reasons.
+ */
+static void test_errors_read(void **state)
+{
+	struct ibs_counter_opts o = { .extended = true };
+	struct dpma p;
+	struct rig r;
+	size_t i;
+	struct emit *e = emit_new(EMIT_JSON);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+	json_t *doc, *d;
+	json_error_t err;
+	struct ibs_thresholds t;
+	struct ibs_health_opts ho = { .thresholds = &t, .counters = true };
+	struct ibs_findings fs;
+	bool said_rcv = false, said_xmit = false;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	p.rcv_errors[2] = 50;
+	p.xmit_discards[3] = 500;
+	rig_run(&r, &p, &o, 0);
+	assert_int_equal(p.det_gets[0], 1);
+	assert_int_equal(p.det_gets[1], 1);
+	assert_int_equal(p.sets, 0);
+	assert_int_equal(r.fk.sent, 1 + NPORTS + 2);
+	assert_int_equal(ctr(&r, 2)->det[IBS_DET_RCV].state, IBS_DET_OK);
+	assert_int_equal(ctr(&r, 2)->det[IBS_DET_XMIT].state, IBS_DET_NOT_ASKED);
+	assert_int_equal(ctr(&r, 3)->det[IBS_DET_XMIT].state, IBS_DET_OK);
+	assert_int_equal(ctr(&r, 3)->det[IBS_DET_RCV].state, IBS_DET_NOT_ASKED);
+	assert_int_equal(ctr(&r, 1)->det[IBS_DET_RCV].state, IBS_DET_NOT_ASKED);
+	for (i = 0; i < ibs_n_detail_defs; i++) {
+		const struct ibs_detail_def *dd = &ibs_detail_defs[i];
+		unsigned port = dd->det == IBS_DET_RCV ? 2 : 3;
+		uint64_t rank = dd->det == IBS_DET_RCV ? i + 1 : i - 5; /* the table: 6 rcv, then 4 xmit */
+		assert_int_equal(ibs_detail_get(&ctr(&r, port)->d, dd), port * 1000 + rank);
+	}
+	assert_false(r.f->partial);
+
+	r.run.counters_read = true;
+	render_counters(e, r.f, &r.run);
+	m = open_memstream(&buf, &len);
+	assert_int_equal(emit_write(e, m), 0);
+	fclose(m);
+	emit_free(e);
+	doc = json_loads(buf, 0, &err);
+	if (!doc)
+		fail_msg("%s: %s", err.text, buf);
+	free(buf);
+	d = json_object_get(port_json(doc, 2), "rcv_error_details");
+	assert_true(json_is_null(json_object_get(d, "error")));
+	assert_int_equal(json_integer_value(json_object_get(d, "PortLocalPhysicalErrors")), 2001);
+	assert_int_equal(json_integer_value(json_object_get(d, "PortLoopingErrors")), 2006);
+	assert_true(json_is_null(json_object_get(port_json(doc, 2), "xmit_discard_details")));
+	d = json_object_get(port_json(doc, 3), "xmit_discard_details");
+	assert_int_equal(json_integer_value(json_object_get(d, "PortSwHOQLifetimeLimitDiscards")), 3004);
+	assert_true(json_is_null(json_object_get(port_json(doc, 1), "rcv_error_details")));
+	json_decref(doc);
+
+	buf = NULL;
+	m = open_memstream(&buf, &len);
+	assert_int_equal(render_counters_prom(m, r.f, &r.run), 0);
+	fclose(m);
+	assert_non_null(strstr(buf, "# TYPE ibscan_port_rcv_error_details_total counter\n"));
+	assert_non_null(strstr(buf, "ibscan_port_rcv_error_details_total{guid=\"0x0000000000200000\",port=\"2\",name=\""));
+	assert_non_null(strstr(buf, ",reason=\"vl_mapping\"} 2005\n"));
+	assert_non_null(strstr(buf, ",reason=\"sw_hoq_lifetime_limit\"} 3004\n"));
+	assert_null(strstr(buf, "port=\"1\",name=\"0x0000000000200000\",peer=\"\",reason="));
+	free(buf);
+
+	ibs_thresholds_default(&t);
+	ibs_health_check(r.f, &r.run, &ho, &fs);
+	for (i = 0; i < fs.n; i++) {
+		said_rcv |= strstr(fs.v[i].message, "port 2: PortRcvErrors is 50 (threshold 10; PortRcvErrorDetails: "
+						    "LocalPhysical 2001, MalformedPacket 2002, BufferOverrun 2003, "
+						    "DLIDMapping 2004, VLMapping 2005, Looping 2006)") != NULL;
+		said_xmit |= strstr(fs.v[i].message, "port 3: PortXmitDiscards is 500 (threshold 100; "
+						     "PortXmitDiscardDetails: Inactive 3001, NeighborMTU 3002, "
+						     "SwLifetimeLimit 3003, SwHOQLifetimeLimit 3004)") != NULL;
+	}
+	if (!said_rcv || !said_xmit)
+		fail_msg("health does not name the reasons: %s", fs.n ? fs.v[0].message : "(no finding)");
+	ibs_findings_free(&fs);
+	rig_close(&r);
+}
+
+/*
+ * A PMA without the details (a bad status) or that never answers them: one
+ * request goes out for the first port that needs them, the other ports are
+ * not asked, every port's summary counters stand, the fabric is not partial.
+ */
+static void failing_pma(uint16_t status, bool drop)
+{
+	struct ibs_counter_opts o = { .reset = false };
+	struct dpma p;
+	struct rig r;
+	unsigned k, failed = 0, skipped = 0;
+	char buf[256];
+
+	memset(&p, 0, sizeof(p));
+	for (k = 1; k <= NPORTS; k++)
+		p.rcv_errors[k] = 20 + k;
+	p.det_status = status;
+	p.det_drop = drop;
+	rig_run(&r, &p, &o, 0);
+	assert_int_equal(p.det_gets[0], drop ? 2 : 1); /* the one request; dropped, its retry too */
+	assert_int_equal(p.det_gets[1], 0);
+	for (k = 1; k <= NPORTS; k++) {
+		const struct ibs_port_counters *c = ctr(&r, k);
+		assert_int_equal(c->c.rcv_errors, 20 + k);
+		assert_int_equal(c->det[IBS_DET_RCV].outcome, drop ? IBS_MAD_TIMEOUT : IBS_MAD_STATUS);
+		assert_int_equal(c->det[IBS_DET_RCV].status, drop ? 0 : status);
+		failed += c->det[IBS_DET_RCV].state == IBS_DET_FAILED;
+		skipped += c->det[IBS_DET_RCV].state == IBS_DET_SKIPPED;
+		assert_false(ibs_port_details_str(c, IBS_DET_RCV, buf, sizeof(buf)));
+		assert_non_null(ibs_port_details_why(c, IBS_DET_RCV, buf, sizeof(buf)));
+	}
+	assert_int_equal(failed, 1);
+	assert_int_equal(skipped, NPORTS - 1);
+	assert_false(r.f->partial);
+	rig_close(&r);
+}
+
+static void test_unsupported_asked_once(void **state)
+{
+	(void)state;
+	failing_pma(0x000c, false); /* IBA 13.4.7: unsupported method/attribute combination */
+}
+
+static void test_timeout_asked_once(void **state)
+{
+	(void)state;
+	failing_pma(0, true);
+}
+
+/* --interval: no details in the first reading; in the second, only port 2 (risen), not port 3 (unchanged). */
+static void test_interval_only_risen(void **state)
+{
+	struct ibs_counter_opts o = { 0 };
+	struct dpma p;
+	struct rig r;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	p.rcv_errors[2] = 30;
+	p.rcv_errors[3] = 30;
+	p.rise_after = NPORTS; /* between the two readings */
+	rig_run(&r, &p, &o, 0.01);
+	assert_int_equal(p.det_gets[0], 1);
+	assert_int_equal(ctr(&r, 2)->det[IBS_DET_RCV].state, IBS_DET_OK);
+	assert_int_equal(ctr(&r, 2)->c.rcv_errors, 34);
+	assert_int_equal(ctr(&r, 3)->det[IBS_DET_RCV].state, IBS_DET_NOT_ASKED);
+	rig_close(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_clean_costs_nothing),
+		cmocka_unit_test(test_errors_read),
+		cmocka_unit_test(test_unsupported_asked_once),
+		cmocka_unit_test(test_timeout_asked_once),
+		cmocka_unit_test(test_interval_only_risen),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
