@@ -115,9 +115,12 @@ static int run_view(int argc, char **argv, enum cli_view view)
 		have_rc = true;
 		r.heat = &rcheck;
 	}
+	/* A walk cut short is drawn as far as it got, marked partial (then exit 3), never dropped. */
+	if (heat && run.aborted)
+		log_warn("the walk stopped early: the drawing has no heat map");
 	r.f = f;
 	r.run = &run;
-	st = run.aborted ? EXIT_RUNTIME : cli_render(&c, &r);
+	st = cli_render(&c, &r);
 	if (st == EXIT_OK && f->partial) {
 		cli_report_partial(&c, f, &run);
 		st = EXIT_RUNTIME;
