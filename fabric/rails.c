@@ -47,6 +47,16 @@ static bool all_digits(const char *s, size_t len)
 	return len > 0;
 }
 
+/* The value of s[0..len), all digits and at most 5 of them (checked by the caller). */
+static unsigned digits_value(const char *s, size_t len)
+{
+	unsigned v = 0;
+
+	for (size_t i = 0; i < len; i++)
+		v = v * 10 + (unsigned)(s[i] - '0');
+	return v;
+}
+
 /* One item s[0..len): "name", "name3", "name0-3", "6" or "6-9" after a numbered item. */
 static const char *add_item(struct ibs_rails *r, const char *s, size_t len)
 {
@@ -76,7 +86,7 @@ static const char *add_item(struct ibs_rails *r, const char *s, size_t len)
 		if (nlen > 5)
 			return "a device number above 99999";
 		plen = 0;
-		lo = (unsigned)strtoul(s, NULL, 10);
+		lo = digits_value(s, nlen); /* s[0..len) need not end in a NUL (a file's bytes) */
 	} else if (split_num(s, nlen, &plen, &lo)) {
 		memcpy(it.prefix, s, plen);
 		it.prefix[plen] = 0;
@@ -92,7 +102,7 @@ static const char *add_item(struct ibs_rails *r, const char *s, size_t len)
 		size_t rest = len - nlen - 1;
 		if (!all_digits(dash + 1, rest) || rest > 5)
 			return "a range ends in a number of at most 5 digits (mlx5_0-3)";
-		hi = (unsigned)strtoul(dash + 1, NULL, 10);
+		hi = digits_value(dash + 1, rest);
 		if (hi < lo)
 			return "a range that ends below its start";
 	}

@@ -5,6 +5,9 @@
 #include <cmocka.h>
 
 #include "fake_railnet.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
 #include "../../fabric/health.h"
 #include "../../fabric/hosts.h"
 #include "../../fabric/namemap.h"
@@ -278,6 +281,39 @@ static void test_rails_spec(void **state)
 	}
 }
 
+/*
+ * A rails file's bytes need not end in a NUL (ibs_rails_parse_text takes a
+ * length, as the fuzzer gives it): an item that ends at the buffer's end
+ * is read to that end and no further. The text is placed at the end of a
+ * page followed by an inaccessible one, so any read past it faults (the
+ * fuzzer's crash: strtoul ran past "6-6" at the end of the input).
+ */
+static void test_rails_file_not_terminated(void **state)
+{
+	static const char text[] = "#\nx05_1-3,6-9,01\n6-9\n6-6\n\nx02_1-6,6-9,00\n6-9\n6-6";
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), n = sizeof(text) - 1;
+	struct ibs_rails *r = NULL;
+	char *msg = NULL, *m;
+
+	(void)state;
+	m = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(m != MAP_FAILED);
+	assert_int_equal(mprotect(m + pg, pg, PROT_NONE), 0);
+	memcpy(m + pg - n, text, n);
+	assert_int_equal(ibs_rails_parse_text("f", m + pg - n, n, &r, &msg), IBS_OK);
+	assert_true(ibs_rails_has(r, "x02_6"));
+	assert_true(ibs_rails_has(r, "x05_9"));
+	assert_false(ibs_rails_has(r, "x05_4"));
+	ibs_rails_free(r);
+	/* A range's end at the buffer's end, alone. */
+	memcpy(m + pg - 8, "mlx5_1-3", 8);
+	assert_int_equal(ibs_rails_parse_text("f", m + pg - 8, 8, &r, &msg), IBS_OK);
+	assert_true(ibs_rails_has(r, "mlx5_3"));
+	assert_false(ibs_rails_has(r, "mlx5_4"));
+	ibs_rails_free(r);
+	munmap(m, 2 * pg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -289,6 +325,7 @@ int main(void)
 		cmocka_unit_test(test_rails_namemap),
 		cmocka_unit_test(test_rails_collision_no_majority),
 		cmocka_unit_test(test_rails_spec),
+		cmocka_unit_test(test_rails_file_not_terminated),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
