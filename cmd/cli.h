@@ -57,6 +57,10 @@ int cli_walk_begin(const struct cli_common *c, struct ibs_session **s);
 int cli_walk_end(const struct cli_common *c, struct ibs_session *s, struct ibs_fabric **out, struct ibs_run *run);
 /* cli_walk_begin and cli_walk_end, for commands that ask nothing more. */
 int cli_walk(const struct cli_common *c, struct ibs_fabric **out, struct ibs_run *run);
+/* cli_walk, and with tables every switch's forwarding table read on the same session (health
+ * and report --routing, topology --heat); *lfts and *n stay as given when none are read. */
+int cli_walk_tables(const struct cli_common *c, bool tables, struct ibs_fabric **out, struct ibs_run *run,
+		    struct ibs_lft **lfts, size_t *n);
 
 /*
  * Say why f is partial, in one line on stderr: the walk stopped early, so

@@ -257,25 +257,6 @@ const struct cli_opt counters_opts[] = {
 	CLI_END,
 };
 
-/* The walk, and with --routing every switch's forwarding table on the same session. */
-static int walk_and_route(const struct cli_common *c, bool routing, struct ibs_fabric **f, struct ibs_run *run,
-			  struct ibs_lft **lfts, size_t *n)
-{
-	struct ibs_session *s;
-	int rc;
-
-	if (!routing)
-		return cli_walk(c, f, run);
-	*f = NULL;
-	memset(run, 0, sizeof(*run));
-	rc = cli_walk_begin(c, &s);
-	if (rc)
-		return rc;
-	if (ibs_session_status(s) == IBS_OK && ibs_session_fabric(s)->n_nodes)
-		ibs_session_read_lfts(s, lfts, n);
-	return cli_walk_end(c, s, f, run);
-}
-
 /*
  * Write the state file as -o writes (replaced atomically; never writable
  * by group or others, which the next run would refuse). 0, or -1 (said).
@@ -370,7 +351,7 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 	c->ext_counters = counters_view || fmt == CLI_F_PROM;
 	if (h->routing)
 		c->needs |= IBS_LACK_LFT;
-	rc = walk_and_route(c, h->routing, &f, &run, &lfts, &n_lfts);
+	rc = cli_walk_tables(c, h->routing, &f, &run, &lfts, &n_lfts);
 	if (rc) {
 		ibs_fabric_free(base);
 		ibs_plan_free(plan);
@@ -390,9 +371,7 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 		/* A drawing gets the heat map: every CA in the job, the routes among all hosts per cable. */
 		struct ibs_rc_opts ro = { .through = NULL, .through_port = 0, .job = NULL };
 		if (fmt == CLI_F_DOT || fmt == CLI_F_SVG) {
-			job = xcalloc(f->n_nodes + 1, sizeof(*job));
-			for (i = 0; i < f->n_nodes; i++)
-				job[i] = f->nodes[i]->ni.node_type != IBS_NODE_SWITCH;
+			job = ibs_rc_all_hosts(f);
 			ro.job = job;
 		}
 		ibs_routecheck_opts(f, lfts, n_lfts, &ro, &rcheck);

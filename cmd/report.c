@@ -80,25 +80,6 @@ const struct cli_opt report_opts[] = {
 	CLI_END,
 };
 
-/* The walk, and with --routing every switch's forwarding table on the same session. */
-static int walk(const struct cli_common *c, bool routing, struct ibs_fabric **f, struct ibs_run *run,
-		struct ibs_lft **lfts, size_t *n)
-{
-	struct ibs_session *s;
-	int rc;
-
-	if (!routing)
-		return cli_walk(c, f, run);
-	*f = NULL;
-	memset(run, 0, sizeof(*run));
-	rc = cli_walk_begin(c, &s);
-	if (rc)
-		return rc;
-	if (ibs_session_status(s) == IBS_OK && ibs_session_fabric(s)->n_nodes)
-		ibs_session_read_lfts(s, lfts, n);
-	return cli_walk_end(c, s, f, run);
-}
-
 int cmd_report(int argc, char **argv)
 {
 	struct ropts o;
@@ -141,7 +122,7 @@ int cmd_report(int argc, char **argv)
 	c.ext_counters = o.chk.counters;
 	if (o.routing)
 		c.needs |= IBS_LACK_LFT;
-	rc = walk(&c, o.routing, &f, &run, &lfts, &n_lfts);
+	rc = cli_walk_tables(&c, o.routing, &f, &run, &lfts, &n_lfts);
 	if (rc) {
 		ibs_lfts_free(lfts, n_lfts);
 		return rc;
@@ -152,10 +133,7 @@ int cmd_report(int argc, char **argv)
 	if (o.routing && !run.aborted) {
 		/* Every CA in the job: the routes among all hosts per cable, for the map (as topology --heat). */
 		struct ibs_rc_opts ro = { .through = NULL, .through_port = 0, .job = NULL };
-		size_t i;
-		job = xcalloc(f->n_nodes + 1, sizeof(*job));
-		for (i = 0; i < f->n_nodes; i++)
-			job[i] = f->nodes[i]->ni.node_type != IBS_NODE_SWITCH;
+		job = ibs_rc_all_hosts(f);
 		ro.job = job;
 		ibs_routecheck_opts(f, lfts, n_lfts, &ro, &rcheck);
 		have_rc = true;

@@ -50,23 +50,6 @@ const struct cli_opt topology_opts[] = {
 /* nodes, links and sm: text or JSON. */
 const struct cli_opt view_opts[] = { CLI_TEXT("options:\n"), CLI_VIEW_ROWS, CLI_END };
 
-/* The walk, and every switch's forwarding table on the same session (a source without them is refused). */
-static int walk_tables(const struct cli_common *c, struct ibs_fabric **f, struct ibs_run *run, struct ibs_lft **lfts,
-		       size_t *n)
-{
-	struct ibs_session *s;
-	int rc;
-
-	*f = NULL;
-	memset(run, 0, sizeof(*run));
-	rc = cli_walk_begin(c, &s);
-	if (rc)
-		return rc;
-	if (ibs_session_status(s) == IBS_OK && ibs_session_fabric(s)->n_nodes)
-		ibs_session_read_lfts(s, lfts, n);
-	return cli_walk_end(c, s, f, run);
-}
-
 static int run_view(int argc, char **argv, enum cli_view view)
 {
 	const struct cmd_desc *cmd = cmd_find(argv[0]);
@@ -98,7 +81,7 @@ static int run_view(int argc, char **argv, enum cli_view view)
 		return rc;
 	if (heat)
 		c.needs |= IBS_LACK_LFT;
-	rc = heat ? walk_tables(&c, &f, &run, &lfts, &n_lfts) : cli_walk(&c, &f, &run);
+	rc = cli_walk_tables(&c, heat, &f, &run, &lfts, &n_lfts);
 	if (rc) {
 		ibs_lfts_free(lfts, n_lfts);
 		return rc;
@@ -106,10 +89,7 @@ static int run_view(int argc, char **argv, enum cli_view view)
 	if (heat && !run.aborted) {
 		/* Every CA is in the job: the routes among all hosts, per switch port either way. */
 		struct ibs_rc_opts o = { .through = NULL, .through_port = 0, .job = NULL };
-		size_t i;
-		job = xcalloc(f->n_nodes + 1, sizeof(*job));
-		for (i = 0; i < f->n_nodes; i++)
-			job[i] = f->nodes[i]->ni.node_type != IBS_NODE_SWITCH;
+		job = ibs_rc_all_hosts(f);
 		o.job = job;
 		ibs_routecheck_opts(f, lfts, n_lfts, &o, &rcheck);
 		have_rc = true;

@@ -298,3 +298,21 @@ int cli_walk(const struct cli_common *c, struct ibs_fabric **out, struct ibs_run
 	memset(run, 0, sizeof(*run));
 	return rc ? rc : cli_walk_end(c, s, out, run);
 }
+
+int cli_walk_tables(const struct cli_common *c, bool tables, struct ibs_fabric **out, struct ibs_run *run,
+		    struct ibs_lft **lfts, size_t *n)
+{
+	struct ibs_session *s;
+	int rc;
+
+	if (!tables)
+		return cli_walk(c, out, run);
+	*out = NULL;
+	memset(run, 0, sizeof(*run));
+	rc = cli_walk_begin(c, &s);
+	if (rc)
+		return rc;
+	if (ibs_session_status(s) == IBS_OK && ibs_session_fabric(s)->n_nodes)
+		ibs_session_read_lfts(s, lfts, n);
+	return cli_walk_end(c, s, out, run);
+}

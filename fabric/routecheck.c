@@ -585,3 +585,12 @@ const char *ibs_rc_status_str(enum ibs_rc_status s)
 
 	return s <= IBS_RC_UNKNOWN ? v[s] : "UNKNOWN";
 }
+
+bool *ibs_rc_all_hosts(const struct ibs_fabric *f)
+{
+	bool *job = xcalloc(f->n_nodes + 1, sizeof(*job));
+
+	for (size_t i = 0; i < f->n_nodes; i++)
+		job[i] = f->nodes[i]->ni.node_type != IBS_NODE_SWITCH;
+	return job;
+}

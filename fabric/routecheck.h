@@ -118,6 +118,8 @@ struct ibs_rc_opts {
  */
 void ibs_routecheck(const struct ibs_fabric *f, const struct ibs_lft *lfts, size_t n, struct ibs_routecheck *out);
 /* The same, tracing what o asks for (o may be NULL). */
+/* A job of every CA and router (by node index, for ibs_rc_opts.job): the heat map's routes among all hosts. Caller frees. */
+bool *ibs_rc_all_hosts(const struct ibs_fabric *f);
 void ibs_routecheck_opts(const struct ibs_fabric *f, const struct ibs_lft *lfts, size_t n, const struct ibs_rc_opts *o,
 			 struct ibs_routecheck *out);
 void ibs_routecheck_free(struct ibs_routecheck *rc);
