@@ -466,6 +466,7 @@ static void fail_deferred(struct walker *w)
 
 	memset(&r, 0, sizeof(r));
 	r.outcome = IBS_MAD_TIMEOUT;
+	w->stopped = true;
 	for (i = 0; i < w->n_deferred; i++) {
 		struct qctx *c = w->deferred[i];
 		c->last_chance = true;

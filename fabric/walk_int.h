@@ -41,6 +41,7 @@ struct uplinks {
 	uint8_t n_via;
 	uint8_t parallel; /* another port of the parent cabled here, or 0 */
 	uint8_t lid_state; /* LID_UNKNOWN, LID_CONFIRMED (a LID-routed NodeInfo named this node), LID_REFUSED */
+	bool port0_settled; /* a switch's port 0 PortInfo came, or failed for good: its capability mask is known */
 };
 
 enum { LID_UNKNOWN, LID_CONFIRMED, LID_REFUSED };
@@ -77,6 +78,7 @@ struct walker {
 	unsigned lid_good, lid_bad; /* LID-routed queries answered that way, and not */
 	uint32_t *lid_owner;       /* by unicast LID: the index + 1 of the node that claims it, or LID_DUP */
 	struct qctx *free_ctx;
+	bool stopped;              /* the engine runs no more: what fails now may ask nothing more */
 };
 
 struct qctx {

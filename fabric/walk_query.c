@@ -287,6 +287,37 @@ static bool may_run_fdr10(const struct ibs_node *n, const struct ibs_port *p)
 	return !(IBS_CAPS_EXT_SPEEDS2(cap, cap2) && (p->pi.speed_ext2_active & 1));
 }
 
+/*
+ * Port p's Mellanox ExtendedPortInfo where it may run FDR10. A switch's
+ * ports wait for port 0, whose capability mask decides, to be settled
+ * (read, or failed for good): what the walk asks must never depend on the
+ * order answers come in (a replay answers at once).
+ */
+static void ask_fdr10(struct qctx *c, struct ibs_node *n, uint8_t port)
+{
+	struct uplinks *u;
+	unsigned q;
+
+	if (n->ni.node_type != IBS_NODE_SWITCH) {
+		if (may_run_fdr10(n, &n->ports[port]))
+			walk_query(walk_qctx(c->w, n, port), c->is_fixed ? NULL : c->base, c->ext, c->fixed,
+				   IBS_ATTR_MLNX_EXT_PORT_INFO, port);
+		return;
+	}
+	u = walk_uplinks(c->w, n);
+	if (port) {
+		if (u->port0_settled && may_run_fdr10(n, &n->ports[port]))
+			walk_query(walk_qctx(c->w, n, port), n, 0, NULL, IBS_ATTR_MLNX_EXT_PORT_INFO, port);
+		return;
+	}
+	if (u->port0_settled)
+		return; /* port 0 read again: its ports were decided */
+	u->port0_settled = true;
+	for (q = 1; q <= n->ni.num_ports; q++)
+		if (n->ports[q].valid && may_run_fdr10(n, &n->ports[q]))
+			walk_query(walk_qctx(c->w, n, (uint8_t)q), n, 0, NULL, IBS_ATTR_MLNX_EXT_PORT_INFO, q);
+}
+
 static void portinfo_answer(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r)
 {
 	struct qctx *c = ctx;
@@ -309,6 +340,8 @@ static void portinfo_answer(void *ctx, const struct ibs_mad_req *req, const stru
 		walk_record_error_q(c, req, n, c->port, r, false);
 		ibs_set_error(&p->error, &p->error_rank, IBS_RANK(IBS_RANK_PORTINFO, 0), "PortInfo: %s",
 			      ibs_outcome_str(r->outcome == IBS_MAD_OK ? IBS_MAD_MALFORMED : r->outcome));
+		if (c->port == 0 && !c->w->stopped)
+			ask_fdr10(c, n, 0); /* a switch's ports wait no more */
 		walk_qctx_put(c);
 		return;
 	}
@@ -328,9 +361,7 @@ static void portinfo_answer(void *ctx, const struct ibs_mad_req *req, const stru
 			walk_query(walk_qctx(c->w, n, c->port), c->is_fixed ? NULL : c->base, c->ext, c->fixed,
 				   IBS_ATTR_GUID_INFO, blk);
 	}
-	if (may_run_fdr10(n, p))
-		walk_query(walk_qctx(c->w, n, c->port), c->is_fixed ? NULL : c->base, c->ext, c->fixed,
-			   IBS_ATTR_MLNX_EXT_PORT_INFO, c->port);
+	ask_fdr10(c, n, c->port);
 	walk_qctx_put(c);
 }
 

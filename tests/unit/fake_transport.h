@@ -237,6 +237,8 @@ struct ff_node {
 	 * field undefined (port 0's is the switch's).
 	 */
 	uint32_t capmask;
+	/* LinkSpeedActive of linked ports (0 for 1: SDR) and LinkSpeedExtActive (e.g. 1: FDR). */
+	uint8_t speed_active, speed_ext_active;
 	/*
 	 * GUIDInfo (IBA 14.2.5.5) of CA ports and switch port 0: guid_cap
 	 * entries (0 means 1: the port GUID alone), entry 0 the port GUID,
@@ -269,6 +271,7 @@ struct ff {
 	void (*hook)(struct ff *ff, int node, const struct ibs_mad_req *req);
 	void *hook_ctx;
 	unsigned by_lid; /* LID-routed SMPs answered */
+	unsigned port0_delay_ms; /* switches answer PortInfo of port 0 this much later */
 };
 
 /*
@@ -483,6 +486,8 @@ static inline void ff_on_send(struct fake *f, const struct ibs_mad_req *req, con
 			return;
 		}
 		up = p == 0 || (n->peer[p] && !n->down[p]);
+		if (p == 0)
+			dl += ff->port0_delay_ms;
 		if (up && p > 0 && n->down_reads[p]) {
 			n->down_reads[p]--;
 			up = false;
@@ -497,7 +502,8 @@ static inline void ff_on_send(struct fake *f, const struct ibs_mad_req *req, con
 		v = 1; mad_encode_field(d, IB_PORT_LINK_SPEED_SUPPORTED_F, &v);
 		v = up && n->state[p] ? n->state[p] : up ? 4 : 1; mad_encode_field(d, IB_PORT_STATE_F, &v);
 		v = up ? 5 : 2; mad_encode_field(d, IB_PORT_PHYS_STATE_F, &v);
-		v = 1; mad_encode_field(d, IB_PORT_LINK_SPEED_ACTIVE_F, &v);
+		v = n->speed_active ? n->speed_active : 1; mad_encode_field(d, IB_PORT_LINK_SPEED_ACTIVE_F, &v);
+		v = n->speed_ext_active; mad_encode_field(d, IB_PORT_LINK_SPEED_EXT_ACTIVE_F, &v);
 		v = 1; mad_encode_field(d, IB_PORT_LINK_SPEED_ENABLED_F, &v);
 		v = 5; mad_encode_field(d, IB_PORT_MTU_CAP_F, &v);
 		v = 5; mad_encode_field(d, IB_PORT_NEIGHBOR_MTU_F, &v);

@@ -469,6 +469,58 @@ static void test_errors_order_independent(void **state)
 	ibs_fabric_free(a);
 }
 
+/* MlnxExtPortInfo queries the last walk sent. */
+static unsigned mlnx_ext_sent(void)
+{
+	size_t i;
+	unsigned n = 0;
+
+	for (i = 0; i < n_sent; i++)
+		n += sent_log[i].attr == IBS_ATTR_MLNX_EXT_PORT_INFO;
+	return n;
+}
+
+/*
+ * Whether a QDR switch port may run FDR10 (and gets Mellanox
+ * ExtendedPortInfo) depends on the switch's capability mask, which is port
+ * 0's (IBA 14.2.5.6). What the walk asks must not depend on whether port
+ * 0's PortInfo came back first: a replay, answering at once, once asked
+ * none where the live walk had asked some (t_fault_matrix's lossy replay).
+ * Both switches run FDR (LinkSpeedActive 4, LinkSpeedExtActive 1, the mask
+ * says extended speeds): no port may run FDR10, so none is asked, however
+ * late port 0 answers. At plain QDR every linked external port is asked,
+ * once, early or late.
+ */
+static void test_fdr10_asked_whatever_order(void **state)
+{
+	static const unsigned delays[] = { 0, 3, 20 };
+	struct ff ff;
+	struct ibs_fabric *a;
+	unsigned ext, k, want_qdr = 0;
+
+	(void)state;
+	for (ext = 0; ext <= 1; ext++) {
+		for (k = 0; k < sizeof(delays) / sizeof(delays[0]); k++) {
+			build_2sw(&ff);
+			ff.n[0].speed_active = ff.n[1].speed_active = 4;
+			ff.n[0].speed_ext_active = ff.n[1].speed_ext_active = (uint8_t)ext;
+			ff.n[0].capmask = ff.n[1].capmask = 0x02010048u | IBS_CAP_EXT_SPEEDS;
+			ff.port0_delay_ms = delays[k];
+			a = walk(&ff, NULL);
+			if (ext && mlnx_ext_sent())
+				fail_msg("port 0 %u ms late: %u MlnxExtPortInfo asked of FDR ports", delays[k],
+					 mlnx_ext_sent());
+			if (!ext && k == 0)
+				want_qdr = mlnx_ext_sent();
+			if (!ext && mlnx_ext_sent() != want_qdr)
+				fail_msg("port 0 %u ms late: %u MlnxExtPortInfo asked, %u when on time", delays[k],
+					 mlnx_ext_sent(), want_qdr);
+			ibs_fabric_free(a);
+		}
+	}
+	assert_int_equal(want_qdr, 8); /* 2 x (2 hosts + 2 cables between the switches) */
+}
+
 /*
  * A small fat tree: leaf L1 (where the device sits, hosts on ports 1-2),
  * spines S1 and S2, each cabled twice to each leaf (L1 5,6 to S1 1,2 and
@@ -656,6 +708,7 @@ int main(void)
 		cmocka_unit_test(test_flap_beside_duplicate_guid),
 		cmocka_unit_test(test_order_independent),
 		cmocka_unit_test(test_errors_order_independent),
+		cmocka_unit_test(test_fdr10_asked_whatever_order),
 		cmocka_unit_test(test_lost_path_goes_around),
 		cmocka_unit_test(test_resweep_finds_what_failed),
 		cmocka_unit_test(test_missing_node_named),
