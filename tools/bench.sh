@@ -26,7 +26,9 @@
 # same run, and `routes --check` replayed from its capture (CPU, RSS); and
 # the route check's analysis alone on a 26,784-node tree built in memory
 # (tools/routebench.c: CPU per pair and per destination, RSS).
-# BENCH_SIZES picks sizes: small medium large xlarge huge lossy routes (default all).
+# Then the exporter row (bench_exporter, issue 30): its sweeps and scrapes on
+# the large tree beside ibqueryerrors.
+# BENCH_SIZES picks sizes: small medium large xlarge huge lossy routes exporter (default all).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/tests/sim/simlib.sh"
@@ -45,7 +47,7 @@ runs_for() {
 	*) echo 5 ;;
 	esac
 }
-sizes=${BENCH_SIZES:-small medium large xlarge huge lossy routes}
+sizes=${BENCH_SIZES:-small medium large xlarge huge lossy routes exporter}
 madcount=$root/build/rel/madcount.so
 ibscan=$root/ibscan
 
@@ -414,6 +416,86 @@ bench_routes() {
 	} >"$out/routes.md"
 }
 
+# ---- The exporter (issue 30) ----
+# bench_exporter: on the large tree, `ibscan exporter --walk-every 5` for
+# 2 x 5 sweeps (a full walk and counters read, then four counters-only
+# sweeps) while /metrics is scraped after each sweep served, beside the reference
+# for one sweep's reads: ibqueryerrors and ibqueryerrors -o 64 (every port's
+# PortCounters), alternately. Per sweep: its duration as the exporter's own
+# ibscan_sweep_duration_seconds says, and whether it walked; per
+# scrape: curl's time and the page's size; the exporter's RSS and peak RSS
+# at the end (/proc). Writes $out/exporter.md.
+bench_exporter() {
+	local f n=10 i pid port log=$out/exporter.err prom=$out/exporter.prom want t full ts last st sz rss hwm tool rc r
+	f=$(gen large)
+	sim_start "$f" || { echo "bench: exporter: the simulator did not come up" >>"$out/errors"; return; }
+	: >"$out/exp-runs"
+	: >"$log"
+	(cd "$SIM_DIR" && LD_PRELOAD=$SIM_SHIM exec "$ibscan" exporter --listen 127.0.0.1:0 --interval 1 \
+		--walk-every 5 2>>"$log") &
+	pid=$!
+	for i in $(seq 100); do grep -q 'listening on' "$log" && break; sleep 0.1; done
+	port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' "$log")
+	if [ -z "$port" ]; then
+		echo "exporter ibscan: did not start: $(head -1 "$log")" >>"$out/errors"
+		kill "$pid" 2>/dev/null
+		sim_stop
+		return
+	fi
+	last=
+	for want in $(seq "$n"); do
+		# Wait (at most 120 s) for the next sweep served (its end time changes), then scrape once.
+		for i in $(seq 1200); do
+			curl -s -o "$prom" "http://127.0.0.1:$port/metrics" || true
+			ts=$(awk '/^ibscan_sweep_timestamp_seconds /{print $2}' "$prom" 2>/dev/null)
+			[ -n "$ts" ] && [ "$ts" != "$last" ] && break
+			sleep 0.1
+		done
+		[ -n "$ts" ] && [ "$ts" != "$last" ] || { echo "exporter ibscan: sweep $want did not end in 120 s" >>"$out/errors"; break; }
+		last=$ts
+		t=$(awk '/^ibscan_sweep_duration_seconds /{print $2}' "$prom")
+		full=$(awk '/^ibscan_sweep_full_walk /{print $2}' "$prom")
+		read -r st sz <<<"$(curl -s -o /dev/null -w '%{time_total} %{size_download}' "http://127.0.0.1:$port/metrics")"
+		echo "sweep-$([ "$full" = 1 ] && echo walk || echo counters) $t 0 0" >>"$out/exp-runs"
+		echo "scrape $st 0 $sz" >>"$out/exp-runs"
+	done
+	rss=$(awk '/^VmRSS/{print $2}' /proc/$pid/status 2>/dev/null)
+	hwm=$(awk '/^VmHWM/{print $2}' /proc/$pid/status 2>/dev/null)
+	kill -TERM "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	for i in $(seq 5); do
+		for tool in ibqueryerrors "ibqueryerrors -o 64"; do
+			rc=0
+			(cd "$SIM_DIR" && LD_PRELOAD=$SIM_SHIM /usr/bin/time -f "time %e %M" $tool >/dev/null 2>"$out/err") || rc=$?
+			read -r t r <<<"$(grep '^time ' "$out/err" | tail -1 | cut -d' ' -f2-)"
+			if [ "$rc" = 0 ]; then
+				echo "${tool// /} ${t:-nan} ${r:-0} 0" >>"$out/exp-runs"
+			else
+				echo "exporter $tool: exit $rc" >>"$out/errors"
+			fi
+		done
+	done
+	sim_stop
+	{
+		echo
+		echo "Exporter (large tree, $(grep -m1 '^# nodes' "$f" | awk '{print $3}' | tr -d :) nodes): $n sweeps, --walk-every 5, a scrape after each; RSS at the end ${rss:-?} kB, peak ${hwm:-?} kB"
+		echo
+		echo "| what | count | min s | median s | max s | size B (median scrape) |"
+		echo "|---|---|---|---|---|---|"
+		for k in sweep-walk sweep-counters scrape ibqueryerrors ibqueryerrors-o64; do
+			awk -v k=$k '$1 == k { print $2, $4 }' "$out/exp-runs" | sort -n | awk -v k=$k '{ v[NR] = $1; z[NR] = $2 } END {
+				if (!NR) { printf "| %s | 0 | - | - | - | - |\n", k; exit }
+				printf "| %s | %d | %.3f | %.3f | %.3f | %s |\n", k, NR, v[1], v[int((NR + 1) / 2)], v[NR], k == "scrape" ? z[int((NR + 1) / 2)] : "-" }'
+		done
+		echo "| counters sweep / ibqueryerrors -o 64 | | | $(ratio "$(stats_of sweep-counters)" "$(stats_of ibqueryerrors-o64)") | | |"
+	} >"$out/exporter.md"
+}
+
+# stats_of NAME: the median wall time of NAME's runs in $out/exp-runs.
+stats_of() {
+	awk -v k="$1" '$1 == k { print $2 }' "$out/exp-runs" | sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "-" }'
+}
+
 for size in $sizes; do
 	if [ "$size" = routes ]; then
 		[ "${BENCH_MODEL_ONLY:-0}" = 1 ] || bench_routes
@@ -421,6 +503,10 @@ for size in $sizes; do
 	fi
 	if [ "$size" = lossy ]; then
 		[ "${BENCH_MODEL_ONLY:-0}" = 1 ] || bench_lossy
+		continue
+	fi
+	if [ "$size" = exporter ]; then
+		[ "${BENCH_MODEL_ONLY:-0}" = 1 ] || bench_exporter
 		continue
 	fi
 	if [ "${BENCH_MODEL_ONLY:-0}" = 1 ]; then
@@ -502,6 +588,7 @@ done
 	fi
 	cat "$out/lossy.md"
 	[ -s "$out/routes.md" ] && cat "$out/routes.md"
+	[ -s "$out/exporter.md" ] && cat "$out/exporter.md"
 	if [ -s "$out/model.md" ]; then
 		echo
 		echo "Modelled fabric (tools/fabricmodel.c; docs/performance.md, \"A fabric model\"): wall times of the runs that answered right; MADs, drops and the most at one switch of every run"
