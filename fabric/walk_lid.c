@@ -184,16 +184,26 @@ static bool port_redone(const struct walker *w, uint32_t i, uint8_t port)
 	return false;
 }
 
-/* Drop the walk errors that n's LID-routed answers added (marked in keep), in place. */
+/*
+ * Drop the walk errors marked in drop, in place; the errors other nodes'
+ * kept answers name move down with them (a free entry's is rewritten when used).
+ */
 static void drop_errors(struct walker *w, const bool *drop)
 {
 	struct ibs_fabric *f = w->f;
-	size_t i, k = 0;
+	size_t i, k = 0, n = f->n_errors;
+	uint32_t *to = xcalloc(n + 1, sizeof(*to)); /* old index -> new index + 1, 0: dropped */
 
-	for (i = 0; i < f->n_errors; i++)
-		if (!drop[i])
+	for (i = 0; i < n; i++)
+		if (!drop[i]) {
+			to[i] = (uint32_t)k + 1;
 			f->errors[k++] = f->errors[i];
+		}
 	f->n_errors = k;
+	for (i = 0; i < w->n_reads; i++)
+		if (w->reads[i].err)
+			w->reads[i].err = w->reads[i].err - 1 < n ? to[w->reads[i].err - 1] : 0;
+	free(to);
 	/* Nothing else has made the walk partial: every other cause adds an error or aborts. */
 	if (!k && !w->run->aborted && !w->run->n_aborted)
 		f->partial = false;

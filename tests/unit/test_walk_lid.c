@@ -162,7 +162,7 @@ static void steal_lid(struct ff *ff, int node, const struct ibs_mad_req *req)
 	m->done = true;
 }
 
-/* Run fn with stderr going to a file; its text comes back in buf. */
+/* walk_by_lid with stderr going to a file; its text comes back in buf. */
 static struct ibs_fabric *walk_by_lid_stderr(struct ff *ff, char *buf, size_t len)
 {
 	FILE *tmp = tmpfile();
@@ -186,6 +186,44 @@ static struct ibs_fabric *walk_by_lid_stderr(struct ff *ff, char *buf, size_t le
 	return fab;
 }
 
+/* H0 - S1 - S2 - S3 with hosts; the indices in *ix: h0, s1, s2, s3, h3, h4, h5, h7. */
+static void moved_fabric(struct ff *ff, int *ix)
+{
+	int h0, s1, s2, s3, h3, h4, h5, h7;
+
+	memset(ff, 0, sizeof(*ff));
+	h0 = ff_add(ff, IB_NODE_CA, 1, 0x100, "H0");
+	s1 = ff_add(ff, IB_NODE_SWITCH, 8, 0x200, "S1");
+	s2 = ff_add(ff, IB_NODE_SWITCH, 6, 0x300, "S2");
+	s3 = ff_add(ff, IB_NODE_SWITCH, 4, 0x400, "S3");
+	h3 = ff_add(ff, IB_NODE_CA, 1, 0x500, "H3");
+	h4 = ff_add(ff, IB_NODE_CA, 1, 0x600, "H4");
+	h5 = ff_add(ff, IB_NODE_CA, 1, 0x700, "H5");
+	h7 = ff_add(ff, IB_NODE_CA, 1, 0x800, "H7");
+	ff->n[h0].lid = 1;
+	ff->n[s1].lid = 2;
+	ff->n[s2].lid = 3;
+	ff->n[s3].lid = 4;
+	ff->n[h3].lid = 5;
+	ff->n[h4].lid = 6;
+	ff->n[h5].lid = 8;
+	ff->n[h7].lid = 9;
+	ff->n[s1].fdb_top = 100;
+	ff->n[s2].fdb_top = 120;
+	ff_link(ff, h0, 1, s1, 1);
+	ff_link(ff, s1, 2, s2, 1);
+	ff_link(ff, s1, 3, h4, 1);
+	ff_link(ff, s1, 5, h7, 1); /* S2's port 5 has no cable */
+	ff_link(ff, s2, 2, h3, 1);
+	ff->n[s2].state[2] = 3;    /* Armed on S2's side; S1's port 2 is Active */
+	ff_link(ff, s2, 3, s3, 1);
+	ff_link(ff, s3, 2, h5, 1);
+	ff->root = h0;
+	ff->root_port = 1;
+	ff_route_lfts(ff);
+	ix[0] = h0, ix[1] = s1, ix[2] = s2, ix[3] = s3, ix[4] = h3, ix[5] = h4, ix[6] = h5, ix[7] = h7;
+}
+
 /*
  * H0 (the local CA) - S1 - S2 - S3, hosts on each. S2's LID is confirmed by
  * a LID-routed NodeInfo, and right after that answer the SM gives S2's LID
@@ -201,41 +239,12 @@ static void test_lid_moved_after_confirmation(void **state)
 	struct steal m = { 0 };
 	struct ibs_fabric *fab;
 	static char err[16384];
-	int h0, s1, s2, s3, h3, h4, h5, h7;
+	int ix[8];
 
 	(void)state;
-	memset(&ff, 0, sizeof(ff));
-	h0 = ff_add(&ff, IB_NODE_CA, 1, 0x100, "H0");
-	s1 = ff_add(&ff, IB_NODE_SWITCH, 8, 0x200, "S1");
-	s2 = ff_add(&ff, IB_NODE_SWITCH, 6, 0x300, "S2");
-	s3 = ff_add(&ff, IB_NODE_SWITCH, 4, 0x400, "S3");
-	h3 = ff_add(&ff, IB_NODE_CA, 1, 0x500, "H3");
-	h4 = ff_add(&ff, IB_NODE_CA, 1, 0x600, "H4");
-	h5 = ff_add(&ff, IB_NODE_CA, 1, 0x700, "H5");
-	h7 = ff_add(&ff, IB_NODE_CA, 1, 0x800, "H7");
-	ff.n[h0].lid = 1;
-	ff.n[s1].lid = 2;
-	ff.n[s2].lid = 3;
-	ff.n[s3].lid = 4;
-	ff.n[h3].lid = 5;
-	ff.n[h4].lid = 6;
-	ff.n[h5].lid = 8;
-	ff.n[h7].lid = 9;
-	ff.n[s1].fdb_top = 100;
-	ff.n[s2].fdb_top = 120;
-	ff_link(&ff, h0, 1, s1, 1);
-	ff_link(&ff, s1, 2, s2, 1);
-	ff_link(&ff, s1, 3, h4, 1);
-	ff_link(&ff, s1, 5, h7, 1); /* S2's port 5 has no cable */
-	ff_link(&ff, s2, 2, h3, 1);
-	ff.n[s2].state[2] = 3;      /* Armed on S2's side; S1's port 2 is Active */
-	ff_link(&ff, s2, 3, s3, 1);
-	ff_link(&ff, s3, 2, h5, 1);
-	ff.root = h0;
-	ff.root_port = 1;
-	ff_route_lfts(&ff);
-	m.sw = s2;
-	m.thief = s1;
+	moved_fabric(&ff, ix);
+	m.sw = ix[2];
+	m.thief = ix[1];
 	m.new_lid = 11;
 	ff.hook = steal_lid;
 	ff.hook_ctx = &m;
@@ -247,6 +256,42 @@ static void test_lid_moved_after_confirmation(void **state)
 	if (!strstr(err, "warning: LID 3 moved to node 0x0000000000000200 while node 0x0000000000000300 "
 			 "(directed route 0,1,2) was read by it"))
 		fail_msg("no warning naming S2 and LID 3; stderr:\n%s", err);
+	assert_int_equal(fab->n_errors, 0);
+	assert_false(fab->partial);
+	ibs_fabric_free(fab);
+}
+
+/*
+ * The same, S2's LID given to its host H3 (one port): by LID, S2's
+ * SwitchInfo and PortInfo of ports 2-6 get error statuses from H3. Those
+ * errors are H3's answers, not S2's: discarded with the rest, nothing of
+ * them stays in the walk (no error, not partial, S2's own ports).
+ */
+static void test_lid_moved_errors_discarded(void **state)
+{
+	static struct ff ff;
+	struct steal m = { 0 };
+	struct ibs_fabric *fab;
+	static char err[16384];
+	int ix[8];
+
+	(void)state;
+	moved_fabric(&ff, ix);
+	m.sw = ix[2];
+	m.thief = ix[4];
+	m.new_lid = 11;
+	ff.hook = steal_lid;
+	ff.hook_ctx = &m;
+
+	fab = walk_by_lid_stderr(&ff, err, sizeof(err));
+	assert_true(m.done);
+	assert_own_answers(&ff, fab);
+	if (!strstr(err, "warning: LID 3 moved to node 0x0000000000000500 while node 0x0000000000000300"))
+		fail_msg("no warning naming S2 and LID 3; stderr:\n%s", err);
+	if (fab->n_errors)
+		fail_msg("%zu walk errors kept, the first %s mod %u", fab->n_errors,
+			 ibs_attr_name(fab->errors[0].mgmt_class, fab->errors[0].attr_id), fab->errors[0].attr_mod);
+	assert_false(fab->partial);
 	ibs_fabric_free(fab);
 }
 
@@ -288,6 +333,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_answers_from_the_node_asked),
 		cmocka_unit_test(test_lid_moved_after_confirmation),
+		cmocka_unit_test(test_lid_moved_errors_discarded),
 		cmocka_unit_test(test_lid_kept_no_warning),
 	};
 
