@@ -58,6 +58,7 @@ struct lid_read {
 	uint32_t mod;
 	uint32_t err;   /* the walk error its answer added: index + 1 in f->errors, or 0 */
 	uint16_t attr;
+	uint16_t lid;   /* the LID it was asked by */
 	uint8_t port;
 };
 #define LID_DUP UINT32_MAX /* in lid_owner: two nodes claim the LID */

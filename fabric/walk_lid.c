@@ -328,11 +328,19 @@ static void close_reads(struct walker *w, struct ibs_node *n)
 
 	if (!u->lid_reads || w->run->aborted)
 		return;
-	if (u->lid_state != LID_CONFIRMED || !lid) {
+	if (u->lid_state != LID_CONFIRMED) {
 		/* An answer showed another node's LID or port GUID meanwhile (walk_lid_answer_ok). */
-		log_warn("LID %u named another node while node 0x%016llx was read by it: "
+		log_warn("LID %u answered as another node while node 0x%016llx was read by it: "
 			 "what it answered by LID is read again by directed route",
-			 lid, (unsigned long long)n->ni.node_guid);
+			 w->reads[u->lid_reads - 1].lid, (unsigned long long)n->ni.node_guid);
+		redo_reads(w, n);
+		return;
+	}
+	if (!lid) {
+		/* A node found meanwhile claims the LID too (identity.duplicate_lid says so). */
+		log_info("LID %u is claimed by another node too: what node 0x%016llx answered by it is read "
+			 "again by directed route",
+			 w->reads[u->lid_reads - 1].lid, (unsigned long long)n->ni.node_guid);
 		redo_reads(w, n);
 		return;
 	}
@@ -351,7 +359,7 @@ static void on_lid_answered(void *ctx, const struct ibs_mad_req *req, const stru
 	struct qctx *c = ctx;
 	struct walker *w = c->w;
 	struct ibs_node *n = c->node;
-	struct lid_read rd = { .probe = c->probe, .mod = c->mod, .attr = c->attr, .port = c->port };
+	struct lid_read rd = { .probe = c->probe, .mod = c->mod, .attr = c->attr, .lid = c->lid, .port = c->port };
 	size_t n_err = w->f->n_errors, n_def = w->n_deferred;
 	struct uplinks *u;
 
