@@ -72,7 +72,8 @@ struct ibs_oob_hello {
 struct ibs_oob_msg {
 	/*
 	 * Sending: the header's version, 0 for IBS_OOB_VERSION (an ERROR to a
-	 * peer of an older one). Received: the peer's, also when it is refused.
+	 * peer of an older one). Received: the peer's, also when it is refused
+	 * (0 when no header arrived).
 	 */
 	unsigned version;
 	enum ibs_oob_type type;
