@@ -118,10 +118,14 @@ const struct cli_opt ping_opts[] = {
 	     "GID to use (default: RoCE takes the setup connection's address, else RoCE v2\n"
 	     "with an IPv4 address; InfiniBand uses LIDs)",
 	     CLI_K_INT, o.gid_index, CLI_NOT_TRACKED, 0, 65535, "a GID table index"),
-	UROW("sl", OPT_SL, "N", "service level, 0-15 (default 0; RoCE: the VLAN priority)", CLI_K_UINT, o.sl,
-	     CLI_NOT_TRACKED, 0, 15, "a service level from 0 to 15"),
-	UROW("tclass", OPT_TCLASS, "N", "GRH traffic class, 0-255 (default 0; RoCE v2: DSCP x 4, e.g. 104 for DSCP 26)",
-	     CLI_K_UINT, o.tclass, CLI_NOT_TRACKED, 0, 255, "a traffic class from 0 to 255 (DSCP x 4)"),
+	UROW("sl", OPT_SL, "N",
+	     "service level, 0-15 (default 0, or the peer's; RoCE: the VLAN priority);\n"
+	     "the listener answers in the client's",
+	     CLI_K_UINT, o.sl, AT(o.sl_set), 0, 15, "a service level from 0 to 15"),
+	UROW("tclass", OPT_TCLASS, "N",
+	     "GRH traffic class, 0-255 (default 0, or the peer's; RoCE v2: DSCP x 4,\n"
+	     "e.g. 104 for DSCP 26); the listener answers in the client's",
+	     CLI_K_UINT, o.tclass, AT(o.tclass_set), 0, 255, "a traffic class from 0 to 255 (DSCP x 4)"),
 	UROW("pkey-index", OPT_PKEY_INDEX, "N", "P_Key table entry of the queue pair (default 0)", CLI_K_UINT,
 	     o.pkey_index, CLI_NOT_TRACKED, 0, 65535, "a P_Key table index"),
 	UROW("dlid", OPT_DLID, "LID", "InfiniBand across subnets: the router's LID, addressed by GID through it",

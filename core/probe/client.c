@@ -45,6 +45,14 @@ enum ibs_err ibs_ping_client_fd(struct ibs_ping *p, int fd, const char *peer, st
 					 "peer answers after that one"),
 				 "no answer from the listener %s within %u ms", peer, r->timeout_ms);
 	}
+	if (rc == IBS_E_TRANSPORT && ping_peer_closed(r)) {
+		free(msg);
+		return ping_fail(p, IBS_STEP_EXCHANGE, rc,
+				 xasprintf("an ibscan speaking probe protocol version %d (this one speaks %d) does so, "
+					   "naming both in its own warning: run the same ibscan version on both hosts",
+					   IBS_OOB_VERSION - 1, IBS_OOB_VERSION),
+				 "the listener %s closed the setup connection without answering the hello", peer);
+	}
 	if (rc) {
 		ping_fail(p, IBS_STEP_EXCHANGE, rc, NULL, "the listener %s: %s", peer, msg);
 		free(msg);
@@ -63,7 +71,9 @@ enum ibs_err ibs_ping_client_fd(struct ibs_ping *p, int fd, const char *peer, st
 				 "the listener %s answered for another test (%s%s, %u x %u bytes)", peer,
 				 ibs_ping_op_name((enum ibs_ping_op)h->op), h->bw ? " bandwidth" : "", h->iters, h->size);
 	r->peer_hello = *h;
-	rc = ping_check_peer(p, h, peer);
+	rc = ping_qos_client(p, r, h, peer);
+	if (!rc)
+		rc = ping_check_peer(p, h, peer);
 	if (!rc)
 		rc = ping_connect_qp(p, r, h);
 	if (rc) {

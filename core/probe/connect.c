@@ -30,6 +30,10 @@ void ping_make_hello(const struct ibs_ping *p, const struct ping_run *r, enum ib
 	h->psn = r->psn;
 	h->rd_atomic = (uint8_t)(r->rd_resp > 255 ? 255 : r->rd_resp);
 	h->gid_type = (uint8_t)p->gid_type;
+	h->sl = (uint8_t)r->sl;
+	h->sl_set = r->sl_set;
+	h->tclass = (uint8_t)r->tclass;
+	h->tclass_set = r->tclass_set;
 	memcpy(h->gid, p->gid, 16);
 	/* The peer writes into, reads from and adds to the exposed region. */
 	h->addr = (uint64_t)(uintptr_t)(r->buf + r->stride);
@@ -101,6 +105,51 @@ enum ibs_err ping_check_peer(struct ibs_ping *p, const struct ibs_oob_hello *h, 
 	return IBS_OK;
 }
 
+/* One of --sl and --tclass for the listener: its own value if given, else the client's. */
+static bool qos_pick(const char *opt, unsigned mine, bool mine_set, unsigned theirs, bool theirs_set, unsigned *use,
+		     bool *use_set, char **why)
+{
+	if (mine_set && theirs_set && mine != theirs) {
+		*why = xasprintf("the client asks for --%s %u and this listener was started with --%s %u: give both "
+				 "hosts the same, or leave it out on one (it then takes the other's)",
+				 opt, theirs, opt, mine);
+		return false;
+	}
+	*use = mine_set ? mine : theirs;
+	*use_set = mine_set || theirs_set;
+	return true;
+}
+
+enum ibs_err ping_qos_listener(const struct ibs_ping *p, struct ping_run *r, const struct ibs_oob_hello *h,
+			       char **why)
+{
+	if (!qos_pick("sl", p->o.sl, p->o.sl_set, h->sl, h->sl_set, &r->sl, &r->sl_set, why) ||
+	    !qos_pick("tclass", p->o.tclass, p->o.tclass_set, h->tclass, h->tclass_set, &r->tclass, &r->tclass_set,
+		      why))
+		return IBS_E_INVAL;
+	if (h->sl_set && !p->o.sl_set && h->sl != p->o.sl)
+		log_info("the client's --sl %u: this listener answers in it too", h->sl);
+	if (h->tclass_set && !p->o.tclass_set && h->tclass != p->o.tclass)
+		log_info("the client's --tclass %u: this listener answers in it too", h->tclass);
+	return IBS_OK;
+}
+
+enum ibs_err ping_qos_client(struct ibs_ping *p, struct ping_run *r, const struct ibs_oob_hello *h, const char *peer)
+{
+	/* A listener answers with the client's values when the client gave them: another is a broken peer. */
+	if ((p->o.sl_set && h->sl != p->o.sl) || (p->o.tclass_set && h->tclass != p->o.tclass))
+		return ping_fail(p, IBS_STEP_EXCHANGE, IBS_E_MALFORMED, NULL,
+				 "the listener %s answered with --sl %u --tclass %u, not this client's --sl %u --tclass %u",
+				 peer, h->sl, h->tclass, p->o.sl, p->o.tclass);
+	if (!p->o.sl_set)
+		r->sl = h->sl;
+	if (!p->o.tclass_set)
+		r->tclass = h->tclass;
+	r->sl_set = p->o.sl_set || h->sl_set;
+	r->tclass_set = p->o.tclass_set || h->tclass_set;
+	return IBS_OK;
+}
+
 /* RTR with the peer's address, then RTS. */
 enum ibs_err ping_connect_qp(struct ibs_ping *p, struct ping_run *r, const struct ibs_oob_hello *h)
 {
@@ -115,8 +164,8 @@ enum ibs_err ping_connect_qp(struct ibs_ping *p, struct ping_run *r, const struc
 	c.local_psn = r->psn;
 	c.remote_lid = p->o.dlid ? (uint16_t)p->o.dlid : h->lid;
 	c.use_grh = p->use_grh;
-	c.sl = (uint8_t)p->o.sl;
-	c.traffic_class = (uint8_t)p->o.tclass;
+	c.sl = (uint8_t)r->sl;
+	c.traffic_class = (uint8_t)r->tclass;
 	memcpy(c.remote_gid, h->gid, 16);
 	c.sgid_index = p->gid_index > 0 ? (unsigned)p->gid_index : 0;
 	c.hop_limit = 64;

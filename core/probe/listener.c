@@ -35,6 +35,27 @@ static enum ibs_err refuse(struct ibs_ping *p, struct ping_run *r, const char *r
 	return drop(p, r->peer, IBS_E_INVAL, xstrdup(reason));
 }
 
+/*
+ * A client of an older protocol version: told so in a message framed in its
+ * version, which it reads and shows (its ERROR is the same as ours). The
+ * header and the type are all it has sent that we read.
+ */
+static void refuse_old(struct ping_run *r, unsigned version)
+{
+	struct ibs_oob_msg m;
+	char *msg = NULL;
+
+	memset(&m, 0, sizeof(m));
+	m.version = version;
+	m.type = IBS_OOB_ERROR;
+	snprintf(m.text, sizeof(m.text),
+		 "this listener speaks probe protocol version %d and the client version %u: run the same ibscan "
+		 "version on both hosts",
+		 IBS_OOB_VERSION, version);
+	ibs_oob_send(r->fd, &m, FINISH_TIMEOUT_MS, &msg);
+	free(msg);
+}
+
 enum ibs_err ibs_ping_serve_fd(struct ibs_ping *p, int fd, const char *peer, struct ibs_ping_result *res,
 			       bool *accepted)
 {
@@ -42,12 +63,14 @@ enum ibs_err ibs_ping_serve_fd(struct ibs_ping *p, int fd, const char *peer, str
 	struct ibs_oob_msg m;
 	struct ibs_oob_hello h;
 	enum ibs_err rc;
-	char *msg = NULL;
+	char *msg = NULL, *why = NULL;
 
 	memset(res, 0, sizeof(*res));
 	*accepted = false;
 	ping_run_init(p, fd, peer);
 	rc = ibs_oob_recv(fd, ping_wait_ms(r), &m, &msg);
+	if (rc && m.version >= 1 && m.version < IBS_OOB_VERSION)
+		refuse_old(r, m.version);
 	if (rc)
 		return drop(p, peer, rc, msg);
 	if (m.type != IBS_OOB_HELLO)
@@ -62,6 +85,11 @@ enum ibs_err ibs_ping_serve_fd(struct ibs_ping *p, int fd, const char *peer, str
 		return refuse(p, r,
 			      h.link_layer == IBS_LL_ETH ? "the listener's port is InfiniBand, the client's is RoCE"
 							 : "the listener's port is RoCE, the client's is InfiniBand");
+	if (ping_qos_listener(p, r, &h, &why)) {
+		rc = refuse(p, r, why);
+		free(why);
+		return rc;
+	}
 	*accepted = true;
 	log_info("probe from %s: %s%s, %u x %u bytes", peer, ibs_ping_op_name((enum ibs_ping_op)h.op),
 		 h.bw ? " bandwidth" : " latency", h.iters, h.size);

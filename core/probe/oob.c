@@ -69,7 +69,7 @@ size_t ibs_oob_encode(const struct ibs_oob_msg *m, uint8_t *buf)
 	case IBS_OOB_HELLO_REPLY:
 		memset(p, 0, IBS_OOB_HELLO_LEN);
 		p[0] = h->op;
-		p[1] = h->bw ? 1 : 0;
+		p[1] = (uint8_t)((h->bw ? 1 : 0) | (h->sl_set ? 2 : 0) | (h->tclass_set ? 4 : 0));
 		p[2] = h->link_layer;
 		p[3] = h->mtu;
 		put32(p + 4, h->iters);
@@ -81,6 +81,8 @@ size_t ibs_oob_encode(const struct ibs_oob_msg *m, uint8_t *buf)
 		put32(p + 24, h->psn);
 		p[28] = h->rd_atomic;
 		p[29] = h->gid_type;
+		p[30] = h->sl;
+		p[31] = h->tclass;
 		memcpy(p + 32, h->gid, 16);
 		put64(p + 48, h->addr);
 		put32(p + 56, h->rkey);
@@ -102,7 +104,7 @@ size_t ibs_oob_encode(const struct ibs_oob_msg *m, uint8_t *buf)
 		break;
 	}
 	put32(buf, IBS_OOB_MAGIC);
-	put16(buf + 4, IBS_OOB_VERSION);
+	put16(buf + 4, (uint16_t)(m->version ? m->version : IBS_OOB_VERSION));
 	put16(buf + 6, (uint16_t)m->type);
 	put32(buf + 8, (uint32_t)plen);
 	return IBS_OOB_HDR_LEN + plen;
@@ -185,6 +187,8 @@ static enum ibs_err decode_hello(const uint8_t *p, struct ibs_oob_hello *h, char
 
 	h->op = p[0];
 	h->bw = p[1] & 1;
+	h->sl_set = p[1] & 2;
+	h->tclass_set = p[1] & 4;
 	h->link_layer = p[2];
 	h->mtu = p[3];
 	h->iters = get32(p + 4);
@@ -196,13 +200,15 @@ static enum ibs_err decode_hello(const uint8_t *p, struct ibs_oob_hello *h, char
 	h->psn = get32(p + 24);
 	h->rd_atomic = p[28];
 	h->gid_type = p[29];
+	h->sl = p[30];
+	h->tclass = p[31];
 	memcpy(h->gid, p + 32, 16);
 	h->addr = get64(p + 48);
 	h->rkey = get32(p + 56);
 	h->len = get32(p + 60);
 	if (h->op >= IBS_OP__COUNT)
 		what = "operation", v = h->op;
-	else if (p[1] & ~1u)
+	else if (p[1] & ~7u)
 		what = "flags", v = p[1];
 	else if (h->link_layer < 1 || h->link_layer > 2)
 		what = "link layer", v = h->link_layer;
@@ -220,8 +226,8 @@ static enum ibs_err decode_hello(const uint8_t *p, struct ibs_oob_hello *h, char
 		what = "PSN", v = h->psn;
 	else if (h->gid_type > 2)
 		what = "GID type", v = h->gid_type;
-	else if (get16(p + 30))
-		what = "reserved field", v = get16(p + 30);
+	else if (h->sl > 15)
+		what = "service level", v = h->sl;
 	else if (h->len < 8 || h->len < h->size)
 		what = "buffer length", v = h->len;
 	if (what)
@@ -237,6 +243,8 @@ enum ibs_err ibs_oob_decode(const uint8_t *buf, size_t len, struct ibs_oob_msg *
 	uint32_t plen;
 
 	memset(m, 0, sizeof(*m));
+	if (len >= IBS_OOB_HDR_LEN && magic_prefix_ok(buf, 4))
+		m->version = get16(buf + 4);
 	rc = ibs_oob_check_header(buf, len, &type, &plen, msg);
 	if (rc)
 		return rc;
@@ -295,6 +303,7 @@ enum ibs_err ibs_oob_rx_feed(struct ibs_oob_rx *rx, const uint8_t *p, size_t n, 
 		/* The header is checked before reading on: an oversized length is refused, not waited for. */
 		rc = ibs_oob_check_header(rx->buf, rx->got, &type, &plen, msg);
 		if (rc) {
+			m->version = get16(rx->buf + 4); /* the magic is ours: so is the version's place */
 			rx->want = rx->got;
 			return rc;
 		}

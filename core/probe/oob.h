@@ -5,17 +5,22 @@
  * before any payload is read, and each message type has one exact length.
  *
  * Wire format, big-endian:
- *   header (12 bytes): magic "IBSP" (0x49425350), version (u16, 1),
+ *   header (12 bytes): magic "IBSP" (0x49425350), version (u16, 2),
  *                      type (u16), payload length (u32)
  *   HELLO, HELLO_REPLY (64 bytes):
- *      0 op (u8)       1 flags (u8: bit 0 bandwidth run)
+ *      0 op (u8)       1 flags (u8: bit 0 bandwidth run, bit 1 SL given, bit 2 traffic class given)
  *      2 link layer (u8: 1 InfiniBand, 2 Ethernet)   3 path MTU (u8: 1..5)
  *      4 iterations (u32)   8 size (u32)   12 timeout in ms (u32)
  *     16 LID (u16)    18 GID index (u16)   20 QPN (u32)   24 PSN (u32)
- *     28 RDMA read/atomic depth (u8)   29 GID type (u8)   30 zero (u16)
+ *     28 RDMA read/atomic depth (u8)   29 GID type (u8)   30 SL (u8: 0..15)   31 traffic class (u8)
  *     32 GID (16)     48 buffer address (u64)   56 rkey (u32)   60 buffer length (u32)
  *   KEEPALIVE, DONE: empty
  *   ERROR: 1..256 bytes of text
+ *
+ * Version 1 had bytes 30-31 zero and flag bits 1-2 clear: the SL and
+ * traffic class did not travel, each side marked its own packets. A
+ * listener refuses a version 1 hello with an ERROR framed as version 1,
+ * which such a client reads and shows.
  */
 #ifndef IBSCAN_OOB_H
 #define IBSCAN_OOB_H
@@ -28,7 +33,7 @@
 #include "../base/text.h"
 
 #define IBS_OOB_MAGIC 0x49425350u /* "IBSP" */
-#define IBS_OOB_VERSION 1
+#define IBS_OOB_VERSION 2
 #define IBS_OOB_HDR_LEN 12
 #define IBS_OOB_HELLO_LEN 64
 #define IBS_OOB_MAX_TEXT 256
@@ -57,12 +62,20 @@ struct ibs_oob_hello {
 	uint32_t qpn, psn;
 	uint8_t rd_atomic;
 	uint8_t gid_type; /* enum ibs_gid_type */
+	uint8_t sl, tclass;   /* HELLO: what the client asks for; HELLO_REPLY: what both ends use */
+	bool sl_set, tclass_set; /* given explicitly (--sl, --tclass), not defaulted */
 	uint8_t gid[16];
 	uint64_t addr;
 	uint32_t rkey, len;
 };
 
 struct ibs_oob_msg {
+	/*
+	 * Sending: the header's version, 0 for IBS_OOB_VERSION (an ERROR to a
+	 * peer of an older one). Received: the peer's, also when it is refused
+	 * (0 when no header arrived).
+	 */
+	unsigned version;
 	enum ibs_oob_type type;
 	struct ibs_oob_hello hello;          /* HELLO, HELLO_REPLY */
 	char text[IBS_OOB_TEXT_SHOWN + 1];   /* ERROR: NUL-terminated; cleaned when received */

@@ -70,6 +70,12 @@ struct ibs_ping_opts {
 	unsigned sl;         /* service level, 0..15 (InfiniBand: the SL-to-VL map's input; RoCE: the PCP) */
 	unsigned pkey_index; /* the P_Key table entry the queue pair uses */
 	unsigned tclass;     /* GRH traffic class, 0..255 (RoCE v2: DSCP << 2 | ECN) */
+	/*
+	 * --sl and --tclass were given: a value one side was given is the one
+	 * both use (it travels in the hello and its reply); two different ones
+	 * are refused by the listener. Unset, each is 0 unless the peer's says otherwise.
+	 */
+	bool sl_set, tclass_set;
 	unsigned dlid;       /* InfiniBand: the LID packets go to, the router's across subnets; 0: the peer's */
 };
 

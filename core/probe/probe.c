@@ -133,4 +133,8 @@ void ping_run_init(struct ibs_ping *p, int fd, const char *peer)
 	p->r.timeout_ms = p->o.timeout_ms ? p->o.timeout_ms : IBS_PING_DEFAULT_TIMEOUT_MS;
 	p->r.session_ms = p->o.session_ms ? p->o.session_ms : IBS_PING_DEFAULT_SESSION_MS;
 	p->r.session_end = ibs_mono_ns() + (uint64_t)p->r.session_ms * 1000000ull;
+	p->r.sl = p->o.sl;
+	p->r.sl_set = p->o.sl_set;
+	p->r.tclass = p->o.tclass;
+	p->r.tclass_set = p->o.tclass_set;
 }

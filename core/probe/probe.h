@@ -50,6 +50,9 @@ struct ping_run {
 	struct ibs_vcq *cq;
 	struct ibs_vqp *qp;
 	uint32_t qpn, psn;
+	/* The service level and traffic class both ends use (ping_qos): given on either side, or 0. */
+	unsigned sl, tclass;
+	bool sl_set, tclass_set;
 	unsigned tx_depth, rx_depth, rd_resp;
 	unsigned signal_every; /* 1 but in bandwidth runs: the sends a completion is asked for */
 	unsigned inline_len;   /* sends and writes of at most this many bytes go inline; 0: none */
@@ -122,6 +125,14 @@ enum ibs_err ping_post_recv(struct ibs_ping *p, struct ping_run *r);
 void ping_make_hello(const struct ibs_ping *p, const struct ping_run *r, enum ibs_oob_type type, struct ibs_oob_msg *m);
 /* Can these two ports talk at all? Checked on both sides before RTR. */
 enum ibs_err ping_check_peer(struct ibs_ping *p, const struct ibs_oob_hello *h, const char *peer);
+/*
+ * The listener: the SL and traffic class of the run from the client's hello
+ * and its own options; an error (*why, owned) when both were given and differ.
+ */
+enum ibs_err ping_qos_listener(const struct ibs_ping *p, struct ping_run *r, const struct ibs_oob_hello *h,
+			       char **why);
+/* The client: take the values its options left unset from the hello reply. */
+enum ibs_err ping_qos_client(struct ibs_ping *p, struct ping_run *r, const struct ibs_oob_hello *h, const char *peer);
 /* RTR with the peer's address, then RTS. */
 enum ibs_err ping_connect_qp(struct ibs_ping *p, struct ping_run *r, const struct ibs_oob_hello *h);
 

@@ -48,9 +48,9 @@ void ping_fill_result(const struct ibs_ping *p, const struct ping_run *r, bool s
 	res->gid_choice = xstrdup(p->gid_choice ? p->gid_choice : "?");
 	res->gid_netdev = p->gid_netdev[0] ? xstrdup(p->gid_netdev) : NULL;
 	res->setup_addr = p->setup.known ? xstrdup(p->setup.text) : NULL;
-	res->sl = p->o.sl;
+	res->sl = r->sl;
 	res->pkey_index = p->o.pkey_index;
-	res->tclass = p->o.tclass;
+	res->tclass = r->tclass;
 	res->dlid = p->o.dlid;
 	res->inline_len = r->inline_len;
 	res->signal_every = r->signal_every ? r->signal_every : 1;

@@ -404,6 +404,7 @@ enum ibs_err ibs_oob_recv(int fd, int timeout_ms, struct ibs_oob_msg *m, char **
 	ssize_t r;
 	int prc;
 
+	m->version = 0; /* none known until a header arrives */
 	ibs_oob_rx_init(&rx);
 	for (;;) {
 		prc = poll(&pfd, 1, ibs_ms_left(deadline));

@@ -4,7 +4,8 @@
 # send/recv, RDMA write, RDMA read, atomic fetch-and-add; latency and
 # bandwidth; 2 bytes, past the path MTU (4 KiB on a 1024-byte MTU) and
 # 1 MiB; addressed by the IPv4 and the IPv6 (RoCE v2) GID of the setup
-# connection's address, both to the same default (dual-stack) listener. Alongside, in the same run, ibv_rc_pingpong,
+# connection's address, both to the same default (dual-stack) listener;
+# --tclass given to one side only, used by both. Alongside, in the same run, ibv_rc_pingpong,
 # ib_send_lat and ib_write_bw between the same two devices. Under
 # emulation a round trip takes 0.3-20 ms and jitters tenfold from one run
 # to the next, so no absolute figure is asserted: exit codes, decoded
@@ -77,6 +78,17 @@ check lat-v6 send 64 100 false
 gids lat-v6 $gidA6 $gidB6
 vm B 5 'grep -qF "listening on :: (every IPv4 and IPv6 address) port 18515" /tmp/l.log' ||
 	{ echo "the default listener does not say it hears both families:"; vm B 5 'cat /tmp/l.log'; exit 1; }
+# --tclass travels in the hello: a listener given none answers in the client's
+# class (its own result says so), and one given a class gives it to a client
+# given none (rxe puts it in the IP header's TOS).
+probe tclass "" "10.29.0.2 --tclass 104 --iters 50"
+check tclass send 64 50 false
+jq -e '.traffic_class == 104' "$tmp/tclass.json" >/dev/null &&
+	vm B 5 'grep -q ", traffic class 104," /tmp/l.log' ||
+	{ echo "--tclass 104 on the client only:"; cat "$tmp/tclass.json"; vm B 5 'cat /tmp/l.log'; exit 1; }
+probe tclass-l "--tclass 96" "10.29.0.2 --iters 50"
+jq -e '.traffic_class == 96' "$tmp/tclass-l.json" >/dev/null ||
+	{ echo "--tclass 96 on the listener only:"; cat "$tmp/tclass-l.json"; exit 1; }
 # Given an IPv4 address, the listener hears only it: an IPv6 client is refused.
 WAITPORT=18515 vm_bg B /tmp/l4.log ibscan ping --listen --wait 20 --bind 10.29.0.2
 vm A 30 'ibscan ping fd29::2 --iters 10 2>&1; echo "exit $?"' >"$tmp/v4only" || true

@@ -180,6 +180,8 @@ static struct {
 	unsigned err_status;
 	bool overrun; /* the engine overfilled a queue */
 	struct ibs_qp_conn last_rtr;
+	/* Each port's last RTR, whole (address vector: SL, GRH traffic class...): rtr[n] is port[n]'s. */
+	struct ibs_qp_conn rtr[FV_PORTS];
 } fv = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
 /* Every port InfiniBand and Active, LID 7 + n, MTU 4096, P_Key 0xffff, GID 0 fe80::2:c903:a:n. */
@@ -519,9 +521,12 @@ static inline int fv_modify_qp(struct ibs_vqp *q, enum ibs_qp_target to, const s
 			q->path.mtu = c->mtu;
 			q->path.max_dest_rd_atomic = c->max_dest_rd_atomic;
 			q->path.min_rnr_timer = c->min_rnr_timer;
+			q->path.sl = c->sl;
+			q->path.traffic_class = c->traffic_class;
 			q->epsn = c->remote_psn & FV_PSN_MASK;
 			q->state = FV_QPS_RTR;
 			fv.last_rtr = *c;
+			fv.rtr[q->port - fv.port] = *c;
 			break;
 		case IBS_QPS_RTS:
 		default:

@@ -43,6 +43,10 @@ static void hello(struct ibs_oob_msg *m, enum ibs_oob_type type)
 	h->addr = 0x00007f0012345000ull;
 	h->rkey = 0xdeadbeef;
 	h->len = 4096;
+	h->sl = 5;
+	h->sl_set = true;
+	h->tclass = 106;
+	h->tclass_set = true;
 }
 
 static size_t encode_hello(uint8_t *buf)
@@ -115,8 +119,11 @@ static void test_malformed(void **state)
 	decode_fails(buf, 16, "not an ibscan probe: the peer's first bytes are 0x47455420");
 	memcpy(buf, save, n);
 	/* Another protocol version. */
-	buf[5] = 2;
-	decode_fails(buf, n, "the peer speaks probe protocol version 2, this ibscan speaks version 1");
+	buf[5] = 3;
+	decode_fails(buf, n, "the peer speaks probe protocol version 3, this ibscan speaks version 2");
+	/* Version 1 did not carry --sl and --tclass: an old peer is named as one. */
+	buf[5] = 1;
+	decode_fails(buf, n, "the peer speaks probe protocol version 1, this ibscan speaks version 2");
 	memcpy(buf, save, n);
 	buf[7] = 9;
 	decode_fails(buf, n, "unknown message type 9");
@@ -152,7 +159,7 @@ static void test_hello_fields(void **state)
 		const char *want;
 	} cases[] = {
 		{ 0, 1, 4, "operation 4" },
-		{ 1, 1, 2, "flags 2" },
+		{ 1, 1, 8, "flags 8" },
 		{ 2, 1, 0, "link layer 0" },
 		{ 2, 1, 3, "link layer 3" },
 		{ 3, 1, 0, "path MTU 0" },
@@ -166,7 +173,7 @@ static void test_hello_fields(void **state)
 		{ 20, 4, 0x1000000, "QPN 16777216" },
 		{ 24, 4, 0x1000000, "PSN 16777216" },
 		{ 29, 1, 3, "GID type 3" },
-		{ 30, 2, 1, "reserved field 1" },
+		{ 30, 1, 16, "service level 16" },
 		{ 60, 4, 4, "buffer length 4" },
 		{ 60, 4, 4095, "buffer length 4095" }, /* shorter than the size */
 	};
@@ -194,7 +201,7 @@ static void test_error_text_sanitized(void **state)
 	char *msg = NULL;
 
 	(void)state;
-	memcpy(buf, "IBSP\0\1\0\5\0\0\0\x08", 12);
+	memcpy(buf, "IBSP\0\2\0\5\0\0\0\x08", 12);
 	memcpy(buf + 12, "a\x1b[2Jb\n\xff", 8);
 	assert_int_equal(ibs_oob_decode(buf, 20, &m, &msg), IBS_OK);
 	assert_string_equal(m.text, "a\\x1b[2Jb\\x0a\\xff");
@@ -298,7 +305,7 @@ static void test_socket_hostile(void **state)
 	msg = NULL;
 	rc = recv_from(buf, n, false, 2000, &msg, &ms);
 	expect(rc, IBS_E_MALFORMED, msg, "probe protocol version 7");
-	buf[5] = 1;
+	buf[5] = IBS_OOB_VERSION;
 	/* Oversized: refused from the header, without waiting for a payload that never comes. */
 	buf[8] = 0x7f;
 	msg = NULL;

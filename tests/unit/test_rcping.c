@@ -1622,6 +1622,197 @@ static void test_qos_options(void **state)
 	side_free(&c);
 }
 
+/*
+ * The client's --sl and --tclass travel in its hello: the listener's queue
+ * pair answers in the same service level and traffic class (its RTR's
+ * address vector: the SL on InfiniBand, the GRH's traffic class on RoCE).
+ * A value only one side was given is what both use; two different ones
+ * are refused, naming both.
+ */
+static void test_qos_carried(void **state)
+{
+	struct side c, s;
+
+	(void)state;
+	/* RoCE: the listener was given nothing, its replies go in the client's class. */
+	roce_table();
+	opts(&c, IBS_OP_SEND, false, 20, 64);
+	opts(&s, IBS_OP_SEND, false, 0, 0);
+	c.o.tclass = 106; /* DSCP 26, ECN 2 */
+	c.o.tclass_set = true;
+	c.o.sl = 3;
+	c.o.sl_set = true;
+	run_pair(&c, &s);
+	assert_int_equal(c.rc, IBS_OK);
+	assert_int_equal(s.rc, IBS_OK);
+	assert_true(fv.rtr[0].use_grh); /* port 0: the listener's, opened first */
+	assert_int_equal(fv.rtr[0].traffic_class, 106);
+	assert_int_equal(fv.rtr[0].sl, 3);
+	assert_int_equal(fv.rtr[1].traffic_class, 106);
+	assert_int_equal(fv.rtr[1].sl, 3);
+	assert_int_equal(s.res.tclass, 106); /* the listener's result says what it used */
+	assert_int_equal(s.res.sl, 3);
+	side_free(&c);
+	side_free(&s);
+	/* InfiniBand, routed by LID: the SL alone. */
+	fv_reset();
+	opts(&c, IBS_OP_WRITE, false, 20, 64);
+	opts(&s, IBS_OP_WRITE, false, 0, 0);
+	c.o.sl = 5;
+	c.o.sl_set = true;
+	run_pair(&c, &s);
+	assert_int_equal(c.rc, IBS_OK);
+	assert_int_equal(s.rc, IBS_OK);
+	assert_false(fv.rtr[0].use_grh);
+	assert_int_equal(fv.rtr[0].sl, 5);
+	assert_int_equal(fv.rtr[1].sl, 5);
+	side_free(&c);
+	side_free(&s);
+	/* Only the listener was given one: the client takes it from the reply. */
+	fv_reset();
+	roce_table();
+	opts(&c, IBS_OP_READ, false, 20, 64);
+	opts(&s, IBS_OP_READ, false, 0, 0);
+	s.o.tclass = 104;
+	s.o.tclass_set = true;
+	run_pair(&c, &s);
+	assert_int_equal(c.rc, IBS_OK);
+	assert_int_equal(s.rc, IBS_OK);
+	assert_int_equal(fv.rtr[0].traffic_class, 104);
+	assert_int_equal(fv.rtr[1].traffic_class, 104);
+	assert_int_equal(c.res.tclass, 104);
+	side_free(&c);
+	side_free(&s);
+	/* Both given, the same: fine. */
+	fv_reset();
+	roce_table();
+	opts(&c, IBS_OP_SEND, false, 20, 64);
+	opts(&s, IBS_OP_SEND, false, 0, 0);
+	c.o.tclass = s.o.tclass = 104;
+	c.o.tclass_set = s.o.tclass_set = true;
+	run_pair(&c, &s);
+	assert_int_equal(c.rc, IBS_OK);
+	assert_int_equal(s.rc, IBS_OK);
+	assert_int_equal(fv.rtr[0].traffic_class, 104);
+	side_free(&c);
+	side_free(&s);
+	/* Both given, different: refused before any queue pair connects, naming both values. */
+	fv_reset();
+	roce_table();
+	opts(&c, IBS_OP_SEND, false, 20, 64);
+	opts(&s, IBS_OP_SEND, false, 0, 0);
+	c.o.tclass = 104;
+	s.o.tclass = 96;
+	c.o.tclass_set = s.o.tclass_set = true;
+	run_pair(&c, &s);
+	assert_int_equal(s.rc, IBS_E_INVAL);
+	assert_false(s.accepted);
+	has(s.err, "the client asks for --tclass 104 and this listener was started with --tclass 96");
+	assert_int_equal(c.rc, IBS_E_TRANSPORT);
+	assert_int_equal(c.step, IBS_STEP_EXCHANGE);
+	has(c.err, "the listener listener refused the probe: the client asks for --tclass 104 and this listener was "
+		   "started with --tclass 96");
+	assert_int_equal(fv.calls[FV_RTR], 0);
+	side_free(&c);
+	side_free(&s);
+	fv_reset();
+	opts(&c, IBS_OP_SEND, false, 20, 64);
+	opts(&s, IBS_OP_SEND, false, 0, 0);
+	c.o.sl = 0;
+	s.o.sl = 2;
+	c.o.sl_set = s.o.sl_set = true;
+	run_pair(&c, &s);
+	assert_int_equal(s.rc, IBS_E_INVAL);
+	has(c.err, "the client asks for --sl 0 and this listener was started with --sl 2");
+	side_free(&c);
+	side_free(&s);
+}
+
+/* A client of probe protocol version 1 (before --sl and --tclass travelled): refused in words it can read. */
+static void test_old_client(void **state)
+{
+	struct side s;
+	struct ibs_oob_msg m;
+	uint8_t buf[IBS_OOB_MAX_MSG];
+	pthread_t th;
+	ssize_t n;
+	size_t len;
+	int sv[2];
+
+	(void)state;
+	opts(&s, IBS_OP_SEND, false, 0, 0);
+	assert_int_equal(ibs_ping_open(&fake_verbs, &s.o, &s.p), IBS_OK);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	s.fd = sv[1];
+	assert_int_equal(pthread_create(&th, NULL, serve_main, &s), 0);
+	/* A version 1 hello: the same 64 bytes, bytes 30-31 reserved (zero). */
+	memset(&m, 0, sizeof(m));
+	m.type = IBS_OOB_HELLO;
+	m.hello.op = IBS_OP_SEND;
+	m.hello.link_layer = IBS_LL_IB;
+	m.hello.mtu = 5;
+	m.hello.iters = 10;
+	m.hello.size = 64;
+	m.hello.timeout_ms = 300;
+	m.hello.lid = 42;
+	m.hello.qpn = 0x999;
+	m.hello.len = 64;
+	len = ibs_oob_encode(&m, buf);
+	buf[4] = 0;
+	buf[5] = 1;
+	assert_int_equal(write(sv[0], buf, len), (ssize_t)len);
+	/* What comes back is framed as version 1, so that ibscan reads it: an error, and why. */
+	n = read(sv[0], buf, sizeof(buf) - 1);
+	assert_true(n > IBS_OOB_HDR_LEN);
+	assert_memory_equal(buf, "IBSP\0\1\0\5", 8);
+	assert_int_equal(buf[8] << 24 | buf[9] << 16 | buf[10] << 8 | buf[11], n - IBS_OOB_HDR_LEN);
+	buf[n] = 0;
+	has((char *)buf + IBS_OOB_HDR_LEN,
+	    "this listener speaks probe protocol version 2 and the client version 1: run the same ibscan version on "
+	    "both hosts");
+	close(sv[0]);
+	pthread_join(th, NULL);
+	finish(&s);
+	assert_false(s.accepted);
+	has(s.err, "the peer speaks probe protocol version 1, this ibscan speaks version 2");
+	side_free(&s);
+}
+
+/* A listener of version 1: drops this hello (its own warning names both versions) and closes. */
+static void *old_listener_main(void *arg)
+{
+	int fd = *(int *)arg;
+	uint8_t hdr[IBS_OOB_HDR_LEN];
+
+	if (read(fd, hdr, sizeof(hdr)) == (ssize_t)sizeof(hdr) && hdr[5] != 1)
+		ibs_tcp_close(fd, 200);
+	else
+		close(fd);
+	return NULL;
+}
+
+static void test_old_listener(void **state)
+{
+	struct side c;
+	pthread_t th;
+	int sv[2];
+
+	(void)state;
+	opts(&c, IBS_OP_SEND, false, 10, 64);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	assert_int_equal(pthread_create(&th, NULL, old_listener_main, &sv[1]), 0);
+	assert_int_equal(ibs_ping_open(&fake_verbs, &c.o, &c.p), IBS_OK);
+	c.rc = ibs_ping_client_fd(c.p, sv[0], "listener", &c.res);
+	finish(&c);
+	close(sv[0]);
+	pthread_join(th, NULL);
+	assert_int_equal(c.rc, IBS_E_TRANSPORT);
+	assert_int_equal(c.step, IBS_STEP_EXCHANGE);
+	has(c.err, "the listener listener closed the setup connection without answering the hello");
+	has(c.hint, "an ibscan speaking probe protocol version 1 (this one speaks 2) does so");
+	side_free(&c);
+}
+
 /* InfiniBand across subnets: refused without --dlid; with the router's LID, through it; a wrong one is lost. */
 static void test_subnets(void **state)
 {
@@ -1744,6 +1935,9 @@ int main(void)
 		cmocka_unit_test_setup(test_gid_family, setup),
 		cmocka_unit_test_setup(test_inline, setup),
 		cmocka_unit_test_setup(test_qos_options, setup),
+		cmocka_unit_test_setup(test_qos_carried, setup),
+		cmocka_unit_test_setup(test_old_client, setup),
+		cmocka_unit_test_setup(test_old_listener, setup),
 		cmocka_unit_test_setup(test_subnets, setup),
 		cmocka_unit_test_setup(test_render, setup),
 	};
