@@ -68,6 +68,8 @@ int cli_walk_tables(const struct cli_common *c, bool tables, struct ibs_fabric *
  * where each node the walk could not reach lies (the port it is behind).
  */
 void cli_report_partial(const struct cli_common *c, const struct ibs_fabric *f, const struct ibs_run *run);
+/* Why no PMA counter was read, when no port had a LID to send a GMP to (said on stderr). */
+void cli_say_no_lids(const struct ibs_run *run);
 
 /* Name f's nodes from --node-name-map, if given (EXIT_RUNTIME, reported, when it cannot be read). */
 int cli_name_nodes(const struct cli_common *c, struct ibs_fabric *f);

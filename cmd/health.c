@@ -1,6 +1,6 @@
 /*
  * `ibscan health` (monitoring-plugin exit codes: 0 OK, 1 WARNING, 2 CRITICAL,
- * 3 UNKNOWN) and `ibscan counters`.
+ * 3 UNKNOWN). `ibscan counters` is cmd/counters.c.
  */
 #include "cli.h"
 #include "cmds.h"
@@ -9,7 +9,6 @@
 #include "../core/base/xalloc.h"
 #include "../fabric/health.h"
 #include "../fabric/load.h"
-#include "../fabric/names.h"
 #include "../fabric/plan.h"
 #include "../fabric/rails.h"
 #include "../fabric/route.h"
@@ -131,10 +130,9 @@ static int usage_fail(const struct cmd_desc *cmd)
 	return IBS_SEV_UNKNOWN;
 }
 
-/* What health's and counters' own options set. */
+/* What health's own options set. */
 struct health_args {
 	const struct cmd_desc *cmd;
-	bool counters_view;
 	struct cli_common *c;
 	struct cli_checks chk; /* --thresholds, --threshold, --no-counters */
 	const char *baseline, *state;
@@ -150,18 +148,8 @@ static int health_opt(int opt, const char *arg, void *ctx)
 {
 	struct health_args *h = ctx;
 	char *msg = NULL;
-	unsigned s;
 	int taken;
 
-	/* counters takes health's options only to say whose they are: its rows without help. */
-	if (h->counters_view) {
-		const struct cli_opt *o;
-		for (o = counters_opts; o->name; o++)
-			if (o->id == opt && o->kind == CLI_K_OWN && !o->help) {
-				cli_usage_error(h->cmd, "--%s is an option of 'ibscan health'", o->name);
-				return -1;
-			}
-	}
 	/* A refused thresholds file (said) makes the verdict UNKNOWN once the format and -o are known. */
 	if ((taken = cli_checks_opt(h->cmd, &h->chk, opt, arg)) != 0)
 		return taken;
@@ -203,18 +191,13 @@ static int health_opt(int opt, const char *arg, void *ctx)
 		h->c->reset_counters = true;
 		return 1;
 	case OPT_INTERVAL:
-		if (!h->counters_view || !cli_parse_uint(arg, 1, 3600, &s)) {
-			cli_usage_error(h->cmd, "--interval wants seconds from 1 to 3600 (counters only), not '%s'", arg);
-			return -1;
-		}
-		h->c->interval_s = s;
-		return 1;
+		cli_usage_error(h->cmd, "--interval wants seconds from 1 to 3600 (counters only), not '%s'", arg);
+		return -1;
 	}
 	return 0;
 }
 
-#define RESET_ROW CLI_OWN("reset-counters", OPT_RESET, NULL, "clear the counters after reading them")
-/* Each takes the other's options too, to say whose they are (health_opt); their help lists its own. */
+/* --interval is counters': taken to say so (health_opt). */
 const struct cli_opt health_opts[] = {
 	CLI_TEXT("options:\n"),
 	CLI_SHARED("format", OPT_FORMAT, "F",
@@ -233,27 +216,8 @@ const struct cli_opt health_opts[] = {
 	CLI_OWN("plan", OPT_PLAN, "FILE", "compare with a cabling plan by names (CSV, UFM NDT columns)"),
 	CLI_OWN("routing", OPT_ROUTING, NULL, "read every forwarding table and check the routes (route.* checks)"),
 	CLI_OWN("state", OPT_STATE, "FILE", "judge counters by their rise since the last run's readings, kept in FILE"),
-	RESET_ROW,
+	CLI_RESET_ROW,
 	CLI_OWN("interval", OPT_INTERVAL, "S", NULL),
-	CLI_END,
-};
-
-const struct cli_opt counters_opts[] = {
-	CLI_TEXT("options:\n"),
-	CLI_SHARED("format", OPT_FORMAT, "F", "text (default), json or prom"),
-	CLI_SHARED("json", OPT_JSON, NULL, "same as --format json"),
-	CLI_OUTPUT_ROW,
-	CLI_OWN("interval", OPT_INTERVAL, "S", "read twice, S seconds apart: deltas and rates"),
-	RESET_ROW,
-	CLI_OWN("baseline", OPT_BASELINE, "FILE", NULL),
-	CLI_THRESHOLDS_ROW(NULL),
-	CLI_THRESHOLD_ROW(NULL),
-	CLI_NO_COUNTERS_ROW(NULL),
-	CLI_OWN("rails", OPT_RAILS, "SPEC", NULL),
-	CLI_OWN("fat-tree", OPT_FAT_TREE, NULL, NULL),
-	CLI_OWN("plan", OPT_PLAN, "FILE", NULL),
-	CLI_OWN("routing", OPT_ROUTING, NULL, NULL),
-		CLI_OWN("state", OPT_STATE, "FILE", NULL),
 	CLI_END,
 };
 
@@ -295,7 +259,7 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 	struct ibs_lft *lfts = NULL;
 	size_t n_lfts = 0;
 	struct ibs_state st;
-	bool counters_view = h->counters_view, rendered, *job = NULL;
+	bool rendered, *job = NULL;
 	int rc;
 	size_t i;
 	char *msg = NULL;
@@ -321,7 +285,7 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 		free(msg);
 		ibs_plan_free(plan);
 		ibs_state_free(&st);
-		return counters_view ? EXIT_RUNTIME : unknown(c, fmt, "the baseline cannot be read");
+		return unknown(c, fmt, "the baseline cannot be read");
 	}
 	/*
 	 * A partial baseline (a walk that missed part of the fabric) cannot say
@@ -335,7 +299,7 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 		ibs_fabric_free(base);
 		ibs_plan_free(plan);
 		ibs_state_free(&st);
-		return counters_view ? EXIT_RUNTIME : unknown(c, fmt, "the baseline holds a partial walk");
+		return unknown(c, fmt, "the baseline holds a partial walk");
 	}
 	/* Nodes missing from the fabric are the baseline's: named by the same map. */
 	if (base && cli_name_nodes(c, base)) {
@@ -344,11 +308,9 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 		ibs_state_free(&st);
 		return unknown(c, fmt, "the node-name map cannot be read");
 	}
-	c->want_counters = h->chk.counters || counters_view;
-	if (counters_view)
-		c->needs = IBS_LACK_PMA;
-	/* Data counters matter for the counters view and the metrics, not for findings. */
-	c->ext_counters = counters_view || fmt == CLI_F_PROM;
+	c->want_counters = h->chk.counters;
+	/* Data counters matter for the metrics, not for findings. */
+	c->ext_counters = fmt == CLI_F_PROM;
 	if (h->routing)
 		c->needs |= IBS_LACK_LFT;
 	rc = cli_walk_tables(c, h->routing, &f, &run, &lfts, &n_lfts);
@@ -356,8 +318,6 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 		ibs_fabric_free(base);
 		ibs_plan_free(plan);
 		ibs_state_free(&st);
-		if (counters_view)
-			return rc;
 		return unknown(c, fmt, "the fabric could not be read (see the error above)");
 	}
 	memset(&ho, 0, sizeof(ho));
@@ -383,7 +343,7 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 	for (i = 0; i < fs.n_notes; i++)
 		log_warn("%s: %s", h->state, fs.notes[i]);
 	memset(&r, 0, sizeof(r));
-	r.view = counters_view ? CLI_V_COUNTERS : CLI_V_HEALTH;
+	r.view = CLI_V_HEALTH;
 	r.fmt = fmt;
 	r.f = f;
 	r.run = &run;
@@ -391,14 +351,7 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 	r.heat = job ? &rcheck : NULL;
 	rc = cli_render(c, &r);
 	rendered = rc == EXIT_OK;
-	if (counters_view) {
-		if (rc == EXIT_OK && f->partial && !run.no_lids)
-			cli_report_partial(c, f, &run);
-		if (rc == EXIT_OK && (f->partial || run.no_lids))
-			rc = EXIT_RUNTIME;
-	} else {
-		rc = rc == EXIT_OK ? (int)fs.verdict : IBS_SEV_UNKNOWN;
-	}
+	rc = rc == EXIT_OK ? (int)fs.verdict : IBS_SEV_UNKNOWN;
 	/*
 	 * The readings are kept once the verdict is out: a run whose verdict
 	 * was lost leaves the older state, so that its rises are said again.
@@ -409,11 +362,7 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 	    save_state(h->state, f, &st, ho.now))
 		rc = IBS_SEV_UNKNOWN;
 	ibs_state_free(&st);
-	if (run.no_lids && run.local_state)
-		log_error("PMA counters could not be read: the local port is %s, not Active (no GMP leaves it)",
-			  ibs_port_state_str(run.local_state));
-	else if (run.no_lids)
-		log_error("PMA counters could not be read: no port has a LID (is a subnet manager running?)");
+	cli_say_no_lids(&run);
 	ibs_findings_free(&fs);
 	if (h->routing)
 		ibs_routecheck_free(&rcheck);
@@ -432,7 +381,6 @@ static int run_args(int argc, char **argv, struct health_args *hp)
 	struct cli_common c;
 	struct health_args h;
 	struct ibs_out verdict;
-	bool counters_view = hp->counters_view;
 	enum cli_fmt fmt = CLI_F_TEXT;
 	int rc;
 
@@ -451,10 +399,6 @@ static int run_args(int argc, char **argv, struct health_args *hp)
 		return usage_fail(cmd);
 	if (!h.chk.counters && c.reset_counters) {
 		cli_usage_error(cmd, "--reset-counters clears the counters once read: --no-counters reads none");
-		return usage_fail(cmd);
-	}
-	if (c.interval_s && c.interval_s + 1 >= c.deadline_s) {
-		cli_usage_error(cmd, "--interval %.0f does not fit in --deadline %.3g", c.interval_s, c.deadline_s);
 		return usage_fail(cmd);
 	}
 	if (h.state && !h.chk.counters) {
@@ -477,8 +421,6 @@ static int run_args(int argc, char **argv, struct health_args *hp)
 				return usage_fail(cmd);
 			}
 	}
-	if (counters_view)
-		return run_checks(&c, &h, fmt);
 	if (open_verdict(&c, fmt, &verdict) != 0)
 		return IBS_SEV_UNKNOWN;
 	rc = run_checks(&c, &h, fmt);
@@ -492,24 +434,14 @@ static int run_args(int argc, char **argv, struct health_args *hp)
 	return rc;
 }
 
-static int run(int argc, char **argv, bool counters_view)
+int cmd_health(int argc, char **argv)
 {
 	struct ibs_thresholds thr;
-	struct health_args h = { .cmd = cmd_find(argv[0]), .counters_view = counters_view, .chk = { .thr = &thr, .counters = true } };
+	struct health_args h = { .cmd = cmd_find(argv[0]), .chk = { .thr = &thr, .counters = true } };
 	int rc;
 
 	ibs_thresholds_default(&thr);
 	rc = run_args(argc, argv, &h);
 	ibs_rails_free(h.rails);
 	return rc;
-}
-
-int cmd_health(int argc, char **argv)
-{
-	return run(argc, argv, false);
-}
-
-int cmd_counters(int argc, char **argv)
-{
-	return run(argc, argv, true);
 }

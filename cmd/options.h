@@ -142,6 +142,8 @@ struct cli_checks {
 #define CLI_THRESHOLD_ROW(text) CLI_OWN("threshold", OPT_THRESHOLD, "N=V", text)
 #define CLI_THRESHOLD_HELP "one counter threshold (repeatable), e.g. SymbolErrorCounter=100"
 #define CLI_NO_COUNTERS_ROW(text) CLI_OWN("no-counters", OPT_NO_COUNTERS, NULL, text)
+/* health's and counters' --reset-counters (each command's own id: OPT_RESET). */
+#define CLI_RESET_ROW CLI_OWN("reset-counters", OPT_RESET, NULL, "clear the counters after reading them")
 /* One of the checks options: 1 taken, 0 not one of them, -1 a usage error (said). */
 int cli_checks_opt(const struct cmd_desc *cmd, struct cli_checks *k, int opt, const char *arg);
 

@@ -5,6 +5,7 @@
 #include "../core/base/strbuf.h"
 #include "../core/base/xalloc.h"
 #include "../fabric/namemap.h"
+#include "../fabric/names.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +101,15 @@ static void mkey_hint(const struct ibs_fabric *f, bool mkey_given)
 			 "SMInfo: it has stopped or hangs (the subnet keeps its last routes, but nothing brings new "
 			 "ports up); 'sminfo' asks the same",
 			 sminfo->port, ibs_node_name(sminfo->node), sminfo->node->guid_name);
+}
+
+void cli_say_no_lids(const struct ibs_run *run)
+{
+	if (run->no_lids && run->local_state)
+		log_error("PMA counters could not be read: the local port is %s, not Active (no GMP leaves it)",
+			  ibs_port_state_str(run->local_state));
+	else if (run->no_lids)
+		log_error("PMA counters could not be read: no port has a LID (is a subnet manager running?)");
 }
 
 void cli_report_partial(const struct cli_common *c, const struct ibs_fabric *f, const struct ibs_run *run)

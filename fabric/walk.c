@@ -565,6 +565,7 @@ out:
 	free(w.deferred);
 	free(w.reprobe);
 	free(w.lid_owner);
+	free(w.reads);
 	while (w.free_ctx) {
 		c = w.free_ctx;
 		w.free_ctx = c->next;

@@ -40,11 +40,28 @@ struct uplinks {
 	uint8_t via_port[MAX_VIAS];
 	uint8_t n_via;
 	uint8_t parallel; /* another port of the parent cabled here, or 0 */
-	uint8_t lid_state; /* LID_UNKNOWN, LID_CONFIRMED (a LID-routed NodeInfo named this node), LID_REFUSED */
 	bool port0_settled; /* a switch's port 0 PortInfo came, or failed for good: its capability mask is known */
+	uint8_t lid_state; /* LID_UNKNOWN, LID_CONFIRMED (a LID-routed NodeInfo named this node), ... */
+	uint16_t lid_pending; /* LID-routed queries about it not answered yet */
+	uint32_t lid_reads;   /* answers it got by LID since its last confirmation: index + 1 in w->reads, or 0 */
 };
 
-enum { LID_UNKNOWN, LID_CONFIRMED, LID_REFUSED };
+/*
+ * LID_CLOSING: its LID-routed reads are in and the closing NodeInfo is out;
+ * LID_REFUSED: by directed route only (the LID named another node, or moved).
+ */
+enum { LID_UNKNOWN, LID_CONFIRMED, LID_CLOSING, LID_REFUSED };
+
+/* An answer a node got by LID, kept until a closing NodeInfo says the LID still led there. */
+struct lid_read {
+	uint32_t next;  /* the node's next one: index + 1, or 0 */
+	uint32_t probe; /* the query's probe (SMInfo: the SM's index) */
+	uint32_t mod;
+	uint32_t err;   /* the walk error its answer added: index + 1 in f->errors, or 0 */
+	uint16_t attr;
+	uint16_t lid;   /* the LID it was asked by */
+	uint8_t port;
+};
 #define LID_DUP UINT32_MAX /* in lid_owner: two nodes claim the LID */
 
 struct walker {
@@ -77,6 +94,9 @@ struct walker {
 	bool lid_route;            /* LID-routed SMPs to nodes whose LID is known */
 	unsigned lid_good, lid_bad; /* LID-routed queries answered that way, and not */
 	uint32_t *lid_owner;       /* by unicast LID: the index + 1 of the node that claims it, or LID_DUP */
+	struct lid_read *reads;    /* see uplinks.lid_reads; free ones chained from free_read */
+	size_t n_reads, cap_reads;
+	uint32_t free_read;        /* index + 1, or 0 */
 	struct qctx *free_ctx;
 	bool stopped;              /* the engine runs no more: what fails now may ask nothing more */
 };
@@ -139,6 +159,8 @@ bool walk_lid_answer_ok(struct qctx *c, const struct ibs_mad_req *req, const str
 			const uint64_t *guids);
 /* Ask c again by directed route, after walk_lid_answer_ok said no. */
 void walk_lid_redo(struct qctx *c);
+/* c is about to go by LID (c->lid): its answer goes through walk_lid_answered, which returns this. */
+ibs_mad_cb walk_lid_sent(struct qctx *c);
 
 /* Queries and their answers (walk_query.c). */
 ibs_mad_cb walk_handler(uint16_t attr);

@@ -78,7 +78,7 @@ void walk_send_query(struct qctx *c)
 		struct ibs_addr a;
 		ibs_addr_lid(&a, c->lid, 0);
 		ibs_req_get(&req, &a, IBS_CLASS_SMI, c->attr, c->mod);
-		ibs_engine_submit_paths(c->w->e, &req, walk_handler(c->attr), c);
+		ibs_engine_submit_paths(c->w->e, &req, walk_lid_sent(c), c);
 		return;
 	}
 	/* Path 0, built in place: this runs for every query of a walk. */

@@ -455,7 +455,7 @@ bench_exporter() {
 		last=$ts
 		t=$(awk '/^ibscan_sweep_duration_seconds /{print $2}' "$prom")
 		full=$(awk '/^ibscan_sweep_full_walk /{print $2}' "$prom")
-		read -r st sz <<<"$(curl -s -o /dev/null -w '%{time_total} %{size_download}' "http://127.0.0.1:$port/metrics")"
+		read -r st sz <<<"$(curl -s -o "$prom.scrape" -w '%{time_total} %{size_download}' "http://127.0.0.1:$port/metrics")"
 		echo "sweep-$([ "$full" = 1 ] && echo walk || echo counters) $t 0 0" >>"$out/exp-runs"
 		echo "scrape $st 0 $sz" >>"$out/exp-runs"
 	done

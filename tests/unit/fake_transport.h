@@ -239,6 +239,7 @@ struct ff_node {
 	uint32_t capmask;
 	/* LinkSpeedActive of linked ports (0 for 1: SDR) and LinkSpeedExtActive (e.g. 1: FDR). */
 	uint8_t speed_active, speed_ext_active;
+	uint16_t fdb_top;                 /* switches: SwitchInfo:LinearFDBTop, 0 for 127 */
 	/*
 	 * GUIDInfo (IBA 14.2.5.5) of CA ports and switch port 0: guid_cap
 	 * entries (0 means 1: the port GUID alone), entry 0 the port GUID,
@@ -464,7 +465,7 @@ static inline void ff_on_send(struct fake *f, const struct ibs_mad_req *req, con
 			return;
 		}
 		mad_encode_field(d, IB_SW_LINEAR_FDB_CAP_F, &v);
-		v = 127;
+		v = n->fdb_top ? n->fdb_top : 127;
 		mad_encode_field(d, IB_SW_LINEAR_FDB_TOP_F, &v);
 		break;
 	}

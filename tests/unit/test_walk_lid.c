@@ -7,6 +7,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <stdio.h>
+#include <unistd.h>
 
 #include "fake_transport.h"
 #include "../../core/mad/engine.h"
@@ -51,9 +53,13 @@ static void assert_own_answers(const struct ff *ff, const struct ibs_fabric *fab
 				 (unsigned long long)x->guid, n->desc, x->desc);
 		if (x->type != IB_NODE_SWITCH)
 			continue;
+		assert_true(n->has_si);
+		if (n->si.lft_top != (x->fdb_top ? x->fdb_top : 127))
+			fail_msg("%s has SwitchInfo LinearFDBTop %u, its own is %u", x->desc, n->si.lft_top,
+				 x->fdb_top ? x->fdb_top : 127);
 		for (p = 1; p <= x->nports; p++) {
 			const struct ibs_port *pt = ibs_node_port(n, (unsigned)p);
-			unsigned want = x->peer[p] && !x->down[p] ? 4 : 1;
+			unsigned want = x->peer[p] && !x->down[p] ? (x->state[p] ? x->state[p] : 4) : 1;
 			assert_non_null(pt);
 			assert_true(pt->valid);
 			if (pt->pi.state != want)
@@ -137,10 +143,198 @@ static void test_answers_from_the_node_asked(void **state)
 	ibs_fabric_free(fab);
 }
 
+struct steal {
+	int sw, thief; /* once sw has answered its confirming NodeInfo by LID, thief gets sw's LID */
+	int new_lid;
+	bool done;
+};
+
+static void steal_lid(struct ff *ff, int node, const struct ibs_mad_req *req)
+{
+	struct steal *m = ff->hook_ctx;
+
+	if (m->done || node != m->sw || req->attr_id != IBS_ATTR_NODE_INFO || req->mgmt_class != IBS_CLASS_SMI)
+		return;
+	/* Answered as asked: the LID still leads to sw. Right after, the SM moves it. */
+	ff->n[m->thief].lid = ff->n[m->sw].lid;
+	ff->n[m->sw].lid = m->new_lid;
+	ff_route_lfts(ff);
+	m->done = true;
+}
+
+/* walk_by_lid with stderr going to a file; its text comes back in buf. */
+static struct ibs_fabric *walk_by_lid_stderr(struct ff *ff, char *buf, size_t len)
+{
+	FILE *tmp = tmpfile();
+	int saved;
+	size_t n;
+	struct ibs_fabric *fab;
+
+	assert_non_null(tmp);
+	fflush(stderr);
+	saved = dup(2);
+	assert_true(saved >= 0);
+	assert_true(dup2(fileno(tmp), 2) >= 0);
+	fab = walk_by_lid(ff);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(tmp);
+	n = fread(buf, 1, len - 1, tmp);
+	buf[n] = 0;
+	fclose(tmp);
+	return fab;
+}
+
+/* H0 - S1 - S2 - S3 with hosts; the indices in *ix: h0, s1, s2, s3, h3, h4, h5, h7. */
+static void moved_fabric(struct ff *ff, int *ix)
+{
+	int h0, s1, s2, s3, h3, h4, h5, h7;
+
+	memset(ff, 0, sizeof(*ff));
+	h0 = ff_add(ff, IB_NODE_CA, 1, 0x100, "H0");
+	s1 = ff_add(ff, IB_NODE_SWITCH, 8, 0x200, "S1");
+	s2 = ff_add(ff, IB_NODE_SWITCH, 6, 0x300, "S2");
+	s3 = ff_add(ff, IB_NODE_SWITCH, 4, 0x400, "S3");
+	h3 = ff_add(ff, IB_NODE_CA, 1, 0x500, "H3");
+	h4 = ff_add(ff, IB_NODE_CA, 1, 0x600, "H4");
+	h5 = ff_add(ff, IB_NODE_CA, 1, 0x700, "H5");
+	h7 = ff_add(ff, IB_NODE_CA, 1, 0x800, "H7");
+	ff->n[h0].lid = 1;
+	ff->n[s1].lid = 2;
+	ff->n[s2].lid = 3;
+	ff->n[s3].lid = 4;
+	ff->n[h3].lid = 5;
+	ff->n[h4].lid = 6;
+	ff->n[h5].lid = 8;
+	ff->n[h7].lid = 9;
+	ff->n[s1].fdb_top = 100;
+	ff->n[s2].fdb_top = 120;
+	ff_link(ff, h0, 1, s1, 1);
+	ff_link(ff, s1, 2, s2, 1);
+	ff_link(ff, s1, 3, h4, 1);
+	ff_link(ff, s1, 5, h7, 1); /* S2's port 5 has no cable */
+	ff_link(ff, s2, 2, h3, 1);
+	ff->n[s2].state[2] = 3;    /* Armed on S2's side; S1's port 2 is Active */
+	ff_link(ff, s2, 3, s3, 1);
+	ff_link(ff, s3, 2, h5, 1);
+	ff->root = h0;
+	ff->root_port = 1;
+	ff_route_lfts(ff);
+	ix[0] = h0, ix[1] = s1, ix[2] = s2, ix[3] = s3, ix[4] = h3, ix[5] = h4, ix[6] = h5, ix[7] = h7;
+}
+
+/*
+ * H0 (the local CA) - S1 - S2 - S3, hosts on each. S2's LID is confirmed by
+ * a LID-routed NodeInfo, and right after that answer the SM gives S2's LID
+ * to S1 (already read: no node claims it again). Asked by LID, S2's
+ * NodeDescription, SwitchInfo and PortInfo would be S1's, and each PortInfo
+ * even carries the LID asked. The closing NodeInfo after S2's LID-routed
+ * reads names S1: everything is read again by directed route, with a
+ * warning naming S2 and the LID.
+ */
+static void test_lid_moved_after_confirmation(void **state)
+{
+	static struct ff ff;
+	struct steal m = { 0 };
+	struct ibs_fabric *fab;
+	static char err[16384];
+	int ix[8];
+
+	(void)state;
+	moved_fabric(&ff, ix);
+	m.sw = ix[2];
+	m.thief = ix[1];
+	m.new_lid = 11;
+	ff.hook = steal_lid;
+	ff.hook_ctx = &m;
+
+	fab = walk_by_lid_stderr(&ff, err, sizeof(err));
+	assert_true(m.done);
+	assert_true(ff.by_lid > 0);
+	assert_own_answers(&ff, fab);
+	if (!strstr(err, "warning: LID 3 moved to node 0x0000000000000200 while node 0x0000000000000300 "
+			 "(directed route 0,1,2) was read by it"))
+		fail_msg("no warning naming S2 and LID 3; stderr:\n%s", err);
+	assert_int_equal(fab->n_errors, 0);
+	assert_false(fab->partial);
+	ibs_fabric_free(fab);
+}
+
+/*
+ * The same, S2's LID given to its host H3 (one port): by LID, S2's
+ * SwitchInfo and PortInfo of ports 2-6 get error statuses from H3. Those
+ * errors are H3's answers, not S2's: discarded with the rest, nothing of
+ * them stays in the walk (no error, not partial, S2's own ports).
+ */
+static void test_lid_moved_errors_discarded(void **state)
+{
+	static struct ff ff;
+	struct steal m = { 0 };
+	struct ibs_fabric *fab;
+	static char err[16384];
+	int ix[8];
+
+	(void)state;
+	moved_fabric(&ff, ix);
+	m.sw = ix[2];
+	m.thief = ix[4];
+	m.new_lid = 11;
+	ff.hook = steal_lid;
+	ff.hook_ctx = &m;
+
+	fab = walk_by_lid_stderr(&ff, err, sizeof(err));
+	assert_true(m.done);
+	assert_own_answers(&ff, fab);
+	if (!strstr(err, "warning: LID 3 moved to node 0x0000000000000500 while node 0x0000000000000300"))
+		fail_msg("no warning naming S2 and LID 3; stderr:\n%s", err);
+	if (fab->n_errors)
+		fail_msg("%zu walk errors kept, the first %s mod %u", fab->n_errors,
+			 ibs_attr_name(fab->errors[0].mgmt_class, fab->errors[0].attr_id), fab->errors[0].attr_mod);
+	assert_false(fab->partial);
+	ibs_fabric_free(fab);
+}
+
+/* The same fabric, nothing moved: no node is read twice, nothing warned. */
+static void test_lid_kept_no_warning(void **state)
+{
+	static struct ff ff;
+	struct ibs_fabric *fab;
+	static char err[16384];
+	int h0, s1, s2, h3;
+
+	(void)state;
+	memset(&ff, 0, sizeof(ff));
+	h0 = ff_add(&ff, IB_NODE_CA, 1, 0x100, "H0");
+	s1 = ff_add(&ff, IB_NODE_SWITCH, 8, 0x200, "S1");
+	s2 = ff_add(&ff, IB_NODE_SWITCH, 6, 0x300, "S2");
+	h3 = ff_add(&ff, IB_NODE_CA, 1, 0x500, "H3");
+	ff_link(&ff, h0, 1, s1, 1);
+	ff_link(&ff, s1, 2, s2, 1);
+	ff_link(&ff, s2, 2, h3, 1);
+	ff.root = h0;
+	ff.root_port = 1;
+	ff_route_lfts(&ff);
+
+	fab = walk_by_lid_stderr(&ff, err, sizeof(err));
+	assert_own_answers(&ff, fab);
+	if (strstr(err, "moved"))
+		fail_msg("a warning on a fabric where no LID moved:\n%s", err);
+	/*
+	 * By LID: S1, S2 and H3 each a confirming and a closing NodeInfo, S2's
+	 * and S1's NodeDescription, SwitchInfo and every port, H3's NodeDescription.
+	 */
+	assert_int_equal(ff.by_lid, 3 * 2 + (2 + 8) + (2 + 6) + 1);
+	ibs_fabric_free(fab);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_answers_from_the_node_asked),
+		cmocka_unit_test(test_lid_moved_after_confirmation),
+		cmocka_unit_test(test_lid_moved_errors_discarded),
+		cmocka_unit_test(test_lid_kept_no_warning),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
