@@ -1,7 +1,8 @@
 /*
  * The fabric drawing: one Graphviz graph built in memory, laid out by the
  * caller (`dot`, or libgvc for SVG in output/svg.c). Tiers from the bottom:
- * hosts, leaves, spines, cores (fabric/levels.c), each on its own rank;
+ * hosts, leaves, spines, cores (fabric/levels.c), each on ranks of its own,
+ * a wide tier wrapped into rows (output/draw_rows.c), the legend above;
  * parallel cables that agree drawn as one edge with a count; the hosts of a
  * leaf (or of a dual-rail pair of leaves) drawn as one group node from a
  * threshold on; anything with a problem (a cable down, degraded or at another
@@ -23,6 +24,8 @@
  * With a heat map (render_draw_opts.heat) every cable's tooltip has a line
  * "routes: N (up U, down D)" (N the larger way; a merged edge: its busiest
  * cable's, then the spread).
+ * A SHARP Aggregation Node is drawn inside its switch (a "+ SHARP AN" line):
+ * it and its cable map to the switch's element.
  * The maps below say which element each node and each cabled port is drawn
  * as, so a page need not parse ids.
  */

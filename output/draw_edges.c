@@ -222,6 +222,7 @@ void draw_write_edges(struct draw *d, struct render_drawing *out, size_t *cap_po
 				char label[48];
 				edge_label(label, sizeof(label), best_n, l->rate);
 				/* The label most edges between two switch tiers share is said once, in the legend. */
+				/* An Aggregation Node's cable is inside its switch: its rate is in the tooltip. */
 				if (common)
 					sb_addf(sb, "comment=\"%s\", weight=%zu", label, best_n);
 				else

@@ -63,6 +63,8 @@ struct draw {
 	char **key;           /* per drawn endpoint: GUID (or GUID-index), and group ids */
 	char **id;            /* per drawn endpoint: element id */
 	size_t *group_of;     /* node index -> group + 1, 0 when drawn alone */
+	size_t *beside;       /* node index -> the switch it is drawn in + 1 (an Aggregation Node), or 0 */
+	size_t *n_beside;     /* node index -> how many Aggregation Nodes are drawn in it */
 	struct dgroup *groups;
 	size_t n_groups, cap_groups;
 	double *pos;          /* order within its tier */
@@ -116,6 +118,20 @@ size_t draw_endpoint(const struct draw *d, size_t i);
 void draw_order_tiers(struct draw *d, char **names, size_t n_ep);
 /* The chassis of the fabric's switches (d->chassis, d->chassis_of). */
 void draw_find_chassis(struct draw *d);
+
+/* draw_rows.c: the switch an Aggregation Node is in (NULL: n is none); whether node index e is drawn in one. */
+const struct ibs_node *draw_an_switch(const struct ibs_node *n);
+bool draw_is_beside(const struct draw *d, size_t e);
+/* Aggregation Nodes drawn in their switch (d->beside, d->n_beside; their tier -2: not drawn). */
+void draw_place_beside(struct draw *d);
+/*
+ * The rows of the drawing: all[0..n) are the drawn endpoints of every tier, from the top tier
+ * down, each tier in its order; *row_len (caller frees) gets each row's length, rows in that
+ * order, a tier wrapped into several when one row would make the drawing too wide for its
+ * height; extra_ranks: ranks drawn besides the tiers' (bundles). Returns the number of rows.
+ */
+size_t draw_plan_rows(const struct draw *d, const struct ord *all, size_t n, char **names, size_t extra_ranks,
+		      size_t **row_len);
 
 /* draw.c: s as a DOT string (escaped, control bytes dropped); a port's element id for the page. */
 void draw_dot_str(struct strbuf *sb, const char *s);
