@@ -61,7 +61,7 @@ void draw_add_id(struct render_draw_id **v, size_t *n, size_t *cap, const struct
 		 const char *id)
 {
 	*v = xgrow(*v, cap, *n + 1, sizeof(**v));
-	(*v)[(*n)++] = (struct render_draw_id){ nd->ni.node_guid, port, nd->index, xstrdup(id) };
+	(*v)[(*n)++] = (struct render_draw_id){ nd->ni.node_guid, port, nd->index, id ? xstrdup(id) : NULL };
 }
 
 static int id_cmp(const void *pa, const void *pb)
@@ -357,6 +357,7 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 	sb_adds(&d.sb, "\tnode [fontname=\"Helvetica\", fontsize=10, style=filled];\n");
 	sb_adds(&d.sb, "\tedge [fontname=\"Helvetica\", fontsize=7, color=\"#555555\", fontcolor=\"#555555\"];\n");
 	draw_find_common(&d);
+	d.bundle_of = draw_find_bundles(&d);
 	write_legend(&d);
 	out->n_drawn_nodes = 1;
 
@@ -377,7 +378,7 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 		}
 		for (k = n; k > 0 && d.tier[all[k - 1].e] < 0; k--)
 			;
-		n_rows = draw_plan_rows(&d, all, k, names, 0, &row_len);
+		n_rows = draw_plan_rows(&d, all, k, names, draw_bundle_ranks(&d), &row_len);
 		for (r = 0; r <= n_rows; r++) {
 			size_t len = r < n_rows ? row_len[r] : n - k, m;
 			bool ranked = r < n_rows;
@@ -423,7 +424,8 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 	}
 	write_chassis(&d, names);
 	for (i = 0; i < f->n_nodes; i++)
-		draw_add_id(&out->nodes, &out->n_nodes, &cap_nodes, f->nodes[i], 0, d.id[draw_endpoint(&d, i)]);
+		draw_add_id(&out->nodes, &out->n_nodes, &cap_nodes, f->nodes[i], 0,
+			    d.beside[i] ? NULL : d.id[draw_endpoint(&d, i)]);
 	draw_write_edges(&d, out, &cap_ports);
 	sb_adds(&d.sb, "}\n");
 	if (out->n_ports)
@@ -448,6 +450,7 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 	free(d.pos);
 	free(d.group_of);
 	free(d.beside);
+	free(d.bundle_of);
 	free(d.n_beside);
 	free(d.level);
 	free(d.marks);

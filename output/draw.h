@@ -24,8 +24,13 @@
  * With a heat map (render_draw_opts.heat) every cable's tooltip has a line
  * "routes: N (up U, down D)" (N the larger way; a merged edge: its busiest
  * cable's, then the spread).
+ *   b<N>                       a bundle's junction: a full mesh between two
+ *                              switch tiers (output/draw_bundle.c)
+ *   e-<A>-b<N>, e-b<N>-<B>     its arms: from upper switch A, to lower B
+ *                              (each cable's end maps to the arm at its switch)
  * A SHARP Aggregation Node is drawn inside its switch (a "+ SHARP AN" line):
- * it and its cable map to the switch's element.
+ * it has no element (its id in the node map is NULL), its cable's ports map
+ * to the switch's.
  * The maps below say which element each node and each cabled port is drawn
  * as, so a page need not parse ids.
  */
@@ -59,7 +64,7 @@ struct render_draw_id {
 	uint64_t guid; /* the node's GUID */
 	unsigned port; /* 0 in the node map */
 	size_t index;  /* the node's index in the fabric (GUIDs can repeat) */
-	char *id;      /* owned by the drawing */
+	char *id;      /* owned by the drawing; NULL: not drawn as an element of its own */
 };
 
 struct render_drawing {

@@ -88,6 +88,14 @@ struct draw {
 	} *common;
 	size_t n_common, cap_common;
 	/* The heat map (draw_heat.c): node index -> route check switch + 1; the scale's ends (0 and the busiest). */
+	struct dbundle {
+		size_t *up, n_up;     /* drawn endpoints of the upper tier */
+		size_t *down, n_down; /* and of the lower */
+		char label[48];       /* each pair's: "2 × 4xEDR" */
+		size_t n_cables;
+	} *bundles;
+	size_t n_bundles;
+	size_t *bundle_of;    /* per link (sorted), its bundle + 1, or 0 (draw_find_bundles) */
 	size_t *heat_sw;
 	uint64_t heat_min, heat_max;
 };
@@ -137,6 +145,17 @@ size_t draw_plan_rows(const struct draw *d, const struct ord *all, size_t n, cha
 void draw_dot_str(struct strbuf *sb, const char *s);
 void draw_add_id(struct render_draw_id **v, size_t *n, size_t *cap, const struct ibs_node *nd, unsigned port,
 		 const char *id);
+/* draw_edges.c: the cables between one pair of drawn nodes from links[i] (sorted): where they end; the merged set. */
+size_t draw_merged_set(const struct draw *d, size_t i, size_t *best, size_t *best_n);
+/*
+ * draw_bundle.c: the full meshes between two switch tiers, each drawn as one bundle (a junction
+ * point, one edge from each upper switch to it and one from it to each lower switch) instead of
+ * every pair's edge: per link index, its bundle + 1 (0: drawn as usual; caller frees); writing them.
+ */
+size_t *draw_find_bundles(struct draw *d);
+/* The ranks the bundles add (one between each two tiers that have any). */
+size_t draw_bundle_ranks(const struct draw *d);
+void draw_write_bundles(struct draw *d, struct render_drawing *out, size_t *cap_ports, const size_t *bundle_of);
 /* draw_edges.c: find the label most switch-tier edges share (said once, in the legend); write the cables. */
 void draw_find_common(struct draw *d);
 void draw_write_edges(struct draw *d, struct render_drawing *out, size_t *cap_ports);

@@ -7,8 +7,9 @@
  *
  * Widths are estimated here, before Graphviz lays anything out, from the
  * label lengths (Helvetica 10 pt: about 6 pt a character) and Graphviz's
- * own spacing (nodesep 0.3 in, ranksep 1.4 in): an estimate, so the target
- * is 2.5:1, well inside the 4:1 the drawing promises.
+ * own spacing (nodesep 0.3 in, ranksep 1.4 in): an estimate, and dot
+ * spreads a wrapped row under the nodes it is cabled to, so the target is
+ * 1:1, well inside the 4:1 the drawing promises.
  */
 #include "draw.h"
 #include "draw_int.h"
@@ -19,10 +20,16 @@
 #include <string.h>
 
 /* What the rows aim at (width : height); the drawing promises at most 4:1. */
-#define ASPECT_TARGET 2.5
+#define ASPECT_TARGET 1.0
 #define NODESEP_PT 21.6  /* nodesep=0.3 (inches) */
 #define RANK_PT 137.0    /* a rank: ranksep=1.4 in (100.8 pt) and a node of two lines (36 pt) */
 #define LEGEND_PT 160.0  /* the legend, on its own rank at the top */
+/*
+ * No tier narrower than this is wrapped: a second row of a few spines costs
+ * more crossings than the width it saves (fattree2-small's 9 spines in rows
+ * of 5 and 4 read worse than one row).
+ */
+#define WRAP_MIN_PT 3000.0
 
 /* The switch an Aggregation Node is inside (the switch on its port), or NULL. */
 const struct ibs_node *draw_an_switch(const struct ibs_node *n)
@@ -179,7 +186,7 @@ size_t draw_plan_rows(const struct draw *d, const struct ord *all, size_t n, cha
 			rows += split_tier(d, all + start[t], start[t + 1] - start[t], w + start[t], wmax, NULL);
 		height = (double)(rows + extra_ranks) * RANK_PT + LEGEND_PT;
 		width = wmax;
-		if (width / height <= ASPECT_TARGET || wmax * 0.9 < widest)
+		if (width / height <= ASPECT_TARGET || wmax * 0.9 < widest || wmax * 0.9 < WRAP_MIN_PT)
 			break;
 		wmax *= 0.9;
 	}
