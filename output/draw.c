@@ -342,9 +342,18 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 			max_tier = d.tier[i];
 	draw_order_tiers(&d, names, n_ep);
 
+	{
+		size_t n_drawn = 0;
+		for (i = 0; i < n_ep; i++)
+			n_drawn += d.tier[i] >= 0 && (i >= f->n_nodes || !d.group_of[i]);
+		d.grid = n_drawn > DRAW_GRID_MIN;
+	}
+	out->engine = d.grid ? "nop" : "dot";
 	sb_adds(&d.sb, "graph ibscan {\n");
 	sb_adds(&d.sb, "\tgraph [rankdir=TB, ranksep=1.4, nodesep=0.3, splines=line, forcelabels=true, "
 		       "outputorder=edgesfirst, newrank=true, fontname=\"Helvetica\", fontsize=12, labelloc=t");
+	if (d.grid)
+		sb_adds(&d.sb, ", layout=nop");
 	if (d.o->fs) {
 		char *line = render_health_status_line(f, d.o->fs), *bar = strstr(line, " |");
 		if (bar)
@@ -379,6 +388,12 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 		for (k = n; k > 0 && d.tier[all[k - 1].e] < 0; k--)
 			;
 		n_rows = draw_plan_rows(&d, all, k, names, draw_bundle_ranks(&d), &row_len);
+		if (d.grid) {
+			d.gx = xcalloc(n_ep ? n_ep : 1, sizeof(*d.gx));
+			d.gy = xcalloc(n_ep ? n_ep : 1, sizeof(*d.gy));
+			draw_grid_positions(&d, all, n_rows, row_len, names);
+			sb_addf(&d.sb, "\tlegend [pos=\"0,%.1f!\"];\n", d.legend_y);
+		}
 		for (r = 0; r <= n_rows; r++) {
 			size_t len = r < n_rows ? row_len[r] : n - k, m;
 			bool ranked = r < n_rows;
@@ -399,6 +414,8 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 					write_node(&d, f->nodes[e], draw_is_host(f->nodes[e]) ? ibs_node_name(f->nodes[e]) : names[e]);
 				else
 					write_group(&d, &d.groups[e - f->n_nodes], names);
+				if (d.grid && ranked)
+					sb_addf(&d.sb, "\t\"%s\" [pos=\"%.1f,%.1f!\"];\n", d.id[e], d.gx[e], d.gy[e]);
 				out->n_drawn_nodes++;
 			}
 			/* Invisible edges along the row keep its order: dot's own crossing reduction would undo it. */
@@ -451,6 +468,8 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 	free(d.group_of);
 	free(d.beside);
 	free(d.bundle_of);
+	free(d.gx);
+	free(d.gy);
 	free(d.n_beside);
 	free(d.level);
 	free(d.marks);

@@ -75,6 +75,12 @@ struct render_drawing {
 	struct render_draw_id *ports;  /* every cabled port, by node index then port */
 	size_t n_ports;
 	size_t n_drawn_nodes, n_drawn_edges;
+	/*
+	 * The Graphviz layout engine it is made for: "dot", or "nop" for a large
+	 * fabric, whose positions ibscan computes (output/draw_rows.c; the DOT
+	 * says layout=nop, as `neato -n`).
+	 */
+	const char *engine;
 };
 
 /* Build the drawing of f (o may be NULL: defaults, no findings). Free with render_drawing_free(). */

@@ -202,8 +202,10 @@ void draw_write_bundles(struct draw *d, struct render_drawing *out, size_t *cap_
 		char what[128];
 		snprintf(what, sizeof(what), "%zu × %zu mesh: %s each, %zu cables", x->n_up, x->n_down, x->label,
 			 x->n_cables);
-		sb_addf(&d->sb, "\t\"b%zu\" [id=\"b%zu\", shape=point, width=0.12, color=\"#555555\", xlabel=", b + 1,
-			b + 1);
+		sb_addf(&d->sb, "\t\"b%zu\" [id=\"b%zu\", shape=point, width=0.12, color=\"#555555\", ", b + 1, b + 1);
+		if (d->grid)
+			sb_addf(&d->sb, "pos=\"%.1f,%.1f!\", ", x->jx, x->jy);
+		sb_adds(&d->sb, "xlabel=");
 		draw_dot_str(&d->sb, what);
 		sb_adds(&d->sb, ", tooltip=");
 		draw_dot_str(&d->sb, what);

@@ -93,9 +93,12 @@ struct draw {
 		size_t *down, n_down; /* and of the lower */
 		char label[48];       /* each pair's: "2 × 4xEDR" */
 		size_t n_cables;
+		double jx, jy;        /* the junction's position, with grid */
 	} *bundles;
 	size_t n_bundles;
 	size_t *bundle_of;    /* per link (sorted), its bundle + 1, or 0 (draw_find_bundles) */
+	bool grid;            /* positions computed here (gx, gy per drawn endpoint, points), laid out by nop */
+	double *gx, *gy, legend_y;
 	size_t *heat_sw;
 	uint64_t heat_min, heat_max;
 };
@@ -140,6 +143,15 @@ void draw_place_beside(struct draw *d);
  */
 size_t draw_plan_rows(const struct draw *d, const struct ord *all, size_t n, char **names, size_t extra_ranks,
 		      size_t **row_len);
+
+/*
+ * With more drawn endpoints than this the drawing is laid out by ibscan (d->grid): dot's own
+ * layout of a wrapped fabric of thousands of nodes spreads each row under the nodes it is
+ * cabled to (9,530 nodes: 38,881 px wide, 27 s).
+ */
+#define DRAW_GRID_MIN 600
+/* draw_rows.c: the grid's positions of the rows (d->gx, d->gy, d->legend_y, each bundle's junction). */
+void draw_grid_positions(struct draw *d, const struct ord *all, size_t n_rows, const size_t *row_len, char **names);
 
 /* draw.c: s as a DOT string (escaped, control bytes dropped); a port's element id for the page. */
 void draw_dot_str(struct strbuf *sb, const char *s);

@@ -201,3 +201,93 @@ size_t draw_plan_rows(const struct draw *d, const struct ord *all, size_t n, cha
 	free(start);
 	return k;
 }
+
+static int jx_cmp(const void *pa, const void *pb)
+{
+	const struct dbundle *a = *(const struct dbundle *const *)pa, *b = *(const struct dbundle *const *)pb;
+
+	if (a->jy != b->jy)
+		return a->jy < b->jy ? -1 : 1;
+	return a->jx < b->jx ? -1 : a->jx > b->jx;
+}
+
+/*
+ * The junctions of one rank (the pods' meshes, the core groups') would sit
+ * on top of each other at their switches' mean x: spread evenly over the
+ * widest row, in the order of those means.
+ */
+static void spread_junctions(struct draw *d, double width)
+{
+	struct dbundle **v = xcalloc(d->n_bundles ? d->n_bundles : 1, sizeof(*v));
+	size_t i, j, k;
+
+	for (i = 0; i < d->n_bundles; i++)
+		v[i] = &d->bundles[i];
+	if (d->n_bundles)
+		qsort(v, d->n_bundles, sizeof(*v), jx_cmp);
+	for (i = 0; i < d->n_bundles; i = j) {
+		for (j = i + 1; j < d->n_bundles && v[j]->jy == v[i]->jy; j++)
+			;
+		if (j - i < 2)
+			continue;
+		for (k = i; k < j; k++)
+			v[k]->jx = -width / 2 + width * ((double)(k - i) + 0.5) / (double)(j - i);
+	}
+	free(v);
+}
+
+/*
+ * The grid: each row centred on x = 0, its nodes side by side at their
+ * estimated widths (a tenth more, for safety) and nodesep apart; rows from
+ * the top down RANK_PT apart, a rank more between two tiers (where the
+ * bundles' junctions go, half-way, at the mean x of their switches); the
+ * legend above the top row.
+ */
+void draw_grid_positions(struct draw *d, const struct ord *all, size_t n_rows, const size_t *row_len, char **names)
+{
+	size_t r, m, first = 0, b, k;
+	double y = 0, *tier_low = xcalloc(66, sizeof(*tier_low)), *tier_high = xcalloc(66, sizeof(*tier_high));
+	double tier_width = 0;
+	int t, prev = -3;
+
+	for (r = 0; r < n_rows; r++) {
+		double width = 0, x;
+		t = d->tier[all[first].e];
+		if (r && t != prev)
+			y -= RANK_PT; /* the junctions' rank */
+		if (t >= 0 && t < 64) {
+			if (t != prev)
+				tier_high[t] = y;
+			tier_low[t] = y;
+		}
+		for (m = first; m < first + row_len[r]; m++)
+			width += est_width(d, all[m].e, names) * 1.1 + (m > first ? NODESEP_PT : 0);
+		x = -width / 2;
+		if (width > tier_width)
+			tier_width = width;
+		for (m = first; m < first + row_len[r]; m++) {
+			double w = est_width(d, all[m].e, names) * 1.1;
+			d->gx[all[m].e] = x + w / 2;
+			d->gy[all[m].e] = y;
+			x += w + NODESEP_PT;
+		}
+		prev = t;
+		first += row_len[r];
+		y -= RANK_PT;
+	}
+	d->legend_y = LEGEND_PT / 2 + RANK_PT / 2;
+	for (b = 0; b < d->n_bundles; b++) {
+		struct dbundle *x = &d->bundles[b];
+		double sum = 0;
+		t = d->tier[x->up[0]];
+		for (k = 0; k < x->n_up; k++)
+			sum += d->gx[x->up[k]];
+		for (k = 0; k < x->n_down; k++)
+			sum += d->gx[x->down[k]];
+		x->jx = sum / (double)(x->n_up + x->n_down);
+		x->jy = t >= 1 && t < 64 ? (tier_low[t] + tier_high[t - 1]) / 2 : 0;
+	}
+	spread_junctions(d, tier_width);
+	free(tier_low);
+	free(tier_high);
+}
