@@ -342,18 +342,9 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 			max_tier = d.tier[i];
 	draw_order_tiers(&d, names, n_ep);
 
-	{
-		size_t n_drawn = 0;
-		for (i = 0; i < n_ep; i++)
-			n_drawn += d.tier[i] >= 0 && (i >= f->n_nodes || !d.group_of[i]);
-		d.grid = n_drawn > DRAW_GRID_MIN;
-	}
-	out->engine = d.grid ? "nop" : "dot";
 	sb_adds(&d.sb, "graph ibscan {\n");
 	sb_adds(&d.sb, "\tgraph [rankdir=TB, ranksep=1.4, nodesep=0.3, splines=line, forcelabels=true, "
 		       "outputorder=edgesfirst, newrank=true, fontname=\"Helvetica\", fontsize=12, labelloc=t");
-	if (d.grid)
-		sb_adds(&d.sb, ", layout=nop");
 	if (d.o->fs) {
 		char *line = render_health_status_line(f, d.o->fs), *bar = strstr(line, " |");
 		if (bar)
@@ -388,7 +379,16 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 		for (k = n; k > 0 && d.tier[all[k - 1].e] < 0; k--)
 			;
 		n_rows = draw_plan_rows(&d, all, k, names, draw_bundle_ranks(&d), &row_len);
+		{
+			/* A tier wrapped, or a large fabric: laid out here (dot spreads wrapped rows wide). */
+			size_t n_tiers = 0, q;
+			for (q = 0; q < k; q++)
+				n_tiers += !q || d.tier[all[q].e] != d.tier[all[q - 1].e];
+			d.grid = k > DRAW_GRID_MIN || n_rows > n_tiers;
+		}
+		out->engine = d.grid ? "nop" : "dot";
 		if (d.grid) {
+			sb_adds(&d.sb, "\tgraph [layout=nop];\n");
 			d.gx = xcalloc(n_ep ? n_ep : 1, sizeof(*d.gx));
 			d.gy = xcalloc(n_ep ? n_ep : 1, sizeof(*d.gy));
 			draw_grid_positions(&d, all, n_rows, row_len, names);
