@@ -17,9 +17,9 @@
 # - size: no side over 16,000 px at 96 dpi, aspect within 1:4 .. 4:1, on
 #   every fabric here, 74 to 29,938 nodes (the pod was 31:1, 19,051 px
 #   wide); from DRAW_GRID_MIN (600) drawn nodes on, ibscan computes the
-#   positions and Graphviz's nop engine draws them (dot took 182 s on the
-#   2,562-node tree and drew it 125,872 px wide; the 9,530-node one 38,881
-#   px). Measured here: 2,562 nodes 0.3 s, 9,530 nodes 0.8 s, 29,938 nodes
+#   positions and Graphviz's nop engine draws them (dot, with the tiers
+#   wrapped, took 182 s on the 2,562-node tree and drew it 125,872 px wide;
+#   with the meshes bundled the 9,530-node one 38,881 px). Measured here: 2,562 nodes 0.3 s, 9,530 nodes 0.8 s, 29,938 nodes
 #   2.9 s (4,452 edges, 13,684 x 11,319 px).
 . "$(dirname "$0")/lib.sh"
 draw=$ROOT/build/rel/drawfile
