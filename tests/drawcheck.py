@@ -11,7 +11,8 @@ describe it. Used by tests/cli/t_draw.sh and tests/sim/t_draw.sh.
                                             state) groups of healthy cables +
                                             one per cable with a problem (a
                                             bundle's arms standing for the
-                                            full mesh they bundle);
+                                            full mesh they bundle; an
+                                            Aggregation Node's cable none);
                                             'all': hosts drawn alone (--all-hosts)
   drawcheck.py chassis TOPOLOGY LAYOUT NAME
                                             the switches that share a system
@@ -117,6 +118,9 @@ def edges(links_p, lay_p, all_hosts):
         sys.exit('%d visible edges without an e- id' % (len(es) - len(drawn)))
     groups, alone = set(), 0
     for l in links:
+        # A SHARP Aggregation Node is drawn inside its switch's box: its cable is no edge.
+        if any('Aggregation Node' in (l[k].get('name') or '') for k in ('a', 'b')):
+            continue
         pair = tuple(sorted((l['a']['guid'], l['b']['guid'])))
         if problem(l):
             alone += 1
