@@ -146,7 +146,7 @@ $(NEEDS): need-%:
 check-unit: need-unit $(SANB_UNIT_BINS)
 	@tests/run-unit.sh $(SANB_UNIT_BINS)
 
-check-cli: need-cli ibscan $(SANB)/ibscan
+check-cli: need-cli ibscan $(SANB)/ibscan $(REL)/drawfile
 	@IBSCAN=$(CURDIR)/$(SANB)/ibscan tests/cli/run.sh
 
 check-sim: need-sim ibscan
@@ -191,6 +191,10 @@ $(REL)/rawrate: tools/rawrate.c $(REL)/libibscan.a
 
 $(REL)/routebench: tools/routebench.c $(REL)/libibscan.a
 	$(CC) $(REL_CFLAGS) -o $@ $< $(REL)/libibscan.a $(LIBS)
+
+# The drawing of a saved topology, for the drawing tests on generated fabrics (tests/cli/t_drawscale.sh).
+$(REL)/drawfile: tools/drawfile.c $(REL)/libibscan.a
+	$(CC) $(REL_CFLAGS) -o $@ $< $(REL)/libibscan.a $(LIBS) -ldl
 
 $(REL)/madcount.so: tools/madcount.c
 	$(CC) -shared -fPIC -O2 -o $@ $< -ldl

@@ -102,16 +102,17 @@ bool ibs_port_data_delta(const struct ibs_port_counters *c, bool xmit, uint64_t 
 
 /*
  * The members of PortRcvErrorDetails and PortXmitDiscardDetails (IBA
- * 16.1.4.1-2), read where PortRcvErrors or PortXmitDiscards moved: above 0,
+ * 16.1.4.1-2) and PortVLXmitWaitCounters (16.1.4.8, one per VL), read
+ * where PortRcvErrors, PortXmitDiscards or PortXmitWait moved: above 0,
  * and with --interval risen between the two readings (counters_details.c).
  * Never cleared: --reset-counters clears PortCounters only.
  */
 struct ibs_detail_def {
 	const char *name;   /* IBA name, e.g. "PortLocalPhysicalErrors" (JSON key) */
-	const char *reason; /* in text, e.g. "LocalPhysical" */
-	const char *key;    /* Prometheus reason label, e.g. "local_physical" */
+	const char *reason; /* in text, e.g. "LocalPhysical", "VL3" */
+	const char *key;    /* Prometheus label value (ibs_det_label's), e.g. "local_physical", "3" */
 	size_t offset;      /* in struct ibs_pma_details */
-	uint8_t det;        /* IBS_DET_RCV or IBS_DET_XMIT */
+	uint8_t det;        /* IBS_DET_RCV, IBS_DET_XMIT or IBS_DET_VL_WAIT */
 };
 extern const struct ibs_detail_def ibs_detail_defs[];
 extern const size_t ibs_n_detail_defs;
@@ -119,15 +120,17 @@ static inline uint64_t ibs_detail_get(const struct ibs_pma_details *c, const str
 {
 	return *(const uint64_t *)((const char *)c + d->offset);
 }
-/* "PortRcvErrorDetails" / "PortXmitDiscardDetails". */
+/* "PortRcvErrorDetails" / "PortXmitDiscardDetails" / "PortVLXmitWaitCounters". */
 const char *ibs_det_attr_name(unsigned det);
-/* "rcv_error_details" / "xmit_discard_details" (JSON key, Prometheus family). */
+/* "rcv_error_details" / "xmit_discard_details" / "vl_xmit_wait" (JSON key, Prometheus family). */
 const char *ibs_det_key(unsigned det);
-/* The summary counter the attribute details (PortRcvErrors, PortXmitDiscards). */
+/* The Prometheus label its members are told apart by: "reason", or "vl". */
+const char *ibs_det_label(unsigned det);
+/* The summary counter the attribute details (PortRcvErrors, PortXmitDiscards, PortXmitWait). */
 const struct ibs_counter_def *ibs_det_summary(unsigned det);
-/* Which details attribute explains counter d: IBS_DET_RCV, IBS_DET_XMIT, or -1. */
+/* Which details attribute explains counter d: IBS_DET_RCV, IBS_DET_XMIT, IBS_DET_VL_WAIT, or -1. */
 int ibs_counter_det(const struct ibs_counter_def *d);
-/* "LocalPhysical 700, MalformedPacket 77" (or "every detail 0") into buf; false where not read. */
+/* "LocalPhysical 700, MalformedPacket 77", "VL0 12, VL3 500" (or "every detail 0") into buf; false where not read. */
 bool ibs_port_details_str(const struct ibs_port_counters *c, unsigned det, char *buf, size_t len);
 /* Why the details were asked for and are not known ("PortRcvErrorDetails not answered: ..."), or NULL. */
 const char *ibs_port_details_why(const struct ibs_port_counters *c, unsigned det, char *buf, size_t len);

@@ -1,11 +1,12 @@
 /*
- * Why PortRcvErrors and PortXmitDiscards counted: PortRcvErrorDetails and
- * PortXmitDiscardDetails (IBA 16.1.4.1-2), asked only for a port whose
- * summary counter moved, so that a clean fabric costs no MAD more. Both
- * are optional and no ClassPortInfo bit says whether a PMA has them; the
- * first port of a PMA to need one asks, the PMA's other ports wait for
- * that answer, and a PMA that fails it (a bad status, no answer) is not
- * asked again for it in this reading.
+ * Why PortRcvErrors and PortXmitDiscards counted, and on which VLs
+ * PortXmitWait did: PortRcvErrorDetails, PortXmitDiscardDetails (IBA
+ * 16.1.4.1-2) and PortVLXmitWaitCounters (16.1.4.8), asked only for a port
+ * whose summary counter moved, so that a clean fabric costs no MAD more.
+ * All three are optional and no ClassPortInfo bit says whether a PMA has
+ * them; the first port of a PMA to need one asks, the PMA's other ports
+ * wait for that answer, and a PMA that fails it (a bad status, no answer)
+ * is not asked again for it in this reading.
  */
 #include "counters.h"
 #include "counters_int.h"
@@ -28,17 +29,26 @@ const struct ibs_detail_def ibs_detail_defs[] = {
 	DD("PortSwLifetimeLimitDiscards", "SwLifetimeLimit", sw_lifetime_limit, sw_lifetime_limit, IBS_DET_XMIT),
 	DD("PortSwHOQLifetimeLimitDiscards", "SwHOQLifetimeLimit", sw_hoq_lifetime_limit, sw_hoq_lifetime_limit,
 	   IBS_DET_XMIT),
+/* libibmad's (and perfquery's) names for the members; the text says "VL3", Prometheus vl="3". */
+#define VL(v) { "PortVLXmitWait" #v, "VL" #v, #v, offsetof(struct ibs_pma_details, vl_xmit_wait[v]), IBS_DET_VL_WAIT }
+	VL(0), VL(1), VL(2), VL(3), VL(4), VL(5), VL(6), VL(7),
+	VL(8), VL(9), VL(10), VL(11), VL(12), VL(13), VL(14), VL(15),
+#undef VL
 };
 #undef DD
 const size_t ibs_n_detail_defs = sizeof(ibs_detail_defs) / sizeof(ibs_detail_defs[0]);
 
 static const struct {
-	const char *attr, *summary, *key;
+	const char *attr, *summary, *key, *label;
 	uint16_t id;
+	enum ibs_err (*decode)(const uint8_t *mad, size_t len, struct ibs_pma_details *out);
 } dets[IBS_N_DET] = {
-	[IBS_DET_RCV] = { "PortRcvErrorDetails", "PortRcvErrors", "rcv_error_details", IBS_ATTR_PORT_RCV_ERROR_DETAILS },
-	[IBS_DET_XMIT] = { "PortXmitDiscardDetails", "PortXmitDiscards", "xmit_discard_details",
-			   IBS_ATTR_PORT_XMIT_DISCARD_DETAILS },
+	[IBS_DET_RCV] = { "PortRcvErrorDetails", "PortRcvErrors", "rcv_error_details", "reason",
+			  IBS_ATTR_PORT_RCV_ERROR_DETAILS, ibs_decode_rcv_error_details },
+	[IBS_DET_XMIT] = { "PortXmitDiscardDetails", "PortXmitDiscards", "xmit_discard_details", "reason",
+			   IBS_ATTR_PORT_XMIT_DISCARD_DETAILS, ibs_decode_xmit_discard_details },
+	[IBS_DET_VL_WAIT] = { "PortVLXmitWaitCounters", "PortXmitWait", "vl_xmit_wait", "vl", IBS_ATTR_PORT_VL_XMIT_WAIT,
+			      ibs_decode_vl_xmit_wait },
 };
 
 const char *ibs_det_attr_name(unsigned k)
@@ -49,6 +59,11 @@ const char *ibs_det_attr_name(unsigned k)
 const char *ibs_det_key(unsigned k)
 {
 	return dets[k].key;
+}
+
+const char *ibs_det_label(unsigned k)
+{
+	return dets[k].label;
 }
 
 const struct ibs_counter_def *ibs_det_summary(unsigned k)
@@ -105,9 +120,7 @@ static void on_details(void *ctx, const struct ibs_mad_req *req, const struct ib
 
 	if (ibs_follow_redirect(c, req, r, on_details))
 		return;
-	if (out == IBS_MAD_OK &&
-	    (k == IBS_DET_RCV ? ibs_decode_rcv_error_details : ibs_decode_xmit_discard_details)(
-		    r->mad, r->len, &c->port->ctr->d) != IBS_OK)
+	if (out == IBS_MAD_OK && dets[k].decode(r->mad, r->len, &c->port->ctr->d) != IBS_OK)
 		out = IBS_MAD_MALFORMED;
 	/* Not the fabric's partial: the summary reading stands whole, the reason is unknown. */
 	if (out == IBS_MAD_OK) {
@@ -188,7 +201,7 @@ bool ibs_port_details_str(const struct ibs_port_counters *c, unsigned k, char *b
 		any = true;
 	}
 	if (!any)
-		snprintf(buf, len, "every detail 0");
+		snprintf(buf, len, k == IBS_DET_VL_WAIT ? "every VL 0" : "every detail 0");
 	return true;
 }
 

@@ -28,11 +28,12 @@ enum ibs_ctr_skip {
 };
 
 /*
- * A port's PortRcvErrorDetails ([IBS_DET_RCV]) or PortXmitDiscardDetails
- * ([IBS_DET_XMIT]) in one reading: asked only where the summary counter
- * moved (fabric/counters_details.c).
+ * A port's PortRcvErrorDetails ([IBS_DET_RCV]), PortXmitDiscardDetails
+ * ([IBS_DET_XMIT]) or PortVLXmitWaitCounters ([IBS_DET_VL_WAIT]) in one
+ * reading: asked only where the summary counter (PortRcvErrors,
+ * PortXmitDiscards, PortXmitWait) moved (fabric/counters_details.c).
  */
-enum { IBS_DET_RCV = 0, IBS_DET_XMIT = 1, IBS_N_DET = 2 };
+enum { IBS_DET_RCV = 0, IBS_DET_XMIT = 1, IBS_DET_VL_WAIT = 2, IBS_N_DET = 3 };
 enum ibs_det_state {
 	IBS_DET_NOT_ASKED = 0, /* the summary counter did not move */
 	IBS_DET_WAITING,       /* for the answer to another port of the same PMA (does it have them?) */

@@ -61,7 +61,7 @@ void draw_add_id(struct render_draw_id **v, size_t *n, size_t *cap, const struct
 		 const char *id)
 {
 	*v = xgrow(*v, cap, *n + 1, sizeof(**v));
-	(*v)[(*n)++] = (struct render_draw_id){ nd->ni.node_guid, port, nd->index, xstrdup(id) };
+	(*v)[(*n)++] = (struct render_draw_id){ nd->ni.node_guid, port, nd->index, id ? xstrdup(id) : NULL };
 }
 
 static int id_cmp(const void *pa, const void *pb)
@@ -93,6 +93,10 @@ static void write_node(struct draw *d, const struct ibs_node *nd, const char *na
 	dot_esc(sb, name, LABEL_MAX);
 	if (lid)
 		sb_addf(sb, "\\nLID %u", lid);
+	if (d->n_beside[nd->index] == 1)
+		sb_adds(sb, "\\n+ SHARP AN");
+	else if (d->n_beside[nd->index])
+		sb_addf(sb, "\\n+ %zu SHARP ANs", d->n_beside[nd->index]);
 	sb_adds(sb, "\", tooltip=");
 	sb_addf(&tip, "%s\n%s 0x%016" PRIx64, ibs_node_name(nd), ibs_node_type_str(nd->ni.node_type),
 		nd->ni.node_guid);
@@ -101,6 +105,20 @@ static void write_node(struct draw *d, const struct ibs_node *nd, const char *na
 	if (nd->error)
 		sb_addf(&tip, "\nerror: %s", nd->error);
 	draw_mark_msgs(d, &tip, nd, 0);
+	if (d->n_beside[nd->index]) {
+		size_t i;
+		for (i = 0; i < d->f->n_nodes; i++) {
+			const struct ibs_node *an = d->f->nodes[i];
+			if (d->beside[i] != nd->index + 1)
+				continue;
+			sb_adds(&tip, "\nSHARP: ");
+			sb_adds(&tip, ibs_node_name(an));
+			sb_addf(&tip, " 0x%016" PRIx64, an->ni.node_guid);
+			if (ibs_node_lid(an))
+				sb_addf(&tip, ", LID %u", ibs_node_lid(an));
+			draw_mark_msgs(d, &tip, an, 0);
+		}
+	}
 	draw_dot_str(sb, sb_str(&tip));
 	sb_free(&tip);
 	if (sev >= IBS_SEV_CRITICAL || (nd->error && sev < IBS_SEV_WARNING))
@@ -209,8 +227,9 @@ static void write_legend(struct draw *d)
 	size_t c;
 
 	sb_adds(&d->sb,
-		"\tlegend [id=\"legend\", shape=plaintext, style=\"\", fontsize=9, label=<"
-		"<table border=\"0\" cellborder=\"1\" cellspacing=\"0\" cellpadding=\"3\">"
+		"\tsubgraph legendrank {\n\t\trank=source;\n"
+		"\t\tlegend [id=\"legend\", shape=plaintext, style=\"\", fontsize=9, label=<"
+		"<table border=\"0\" cellborder=\"1\" cellspacing=\"0\" cellpadding=\"3\" bgcolor=\"white\">"
 		"<tr><td><b>legend</b></td></tr>"
 		"<tr><td>6 × 4xEDR: cables that agree, merged</td></tr>"
 		"<tr><td><font color=\"" COLOR_DOWN "\">red dashed: not Active</font></td></tr>"
@@ -218,14 +237,14 @@ static void write_legend(struct draw *d)
 		"<tr><td><font color=\"" COLOR_RATE "\">purple: other rate than its siblings</font></td></tr>"
 		"<tr><td><font color=\"" COLOR_CRIT "\">red outline / edge: critical finding or error</font></td></tr>"
 		"<tr><td><font color=\"" COLOR_WARN "\">orange outline / edge: warning</font></td></tr>"
-		"<tr><td>box: switch, ellipse: host, folder: hosts grouped</td></tr>");
+		"<tr><td>box: switch, ellipse: host, folder: hosts grouped; + SHARP AN: an Aggregation Node in the switch</td></tr>");
 	for (c = 0; c < d->n_common; c++)
 		if (d->common[c].shared)
 			sb_addf(&d->sb, "<tr><td>%s–%s cables: %s per pair where not labelled</td></tr>",
 				tier_name(d, d->common[c].tw), tier_name(d, d->common[c].tu), d->common[c].label);
 	if (d->o->heat)
 		draw_heat_legend(d, &d->sb);
-	sb_adds(&d->sb, "</table>>];\n");
+	sb_adds(&d->sb, "</table>>];\n\t}\n");
 }
 
 void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f, const struct render_draw_opts *o)
@@ -233,7 +252,7 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 	static const struct render_draw_opts defaults = { .fs = NULL, .group_min = RENDER_DRAW_GROUP_DEFAULT, .heat = NULL };
 	struct draw d;
 	struct ibs_link *v;
-	size_t n_links, n_ep, i, cap_nodes = 0, cap_ports = 0;
+	size_t n_links, n_ep, i, n_kept, cap_nodes = 0, cap_ports = 0;
 	char **names;
 	int t, max_tier = 0;
 
@@ -260,6 +279,8 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 	d.n_links = n_links;
 
 	d.group_of = xcalloc(f->n_nodes ? f->n_nodes : 1, sizeof(*d.group_of));
+	d.beside = xcalloc(f->n_nodes ? f->n_nodes : 1, sizeof(*d.beside));
+	d.n_beside = xcalloc(f->n_nodes ? f->n_nodes : 1, sizeof(*d.n_beside));
 	draw_make_groups(&d);
 	n_ep = f->n_nodes + d.n_groups;
 	d.key = xcalloc(n_ep ? n_ep : 1, sizeof(*d.key));
@@ -276,6 +297,7 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 		d.tier[i] = draw_is_host(nd) ? 0 : nd->ni.node_type == IBS_NODE_SWITCH && d.level[i] ? (int)d.level[i] : -1;
 		names[i] = draw_is_host(nd) ? xstrdup(ibs_host_of(&d.hosts, nd)->name) : draw_label_name(nd);
 	}
+	draw_place_beside(&d);
 	for (i = 0; i < d.n_groups; i++) {
 		struct dgroup *g = &d.groups[i];
 		size_t k, same = 0, e = f->n_nodes + i;
@@ -302,6 +324,17 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 		l->u = ea;
 		l->w = eb;
 	}
+	/* An Aggregation Node's cable is inside its switch's box: no edge, its ports are the switch's. */
+	for (i = n_kept = 0; i < d.n_links; i++) {
+		struct dlink *l = &d.links[i];
+		if (d.beside[l->a->index] || d.beside[l->b->index]) {
+			draw_add_id(&out->ports, &out->n_ports, &cap_ports, l->a, l->pa, d.id[l->u]);
+			draw_add_id(&out->ports, &out->n_ports, &cap_ports, l->b, l->pb, d.id[l->u]);
+		} else {
+			d.links[n_kept++] = *l;
+		}
+	}
+	d.n_links = n_kept;
 	if (d.o->heat)
 		draw_heat_init(&d);
 	for (i = 0; i < n_ep; i++)
@@ -324,46 +357,92 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 	sb_adds(&d.sb, "\tnode [fontname=\"Helvetica\", fontsize=10, style=filled];\n");
 	sb_adds(&d.sb, "\tedge [fontname=\"Helvetica\", fontsize=7, color=\"#555555\", fontcolor=\"#555555\"];\n");
 	draw_find_common(&d);
+	d.bundle_of = draw_find_bundles(&d);
 	write_legend(&d);
 	out->n_drawn_nodes = 1;
 
-	/* Tiers from the top (cores) down to the hosts, each in its order. */
-	for (t = max_tier; t >= -1; t--) {
-		struct ord *ov = xcalloc(n_ep ? n_ep : 1, sizeof(*ov));
-		size_t n = 0, k;
-		for (i = 0; i < n_ep; i++)
-			if (d.tier[i] == t && (i >= f->n_nodes || !d.group_of[i])) {
-				ov[n].e = i;
-				ov[n].key = d.pos[i];
-				ov[n].name = names[i];
-				n++;
-			}
-		if (n) {
-			qsort(ov, n, sizeof(*ov), draw_ord_cmp);
-			if (t >= 0)
-				sb_addf(&d.sb, "\tsubgraph tier%d {\n\t\trank=same;\n", t);
-			for (k = 0; k < n; k++) {
-				if (ov[k].e < f->n_nodes)
-					write_node(&d, f->nodes[ov[k].e], draw_is_host(f->nodes[ov[k].e]) ? ibs_node_name(f->nodes[ov[k].e]) : names[ov[k].e]);
+	/* Tiers from the top (cores) down to the hosts, each in its order, wrapped into rows (draw_rows.c). */
+	{
+		struct ord *all = xcalloc(n_ep ? n_ep : 1, sizeof(*all));
+		size_t n = 0, k, r, n_rows, *row_len = NULL, first = 0, in_tier = 0;
+		for (t = max_tier; t >= -1; t--) {
+			size_t from = n;
+			for (i = 0; i < n_ep; i++)
+				if (d.tier[i] == t && (i >= f->n_nodes || !d.group_of[i])) {
+					all[n].e = i;
+					all[n].key = d.pos[i];
+					all[n].name = names[i];
+					n++;
+				}
+			qsort(all + from, n - from, sizeof(*all), draw_ord_cmp);
+		}
+		for (k = n; k > 0 && d.tier[all[k - 1].e] < 0; k--)
+			;
+		n_rows = draw_plan_rows(&d, all, k, names, draw_bundle_ranks(&d), &row_len);
+		{
+			/* A tier wrapped, or a large fabric: laid out here (dot spreads wrapped rows wide). */
+			size_t n_tiers = 0, q;
+			for (q = 0; q < k; q++)
+				n_tiers += !q || d.tier[all[q].e] != d.tier[all[q - 1].e];
+			d.grid = k > DRAW_GRID_MIN || n_rows > n_tiers;
+		}
+		out->engine = d.grid ? "nop" : "dot";
+		if (d.grid) {
+			sb_adds(&d.sb, "\tgraph [layout=nop];\n");
+			d.gx = xcalloc(n_ep ? n_ep : 1, sizeof(*d.gx));
+			d.gy = xcalloc(n_ep ? n_ep : 1, sizeof(*d.gy));
+			draw_grid_positions(&d, all, n_rows, row_len, names);
+			sb_addf(&d.sb, "\tlegend [pos=\"0,%.1f!\"];\n", d.legend_y);
+		}
+		for (r = 0; r <= n_rows; r++) {
+			size_t len = r < n_rows ? row_len[r] : n - k, m;
+			bool ranked = r < n_rows;
+			if (!len)
+				continue;
+			if (ranked) {
+				int tr = d.tier[all[first].e];
+				/* The first row of a tier is "tierN", the rows it wraps into "tierN-2", "tierN-3" ... */
+				in_tier = first && d.tier[all[first - 1].e] == tr ? in_tier + 1 : 1;
+				if (in_tier > 1)
+					sb_addf(&d.sb, "\tsubgraph \"tier%d-%zu\" {\n\t\trank=same;\n", tr, in_tier);
 				else
-					write_group(&d, &d.groups[ov[k].e - f->n_nodes], names);
+					sb_addf(&d.sb, "\tsubgraph tier%d {\n\t\trank=same;\n", tr);
+			}
+			for (m = first; m < first + len; m++) {
+				size_t e = all[m].e;
+				if (e < f->n_nodes)
+					write_node(&d, f->nodes[e], draw_is_host(f->nodes[e]) ? ibs_node_name(f->nodes[e]) : names[e]);
+				else
+					write_group(&d, &d.groups[e - f->n_nodes], names);
+				if (d.grid && ranked)
+					sb_addf(&d.sb, "\t\"%s\" [pos=\"%.1f,%.1f!\"];\n", d.id[e], d.gx[e], d.gy[e]);
 				out->n_drawn_nodes++;
 			}
-			/* Invisible edges along the tier keep its order: dot's own crossing reduction would undo it. */
-			if (t >= 0 && n > 1) {
+			/* Invisible edges along the row keep its order: dot's own crossing reduction would undo it. */
+			if (ranked && len > 1) {
 				sb_adds(&d.sb, "\t\t");
-				for (k = 0; k < n; k++)
-					sb_addf(&d.sb, "%s\"%s\"", k ? " -- " : "", d.id[ov[k].e]);
+				for (m = first; m < first + len; m++)
+					sb_addf(&d.sb, "%s\"%s\"", m > first ? " -- " : "", d.id[all[m].e]);
 				sb_adds(&d.sb, " [style=invis];\n");
 			}
-			if (t >= 0)
+			if (ranked)
 				sb_adds(&d.sb, "\t}\n");
+			/* The legend above the first row: on a rank of its own, where no cable runs. */
+			if (ranked && !r)
+				sb_addf(&d.sb, "\tlegend -- \"%s\" [style=invis, weight=0];\n", d.id[all[first].e]);
+			/* And one from this row to the next: every row on a rank of its own, in order, whatever the cables. */
+			if (ranked && r + 1 < n_rows)
+				sb_addf(&d.sb, "\t\"%s\" -- \"%s\" [style=invis, weight=0];\n", d.id[all[first].e],
+					d.id[all[first + len].e]);
+			first += len;
 		}
-		free(ov);
+		free(row_len);
+		free(all);
 	}
 	write_chassis(&d, names);
 	for (i = 0; i < f->n_nodes; i++)
-		draw_add_id(&out->nodes, &out->n_nodes, &cap_nodes, f->nodes[i], 0, d.id[draw_endpoint(&d, i)]);
+		draw_add_id(&out->nodes, &out->n_nodes, &cap_nodes, f->nodes[i], 0,
+			    d.beside[i] ? NULL : d.id[draw_endpoint(&d, i)]);
 	draw_write_edges(&d, out, &cap_ports);
 	sb_adds(&d.sb, "}\n");
 	if (out->n_ports)
@@ -387,6 +466,11 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 	free(d.tier);
 	free(d.pos);
 	free(d.group_of);
+	free(d.beside);
+	free(d.bundle_of);
+	free(d.gx);
+	free(d.gy);
+	free(d.n_beside);
 	free(d.level);
 	free(d.marks);
 	free(d.links);

@@ -1,7 +1,8 @@
 /*
  * The fabric drawing: one Graphviz graph built in memory, laid out by the
  * caller (`dot`, or libgvc for SVG in output/svg.c). Tiers from the bottom:
- * hosts, leaves, spines, cores (fabric/levels.c), each on its own rank;
+ * hosts, leaves, spines, cores (fabric/levels.c), each on ranks of its own,
+ * a wide tier wrapped into rows (output/draw_rows.c), the legend above;
  * parallel cables that agree drawn as one edge with a count; the hosts of a
  * leaf (or of a dual-rail pair of leaves) drawn as one group node from a
  * threshold on; anything with a problem (a cable down, degraded or at another
@@ -23,6 +24,13 @@
  * With a heat map (render_draw_opts.heat) every cable's tooltip has a line
  * "routes: N (up U, down D)" (N the larger way; a merged edge: its busiest
  * cable's, then the spread).
+ *   b<N>                       a bundle's junction: a full mesh between two
+ *                              switch tiers (output/draw_bundle.c)
+ *   e-<A>-b<N>, e-b<N>-<B>     its arms: from upper switch A, to lower B
+ *                              (each cable's end maps to the arm at its switch)
+ * A SHARP Aggregation Node is drawn inside its switch (a "+ SHARP AN" line):
+ * it has no element (its id in the node map is NULL), its cable's ports map
+ * to the switch's.
  * The maps below say which element each node and each cabled port is drawn
  * as, so a page need not parse ids.
  */
@@ -56,7 +64,7 @@ struct render_draw_id {
 	uint64_t guid; /* the node's GUID */
 	unsigned port; /* 0 in the node map */
 	size_t index;  /* the node's index in the fabric (GUIDs can repeat) */
-	char *id;      /* owned by the drawing */
+	char *id;      /* owned by the drawing; NULL: not drawn as an element of its own */
 };
 
 struct render_drawing {
@@ -67,6 +75,12 @@ struct render_drawing {
 	struct render_draw_id *ports;  /* every cabled port, by node index then port */
 	size_t n_ports;
 	size_t n_drawn_nodes, n_drawn_edges;
+	/*
+	 * The Graphviz layout engine it is made for: "dot", or "nop" for a large
+	 * fabric, whose positions ibscan computes (output/draw_rows.c; the DOT
+	 * says layout=nop, as `neato -n`).
+	 */
+	const char *engine;
 };
 
 /* Build the drawing of f (o may be NULL: defaults, no findings). Free with render_drawing_free(). */

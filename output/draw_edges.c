@@ -58,7 +58,7 @@ static void write_edge_attrs(struct strbuf *sb, const char *color, const char *s
  * returns where they end; *best, *best_n: the largest healthy set at one
  * rate, merged into one edge (*best_n 0 when every cable has a problem).
  */
-static size_t merged_set(const struct draw *d, size_t i, size_t *best, size_t *best_n)
+size_t draw_merged_set(const struct draw *d, size_t i, size_t *best, size_t *best_n)
 {
 	size_t j, k, n;
 
@@ -113,7 +113,7 @@ void draw_find_common(struct draw *d)
 		const struct dlink *l;
 		char label[48];
 
-		j = merged_set(d, i, &best, &best_n);
+		j = draw_merged_set(d, i, &best, &best_n);
 		l = &d->links[best];
 		if (!best_n || d->tier[l->u] < 1 || d->tier[l->w] < 1)
 			continue;
@@ -183,12 +183,16 @@ void draw_write_edges(struct draw *d, struct render_drawing *out, size_t *cap_po
 {
 	struct strbuf *sb = &d->sb;
 	size_t i, j, k;
+	const size_t *bundle_of = d->bundle_of;
 
+	draw_write_bundles(d, out, cap_ports, bundle_of);
 	for (i = 0; i < d->n_links; i = j) {
 		size_t best, best_n;
 		const char *common = NULL;
 
-		j = merged_set(d, i, &best, &best_n);
+		j = draw_merged_set(d, i, &best, &best_n);
+		if (bundle_of[i])
+			continue; /* drawn in its bundle */
 		if (best_n) {
 			const struct dlink *l = &d->links[best];
 			char label[48];
@@ -222,6 +226,7 @@ void draw_write_edges(struct draw *d, struct render_drawing *out, size_t *cap_po
 				char label[48];
 				edge_label(label, sizeof(label), best_n, l->rate);
 				/* The label most edges between two switch tiers share is said once, in the legend. */
+				/* An Aggregation Node's cable is inside its switch: its rate is in the tooltip. */
 				if (common)
 					sb_addf(sb, "comment=\"%s\", weight=%zu", label, best_n);
 				else

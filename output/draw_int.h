@@ -63,6 +63,8 @@ struct draw {
 	char **key;           /* per drawn endpoint: GUID (or GUID-index), and group ids */
 	char **id;            /* per drawn endpoint: element id */
 	size_t *group_of;     /* node index -> group + 1, 0 when drawn alone */
+	size_t *beside;       /* node index -> the switch it is drawn in + 1 (an Aggregation Node), or 0 */
+	size_t *n_beside;     /* node index -> how many Aggregation Nodes are drawn in it */
 	struct dgroup *groups;
 	size_t n_groups, cap_groups;
 	double *pos;          /* order within its tier */
@@ -86,6 +88,17 @@ struct draw {
 	} *common;
 	size_t n_common, cap_common;
 	/* The heat map (draw_heat.c): node index -> route check switch + 1; the scale's ends (0 and the busiest). */
+	struct dbundle {
+		size_t *up, n_up;     /* drawn endpoints of the upper tier */
+		size_t *down, n_down; /* and of the lower */
+		char label[48];       /* each pair's: "2 × 4xEDR" */
+		size_t n_cables;
+		double jx, jy;        /* the junction's position, with grid */
+	} *bundles;
+	size_t n_bundles;
+	size_t *bundle_of;    /* per link (sorted), its bundle + 1, or 0 (draw_find_bundles) */
+	bool grid;            /* positions computed here (gx, gy per drawn endpoint, points), laid out by nop */
+	double *gx, *gy, legend_y;
 	size_t *heat_sw;
 	uint64_t heat_min, heat_max;
 };
@@ -117,10 +130,44 @@ void draw_order_tiers(struct draw *d, char **names, size_t n_ep);
 /* The chassis of the fabric's switches (d->chassis, d->chassis_of). */
 void draw_find_chassis(struct draw *d);
 
+/* draw_rows.c: the switch an Aggregation Node is in (NULL: n is none); whether node index e is drawn in one. */
+const struct ibs_node *draw_an_switch(const struct ibs_node *n);
+bool draw_is_beside(const struct draw *d, size_t e);
+/* Aggregation Nodes drawn in their switch (d->beside, d->n_beside; their tier -2: not drawn). */
+void draw_place_beside(struct draw *d);
+/*
+ * The rows of the drawing: all[0..n) are the drawn endpoints of every tier, from the top tier
+ * down, each tier in its order; *row_len (caller frees) gets each row's length, rows in that
+ * order, a tier wrapped into several when one row would make the drawing too wide for its
+ * height; extra_ranks: ranks drawn besides the tiers' (bundles). Returns the number of rows.
+ */
+size_t draw_plan_rows(const struct draw *d, const struct ord *all, size_t n, char **names, size_t extra_ranks,
+		      size_t **row_len);
+
+/*
+ * With more drawn endpoints than this, or a tier wrapped into rows, the drawing is laid out by
+ * ibscan (d->grid): dot's own layout of wrapped rows spreads each row under the nodes it is
+ * cabled to (fattree3: 18,138 x 1,531 pt; 9,530 nodes: 38,881 px wide, 27 s).
+ */
+#define DRAW_GRID_MIN 600
+/* draw_rows.c: the grid's positions of the rows (d->gx, d->gy, d->legend_y, each bundle's junction). */
+void draw_grid_positions(struct draw *d, const struct ord *all, size_t n_rows, const size_t *row_len, char **names);
+
 /* draw.c: s as a DOT string (escaped, control bytes dropped); a port's element id for the page. */
 void draw_dot_str(struct strbuf *sb, const char *s);
 void draw_add_id(struct render_draw_id **v, size_t *n, size_t *cap, const struct ibs_node *nd, unsigned port,
 		 const char *id);
+/* draw_edges.c: the cables between one pair of drawn nodes from links[i] (sorted): where they end; the merged set. */
+size_t draw_merged_set(const struct draw *d, size_t i, size_t *best, size_t *best_n);
+/*
+ * draw_bundle.c: the full meshes between two switch tiers, each drawn as one bundle (a junction
+ * point, one edge from each upper switch to it and one from it to each lower switch) instead of
+ * every pair's edge: per link index, its bundle + 1 (0: drawn as usual; caller frees); writing them.
+ */
+size_t *draw_find_bundles(struct draw *d);
+/* The ranks the bundles add (one between each two tiers that have any). */
+size_t draw_bundle_ranks(const struct draw *d);
+void draw_write_bundles(struct draw *d, struct render_drawing *out, size_t *cap_ports, const size_t *bundle_of);
 /* draw_edges.c: find the label most switch-tier edges share (said once, in the legend); write the cables. */
 void draw_find_common(struct draw *d);
 void draw_write_edges(struct draw *d, struct render_drawing *out, size_t *cap_ports);

@@ -294,6 +294,8 @@ int draw_ord_cmp(const void *pa, const void *pb)
 /* Drawn endpoint of node index i. */
 size_t draw_endpoint(const struct draw *d, size_t i)
 {
+	if (d->beside && d->beside[i])
+		return d->beside[i] - 1;
 	return d->group_of[i] ? d->f->n_nodes + d->group_of[i] - 1 : i;
 }
 

@@ -91,10 +91,11 @@ static void prom_xmit_wait_rate(struct strbuf *sb, const struct ibs_fabric *f)
 }
 
 /*
- * PortRcvErrorDetails and PortXmitDiscardDetails, one series per reason, for
- * the ports whose details were read (PortRcvErrors or PortXmitDiscards
- * moved): each family only where some port has it, so that a clean fabric's
- * exposition does not change.
+ * PortRcvErrorDetails and PortXmitDiscardDetails, one series per reason,
+ * and PortVLXmitWaitCounters, one per VL, for the ports whose details were
+ * read (PortRcvErrors, PortXmitDiscards or PortXmitWait moved): each family
+ * only where some port has it, so that a clean fabric's exposition does not
+ * change.
  */
 static void prom_details(struct strbuf *sb, const struct ibs_fabric *f)
 {
@@ -106,8 +107,8 @@ static void prom_details(struct strbuf *sb, const struct ibs_fabric *f)
 	for (k = 0; k < IBS_N_DET; k++) {
 		bool head = false;
 		snprintf(name, sizeof(name), "ibscan_port_%s_total", ibs_det_key(k));
-		snprintf(help, sizeof(help), "PMA %s of the port, by reason (read only where %s moved).",
-			 ibs_det_attr_name(k), ibs_det_summary(k)->name);
+		snprintf(help, sizeof(help), "PMA %s of the port, by %s (read only where %s moved).",
+			 ibs_det_attr_name(k), k == IBS_DET_VL_WAIT ? "VL, in ticks" : "reason", ibs_det_summary(k)->name);
 		for (i = 0; i < f->n_nodes; i++) {
 			const struct ibs_node *n = f->nodes[i];
 			for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
@@ -120,7 +121,7 @@ static void prom_details(struct strbuf *sb, const struct ibs_fabric *f)
 					if (ibs_detail_defs[r].det != k)
 						continue;
 					sb_adds(sb, name);
-					port_labels_with(sb, n, pt->num, "reason", ibs_detail_defs[r].key);
+					port_labels_with(sb, n, pt->num, ibs_det_label(k), ibs_detail_defs[r].key);
 					sb_addf(sb, " %" PRIu64 "\n", ibs_detail_get(&pt->ctr->d, &ibs_detail_defs[r]));
 				}
 			}

@@ -117,8 +117,9 @@ char *render_drawing_svg(const struct render_drawing *d, size_t *len, char **err
 		*err = gv_error("cannot read the drawing");
 		goto out_ctx;
 	}
-	if (gv.gvLayout(gvc, g, "dot")) {
-		*err = gv_error("dot layout failed (is libgvc's dot plugin installed?)");
+	if (gv.gvLayout(gvc, g, d->engine ? d->engine : "dot")) {
+		*err = gv_error(d->engine && !strcmp(d->engine, "nop") ? "nop layout failed (is libgvc's neato plugin installed?)"
+									: "dot layout failed (is libgvc's dot plugin installed?)");
 		goto out_graph;
 	}
 	if (gv.gvRenderData(gvc, g, "svg", &data, &n) || !data) {

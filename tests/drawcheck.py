@@ -9,7 +9,10 @@ describe it. Used by tests/cli/t_draw.sh and tests/sim/t_draw.sh.
   drawcheck.py ratio LAYOUT MAX             width/height of the drawing <= MAX
   drawcheck.py edges LINKS LAYOUT [all]     edges = distinct (node pair, rate,
                                             state) groups of healthy cables +
-                                            one per cable with a problem;
+                                            one per cable with a problem (a
+                                            bundle's arms standing for the
+                                            full mesh they bundle; an
+                                            Aggregation Node's cable none);
                                             'all': hosts drawn alone (--all-hosts)
   drawcheck.py chassis TOPOLOGY LAYOUT NAME
                                             the switches that share a system
@@ -21,6 +24,7 @@ describe it. Used by tests/cli/t_draw.sh and tests/sim/t_draw.sh.
                                             (id e-A-pA-B-pB), in COLOR
 """
 import json
+import re
 import sys
 from collections import deque
 
@@ -114,18 +118,42 @@ def edges(links_p, lay_p, all_hosts):
         sys.exit('%d visible edges without an e- id' % (len(es) - len(drawn)))
     groups, alone = set(), 0
     for l in links:
+        # A SHARP Aggregation Node is drawn inside its switch's box: its cable is no edge.
+        if any('Aggregation Node' in (l[k].get('name') or '') for k in ('a', 'b')):
+            continue
         pair = tuple(sorted((l['a']['guid'], l['b']['guid'])))
         if problem(l):
             alone += 1
         else:
             groups.add((pair, l['width'], l['speed'], l['state']))
-    want = len(groups) + alone
+    # A bundle (a full mesh drawn through junction bN): arms e-<A>-bN (upper) and e-bN-<B> (lower)
+    # stand for every pair of an upper and a lower switch, each pair one healthy group.
+    ups, downs = {}, {}
+    for e in drawn:
+        m = re.match(r'e-([0-9a-f]{16})-(b\d+)$', e['id']) or re.match(r'e-(b\d+)-([0-9a-f]{16})$', e['id'])
+        if m and m.group(1).startswith('b'):
+            downs.setdefault(m.group(1), set()).add(int(m.group(2), 16))
+        elif m:
+            ups.setdefault(m.group(2), set()).add(int(m.group(1), 16))
+    healthy = {}
+    for (pair, w, sp, st) in groups:
+        healthy.setdefault(tuple(sorted(int(g, 16) for g in pair)), []).append((w, sp))
+    covered = 0
+    for b in ups:
+        for u in ups[b]:
+            for d in downs.get(b, ()):
+                k = tuple(sorted((u, d)))
+                if len(healthy.get(k, ())) != 1:
+                    sys.exit('bundle %s: 0x%016x and 0x%016x are not one group of healthy cables' % (b, u, d))
+                covered += 1
+    want = len(groups) + alone - covered + sum(len(v) for v in ups.values()) + sum(len(v) for v in downs.values())
     if all_hosts and len(drawn) != want:
         sys.exit('%d edges drawn, want %d (%d groups of healthy cables + %d problem cables)'
                  % (len(drawn), want, len(groups), alone))
     if not all_hosts and len(drawn) > want:
         sys.exit('%d edges drawn, more than %d' % (len(drawn), want))
-    print('edges ok: %d drawn for %d cables (%d groups + %d alone)' % (len(drawn), len(links), len(groups), alone))
+    print('edges ok: %d drawn for %d cables (%d groups + %d alone, %d pairs in %d bundles)'
+          % (len(drawn), len(links), len(groups), alone, covered, len(ups)))
 
 
 def whole(nodes_p, lay_p):

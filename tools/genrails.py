@@ -4,7 +4,8 @@
 UNITS scalable units of SERVERS servers with RAILS HCAs each (mlx5_0 ..);
 each unit has one leaf per rail (su1-r0 ..): HCA k of every server of the
 unit on the unit's rail-k leaf, port = the server's place in the unit
-(1 ..). Every leaf goes to every spine, PARALLEL cables each, on the ports
+(1 ..). --sharp: a SHARP Aggregation Node on every switch's last port.
+Every leaf goes to every spine, PARALLEL cables each, on the ports
 after FREE free ones. NodeDescriptions as rdma-ndd writes them
 ("dgx001 mlx5_0"); ibsim ids: S-su1-r0, S-spine1, H-dgx001-0.
 
@@ -22,6 +23,8 @@ def main():
     ap.add_argument("--spines", type=int, default=2)
     ap.add_argument("--parallel", type=int, default=1)
     ap.add_argument("--free", type=int, default=6, help="free leaf ports between hosts and spines")
+    ap.add_argument("--sharp", action="store_true",
+                    help="a SHARP Aggregation Node (a CA) on every switch's last port, as on Quantum switches")
     ap.add_argument("-o", "--output", default="-")
     a = ap.parse_args()
     if min(a.units, a.servers, a.rails, a.spines, a.parallel) < 1 or a.free < 0:
@@ -32,6 +35,9 @@ def main():
     spine_ports = len(leaves) * a.parallel
     if leaf_ports > 254 or spine_ports > 254:
         ap.error("a switch would need more than 254 ports")
+    if a.sharp:
+        leaf_ports += 1
+        spine_ports += 1
     lid = [0]
 
     def next_lid():
@@ -48,6 +54,11 @@ def main():
         for r in range(a.rails):
             ca_guid[(h, r)] = 0x2c90300f00000 + (i * 16 + r) * 4
     lids = {}
+    an_guid = {}
+    for i, l in enumerate(leaves):
+        an_guid[("S", l)] = 0x2c90300f60000 + (i + 1) * 16
+    for s in range(a.spines):
+        an_guid[("P", s)] = 0x2c90300f68000 + (s + 1) * 16
     for l in leaves:
         lids[("S", l)] = next_lid()
     for s in range(a.spines):
@@ -55,6 +66,9 @@ def main():
     for h in hosts:
         for r in range(a.rails):
             lids[("H", h, r)] = next_lid()
+    if a.sharp:
+        for key in sorted(an_guid, key=lambda k: an_guid[k]):
+            lids[("A", key)] = next_lid()
     out = []
     w = out.append
     w("# rail-optimized: %d units x %d servers x %d rails, %d spines, %d cable(s) per leaf/spine"
@@ -75,6 +89,9 @@ def main():
             for k in range(a.parallel):
                 w('[%d]\t"S-spine%d"[%d]\t\t# "spine%d" lid %d 4xEDR'
                   % (up0 + sp * a.parallel + k, sp + 1, li * a.parallel + k + 1, sp + 1, lids[("P", sp)]))
+        if a.sharp:
+            w('[%d]\t"H-an-%s"[1](%x) \t\t# "Mellanox Technologies Aggregation Node" lid %d 4xEDR'
+              % (leaf_ports, leaf_name[l], an_guid[("S", l)] + 1, lids[("A", ("S", l))]))
         w("")
     for sp in range(a.spines):
         g = spine_guid[sp]
@@ -84,6 +101,17 @@ def main():
             for k in range(a.parallel):
                 w('[%d]\t"S-%s"[%d]\t\t# "%s" lid %d 4xEDR'
                   % (li * a.parallel + k + 1, leaf_name[l], up0 + sp * a.parallel + k, leaf_name[l], lids[("S", l)]))
+        if a.sharp:
+            w('[%d]\t"H-an-spine%d"[1](%x) \t\t# "Mellanox Technologies Aggregation Node" lid %d 4xEDR'
+              % (spine_ports, sp + 1, an_guid[("P", sp)] + 1, lids[("A", ("P", sp))]))
+        w("")
+    for key, g in sorted(an_guid.items(), key=lambda kv: kv[1]) if a.sharp else []:
+        sw = leaf_name[key[1]] if key[0] == "S" else "spine%d" % (key[1] + 1)
+        port = leaf_ports if key[0] == "S" else spine_ports
+        w("vendid=0x2c9\ndevid=0xcf09\nsysimgguid=0x%x\ncaguid=0x%x" % (g, g))
+        w('Ca\t1 "H-an-%s"\t\t# "Mellanox Technologies Aggregation Node"' % sw)
+        w('[1](%x) \t"S-%s"[%d]\t\t# lid %d lmc 0 "%s" lid %d 4xEDR'
+          % (g + 1, sw, port, lids[("A", key)], sw, lids[key]))
         w("")
     for h in hosts:
         u, s = h

@@ -1,7 +1,7 @@
 /*
  * The GMP side of the codec: PMA attributes (ClassPortInfo's redirect and
  * capability mask, PortCounters, PortCountersExtended, PortRcvErrorDetails,
- * PortXmitDiscardDetails) and the SA
+ * PortXmitDiscardDetails, PortVLXmitWaitCounters) and the SA
  * PathRecord decoded through libibmad's field tables (field.h) after a
  * length check, and the payloads that select a port's counters or ask for
  * a path.
@@ -188,6 +188,28 @@ enum ibs_err ibs_decode_xmit_discard_details(const uint8_t *mad, size_t len, str
 		return IBS_E_MALFORMED;
 	for (i = 0; i < sizeof(xmit_detail_fields) / sizeof(xmit_detail_fields[0]); i++)
 		*(uint64_t *)(void *)((char *)o + xmit_detail_fields[i].at) = GET32(d, xmit_detail_fields[i].f);
+	return IBS_OK;
+}
+
+/*
+ * PortVLXmitWaitCounters (IBA 16.1.4.8, attribute 0x001C): PortSelect and
+ * CounterSelect as in PortCounters (bytes 1 and 2-3), then PortVLXmitWait
+ * for VL0..VL15, 16 bits each, at bytes 4 + 2 * VL (libibmad's fields.c:
+ * "PortVLXmitWait0" at BITSOFFS(32, 16) up to "PortVLXmitWait15" at
+ * BITSOFFS(272, 16); the fields are consecutive in enum MAD_FIELDS, from
+ * IB_PC_PORT_VL_XMIT_WAIT0_F). 36 bytes in all.
+ */
+_Static_assert(IB_PC_PORT_VL_XMIT_WAIT15_F == IB_PC_PORT_VL_XMIT_WAIT0_F + IBS_N_VL - 1,
+	       "libibmad's PortVLXmitWait fields are not consecutive");
+enum ibs_err ibs_decode_vl_xmit_wait(const uint8_t *mad, size_t len, struct ibs_pma_details *o)
+{
+	uint8_t d[IBS_MAD_SIZE];
+	unsigned vl;
+
+	if (gmp_data(mad, len, 36, d))
+		return IBS_E_MALFORMED;
+	for (vl = 0; vl < IBS_N_VL; vl++)
+		o->vl_xmit_wait[vl] = GET32(d, (enum MAD_FIELDS)(IB_PC_PORT_VL_XMIT_WAIT0_F + vl));
 	return IBS_OK;
 }
 

@@ -55,6 +55,8 @@ enum {
 	IBS_ATTR_PORT_COUNTERS_EXT = 0x001d,
 	IBS_ATTR_PORT_RCV_ERROR_DETAILS = 0x0015,
 	IBS_ATTR_PORT_XMIT_DISCARD_DETAILS = 0x0016,
+	/* libibmad: IB_GSI_PORT_PORT_VL_XMIT_WAIT_COUNTERS (IBA table 226). */
+	IBS_ATTR_PORT_VL_XMIT_WAIT = 0x001c,
 	IBS_ATTR_SA_PATH_RECORD = 0x0035,
 };
 
@@ -254,12 +256,17 @@ enum ibs_err ibs_decode_port_counters_ext_errors(const uint8_t *mad, size_t len,
  * counted. No ClassPortInfo bit announces them (libibmad and the kernel's
  * ib_pma.h define none): an agent without them answers a bad status.
  */
+#define IBS_N_VL 16
 struct ibs_pma_details {
 	uint64_t local_physical, malformed, buffer_overrun, dlid_mapping, vl_mapping, looping;
 	uint64_t inactive, neighbor_mtu, sw_lifetime_limit, sw_hoq_lifetime_limit;
+	/* PortVLXmitWaitCounters (IBA 16.1.4.8): PortXmitWait per VL, 16 bits each, VL0-VL15. */
+	uint64_t vl_xmit_wait[IBS_N_VL];
 };
 enum ibs_err ibs_decode_rcv_error_details(const uint8_t *mad, size_t len, struct ibs_pma_details *out);
 enum ibs_err ibs_decode_xmit_discard_details(const uint8_t *mad, size_t len, struct ibs_pma_details *out);
+/* Also optional, also announced by no ClassPortInfo bit: out->vl_xmit_wait[]. */
+enum ibs_err ibs_decode_vl_xmit_wait(const uint8_t *mad, size_t len, struct ibs_pma_details *out);
 /* Payload selecting a port for PortCounters/PortCountersExtended (and the details); reset: CounterSelect all. */
 void ibs_pma_select(uint8_t *data, size_t len, uint8_t port, bool ext, bool reset);
 

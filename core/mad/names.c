@@ -113,6 +113,8 @@ const char *ibs_attr_name(uint8_t c, uint16_t a)
 			return "PortRcvErrorDetails";
 		case IBS_ATTR_PORT_XMIT_DISCARD_DETAILS:
 			return "PortXmitDiscardDetails";
+		case IBS_ATTR_PORT_VL_XMIT_WAIT:
+			return "PortVLXmitWaitCounters";
 		}
 	} else if (c == IBS_CLASS_SA) {
 		switch (a) {

@@ -98,7 +98,12 @@ for t in tests/run-unit.sh tests/cli/run.sh tests/sim/run.sh tests/browser/run.s
 	grep -qF "$t" "$TMP/test.n" || fail "make test does not run $t"
 done
 make -n -C "$ROOT" check >"$TMP/check.n" 2>&1 || fail "make -n check: $(tail -3 "$TMP/check.n")"
-grep -v '^make' "$TMP/check.n" | head -1 | grep -qx 'tools/deps.sh' || fail "make check does not install first"
+# tools/deps.sh before anything is built or run. Read without pipes: `grep | head -1` under
+# pipefail failed now and then (grep killed by SIGPIPE once head had its line).
+first_deps=$(awk '$0 == "tools/deps.sh" { print NR; exit }' "$TMP/check.n")
+first_work=$(awk '/^(cc|gcc|clang|ar|cp|mkdir|tests\/|tools\/need\.sh|NEED_WHO=|IBSCAN=)/ { print NR; exit }' "$TMP/check.n")
+[ -n "$first_deps" ] && { [ -z "$first_work" ] || [ "$first_deps" -lt "$first_work" ]; } ||
+	fail "make check does not install first: $(grep -v '^make' "$TMP/check.n" | sed -n 1,3p | tr '\n' '|')"
 # And make test builds every build before the first tier runs (a compile error fails at once).
 [ "$(grep -n 'fuzz-targets\|tests/run-unit.sh' "$TMP/test.n" | head -1 | cut -d: -f2-)" = "$(grep 'fuzz-targets' "$TMP/test.n" | head -1)" ] ||
 	fail "make test runs a tier before building the fuzz targets"

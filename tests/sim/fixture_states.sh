@@ -40,6 +40,10 @@ fixture_states() {
 	sim_console 'PerformanceSet "Hca2"[1] PortRcvErrorDetails.PortLocalPhysicalErrors=700' >/dev/null
 	sim_console 'PerformanceSet "Hca2"[1] PortRcvErrorDetails.PortMalformedPacketErrors=77' >/dev/null
 	sim_console 'PerformanceSet "Hca3"[1] PortCounters.PortXmitWait=123456' >/dev/null
+	# On which VLs it waited (PortVLXmitWaitCounters, read where PortXmitWait moved).
+	sim_console 'PerformanceSet "Hca3"[1] PortVLXmitWaitCounters.PortVLXmitWaitCounters0=1000' >/dev/null
+	sim_console 'PerformanceSet "Hca3"[1] PortVLXmitWaitCounters.PortVLXmitWaitCounters3=456' >/dev/null
+	sim_console 'PerformanceSet "Hca3"[1] PortVLXmitWaitCounters.PortVLXmitWaitCounters15=65535' >/dev/null
 	"$visit" counters --reset-counters # reset, so the later captures show only their own fault
 	sim_console 'Guid "Hca4" 0x0000000000100000' >/dev/null
 	"$visit" dup-guid

@@ -219,10 +219,16 @@ sim_start "$FABRICS/fattree3"
 ibs health --window 1 --deadline 30 --record "$TMP/k.cap" >"$TMP/k.out" 2>"$TMP/k.err" &
 pid=$!
 sim_poll 20 mid_walk $pid 300 || fail "the walk did not get going"
+# Held still while the simulator dies (a loaded machine could otherwise let the walk run on
+# between the poll and the kill), then let go: it finds the simulator gone.
+kill -STOP "$MID_WALK_PID" 2>/dev/null || fail "the walk ended before the simulator could be killed"
+seen=$(grep -c '^x ' "$RECORDING" 2>/dev/null || true)
 sim_kill_ibsim
+! _sim_alive "${SIM_IBSIM_PID:-}" || fail "ibsim $SIM_IBSIM_PID outlived SIGKILL"
+kill -CONT "$MID_WALK_PID" 2>/dev/null || true
 rc=0
 wait $pid || rc=$?
-[ $rc -eq 3 ] || fail "killed simulator: health exit $rc, want 3 (UNKNOWN)"
+[ $rc -eq 3 ] || fail "killed simulator (after $seen exchanges of $(grep -c '^x ' "$TMP/k.cap" 2>/dev/null || echo '?')): health exit $rc, want 3 (UNKNOWN); $(head -3 "$TMP/k.err" | tr '\n' '|')"
 head -1 "$TMP/k.out" | grep -q "^IBSCAN UNKNOWN - " || fail "killed simulator: no UNKNOWN status line: $(head -1 "$TMP/k.out")"
 ok "simulator killed during health: UNKNOWN, exit 3"
 sim_stop

@@ -5,7 +5,10 @@
  * details read and decoded (and rendered in JSON, Prometheus and health), a
  * PMA that answers a bad status or nothing is asked once, not once per port,
  * with the summary counters still whole, and --interval asks only where the
- * summary rose between the readings.
+ * summary rose between the readings. PortVLXmitWaitCounters likewise, for
+ * a port whose PortXmitWait moved, and not where ClassPortInfo says the
+ * PMA does not count PortXmitWait: decoded VL by VL, rendered in text,
+ * JSON and Prometheus (vl label), and never a health finding.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -29,11 +32,12 @@
 
 /* A switch's PMA at LID 1 (and its SMA, for the NodeInfo of --interval). */
 struct dpma {
-	uint32_t rcv_errors[NPORTS + 1], xmit_discards[NPORTS + 1];
+	uint32_t rcv_errors[NPORTS + 1], xmit_discards[NPORTS + 1], xmit_wait[NPORTS + 1];
+	uint16_t capmask;    /* ClassPortInfo's CapabilityMask */
 	uint16_t det_status; /* nonzero: the details are answered with this status */
 	bool det_drop;       /* the details are never answered */
 	unsigned rise_after; /* nonzero: after this many PortCounters answers, port 2's PortRcvErrors rises by 4 */
-	unsigned pc, det_gets[2], sets, other;
+	unsigned pc, det_gets[2], vl_gets, sets, other;
 };
 
 static void dp_on_send(struct fake *f, const struct ibs_mad_req *req, const uint8_t *mad)
@@ -72,6 +76,8 @@ static void dp_on_send(struct fake *f, const struct ibs_mad_req *req, const uint
 		mad_encode_field(data, IB_PC_ERR_RCV_F, &v);
 		v = p->xmit_discards[port];
 		mad_encode_field(data, IB_PC_XMT_DISCARDS_F, &v);
+		v = p->xmit_wait[port];
+		mad_encode_field(data, IB_PC_XMT_WAIT_F, &v);
 		if (p->rise_after && ++p->pc == p->rise_after)
 			p->rcv_errors[2] += 4;
 	} else if (req->attr_id == IBS_ATTR_PORT_RCV_ERROR_DETAILS ||
@@ -99,8 +105,21 @@ static void dp_on_send(struct fake *f, const struct ibs_mad_req *req, const uint
 				mad_encode_field(data, fl, &v);
 			}
 		}
+	} else if (req->attr_id == IBS_ATTR_PORT_VL_XMIT_WAIT) {
+		enum MAD_FIELDS fl;
+		p->vl_gets++;
+		mad_encode_field(data, IB_PC_PORT_SELECT_F, &port);
+		/* Distinct per VL and port: port * 100 + VL. */
+		for (fl = IB_PC_PORT_VL_XMIT_WAIT0_F; fl <= IB_PC_PORT_VL_XMIT_WAIT15_F; fl++) {
+			v = port * 100 + (uint32_t)(fl - IB_PC_PORT_VL_XMIT_WAIT0_F);
+			mad_encode_field(data, fl, &v);
+		}
 	} else {
-		p->other++; /* ClassPortInfo: no capability bits; PortCountersExtended not asked then */
+		/* ClassPortInfo: p->capmask, no extended width; PortCountersExtended not asked then */
+		assert_int_equal(req->attr_id, IBS_ATTR_CLASS_PORT_INFO);
+		v = p->capmask;
+		mad_encode_field(data, IB_CPI_CAPMASK_F, &v);
+		p->other++;
 	}
 	memcpy(out + IBS_GMP_DATA_OFFS, data, sizeof(data));
 	fake_push(f, out, IBS_MAD_SIZE, 0, 0);
@@ -237,6 +256,8 @@ static void test_errors_read(void **state)
 	assert_int_equal(ctr(&r, 1)->det[IBS_DET_RCV].state, IBS_DET_NOT_ASKED);
 	for (i = 0; i < ibs_n_detail_defs; i++) {
 		const struct ibs_detail_def *dd = &ibs_detail_defs[i];
+		if (dd->det == IBS_DET_VL_WAIT)
+			continue; /* PortXmitWait did not move: test_vl_wait_read */
 		unsigned port = dd->det == IBS_DET_RCV ? 2 : 3;
 		uint64_t rank = dd->det == IBS_DET_RCV ? i + 1 : i - 5; /* the table: 6 rcv, then 4 xmit */
 		assert_int_equal(ibs_detail_get(&ctr(&r, port)->d, dd), port * 1000 + rank);
@@ -359,6 +380,129 @@ static void test_interval_only_risen(void **state)
 	rig_close(&r);
 }
 
+/* The output of fn(e, f, run) in mode m, as a string (free it). */
+static char *rendered(enum emit_mode m, struct rig *r)
+{
+	struct emit *e = emit_new(m);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	r->run.counters_read = true;
+	render_counters(e, r->f, &r->run);
+	assert_int_equal(emit_write(e, f), 0);
+	fclose(f);
+	emit_free(e);
+	return buf;
+}
+
+/*
+ * Port 1's PortXmitWait moved: one PortVLXmitWaitCounters request, for it
+ * alone, decoded VL by VL; text says which VLs waited after the counter,
+ * JSON has every VL by libibmad's name, Prometheus one series per VL with a
+ * vl label; health makes no finding of it (congestion is reported, not
+ * judged: docs/checks.md).
+ */
+static void test_vl_wait_read(void **state)
+{
+	struct ibs_counter_opts o = { 0 };
+	struct dpma p;
+	struct rig r;
+	unsigned vl;
+	char *buf, want[64];
+	json_t *doc, *d;
+	json_error_t err;
+	struct ibs_thresholds t;
+	struct ibs_health_opts ho = { .thresholds = &t, .counters = true };
+	struct ibs_findings fs;
+	size_t len = 0, i;
+	FILE *m;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	p.xmit_wait[1] = 5000;
+	rig_run(&r, &p, &o, 0);
+	assert_int_equal(p.vl_gets, 1);
+	assert_int_equal(p.det_gets[0] + p.det_gets[1] + p.sets, 0);
+	assert_int_equal(r.fk.sent, NPORTS + 1);
+	assert_int_equal(ctr(&r, 1)->det[IBS_DET_VL_WAIT].state, IBS_DET_OK);
+	for (vl = 0; vl < IBS_N_VL; vl++)
+		assert_int_equal(ctr(&r, 1)->d.vl_xmit_wait[vl], 100 + vl);
+	for (i = 2; i <= NPORTS; i++)
+		assert_int_equal(ctr(&r, (unsigned)i)->det[IBS_DET_VL_WAIT].state, IBS_DET_NOT_ASKED);
+	assert_false(r.f->partial);
+
+	buf = rendered(EMIT_TEXT, &r);
+	assert_non_null(strstr(buf, " PortXmitWait=5000 (VL0 100, VL1 101, VL2 102, VL3 103, VL4 104, VL5 105, VL6 106, "
+				    "VL7 107, VL8 108, VL9 109, VL10 110, VL11 111, VL12 112, VL13 113, VL14 114, VL15 115)"));
+	free(buf);
+	buf = rendered(EMIT_JSON, &r);
+	doc = json_loads(buf, 0, &err);
+	if (!doc)
+		fail_msg("%s: %s", err.text, buf);
+	free(buf);
+	d = json_object_get(port_json(doc, 1), "vl_xmit_wait");
+	assert_true(json_is_null(json_object_get(d, "error")));
+	assert_int_equal(json_integer_value(json_object_get(d, "PortVLXmitWait0")), 100);
+	assert_int_equal(json_integer_value(json_object_get(d, "PortVLXmitWait15")), 115);
+	assert_true(json_is_null(json_object_get(port_json(doc, 2), "vl_xmit_wait")));
+	assert_true(json_is_null(json_object_get(port_json(doc, 1), "rcv_error_details")));
+	json_decref(doc);
+
+	buf = NULL;
+	m = open_memstream(&buf, &len);
+	assert_int_equal(render_counters_prom(m, r.f, &r.run), 0);
+	fclose(m);
+	assert_non_null(strstr(buf, "# TYPE ibscan_port_vl_xmit_wait_total counter\n"));
+	for (vl = 0; vl < IBS_N_VL; vl++) {
+		snprintf(want, sizeof(want), ",peer=\"\",vl=\"%u\"} %u\n", vl, 100 + vl);
+		if (!strstr(buf, want))
+			fail_msg("no VL%u series in\n%s", vl, buf);
+	}
+	assert_non_null(strstr(buf, "ibscan_port_vl_xmit_wait_total{guid=\"0x0000000000200000\",port=\"1\",name=\""));
+	assert_null(strstr(buf, "ibscan_port_vl_xmit_wait_total{guid=\"0x0000000000200000\",port=\"2\""));
+	assert_null(strstr(buf, "reason=\"0\""));
+	free(buf);
+
+	ibs_thresholds_default(&t);
+	ibs_health_check(r.f, &r.run, &ho, &fs);
+	for (i = 0; i < fs.n; i++)
+		if (strstr(fs.v[i].message, "XmitWait") || strstr(fs.v[i].message, "VL"))
+			fail_msg("congestion judged: %s", fs.v[i].message);
+	ibs_findings_free(&fs);
+	rig_close(&r);
+}
+
+/*
+ * Where ClassPortInfo says the PMA does not count PortXmitWait
+ * (CapabilityMask bit 12 clear), its PortXmitWait is no reading and the
+ * VLs are not asked; with the bit, they are.
+ */
+static void test_vl_wait_needs_xmit_wait_bit(void **state)
+{
+	struct ibs_counter_opts o = { .extended = true };
+	struct dpma p;
+	struct rig r;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	p.xmit_wait[3] = 77;
+	rig_run(&r, &p, &o, 0);
+	assert_int_equal(p.other, 1);
+	assert_int_equal(p.vl_gets, 0);
+	assert_int_equal(ctr(&r, 3)->det[IBS_DET_VL_WAIT].state, IBS_DET_NOT_ASKED);
+	rig_close(&r);
+
+	memset(&p, 0, sizeof(p));
+	p.xmit_wait[3] = 77;
+	p.capmask = IBS_PM_XMIT_WAIT_SUP;
+	rig_run(&r, &p, &o, 0);
+	assert_int_equal(p.vl_gets, 1);
+	assert_int_equal(ctr(&r, 3)->det[IBS_DET_VL_WAIT].state, IBS_DET_OK);
+	assert_int_equal(ctr(&r, 3)->d.vl_xmit_wait[2], 302);
+	rig_close(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -367,6 +511,8 @@ int main(void)
 		cmocka_unit_test(test_unsupported_asked_once),
 		cmocka_unit_test(test_timeout_asked_once),
 		cmocka_unit_test(test_interval_only_risen),
+		cmocka_unit_test(test_vl_wait_read),
+		cmocka_unit_test(test_vl_wait_needs_xmit_wait_bit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,7 +4,9 @@
  * without the additional error counters) gets a distinct value written with
  * libibmad's own field tables, and must come back in its own member, each
  * attribute touching only the members it carries; likewise the 16-bit
- * PortRcvErrorDetails and PortXmitDiscardDetails (IBA 16.1.4.1-2).
+ * PortRcvErrorDetails and PortXmitDiscardDetails (IBA 16.1.4.1-2), and
+ * PortVLXmitWaitCounters (16.1.4.8) VL by VL, from libibmad's tables and
+ * from raw bytes at the offsets the IBA gives.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -205,6 +207,47 @@ static void test_xmit_discard_details(void **state)
 	check_details(rows, sizeof(rows) / sizeof(rows[0]), ibs_decode_xmit_discard_details);
 }
 
+/*
+ * PortVLXmitWaitCounters: each VL's 16-bit PortVLXmitWait written with
+ * libibmad's table comes back in vl_xmit_wait[VL], the other attributes'
+ * members untouched; and, independently of those tables, a big-endian
+ * 16-bit value at data bytes 4 + 2 * VL (the IBA's layout after PortSelect
+ * and CounterSelect) is that VL's.
+ */
+static void test_vl_xmit_wait(void **state)
+{
+	uint8_t mad[IBS_MAD_SIZE], *d = mad + IBS_GMP_DATA_OFFS;
+	struct ibs_pma_details c;
+	unsigned vl;
+
+	(void)state;
+	memset(mad, 0, sizeof(mad));
+	memset(&c, 0x5a, sizeof(c));
+	for (vl = 0; vl < IBS_N_VL; vl++) {
+		uint32_t v = (0x10 + vl) << 8 | (0x80 + vl);
+		mad_encode_field(d, (enum MAD_FIELDS)(IB_PC_PORT_VL_XMIT_WAIT0_F + vl), &v);
+	}
+	assert_int_equal(ibs_decode_vl_xmit_wait(mad, sizeof(mad), &c), IBS_OK);
+	for (vl = 0; vl < IBS_N_VL; vl++)
+		if (c.vl_xmit_wait[vl] != ((0x10 + vl) << 8 | (0x80 + vl)))
+			fail_msg("VL%u: 0x%llx", vl, (unsigned long long)c.vl_xmit_wait[vl]);
+	assert_int_equal(c.local_physical, UNTOUCHED);
+	assert_int_equal(c.sw_hoq_lifetime_limit, UNTOUCHED);
+
+	memset(mad, 0, sizeof(mad));
+	for (vl = 0; vl < IBS_N_VL; vl++) {
+		d[4 + 2 * vl] = (uint8_t)(0xa0 + vl);
+		d[5 + 2 * vl] = (uint8_t)vl;
+	}
+	d[1] = 7;     /* PortSelect */
+	d[2] = 0xff;  /* CounterSelect: not a counter */
+	d[36] = 0xee; /* past VL15: not a counter either */
+	assert_int_equal(ibs_decode_vl_xmit_wait(mad, sizeof(mad), &c), IBS_OK);
+	for (vl = 0; vl < IBS_N_VL; vl++)
+		assert_int_equal(c.vl_xmit_wait[vl], (0xa0 + vl) << 8 | vl);
+	assert_int_equal(ibs_decode_vl_xmit_wait(mad, IBS_GMP_DATA_OFFS + 35, &c), IBS_E_MALFORMED);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +256,7 @@ int main(void)
 		cmocka_unit_test(test_port_counters_ext_errors),
 		cmocka_unit_test(test_rcv_error_details),
 		cmocka_unit_test(test_xmit_discard_details),
+		cmocka_unit_test(test_vl_xmit_wait),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

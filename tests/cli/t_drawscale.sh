@@ -1,0 +1,55 @@
+#!/bin/bash
+# The drawing of generated fabrics of real size, measured on the SVG that
+# libgvc lays out (tools/drawfile: what `topology --format svg` writes, for
+# an ibnetdiscover topology file; judged by tests/drawscale.py, which reads
+# the fabric from the file itself):
+# - tiers: every spine strictly above every leaf, every leaf above every
+#   host (group), each tier on ranks of its own, also where a tier is
+#   wrapped into rows;
+# - the legend on a rank of its own above every node (no cable crosses it),
+#   on white;
+# - SHARP Aggregation Nodes (CAs "Mellanox Technologies Aggregation Node" on
+#   a switch's last port) drawn in their switch's box, not as ellipses of
+#   their own on the hosts' row;
+# - full meshes between two switch tiers drawn as bundles (a junction, one
+#   arm per switch): the pod's 384 leaf-spine pairs are 40 arms, the whole
+#   pod 56 edges where it was 440;
+# - size: no side over 16,000 px at 96 dpi, aspect within 1:4 .. 4:1, on
+#   every fabric here, 74 to 29,938 nodes (the pod was 31:1, 19,051 px
+#   wide); from DRAW_GRID_MIN (600) drawn nodes on, ibscan computes the
+#   positions and Graphviz's nop engine draws them (dot, with the tiers
+#   wrapped, took 182 s on the 2,562-node tree and drew it 125,872 px wide;
+#   with the meshes bundled the 9,530-node one 38,881 px). Measured here: 2,562 nodes 0.3 s, 9,530 nodes 0.8 s, 29,938 nodes
+#   2.9 s (4,452 edges, 13,684 x 11,319 px).
+. "$(dirname "$0")/lib.sh"
+draw=$ROOT/build/rel/drawfile
+check=$ROOT/tests/drawscale.py
+[ -x "$draw" ] || fail "$draw is not built (make build/rel/drawfile)"
+
+# A DGX SuperPOD-like pod: 4 scalable units x 32 servers x 4 rails, 24 spines, an Aggregation Node in every switch (592 nodes).
+python3 "$ROOT/tools/genrails.py" --units 4 --servers 32 --rails 4 --spines 24 --sharp -o "$TMP/pod.net"
+"$draw" svg "$TMP/pod.net" "$TMP/pod.svg" || fail "pod: no drawing"
+python3 "$check" "$TMP/pod.svg" "$TMP/pod.net" size tiers an legend edges=56 || fail "pod: size, tiers, aggregation nodes, legend, bundles"
+grep -q '24 × 16 mesh: 4xEDR each, 384 cables' "$TMP/pod.svg" || fail "pod: the leaf-spine mesh is not one bundle"
+
+# A three-level tree of 2,562 nodes (2,000 hosts, 562 switches): meshes bundled (4,397 edges unbundled).
+python3 "$ROOT/tools/genfabric.py" --levels 3 --radix 36 --hosts 2000 -o "$TMP/t2k.net" 2>/dev/null
+"$draw" svg "$TMP/t2k.net" "$TMP/t2k.svg" || fail "t2k: no drawing"
+python3 "$check" "$TMP/t2k.svg" "$TMP/t2k.net" size tiers legend edges=1000 || fail "t2k: size, tiers, legend, bundles"
+grep -q 'layout=nop' <("$draw" dot "$TMP/t2k.net" /dev/stdout) || fail "t2k: not laid out by ibscan"
+# 9,530 and 29,938 nodes (three levels, radix 64).
+for h in 8000 27200; do
+	python3 "$ROOT/tools/genfabric.py" --levels 3 --radix 64 --hosts $h -o "$TMP/t$h.net" 2>/dev/null
+	"$draw" svg "$TMP/t$h.net" "$TMP/t$h.svg" || fail "t$h: no drawing"
+	python3 "$check" "$TMP/t$h.svg" "$TMP/t$h.net" size tiers legend edges=6000 || fail "t$h: size, tiers, legend, bundles"
+done
+
+# A two-level tree of 100 nodes, and the small rail fabric of the rails tests (74 nodes), with Aggregation Nodes.
+python3 "$ROOT/tools/genfabric.py" --levels 2 --radix 36 --hosts 80 -o "$TMP/t100.net" 2>/dev/null
+python3 "$ROOT/tools/genrails.py" --sharp -o "$TMP/rail.net"
+for c in t100 rail; do
+	"$draw" svg "$TMP/$c.net" "$TMP/$c.svg" || fail "$c: no drawing"
+	python3 "$check" "$TMP/$c.svg" "$TMP/$c.net" size tiers an legend || fail "$c: size, tiers, aggregation nodes, legend"
+done
+echo "ok: tiers in order, legend on top, aggregation nodes in their switch, meshes bundled, sizes"
+t_done

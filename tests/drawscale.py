@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""Judge a laid-out fabric drawing (the SVG of `ibscan topology --format svg`,
+here tools/drawfile's of a generated ibnetdiscover topology file) against the
+fabric in that file, read independently here. Used by tests/cli/t_drawscale.sh.
+
+  drawscale.py SVG NETFILE [checks...]     checks (default all):
+    size     the SVG's width and height at 96 dpi: no side over 16,000 px,
+             aspect between 1:4 and 4:1
+    tiers    every node of a tier strictly above every node of the tier
+             below (cores, spines, leaves, hosts; levels computed here from
+             the cables; a host group g-<leaf> is a host)
+    an       every SHARP Aggregation Node drawn in its switch's box (a
+             "+ SHARP AN" line, its GUID in the switch's tooltip), not as a
+             node of its own
+    legend   the legend above every node (so no cable crosses it), on a
+             white background
+    edges=N  at most N visible edges
+Prints the measured figures.
+"""
+import re
+import sys
+import xml.etree.ElementTree as ET
+from collections import deque
+
+NS = '{http://www.w3.org/2000/svg}'
+
+
+def parse_net(p):
+    nodes, links = {}, []
+    cur = guid = None
+    for line in open(p):
+        m = re.match(r'(switchguid|caguid)=0x([0-9a-fA-F]+)', line)
+        if m:
+            guid = int(m.group(2), 16)
+            continue
+        m = re.match(r'(Switch|Ca)\s+\d+\s+"([^"]+)"\s*#\s*"([^"]*)"', line)
+        if m:
+            cur = m.group(2)
+            nodes[cur] = {'type': m.group(1), 'guid': guid, 'desc': m.group(3)}
+            continue
+        m = re.match(r'\[(\d+)\]\s*"([^"]+)"\[(\d+)\]', line)
+        if m and cur:
+            links.append((cur, m.group(2)))
+    return nodes, links
+
+
+def levels(nodes, links):
+    adj = {}
+    for a, b in links:
+        adj.setdefault(a, set()).add(b)
+        adj.setdefault(b, set()).add(a)
+    an = {k for k, v in nodes.items() if v['type'] == 'Ca' and 'Aggregation Node' in v['desc']}
+    lv, q = {}, deque()
+    for k, v in nodes.items():
+        if v['type'] == 'Switch' and any(nodes[p]['type'] == 'Ca' and p not in an for p in adj.get(k, ())):
+            lv[k] = 1
+            q.append(k)
+    while q:
+        k = q.popleft()
+        for p in adj.get(k, ()):
+            if nodes[p]['type'] == 'Switch' and p not in lv:
+                lv[p] = lv[k] + 1
+                q.append(p)
+    for k, v in nodes.items():
+        if v['type'] == 'Ca' and k not in an:
+            lv[k] = 0
+    return lv, an, adj
+
+
+def pt(v):
+    m = re.match(r'([0-9.]+)(pt|px)?$', v)
+    n = float(m.group(1))
+    return n if m.group(2) == 'px' else n * 96 / 72
+
+
+def bbox(g):
+    xs, ys = [], []
+    for e in g.iter():
+        if e.tag == NS + 'polygon':
+            for p in e.get('points').split():
+                x, y = p.split(',')
+                xs.append(float(x))
+                ys.append(float(y))
+        elif e.tag == NS + 'ellipse':
+            cx, cy, rx, ry = (float(e.get(a)) for a in ('cx', 'cy', 'rx', 'ry'))
+            xs += [cx - rx, cx + rx]
+            ys += [cy - ry, cy + ry]
+        elif e.tag == NS + 'path' and g.get('class') == 'node':
+            for x, y in re.findall(r'(-?[0-9.]+),(-?[0-9.]+)', e.get('d')):
+                xs.append(float(x))
+                ys.append(float(y))
+    if not xs:
+        return None
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def main():
+    svg_p, net_p = sys.argv[1], sys.argv[2]
+    checks = sys.argv[3:] or ['size', 'tiers', 'an', 'legend']
+    root = ET.parse(svg_p).getroot()
+    w, h = pt(root.get('width')), pt(root.get('height'))
+    nodes, links = parse_net(net_p)
+    lv, an, adj = levels(nodes, links)
+    by_id = {'n-%016x' % v['guid']: k for k, v in nodes.items()}
+    box, legend, n_edges, elem = {}, None, 0, {}
+    for g in root.iter(NS + 'g'):
+        gid, cls = g.get('id', ''), g.get('class')
+        if cls == 'edge':
+            n_edges += 1
+        if cls != 'node':
+            continue
+        b = bbox(g)
+        elem[gid] = g
+        if gid == 'legend':
+            legend = (b, g)
+        elif gid in by_id:
+            box[by_id[gid]] = b
+        elif gid.startswith('g-'):
+            box[gid] = b
+    bad = []
+    print('%s: %.0f x %.0f px at 96 dpi (%.2f:1), %d nodes drawn, %d edges'
+          % (svg_p, w, h, w / h, len(box), n_edges))
+    for c in checks:
+        if c == 'size':
+            if max(w, h) > 16000:
+                bad.append('a side over 16,000 px: %.0f x %.0f' % (w, h))
+            if not 0.25 <= w / h <= 4:
+                bad.append('aspect %.2f:1 is outside 1:4 .. 4:1' % (w / h))
+        elif c == 'tiers':
+            tier = {}
+            for k, b in box.items():
+                t = 0 if k.startswith('g-') else lv.get(k)
+                if t is not None:
+                    tier.setdefault(t, []).append(b)
+            for t in sorted(tier):
+                if t == 0:
+                    continue
+                low = max(b[3] for b in tier[t])  # SVG y grows downwards
+                top_below = min(b[1] for b in tier[t - 1]) if t - 1 in tier else None
+                if top_below is not None and low >= top_below:
+                    bad.append('tier %d reaches down to y %.1f, tier %d up to %.1f' % (t, low, t - 1, top_below))
+            print('tiers: ' + ', '.join('%d: %d nodes' % (t, len(tier[t])) for t in sorted(tier)))
+        elif c == 'an':
+            for a in sorted(an):
+                sw = next((p for p in adj.get(a, ()) if nodes[p]['type'] == 'Switch'), None)
+                aid = 'n-%016x' % nodes[a]['guid']
+                if a in box:
+                    bad.append('aggregation node %s is drawn as a node of its own' % a)
+                g = elem.get('n-%016x' % nodes[sw]['guid']) if sw else None
+                if g is None:
+                    bad.append('the switch of aggregation node %s is not drawn' % a)
+                    continue
+                text = ' '.join(t.text or '' for t in g.iter(NS + 'text'))
+                tips = ' '.join(v for e in g.iter() for k, v in e.attrib.items() if k.endswith('title'))
+                if 'SHARP AN' not in text or '0x%016x' % nodes[a]['guid'] not in tips:
+                    bad.append('switch %s does not show its aggregation node %s (label %r)' % (sw, a, text))
+            print('aggregation nodes: %d, each in its switch' % len(an))
+        elif c == 'legend':
+            if not legend:
+                bad.append('no legend')
+                continue
+            lb, lg = legend
+            top = min(b[1] for b in box.values())
+            if lb[3] >= top:
+                bad.append('the legend reaches down to y %.1f, the nodes start at %.1f' % (lb[3], top))
+            if not any(e.get('fill') == 'white' for e in lg.iter(NS + 'polygon')):
+                bad.append('the legend has no white background')
+        elif c.startswith('edges='):
+            if n_edges > int(c[6:]):
+                bad.append('%d edges, want at most %s' % (n_edges, c[6:]))
+    if bad:
+        sys.exit('\n'.join(bad))
+    print('ok: ' + ' '.join(checks))
+
+
+if __name__ == '__main__':
+    main()

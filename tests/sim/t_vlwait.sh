@@ -1,0 +1,71 @@
+#!/bin/bash
+# PortVLXmitWaitCounters on the simulator (ibsim answers it, and its console sets it): a
+# clean fabric asks for none; once PortXmitWait is set on one port, exactly that port's
+# per-VL counters are asked, once, and every VL agrees with `perfquery --vlxmitcounters`
+# on the same port; health makes no finding of congestion (reported, not judged);
+# --format prom has one ibscan_port_vl_xmit_wait_total series per VL and passes promtool.
+. "$(dirname "$0")/lib.sh"
+
+sim_start "$FABRICS/net.2sw2path4hca"
+vl_reqs() { grep -cE "^x PMA Get PortVLXmitWaitCounters " "$1" || true; }
+
+expect_rc 0 ibs counters --json --record "$TMP/clean.cap" -o "$TMP/clean.json"
+[ "$(vl_reqs "$TMP/clean.cap")" = 0 ] || fail "a clean fabric asked for PortVLXmitWaitCounters"
+jq -e '[.ports_counters[] | select(.vl_xmit_wait != null)] | length == 0' "$TMP/clean.json" >/dev/null ||
+	fail "per-VL counters on a clean fabric"
+ok "clean fabric: no PortVLXmitWaitCounters request"
+
+sim_console 'PerformanceSet "Hca3"[1] PortCounters.PortXmitWait=123456' >/dev/null
+sim_console 'PerformanceSet "Hca3"[1] PortVLXmitWaitCounters.PortVLXmitWaitCounters0=1000' >/dev/null
+sim_console 'PerformanceSet "Hca3"[1] PortVLXmitWaitCounters.PortVLXmitWaitCounters3=456' >/dev/null
+sim_console 'PerformanceSet "Hca3"[1] PortVLXmitWaitCounters.PortVLXmitWaitCounters15=65535' >/dev/null
+# Another port with per-VL counts but PortXmitWait 0: never asked.
+sim_console 'PerformanceSet "Hca4"[1] PortVLXmitWaitCounters.PortVLXmitWaitCounters1=9' >/dev/null
+
+expect_rc 0 ibs counters --json --record "$TMP/vl.cap" -o "$TMP/vl.json"
+[ "$(vl_reqs "$TMP/vl.cap")" = 1 ] || fail "want one request: $(grep -E '^x PMA Get' "$TMP/vl.cap" | sort | uniq -c)"
+grep -qE '^x PMA Set' "$TMP/vl.cap" && fail "a Set went out without --reset-counters"
+ok "one port's PortXmitWait moved: one PortVLXmitWaitCounters request, no Set"
+
+ibs topology --json >"$TMP/topo.json" 2>/dev/null
+lid=$(jq -r '.nodes[] | select(.description == "Hca3") | .ports[] | select(.port == 1) | .lid' "$TMP/topo.json")
+[ -n "$lid" ] && [ "$lid" != null ] || fail "no LID for Hca3: $(jq -c '.nodes[] | select(.description == "Hca3")' "$TMP/topo.json")"
+sim_run perfquery --vlxmitcounters "$lid" 1 >"$TMP/pq" 2>&1 || fail "perfquery --vlxmitcounters $lid 1: $(cat "$TMP/pq")"
+python3 - "$TMP/pq" "$TMP/vl.json" <<'PY' || fail "Hca3[1] differs from perfquery --vlxmitcounters"
+import json, re, sys
+pq, js = sys.argv[1:]
+want = {}
+for l in open(pq):
+    m = re.match(r"^(PortVLXmitWait\d+):\.*(\d+)$", l.strip())
+    if m:
+        want[m.group(1)] = int(m.group(2))
+p = [p for p in json.load(open(js))["ports_counters"] if p["name"] == "Hca3" and p["port"] == 1][0]
+got = {k: v for k, v in p["vl_xmit_wait"].items() if k != "error"}
+assert p["vl_xmit_wait"]["error"] is None, p["vl_xmit_wait"]
+assert len(want) == 16 and got == want, (got, want)
+assert want["PortVLXmitWait3"] == 456 and want["PortVLXmitWait15"] == 65535, want
+print(f"Hca3[1]: {got}")
+PY
+jq -e '[.ports_counters[] | select(.vl_xmit_wait != null) | "\(.name)[\(.port)]"] == ["Hca3[1]"]' "$TMP/vl.json" >/dev/null ||
+	fail "per-VL counters on other ports: $(jq -c '[.ports_counters[] | select(.vl_xmit_wait != null) | .name]' "$TMP/vl.json")"
+ok "every VL agrees with perfquery --vlxmitcounters; no other port asked"
+
+expect_rc 0 ibs counters
+grep -qF "Hca3                     xmit" "$TMP/out" && grep -qF "PortXmitWait=123456 (VL0 1000, VL3 456, VL15 65535)" "$TMP/out" ||
+	fail "text: $(grep Hca3 "$TMP/out")"
+ok "text names the VLs that waited"
+
+expect_rc 0 ibs health
+grep -qE 'XmitWait|VL[0-9]' "$TMP/out" && fail "health judged congestion: $(cat "$TMP/out")"
+ok "health: no finding of congestion"
+
+expect_rc 0 ibs health --format prom -o "$TMP/h.prom"
+promtool check metrics <"$TMP/h.prom" >"$TMP/pt" 2>&1 || fail "promtool: $(cat "$TMP/pt")"
+[ "$(grep -c '^ibscan_port_vl_xmit_wait_total{.*name="Hca3"' "$TMP/h.prom")" = 16 ] ||
+	fail "want 16 series: $(grep vl_xmit_wait "$TMP/h.prom")"
+grep -qE '^ibscan_port_vl_xmit_wait_total\{guid="[^"]+",port="1",name="Hca3",peer="[^"]*",vl="3"\} 456$' "$TMP/h.prom" ||
+	fail "no VL3 series: $(grep vl_xmit_wait "$TMP/h.prom")"
+grep -qF '# TYPE ibscan_port_vl_xmit_wait_total counter' "$TMP/h.prom" || fail "no TYPE line"
+ok "prom: one series per VL with a vl label, promtool passes"
+sim_stop
+t_done
