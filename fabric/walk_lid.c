@@ -209,6 +209,15 @@ static void drop_errors(struct walker *w, const bool *drop)
 		f->partial = false;
 }
 
+/* The error an answer set (had), if it is still the one the node or port keeps (rank want): gone with it. */
+static void forget_error(char **error, uint32_t rank, uint32_t want, uint32_t had)
+{
+	if (had && rank == want) {
+		free(*error);
+		*error = NULL;
+	}
+}
+
 /*
  * n's LID led elsewhere at some point since its last confirmation: what
  * it got by LID is not its own. Forget it, errors included, and ask it
@@ -234,31 +243,19 @@ static void redo_reads(struct walker *w, struct ibs_node *n)
 		case IBS_ATTR_NODE_DESC:
 			free(n->desc);
 			n->desc = NULL;
-			if (rd->err && n->error_rank == IBS_RANK(IBS_RANK_NODEDESC, 0)) {
-				free(n->error);
-				n->error = NULL;
-			}
+			forget_error(&n->error, n->error_rank, IBS_RANK(IBS_RANK_NODEDESC, 0), rd->err);
 			break;
 		case IBS_ATTR_SWITCH_INFO:
 			n->has_si = false;
 			memset(&n->si, 0, sizeof(n->si));
-			if (rd->err && n->error_rank == IBS_RANK(IBS_RANK_SWITCHINFO, 0)) {
-				free(n->error);
-				n->error = NULL;
-			}
+			forget_error(&n->error, n->error_rank, IBS_RANK(IBS_RANK_SWITCHINFO, 0), rd->err);
 			break;
 		case IBS_ATTR_PORT_INFO:
 			p->valid = false;
-			if (rd->err && p->error_rank == IBS_RANK(IBS_RANK_PORTINFO, 0)) {
-				free(p->error);
-				p->error = NULL;
-			}
+			forget_error(&p->error, p->error_rank, IBS_RANK(IBS_RANK_PORTINFO, 0), rd->err);
 			break;
 		case IBS_ATTR_GUID_INFO:
-			if (rd->err && p->error_rank == IBS_RANK(IBS_RANK_GUIDINFO, rd->mod)) {
-				free(p->error);
-				p->error = NULL;
-			}
+			forget_error(&p->error, p->error_rank, IBS_RANK(IBS_RANK_GUIDINFO, rd->mod), rd->err);
 			break;
 		default:
 			break;
