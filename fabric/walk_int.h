@@ -146,7 +146,7 @@ uint16_t walk_lid_for(const struct qctx *c);
 /* Whose answers a LID brings (walk_lid.c). */
 /* Port p of n says its LID: note who claims which LID. */
 void walk_lid_claim(struct walker *w, const struct ibs_node *n, const struct ibs_port *p);
-/* The LID n may be asked by, confirmed or not (0: none). */
+/* The LID n may be asked by, confirmed or not (0: none; always 0 for a CA or router). */
 uint16_t walk_node_lid(struct walker *w, const struct ibs_node *n);
 /* n's lead PortInfo is in: confirm its LID with a LID-routed NodeInfo, then read the rest (walk_read_rest). */
 void walk_confirm_lid(struct walker *w, struct ibs_node *n);

@@ -17,6 +17,13 @@
  * node or fails, everything the node got by LID since the last
  * confirmation is discarded (errors included) and read again by directed
  * route, with a warning naming the node and the LID.
+ *
+ * Only switches are asked by LID. A CA's reads after its lead PortInfo
+ * are its NodeDescription (and GUIDInfo with --gids): by LID they would
+ * take a confirming and a closing NodeInfo besides, more SMPs than the
+ * directed routes they spare, and a switch's SMA forwards a directed-route
+ * SMP as ibnetdiscover's are forwarded. A switch's dozens of PortInfo
+ * reads are where LID routing pays.
  */
 #include "walk_int.h"
 #include "../core/base/log.h"
@@ -53,9 +60,9 @@ uint16_t walk_node_lid(struct walker *w, const struct ibs_node *n)
 		return 0;
 	if (w->lid_bad >= 8 && !w->lid_good)
 		return 0; /* LIDs do not answer here: directed routes only */
-	if (n->ni.node_type != IBS_NODE_SWITCH && (n->entry_port < 1 || n->entry_port > n->ni.num_ports))
-		return 0;
-	p = &n->ports[n->ni.node_type == IBS_NODE_SWITCH ? 0 : n->entry_port];
+	if (n->ni.node_type != IBS_NODE_SWITCH)
+		return 0; /* CAs and routers by directed route: see the top of this file */
+	p = &n->ports[0];
 	if (!p->valid || !ibs_portinfo_active(&p->pi) || !p->pi.lid || p->pi.lid >= LID_UNICAST_END)
 		return 0;
 	if (w->lid_owner && w->lid_owner[p->pi.lid] != (uint32_t)n->index + 1)

@@ -145,10 +145,10 @@ void walk_query_canon(struct qctx *c, struct ibs_addr *out)
 
 /*
  * A node can be asked by LID once the subnet manager has given it one and
- * routes to it: the local port is Active with an SM, and the node's LID is
- * read (a switch's port 0, a CA's port that the walk came in by, Active).
- * Only queries about the node itself (not through one of its ports), and
- * not the local node (no switch serves those anyway).
+ * routes to it: the local port is Active with an SM, and the node is a
+ * switch whose port 0 is read, Active, with a LID. Only queries about the
+ * node itself (not through one of its ports), and not the local node (no
+ * switch serves those anyway). CAs go by directed route (walk_lid.c).
  */
 uint16_t walk_lid_for(const struct qctx *c)
 {

@@ -8,7 +8,7 @@
 # every loop (3,442 nodes in one run of ten). Each run that read a port again
 # (-vvv says so) must replay from its own capture to the same nodes.
 # FLAP_KEEP=DIR keeps those captures (fixtures/captures/flap.cap is one,
-# recorded with `topology --json`; tests/cli/t_flap.sh replays it).
+# recorded with `health --format prom`; tests/cli/t_flap.sh replays it).
 . "$(dirname "$0")/lib.sh"
 runs=${FLAP_RUNS:-16}
 RANDOM=${FLAP_SEED:-23}
