@@ -180,6 +180,26 @@ struct ibs_port *ibs_fabric_find_lid(const struct ibs_fabric *f, uint16_t lid, s
 	return NULL;
 }
 
+uint32_t *ibs_fabric_lid_owners(const struct ibs_fabric *f)
+{
+	uint32_t *own = xcalloc(IBS_LID_UNICAST_END, sizeof(*own));
+	size_t i;
+
+	for (i = 0; i < f->n_nodes; i++) {
+		const struct ibs_node *n = f->nodes[i];
+		const struct ibs_port *pt;
+		uint32_t me = (uint32_t)n->index + 1;
+		for (pt = ibs_node_ports_from(n, ibs_node_first_port(n)); pt < ibs_node_ports_end(n); pt++) {
+			unsigned l;
+			if (!pt->valid || !pt->pi.lid || (n->ni.node_type == IBS_NODE_SWITCH && pt->num != 0))
+				continue;
+			for (l = pt->pi.lid; l < pt->pi.lid + (1u << (pt->pi.lmc & 7)) && l < IBS_LID_UNICAST_END; l++)
+				own[l] = !own[l] || own[l] == me ? me : IBS_LID_SHARED;
+		}
+	}
+	return own;
+}
+
 bool ibs_fabric_connect(struct ibs_node *a, uint8_t pa, struct ibs_node *b, uint8_t pb)
 {
 	struct ibs_port *x = ibs_node_port(a, pa), *y = ibs_node_port(b, pb);

@@ -206,6 +206,16 @@ unsigned ibs_fabric_dr_route(const struct ibs_node *root, const struct ibs_addr 
 struct ibs_node *ibs_fabric_find_guid(const struct ibs_fabric *f, uint64_t guid);
 /* The port owning this LID (LMC range included), or NULL. */
 struct ibs_port *ibs_fabric_find_lid(const struct ibs_fabric *f, uint16_t lid, struct ibs_node **node);
+/*
+ * Who holds each unicast LID: [lid] is the node's index + 1, IBS_LID_SHARED
+ * where two or more nodes hold it, 0 where none (a switch by its port 0, a
+ * CA or router by each port's LMC range). IBS_LID_UNICAST_END entries; the
+ * caller frees it. A LID-routed MAD to a shared LID reaches whichever node
+ * the forwarding tables lead to.
+ */
+#define IBS_LID_UNICAST_END 0xc000
+#define IBS_LID_SHARED UINT32_MAX
+uint32_t *ibs_fabric_lid_owners(const struct ibs_fabric *f);
 /* Cable a's port pa to b's port pb; false (and nothing done) when either has no record. */
 bool ibs_fabric_connect(struct ibs_node *a, uint8_t pa, struct ibs_node *b, uint8_t pb);
 struct ibs_walk_error *ibs_fabric_add_error(struct ibs_fabric *f);

@@ -55,17 +55,25 @@ static void on_one(void *ctx, const struct ibs_mad_req *req, const struct ibs_ma
  * The LID a switch's forwarding table is read at, or 0 for its directed
  * route: as the walk does, LID-routed (only the switch itself handles the
  * SMP) once the local port is Active under a subnet manager and the
- * switch's port 0 has an Active unicast LID. A read that fails by LID is
- * asked again by directed route (a capture recorded with directed routes
- * only still replays).
+ * switch's port 0 has an Active unicast LID that no other node claims
+ * (own: lid_claims). A table carries no GUID: by a LID two nodes hold, it
+ * would be whichever switch the forwarding tables lead to, so such a
+ * switch is read by directed route, as the walk reads it. A read that
+ * fails by LID is asked again by directed route (a capture recorded with
+ * directed routes only still replays).
  */
-static uint16_t lft_lid(const struct ibs_fabric *f, const struct ibs_node *sw)
+static uint16_t lft_lid(const struct ibs_fabric *f, const uint32_t *own, const struct ibs_node *sw)
 {
 	const struct ibs_port *p0 = ibs_node_port(sw, 0);
 
 	if (f->local.state != IBS_PORT_ACTIVE || !f->local.sm_lid || !p0 || !p0->valid || !ibs_portinfo_active(&p0->pi) ||
-	    !p0->pi.lid || p0->pi.lid >= 0xc000)
+	    !p0->pi.lid || p0->pi.lid >= IBS_LID_UNICAST_END)
 		return 0;
+	if (own[p0->pi.lid] != (uint32_t)sw->index + 1) {
+		log_info("LID %u is claimed by another node too: the forwarding table of %s is read by directed route",
+			 p0->pi.lid, ibs_node_name(sw));
+		return 0;
+	}
 	return p0->pi.lid;
 }
 
@@ -83,10 +91,10 @@ static void lft_req(struct ibs_mad_req *req, const struct ibs_node *sw, uint16_t
 }
 
 /* One LFT block of a switch, synchronously: by LID, then by directed route if that fails. */
-static enum ibs_err lft_block(struct ibs_engine *e, const struct ibs_fabric *f, const struct ibs_node *sw,
-			      unsigned block, uint8_t ports[64], enum ibs_outcome *oc)
+static enum ibs_err lft_block(struct ibs_engine *e, const struct ibs_fabric *f, const uint32_t *own,
+			      const struct ibs_node *sw, unsigned block, uint8_t ports[64], enum ibs_outcome *oc)
 {
-	uint16_t lid = lft_lid(f, sw);
+	uint16_t lid = lft_lid(f, own, sw);
 	struct ibs_mad_req req;
 	struct one o;
 	enum ibs_err rc;
@@ -126,8 +134,8 @@ static bool owns_lid(const struct ibs_port *p, uint16_t lid)
 	return p && p->valid && p->pi.lid && lid >= p->pi.lid && lid < p->pi.lid + (1u << (p->pi.lmc & 7));
 }
 
-enum ibs_err ibs_route_trace(struct ibs_engine *e, const struct ibs_fabric *f, const struct ibs_node *src,
-			     uint8_t src_port, uint16_t dlid, struct ibs_route *r)
+static enum ibs_err trace(struct ibs_engine *e, const struct ibs_fabric *f, const uint32_t *own,
+			  const struct ibs_node *src, uint8_t src_port, uint16_t dlid, struct ibs_route *r)
 {
 	const struct ibs_node *cur;
 	uint8_t in_port = 0;
@@ -189,7 +197,7 @@ enum ibs_err ibs_route_trace(struct ibs_engine *e, const struct ibs_fabric *f, c
 			r->n_hops++;
 			return IBS_OK;
 		}
-		rc = lft_block(e, f, cur, dlid / 64, ports, &oc);
+		rc = lft_block(e, f, own, cur, dlid / 64, ports, &oc);
 		if (rc == IBS_E_DEADLINE || rc == IBS_E_TRANSPORT)
 			return rc;
 		if (rc) {
@@ -222,6 +230,16 @@ enum ibs_err ibs_route_trace(struct ibs_engine *e, const struct ibs_fabric *f, c
 		in_port = op->peer_port;
 		cur = op->peer;
 	}
+}
+
+enum ibs_err ibs_route_trace(struct ibs_engine *e, const struct ibs_fabric *f, const struct ibs_node *src,
+			     uint8_t src_port, uint16_t dlid, struct ibs_route *r)
+{
+	uint32_t *own = ibs_fabric_lid_owners(f);
+	enum ibs_err rc = trace(e, f, own, src, src_port, dlid, r);
+
+	free(own);
+	return rc;
 }
 
 void ibs_route_free(struct ibs_route *r)
@@ -280,6 +298,7 @@ enum ibs_err ibs_read_lfts(struct ibs_engine *e, const struct ibs_fabric *f, str
 	const struct ibs_node *root = NULL;
 	size_t nv = 0, i;
 	enum ibs_err rc;
+	uint32_t *own = ibs_fabric_lid_owners(f);
 
 	/* Sized once: the requests in flight point into v. */
 	for (i = 0; i < f->n_nodes; i++) {
@@ -312,10 +331,11 @@ enum ibs_err ibs_read_lfts(struct ibs_engine *e, const struct ibs_fabric *f, str
 			c->block = b;
 			c->root = root;
 			c->e = e;
-			lft_req(&req, s, lft_lid(f, s), b);
+			lft_req(&req, s, lft_lid(f, own, s), b);
 			ibs_engine_submit(e, &req, on_lft, c);
 		}
 	}
+	free(own);
 	*out = v;
 	*n = nv;
 	/* Every block of a switch at once would land on it and on each switch on its path: the cap applies. */

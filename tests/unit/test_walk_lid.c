@@ -12,6 +12,7 @@
 
 #include "fake_transport.h"
 #include "../../core/mad/engine.h"
+#include "../../fabric/route.h"
 #include "../../fabric/walk.h"
 
 static struct ibs_fabric *walk_by_lid(struct ff *ff)
@@ -343,6 +344,67 @@ static void test_lid_kept_no_warning(void **state)
 	ibs_fabric_free(fab);
 }
 
+/*
+ * A forwarding table carries no GUID: read by a LID two switches hold, it
+ * is whichever one the tables lead to. moved_fabric with S2 given S1's
+ * LID 2 (from H0 it ends at S1): each switch's table read by routes (and
+ * by a route trace) must be its own.
+ */
+static void test_lfts_of_a_shared_lid(void **state)
+{
+	static struct ff ff;
+	struct fake f;
+	struct ibs_engine_opts o = { .window = 8, .timeout_ms = 100, .retries = 1, .deadline_ms = 20000 };
+	struct ibs_walk_opts wo = { .sm = true };
+	struct ibs_run run;
+	struct ibs_engine *e;
+	struct ibs_fabric *fab = ibs_fabric_new();
+	struct ibs_lft *l = NULL;
+	struct ibs_route r;
+	size_t n = 0, i;
+	int ix[8];
+
+	(void)state;
+	memset(&run, 0, sizeof(run));
+	moved_fabric(&ff, ix);
+	ff.n[ix[2]].lid = 2;
+	ff_route_lfts(&ff);
+	assert_int_equal(ff.n[ix[1]].lft[2], 0); /* from H0, LID 2 ends at S1 */
+	/* LID 10 (nobody's) leaves S1 towards S2, and S2 by its port 5, which has no cable. */
+	ff.n[ix[1]].lft[10] = 2;
+	ff.n[ix[2]].lft[10] = 5;
+
+	fake_init(&f, ff_on_send, &ff);
+	f.local.state = 4;
+	f.local.sm_lid = 1;
+	f.local.lid = 1;
+	fab->local = f.local;
+	e = ibs_engine_new(&f.t, &o);
+	assert_int_equal(ibs_walk(e, fab, &run, &wo), IBS_OK);
+	ibs_run_free(&run);
+	assert_int_equal(ibs_read_lfts(e, fab, &l, &n), IBS_OK);
+	assert_int_equal(n, 3);
+	for (i = 0; i < n; i++) {
+		const struct ff_node *x = &ff.n[ix[1 + (l[i].node->ni.node_guid >> 8) - 2]];
+		assert_int_equal(x->guid, l[i].node->ni.node_guid);
+		assert_true(l[i].ok);
+		assert_true(l[i].n > 11);
+		if (memcmp(l[i].ports, x->lft, 12))
+			fail_msg("%s's table sends LID 10 to port %u, its own to port %u", x->desc, l[i].ports[10],
+				 x->lft[10]);
+	}
+	/* H0 to LID 10: S1 port 2, then S2 port 5 as S2's own table says (S1's would go on to H3). */
+	assert_int_equal(ibs_route_trace(e, fab, ibs_fabric_find_guid(fab, 0x100), 1, 10, &r), IBS_OK);
+	assert_int_equal(r.n_hops, 2);
+	if (r.hops[1].out_port != 5)
+		fail_msg("the trace left S2 by port %u (%s), its table says 5", r.hops[1].out_port, r.why ? r.why : "");
+	ibs_route_free(&r);
+	ibs_lfts_free(l, n);
+	ibs_engine_free(e);
+	fake_close(&f.t);
+	ibs_fabric_free(fab);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -350,6 +412,7 @@ int main(void)
 		cmocka_unit_test(test_lid_moved_after_confirmation),
 		cmocka_unit_test(test_lid_moved_errors_discarded),
 		cmocka_unit_test(test_lid_kept_no_warning),
+		cmocka_unit_test(test_lfts_of_a_shared_lid),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
