@@ -111,7 +111,7 @@ else
 MAIN := $(REL)
 endif
 
-.PHONY: all check test builds run-browser fuzz-targets need-unit need-cli need-sim need-browser need-fuzz need-rdma check-unit check-cli check-sim check-browser check-fuzz check-rdma deps demo clean install uninstall fixtures golden bench format
+.PHONY: all check test builds run-browser fuzz-targets need-unit need-cli need-sim need-browser need-fuzz need-rdma check-unit check-cli check-sim check-browser check-fuzz check-rdma deps demo clean install uninstall fixtures golden bench format format-check
 
 all: ibscan
 
@@ -213,8 +213,23 @@ fixtures: ibscan
 golden: ibscan
 	@IBSCAN=$(CURDIR)/ibscan tests/cli/run.sh --regenerate
 
+# The layout (.clang-format) of the lines a change touches, never the whole
+# tree: what changed since FORMAT_BASE (where this branch left main), in the
+# working tree too (files git tracks; a new one once added). format-check
+# prints what clang-format would change there and fails if anything would;
+# format changes those lines in place (git clang-format refuses a file with
+# unstaged changes: stage or commit them first).
+FORMAT_BASE ?= $(shell git merge-base HEAD main 2>/dev/null || echo HEAD)
+# (git clang-format 14 exits 0 either way: the check is on what it prints.)
+format-check:
+	@out=$$(git clang-format --diff --extensions c,h $(FORMAT_BASE) --) || exit 2; \
+	case "$$out" in \
+	"" | "no modified files to format" | "clang-format did not modify any files") \
+		echo "format-check: the lines changed since $(FORMAT_BASE) follow .clang-format";; \
+	*) printf '%s\n' "$$out"; echo "format-check: the diff above is what 'make format' would change" >&2; exit 1;; \
+	esac
 format:
-	clang-format -i $(LIB_SRCS) $(CMD_SRCS) $(wildcard */*.h core/*/*.h) $(UNIT_SRCS)
+	git clang-format --extensions c,h $(FORMAT_BASE) --
 
 # What `make install` puts under $(DESTDIR)$(PREFIX), and `make uninstall` removes.
 MAN1DIR = $(PREFIX)/share/man/man1
