@@ -13,7 +13,7 @@
 size_t __sanitizer_get_current_allocated_bytes(void);
 #endif
 
-#include "fake_transport.h"
+#include "lib/fake_fabric.h"
 #include "../../core/capture/index.h"
 #include "../../core/capture/format.h"
 #include "../../core/capture/recorder.h"

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "fake_transport.h"
+#include "lib/fake_transport.h"
 #include "../../core/mad/engine.h"
 #include "../../fabric/counters.h"
 #include "../../fabric/run.h"

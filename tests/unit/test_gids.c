@@ -1,5 +1,5 @@
 /*
- * Unit tests of --gids on the in-process fabric (tests/unit/fake_transport.h):
+ * Unit tests of --gids on the in-process fabric (tests/unit/lib/fake_fabric.h):
  * whole GUIDInfo tables with alias GUIDs, which ibsim cannot hold (it answers
  * GUIDInfo with the port GUID alone), read block by block as GUIDCap says.
  */
@@ -10,7 +10,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "fake_transport.h"
+#include "lib/fake_fabric.h"
 #include "../../fabric/walk.h"
 #include "../../output/topo.h"
 

@@ -5,7 +5,7 @@
 #include <cmocka.h>
 #include <time.h>
 
-#include "fake_transport.h"
+#include "lib/fake_fabric.h"
 #include "../../core/capture/format.h"
 #include "../../fabric/diff.h"
 #include "../../fabric/health.h"

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "fake_transport.h"
+#include "lib/fake_transport.h"
 #include "../../core/mad/mad.h"
 #include "../../fabric/names.h"
 #include "../../fabric/rate.h"

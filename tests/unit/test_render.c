@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fake_transport.h"
+#include "lib/fake_fabric.h"
 
 /* The padding each side of an xlabel (output/draw.c XPAD: two no-break spaces). */
 #define NB2 "\xc2\xa0\xc2\xa0"

@@ -1,10 +1,10 @@
-/* Unit tests of the walker on in-process fabrics (tests/unit/fake_transport.h). */
+/* Unit tests of the walker on in-process fabrics (tests/unit/lib/fake_fabric.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "fake_transport.h"
+#include "lib/fake_fabric.h"
 #include "../../fabric/walk.h"
 #include "../../output/topo.h"
 

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "fake_transport.h"
+#include "lib/fake_fabric.h"
 #include "../../core/mad/engine.h"
 #include "../../fabric/walk.h"
 
