@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "lib/fake_transport.h"
+#include "lib/fabrics.h"
 #include "../../core/mad/engine.h"
 #include "../../fabric/counters.h"
 #include "../../fabric/health.h"
@@ -128,21 +128,11 @@ static void dp_on_send(struct fake *f, const struct ibs_mad_req *req, const uint
 static struct ibs_fabric *one_switch(void)
 {
 	struct ibs_fabric *f = ibs_fabric_new();
-	struct ibs_nodeinfo ni = { .node_type = IBS_NODE_SWITCH, .num_ports = NPORTS, .node_guid = SW_GUID,
-				   .port_guid = SW_GUID };
-	struct ibs_addr a;
-	struct ibs_node *n;
+	struct ibs_node *n = fb_node(f, IBS_NODE_SWITCH, NPORTS, SW_GUID, SW_GUID);
 	unsigned p;
 
-	ibs_addr_dr(&a, NULL, 0);
-	n = ibs_fabric_add_node(f, &ni, &a);
-	for (p = 0; p <= NPORTS; p++) {
-		n->ports[p].valid = true;
-		n->ports[p].pi.state = 4;
-		n->ports[p].pi.phys_state = 5;
-		n->ports[p].guid = SW_GUID;
-	}
-	n->ports[0].pi.lid = SW_LID;
+	for (p = 0; p <= NPORTS; p++)
+		fb_port(n, p, IBS_PORT_ACTIVE, IBS_PHYS_LINKUP, p ? 0 : SW_LID)->guid = SW_GUID;
 	return f;
 }
 

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "lib/fake_transport.h"
+#include "lib/fabrics.h"
 #include "../../core/mad/engine.h"
 #include "../../fabric/counters.h"
 #include "../../fabric/health.h"
@@ -106,21 +106,11 @@ static void pf_on_send(struct fake *f, const struct ibs_mad_req *req, const uint
 static struct ibs_node *add_ca(struct ibs_fabric *f, uint64_t guid, unsigned n_ports, const uint16_t *lid,
 			       const uint8_t *st)
 {
-	struct ibs_nodeinfo ni = { .node_type = IBS_NODE_CA, .num_ports = (uint8_t)n_ports, .node_guid = guid,
-				   .port_guid = guid };
-	struct ibs_addr a;
-	struct ibs_node *n;
+	struct ibs_node *n = fb_node(f, IBS_NODE_CA, n_ports, guid, guid);
 	unsigned p;
 
-	ibs_addr_dr(&a, NULL, 0);
-	n = ibs_fabric_add_node(f, &ni, &a);
-	for (p = 1; p <= n_ports; p++) {
-		n->ports[p].valid = true;
-		n->ports[p].pi.state = st[p];
-		n->ports[p].pi.phys_state = 5;
-		n->ports[p].pi.lid = lid[p];
-		n->ports[p].guid = guid;
-	}
+	for (p = 1; p <= n_ports; p++)
+		fb_port(n, p, st[p], IBS_PHYS_LINKUP, lid[p])->guid = guid;
 	return n;
 }
 

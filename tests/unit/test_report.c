@@ -5,7 +5,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "lib/fake_fabric.h"
+#include "lib/fabrics.h"
 #include "../../fabric/health.h"
 #include "../../output/topo.h"
 #include "../../output/report.h"

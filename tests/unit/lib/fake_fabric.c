@@ -274,25 +274,3 @@ void ff_on_send(struct fake *f, const struct ibs_mad_req *req, const uint8_t *ma
 	}
 	fake_answer(f, mad, 0, d, dl);
 }
-
-struct ibs_fabric *ff_walk(struct ff *ff, struct ibs_run *run)
-{
-	struct fake f;
-	struct ibs_engine_opts o = { .window = 8, .timeout_ms = 100, .retries = 1, .deadline_ms = 10000 };
-	struct ibs_walk_opts wo = { .gids = true, .sm = true };
-	struct ibs_engine *e;
-	struct ibs_fabric *fab = ibs_fabric_new();
-	enum ibs_err rc;
-
-	fake_init(&f, ff_on_send, ff);
-	e = ibs_engine_new(&f.t, &o);
-	memset(run, 0, sizeof(*run));
-	rc = ibs_walk(e, fab, run, &wo);
-	ibs_engine_free(e);
-	fake_close(&f.t);
-	if (rc != IBS_OK) {
-		ibs_fabric_free(fab);
-		return NULL;
-	}
-	return fab;
-}

@@ -91,10 +91,4 @@ void ff_link(struct ff *ff, int a, int pa, int b, int pb);
 /* The fake's on_send for a fabric (fake_init(f, ff_on_send, ff)): the SMA answers of the node reached. */
 void ff_on_send(struct fake *f, const struct ibs_mad_req *req, const uint8_t *mad);
 
-/*
- * Walk ff's fabric through a fake transport (window 8, 100 ms, 1 retry)
- * into a new fabric and *run (ibs_run_free it); NULL if the walk failed.
- */
-struct ibs_fabric *ff_walk(struct ff *ff, struct ibs_run *run);
-
 #endif
