@@ -58,19 +58,9 @@ static void pf_on_send(struct fake *f, const struct ibs_mad_req *req, const uint
 	if (!p->node[lid])
 		return;
 	if (req->mgmt_class == IBS_CLASS_SMI) {
-		uint64_t g = p->node[lid];
 		assert_int_equal(req->attr_id, IBS_ATTR_NODE_INFO);
 		p->nodeinfo[lid]++;
-		uint32_t v = 1;
-		mad_encode_field(data, IB_NODE_BASE_VERS_F, &v);
-		mad_encode_field(data, IB_NODE_CLASS_VERS_F, &v);
-		mad_encode_field(data, IB_NODE_NPORTS_F, &v);
-		mad_encode_field(data, IB_NODE_LOCAL_PORT_F, &v);
-		v = IB_NODE_CA;
-		mad_encode_field(data, IB_NODE_TYPE_F, &v);
-		mad_encode_field(data, IB_NODE_GUID_F, &g);
-		mad_encode_field(data, IB_NODE_PORT_GUID_F, &g);
-		fake_answer(f, mad, 0, data, 0);
+		fake_answer_nodeinfo(f, mad, IB_NODE_CA, 1, p->node[lid], 1);
 		return;
 	}
 	assert_int_equal(req->mgmt_class, IBS_CLASS_PMA);

@@ -43,6 +43,40 @@ void fake_answer(struct fake *f, const uint8_t *req, uint16_t status, const uint
 	fake_push(f, out, IBS_MAD_SIZE, 0, delay_ms);
 }
 
+void fake_answer_nodeinfo(struct fake *f, const uint8_t *req, unsigned type, unsigned n_ports, uint64_t guid,
+			  unsigned local_port)
+{
+	uint8_t data[IBS_MAD_SIZE - IBS_GMP_DATA_OFFS];
+	uint32_t v = 1;
+
+	memset(data, 0, sizeof(data));
+	mad_encode_field(data, IB_NODE_BASE_VERS_F, &v);
+	mad_encode_field(data, IB_NODE_CLASS_VERS_F, &v);
+	v = n_ports;
+	mad_encode_field(data, IB_NODE_NPORTS_F, &v);
+	v = local_port;
+	mad_encode_field(data, IB_NODE_LOCAL_PORT_F, &v);
+	v = type;
+	mad_encode_field(data, IB_NODE_TYPE_F, &v);
+	mad_encode_field(data, IB_NODE_GUID_F, &guid);
+	mad_encode_field(data, IB_NODE_PORT_GUID_F, &guid);
+	fake_answer(f, req, 0, data, 0);
+}
+
+bool fake_paths_lid_then_dr(void *ctx, unsigned i, struct ibs_addr *out)
+{
+	uint8_t p = 10;
+
+	(void)ctx;
+	if (i == 0)
+		ibs_addr_lid(out, 7, 0);
+	else if (i == 1)
+		ibs_addr_dr(out, &p, 1);
+	else
+		return false;
+	return true;
+}
+
 static enum ibs_err fake_send(struct ibs_transport *t, const struct ibs_mad_req *req, const uint8_t *mad, int *cause)
 {
 	struct fake *f = (struct fake *)t;

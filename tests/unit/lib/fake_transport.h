@@ -54,6 +54,18 @@ void fake_make_resp(const uint8_t *req, uint16_t status, const uint8_t *data, ui
 /* Answer req (fake_make_resp) after delay_ms. */
 void fake_answer(struct fake *f, const uint8_t *req, uint16_t status, const uint8_t *data, unsigned delay_ms);
 
+/*
+ * Answer a NodeInfo request as a node of this type (IB_NODE_*) and port
+ * count whose node and port GUID are guid, asked through port local_port
+ * (0 leaves it out), at once: a PMA fake's answer to the NodeInfo by LID
+ * that confirms whom a LID leads to.
+ */
+void fake_answer_nodeinfo(struct fake *f, const uint8_t *req, unsigned type, unsigned n_ports, uint64_t guid,
+			  unsigned local_port);
+
+/* An engine's paths (ibs_engine_set_paths) for a request to LID 7: that LID first, then the directed route 10. */
+bool fake_paths_lid_then_dr(void *ctx, unsigned i, struct ibs_addr *out);
+
 /* A fake whose on_send decides each request's fate (ctx is the test's); local port fake0/1. */
 void fake_init(struct fake *f, void (*on_send)(struct fake *, const struct ibs_mad_req *, const uint8_t *), void *ctx);
 
