@@ -42,6 +42,10 @@ srcs_in = $(sort $(wildcard $(1)/*.c $(1)/*/*.c))
 LIB_SRCS := $(call srcs_in,core) $(call srcs_in,fabric) $(call srcs_in,output)
 CMD_SRCS := $(call srcs_in,cmd)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+# The unit tests' library (tests/unit/lib): the test doubles and the fabric
+# builders, compiled once per build and linked into every unit binary.
+UNIT_LIB_SRCS := $(sort $(wildcard tests/unit/lib/*.c))
+UNIT_LIB_HDRS := $(sort $(wildcard tests/unit/lib/*.h))
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
 
 # Two builds from one set of rules: release (build/rel) and sanitized (build/san).
@@ -53,6 +57,7 @@ $(1)_LDFLAGS = $(2) $$(LDFLAGS)
 $(1)_LIB_OBJS := $$(LIB_SRCS:%.c=$$($(1))/%.o)
 $(1)_CMD_OBJS := $$(CMD_SRCS:%.c=$$($(1))/%.o)
 $(1)_UNIT_BINS := $$(UNIT_SRCS:tests/unit/%.c=$$($(1))/tests/%)
+$(1)_UNIT_LIB_OBJS := $$(UNIT_LIB_SRCS:%.c=$$($(1))/%.o)
 
 $$($(1))/%.o: %.c
 	@mkdir -p $$(dir $$@)
@@ -65,11 +70,15 @@ $$($(1))/libibscan.a: $$($(1)_LIB_OBJS)
 $$($(1))/ibscan: $$($(1)_CMD_OBJS) $$($(1))/libibscan.a
 	$$(CC) $$($(1)_LDFLAGS) -o $$@ $$($(1)_CMD_OBJS) $$($(1))/libibscan.a $$(LIBS)
 
-$$($(1))/tests/%: tests/unit/%.c $$($(1))/libibscan.a tests/unit/fake_transport.h tests/unit/fake_verbs.h tests/unit/fake_umad.h tests/unit/fake_railnet.h
-	@mkdir -p $$(dir $$@)
-	$$(CC) $$(CPPFLAGS) $$($(1)_CFLAGS) $$($(1)_LDFLAGS) -o $$@ $$< $$($(1))/libibscan.a $$(LIBS) $$(CMOCKA_LIBS)
+$$($(1))/libunit.a: $$($(1)_UNIT_LIB_OBJS)
+	rm -f $$@
+	ar rcs $$@ $$^
 
--include $$($(1)_LIB_OBJS:.o=.d) $$($(1)_CMD_OBJS:.o=.d)
+$$($(1))/tests/%: tests/unit/%.c $$($(1))/libunit.a $$($(1))/libibscan.a $$(UNIT_LIB_HDRS)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(CPPFLAGS) $$($(1)_CFLAGS) $$($(1)_LDFLAGS) -o $$@ $$< $$($(1))/libunit.a $$($(1))/libibscan.a $$(LIBS) $$(CMOCKA_LIBS)
+
+-include $$($(1)_LIB_OBJS:.o=.d) $$($(1)_CMD_OBJS:.o=.d) $$($(1)_UNIT_LIB_OBJS:.o=.d)
 endef
 $(eval $(call BUILD_template,REL,))
 $(eval $(call BUILD_template,SANB,$(SAN_FLAGS)))
@@ -99,11 +108,16 @@ $(FUZZB)/%.o: %.c
 $(FUZZB)/libibscan.a: $(FUZZ_LIB_OBJS)
 	rm -f $@
 	ar rcs $@ $^
-$(FUZZB)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZB)/libibscan.a
-	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZB)/libibscan.a $(LIBS)
+# The unit tests' library too (fuzz_oob runs the listener over the fake verbs).
+FUZZ_UNIT_LIB_OBJS := $(UNIT_LIB_SRCS:%.c=$(FUZZB)/%.o)
+$(FUZZB)/libunit.a: $(FUZZ_UNIT_LIB_OBJS)
+	rm -f $@
+	ar rcs $@ $^
+$(FUZZB)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZB)/libunit.a $(FUZZB)/libibscan.a
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZB)/libunit.a $(FUZZB)/libibscan.a $(LIBS)
 $(FUZZB)/output/report.o: $(GEN)/report_assets.h
 fuzz-targets: $(FUZZ_BINS)
--include $(FUZZ_LIB_OBJS:.o=.d)
+-include $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_UNIT_LIB_OBJS:.o=.d)
 
 ifeq ($(SANITIZE),1)
 MAIN := $(SANB)
@@ -111,7 +125,7 @@ else
 MAIN := $(REL)
 endif
 
-.PHONY: all check test builds run-browser fuzz-targets need-unit need-cli need-sim need-browser need-fuzz need-rdma check-unit check-cli check-sim check-browser check-fuzz check-rdma deps demo clean install uninstall fixtures golden bench format
+.PHONY: all check test builds run-browser fuzz-targets need-unit need-cli need-sim need-browser need-fuzz need-rdma check-unit check-cli check-sim check-browser check-fuzz check-rdma deps demo clean install uninstall fixtures golden bench format format-check
 
 all: ibscan
 
@@ -213,8 +227,23 @@ fixtures: ibscan
 golden: ibscan
 	@IBSCAN=$(CURDIR)/ibscan tests/cli/run.sh --regenerate
 
+# The layout (.clang-format) of the lines a change touches, never the whole
+# tree: what changed since FORMAT_BASE (where this branch left main), in the
+# working tree too (files git tracks; a new one once added). format-check
+# prints what clang-format would change there and fails if anything would;
+# format changes those lines in place (git clang-format refuses a file with
+# unstaged changes: stage or commit them first).
+FORMAT_BASE ?= $(shell git merge-base HEAD main 2>/dev/null || echo HEAD)
+# (git clang-format 14 exits 0 either way: the check is on what it prints.)
+format-check:
+	@out=$$(git clang-format --diff --extensions c,h $(FORMAT_BASE) --) || exit 2; \
+	case "$$out" in \
+	"" | "no modified files to format" | "clang-format did not modify any files") \
+		echo "format-check: the lines changed since $(FORMAT_BASE) follow .clang-format";; \
+	*) printf '%s\n' "$$out"; echo "format-check: the diff above is what 'make format' would change" >&2; exit 1;; \
+	esac
 format:
-	clang-format -i $(LIB_SRCS) $(CMD_SRCS) $(wildcard */*.h core/*/*.h) $(UNIT_SRCS)
+	git clang-format --extensions c,h $(FORMAT_BASE) --
 
 # What `make install` puts under $(DESTDIR)$(PREFIX), and `make uninstall` removes.
 MAN1DIR = $(PREFIX)/share/man/man1

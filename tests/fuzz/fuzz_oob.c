@@ -15,7 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../unit/fake_verbs.h"
+#include "../unit/lib/fake_verbs.h"
 #include "../../core/base/clock.h"
 #include "../../core/base/log.h"
 #include "../../core/probe/oob.h"

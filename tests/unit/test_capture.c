@@ -13,7 +13,7 @@
 size_t __sanitizer_get_current_allocated_bytes(void);
 #endif
 
-#include "fake_transport.h"
+#include "lib/fabrics.h"
 #include "../../core/capture/index.h"
 #include "../../core/capture/format.h"
 #include "../../core/capture/recorder.h"
@@ -27,14 +27,7 @@ static struct ff ff;
 
 static void build(void)
 {
-	int s1, s2, i;
-
-	memset(&ff, 0, sizeof(ff));
-	s1 = ff_add(&ff, IB_NODE_SWITCH, 8, 0x200000, "Switch1");
-	s2 = ff_add(&ff, IB_NODE_SWITCH, 8, 0x200001, "Switch2");
-	ff_link(&ff, s1, 3, s2, 3);
-	for (i = 0; i < 4; i++)
-		ff_link(&ff, i < 2 ? s1 : s2, 1 + i % 2, ff_add(&ff, IB_NODE_CA, 1, 0x100000 + (uint64_t)i * 4, "hca"), 1);
+	ff_2sw4ca(&ff);
 	ff.n[5].dead = true; /* one dead target, so timeouts are recorded too */
 	ff.n[1].bad_status_attr = IB_ATTR_SWITCH_INFO;
 }

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "fake_transport.h"
+#include "lib/fabrics.h"
 #include "../../core/mad/engine.h"
 #include "../../fabric/counters.h"
 #include "../../fabric/run.h"
@@ -73,16 +73,8 @@ static void pma_on_send(struct fake *f, const struct ibs_mad_req *req, const uin
 static struct ibs_fabric *one_ca(void)
 {
 	struct ibs_fabric *f = ibs_fabric_new();
-	struct ibs_nodeinfo ni = { .node_type = IBS_NODE_CA, .num_ports = 1, .node_guid = 0x100000 };
-	struct ibs_addr a;
-	struct ibs_node *n;
 
-	ibs_addr_dr(&a, NULL, 0);
-	n = ibs_fabric_add_node(f, &ni, &a);
-	n->ports[1].valid = true;
-	n->ports[1].pi.state = 4;
-	n->ports[1].pi.phys_state = 5;
-	n->ports[1].pi.lid = 5;
+	fb_port(fb_node(f, IBS_NODE_CA, 1, 0x100000, 0), 1, IBS_PORT_ACTIVE, IBS_PHYS_LINKUP, 5);
 	return f;
 }
 
@@ -240,10 +232,8 @@ static json_t *deltas_of(json_t *doc, unsigned p)
 static void test_deltas_saturate(void **state)
 {
 	struct ibs_fabric *f = ibs_fabric_new();
-	struct ibs_nodeinfo ni = { .node_type = IBS_NODE_CA, .num_ports = 4, .node_guid = 0x100000 };
 	struct ibs_run run = { .counters_read = true, .interval_s = 1 };
 	struct ibs_port_counters *c;
-	struct ibs_addr a;
 	struct ibs_node *n;
 	struct emit *e = emit_new(EMIT_JSON);
 	char *buf = NULL;
@@ -253,8 +243,7 @@ static void test_deltas_saturate(void **state)
 	json_t *doc, *d;
 
 	(void)state;
-	ibs_addr_dr(&a, NULL, 0);
-	n = ibs_fabric_add_node(f, &ni, &a);
+	n = fb_node(f, IBS_NODE_CA, 4, 0x100000, 0);
 	/* 1: SymbolErrorCounter (16 bits) stuck at its maximum; LinkDownedCounter counting. */
 	c = two_readings(n, 1, true, true);
 	c->prev.symbol_errors = c->c.symbol_errors = 0xffff;

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "fake_transport.h"
+#include "lib/fabrics.h"
 #include "../../core/mad/engine.h"
 #include "../../fabric/counters.h"
 #include "../../fabric/health.h"
@@ -48,17 +48,7 @@ static void dp_on_send(struct fake *f, const struct ibs_mad_req *req, const uint
 
 	memset(data, 0, sizeof(data));
 	if (req->mgmt_class == IBS_CLASS_SMI) {
-		uint64_t g = SW_GUID;
-		v = 1;
-		mad_encode_field(data, IB_NODE_BASE_VERS_F, &v);
-		mad_encode_field(data, IB_NODE_CLASS_VERS_F, &v);
-		v = NPORTS;
-		mad_encode_field(data, IB_NODE_NPORTS_F, &v);
-		v = IB_NODE_SWITCH;
-		mad_encode_field(data, IB_NODE_TYPE_F, &v);
-		mad_encode_field(data, IB_NODE_GUID_F, &g);
-		mad_encode_field(data, IB_NODE_PORT_GUID_F, &g);
-		fake_answer(f, mad, 0, data, 0);
+		fake_answer_nodeinfo(f, mad, IB_NODE_SWITCH, NPORTS, SW_GUID, 0);
 		return;
 	}
 	assert_int_equal(req->mgmt_class, IBS_CLASS_PMA);
@@ -128,21 +118,11 @@ static void dp_on_send(struct fake *f, const struct ibs_mad_req *req, const uint
 static struct ibs_fabric *one_switch(void)
 {
 	struct ibs_fabric *f = ibs_fabric_new();
-	struct ibs_nodeinfo ni = { .node_type = IBS_NODE_SWITCH, .num_ports = NPORTS, .node_guid = SW_GUID,
-				   .port_guid = SW_GUID };
-	struct ibs_addr a;
-	struct ibs_node *n;
+	struct ibs_node *n = fb_node(f, IBS_NODE_SWITCH, NPORTS, SW_GUID, SW_GUID);
 	unsigned p;
 
-	ibs_addr_dr(&a, NULL, 0);
-	n = ibs_fabric_add_node(f, &ni, &a);
-	for (p = 0; p <= NPORTS; p++) {
-		n->ports[p].valid = true;
-		n->ports[p].pi.state = 4;
-		n->ports[p].pi.phys_state = 5;
-		n->ports[p].guid = SW_GUID;
-	}
-	n->ports[0].pi.lid = SW_LID;
+	for (p = 0; p <= NPORTS; p++)
+		fb_port(n, p, IBS_PORT_ACTIVE, IBS_PHYS_LINKUP, p ? 0 : SW_LID)->guid = SW_GUID;
 	return f;
 }
 

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "fake_transport.h"
+#include "lib/fabrics.h"
 #include "../../core/mad/engine.h"
 #include "../../fabric/counters.h"
 #include "../../fabric/health.h"
@@ -58,19 +58,9 @@ static void pf_on_send(struct fake *f, const struct ibs_mad_req *req, const uint
 	if (!p->node[lid])
 		return;
 	if (req->mgmt_class == IBS_CLASS_SMI) {
-		uint64_t g = p->node[lid];
 		assert_int_equal(req->attr_id, IBS_ATTR_NODE_INFO);
 		p->nodeinfo[lid]++;
-		uint32_t v = 1;
-		mad_encode_field(data, IB_NODE_BASE_VERS_F, &v);
-		mad_encode_field(data, IB_NODE_CLASS_VERS_F, &v);
-		mad_encode_field(data, IB_NODE_NPORTS_F, &v);
-		mad_encode_field(data, IB_NODE_LOCAL_PORT_F, &v);
-		v = IB_NODE_CA;
-		mad_encode_field(data, IB_NODE_TYPE_F, &v);
-		mad_encode_field(data, IB_NODE_GUID_F, &g);
-		mad_encode_field(data, IB_NODE_PORT_GUID_F, &g);
-		fake_answer(f, mad, 0, data, 0);
+		fake_answer_nodeinfo(f, mad, IB_NODE_CA, 1, p->node[lid], 1);
 		return;
 	}
 	assert_int_equal(req->mgmt_class, IBS_CLASS_PMA);
@@ -106,21 +96,11 @@ static void pf_on_send(struct fake *f, const struct ibs_mad_req *req, const uint
 static struct ibs_node *add_ca(struct ibs_fabric *f, uint64_t guid, unsigned n_ports, const uint16_t *lid,
 			       const uint8_t *st)
 {
-	struct ibs_nodeinfo ni = { .node_type = IBS_NODE_CA, .num_ports = (uint8_t)n_ports, .node_guid = guid,
-				   .port_guid = guid };
-	struct ibs_addr a;
-	struct ibs_node *n;
+	struct ibs_node *n = fb_node(f, IBS_NODE_CA, n_ports, guid, guid);
 	unsigned p;
 
-	ibs_addr_dr(&a, NULL, 0);
-	n = ibs_fabric_add_node(f, &ni, &a);
-	for (p = 1; p <= n_ports; p++) {
-		n->ports[p].valid = true;
-		n->ports[p].pi.state = st[p];
-		n->ports[p].pi.phys_state = 5;
-		n->ports[p].pi.lid = lid[p];
-		n->ports[p].guid = guid;
-	}
+	for (p = 1; p <= n_ports; p++)
+		fb_port(n, p, st[p], IBS_PHYS_LINKUP, lid[p])->guid = guid;
 	return n;
 }
 

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "fake_transport.h"
+#include "lib/fake_transport.h"
 #include "../../core/mad/engine.h"
 
 struct tally {
@@ -682,20 +682,7 @@ static void test_cap_per_node(void **state)
 	unrig(&f, e);
 }
 
-/* A LID path turns an SMP LID-routed; a directed-route path, back. */
-static bool lid_then_dr(void *ctx, unsigned i, struct ibs_addr *out)
-{
-	uint8_t p = 10;
-	(void)ctx;
-	if (i == 0)
-		ibs_addr_lid(out, 7, 0);
-	else if (i == 1)
-		ibs_addr_dr(out, &p, 1);
-	else
-		return false;
-	return true;
-}
-
+/* LID-routed SMPs are lost, directed-route ones answered: of fake_paths_lid_then_dr's paths, the second works. */
 static void lid_refused(struct fake *f, const struct ibs_mad_req *req, const uint8_t *mad)
 {
 	struct sends *s = f->ctx;
@@ -724,7 +711,7 @@ static void test_lid_falls_back_to_dr(void **state)
 	(void)state;
 	fake_init(&f, lid_refused, &s);
 	e = ibs_engine_new(&f.t, &o);
-	ibs_engine_set_paths(e, lid_then_dr);
+	ibs_engine_set_paths(e, fake_paths_lid_then_dr);
 	ibs_addr_lid(&a, 7, 0);
 	ibs_req_get(&req, &a, IBS_CLASS_SMI, IBS_ATTR_NODE_DESC, 0);
 	ibs_engine_submit_paths(e, &req, cb, &t);

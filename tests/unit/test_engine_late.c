@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "fake_transport.h"
+#include "lib/fake_transport.h"
 #include "../../core/mad/engine.h"
 
 struct slow {
@@ -177,20 +177,7 @@ static void test_cap_counts_earlier_attempts(void **state)
 	fake_close(&f.t);
 }
 
-/* A LID path that the kernel refuses to send on, then a directed route. */
-static bool lid_then_dr(void *ctx, unsigned i, struct ibs_addr *out)
-{
-	uint8_t p = 10;
-	(void)ctx;
-	if (i == 0)
-		ibs_addr_lid(out, 7, 0);
-	else if (i == 1)
-		ibs_addr_dr(out, &p, 1);
-	else
-		return false;
-	return true;
-}
-
+/* The kernel refuses to send on a LID path (fake_paths_lid_then_dr's first); a directed route goes. */
 static int refuse_lid(struct fake *f, const struct ibs_mad_req *req)
 {
 	(void)f;
@@ -216,7 +203,7 @@ static void test_refused_lid_goes_directed(void **state)
 	fake_init(&f, answer_now, NULL);
 	f.refuse = refuse_lid;
 	e = ibs_engine_new(&f.t, &o);
-	ibs_engine_set_paths(e, lid_then_dr);
+	ibs_engine_set_paths(e, fake_paths_lid_then_dr);
 	ibs_addr_lid(&a, 7, 0);
 	ibs_req_get(&req, &a, IBS_CLASS_SMI, IBS_ATTR_NODE_DESC, 0);
 	ibs_engine_submit_paths(e, &req, count_cb, &ok);

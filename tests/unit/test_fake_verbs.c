@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fake_verbs.h"
+#include "lib/fake_verbs.h"
 
 #define BUF 16384
 #define HALF (BUF / 2) /* each end sends from buf and exposes buf + HALF */

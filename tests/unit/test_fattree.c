@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "fake_railnet.h"
+#include "lib/fake_railnet.h"
 #include "../../fabric/fattree.h"
 #include "../../fabric/health.h"
 

@@ -1,5 +1,5 @@
 /*
- * Unit tests of --gids on the in-process fabric (tests/unit/fake_transport.h):
+ * Unit tests of --gids on the in-process fabric (tests/unit/lib/fake_fabric.h):
  * whole GUIDInfo tables with alias GUIDs, which ibsim cannot hold (it answers
  * GUIDInfo with the port GUID alone), read block by block as GUIDCap says.
  */
@@ -10,7 +10,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "fake_transport.h"
+#include "lib/fabrics.h"
 #include "../../fabric/walk.h"
 #include "../../output/topo.h"
 
@@ -25,20 +25,15 @@ static void counting_send(struct fake *f, const struct ibs_mad_req *req, const u
 
 static struct ibs_fabric *walk(struct ff *ff, bool gids)
 {
-	struct fake f;
-	struct ibs_engine_opts o = { .window = 16, .timeout_ms = 100, .retries = 1, .deadline_ms = 10000 };
-	struct ibs_walk_opts wo = { gids, false, NULL, NULL, false };
-	struct ibs_run run = { 0 };
-	struct ibs_engine *e;
-	struct ibs_fabric *fab = ibs_fabric_new();
+	struct ff_walk_opts o = FF_WALK_DEFAULT;
+	struct ibs_fabric *fab;
 
+	o.eo.window = 16;
+	o.wo.gids = gids;
+	o.wo.sm = false;
+	o.on_send = counting_send;
 	guidinfo_sent = 0;
-	fake_init(&f, counting_send, ff);
-	e = ibs_engine_new(&f.t, &o);
-	assert_int_equal(ibs_walk(e, fab, &run, &wo), IBS_OK);
-	ibs_run_free(&run);
-	ibs_engine_free(e);
-	fake_close(&f.t);
+	assert_int_equal(ff_walk_with(ff, &o, &fab, NULL), IBS_OK);
 	assert_false(fab->partial);
 	return fab;
 }

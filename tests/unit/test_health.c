@@ -5,7 +5,7 @@
 #include <cmocka.h>
 #include <time.h>
 
-#include "fake_transport.h"
+#include "lib/fabrics.h"
 #include "../../core/capture/format.h"
 #include "../../fabric/diff.h"
 #include "../../fabric/health.h"
@@ -16,36 +16,21 @@
 
 static struct ff ff;
 
+/* ff_2sw4ca with a second cable between the switches (ports 5). */
 static void build(void)
 {
-	int s1, s2, i;
-
-	memset(&ff, 0, sizeof(ff));
-	s1 = ff_add(&ff, IB_NODE_SWITCH, 8, 0x200000, "Switch1");
-	s2 = ff_add(&ff, IB_NODE_SWITCH, 8, 0x200001, "Switch2");
-	ff_link(&ff, s1, 3, s2, 3);
-	ff_link(&ff, s1, 5, s2, 5);
-	for (i = 0; i < 4; i++)
-		ff_link(&ff, i < 2 ? s1 : s2, 1 + i % 2, ff_add(&ff, IB_NODE_CA, 1, 0x100000 + 4 * (uint64_t)i, "hca"), 1);
+	ff_2sw4ca(&ff);
+	ff_link(&ff, 0, 5, 1, 5);
 }
 
 static struct ibs_fabric *walk(void)
 {
-	struct fake f;
-	struct ibs_engine_opts o = { .window = 8, .timeout_ms = 50, .retries = 1, .deadline_ms = 10000 };
-	struct ibs_walk_opts wo = { true, true, NULL, NULL, false };
-	struct ibs_run run = { 0 };
-	struct ibs_engine *e;
-	struct ibs_fabric *fab = ibs_fabric_new();
+	struct ff_walk_opts o = FF_WALK_DEFAULT;
+	struct ibs_fabric *fab;
 
-	fake_init(&f, ff_on_send, &ff);
-	f.local.sm_lid = 1;
-	fab->local = f.local;
-	e = ibs_engine_new(&f.t, &o);
-	ibs_walk(e, fab, &run, &wo);
-	ibs_run_free(&run);
-	ibs_engine_free(e);
-	fake_close(&f.t);
+	o.eo.timeout_ms = 50;
+	o.sm_lid = 1;
+	ff_walk_with(&ff, &o, &fab, NULL);
 	return fab;
 }
 
@@ -196,15 +181,8 @@ static struct ibs_fabric *cas(size_t n, unsigned (*lid_of)(size_t), uint64_t (*g
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		struct ibs_nodeinfo ni = { .node_type = IBS_NODE_CA, .num_ports = 1, .node_guid = 0x100000 + i };
-		struct ibs_addr a;
-		struct ibs_node *nd;
-		ibs_addr_dr(&a, NULL, 0);
-		nd = ibs_fabric_add_node(f, &ni, &a);
-		nd->ports[1].valid = true;
-		nd->ports[1].pi.state = 4;
-		nd->ports[1].pi.lid = (uint16_t)lid_of(i);
-		nd->ports[1].guid = guid_of(i);
+		struct ibs_node *nd = fb_node(f, IBS_NODE_CA, 1, 0x100000 + i, 0);
+		fb_port(nd, 1, IBS_PORT_ACTIVE, IBS_PHYS_NOP, (uint16_t)lid_of(i))->guid = guid_of(i);
 	}
 	f->local.sm_lid = 1;
 	ibs_fabric_sort(f);

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "fake_transport.h"
+#include "lib/fabrics.h"
 #include "../../core/mad/mad.h"
 #include "../../fabric/names.h"
 #include "../../fabric/rate.h"
@@ -299,8 +299,6 @@ static void portinfo_xdr(uint8_t *mad, bool cap2)
 /* An XDR link reads as XDR, at XDR's lane rate, and not degraded; without CapabilityMask2's bit, as before. */
 static void test_xdr_link(void **state)
 {
-	static const struct ibs_addr none;
-	struct ibs_nodeinfo ni = { .node_type = IBS_NODE_CA, .num_ports = 1 };
 	uint8_t mad[IBS_MAD_SIZE];
 	struct ibs_fabric *f = ibs_fabric_new();
 	struct ibs_node *a, *b;
@@ -310,10 +308,8 @@ static void test_xdr_link(void **state)
 
 	(void)state;
 	portinfo_xdr(mad, true);
-	ni.node_guid = 1;
-	a = ibs_fabric_add_node(f, &ni, &none);
-	ni.node_guid = 2;
-	b = ibs_fabric_add_node(f, &ni, &none);
+	a = fb_node(f, IBS_NODE_CA, 1, 1, 0);
+	b = fb_node(f, IBS_NODE_CA, 1, 2, 0);
 	assert_int_equal(ibs_decode_portinfo(mad, sizeof(mad), &a->ports[1].pi), IBS_OK);
 	assert_int_equal(a->ports[1].pi.cap_mask2, 0x0800);
 	a->ports[1].valid = true;
@@ -334,8 +330,7 @@ static void test_xdr_link(void **state)
 	/* Without IsExtendedSpeeds2Supported byte 56 means nothing: NDR supported, none active. */
 	f = ibs_fabric_new();
 	portinfo_xdr(mad, false);
-	ni.node_guid = 1;
-	a = ibs_fabric_add_node(f, &ni, &none);
+	a = fb_node(f, IBS_NODE_CA, 1, 1, 0);
 	assert_int_equal(ibs_decode_portinfo(mad, sizeof(mad), &a->ports[1].pi), IBS_OK);
 	a->ports[1].valid = true;
 	ibs_fabric_fix_ext_speeds(f);
@@ -349,13 +344,10 @@ static void test_xdr_link(void **state)
 /* Two CA ports cabled together, both with PortInfo pi and ExtendedPortInfo epi, speeds settled. */
 static struct ibs_fabric *fdr10_pair(const uint8_t *pi, const uint8_t *epi, struct ibs_node **a, struct ibs_node **b)
 {
-	static const struct ibs_addr none;
-	struct ibs_nodeinfo ni = { .node_type = IBS_NODE_CA, .num_ports = 1, .node_guid = 1 };
 	struct ibs_fabric *f = ibs_fabric_new();
 
-	*a = ibs_fabric_add_node(f, &ni, &none);
-	ni.node_guid = 2;
-	*b = ibs_fabric_add_node(f, &ni, &none);
+	*a = fb_node(f, IBS_NODE_CA, 1, 1, 0);
+	*b = fb_node(f, IBS_NODE_CA, 1, 2, 0);
 	assert_int_equal(ibs_decode_portinfo(pi, IBS_MAD_SIZE, &(*a)->ports[1].pi), IBS_OK);
 	assert_int_equal(ibs_decode_mlnx_ext_portinfo(epi, IBS_MAD_SIZE, &(*a)->ports[1].pi), IBS_OK);
 	(*a)->ports[1].valid = true;

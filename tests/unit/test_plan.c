@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "fake_railnet.h"
+#include "lib/fake_railnet.h"
 #include "../../fabric/health.h"
 #include "../../fabric/plan.h"
 #include "../../output/plan.h"

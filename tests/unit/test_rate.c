@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "fake_transport.h"
+#include "lib/fabrics.h"
 #include "../../core/mad/mad.h"
 #include "../../fabric/names.h"
 #include "../../fabric/rate.h"
@@ -68,17 +68,10 @@ static void put_portinfo(struct ibs_port *p, const struct pi *v, unsigned lid)
 /* Switch port 1 (v, with port 0 saying the switch has extended speeds) cabled to CA port 1 (c). */
 static struct ibs_fabric *sw_ca(const struct pi *sw, const struct pi *ca, struct ibs_port **a, struct ibs_port **b)
 {
-	static const struct ibs_addr none;
-	struct ibs_nodeinfo ni = { .node_type = IBS_NODE_SWITCH, .num_ports = 2, .node_guid = 1 };
 	struct ibs_fabric *f = ibs_fabric_new();
-	struct ibs_node *s, *h;
+	struct ibs_node *s = fb_node(f, IBS_NODE_SWITCH, 2, 1, 0), *h = fb_node(f, IBS_NODE_CA, 1, 2, 0);
 	struct pi p0 = { .wsup = W4, .wen = W4, .wact = W4, .xsup = sw->xsup, .xen = sw->xsup, .xdr = sw->xdr };
 
-	s = ibs_fabric_add_node(f, &ni, &none);
-	ni.node_type = IBS_NODE_CA;
-	ni.num_ports = 1;
-	ni.node_guid = 2;
-	h = ibs_fabric_add_node(f, &ni, &none);
 	put_portinfo(&s->ports[0], &p0, 1);
 	put_portinfo(&s->ports[1], sw, 0);
 	put_portinfo(&h->ports[1], ca, 2);

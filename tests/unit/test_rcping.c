@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fake_verbs.h"
+#include "lib/fake_verbs.h"
 #include "../../core/base/clock.h"
 #include "../../core/base/log.h"
 #include "../../core/probe/oob.h"

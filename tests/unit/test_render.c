@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fake_transport.h"
+#include "lib/fabrics.h"
 
 /* The padding each side of an xlabel (output/draw.c XPAD: two no-break spaces). */
 #define NB2 "\xc2\xa0\xc2\xa0"
@@ -25,19 +25,10 @@
 /* The fabric of a walk of ff through the fake transport. */
 static struct ibs_fabric *walk_ff(struct ff *ff)
 {
-	struct fake f;
-	struct ibs_engine_opts o = { .window = 8, .timeout_ms = 100, .retries = 1, .deadline_ms = 10000 };
-	struct ibs_walk_opts wo = { true, true, NULL, NULL, false };
-	struct ibs_run run = { 0 };
-	struct ibs_engine *e;
-	struct ibs_fabric *fab = ibs_fabric_new();
+	static const struct ff_walk_opts o = FF_WALK_DEFAULT;
+	struct ibs_fabric *fab;
 
-	fake_init(&f, ff_on_send, ff);
-	e = ibs_engine_new(&f.t, &o);
-	assert_int_equal(ibs_walk(e, fab, &run, &wo), IBS_OK);
-	ibs_run_free(&run);
-	ibs_engine_free(e);
-	fake_close(&f.t);
+	assert_int_equal(ff_walk_with(ff, &o, &fab, NULL), IBS_OK);
 	return fab;
 }
 

@@ -5,7 +5,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "fake_transport.h"
+#include "lib/fabrics.h"
 #include "../../fabric/health.h"
 #include "../../output/topo.h"
 #include "../../output/report.h"

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "fake_transport.h"
+#include "lib/fake_fabric.h"
 #include "../../fabric/route.h"
 #include "../../fabric/walk.h"
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/fabrics.h"
 #include "../../fabric/health.h"
 #include "../../fabric/hostlist.h"
 #include "../../fabric/routecheck.h"
@@ -20,17 +21,12 @@ static uint8_t table[MAXN][NLID]; /* by node number: the LFT of a switch */
 
 static struct ibs_node *add(uint8_t type, unsigned ports, uint16_t lid, uint8_t lmc)
 {
-	struct ibs_nodeinfo ni = { .node_type = type, .num_ports = (uint8_t)ports, .node_guid = 0x1000 + nn };
-	struct ibs_addr a;
-	struct ibs_node *n;
+	struct ibs_node *n = fb_node(f, type, ports, 0x1000 + nn, 0);
 	unsigned p;
 
-	ibs_addr_dr(&a, NULL, 0);
-	n = ibs_fabric_add_node(f, &ni, &a);
-	for (p = 0; p <= ports; p++) {
-		n->ports[p].valid = true;
-		n->ports[p].pi.state = type == IBS_NODE_SWITCH && p ? 1 : 4; /* a switch port without a cable is Down */
-	}
+	/* A switch port without a cable is Down. */
+	for (p = 0; p <= ports; p++)
+		fb_port(n, p, type == IBS_NODE_SWITCH && p ? IBS_PORT_DOWN : IBS_PORT_ACTIVE, IBS_PHYS_NOP, 0);
 	n->ports[type == IBS_NODE_SWITCH ? 0 : 1].pi.lid = lid;
 	n->ports[type == IBS_NODE_SWITCH ? 0 : 1].pi.lmc = lmc;
 	if (type == IBS_NODE_SWITCH) {

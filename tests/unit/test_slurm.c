@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "fake_transport.h"
+#include "lib/fabrics.h"
 #include "../../fabric/load.h"
 #include "../../fabric/namemap.h"
 #include "../../fabric/walk.h"
@@ -180,12 +180,8 @@ static char *render(const struct ibs_fabric *f)
 static struct ibs_fabric *walk_tree(const char *namemap)
 {
 	static struct ff ff;
-	struct fake f;
-	struct ibs_engine_opts o = { .window = 8, .timeout_ms = 100, .retries = 1, .deadline_ms = 10000 };
-	struct ibs_walk_opts wo = { true, true, NULL, NULL, false };
-	struct ibs_run run = { 0 };
-	struct ibs_engine *e;
-	struct ibs_fabric *fab = ibs_fabric_new();
+	static const struct ff_walk_opts o = FF_WALK_DEFAULT;
+	struct ibs_fabric *fab;
 	int l1, l2, l3, sp, h1;
 
 	memset(&ff, 0, sizeof(ff));
@@ -204,12 +200,7 @@ static struct ibs_fabric *walk_tree(const char *namemap)
 	ff_link(&ff, l3, 1, ff_add(&ff, IB_NODE_CA, 1, 0x300, "node[03]; mlx5_0"), 1);
 	ff_link(&ff, l3, 2, ff_add(&ff, IB_NODE_CA, 1, 0x400, ""), 1);
 	ff_link(&ff, l1, 2, ff_add(&ff, IB_NODE_CA, 1, 0x500, "Mellanox Technologies Aggregation Node"), 1);
-	fake_init(&f, ff_on_send, &ff);
-	e = ibs_engine_new(&f.t, &o);
-	assert_int_equal(ibs_walk(e, fab, &run, &wo), IBS_OK);
-	ibs_run_free(&run);
-	ibs_engine_free(e);
-	fake_close(&f.t);
+	assert_int_equal(ff_walk_with(&ff, &o, &fab, NULL), IBS_OK);
 	if (namemap) {
 		struct ibs_namemap *m = NULL;
 		char *msg = NULL;
@@ -264,12 +255,8 @@ static void test_render_namemap(void **state)
 static void test_render_no_common_parent(void **state)
 {
 	static struct ff ff;
-	struct fake fk;
-	struct ibs_engine_opts o = { .window = 8, .timeout_ms = 100, .retries = 1, .deadline_ms = 10000 };
-	struct ibs_walk_opts wo = { true, true, NULL, NULL, false };
-	struct ibs_run run = { 0 };
-	struct ibs_engine *e;
-	struct ibs_fabric *f = ibs_fabric_new();
+	static const struct ff_walk_opts o = FF_WALK_DEFAULT;
+	struct ibs_fabric *f;
 	char *s;
 	int a, b;
 
@@ -281,12 +268,7 @@ static void test_render_no_common_parent(void **state)
 	ff_link(&ff, a, 1, ff_add(&ff, IB_NODE_CA, 1, 0x100, "h1 mlx5_0"), 1);
 	ff_link(&ff, b, 1, ff_add(&ff, IB_NODE_CA, 1, 0x200, "h2 mlx5_0"), 1);
 	ff_add(&ff, IB_NODE_SWITCH, 4, 0x3, "lonely"); /* not cabled: never found */
-	fake_init(&fk, ff_on_send, &ff);
-	e = ibs_engine_new(&fk.t, &o);
-	assert_int_equal(ibs_walk(e, f, &run, &wo), IBS_OK);
-	ibs_run_free(&run);
-	ibs_engine_free(e);
-	fake_close(&fk.t);
+	assert_int_equal(ff_walk_with(&ff, &o, &f, NULL), IBS_OK);
 	s = render(f);
 	assert_non_null(strstr(s, "\nSwitchName=sw1 Nodes=h1  # level 1"));
 	assert_non_null(strstr(s, "\nSwitchName=sw2 Nodes=h2  # level 1"));

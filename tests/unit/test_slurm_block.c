@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "fake_railnet.h"
+#include "lib/fake_railnet.h"
 #include "../../output/slurm.h"
 
 static char *block_text(const struct railnet *rn, bool yaml)

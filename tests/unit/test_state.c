@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "lib/fabrics.h"
 #include "../../core/base/xalloc.h"
 #include "../../fabric/health.h"
 #include "../../fabric/state.h"
@@ -18,20 +19,13 @@
 static struct ibs_fabric *fabric_guid(uint64_t guid)
 {
 	struct ibs_fabric *f = ibs_fabric_new();
-	struct ibs_nodeinfo ni = { .node_type = IBS_NODE_CA, .num_ports = 4, .node_guid = guid };
-	struct ibs_addr a;
-	struct ibs_node *n;
+	struct ibs_node *n = fb_node(f, IBS_NODE_CA, 4, guid, 0);
 	unsigned p;
 
-	ibs_addr_dr(&a, NULL, 0);
-	n = ibs_fabric_add_node(f, &ni, &a);
 	for (p = 1; p <= 4; p++) {
-		n->ports[p].valid = true;
-		n->ports[p].pi.lid = (uint16_t)(10 + p);
-		n->ports[p].pi.phys_state = 5;
-		n->ports[p].pi.state = 4;
-		n->ports[p].ctr = xcalloc(1, sizeof(struct ibs_port_counters));
-		n->ports[p].ctr->ok = true;
+		struct ibs_port *pt = fb_port(n, p, IBS_PORT_ACTIVE, IBS_PHYS_LINKUP, (uint16_t)(10 + p));
+		pt->ctr = xcalloc(1, sizeof(struct ibs_port_counters));
+		pt->ctr->ok = true;
 	}
 	return f;
 }

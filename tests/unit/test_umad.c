@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "fake_umad.h"
+#include "lib/fake_umad.h"
 #include "../../core/mad/engine.h"
 #include "../../fabric/route.h"
 

@@ -1,10 +1,10 @@
-/* Unit tests of the walker on in-process fabrics (tests/unit/fake_transport.h). */
+/* Unit tests of the walker on in-process fabrics (tests/unit/lib/fake_fabric.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "fake_transport.h"
+#include "lib/fabrics.h"
 #include "../../fabric/walk.h"
 #include "../../output/topo.h"
 
@@ -56,29 +56,22 @@ static int sent_cmp(const void *a, const void *b)
 
 static struct ibs_fabric *walk(struct ff *ff, enum ibs_err *rc_out)
 {
-	struct fake f;
-	struct ibs_engine_opts o = { .window = 16, .timeout_ms = 100, .retries = 1, .deadline_ms = 10000 };
-	struct ibs_walk_opts wo = { true, true, NULL, NULL, false };
-	struct ibs_run run = { 0 };
-	struct ibs_engine *e;
-	struct ibs_fabric *fab = ibs_fabric_new();
+	struct ff_walk_opts o = FF_WALK_DEFAULT;
+	struct ibs_run run;
+	struct ibs_fabric *fab;
 	enum ibs_err rc;
 
+	o.eo.window = 16;
+	o.on_send = counting_send;
 	nodeinfo_sent = 0;
 	n_sent = 0;
-	fake_init(&f, counting_send, ff);
-	f.shuffle = ff->shuffle;
-	e = ibs_engine_new(&f.t, &o);
-	rc = ibs_walk(e, fab, &run, &wo);
+	rc = ff_walk_with(ff, &o, &fab, &run);
 	last_stats = run.stats;
 	ibs_run_free(&run);
-	ff->overtaken = f.overtaken;
 	if (rc_out)
 		*rc_out = rc;
 	else
 		assert_int_equal(rc, IBS_OK);
-	ibs_engine_free(e);
-	fake_close(&f.t);
 	return fab;
 }
 

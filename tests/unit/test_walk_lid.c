@@ -10,31 +10,20 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "fake_transport.h"
+#include "lib/fabrics.h"
 #include "../../core/mad/engine.h"
 #include "../../fabric/route.h"
 #include "../../fabric/walk.h"
 
 static struct ibs_fabric *walk_by_lid(struct ff *ff)
 {
-	struct fake f;
-	struct ibs_engine_opts o = { .window = 8, .timeout_ms = 100, .retries = 1, .deadline_ms = 20000 };
-	struct ibs_walk_opts wo = { .gids = true, .sm = true };
-	struct ibs_run run;
-	struct ibs_engine *e;
-	struct ibs_fabric *fab = ibs_fabric_new();
+	struct ff_walk_opts o = FF_WALK_DEFAULT;
+	struct ibs_fabric *fab;
 
-	memset(&run, 0, sizeof(run));
-	fake_init(&f, ff_on_send, ff);
-	f.local.state = 4; /* Active, with an SM: the walk routes by LID once LIDs are known */
-	f.local.sm_lid = 1;
-	f.local.lid = (uint16_t)ff->n[ff->root].lid;
-	fab->local = f.local;
-	e = ibs_engine_new(&f.t, &o);
-	assert_int_equal(ibs_walk(e, fab, &run, &wo), IBS_OK);
-	ibs_run_free(&run);
-	ibs_engine_free(e);
-	fake_close(&f.t);
+	o.eo.deadline_ms = 20000;
+	o.sm_lid = 1; /* Active, with an SM: the walk routes by LID once LIDs are known */
+	o.active = true;
+	assert_int_equal(ff_walk_with(ff, &o, &fab, NULL), IBS_OK);
 	return fab;
 }
 

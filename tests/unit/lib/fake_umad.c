@@ -1,88 +1,9 @@
-/*
- * A double of the libibumad calls (core/mad/umad.h) that answers as
- * libibumad over the Linux umad driver does, read from rdma-core's
- * libibumad/umad.c and drivers/infiniband/core/user_mad.c:
- * - umad_open_port returns -EIO for every failed open() and leaves open()'s
- *   errno (EACCES without permission, ENOENT without the device node);
- * - umad_register returns -EPERM for every failed ioctl and leaves its errno
- *   (EINVAL, ENOMEM past 32 agents, EPIPE once the device is gone);
- * - umad_send returns -EIO for every failed write() and leaves its errno
- *   (EINVAL, ENOMEM for one MAD; EIO once the device is gone, since 5.11);
- * - umad_recv into a buffer too small for an RMPP answer returns -ENOSPC
- *   with the length needed, and the kernel keeps the answer at the head of
- *   the queue: every read with a small buffer fails the same way;
- * - the CAs and ports it lists carry the capability mask of sysfs, where
- *   IsSMDisabled (0x400) marks the GSI half of a split SMI/GSI device, and
- *   the two halves' ports share one port GUID;
- * - each opened port is its own fd (1100 + the CA's index), and an answer
- *   comes back on the fd its request went out on.
- * The state is global (the calls carry no context): fumad_reset() first.
- */
-#ifndef IBSCAN_FAKE_UMAD_H
-#define IBSCAN_FAKE_UMAD_H
+/* The libibumad double that fake_umad.h describes: one global state, as the calls carry no context. */
+#include "fake_umad.h"
 
-#include <endian.h>
-#include <errno.h>
-#include <stdlib.h>
-#include <string.h>
+struct fumad fumad;
 
-#include "../../core/mad/umad.h"
-#include "../../core/base/xalloc.h"
-
-#define FUMAD_MAX_CAS 4
-#define FUMAD_MAX_PORTS 4
-
-struct fumad_port {
-	int state, phys_state;
-	uint32_t capmask;
-	uint64_t guid; /* the port GUID; 0: 0x0002c90300000000 + the port number */
-	unsigned lid, sm_lid, sm_sl;
-	const char *link_layer; /* NULL: "InfiniBand" */
-};
-
-struct fumad_ca {
-	const char *name;
-	int node_type; /* 1 CA, 2 switch */
-	int nports;
-	struct fumad_port port[FUMAD_MAX_PORTS + 1];
-};
-
-struct fumad_answer {
-	uint8_t *bytes; /* the MAD, or several (an RMPP answer) */
-	int len;
-	int status;
-	int claimed; /* nonzero: the length the kernel says (an answer never read whole) */
-	int fd;      /* the fd it comes back on: the one its request went out on */
-};
-
-struct fumad {
-	struct fumad_ca ca[FUMAD_MAX_CAS];
-	int n_cas;
-	int open_errno;                 /* nonzero: open() fails with it */
-	int register_errno[256];        /* by class: the ioctl fails with it */
-	int registered[256];            /* agent id + 1 by class */
-	int n_agents;
-	int (*send_errno)(const uint8_t *mad); /* nonzero: write() fails with it */
-	void (*on_send)(const uint8_t *mad);   /* after a send went out: queue its answers */
-	unsigned sends, recvs, enospc;
-	char opened_ca[UMAD_CA_NAME_LEN]; /* the port opened while none was open */
-	int opened_port;
-	char also_opened_ca[UMAD_CA_NAME_LEN]; /* one opened beside it (a split device's GSI half) */
-	int also_opened_port;
-	int n_open;                     /* fds open now */
-	int last_fd;                    /* the fd of the last send */
-	int sent_on[256];               /* by class: the fd its last MAD went out on */
-	uint8_t last_sent[256];
-	uint8_t last_sl;                /* the SL the last MAD went out on */
-	struct ib_user_mad last_hdr;    /* the umad header it went out with (address, timeout, retries) */
-	int reg_version[256], reg_rmpp[256]; /* by class: the class version and RMPP version registered */
-	struct fumad_answer *q;         /* answers, head first */
-	size_t qn, qcap;
-};
-
-static struct fumad fumad;
-
-static inline void fumad_reset(void)
+void fumad_reset(void)
 {
 	size_t i;
 
@@ -93,7 +14,7 @@ static inline void fumad_reset(void)
 }
 
 /* One CA with one active InfiniBand port 1 (LID 7, SM LID 1). */
-static inline void fumad_one_ca(const char *name)
+void fumad_one_ca(const char *name)
 {
 	struct fumad_ca *c = &fumad.ca[fumad.n_cas++];
 
@@ -108,7 +29,7 @@ static inline void fumad_one_ca(const char *name)
 }
 
 /* Queue an answer of len bytes (len > 256: an RMPP answer, reassembled). */
-static inline void fumad_queue(const uint8_t *bytes, int len, int status)
+void fumad_queue(const uint8_t *bytes, int len, int status)
 {
 	struct fumad_answer *a;
 
@@ -123,7 +44,7 @@ static inline void fumad_queue(const uint8_t *bytes, int len, int status)
 }
 
 /* The answer to a request: the request turned into a GetResp (DR: direction bit set), status 0. */
-static inline void fumad_echo(const uint8_t *mad)
+void fumad_echo(const uint8_t *mad)
 {
 	uint8_t r[256];
 
@@ -134,17 +55,17 @@ static inline void fumad_echo(const uint8_t *mad)
 	fumad_queue(r, (int)sizeof(r), 0);
 }
 
-static inline int fumad_init(void)
+static int fumad_init(void)
 {
 	return 0;
 }
 
-static inline int fumad_done(void)
+static int fumad_done(void)
 {
 	return 0;
 }
 
-static inline const struct fumad_ca *fumad_find(const char *name)
+static const struct fumad_ca *fumad_find(const char *name)
 {
 	int i;
 
@@ -154,7 +75,7 @@ static inline const struct fumad_ca *fumad_find(const char *name)
 	return NULL;
 }
 
-static inline void fumad_fill_port(const struct fumad_ca *c, int p, umad_port_t *out)
+static void fumad_fill_port(const struct fumad_ca *c, int p, umad_port_t *out)
 {
 	const struct fumad_port *fp = &c->port[p];
 
@@ -172,7 +93,7 @@ static inline void fumad_fill_port(const struct fumad_ca *c, int p, umad_port_t 
 }
 
 /* umad_get_ca_device_list: the CAs in the order sysfs lists them. */
-static inline struct umad_device_node *fumad_get_ca_device_list(void)
+static struct umad_device_node *fumad_get_ca_device_list(void)
 {
 	struct umad_device_node *head = NULL, **tail = &head;
 	int i;
@@ -185,7 +106,7 @@ static inline struct umad_device_node *fumad_get_ca_device_list(void)
 	return head;
 }
 
-static inline void fumad_free_ca_device_list(struct umad_device_node *head)
+static void fumad_free_ca_device_list(struct umad_device_node *head)
 {
 	while (head) {
 		struct umad_device_node *n = head->next;
@@ -194,7 +115,7 @@ static inline void fumad_free_ca_device_list(struct umad_device_node *head)
 	}
 }
 
-static inline int fumad_get_ca(const char *ca_name, umad_ca_t *ca)
+static int fumad_get_ca(const char *ca_name, umad_ca_t *ca)
 {
 	const struct fumad_ca *c = fumad_find(ca_name);
 	int p;
@@ -214,7 +135,7 @@ static inline int fumad_get_ca(const char *ca_name, umad_ca_t *ca)
 	return 0;
 }
 
-static inline int fumad_release_ca(umad_ca_t *ca)
+static int fumad_release_ca(umad_ca_t *ca)
 {
 	int p;
 
@@ -225,7 +146,7 @@ static inline int fumad_release_ca(umad_ca_t *ca)
 	return 0;
 }
 
-static inline int fumad_open_port(const char *ca_name, int portnum)
+static int fumad_open_port(const char *ca_name, int portnum)
 {
 	const struct fumad_ca *c = fumad_find(ca_name);
 
@@ -244,20 +165,20 @@ static inline int fumad_open_port(const char *ca_name, int portnum)
 	return 1100 + (c ? (int)(c - fumad.ca) : 0);
 }
 
-static inline int fumad_close_port(int fd)
+static int fumad_close_port(int fd)
 {
 	(void)fd;
 	fumad.n_open--;
 	return 0;
 }
 
-static inline size_t fumad_size(void)
+static size_t fumad_size(void)
 {
 	return sizeof(struct ib_user_mad);
 }
 
-static inline int fumad_register(int fd, int mgmt_class, int mgmt_version, uint8_t rmpp_version,
-				 long method_mask[16 / sizeof(long)])
+static int fumad_register(int fd, int mgmt_class, int mgmt_version, uint8_t rmpp_version,
+			  long method_mask[16 / sizeof(long)])
 {
 	(void)fd;
 	(void)method_mask;
@@ -271,7 +192,7 @@ static inline int fumad_register(int fd, int mgmt_class, int mgmt_version, uint8
 	return fumad.n_agents - 1;
 }
 
-static inline int fumad_send(int fd, int agentid, void *umad, int length, int timeout_ms, int retries)
+static int fumad_send(int fd, int agentid, void *umad, int length, int timeout_ms, int retries)
 {
 	struct ib_user_mad *m = umad;
 	int e;
@@ -297,7 +218,7 @@ static inline int fumad_send(int fd, int agentid, void *umad, int length, int ti
 }
 
 /* As umad_recv(fd, buf, &len, 0) on the kernel's read(): see the top of this file. */
-static inline int fumad_recv(int fd, void *umad, int *length, int timeout_ms)
+static int fumad_recv(int fd, void *umad, int *length, int timeout_ms)
 {
 	struct ib_user_mad *m = umad;
 	struct fumad_answer *a;
@@ -333,7 +254,7 @@ static inline int fumad_recv(int fd, void *umad, int *length, int timeout_ms)
 }
 
 /* Whether an answer waits on fd. */
-static inline int fumad_ready(int fd)
+static int fumad_ready(int fd)
 {
 	size_t k;
 
@@ -343,13 +264,13 @@ static inline int fumad_ready(int fd)
 	return 0;
 }
 
-static inline int fumad_poll(int fd, int timeout_ms)
+static int fumad_poll(int fd, int timeout_ms)
 {
 	(void)timeout_ms;
 	return fumad_ready(fd) ? 0 : -ETIMEDOUT;
 }
 
-static inline int fumad_poll2(int fd0, int fd1, int timeout_ms)
+static int fumad_poll2(int fd0, int fd1, int timeout_ms)
 {
 	(void)timeout_ms;
 	if (fumad_ready(fd0))
@@ -357,12 +278,12 @@ static inline int fumad_poll2(int fd0, int fd1, int timeout_ms)
 	return fumad_ready(fd1) ? 1 : -ETIMEDOUT;
 }
 
-static inline void *fumad_get_mad(void *umad)
+static void *fumad_get_mad(void *umad)
 {
 	return ((struct ib_user_mad *)umad)->data;
 }
 
-static inline int fumad_set_addr(void *umad, int dlid, int dqp, int sl, int qkey)
+static int fumad_set_addr(void *umad, int dlid, int dqp, int sl, int qkey)
 {
 	struct ib_user_mad *m = umad;
 
@@ -373,12 +294,12 @@ static inline int fumad_set_addr(void *umad, int dlid, int dqp, int sl, int qkey
 	return 0;
 }
 
-static inline int fumad_status(void *umad)
+static int fumad_status(void *umad)
 {
 	return ((struct ib_user_mad *)umad)->status;
 }
 
-static const struct ibs_umad_calls fumad_calls = {
+const struct ibs_umad_calls fumad_calls = {
 	.init = fumad_init,
 	.done = fumad_done,
 	.get_ca_device_list = fumad_get_ca_device_list,
@@ -397,5 +318,3 @@ static const struct ibs_umad_calls fumad_calls = {
 	.set_addr = fumad_set_addr,
 	.status = fumad_status,
 };
-
-#endif

@@ -1,73 +1,8 @@
-/*
- * A verbs test double for the link probe that fails where a ConnectX with
- * rdma-core fails: an in-process fabric of ports (one per device opened, each
- * with its own LID, typed GID table, active MTU and P_Key) whose RC queue pairs
- * reach each other only through the address, PSNs, path MTU and P_Key they
- * were given, check queue pair and memory access as a responder does, and
- * complete asynchronously (a progress step on every poll), with the statuses
- * hardware gives. What it checks, and the sources, are in docs/reliability.md
- * ("The verbs test double"). Faults are injected per operation: a setup call
- * failing with an errno, work requests lost, or one completing with an error
- * status. It also checks the engine: posting beyond a queue's depth, or
- * overrunning a completion queue, is recorded as a bug (fv.overrun).
- */
-#ifndef IBSCAN_FAKE_VERBS_H
-#define IBSCAN_FAKE_VERBS_H
+/* The verbs test double: the fake fabric of ports and queue pairs that fake_verbs.h describes. */
+#include "fake_verbs.h"
 
-#include <errno.h>
-#include <pthread.h>
-#include <sched.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-
-#include "../../core/probe/verbs.h"
-#include "../../core/base/xalloc.h"
-
-enum fv_op { FV_OPEN, FV_PD, FV_MR, FV_CQ, FV_QP, FV_INIT, FV_RTR, FV_RTS, FV__OPS };
-
-#define FV_PORTS 8 /* devices opened between two fv_reset() calls */
-#define FV_GIDS 8  /* GID table entries per port (gid_tbl_len) */
-#define FV_PKEYS 4 /* P_Key table entries per port: INIT with an index beyond fails EINVAL, as on mlx5 */
-#define FV_MAX_QPS 16
-#define FV_MAX_MRS 64
 #define FV_PSN_MASK 0xffffffu
 #define FV_VENDOR_ERR 0x81 /* what mlx5 reports with RETRY_EXC_ERR; one value for every error here */
-
-struct fv_gid {
-	uint8_t gid[16]; /* all zero: an empty entry */
-	enum ibs_gid_type type;
-	char netdev[IBS_NETDEV_LEN]; /* RoCE: its interface ("" unknown) */
-};
-
-/* One port of the fabric: the n-th device opened since fv_reset() is port[n]. */
-struct fv_port {
-	enum ibs_link_layer ll;
-	unsigned state; /* IBA PortState: 4 Active */
-	uint16_t lid;
-	unsigned mtu; /* active MTU, 1..5 (256..4096 bytes) */
-	struct fv_gid gids[FV_GIDS];
-	uint16_t pkey;                      /* P_Key table entry 0, the one queue pairs use by default */
-	uint16_t pkey_more[FV_PKEYS - 1];   /* entries 1..: 0 is an empty entry, which matches nothing */
-	bool no_atomics;
-	/*
-	 * Fetched atomic values land in the requester's buffer big-endian
-	 * (ConnectX-3, or MOFED's "atomic reply BE" mode); else in host order,
-	 * as upstream mlx5 sets every device that advertises atomics.
-	 */
-	bool atomic_be;
-	/*
-	 * rdma-core before 32 (no _ibv_query_gid_ex): query_gid says every
-	 * type is unknown and gid_netdev knows no interface; packets keep their type.
-	 */
-	bool gid_types_unknown;
-	/* Bytes a queue pair may carry inline: asking more fails create_qp with EINVAL (0: no inline at all). */
-	unsigned max_inline;
-	/* create_qp writes back the port's whole max_inline whatever was asked (rxe: 0 asked, more given). */
-	bool inline_writeback;
-	/* An iWARP device (Chelsio, Intel irdma in iWARP mode): Ethernet link layer, TCP transport, no RoCE. */
-	bool iwarp;
-};
 
 enum fv_qp_state { FV_QPS_RESET, FV_QPS_INIT, FV_QPS_RTR, FV_QPS_RTS, FV_QPS_ERR };
 
@@ -92,7 +27,7 @@ struct fv_swqe {
 };
 
 /* What a send work request holds beyond its slot. */
-static inline void fv_swqe_release(struct fv_swqe *e)
+static void fv_swqe_release(struct fv_swqe *e)
 {
 	free(e->data);
 	free(e->inl);
@@ -152,40 +87,10 @@ struct ibs_vqp {
 	unsigned max_recv, rq_head, rq_n, rq_used;
 };
 
-static struct {
-	pthread_mutex_t mu;
-	struct ibs_vqp *qps[FV_MAX_QPS];
-	struct ibs_vmr *mrs[FV_MAX_MRS];
-	/* From here on, set by fv_reset(). */
-	uint32_t next_qpn, next_key;
-	unsigned opens;
-	struct fv_port port[FV_PORTS];
-	unsigned fabric_mtu; /* a switch on every path carries at most this MTU (1..5); 0: no limit */
-	bool routed;         /* RoCE ports in different IP subnets: v1 frames (Ethernet only) do not cross */
-	/*
-	 * InfiniBand: an IB router at this LID (0: none). Ports whose GID 0
-	 * prefixes differ are in different subnets: a packet reaches the other
-	 * only sent to the router's LID with a GRH naming one of its GIDs.
-	 */
-	uint16_t router_lid;
-	unsigned speedup;    /* transport and RNR timers run this many times faster than hardware's */
-	/* Faults: op fails with err once `skip` calls of it have succeeded. */
-	int fail_err[FV__OPS];
-	unsigned fail_skip[FV__OPS], calls[FV__OPS];
-	unsigned posts;     /* post_send calls, both sides */
-	unsigned signaled;  /* of which signaled */
-	unsigned inlined;   /* of which inline */
-	unsigned lose_from; /* this post and all later ones are never transmitted (0: never) */
-	unsigned err_at;    /* this post completes with err_status (0: never) */
-	unsigned err_status;
-	bool overrun; /* the engine overfilled a queue */
-	struct ibs_qp_conn last_rtr;
-	/* Each port's last RTR, whole (address vector: SL, GRH traffic class...): rtr[n] is port[n]'s. */
-	struct ibs_qp_conn rtr[FV_PORTS];
-} fv = { .mu = PTHREAD_MUTEX_INITIALIZER };
+struct fv_state fv = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
 /* Every port InfiniBand and Active, LID 7 + n, MTU 4096, P_Key 0xffff, GID 0 fe80::2:c903:a:n. */
-static inline void fv_reset(void)
+void fv_reset(void)
 {
 	unsigned i;
 
@@ -214,26 +119,26 @@ static inline void fv_reset(void)
 	}
 }
 
-static inline void fv_set_gid(unsigned port, unsigned index, const uint8_t gid[16], enum ibs_gid_type type)
+void fv_set_gid(unsigned port, unsigned index, const uint8_t gid[16], enum ibs_gid_type type)
 {
 	memcpy(fv.port[port].gids[index].gid, gid, 16);
 	fv.port[port].gids[index].type = type;
 }
 
-static inline void fv_fail(enum fv_op op, int err, unsigned skip)
+void fv_fail(enum fv_op op, int err, unsigned skip)
 {
 	fv.fail_err[op] = err;
 	fv.fail_skip[op] = skip;
 }
 
 /* Does this call of op fail? (Called with the lock held or before threads start.) */
-static inline int fv_check(enum fv_op op)
+static int fv_check(enum fv_op op)
 {
 	unsigned n = fv.calls[op]++;
 	return fv.fail_err[op] && n >= fv.fail_skip[op] ? fv.fail_err[op] : 0;
 }
 
-static inline uint64_t fv_now(void)
+uint64_t fv_now(void)
 {
 	struct timespec ts;
 
@@ -241,17 +146,17 @@ static inline uint64_t fv_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static inline uint32_t fv_mtu_bytes(unsigned mtu)
+static uint32_t fv_mtu_bytes(unsigned mtu)
 {
 	return 128u << mtu;
 }
 
-static inline bool fv_gid_empty(const struct fv_port *p, unsigned index)
+static bool fv_gid_empty(const struct fv_port *p, unsigned index)
 {
 	return index >= FV_GIDS || ibs_gid_is_zero(p->gids[index].gid);
 }
 
-static inline int fv_open(const char *ca, unsigned port, struct ibs_vdev **dev, struct ibs_vdev_info *info, char **msg)
+static int fv_open(const char *ca, unsigned port, struct ibs_vdev **dev, struct ibs_vdev_info *info, char **msg)
 {
 	struct ibs_vdev *d;
 	struct fv_port *p;
@@ -302,13 +207,13 @@ static inline int fv_open(const char *ca, unsigned port, struct ibs_vdev **dev, 
 	return 0;
 }
 
-static inline void fv_close(struct ibs_vdev *d)
+static void fv_close(struct ibs_vdev *d)
 {
 	free(d);
 }
 
 /* As the kernel's GID cache (since 5.10): EINVAL beyond the table, ENODATA for an empty entry. */
-static inline int fv_query_gid(struct ibs_vdev *d, unsigned index, uint8_t gid[16], enum ibs_gid_type *type)
+int fv_query_gid(struct ibs_vdev *d, unsigned index, uint8_t gid[16], enum ibs_gid_type *type)
 {
 	if (index >= FV_GIDS)
 		return EINVAL;
@@ -319,7 +224,7 @@ static inline int fv_query_gid(struct ibs_vdev *d, unsigned index, uint8_t gid[1
 	return 0;
 }
 
-static inline int fv_gid_netdev(struct ibs_vdev *d, unsigned index, char name[IBS_NETDEV_LEN])
+static int fv_gid_netdev(struct ibs_vdev *d, unsigned index, char name[IBS_NETDEV_LEN])
 {
 	if (fv_gid_empty(d->port, index) || d->port->gid_types_unknown || !d->port->gids[index].netdev[0])
 		return ENODATA;
@@ -327,7 +232,7 @@ static inline int fv_gid_netdev(struct ibs_vdev *d, unsigned index, char name[IB
 	return 0;
 }
 
-static inline int fv_alloc_pd(struct ibs_vdev *d, struct ibs_vpd **pd)
+static int fv_alloc_pd(struct ibs_vdev *d, struct ibs_vpd **pd)
 {
 	int e;
 
@@ -341,13 +246,13 @@ static inline int fv_alloc_pd(struct ibs_vdev *d, struct ibs_vpd **pd)
 	return 0;
 }
 
-static inline void fv_dealloc_pd(struct ibs_vpd *pd)
+static void fv_dealloc_pd(struct ibs_vpd *pd)
 {
 	free(pd);
 }
 
-static inline int fv_reg_mr(struct ibs_vpd *pd, void *addr, size_t len, unsigned access, struct ibs_vmr **mr,
-			    uint32_t *lkey, uint32_t *rkey)
+static int fv_reg_mr(struct ibs_vpd *pd, void *addr, size_t len, unsigned access, struct ibs_vmr **mr, uint32_t *lkey,
+		     uint32_t *rkey)
 {
 	struct ibs_vmr *m;
 	unsigned i;
@@ -378,7 +283,7 @@ static inline int fv_reg_mr(struct ibs_vpd *pd, void *addr, size_t len, unsigned
 	return 0;
 }
 
-static inline void fv_dereg_mr(struct ibs_vmr *m)
+static void fv_dereg_mr(struct ibs_vmr *m)
 {
 	unsigned i;
 
@@ -390,7 +295,7 @@ static inline void fv_dereg_mr(struct ibs_vmr *m)
 	free(m);
 }
 
-static inline int fv_create_cq(struct ibs_vdev *d, unsigned cqe, struct ibs_vcq **cq)
+static int fv_create_cq(struct ibs_vdev *d, unsigned cqe, struct ibs_vcq **cq)
 {
 	struct ibs_vcq *c;
 	int e;
@@ -408,14 +313,14 @@ static inline int fv_create_cq(struct ibs_vdev *d, unsigned cqe, struct ibs_vcq 
 	return 0;
 }
 
-static inline void fv_destroy_cq(struct ibs_vcq *c)
+static void fv_destroy_cq(struct ibs_vcq *c)
 {
 	free(c->q);
 	free(c);
 }
 
-static inline int fv_create_qp(struct ibs_vpd *pd, struct ibs_vcq *cq, struct ibs_qp_caps *caps,
-			       struct ibs_vqp **qp, uint32_t *qpn)
+static int fv_create_qp(struct ibs_vpd *pd, struct ibs_vcq *cq, struct ibs_qp_caps *caps, struct ibs_vqp **qp,
+			uint32_t *qpn)
 {
 	struct ibs_vqp *q;
 	unsigned i;
@@ -451,7 +356,7 @@ static inline int fv_create_qp(struct ibs_vpd *pd, struct ibs_vcq *cq, struct ib
 	return 0;
 }
 
-static inline void fv_destroy_qp(struct ibs_vqp *q)
+static void fv_destroy_qp(struct ibs_vqp *q)
 {
 	unsigned i;
 
@@ -477,7 +382,7 @@ static inline void fv_destroy_qp(struct ibs_vqp *q)
  * the range, hns and irdma the active MTU too); RoCE without a GRH (EINVAL);
  * an sgid index beyond the table (EINVAL) or on an empty entry (ENODATA).
  */
-static inline int fv_check_rtr(const struct ibs_vqp *q, const struct ibs_qp_conn *c)
+static int fv_check_rtr(const struct ibs_vqp *q, const struct ibs_qp_conn *c)
 {
 	if (c->mtu < 1 || c->mtu > 5 || c->mtu > q->port->mtu)
 		return EINVAL;
@@ -490,7 +395,7 @@ static inline int fv_check_rtr(const struct ibs_vqp *q, const struct ibs_qp_conn
 	return 0;
 }
 
-static inline int fv_modify_qp(struct ibs_vqp *q, enum ibs_qp_target to, const struct ibs_qp_conn *c)
+static int fv_modify_qp(struct ibs_vqp *q, enum ibs_qp_target to, const struct ibs_qp_conn *c)
 {
 	static const enum fv_op ops[] = { FV_INIT, FV_RTR, FV_RTS };
 	int e;
@@ -545,7 +450,7 @@ static inline int fv_modify_qp(struct ibs_vqp *q, enum ibs_qp_target to, const s
 
 /* ---- the data path (lock held) ---- */
 
-static inline void fv_push(struct ibs_vqp *q, bool send, unsigned slot, uint64_t wr_id, unsigned status, uint32_t len)
+static void fv_push(struct ibs_vqp *q, bool send, unsigned slot, uint64_t wr_id, unsigned status, uint32_t len)
 {
 	struct ibs_vcq *cq = q->cq;
 	struct fv_cqe *c;
@@ -566,7 +471,7 @@ static inline void fv_push(struct ibs_vqp *q, bool send, unsigned slot, uint64_t
 	c->slot = slot;
 }
 
-static inline struct ibs_vqp *fv_qp(uint32_t qpn)
+static struct ibs_vqp *fv_qp(uint32_t qpn)
 {
 	unsigned i;
 
@@ -577,7 +482,7 @@ static inline struct ibs_vqp *fv_qp(uint32_t qpn)
 }
 
 /* A registered range of this protection domain with these rights, by key; NULL when any of it is wrong. */
-static inline uint8_t *fv_mem(const struct ibs_vpd *pd, uint32_t key, uint64_t addr, size_t len, unsigned access)
+static uint8_t *fv_mem(const struct ibs_vpd *pd, uint32_t key, uint64_t addr, size_t len, unsigned access)
 {
 	unsigned i;
 
@@ -595,18 +500,18 @@ static inline uint8_t *fv_mem(const struct ibs_vpd *pd, uint32_t key, uint64_t a
 }
 
 /* Entry i of a port's P_Key table. */
-static inline uint16_t fv_pkey_at(const struct fv_port *p, unsigned i)
+static uint16_t fv_pkey_at(const struct fv_port *p, unsigned i)
 {
 	return i ? p->pkey_more[i - 1] : p->pkey;
 }
 
 /* The IBA's P_Key match: the same key (low 15 bits, not 0), and at least one end a full member. */
-static inline bool fv_pkey_match(uint16_t a, uint16_t b)
+static bool fv_pkey_match(uint16_t a, uint16_t b)
 {
 	return (a & 0x7fff) && (a & 0x7fff) == (b & 0x7fff) && ((a | b) & 0x8000);
 }
 
-static inline bool fv_port_has_gid(const struct fv_port *p, const uint8_t gid[16], enum ibs_gid_type type)
+static bool fv_port_has_gid(const struct fv_port *p, const uint8_t gid[16], enum ibs_gid_type type)
 {
 	unsigned i;
 
@@ -626,7 +531,7 @@ static inline bool fv_port_has_gid(const struct fv_port *p, const uint8_t gid[16
  * port takes either RoCE version whatever its own QP sends (mlx4: the ICRC
  * check on receive does not depend on the QP's RoCE mode).
  */
-static inline struct ibs_vqp *fv_reach(const struct ibs_vqp *q, uint32_t payload)
+static struct ibs_vqp *fv_reach(const struct ibs_vqp *q, uint32_t payload)
 {
 	const struct fv_port *s = q->port, *d;
 	const struct ibs_qp_conn *a = &q->path;
@@ -660,34 +565,33 @@ static inline struct ibs_vqp *fv_reach(const struct ibs_vqp *q, uint32_t payload
 	return t;
 }
 
-static inline uint32_t fv_len(const struct ibs_send_wr *w)
+static uint32_t fv_len(const struct ibs_send_wr *w)
 {
 	return w->opcode == IBS_WR_FETCH_ADD ? 8 : w->length;
 }
 
 /* Packets (PSNs) a message of len bytes takes at this path MTU; at least one. */
-static inline uint32_t fv_packets(uint32_t len, unsigned mtu)
+static uint32_t fv_packets(uint32_t len, unsigned mtu)
 {
 	return len ? (len + fv_mtu_bytes(mtu) - 1) / fv_mtu_bytes(mtu) : 1;
 }
 
 /* PSNs a work request takes: its request packets, or for an RDMA read its response packets. */
-static inline uint32_t fv_psns(const struct ibs_send_wr *w, unsigned mtu)
+static uint32_t fv_psns(const struct ibs_send_wr *w, unsigned mtu)
 {
 	return w->opcode == IBS_WR_FETCH_ADD ? 1 : fv_packets(w->length, mtu);
 }
 
 /* Transport retries: retry_cnt + 1 Local ACK Timeouts of 4.096 us << timeout (0: forever). */
-static inline uint64_t fv_retry_due(const struct ibs_vqp *q, uint64_t now)
+static uint64_t fv_retry_due(const struct ibs_vqp *q, uint64_t now)
 {
 	if (!q->path.timeout)
 		return 0;
-	return now + (uint64_t)(q->path.retry_cnt + 1) * (4096ull << q->path.timeout) /
-			     (fv.speedup ? fv.speedup : 1);
+	return now + (uint64_t)(q->path.retry_cnt + 1) * (4096ull << q->path.timeout) / (fv.speedup ? fv.speedup : 1);
 }
 
 /* Receiver-not-ready retries: rnr_retry + 1 of the responder's RNR timer (the IBA's encoding); 7: forever. */
-static inline uint64_t fv_rnr_due(const struct ibs_vqp *q, const struct ibs_vqp *t, uint64_t now)
+static uint64_t fv_rnr_due(const struct ibs_vqp *q, const struct ibs_vqp *t, uint64_t now)
 {
 	static const uint32_t timer_10us[32] = { 65536, 1,    2,    3,    4,    6,     8,     12,    16,    24,   32,
 						 48,    64,   96,   128,  192,  256,   384,   512,   768,   1024, 1536,
@@ -700,20 +604,19 @@ static inline uint64_t fv_rnr_due(const struct ibs_vqp *q, const struct ibs_vqp 
 }
 
 /* Reads and atomics of q answered by the responder whose response has not arrived yet. */
-static inline unsigned fv_reads_out(const struct ibs_vqp *q)
+static unsigned fv_reads_out(const struct ibs_vqp *q)
 {
 	unsigned k, n = 0;
 
 	for (k = 0; k < q->sq_n; k++) {
 		const struct fv_swqe *e = &q->sq[(q->sq_head + k) % q->max_send];
-		n += e->stage == FV_ANSWERED &&
-		     (e->wr.opcode == IBS_WR_RDMA_READ || e->wr.opcode == IBS_WR_FETCH_ADD);
+		n += e->stage == FV_ANSWERED && (e->wr.opcode == IBS_WR_RDMA_READ || e->wr.opcode == IBS_WR_FETCH_ADD);
 	}
 	return n;
 }
 
 /* The queue pair fails: every work request it still holds completes with WR_FLUSH_ERR. */
-static inline void fv_qp_error(struct ibs_vqp *q)
+static void fv_qp_error(struct ibs_vqp *q)
 {
 	unsigned k;
 
@@ -734,7 +637,7 @@ static inline void fv_qp_error(struct ibs_vqp *q)
 }
 
 /* A send work request completes: a completion if signaled or failed; a failure fails the queue pair. */
-static inline void fv_complete(struct ibs_vqp *q, unsigned slot, unsigned status)
+static void fv_complete(struct ibs_vqp *q, unsigned slot, unsigned status)
 {
 	struct fv_swqe *e = &q->sq[slot];
 
@@ -755,15 +658,14 @@ static inline void fv_complete(struct ibs_vqp *q, unsigned slot, unsigned status
  * when too small). NAKs other than RNR fail the responder's QP too. Returns
  * the status its response carries; *rnr: not ready, retry later.
  */
-static inline unsigned fv_respond(struct ibs_vqp *q, struct fv_swqe *e, const uint8_t *src, struct ibs_vqp *t,
-				  bool *rnr)
+static unsigned fv_respond(struct ibs_vqp *q, struct fv_swqe *e, const uint8_t *src, struct ibs_vqp *t, bool *rnr)
 {
 	const struct ibs_send_wr *w = &e->wr;
 	uint32_t len = fv_len(w), pkt = len < fv_mtu_bytes(q->path.mtu) ? len : fv_mtu_bytes(q->path.mtu);
-	unsigned need = w->opcode == IBS_WR_RDMA_WRITE	? IBS_ACCESS_REMOTE_WRITE
-			: w->opcode == IBS_WR_RDMA_READ ? IBS_ACCESS_REMOTE_READ
-			: w->opcode == IBS_WR_FETCH_ADD ? IBS_ACCESS_REMOTE_ATOMIC
-							: 0;
+	unsigned need = w->opcode == IBS_WR_RDMA_WRITE ? IBS_ACCESS_REMOTE_WRITE :
+			w->opcode == IBS_WR_RDMA_READ  ? IBS_ACCESS_REMOTE_READ :
+			w->opcode == IBS_WR_FETCH_ADD  ? IBS_ACCESS_REMOTE_ATOMIC :
+							 0;
 	bool rd = w->opcode == IBS_WR_RDMA_READ || w->opcode == IBS_WR_FETCH_ADD;
 	uint8_t *dst;
 
@@ -829,7 +731,7 @@ inv_req:
  * and is dropped there, so it is retried like a lost one. The response must
  * reach q back by the responder's own RTR address.
  */
-static inline void fv_transmit(struct ibs_vqp *q, unsigned slot, uint64_t now)
+static void fv_transmit(struct ibs_vqp *q, unsigned slot, uint64_t now)
 {
 	struct fv_swqe *e = &q->sq[slot];
 	const struct ibs_send_wr *w = &e->wr;
@@ -877,7 +779,7 @@ static inline void fv_transmit(struct ibs_vqp *q, unsigned slot, uint64_t now)
 }
 
 /* The response to slot arrives: read data and fetched values land in a local buffer that must allow local write. */
-static inline void fv_answer(struct ibs_vqp *q, unsigned slot)
+static void fv_answer(struct ibs_vqp *q, unsigned slot)
 {
 	struct fv_swqe *e = &q->sq[slot];
 	const struct ibs_send_wr *w = &e->wr;
@@ -894,7 +796,7 @@ static inline void fv_answer(struct ibs_vqp *q, unsigned slot)
 }
 
 /* One step of q's send queue, in order: responses arrive, then new requests go out. */
-static inline void fv_step(struct ibs_vqp *q, uint64_t now)
+static void fv_step(struct ibs_vqp *q, uint64_t now)
 {
 	unsigned k;
 
@@ -926,7 +828,7 @@ static inline void fv_step(struct ibs_vqp *q, uint64_t now)
 	}
 }
 
-static inline void fv_progress(void)
+static void fv_progress(void)
 {
 	uint64_t now = fv_now();
 	unsigned i;
@@ -936,7 +838,7 @@ static inline void fv_progress(void)
 			fv_step(fv.qps[i], now);
 }
 
-static inline int fv_post_send(struct ibs_vqp *q, const struct ibs_send_wr *w)
+static int fv_post_send(struct ibs_vqp *q, const struct ibs_send_wr *w)
 {
 	struct fv_swqe *e;
 	unsigned n;
@@ -977,7 +879,7 @@ static inline int fv_post_send(struct ibs_vqp *q, const struct ibs_send_wr *w)
 }
 
 /* Hardware does not look at the buffer until a message lands in it. */
-static inline int fv_post_recv(struct ibs_vqp *q, uint64_t wr_id, void *addr, uint32_t len, uint32_t lkey)
+static int fv_post_recv(struct ibs_vqp *q, uint64_t wr_id, void *addr, uint32_t len, uint32_t lkey)
 {
 	pthread_mutex_lock(&fv.mu);
 	if (q->state == FV_QPS_RESET) {
@@ -995,7 +897,7 @@ static inline int fv_post_recv(struct ibs_vqp *q, uint64_t wr_id, void *addr, ui
 }
 
 /* Polling frees the queue entries up to the one completed, unsignaled ones before it included. */
-static inline void fv_release(struct fv_cqe *c)
+static void fv_release(struct fv_cqe *c)
 {
 	struct ibs_vqp *q = c->qp;
 	unsigned n;
@@ -1015,7 +917,7 @@ static inline void fv_release(struct fv_cqe *c)
 }
 
 /* One progress step of the whole fabric, then what this CQ holds: a poll right after a post finds nothing. */
-static inline int fv_poll_cq(struct ibs_vcq *cq, int n, struct ibs_wc *wc)
+static int fv_poll_cq(struct ibs_vcq *cq, int n, struct ibs_wc *wc)
 {
 	int k = 0;
 
@@ -1035,7 +937,7 @@ static inline int fv_poll_cq(struct ibs_vcq *cq, int n, struct ibs_wc *wc)
 	return k;
 }
 
-static const struct ibs_verbs_ops fake_verbs = {
+const struct ibs_verbs_ops fake_verbs = {
 	.name = "fake",
 	.open = fv_open,
 	.close = fv_close,
@@ -1054,5 +956,3 @@ static const struct ibs_verbs_ops fake_verbs = {
 	.post_recv = fv_post_recv,
 	.poll_cq = fv_poll_cq,
 };
-
-#endif

@@ -1,56 +1,21 @@
-/*
- * Rail-optimized fabrics written as ibnetdiscover text for the unit tests:
- * SU scalable units of SRV servers with RAILS rails each; leaf (u, r) takes
- * device mlx5_r of the unit's servers on ports 1..SRV and goes to every spine
- * on ports LEAF_UP.. (PAR cables per spine). Servers are dgx001.. across the
- * units, leaves su1-r0.., spines spine1... A test edits rn.port[][] (which
- * node and port each leaf port is cabled to) before rn_text().
- */
-#ifndef FAKE_RAILNET_H
-#define FAKE_RAILNET_H
+/* The rail-optimized fabrics of fake_railnet.h, written as ibnetdiscover text and loaded. */
+#include "fake_railnet.h"
 
-#include <inttypes.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "../../fabric/load.h"
-
-#define RN_MAX_LEAVES 16
-#define RN_MAX_SPINES 8
-#define RN_PORTS 32
-#define RN_LEAF_UP 17 /* first leaf port to a spine */
-
-struct rn_end {
-	uint64_t guid;    /* 0: nothing cabled */
-	unsigned port;
-};
-
-struct railnet {
-	unsigned su, srv, rails, spines, par;
-	struct rn_end port[RN_MAX_LEAVES][RN_PORTS + 1]; /* leaf index u * rails + r */
-	char leafname[RN_MAX_LEAVES][32];
-	unsigned spine_host_port;  /* nonzero: host dgx999 cabled to spine1 on this port */
-	unsigned slow_leaf, slow_port; /* nonzero slow_port: that leaf port runs 4xQDR */
-	bool default_desc;         /* CAs describe themselves as the firmware does, naming no host */
-};
-
-static inline uint64_t rn_leaf_guid(unsigned l)
+uint64_t rn_leaf_guid(unsigned l)
 {
 	return 0x1000 + l;
 }
-static inline uint64_t rn_spine_guid(unsigned s)
+uint64_t rn_spine_guid(unsigned s)
 {
 	return 0x2000 + s;
 }
 /* Server h (0-based across units), device r. */
-static inline uint64_t rn_ca_guid(unsigned h, unsigned r)
+uint64_t rn_ca_guid(unsigned h, unsigned r)
 {
 	return 0x100000 + h * 16 + r;
 }
 
-static inline void rn_init(struct railnet *n, unsigned su, unsigned srv, unsigned rails, unsigned spines,
-			   unsigned par)
+void rn_init(struct railnet *n, unsigned su, unsigned srv, unsigned rails, unsigned spines, unsigned par)
 {
 	unsigned u, r, p, s, k;
 
@@ -70,7 +35,7 @@ static inline void rn_init(struct railnet *n, unsigned su, unsigned srv, unsigne
 }
 
 /* Swap what leaf ports (la, pa) and (lb, pb) are cabled to. */
-static inline void rn_swap(struct railnet *n, unsigned la, unsigned pa, unsigned lb, unsigned pb)
+void rn_swap(struct railnet *n, unsigned la, unsigned pa, unsigned lb, unsigned pb)
 {
 	struct rn_end t = n->port[la][pa];
 	n->port[la][pa] = n->port[lb][pb];
@@ -78,7 +43,7 @@ static inline void rn_swap(struct railnet *n, unsigned la, unsigned pa, unsigned
 }
 
 /* The fabric as ibnetdiscover text (caller frees). */
-static inline char *rn_text(const struct railnet *n)
+char *rn_text(const struct railnet *n)
 {
 	size_t cap = 1 << 20, len = 0;
 	char *b = malloc(cap);
@@ -99,12 +64,14 @@ static inline char *rn_text(const struct railnet *n)
 		RN_PUT("\n");
 	}
 	for (s = 0; s < n->spines; s++)
-		RN_PUT("switchguid=0x%" PRIx64 "\nSwitch\t%u \"S-%016" PRIx64 "\"\t\t# \"spine%u\" base port 0 lid %u lmc 0\n\n",
+		RN_PUT("switchguid=0x%" PRIx64 "\nSwitch\t%u \"S-%016" PRIx64
+		       "\"\t\t# \"spine%u\" base port 0 lid %u lmc 0\n\n",
 		       rn_spine_guid(s), RN_PORTS, rn_spine_guid(s), s + 1, 100 + s);
 	for (h = 0; h < n->su * n->srv; h++)
 		for (r = 0; r < n->rails; r++)
 			if (n->default_desc)
-				RN_PUT("caguid=0x%" PRIx64 "\nCa\t1 \"H-%016" PRIx64 "\"\t\t# \"MT4129 ConnectX7   Mellanox Technologies\"\n\n",
+				RN_PUT("caguid=0x%" PRIx64 "\nCa\t1 \"H-%016" PRIx64
+				       "\"\t\t# \"MT4129 ConnectX7   Mellanox Technologies\"\n\n",
 				       rn_ca_guid(h, r), rn_ca_guid(h, r));
 			else
 				RN_PUT("caguid=0x%" PRIx64 "\nCa\t1 \"H-%016" PRIx64 "\"\t\t# \"dgx%03u mlx5_%u\"\n\n",
@@ -117,7 +84,7 @@ static inline char *rn_text(const struct railnet *n)
 	return b;
 }
 
-static inline struct ibs_fabric *rn_fabric(const struct railnet *n)
+struct ibs_fabric *rn_fabric(const struct railnet *n)
 {
 	char *t = rn_text(n), *msg = NULL;
 	struct ibs_fabric *f = NULL;
@@ -130,5 +97,3 @@ static inline struct ibs_fabric *rn_fabric(const struct railnet *n)
 	free(msg);
 	return f;
 }
-
-#endif
