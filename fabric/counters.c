@@ -78,13 +78,17 @@ uint16_t ibs_port_pma_lid(const struct ibs_node *n, const struct ibs_port *p)
 }
 
 /*
- * Why no GMP can ask for p's counters, or IBS_CTR_ASKED. Only SMPs reach a
- * port in Init or Armed (IBA 7.2); a GMP needs the PMA's port Active. A
- * switch's external port in Init is read through its port 0 all the same.
+ * Why no GMP can ask for p's counters, or IBS_CTR_ASKED. Only SMPs pass a
+ * port in Init or Armed (IBA 7.2); a GMP needs the PMA's port Active, and
+ * for a remote CA the switch port its cable goes to as well (every GMP to
+ * it leaves by that port; its port 0 counts for a switch). A switch's
+ * external port in Init is read through its port 0 all the same. A LID
+ * another node holds too (own: ibs_fabric_lid_owners) would bring
+ * whichever node's counters the forwarding tables lead to: not asked.
  */
-static uint8_t pma_skip(const struct ibs_node *n, const struct ibs_port *p, uint8_t *state)
+static uint8_t pma_skip(const struct ibs_node *n, const struct ibs_port *p, const uint32_t *own, uint8_t *state)
 {
-	const struct ibs_port *via = pma_port(n, p);
+	const struct ibs_port *via = pma_port(n, p), *far;
 
 	if (!via || !via->valid)
 		return IBS_CTR_NO_LID;
@@ -92,12 +96,23 @@ static uint8_t pma_skip(const struct ibs_node *n, const struct ibs_port *p, uint
 		*state = via->pi.state;
 		return IBS_CTR_NOT_ACTIVE;
 	}
-	return via->pi.lid ? IBS_CTR_ASKED : IBS_CTR_NO_LID;
+	if (!via->pi.lid)
+		return IBS_CTR_NO_LID;
+	far = NULL;
+	if (n->ni.node_type != IBS_NODE_SWITCH && n->path.hops && p->peer)
+		far = ibs_node_port(p->peer, p->peer_port);
+	if (far && far->valid && !ibs_portinfo_active(&far->pi)) {
+		*state = far->pi.state;
+		return IBS_CTR_PEER_NOT_ACTIVE;
+	}
+	if (via->pi.lid < IBS_LID_UNICAST_END && own[via->pi.lid] == IBS_LID_SHARED)
+		return IBS_CTR_SHARED_LID;
+	return IBS_CTR_ASKED;
 }
 
 const char *ibs_port_counters_why(const struct ibs_node *n, const struct ibs_port *p)
 {
-	static char buf[96];
+	static char buf[192];
 	const struct ibs_port *via = pma_port(n, p);
 
 	if (!p->ctr || p->ctr->ok)
@@ -111,6 +126,14 @@ const char *ibs_port_counters_why(const struct ibs_node *n, const struct ibs_por
 		return buf;
 	case IBS_CTR_MOVED:
 		return "its LID moved between the two readings";
+	case IBS_CTR_PEER_NOT_ACTIVE:
+		snprintf(buf, sizeof(buf),
+			 "%s port %u, its cable's other end, is %s, and no GMP crosses a port that is not Active",
+			 ibs_node_name(p->peer), p->peer_port, ibs_port_state_str(p->ctr->state));
+		return buf;
+	case IBS_CTR_SHARED_LID:
+		snprintf(buf, sizeof(buf), "its LID %u is another node's too: a GMP to it reaches either", via->pi.lid);
+		return buf;
 	}
 	return NULL;
 }
@@ -336,7 +359,7 @@ static void on_cpi(void *ctx, const struct ibs_mad_req *req, const struct ibs_ma
 }
 
 /* Each port n's counters are wanted for gets a fresh reading, marked when no GMP can ask for it. */
-static void prepare_ports(struct ibs_node *n, bool *any, bool *with_lid)
+static void prepare_ports(struct ibs_node *n, const uint32_t *own, bool *any, bool *with_lid)
 {
 	struct ibs_port *pt;
 
@@ -349,7 +372,7 @@ static void prepare_ports(struct ibs_node *n, bool *any, bool *with_lid)
 			continue;
 		*any = true;
 		c = fresh(pt);
-		why = pma_skip(n, pt, &c->state);
+		why = pma_skip(n, pt, own, &c->state);
 		if (ibs_port_pma_lid(n, pt))
 			*with_lid = true;
 		/* Not a failure: what the port's state allows (its own finding in health). */
@@ -393,6 +416,7 @@ static enum ibs_err read_counters(struct ibs_engine *e, struct ibs_fabric *f, st
 	struct cctx base;
 	size_t i;
 	unsigned with_lid = 0, wanted = 0;
+	uint32_t *own;
 
 	run->counters_read = true;
 	run->local_state = 0;
@@ -406,12 +430,14 @@ static enum ibs_err read_counters(struct ibs_engine *e, struct ibs_fabric *f, st
 		run->local_state = f->local.state;
 		return IBS_OK;
 	}
+	own = ibs_fabric_lid_owners(f);
 	for (i = 0; i < f->n_nodes; i++) {
 		bool any = false, lid = false;
-		prepare_ports(f->nodes[i], &any, &lid);
+		prepare_ports(f->nodes[i], own, &any, &lid);
 		wanted += any;
 		with_lid += lid;
 	}
+	free(own);
 	run->no_lids = wanted && !with_lid;
 	if (confirm && !run->no_lids) {
 		enum ibs_err rc = ibs_counters_confirm(e, f);

@@ -22,9 +22,11 @@ struct ibs_node;
 /* Why a port's counters were not asked for (struct ibs_port_counters.not_read). */
 enum ibs_ctr_skip {
 	IBS_CTR_ASKED = 0,
-	IBS_CTR_NO_LID,     /* the PMA's port has no LID */
-	IBS_CTR_NOT_ACTIVE, /* the PMA's port is not Active: no GMP reaches it (IBA 7.2, 14.2.5.6) */
-	IBS_CTR_MOVED,      /* --interval: the LID of the first reading now leads elsewhere */
+	IBS_CTR_NO_LID,          /* the PMA's port has no LID */
+	IBS_CTR_NOT_ACTIVE,      /* the PMA's port is not Active: no GMP reaches it (IBA 7.2, 14.2.5.6) */
+	IBS_CTR_MOVED,           /* --interval: the LID of the first reading now leads elsewhere */
+	IBS_CTR_PEER_NOT_ACTIVE, /* a remote CA's port: the switch port its cable goes to is not Active (state) */
+	IBS_CTR_SHARED_LID,      /* another node holds the PMA's LID too: a GMP to it reaches either */
 };
 
 /*
@@ -53,7 +55,7 @@ struct ibs_port_counters {
 	bool extended;            /* 64-bit data counters from PortCountersExtended */
 	bool ext_errors;          /* the error counters and XmitWait are PortCountersExtended's 64-bit ones too */
 	uint8_t not_read;         /* enum ibs_ctr_skip: no request went out, and why */
-	uint8_t state;            /* with IBS_CTR_NOT_ACTIVE: the PortState of the PMA's port */
+	uint8_t state;            /* with IBS_CTR_NOT_ACTIVE: the PortState of the PMA's port (PEER_: of its peer) */
 	bool no_xmit_wait;        /* ClassPortInfo says the PMA does not count PortXmitWait: c.xmit_wait is no reading */
 	enum ibs_outcome outcome; /* when !ok */
 	uint16_t status;

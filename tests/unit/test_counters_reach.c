@@ -156,6 +156,75 @@ static void test_armed_port_not_asked(void **state)
 	ibs_fabric_free(f);
 }
 
+/*
+ * A remote CA's port is Active, the switch port its cable goes to Armed
+ * (the SM's Set to Active failed there): every GMP to the CA leaves the
+ * switch by that port, which passes only SMPs (IBA 7.2). No GMP goes to
+ * the CA's LID, and it says which port holds it up; the switch's own
+ * counters are read through its port 0. No partial: link.down names the
+ * Armed end.
+ */
+static void test_peer_armed_not_asked(void **state)
+{
+	struct pmafab p = { .node = { [1] = 0x200, [5] = 0x100 } };
+	struct ibs_counter_opts o = { 0 };
+	const uint16_t lid[] = { 0, 5 };
+	const uint8_t st[] = { 0, 4 };
+	struct ibs_fabric *f = ibs_fabric_new();
+	struct ibs_node *sw = fb_node(f, IBS_NODE_SWITCH, 3, 0x200, 0x200);
+	struct ibs_node *n = add_ca(f, 0x100, 1, lid, st);
+	const char *why;
+	struct rig r;
+
+	(void)state;
+	fb_port(sw, 0, IBS_PORT_ACTIVE, IBS_PHYS_LINKUP, 1);
+	fb_port(sw, 3, IBS_PORT_ARMED, IBS_PHYS_LINKUP, 0);
+	assert_true(ibs_fabric_connect(sw, 3, n, 1));
+	n->path.hops = 1; /* behind the switch, not the local node */
+	rig_open(&r, &p);
+	assert_int_equal(ibs_read_counters(r.e, f, &r.run, &o), IBS_OK);
+	assert_int_equal(p.to_lid[5], 0);
+	assert_false(n->ports[1].ctr->ok);
+	assert_int_equal(n->ports[1].ctr->not_read, IBS_CTR_PEER_NOT_ACTIVE);
+	why = ibs_port_counters_why(n, &n->ports[1]);
+	if (!strstr(why, "port 3") || !strstr(why, "Armed"))
+		fail_msg("the reason names neither the switch port nor its state: %s", why);
+	assert_true(sw->ports[3].ctr->ok); /* through port 0 */
+	assert_false(f->partial);
+	rig_close(&r);
+	ibs_fabric_free(f);
+}
+
+/*
+ * Two CAs hold LID 5 (the SM gave it twice, or one came from another
+ * subnet): a PMA answer carries no GUID, so a GMP to LID 5 would bring
+ * whichever one the forwarding tables lead to as the other's. Neither is
+ * asked, each says why; the CA at LID 6 is read.
+ */
+static void test_shared_lid_not_asked(void **state)
+{
+	struct pmafab p = { .node = { [5] = 0x100, [6] = 0x300 } };
+	struct ibs_counter_opts o = { 0 };
+	const uint16_t five[] = { 0, 5 }, six[] = { 0, 6 };
+	const uint8_t st[] = { 0, 4 };
+	struct ibs_fabric *f = ibs_fabric_new();
+	struct ibs_node *a = add_ca(f, 0x100, 1, five, st), *b = add_ca(f, 0x200, 1, five, st);
+	struct ibs_node *c = add_ca(f, 0x300, 1, six, st);
+	struct rig r;
+
+	(void)state;
+	a->path.hops = b->path.hops = c->path.hops = 1;
+	rig_open(&r, &p);
+	assert_int_equal(ibs_read_counters(r.e, f, &r.run, &o), IBS_OK);
+	assert_int_equal(p.to_lid[5], 0);
+	assert_int_equal(a->ports[1].ctr->not_read, IBS_CTR_SHARED_LID);
+	assert_int_equal(b->ports[1].ctr->not_read, IBS_CTR_SHARED_LID);
+	assert_non_null(strstr(ibs_port_counters_why(b, &b->ports[1]), "LID 5"));
+	assert_true(c->ports[1].ctr->ok);
+	rig_close(&r);
+	ibs_fabric_free(f);
+}
+
 /* A PMA that does not answer ClassPortInfo still has PortCounters read on each port: no port is marked for it. */
 static void test_cpi_timeout_reads_ports(void **state)
 {
@@ -318,6 +387,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_armed_port_not_asked),
+		cmocka_unit_test(test_peer_armed_not_asked),
+		cmocka_unit_test(test_shared_lid_not_asked),
 		cmocka_unit_test(test_cpi_timeout_reads_ports),
 		cmocka_unit_test(test_local_not_active),
 		cmocka_unit_test(test_64bit_error_counters),
