@@ -311,6 +311,8 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 	c->want_counters = h->chk.counters;
 	/* Data counters matter for the metrics, not for findings. */
 	c->ext_counters = fmt == CLI_F_PROM;
+	/* --state judges PortXmitWait's rise since the last run as a share of the time: its tick. */
+	c->want_tick = h->state != NULL;
 	if (h->routing)
 		c->needs |= IBS_LACK_LFT;
 	rc = cli_walk_tables(c, h->routing, &f, &run, &lfts, &n_lfts);

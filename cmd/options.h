@@ -80,6 +80,7 @@ struct cli_common {
 	bool want_counters;
 	bool reset_counters;
 	bool ext_counters;  /* 64-bit data counters too */
+	bool want_tick;     /* PortSamplesControl where PortXmitWait is above 0 (health --state's share) */
 	double interval_s;
 	/* Not an option: a fabric walked before whose counters to read again (the exporter); the walk takes it. */
 	struct ibs_fabric *walked;

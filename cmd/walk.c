@@ -251,7 +251,7 @@ int cli_walk_begin(const struct cli_common *c, struct ibs_session **out)
 	wo.progress_ctx = &prog;
 	rc = ibs_session_walk(*out, &wo);
 	if (rc == IBS_OK && c->want_counters) {
-		struct ibs_counter_opts co = { .reset = c->reset_counters, .extended = c->ext_counters };
+		struct ibs_counter_opts co = { .reset = c->reset_counters, .extended = c->ext_counters, .tick = c->want_tick };
 		ibs_session_read_counters(*out, &co, c->interval_s);
 	}
 	return EXIT_OK;

@@ -2,11 +2,14 @@
 #include "counters.h"
 #include "counters_int.h"
 #include "names.h"
+#include "rate.h"
 #include "../core/base/clock.h"
 #include "../core/base/log.h"
 #include "../core/base/xalloc.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -549,5 +552,71 @@ bool ibs_port_xmit_wait_rate(const struct ibs_port_counters *c, double *tps)
 	if (dt <= 0 || !d || !ibs_port_counter_delta(c, d, &w))
 		return false;
 	*tps = (double)w / dt;
+	return true;
+}
+
+/* NVIDIA's (Mellanox's) IEEE OUI, NodeInfo VendorID. */
+#define IBS_VENDOR_NVIDIA 0x0002c9
+
+bool ibs_port_xmit_wait_share(const struct ibs_node *n, const struct ibs_port *pt, double *tick_s, double *share,
+			      char *why, size_t len)
+{
+	return ibs_xmit_wait_share(n, pt, pt->ctr, pt->ctr ? ibs_port_counters_elapsed(pt->ctr) : 0, tick_s, share, why,
+				   len);
+}
+
+bool ibs_xmit_wait_share(const struct ibs_node *n, const struct ibs_port *pt, const struct ibs_port_counters *c,
+			 double dt, double *tick_s, double *share, char *why, size_t len)
+{
+	const struct ibs_counter_def *d = ibs_counter_find("PortXmitWait");
+	double sym;
+	unsigned mbps, lanes, tick;
+	uint64_t w;
+
+	*tick_s = 0;
+	*share = 0;
+	snprintf(why, len, "no interval");
+	if (!c || dt <= 0 || !d)
+		return false;
+	if (!ibs_counter_known(c, d)) {
+		snprintf(why, len, "the PMA does not count PortXmitWait");
+		return false;
+	}
+	if (!ibs_port_counter_delta(c, d, &w)) {
+		snprintf(why, len, "PortXmitWait's rise is not known");
+		return false;
+	}
+	if (!w)
+		return true; /* it never waited: 0 whatever the tick */
+	if (c->det[IBS_DET_PSC].state != IBS_DET_OK) {
+		if (!ibs_port_details_why(c, IBS_DET_PSC, why, len))
+			snprintf(why, len, "PortSamplesControl not asked");
+		return false;
+	}
+	mbps = pt->valid ? ibs_speed_data_mbps(pt->pi.speed_active, pt->pi.speed_ext_active) : 0;
+	lanes = pt->valid ? ibs_width_lanes(pt->pi.width_active) : 0;
+	if (!mbps || !lanes) {
+		snprintf(why, len, "the port's link speed or width is not known");
+		return false;
+	}
+	tick = (unsigned)c->d.psc_tick;
+	sym = 8.0 / ((double)mbps * 1e6);
+	/*
+	 * IBA: a tick is Tick + 1 symbol times of one lane. NVIDIA's Quantum,
+	 * Quantum-2 and Quantum-3 switches say Tick 7 and count 8 bytes of the
+	 * whole port, whatever its width (ibdiagnet manual, "Congestion
+	 * Assessment on InfiniBand Links"); Switch-IB and Switch-X say 31 and
+	 * count per lane, as the IBA has it.
+	 */
+	*tick_s = (tick + 1) * sym;
+	if (n->ni.vendor_id == IBS_VENDOR_NVIDIA && n->ni.node_type == IBS_NODE_SWITCH && tick == 7)
+		*tick_s /= lanes;
+	*share = (double)w * *tick_s / dt;
+	if (*share > 1.0) {
+		snprintf(why, len, "PortXmitWait rose by %" PRIu64 " ticks of %.3g ns in %.3f s, more than the time: "
+			 "the PMA counts its tick otherwise", w, *tick_s * 1e9, dt);
+		*share = 0;
+		return false;
+	}
 	return true;
 }

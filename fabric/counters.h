@@ -14,6 +14,11 @@ struct ibs_counter_opts {
 	bool reset;    /* clear the counters after reading (Set with CounterSelect all) */
 	bool extended; /* also 64-bit data counters (ClassPortInfo, PortCountersExtended) */
 	bool first_of_two; /* the first reading of --interval: no details (only the second knows what rose) */
+	/*
+	 * Ask PortSamplesControl where PortXmitWait is above 0 in a single
+	 * reading too: health --state makes a share of its rise since the last run.
+	 */
+	bool tick;
 };
 
 /*
@@ -39,11 +44,24 @@ enum ibs_err ibs_read_counters_interval(struct ibs_engine *e, struct ibs_fabric 
 /*
  * PortXmitWait between a port's two readings, in ticks per second (*tps):
  * false where its delta cannot be known (not counted, saturated, cleared).
- * A tick's length is not known here: PortSamplesControl's Tick is not
- * read (ibsim drops it), and no per-generation default is assumed, so no
- * share of the interval is made of it (docs/checks.md).
  */
 bool ibs_port_xmit_wait_rate(const struct ibs_port_counters *c, double *tps);
+/*
+ * The share of the time between a port's two readings during which it
+ * had data to send and sent nothing: PortXmitWait's rise x the tick / the
+ * seconds, the tick (*tick_s) from PortSamplesControl's Tick and the
+ * port's active speed (and width, for the NVIDIA switches that count per
+ * port: docs/checks.md). 0 with *tick_s 0 where PortXmitWait did not
+ * rise. False, and why into why, where it cannot be known: no interval,
+ * no PortXmitWait, its rise unknown, PortSamplesControl not answered (no
+ * tick is assumed: ibsim drops it), the speed unknown, or a share above
+ * 1 (the PMA does not count its tick as the IBA says).
+ */
+bool ibs_port_xmit_wait_share(const struct ibs_node *n, const struct ibs_port *pt, double *tick_s, double *share,
+			      char *why, size_t len);
+/* The same of readings c (prev and c) dt seconds apart: health --state's since the last run. */
+bool ibs_xmit_wait_share(const struct ibs_node *n, const struct ibs_port *pt, const struct ibs_port_counters *c,
+			 double dt, double *tick_s, double *share, char *why, size_t len);
 /* Seconds between a port's two readings, or 0 when it has not two. */
 double ibs_port_counters_elapsed(const struct ibs_port_counters *c);
 

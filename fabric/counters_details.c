@@ -2,7 +2,9 @@
  * Why PortRcvErrors and PortXmitDiscards counted, and on which VLs
  * PortXmitWait did: PortRcvErrorDetails, PortXmitDiscardDetails (IBA
  * 16.1.4.1-2) and PortVLXmitWaitCounters (16.1.4.8), asked only for a port
- * whose summary counter moved, so that a clean fabric costs no MAD more.
+ * whose summary counter moved, so that a clean fabric costs no MAD more;
+ * PortSamplesControl (16.1.3.2) too, for PortXmitWait's tick, where
+ * PortXmitWait rose between the two readings of --interval.
  * All three are optional and no ClassPortInfo bit says whether a PMA has
  * them; the first port of a PMA to need one asks, the PMA's other ports
  * wait for that answer, and a PMA that fails it (a bad status, no answer)
@@ -42,13 +44,16 @@ static const struct {
 	const char *attr, *summary, *key, *label;
 	uint16_t id;
 	enum ibs_err (*decode)(const uint8_t *mad, size_t len, struct ibs_pma_details *out);
-} dets[IBS_N_DET] = {
+} dets[IBS_N_DET_ALL] = {
 	[IBS_DET_RCV] = { "PortRcvErrorDetails", "PortRcvErrors", "rcv_error_details", "reason",
 			  IBS_ATTR_PORT_RCV_ERROR_DETAILS, ibs_decode_rcv_error_details },
 	[IBS_DET_XMIT] = { "PortXmitDiscardDetails", "PortXmitDiscards", "xmit_discard_details", "reason",
 			   IBS_ATTR_PORT_XMIT_DISCARD_DETAILS, ibs_decode_xmit_discard_details },
 	[IBS_DET_VL_WAIT] = { "PortVLXmitWaitCounters", "PortXmitWait", "vl_xmit_wait", "vl", IBS_ATTR_PORT_VL_XMIT_WAIT,
 			      ibs_decode_vl_xmit_wait },
+	/* Mandatory (IBA 16.1.3.2), but ibsim drops it; its Tick makes PortXmitWait's rise a share of the time. */
+	[IBS_DET_PSC] = { "PortSamplesControl", "PortXmitWait", "xmit_wait_tick", NULL, IBS_ATTR_PORT_SAMPLES_CONTROL,
+			  ibs_decode_port_samples_control },
 };
 
 const char *ibs_det_attr_name(unsigned k)
@@ -82,13 +87,16 @@ int ibs_counter_det(const struct ibs_counter_def *d)
 }
 
 /* Did the summary counter of attribute k move: above 0, and risen since the reading before where there is one? */
-static bool moved(const struct ibs_port_counters *pc, unsigned k)
+static bool moved(const struct ibs_port_counters *pc, unsigned k, const struct ibs_counter_opts *o)
 {
 	const struct ibs_counter_def *d = ibs_det_summary(k);
 	uint64_t delta;
 
 	if (!d || !ibs_counter_get(&pc->c, d))
 		return false;
+	/* The tick is needed only for a rise over an interval: no share of a lifetime total. */
+	if (k == IBS_DET_PSC)
+		return pc->have_prev ? ibs_port_counter_delta(pc, d, &delta) && delta > 0 : o->tick;
 	if (pc->have_prev && ibs_port_counter_delta(pc, d, &delta))
 		return delta > 0;
 	return true; /* no earlier reading, or it cannot be compared (cleared, saturated, width) */
@@ -158,9 +166,9 @@ void ibs_counters_details(struct cctx *c)
 
 	if (c->o->first_of_two)
 		return;
-	for (k = 0; k < IBS_N_DET; k++) {
+	for (k = 0; k < IBS_N_DET_ALL; k++) {
 		struct ibs_port_det *pd = &c->port->ctr->det[k];
-		if (!moved(c->port->ctr, k))
+		if (!moved(c->port->ctr, k, c->o))
 			continue;
 		switch (c->node->pma_det[k]) {
 		case IBS_NODE_DET_UNKNOWN:

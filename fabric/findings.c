@@ -21,6 +21,7 @@ const struct ibs_check_def ibs_checks[] = {
 	[CK_LINK_FLAPPED] = CHECK("link.flapped", "link flapped since the last run",
 		"links flapped since the last run", "links_flapped"),
 	[CK_COUNTERS] = CHECK("counters", "port with errors", "ports with errors", "ports_with_errors"),
+	[CK_CONGESTED] = CHECK("counters.congested", "congested port", "congested ports", "ports_congested"),
 	[CK_DUP_GUID] = CHECK("identity.duplicate_guid", "duplicate GUID", "duplicate GUIDs", "duplicate_guids"),
 	[CK_DUP_PORT_GUID] = CHECK("identity.duplicate_port_guid", "duplicate port GUID",
 		"duplicate port GUIDs", "duplicate_port_guids"),

@@ -93,6 +93,34 @@ static const char *why_counted(const struct ibs_port_counters *c, const struct i
 	return buf;
 }
 
+/*
+ * counters.congested: the share of the time the port had data to send and
+ * sent none, over the two readings of --interval (since < 0) or since the
+ * last run (health --state), where PortSamplesControl gave the tick.
+ */
+static void check_congested(const struct ibs_node *n, const struct ibs_port *pt, const struct ibs_port_counters *c,
+			    double since, const struct ibs_health_opts *o, struct ibs_findings *fs)
+{
+	double tick_s, share, dt = since < 0 ? ibs_port_counters_elapsed(c) : since;
+	const struct ibs_counter_def *d = ibs_counter_find("PortXmitWait");
+	struct ibs_finding *x;
+	uint64_t w = 0;
+	char why[192];
+
+	if (!ibs_xmit_wait_share(n, pt, c, dt, &tick_s, &share, why, sizeof(why)) ||
+	    share * 100.0 <= (double)o->thresholds->congested)
+		return;
+	ibs_port_counter_delta(c, d, &w);
+	x = add(fs, CK_CONGESTED, IBS_SEV_WARNING, n, pt->num,
+		"%s port %u: waited %.1f%% of the time with data to send (PortXmitWait rose by %" PRIu64
+		" ticks of %.3g ns in %.0f s%s; threshold %" PRIu64 "%%)",
+		nm(n), pt->num, share * 100.0, w, tick_s * 1e9, dt, since < 0 ? "" : " since the last run",
+		o->thresholds->congested);
+	x->counter = d;
+	x->value = (uint64_t)(share * 100.0);
+	x->threshold = o->thresholds->congested;
+}
+
 static void check_counters(const struct ibs_fabric *f, const struct ibs_run *run, const struct ibs_health_opts *o,
 			   struct ibs_findings *fs)
 {
@@ -167,6 +195,7 @@ static void check_counters(const struct ibs_fabric *f, const struct ibs_run *run
 				x->value = v;
 				x->threshold = o->thresholds->t[k];
 			}
+			check_congested(n, pt, since_last ? &prev : pt->ctr, since_last ? since : -1, o, fs);
 		}
 	}
 }

@@ -15,15 +15,18 @@ struct ibs_routecheck;
 
 /* route.imbalance's default: any spread beyond max > min + 1 above the mean. */
 #define IBS_ROUTE_IMBALANCE_DEFAULT 100
+/* counters.congested: a port that waited more than this % of the time (docs/checks.md says why 10). */
+#define IBS_CONGESTED_DEFAULT 10
 
 struct ibs_thresholds {
 	uint64_t t[32];                /* indexed like ibs_counter_defs */
 	uint64_t route_imbalance;      /* route.imbalance: uplinks' max above this % of their mean (and > min + 1) */
 	uint64_t route_not_updown;     /* route.not_updown: more routes than this not up/down */
+	uint64_t congested;            /* counters.congested: PortXmitWait above this % of the time */
 };
 
 void ibs_thresholds_default(struct ibs_thresholds *t);
-/* "Name=N" lines ('#' comments), names as in ibs_counter_defs or route.imbalance, route.not_updown; *msg says file:line on error. */
+/* "Name=N" lines ('#' comments), names as in ibs_counter_defs or route.imbalance, route.not_updown, counters.congested; *msg says file:line on error. */
 enum ibs_err ibs_thresholds_parse(const char *name, const char *buf, size_t len, struct ibs_thresholds *t,
 				  char **msg);
 enum ibs_err ibs_thresholds_load(const char *path, struct ibs_thresholds *t, char **msg);

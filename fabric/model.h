@@ -34,8 +34,12 @@ enum ibs_ctr_skip {
  * ([IBS_DET_XMIT]) or PortVLXmitWaitCounters ([IBS_DET_VL_WAIT]) in one
  * reading: asked only where the summary counter (PortRcvErrors,
  * PortXmitDiscards, PortXmitWait) moved (fabric/counters_details.c).
+ * The first IBS_N_DET are rendered as details; PortSamplesControl
+ * ([IBS_DET_PSC], for PortXmitWait's tick) is asked the same way, only
+ * where PortXmitWait rose between the two readings of --interval, and
+ * rendered as the share of the time the port waited.
  */
-enum { IBS_DET_RCV = 0, IBS_DET_XMIT = 1, IBS_DET_VL_WAIT = 2, IBS_N_DET = 3 };
+enum { IBS_DET_RCV = 0, IBS_DET_XMIT = 1, IBS_DET_VL_WAIT = 2, IBS_N_DET = 3, IBS_DET_PSC = 3, IBS_N_DET_ALL = 4 };
 enum ibs_det_state {
 	IBS_DET_NOT_ASKED = 0, /* the summary counter did not move */
 	IBS_DET_WAITING,       /* for the answer to another port of the same PMA (does it have them?) */
@@ -66,8 +70,8 @@ struct ibs_port_counters {
 	bool prev_ext_errors;     /* its error counters were too */
 	struct ibs_pma_counters prev;
 	uint64_t prev_t_ns;
-	struct ibs_port_det det[IBS_N_DET];
-	struct ibs_pma_details d; /* the members of the attributes in state IBS_DET_OK */
+	struct ibs_port_det det[IBS_N_DET_ALL];
+	struct ibs_pma_details d; /* the members of the attributes in state IBS_DET_OK (psc_tick: [IBS_DET_PSC]) */
 };
 
 enum ibs_node_det { IBS_NODE_DET_UNKNOWN = 0, IBS_NODE_DET_PROBING, IBS_NODE_DET_HAS, IBS_NODE_DET_LACKS };
@@ -113,9 +117,9 @@ struct ibs_node {
 	uint32_t pma_capmask2;    /* and its CapabilityMask2 (27 bits) */
 	bool pma_cpi_ok;
 	/* Whether its PMA answers each details attribute, learnt in this reading (enum ibs_node_det). */
-	uint8_t pma_det[IBS_N_DET];
-	enum ibs_outcome pma_det_outcome[IBS_N_DET]; /* how it failed, with IBS_NODE_DET_LACKS */
-	uint16_t pma_det_status[IBS_N_DET];
+	uint8_t pma_det[IBS_N_DET_ALL];
+	enum ibs_outcome pma_det_outcome[IBS_N_DET_ALL]; /* how it failed, with IBS_NODE_DET_LACKS */
+	uint16_t pma_det_status[IBS_N_DET_ALL];
 	struct ibs_node *next_same_guid;
 	struct ibs_node *last_same_guid; /* on the first of a GUID's chain: its last, so adding is O(1) */
 };

@@ -56,6 +56,27 @@ unsigned ibs_speed_mbps(unsigned speed, unsigned ext)
 	}
 }
 
+unsigned ibs_speed_data_mbps(unsigned speed, unsigned ext)
+{
+	switch (ext) {
+	case IBS_SPEED_EXT_FDR10:
+		return 10000;
+	case 1:
+		return 13636; /* 14.0625 Gb/s x 64/66 */
+	case 2:
+		return 25000;
+	case 4:
+		return 50000;
+	case 8:
+		return 100000;
+	case IBS_SPEED_EXT_XDR:
+		return 200000;
+	default:
+		break;
+	}
+	return ibs_speed_mbps(speed, 0) * 8 / 10;
+}
+
 void ibs_port_active_rate(const struct ibs_port *p, struct ibs_link_rate *r)
 {
 	memset(r, 0, sizeof(*r));

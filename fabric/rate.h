@@ -11,6 +11,13 @@
 unsigned ibs_width_lanes(unsigned width);
 /* Lane rate in Mb/s for ranking speeds (0 when unknown). */
 unsigned ibs_speed_mbps(unsigned speed, unsigned speed_ext);
+/*
+ * A lane's data rate in Mb/s, its signalling rate less the line code
+ * (8b/10b SDR to QDR, 64b/66b FDR10 to EDR; HDR, NDR, XDR at their
+ * nominal 50, 100, 200 Gb/s): 8 bits over it is the symbol time, one
+ * byte on one lane (4 ns at SDR). 0 when unknown.
+ */
+unsigned ibs_speed_data_mbps(unsigned speed, unsigned speed_ext);
 
 /* Link quality (IBA 14.2.5.6 width/speed codes). */
 struct ibs_link_rate {

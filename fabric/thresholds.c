@@ -1,6 +1,7 @@
 /*
  * Thresholds for health: counters (the defaults in ibs_counter_defs) and
- * the routing checks (route.imbalance, route.not_updown); one "Name=N"
+ * the routing checks (route.imbalance, route.not_updown) and
+ * counters.congested (a percentage of the time); one "Name=N"
  * from the command line, or a file of them.
  */
 #include "health.h"
@@ -21,6 +22,7 @@ void ibs_thresholds_default(struct ibs_thresholds *t)
 		t->t[i] = ibs_counter_defs[i].threshold;
 	t->route_imbalance = IBS_ROUTE_IMBALANCE_DEFAULT;
 	t->route_not_updown = 0;
+	t->congested = IBS_CONGESTED_DEFAULT;
 }
 
 enum ibs_err ibs_thresholds_set(struct ibs_thresholds *t, const char *spec, char **msg)
@@ -39,7 +41,7 @@ enum ibs_err ibs_thresholds_set(struct ibs_thresholds *t, const char *spec, char
 	while (*name && isspace((unsigned char)name[strlen(name) - 1]))
 		name[strlen(name) - 1] = '\0';
 	d = ibs_counter_find(name);
-	if (!d && strcmp(name, "route.imbalance") && strcmp(name, "route.not_updown")) {
+	if (!d && strcmp(name, "route.imbalance") && strcmp(name, "route.not_updown") && strcmp(name, "counters.congested")) {
 		*msg = xasprintf("threshold '%s': unknown counter '%s'", spec, name);
 		return IBS_E_INPUT;
 	}
@@ -55,7 +57,9 @@ enum ibs_err ibs_thresholds_set(struct ibs_thresholds *t, const char *spec, char
 		return IBS_E_INPUT;
 	}
 	if (!d)
-		*(!strcmp(name, "route.imbalance") ? &t->route_imbalance : &t->route_not_updown) = v;
+		*(!strcmp(name, "route.imbalance")    ? &t->route_imbalance
+		  : !strcmp(name, "counters.congested") ? &t->congested
+							: &t->route_not_updown) = v;
 	else
 		t->t[d - ibs_counter_defs] = v;
 	return IBS_OK;

@@ -159,19 +159,31 @@ void render_counters(struct emit *e, const struct ibs_fabric *f, const struct ib
 				rate_or_null(e, "rcv_bytes_per_s", ", %.0f B/s in", ", %s B/s in", kr, dr, dt);
 				emit_text(e, " over %.3f s", dt);
 				/*
-				 * Congestion as a rate of ticks: the tick's length is unknown
-				 * (no PortSamplesControl), so no share of the time is made up.
+				 * Congestion as the share of the time the port waited, where
+				 * PortSamplesControl gave the tick; else only as a rate of
+				 * ticks, and why there is no share (no tick is assumed).
 				 */
 				{
-					double tps;
-					if (ibs_port_xmit_wait_rate(c, &tps))
-						emit_double(e, "xmit_wait_ticks_per_s",
-							    tps > 0 ? ", PortXmitWait %.0f ticks/s (tick unknown: no share)" : NULL,
+					double tps, tick_s, share;
+					char why[192];
+					bool rate = ibs_port_xmit_wait_rate(c, &tps);
+					bool known = ibs_port_xmit_wait_share(n, pt, &tick_s, &share, why, sizeof(why));
+					if (rate)
+						emit_double(e, "xmit_wait_ticks_per_s", tps > 0 ? ", PortXmitWait %.0f ticks/s" : NULL,
 							    tps);
 					else
 						emit_null(e, "xmit_wait_ticks_per_s", NULL);
-					emit_null(e, "xmit_wait_tick_s", NULL);
-					emit_null(e, "xmit_wait_share", NULL);
+					if (tick_s > 0)
+						emit_double(e, "xmit_wait_tick_s", " (tick %.3g s)", tick_s);
+					else
+						emit_null(e, "xmit_wait_tick_s", NULL);
+					if (known)
+						emit_double(e, "xmit_wait_share", share > 0 ? ", waiting %.3g of the time" : NULL,
+							    share);
+					else
+						emit_null(e, "xmit_wait_share", NULL);
+					if (rate && tps > 0 && !known)
+						emit_text(e, " (no share: %s)", why);
 				}
 				for (k = 0; k < ibs_n_counter_defs; k++) {
 					if (!ibs_counter_known(c, &ibs_counter_defs[k])) {

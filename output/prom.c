@@ -64,28 +64,35 @@ static void metric_head(struct strbuf *sb, const char *name, const char *type, c
 /* Per-port counter metrics: error counters, XmitWait, data in bytes, packets. */
 /*
  * counters --interval: PortXmitWait ticks per second between each port's
- * two readings (a gauge; only where some port was read twice). The tick's
- * length is unknown, so no share of the time is given.
+ * two readings, and (share) the share of that time the port waited, where
+ * PortSamplesControl gave the tick (docs/checks.md): gauges, each only
+ * where some port has it.
  */
-static void prom_xmit_wait_rate(struct strbuf *sb, const struct ibs_fabric *f)
+static void prom_xmit_wait(struct strbuf *sb, const struct ibs_fabric *f, bool share)
 {
+	const char *name = share ? "ibscan_port_xmit_wait_share" : "ibscan_port_xmit_wait_ticks_per_second";
 	const struct ibs_port *pt;
 	bool head = false;
 	size_t i;
-	double tps;
+	double v, tick_s;
+	char why[192];
 
 	for (i = 0; i < f->n_nodes; i++) {
 		const struct ibs_node *n = f->nodes[i];
 		for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
-			if (!pt->ctr || !ibs_port_xmit_wait_rate(pt->ctr, &tps))
+			if (!pt->ctr || !(share ? ibs_port_xmit_wait_share(n, pt, &tick_s, &v, why, sizeof(why))
+						: ibs_port_xmit_wait_rate(pt->ctr, &v)))
 				continue;
 			if (!head)
-				metric_head(sb, "ibscan_port_xmit_wait_ticks_per_second", "gauge",
-					    "PortXmitWait ticks per second between the two readings of --interval (the tick's length is unknown: not a share).");
+				metric_head(sb, name, "gauge",
+					    share ? "Share of the time between the two readings of --interval that the port had "
+						    "data to send and sent none (PortXmitWait x PortSamplesControl's tick / "
+						    "seconds, 0 to 1)."
+						  : "PortXmitWait ticks per second between the two readings of --interval.");
 			head = true;
-			sb_adds(sb, "ibscan_port_xmit_wait_ticks_per_second");
+			sb_adds(sb, name);
 			port_labels(sb, n, pt->num);
-			sb_addf(sb, " %.6g\n", tps);
+			sb_addf(sb, " %.6g\n", v);
 		}
 	}
 }
@@ -173,7 +180,8 @@ static void prom_counters(struct strbuf *sb, const struct ibs_fabric *f)
 			}
 		}
 	}
-	prom_xmit_wait_rate(sb, f);
+	prom_xmit_wait(sb, f, false);
+	prom_xmit_wait(sb, f, true);
 	prom_details(sb, f);
 	metric_head(sb, "ibscan_port_counters_ok", "gauge", "Whether the port's PMA answered PortCounters (1) or not (0).");
 	for (i = 0; i < f->n_nodes; i++) {

@@ -1,7 +1,8 @@
 /*
  * The GMP side of the codec: PMA attributes (ClassPortInfo's redirect and
  * capability mask, PortCounters, PortCountersExtended, PortRcvErrorDetails,
- * PortXmitDiscardDetails, PortVLXmitWaitCounters) and the SA
+ * PortXmitDiscardDetails, PortVLXmitWaitCounters, PortSamplesControl's
+ * Tick) and the SA
  * PathRecord decoded through libibmad's field tables (field.h) after a
  * length check, and the payloads that select a port's counters or ask for
  * a path.
@@ -210,6 +211,17 @@ enum ibs_err ibs_decode_vl_xmit_wait(const uint8_t *mad, size_t len, struct ibs_
 		return IBS_E_MALFORMED;
 	for (vl = 0; vl < IBS_N_VL; vl++)
 		o->vl_xmit_wait[vl] = GET32(d, (enum MAD_FIELDS)(IB_PC_PORT_VL_XMIT_WAIT0_F + vl));
+	return IBS_OK;
+}
+
+/* IBA 16.1.3.2: OpCode, PortSelect, Tick, CounterWidth are data bytes 0-3. */
+enum ibs_err ibs_decode_port_samples_control(const uint8_t *mad, size_t len, struct ibs_pma_details *o)
+{
+	uint8_t d[IBS_MAD_SIZE];
+
+	if (gmp_data(mad, len, 4, d))
+		return IBS_E_MALFORMED;
+	o->psc_tick = GET32(d, IB_PSC_TICK_F);
 	return IBS_OK;
 }
 

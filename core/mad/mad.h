@@ -57,6 +57,8 @@ enum {
 	IBS_ATTR_PORT_XMIT_DISCARD_DETAILS = 0x0016,
 	/* libibmad: IB_GSI_PORT_PORT_VL_XMIT_WAIT_COUNTERS (IBA table 226). */
 	IBS_ATTR_PORT_VL_XMIT_WAIT = 0x001c,
+	/* libibmad: IB_GSI_PORT_SAMPLES_CONTROL (IBA 16.1.3.2): its Tick gives PortXmitWait's tick. */
+	IBS_ATTR_PORT_SAMPLES_CONTROL = 0x0010,
 	IBS_ATTR_SA_PATH_RECORD = 0x0035,
 };
 
@@ -262,11 +264,19 @@ struct ibs_pma_details {
 	uint64_t inactive, neighbor_mtu, sw_lifetime_limit, sw_hoq_lifetime_limit;
 	/* PortVLXmitWaitCounters (IBA 16.1.4.8): PortXmitWait per VL, 16 bits each, VL0-VL15. */
 	uint64_t vl_xmit_wait[IBS_N_VL];
+	/*
+	 * PortSamplesControl (IBA 16.1.3.2) Tick: a PortXmitWait tick is
+	 * Tick + 1 symbol times (the time one byte takes on one lane of the
+	 * link: 4 ns at SDR), 0x00 one symbol time to 0xFF 256.
+	 */
+	uint64_t psc_tick;
 };
 enum ibs_err ibs_decode_rcv_error_details(const uint8_t *mad, size_t len, struct ibs_pma_details *out);
 enum ibs_err ibs_decode_xmit_discard_details(const uint8_t *mad, size_t len, struct ibs_pma_details *out);
 /* Also optional, also announced by no ClassPortInfo bit: out->vl_xmit_wait[]. */
 enum ibs_err ibs_decode_vl_xmit_wait(const uint8_t *mad, size_t len, struct ibs_pma_details *out);
+/* PortSamplesControl (mandatory, IBA 16.1.3.2; ibsim drops it): its Tick, into out->psc_tick. */
+enum ibs_err ibs_decode_port_samples_control(const uint8_t *mad, size_t len, struct ibs_pma_details *out);
 /* Payload selecting a port for PortCounters/PortCountersExtended (and the details); reset: CounterSelect all. */
 void ibs_pma_select(uint8_t *data, size_t len, uint8_t port, bool ext, bool reset);
 

@@ -115,6 +115,8 @@ const char *ibs_attr_name(uint8_t c, uint16_t a)
 			return "PortXmitDiscardDetails";
 		case IBS_ATTR_PORT_VL_XMIT_WAIT:
 			return "PortVLXmitWaitCounters";
+		case IBS_ATTR_PORT_SAMPLES_CONTROL:
+			return "PortSamplesControl";
 		}
 	} else if (c == IBS_CLASS_SA) {
 		switch (a) {

@@ -37,7 +37,11 @@ struct dpma {
 	uint16_t det_status; /* nonzero: the details are answered with this status */
 	bool det_drop;       /* the details are never answered */
 	unsigned rise_after; /* nonzero: after this many PortCounters answers, port 2's PortRcvErrors rises by 4 */
-	unsigned pc, det_gets[2], vl_gets, sets, other;
+	uint32_t wait_rise;  /* with rise_after: port 1's PortXmitWait rises by this much then too */
+	uint8_t psc_tick;    /* PortSamplesControl's Tick */
+	bool psc_drop;       /* PortSamplesControl is never answered, as ibsim drops it */
+	uint32_t vendor_id;  /* NodeInfo's, for the NodeInfo of --interval */
+	unsigned pc, det_gets[2], vl_gets, psc_gets, sets, other;
 };
 
 static void dp_on_send(struct fake *f, const struct ibs_mad_req *req, const uint8_t *mad)
@@ -48,7 +52,18 @@ static void dp_on_send(struct fake *f, const struct ibs_mad_req *req, const uint
 
 	memset(data, 0, sizeof(data));
 	if (req->mgmt_class == IBS_CLASS_SMI) {
-		fake_answer_nodeinfo(f, mad, IB_NODE_SWITCH, NPORTS, SW_GUID, 0);
+		uint64_t g = SW_GUID;
+		v = 1;
+		mad_encode_field(data, IB_NODE_BASE_VERS_F, &v);
+		mad_encode_field(data, IB_NODE_CLASS_VERS_F, &v);
+		v = NPORTS;
+		mad_encode_field(data, IB_NODE_NPORTS_F, &v);
+		v = IB_NODE_SWITCH;
+		mad_encode_field(data, IB_NODE_TYPE_F, &v);
+		mad_encode_field(data, IB_NODE_GUID_F, &g);
+		mad_encode_field(data, IB_NODE_PORT_GUID_F, &g);
+		mad_encode_field(data, IB_NODE_VENDORID_F, &p->vendor_id);
+		fake_answer(f, mad, 0, data, 0);
 		return;
 	}
 	assert_int_equal(req->mgmt_class, IBS_CLASS_PMA);
@@ -68,8 +83,10 @@ static void dp_on_send(struct fake *f, const struct ibs_mad_req *req, const uint
 		mad_encode_field(data, IB_PC_XMT_DISCARDS_F, &v);
 		v = p->xmit_wait[port];
 		mad_encode_field(data, IB_PC_XMT_WAIT_F, &v);
-		if (p->rise_after && ++p->pc == p->rise_after)
+		if (p->rise_after && ++p->pc == p->rise_after) {
 			p->rcv_errors[2] += 4;
+			p->xmit_wait[1] += p->wait_rise;
+		}
 	} else if (req->attr_id == IBS_ATTR_PORT_RCV_ERROR_DETAILS ||
 		   req->attr_id == IBS_ATTR_PORT_XMIT_DISCARD_DETAILS) {
 		bool rcv = req->attr_id == IBS_ATTR_PORT_RCV_ERROR_DETAILS;
@@ -104,6 +121,15 @@ static void dp_on_send(struct fake *f, const struct ibs_mad_req *req, const uint
 			v = port * 100 + (uint32_t)(fl - IB_PC_PORT_VL_XMIT_WAIT0_F);
 			mad_encode_field(data, fl, &v);
 		}
+	} else if (req->attr_id == IBS_ATTR_PORT_SAMPLES_CONTROL) {
+		p->psc_gets++;
+		assert_true(port >= 1 && port <= NPORTS); /* PortSelect names the port (qib refuses another) */
+		if (p->psc_drop)
+			return;
+		data[0] = 0xff; /* OpCode, PortSelect, Tick, CounterWidth: bytes 0-3 (IBA 16.1.3.2) */
+		data[1] = (uint8_t)port;
+		data[2] = p->psc_tick;
+		data[3] = 4;
 	} else {
 		/* ClassPortInfo: p->capmask, no extended width; PortCountersExtended not asked then */
 		assert_int_equal(req->attr_id, IBS_ATTR_CLASS_PORT_INFO);
@@ -121,8 +147,12 @@ static struct ibs_fabric *one_switch(void)
 	struct ibs_node *n = fb_node(f, IBS_NODE_SWITCH, NPORTS, SW_GUID, SW_GUID);
 	unsigned p;
 
-	for (p = 0; p <= NPORTS; p++)
-		fb_port(n, p, IBS_PORT_ACTIVE, IBS_PHYS_LINKUP, p ? 0 : SW_LID)->guid = SW_GUID;
+	for (p = 0; p <= NPORTS; p++) {
+		struct ibs_port *pt = fb_port(n, p, IBS_PORT_ACTIVE, IBS_PHYS_LINKUP, p ? 0 : SW_LID);
+		pt->guid = SW_GUID;
+		pt->pi.width_active = 2; /* 4x */
+		pt->pi.speed_active = 1; /* SDR: a symbol time of 4 ns */
+	}
 	return f;
 }
 
@@ -143,6 +173,7 @@ static void rig_run(struct rig *r, struct dpma *p, const struct ibs_counter_opts
 	r->e = ibs_engine_new(&r->fk.t, &eo);
 	r->f = one_switch();
 	r->n = r->f->nodes[0];
+	r->n->ni.vendor_id = p->vendor_id;
 	if (interval_s > 0)
 		assert_int_equal(ibs_read_counters_interval(r->e, r->f, &r->run, o, interval_s), IBS_OK);
 	else
@@ -376,6 +407,31 @@ static char *rendered(enum emit_mode m, struct rig *r)
 	return buf;
 }
 
+/* The JSON document of the counters view (json_decref it). */
+static json_t *rendered_json(struct rig *r)
+{
+	char *buf = rendered(EMIT_JSON, r);
+	json_error_t err;
+	json_t *doc = json_loads(buf, 0, &err);
+
+	if (!doc)
+		fail_msg("%s: %s", err.text, buf);
+	free(buf);
+	return doc;
+}
+
+/* The Prometheus exposition of the counters view (free it). */
+static char *rendered_prom(struct rig *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	assert_int_equal(render_counters_prom(m, r->f, &r->run), 0);
+	fclose(m);
+	return buf;
+}
+
 /*
  * Port 1's PortXmitWait moved: one PortVLXmitWaitCounters request, for it
  * alone, decoded VL by VL; text says which VLs waited after the counter,
@@ -391,12 +447,10 @@ static void test_vl_wait_read(void **state)
 	unsigned vl;
 	char *buf, want[64];
 	json_t *doc, *d;
-	json_error_t err;
 	struct ibs_thresholds t;
 	struct ibs_health_opts ho = { .thresholds = &t, .counters = true };
 	struct ibs_findings fs;
-	size_t len = 0, i;
-	FILE *m;
+	size_t i;
 
 	(void)state;
 	memset(&p, 0, sizeof(p));
@@ -416,11 +470,7 @@ static void test_vl_wait_read(void **state)
 	assert_non_null(strstr(buf, " PortXmitWait=5000 (VL0 100, VL1 101, VL2 102, VL3 103, VL4 104, VL5 105, VL6 106, "
 				    "VL7 107, VL8 108, VL9 109, VL10 110, VL11 111, VL12 112, VL13 113, VL14 114, VL15 115)"));
 	free(buf);
-	buf = rendered(EMIT_JSON, &r);
-	doc = json_loads(buf, 0, &err);
-	if (!doc)
-		fail_msg("%s: %s", err.text, buf);
-	free(buf);
+	doc = rendered_json(&r);
 	d = json_object_get(port_json(doc, 1), "vl_xmit_wait");
 	assert_true(json_is_null(json_object_get(d, "error")));
 	assert_int_equal(json_integer_value(json_object_get(d, "PortVLXmitWait0")), 100);
@@ -429,10 +479,7 @@ static void test_vl_wait_read(void **state)
 	assert_true(json_is_null(json_object_get(port_json(doc, 1), "rcv_error_details")));
 	json_decref(doc);
 
-	buf = NULL;
-	m = open_memstream(&buf, &len);
-	assert_int_equal(render_counters_prom(m, r.f, &r.run), 0);
-	fclose(m);
+	buf = rendered_prom(&r);
 	assert_non_null(strstr(buf, "# TYPE ibscan_port_vl_xmit_wait_total counter\n"));
 	for (vl = 0; vl < IBS_N_VL; vl++) {
 		snprintf(want, sizeof(want), ",peer=\"\",vl=\"%u\"} %u\n", vl, 100 + vl);
@@ -483,6 +530,174 @@ static void test_vl_wait_needs_xmit_wait_bit(void **state)
 	rig_close(&r);
 }
 
+/*
+ * The share of the time a port waited, over --interval. Port 1's
+ * PortXmitWait rises by 1953125 between the readings, which are made 1 s
+ * apart (the answers' times set after the run, so that the interval is
+ * known exactly); its PMA says Tick 31 (32 symbol times, as NVIDIA
+ * documents Switch-IB), the port runs 4xSDR (4 ns a symbol): 1953125 x
+ * 128 ns / 1 s = 0.25. One PortSamplesControl, for port 1 alone (the
+ * only one that rose), in the second reading only.
+ */
+static void congested_rig(struct rig *r, struct dpma *p)
+{
+	struct ibs_counter_opts o = { 0 };
+	struct ibs_port_counters *c;
+	unsigned k;
+
+	p->xmit_wait[1] = 1000;
+	p->xmit_wait[2] = 400; /* waited once, not since: share 0, no request */
+	p->rise_after = NPORTS;
+	p->wait_rise = 1953125;
+	rig_run(r, p, &o, 0.01);
+	for (k = 1; k <= NPORTS; k++) {
+		c = r->n->ports[k].ctr;
+		c->prev_t_ns = 5000000000ull;
+		c->t_ns = 6000000000ull;
+	}
+}
+
+static void test_share_from_tick(void **state)
+{
+	struct dpma p;
+	struct rig r;
+	double tick_s, share;
+	char why[192], *buf;
+	json_t *doc, *d;
+	struct ibs_thresholds t;
+	struct ibs_health_opts ho = { .thresholds = &t, .counters = true };
+	struct ibs_findings fs;
+	size_t i, found = 0;
+	char *msg = NULL;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	p.psc_tick = 31;
+	congested_rig(&r, &p);
+	assert_int_equal(p.psc_gets, 1);
+	assert_int_equal(ctr(&r, 1)->det[IBS_DET_PSC].state, IBS_DET_OK);
+	assert_int_equal(ctr(&r, 1)->d.psc_tick, 31);
+	assert_int_equal(ctr(&r, 2)->det[IBS_DET_PSC].state, IBS_DET_NOT_ASKED);
+	assert_true(ibs_port_xmit_wait_share(r.n, &r.n->ports[1], &tick_s, &share, why, sizeof(why)));
+	assert_true(tick_s > 127.999e-9 && tick_s < 128.001e-9);
+	assert_true(share > 0.249999 && share < 0.250001);
+	assert_true(ibs_port_xmit_wait_share(r.n, &r.n->ports[2], &tick_s, &share, why, sizeof(why)));
+	assert_true(share == 0.0 && tick_s == 0.0);
+
+	buf = rendered(EMIT_TEXT, &r);
+	assert_non_null(strstr(buf, ", PortXmitWait 1953125 ticks/s (tick 1.28e-07 s), waiting 0.25 of the time"));
+	free(buf);
+	doc = rendered_json(&r);
+	d = json_object_get(port_json(doc, 1), "deltas");
+	assert_true(json_real_value(json_object_get(d, "xmit_wait_share")) > 0.249999);
+	assert_true(json_real_value(json_object_get(d, "xmit_wait_share")) < 0.250001);
+	assert_true(json_real_value(json_object_get(d, "xmit_wait_tick_s")) > 127.999e-9);
+	d = json_object_get(port_json(doc, 2), "deltas");
+	assert_true(json_number_value(json_object_get(d, "xmit_wait_share")) == 0.0);
+	assert_true(json_is_null(json_object_get(d, "xmit_wait_tick_s")));
+	json_decref(doc);
+
+	buf = rendered_prom(&r);
+	assert_non_null(strstr(buf, "# TYPE ibscan_port_xmit_wait_share gauge\n"));
+	assert_non_null(strstr(buf, "ibscan_port_xmit_wait_share{guid=\"0x0000000000200000\",port=\"1\","));
+	assert_non_null(strstr(buf, ",peer=\"\"} 0.25\n"));
+	free(buf);
+
+	ibs_thresholds_default(&t);
+	ibs_health_check(r.f, &r.run, &ho, &fs);
+	for (i = 0; i < fs.n; i++)
+		if (fs.v[i].check == &ibs_checks[CK_CONGESTED]) {
+			found++;
+			assert_int_equal(fs.v[i].port, 1);
+			assert_int_equal(fs.v[i].value, 25);
+			assert_int_equal(fs.v[i].threshold, 10);
+			if (!strstr(fs.v[i].message, "port 1: waited 25.0% of the time with data to send "
+								"(PortXmitWait rose by 1953125 ticks of 128 ns in 1 s; "
+								"threshold 10%)"))
+				fail_msg("%s", fs.v[i].message);
+		}
+	assert_int_equal(found, 1);
+	ibs_findings_free(&fs);
+	/* Above the share it waited: no finding. */
+	assert_int_equal(ibs_thresholds_set(&t, "counters.congested=25", &msg), IBS_OK);
+	ibs_health_check(r.f, &r.run, &ho, &fs);
+	assert_int_equal(fs.count[CK_CONGESTED], 0);
+	ibs_findings_free(&fs);
+	rig_close(&r);
+}
+
+/*
+ * NVIDIA's Quantum switches say Tick 7 and count 8 bytes of the whole
+ * port whatever its width (ibdiagnet manual): on a 4x port a tick is
+ * 8 x 4 ns / 4 = 8 ns, so the same rise is 1953125 x 8 ns / 1 s.
+ */
+static void test_share_nvidia_per_port(void **state)
+{
+	struct dpma p;
+	struct rig r;
+	double tick_s, share;
+	char why[192];
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	p.psc_tick = 7;
+	p.vendor_id = 0x02c9;
+	congested_rig(&r, &p);
+	assert_true(ibs_port_xmit_wait_share(r.n, &r.n->ports[1], &tick_s, &share, why, sizeof(why)));
+	assert_true(tick_s > 7.999e-9 && tick_s < 8.001e-9);
+	assert_true(share > 0.015624 && share < 0.015626);
+	rig_close(&r);
+	/* Another vendor's Tick 7 is 8 symbol times of a lane, as the IBA has it. */
+	memset(&p, 0, sizeof(p));
+	p.psc_tick = 7;
+	congested_rig(&r, &p);
+	assert_true(ibs_port_xmit_wait_share(r.n, &r.n->ports[1], &tick_s, &share, why, sizeof(why)));
+	assert_true(share > 0.062499 && share < 0.062501);
+	rig_close(&r);
+}
+
+/*
+ * PortSamplesControl not answered, as under ibsim (which drops it): no
+ * tick is assumed, so no share and no counters.congested finding, and the
+ * text says why; the rate of ticks stands. Asked once, its retry too.
+ */
+static void test_no_tick_no_share(void **state)
+{
+	struct dpma p;
+	struct rig r;
+	double tick_s, share;
+	char why[192], *buf;
+	json_t *doc, *d;
+	struct ibs_thresholds t;
+	struct ibs_health_opts ho = { .thresholds = &t, .counters = true };
+	struct ibs_findings fs;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	p.psc_drop = true;
+	congested_rig(&r, &p);
+	assert_int_equal(p.psc_gets, 2);
+	assert_int_equal(ctr(&r, 1)->det[IBS_DET_PSC].state, IBS_DET_FAILED);
+	assert_false(r.f->partial);
+	assert_false(ibs_port_xmit_wait_share(r.n, &r.n->ports[1], &tick_s, &share, why, sizeof(why)));
+	assert_string_equal(why, "PortSamplesControl not answered: timeout");
+	buf = rendered(EMIT_TEXT, &r);
+	assert_non_null(strstr(buf, ", PortXmitWait 1953125 ticks/s (no share: PortSamplesControl not answered: timeout)"));
+	free(buf);
+	doc = rendered_json(&r);
+	d = json_object_get(port_json(doc, 1), "deltas");
+	assert_true(json_is_null(json_object_get(d, "xmit_wait_share")));
+	assert_true(json_is_null(json_object_get(d, "xmit_wait_tick_s")));
+	assert_true(json_number_value(json_object_get(d, "xmit_wait_ticks_per_s")) == 1953125.0);
+	json_decref(doc);
+	ibs_thresholds_default(&t);
+	t.congested = 0;
+	ibs_health_check(r.f, &r.run, &ho, &fs);
+	assert_int_equal(fs.count[CK_CONGESTED], 0);
+	ibs_findings_free(&fs);
+	rig_close(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -493,6 +708,9 @@ int main(void)
 		cmocka_unit_test(test_interval_only_risen),
 		cmocka_unit_test(test_vl_wait_read),
 		cmocka_unit_test(test_vl_wait_needs_xmit_wait_bit),
+		cmocka_unit_test(test_share_from_tick),
+		cmocka_unit_test(test_share_nvidia_per_port),
+		cmocka_unit_test(test_no_tick_no_share),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,7 +6,8 @@
  * attribute touching only the members it carries; likewise the 16-bit
  * PortRcvErrorDetails and PortXmitDiscardDetails (IBA 16.1.4.1-2), and
  * PortVLXmitWaitCounters (16.1.4.8) VL by VL, from libibmad's tables and
- * from raw bytes at the offsets the IBA gives.
+ * from raw bytes at the offsets the IBA gives; PortSamplesControl's Tick
+ * (16.1.3.2) from raw bytes laid out as the kernel and libibmad have them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -248,6 +249,39 @@ static void test_vl_xmit_wait(void **state)
 	assert_int_equal(ibs_decode_vl_xmit_wait(mad, IBS_GMP_DATA_OFFS + 35, &c), IBS_E_MALFORMED);
 }
 
+/*
+ * PortSamplesControl (IBA 16.1.3.2), bytes laid out as the kernel's struct
+ * ib_pma_portsamplescontrol and libibmad's IB_PSC_* fields have them:
+ * OpCode at data byte 0, PortSelect 1, Tick 2, CounterWidth (low 3 bits)
+ * 3, then the counter masks. Only Tick is kept; a short answer is refused.
+ */
+static void test_port_samples_control(void **state)
+{
+	uint8_t mad[IBS_MAD_SIZE], *d = mad + IBS_GMP_DATA_OFFS;
+	struct ibs_pma_details c;
+
+	(void)state;
+	memset(mad, 0, sizeof(mad));
+	memset(&c, 0x5a, sizeof(c));
+	d[0] = 0xff; /* OpCode */
+	d[1] = 5;    /* PortSelect */
+	d[2] = 0x07; /* Tick: 8 symbol times, as NVIDIA Quantum switches say */
+	d[3] = 0x04; /* CounterWidth: 32 bits */
+	d[4] = 0x3f; /* CounterMask0-9 */
+	assert_int_equal(ibs_decode_port_samples_control(mad, sizeof(mad), &c), IBS_OK);
+	assert_int_equal(c.psc_tick, 7);
+	assert_int_equal(c.vl_xmit_wait[0], UNTOUCHED);
+	assert_int_equal(c.local_physical, UNTOUCHED);
+	d[2] = 0x1f; /* 32 symbol times: Switch-IB */
+	assert_int_equal(ibs_decode_port_samples_control(mad, sizeof(mad), &c), IBS_OK);
+	assert_int_equal(c.psc_tick, 31);
+	d[2] = 0xff;
+	assert_int_equal(ibs_decode_port_samples_control(mad, sizeof(mad), &c), IBS_OK);
+	assert_int_equal(c.psc_tick, 255);
+	assert_int_equal(ibs_decode_port_samples_control(mad, IBS_GMP_DATA_OFFS + 3, &c), IBS_E_MALFORMED);
+	assert_int_equal(ibs_decode_port_samples_control(NULL, 0, &c), IBS_E_MALFORMED);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -257,6 +291,7 @@ int main(void)
 		cmocka_unit_test(test_rcv_error_details),
 		cmocka_unit_test(test_xmit_discard_details),
 		cmocka_unit_test(test_vl_xmit_wait),
+		cmocka_unit_test(test_port_samples_control),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

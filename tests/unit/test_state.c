@@ -141,6 +141,50 @@ static void test_two_readings(void **state)
 	ibs_fabric_free(f);
 }
 
+/*
+ * counters.congested since the last run: port 4 (4xSDR, its PMA said Tick
+ * 31: 128 ns a tick) waited 1171875000 ticks in the 600 s since, a share
+ * of 0.25; port 3 waited as much, but its PortSamplesControl did not
+ * answer (as under ibsim): no tick assumed, no finding.
+ */
+static void test_congested_since(void **state)
+{
+	struct ibs_fabric *f = fabric();
+	struct ibs_state st;
+	struct ibs_findings fs;
+	const struct ibs_finding *x;
+	unsigned p;
+
+	(void)state;
+	for (p = 3; p <= 4; p++) {
+		struct ibs_port *pt = &f->nodes[0]->ports[p];
+		pt->pi.width_active = 2;
+		pt->pi.speed_active = 1;
+		pt->ctr->c.xmit_wait = 1000;
+		pt->ctr->det[IBS_DET_PSC].state = p == 4 ? IBS_DET_OK : IBS_DET_FAILED;
+		pt->ctr->det[IBS_DET_PSC].outcome = IBS_MAD_TIMEOUT;
+		pt->ctr->d.psc_tick = 31;
+	}
+	save(f, 1000, &st);
+	ctr(f, 3)->xmit_wait = ctr(f, 4)->xmit_wait = 1000 + 1171875000u;
+	check(f, &st, 1600, &fs);
+	assert_int_equal(count(&fs, "counters.congested"), 1);
+	x = find(&fs, "counters.congested", 4);
+	assert_non_null(x);
+	assert_int_equal(x->value, 25);
+	assert_int_equal(x->threshold, 10);
+	assert_string_equal(x->counter->name, "PortXmitWait");
+	assert_non_null(strstr(x->message, "waited 25.0% of the time with data to send (PortXmitWait rose by 1171875000 "
+					   "ticks of 128 ns in 600 s since the last run; threshold 10%)"));
+	ibs_findings_free(&fs);
+	/* The lifetime total alone (no state) makes no share. */
+	check(f, NULL, 1600, &fs);
+	assert_int_equal(count(&fs, "counters.congested"), 0);
+	ibs_findings_free(&fs);
+	ibs_state_free(&st);
+	ibs_fabric_free(f);
+}
+
 /* What cannot be compared is said, never a delta: first run, a reset, a LID moved, another node's LID. */
 static void test_no_false_delta(void **state)
 {
@@ -291,7 +335,8 @@ static void test_load_modes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_two_readings), cmocka_unit_test(test_no_false_delta),
+		cmocka_unit_test(test_two_readings),
+		cmocka_unit_test(test_congested_since), cmocka_unit_test(test_no_false_delta),
 		cmocka_unit_test(test_carry_over),   cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_load_modes),
 	};
