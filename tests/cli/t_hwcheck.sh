@@ -112,7 +112,7 @@ else
 	# reports a far-off figure without it); the InfiniBand checks on the HCA behind it.
 	HWCHECK_WANT_GID=3 run_hw 0 fixtures/sysfs/hw-roce-first
 	out_has "hwcheck: probe on mlx5_0 port 1 (Ethernet); InfiniBand checks on mlx5_1 port 1"
-	out_has "PASS ping-latency: 64 B send, median us: ibscan 1.25, ib_send_lat 1.10 (within 0.3 us, GID index 3)"
+	out_has "PASS ping-latency: 64 B send, median us: ibscan 1.25, ib_send_lat 1.10 (within 0.3 us, ib_send_lat spread 0.00 us over two runs, GID index 3)"
 	out_has "PASS topology: "
 	out_has "PASS umad-permission: as nobody, /dev/infiniband/umad1: exit 3"
 	# A planarized pair: the GSI half (IsSMDisabled) is passed over for the SMI half.
@@ -142,8 +142,30 @@ else
 	# within twice perftest's own spread (20.4 %), so it passes, saying why.
 	HWCHECK_BW_SPREAD=1 run_hw 0 fixtures/sysfs/hw-ib
 	out_has "PASS ping-bandwidth: 64 KiB RDMA write, Gb/s: ibscan 97, ib_write_bw 88.00 (within 20.4 %, ib_write_bw spread 20.4 % over two runs"
+	# The same for latency (1.80, then 1.10 us; under emulation runs differ by milliseconds):
+	# ibscan's 1.25 is 0.55 us off the first run, within twice the spread (1.40 us).
+	HWCHECK_LAT_SPREAD=1 run_hw 0 fixtures/sysfs/hw-ib
+	out_has "PASS ping-latency: 64 B send, median us: ibscan 1.25, ib_send_lat 1.80 (within 1.40 us, ib_send_lat spread 1.40 us over two runs"
 	hwcheck 2 --perftest-port 18517 --ibscan-port 18517 --sysfs fixtures/sysfs/hw-ib
 	err_has "perftest and ibscan need two TCP ports"
+	hwcheck 2 --lat-iters 0 --sysfs fixtures/sysfs/hw-ib
+	err_has "--lat-iters needs a positive number, not '0'"
+	hwcheck 2 --bw-iters x --sysfs fixtures/sysfs/hw-ib
+	err_has "--bw-iters needs a positive number, not 'x'"
+	hwcheck 2 --lat-tol 1us --sysfs fixtures/sysfs/hw-ib
+	err_has "--lat-tol needs microseconds, not '1us'"
+	hwcheck 2 --bw-tol -5 --sysfs fixtures/sysfs/hw-ib
+	err_has "--bw-tol needs a percentage, not '-5'"
+	# Tolerances given: a median 8.89 us off passes within 10 us, a bandwidth 48.7 % off within 50 %.
+	HWCHECK_WRONG=ping-latency run_hw 0 fixtures/sysfs/hw-ib --lat-tol 10
+	out_has "PASS ping-latency: 64 B send, median us: ibscan 9.99, ib_send_lat 1.10 (within 10 us"
+	HWCHECK_WRONG=ping-bandwidth run_hw 0 fixtures/sysfs/hw-ib --bw-tol 50
+	out_has "PASS ping-bandwidth: 64 KiB RDMA write, Gb/s: ibscan 50, ib_write_bw 97.45 (within 50 %"
+	# A GID table that reads empty (the port is active): local compared nothing, so it fails.
+	cp -a fixtures/sysfs/roce "$TMP/nogids"
+	for f in "$TMP"/nogids/class/infiniband/mlx5_0/ports/1/gids/*; do echo 0000:0000:0000:0000:0000:0000:0000:0000 >"$f"; done
+	run_hw 1 "$TMP/nogids"
+	out_has "FAIL local:  no GID read from $TMP/nogids/class/infiniband/mlx5_0/ports/1/gids;"
 
 	# The GID check of a wrong ibscan (GID 3 as RoCE v1) on the RoCE fixture: caught.
 	# Every command but local is the stand-in itself (exec): hwcheck's cleanup stops the listener it started.
@@ -162,6 +184,22 @@ SH
 	[ "$rc" = 1 ] || fail "a wrong GID type: exit $rc, want 1"
 	out_has "sysfs '0000:0000:0000:0000:0000:ffff:c0a8:0a05 RoCE v2 ens1f0' ibscan '0000:0000:0000:0000:0000:ffff:c0a8:0a05 IB/RoCE v1 ens1f0'"
 	! ls "$TMP/run/st"/listen-* >/dev/null 2>&1 || fail "gid: a listener is left running"
+
+	# An ibscan ping client that prints nothing: each probe check fails at once, saying so
+	# (perftest is not run for nothing), and the listeners are stopped.
+cat >"$TMP/ibscan-mute" <<SH
+#!/bin/bash
+[ "\$1" = ping ] && ! printf '%s\n' "\$@" | grep -qx -- --listen && exit 0
+exec "$TMP/run/ibscan" "\$@"
+SH
+	chmod +x "$TMP/ibscan-mute"
+	standins "$TMP/run"
+	rc=0
+	HWCHECK_SYSFS=fixtures/sysfs/hw-ib PATH=$TMP/run/bin:$PATH bash "$hw" --ibscan "$TMP/ibscan-mute" --sysfs fixtures/sysfs/hw-ib >"$TMP/out" 2>"$TMP/err" || rc=$?
+	[ "$rc" = 1 ] || fail "a mute ibscan ping: exit $rc, want 1"
+	for c in ping-latency ping-read ping-atomic ping-bandwidth; do out_has "FAIL $c: no figure from ibscan ping (exit 0)"; done
+	out_has "FAIL sigint-ping: ping --bw after SIGINT: exit 0"
+	! ls "$TMP/run/st"/listen-* >/dev/null 2>&1 || fail "mute: a listener is left running"
 fi
 
 # Read-only towards the fabric: no counter reset, no SMP Set, no port state change; smpquery reads GUIDInfo only.

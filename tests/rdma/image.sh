@@ -4,7 +4,10 @@
 #   rootfs.cpio   an initramfs that is the whole guest: debootstrap --variant=minbase
 #                 from this machine's apt sources, plus rdma-core, ibverbs-providers,
 #                 ibverbs-utils, perftest, iproute2, infiniband-diags, ibscan's
-#                 runtime libraries, and the kernel's modules the guest loads
+#                 runtime libraries, tcpdump (the packets on the wire), jq and
+#                 python3 (tools/hwcheck.sh), openssh (hwcheck's --peer: one
+#                 key pair made here, in both guests, for root between them), and
+#                 the kernel's modules the guest loads
 #                 (virtio-net, soft-RoCE rdma_rxe, ib_uverbs, ib_umad, crc32, 8021q)
 # The cache is keyed on this script, tests/rdma/guest/init and the versions
 # dpkg-query -W gives for the host's kernel, debootstrap and RDMA packages:
@@ -26,7 +29,7 @@ run_pkgs=$(ldd "$bin" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | while read
 done | { xargs -r dpkg -S 2>/dev/null || true; } | cut -d: -f1 | sort -u | tr '\n' ' ')
 [ -n "$run_pkgs" ] || { echo "rdma: cannot tell which packages hold $bin's libraries (ldd, dpkg -S)" >&2; exit 1; }
 guest_pkgs="rdma-core ibverbs-providers ibverbs-utils perftest iproute2 infiniband-diags
-	libibverbs1 kmod procps $run_pkgs"
+	libibverbs1 kmod procps tcpdump jq python3 openssh-server openssh-client $run_pkgs"
 key_pkgs="debootstrap linux-image-amd64 rdma-core ibverbs-providers libibverbs1 infiniband-diags $run_pkgs"
 # The guest's modules: what modprobe needs to load these, with their dependencies.
 modules="virtio_net virtio_pci virtio_console rdma_rxe ib_uverbs ib_umad rdma_ucm crc32_generic 8021q ipv6"
@@ -69,11 +72,24 @@ rm -f "$fs.tmp/etc/apt/sources.list"
 cp -a /etc/apt/sources.list.d/. "$fs.tmp/etc/apt/sources.list.d/"
 [ -f /etc/apt/sources.list ] && cp /etc/apt/sources.list "$fs.tmp/etc/apt/"
 cp /etc/resolv.conf "$fs.tmp/etc/resolv.conf"
+# No service starts in the chroot (openssh-server's would listen on this machine).
+printf '#!/bin/sh\nexit 101\n' >"$fs.tmp/usr/sbin/policy-rc.d"
+chmod 755 "$fs.tmp/usr/sbin/policy-rc.d"
 # shellcheck disable=SC2086
 timeout 900 chroot "$fs.tmp" /bin/sh -c "export DEBIAN_FRONTEND=noninteractive; apt-get update -qq &&
 	apt-get install -y -qq --no-install-recommends ${guest_pkgs//[$'\t\n']/ } && apt-get clean" >"$out/apt.log" 2>&1 ||
 	{ tail -20 "$out/apt.log" >&2; exit 1; }
 chroot "$fs.tmp" dpkg-query -W >"$out/guest-packages.txt"
+rm -f "$fs.tmp/usr/sbin/policy-rc.d"
+# ssh between the guests, as root, without a question: one key pair for both (the
+# guests are the only hosts on their link), one connection reused per peer.
+mkdir -p -m 700 "$fs.tmp/root/.ssh"
+rm -f "$fs.tmp/root/.ssh/id_ed25519"*
+chroot "$fs.tmp" ssh-keygen -q -t ed25519 -N '' -C ibscan-rdma -f /root/.ssh/id_ed25519
+cp "$fs.tmp/root/.ssh/id_ed25519.pub" "$fs.tmp/root/.ssh/authorized_keys"
+printf '%s\n' 'Host *' '  StrictHostKeyChecking no' '  UserKnownHostsFile /dev/null' '  LogLevel ERROR' \
+	'  ControlMaster auto' '  ControlPath /tmp/ssh-%C' '  ControlPersist 300' >"$fs.tmp/root/.ssh/config"
+chmod 600 "$fs.tmp/root/.ssh/"*
 # Only what the tier uses: no documentation, locales, apt lists.
 rm -rf "$fs.tmp"/usr/share/{doc,man,info,locale,lintian} "$fs.tmp"/var/lib/apt/lists/* "$fs.tmp"/var/cache/apt/*
 # The modules, with what they depend on, from the host's copy of the same kernel.

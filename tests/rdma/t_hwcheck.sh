@@ -1,0 +1,92 @@
+#!/bin/bash
+# shellcheck disable=SC2016 # the guests' scripts expand in the guests
+# rdma-timeout: 480
+# tools/hwcheck.sh for real: in guest A, as on a first machine with an HCA,
+# against guest B as its --peer (root ssh between the guests, one key pair
+# in the image). soft-RoCE has no InfiniBand port, so each InfiniBand check
+# says "SKIP NAME: no InfiniBand port"; the probe checks run on rxe0 port 1
+# and pass: ibscan local against sysfs and ibv_devinfo, ibscan ping against
+# ib_send_lat, ib_read_lat, ib_atomic_lat and ib_write_bw on the RoCE v2
+# IPv4 GID (the index sysfs gives), SIGINT during ping --bw, no QP or MR left;
+# exit 0 with the count, and nothing left running on the peer. Then the same
+# script with --ibscan a stand-in that prints nothing (and exits 0): every
+# probe check fails, and the script exits 1.
+set -eu
+. "$ROOT/tests/done.sh"
+. "$ROOT/tests/rdma/lib.sh"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+ib_checks="vl15 topology walk-time counters counters-ext counters-rate path routes sm port-states degraded gids umad-permission sigint-walk"
+probe_checks="local local-port ping-latency ping-read ping-atomic ping-bandwidth sigint-ping teardown"
+# Few round trips: under emulation each takes about a millisecond. The figures jitter
+# tenfold from one run to the next (0.5-20 ms a round trip, 10-60 Mb/s), and two perftest
+# runs may agree by chance where a third differs: the tolerances are those of t_ping (a
+# median within 20 ms, a bandwidth within 95 %), widened further by perftest's own spread.
+args="--peer 10.29.0.2 --lat-iters 200 --bw-iters 50 --lat-tol 20000 --bw-tol 95"
+
+# The RoCE v2 IPv4 GID's index and the non-zero GIDs, as sysfs has them in A (one grep
+# for the 1,024 entries: a cat each takes seconds under emulation).
+sysfs=$(vm A 20 'cd /sys/class/infiniband/rxe0/ports/1 || exit 1
+	grep -H -v "^0000:0000:0000:0000:0000:0000:0000:0000$" gids/* | sort -t/ -k2n | {
+		n=0 v2=
+		while IFS=: read -r f g; do
+			i=${f#gids/} n=$((n + 1))
+			case $g in 0000:0000:0000:0000:0000:ffff:*)
+				[ -z "$v2" ] && [ "$(cat gid_attrs/types/$i)" = "RoCE v2" ] && v2=$i ;;
+			esac
+		done
+		echo "$v2 $n"
+	}') || { echo "guest A's GID table: $sysfs"; exit 1; }
+read -r v2 ngids <<<"$sysfs"
+if [ -z "$v2" ] || [ "${ngids:-0}" -eq 0 ]; then echo "no RoCE v2 IPv4 GID in guest A's sysfs: $sysfs"; exit 1; fi
+echo "guest A: $ngids GIDs, the RoCE v2 IPv4 one at index $v2"
+vm A 30 'ssh 10.29.0.2 hostname' | grep -qx vmB || { echo "guest A cannot ssh to guest B"; exit 1; }
+
+rc=0
+vm A 280 "cd /root && bash tools/hwcheck.sh --ibscan /usr/local/bin/ibscan $args" >"$tmp/out" 2>"$tmp/err" || rc=$?
+cat "$tmp/out"
+[ "$rc" = 0 ] || { cat "$tmp/err"; echo "hwcheck exited $rc, want 0"; exit 1; }
+has() { grep -qF -- "$1" "$tmp/out" || { echo "hwcheck's output lacks: $1"; exit 1; }; }
+head -1 "$tmp/out" | grep -q "^hwcheck: probe on rxe0 port 1 (Ethernet); InfiniBand checks on none: no InfiniBand port; ibscan " ||
+	{ echo "hwcheck's first line is not the one for a RoCE-only host"; exit 1; }
+for c in $ib_checks; do
+	grep -qx "SKIP $c: no InfiniBand port" "$tmp/out" || { echo "no 'SKIP $c: no InfiniBand port'"; exit 1; }
+done
+for c in $probe_checks; do
+	grep -q "^PASS $c: " "$tmp/out" || { echo "$c did not pass"; exit 1; }
+done
+has "PASS local: $ngids GIDs of rxe0 port 1, their types and interfaces as sysfs"
+has "PASS local-port: state, LID and link layer as ibv_devinfo: PORT_ACTIVE 0 Ethernet"
+# perftest measured the path ibscan did: its GID index is the RoCE v2 IPv4 GID's.
+for c in ping-latency ping-read ping-atomic ping-bandwidth; do
+	grep -q "^PASS $c: .*, GID index $v2)$" "$tmp/out" || { echo "$c: not on GID index $v2"; exit 1; }
+done
+has "PASS sigint-ping: ping --bw stopped by SIGINT: exit 130"
+has "PASS teardown: rdma res show: "
+n_ib=$(wc -w <<<"$ib_checks") n_pr=$(wc -w <<<"$probe_checks")
+tail -1 "$tmp/out" | grep -qx "hwcheck: $n_pr passed, 0 failed, $n_ib skipped" || { echo "last line: $(tail -1 "$tmp/out")"; exit 1; }
+# The peer: no listener, perftest or probe left running there, no QP but the GSI QP, no MR.
+# (ps, not pgrep: pgrep matches nothing with a pattern longer than 15 characters.)
+tools="ibscan|ib_send_lat|ib_read_lat|ib_atomic_lat|ib_write_bw"
+vm B 15 'for _ in $(seq 100); do
+		! ps -e -o comm= | grep -qxE "'"$tools"'" &&
+			! rdma res show qp | grep -v "type GSI" | grep -q . && ! rdma res show mr | grep -q . && exit 0
+		sleep 0.1
+	done; ps ax; rdma res show qp; rdma res show mr; exit 1' || { echo "hwcheck left something on the peer"; exit 1; }
+
+# A stand-in ibscan that prints nothing: no probe check may pass. The peer's listener is the
+# real one (it waits for a probe that never comes; hwcheck stops it).
+vm A 10 'printf "#!/bin/sh\nexit 0\n" >/tmp/mute-ibscan; chmod +x /tmp/mute-ibscan'
+rc=0
+vm A 280 "cd /root && bash tools/hwcheck.sh --ibscan /tmp/mute-ibscan --peer-ibscan /usr/local/bin/ibscan $args" \
+	>"$tmp/mute" 2>&1 || rc=$?
+cat "$tmp/mute"
+[ "$rc" = 1 ] || { echo "hwcheck with a mute ibscan exited $rc, want 1"; exit 1; }
+for c in local ping-latency ping-read ping-atomic ping-bandwidth sigint-ping; do
+	grep -q "^FAIL $c: " "$tmp/mute" || { echo "a mute ibscan: $c did not fail"; exit 1; }
+done
+! grep -q "^PASS ping-" "$tmp/mute" || { echo "a mute ibscan passed a probe check"; exit 1; }
+grep -qx "FAIL ping-latency: no figure from ibscan ping (exit 0)" "$tmp/mute" ||
+	{ echo "a mute ibscan: ping-latency does not say it has no figure from ibscan"; exit 1; }
+vm B 15 'for _ in $(seq 100); do ! ps -e -o comm= | grep -qxE "'"$tools"'" && exit 0
+		sleep 0.1; done; ps ax; exit 1' || { echo "hwcheck with a mute ibscan left something on the peer"; exit 1; }
+t_done
