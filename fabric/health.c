@@ -138,9 +138,12 @@ static void check_counters(const struct ibs_fabric *f, const struct ibs_run *run
 			note = NULL;
 			if (!pt->ctr)
 				continue;
-			/* A port no GMP reaches is link.down's (a LinkUp port not Active, or its peer), not a PMA's silence. */
+			/*
+			 * A port no GMP reaches is link.down's (a LinkUp port not Active, or its
+			 * peer), one by a shared LID identity.duplicate_lid's: not a PMA's silence.
+			 */
 			if (!pt->ctr->ok && !run->no_lids && pt->ctr->not_read != IBS_CTR_NOT_ACTIVE &&
-			    pt->ctr->not_read != IBS_CTR_PEER_NOT_ACTIVE)
+			    pt->ctr->not_read != IBS_CTR_PEER_NOT_ACTIVE && pt->ctr->not_read != IBS_CTR_SHARED_LID)
 				add(fs, CK_PARTIAL, IBS_SEV_WARNING, n, (uint8_t)p, "%s port %u: %s%s%s", nm(n), p,
 				    pt->ctr->not_read ? "counters not read: " : "PMA did not answer PortCounters (",
 				    pt->ctr->not_read ? ibs_port_counters_why(n, pt) : ibs_outcome_str(pt->ctr->outcome),
