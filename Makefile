@@ -14,7 +14,7 @@ DESTDIR ?=
 
 .DEFAULT_GOAL := all
 
-PKGS := libibumad libibmad libibnetdisc jansson libmicrohttpd libxcrypt
+PKGS := libibumad libibmad libibnetdisc jansson libmicrohttpd libxcrypt zlib
 # libibverbs and libgvc are loaded at run time (core/probe/verbs_ibv.c,
 # output/svg.c), never linked: ibscan starts on a host without them, only
 # `ibscan ping` and SVG drawings need them, and no other run pays for their
@@ -31,7 +31,7 @@ WARN += -Werror
 endif
 BASE_CFLAGS := -std=gnu11 $(WARN) -DIBSCAN_VERSION='"$(VERSION)"' -MMD -MP -Ibuild/gen \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS) $(HDR_PKGS) 2>/dev/null)
-LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -libumad -libmad -libnetdisc -ljansson -lmicrohttpd -lcrypt) -lm -lpthread
+LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null || echo -libumad -libmad -libnetdisc -ljansson -lmicrohttpd -lcrypt -lz) -lm -lpthread
 
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 REL := build/rel

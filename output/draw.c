@@ -386,9 +386,10 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 				n_tiers += !q || d.tier[all[q].e] != d.tier[all[q - 1].e];
 			d.grid = k > DRAW_GRID_MIN || n_rows > n_tiers;
 		}
-		out->engine = d.grid ? "nop" : "dot";
+		/* nop2: the positions as given, and the leaf-host cables' routes (draw_rows.c) too. */
+		out->engine = d.grid ? "nop2" : "dot";
 		if (d.grid) {
-			sb_adds(&d.sb, "\tgraph [layout=nop];\n");
+			sb_adds(&d.sb, "\tgraph [layout=nop2];\n");
 			d.gx = xcalloc(n_ep ? n_ep : 1, sizeof(*d.gx));
 			d.gy = xcalloc(n_ep ? n_ep : 1, sizeof(*d.gy));
 			draw_grid_positions(&d, all, n_rows, row_len, names);
@@ -470,6 +471,10 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 	free(d.bundle_of);
 	free(d.gx);
 	free(d.gy);
+	free(d.block_of);
+	free(d.chan_x);
+	free(d.exit_y);
+	free(d.feed_y);
 	free(d.n_beside);
 	free(d.level);
 	free(d.marks);

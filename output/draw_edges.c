@@ -222,12 +222,14 @@ void draw_write_edges(struct draw *d, struct render_drawing *out, size_t *cap_po
 			else
 				id = xasprintf("e-%s-%u-%s-%u", d->key[x->index], px, d->key[y->index], py);
 			sb_addf(sb, "\t\"%s\" -- \"%s\" [id=\"%s\", ", d->id[l->u], d->id[l->w], id);
+			draw_grid_route(d, l->u, l->w, sb);
 			if (merged) {
 				char label[48];
 				edge_label(label, sizeof(label), best_n, l->rate);
 				/* The label most edges between two switch tiers share is said once, in the legend. */
 				/* An Aggregation Node's cable is inside its switch: its rate is in the tooltip. */
-				if (common)
+				/* A routed cable ends at its group, which says its hosts and rate: no label by the channel. */
+				if (common || (d->grid && d->block_of && d->block_of[l->w] == l->u + 1 && l->w >= d->f->n_nodes))
 					sb_addf(sb, "comment=\"%s\", weight=%zu", label, best_n);
 				else
 					sb_addf(sb, "xlabel=\"" XPAD "%s" XPAD "\", weight=%zu", label, best_n);
@@ -254,7 +256,9 @@ void draw_write_edges(struct draw *d, struct render_drawing *out, size_t *cap_po
 					sb_addf(sb, ", color=\"%s\", penwidth=%.1f", draw_heat_color(d, v, col),
 						draw_heat_pen(d, v));
 				} else if (best_n > 1) {
-					write_edge_attrs(sb, NULL, NULL, fmin(1 + log2((double)best_n), 5));
+					/* A routed cable runs in a channel beside others (draw_rows.c, CHAN_STEP apart): thinner. */
+					bool routed = d->grid && d->block_of && d->block_of[l->w] == l->u + 1;
+					write_edge_attrs(sb, NULL, NULL, fmin(1 + log2((double)best_n), routed ? 2 : 5));
 				}
 			} else {
 				const char *color = COLOR_RATE, *style = NULL, *what = "other rate than its siblings";

@@ -99,6 +99,13 @@ struct draw {
 	size_t *bundle_of;    /* per link (sorted), its bundle + 1, or 0 (draw_find_bundles) */
 	bool grid;            /* positions computed here (gx, gy per drawn endpoint, points), laid out by nop */
 	double *gx, *gy, legend_y;
+	/*
+	 * The grid's leaf-host cables, routed (draw_rows.c): per drawn endpoint, a host's (or
+	 * group's) leaf + 1 (0: drawn as a straight line), the y above it where its cable comes
+	 * in; a leaf's channel x and the y below it where its cables go out.
+	 */
+	size_t *block_of;
+	double *chan_x, *feed_y, *exit_y;
 	size_t *heat_sw;
 	uint64_t heat_min, heat_max;
 };
@@ -152,6 +159,8 @@ size_t draw_plan_rows(const struct draw *d, const struct ord *all, size_t n, cha
 #define DRAW_GRID_MIN 600
 /* draw_rows.c: the grid's positions of the rows (d->gx, d->gy, d->legend_y, each bundle's junction). */
 void draw_grid_positions(struct draw *d, const struct ord *all, size_t n_rows, const size_t *row_len, char **names);
+/* The route of a leaf-host cable from drawn endpoint u down to w, as `pos="...", ` (nothing when it has none). */
+void draw_grid_route(const struct draw *d, size_t u, size_t w, struct strbuf *sb);
 
 /* draw.c: s as a DOT string (escaped, control bytes dropped); a port's element id for the page. */
 void draw_dot_str(struct strbuf *sb, const char *s);

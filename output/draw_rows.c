@@ -237,6 +237,227 @@ static void spread_junctions(struct draw *d, double width)
 }
 
 /*
+ * The grid's leaves and hosts: each leaf with its hosts (its host groups,
+ * and the hosts drawn alone whose first leaf it is) in a block under it,
+ * in the same column. Leaves wrap into r rows of c columns; the blocks of
+ * leaf row i are in host row r - 1 - i, so that in every column the
+ * cables nest: each leaf's cables go out below it to a channel of their
+ * own at the column's right (the top row's outermost), down it, and in
+ * above their block. No leaf-host cable crosses another or runs through a
+ * box (tests/drawscale.py, "blocks"); with every host in the row under its
+ * leaves (as before), the cables of a wrapped leaf tier fanned out across
+ * each other and through the other rows.
+ */
+#define HOST_PITCH 60.0  /* the rows of one block: a node (36 pt) and room for the cables coming in above it */
+#define HOST_GAP 40.0    /* between two host rows */
+#define CHAN_STEP 6.0    /* between two cables in a channel */
+
+struct leafcol {
+	size_t e;        /* the leaf's drawn endpoint */
+	size_t *hosts, n_hosts, bc; /* its block's endpoints, in order; the block's columns */
+	double bw;       /* the block's width */
+};
+
+/* A block's endpoint's width: a host drawn alone is an ellipse, wider than its label's box. */
+static double block_width(const struct draw *d, size_t e, char **names)
+{
+	size_t chars;
+
+	if (e >= d->f->n_nodes)
+		return est_width(d, e, names) * 1.1;
+	/* Its label is the node's own name ("node0005 mlx5_0"), not the host's. */
+	chars = strlen(ibs_node_name(d->f->nodes[e]));
+	return (6.0 * (double)(chars > 40 ? 40 : chars) + 18) * 1.1 * 1.45;
+}
+
+/* The block of each leaf of all[l0..l1) from the hosts of all[h0..h1): leaves by their position. */
+static struct leafcol *leaf_blocks(struct draw *d, const struct ord *all, size_t l0, size_t l1, size_t h0, size_t h1,
+				   char **names)
+{
+	size_t n_ep = d->f->n_nodes + d->n_groups, i, k, *col = xcalloc(n_ep, sizeof(*col));
+	struct leafcol *v = xcalloc(l1 - l0 + 1, sizeof(*v));
+
+	for (i = l0; i < l1; i++) {
+		v[i - l0].e = all[i].e;
+		col[all[i].e] = i - l0 + 1;
+	}
+	/* A host's block: its leaf first in the tier's order. */
+	for (i = 0; i < d->n_links; i++) {
+		const struct dlink *l = &d->links[i];
+		size_t b;
+		if (d->tier[l->u] != 1 || d->tier[l->w] != 0 || !col[l->u])
+			continue;
+		b = d->block_of[l->w];
+		if (!b || col[l->u] < col[b - 1])
+			d->block_of[l->w] = l->u + 1;
+	}
+	for (i = h0; i < h1; i++) {
+		size_t b = d->block_of[all[i].e];
+		struct leafcol *c;
+		if (!b)
+			continue;
+		c = &v[col[b - 1] - 1];
+		c->hosts = xrealloc(c->hosts, (c->n_hosts + 1) * sizeof(*c->hosts));
+		c->hosts[c->n_hosts++] = all[i].e;
+	}
+	for (k = 0; k < l1 - l0; k++) {
+		struct leafcol *c = &v[k];
+		double rw = 0;
+		c->bc = 1;
+		while (c->bc * c->bc < c->n_hosts)
+			c->bc++;
+		for (i = 0; i < c->n_hosts; i++) {
+			if (i % c->bc == 0)
+				rw = 0;
+			rw += block_width(d, c->hosts[i], names) + (i % c->bc ? NODESEP_PT : 0);
+			if (rw > c->bw)
+				c->bw = rw;
+		}
+		rw = est_width(d, c->e, names) * 1.1;
+		if (rw > c->bw)
+			c->bw = rw;
+	}
+	free(col);
+	return v;
+}
+
+/* The columns' widths with r rows of leaves (cw[0..cols), each with its channel); returns the total. */
+static double leaf_columns(const struct leafcol *v, size_t n, size_t r, double *cw)
+{
+	size_t cols = (n + r - 1) / r, i;
+	double total = 0, chan = NODESEP_PT + CHAN_STEP * (double)r;
+
+	for (i = 0; i < cols; i++)
+		cw[i] = 0;
+	for (i = 0; i < n; i++)
+		if (v[i].bw > cw[i % cols])
+			cw[i % cols] = v[i].bw;
+	for (i = 0; i < cols; i++) {
+		cw[i] += chan;
+		total += cw[i];
+	}
+	return total;
+}
+
+/* The height of r rows of leaves and their blocks. */
+static double leaf_height(const struct leafcol *v, size_t n, size_t r)
+{
+	size_t cols = (n + r - 1) / r, i, row;
+	double h = (double)r * RANK_PT;
+
+	for (row = 0; row < r; row++) {
+		size_t deepest = 1;
+		for (i = row * cols; i < n && i < (row + 1) * cols; i++) {
+			size_t q = v[i].n_hosts ? (v[i].n_hosts + v[i].bc - 1) / v[i].bc : 1;
+			if (q > deepest)
+				deepest = q;
+		}
+		h += (double)deepest * HOST_PITCH + HOST_GAP;
+	}
+	return h;
+}
+
+/*
+ * Leaves all[l0..l1) and hosts all[h0..h1) from y (the leaves' first row) down, at most as
+ * wide as the rows above (width) or as the height allows; returns the y below the last
+ * host row. Hosts in no leaf's block go in rows of their own at the bottom.
+ */
+static double grid_leaves(struct draw *d, const struct ord *all, size_t l0, size_t l1, size_t h0, size_t h1,
+			  double y, double *width, char **names, double *tier_low)
+{
+	size_t n = l1 - l0, r, cols, i, q, row, lone = 0;
+	struct leafcol *v = leaf_blocks(d, all, l0, l1, h0, h1, names);
+	double *cw = xcalloc(n + 1, sizeof(*cw)), total = 0, x, hy;
+
+	/*
+	 * The fewest rows that make the leaves no wider than the rows above, or the drawing no
+	 * wider than tall, and keep them within 11,500 pt (16,000 px less the margins).
+	 */
+	for (r = 1; r < n; r++) {
+		double w = leaf_columns(v, n, r, cw), h = -y + leaf_height(v, n, r) + LEGEND_PT;
+		if (w <= 11500 && (w <= *width || w / h <= ASPECT_TARGET))
+			break;
+	}
+	total = leaf_columns(v, n, r, cw);
+	cols = (n + r - 1) / r;
+	if (total > *width)
+		*width = total;
+	tier_low[1] = y - (double)(r - 1) * RANK_PT;
+	hy = y - (double)r * RANK_PT;
+	for (row = r; row-- > 0;) {
+		/* Host row r - 1 - row: the blocks of leaf row `row`. */
+		size_t deepest = 1;
+		for (i = row * cols; i < n && i < (row + 1) * cols; i++) {
+			struct leafcol *c = &v[i];
+			size_t col = i % cols, k;
+			double left, cx, chan = NODESEP_PT + CHAN_STEP * (double)r;
+			for (k = 0, left = -total / 2; k < col; k++)
+				left += cw[k];
+			cx = left + (cw[col] - chan) / 2;
+			d->gx[c->e] = cx;
+			d->gy[c->e] = y - (double)row * RANK_PT;
+			d->exit_y[c->e] = d->gy[c->e] - RANK_PT / 2;
+			/* The top row's channel outermost: the cables of the rows under it come out inside it. */
+			d->chan_x[c->e] = left + cw[col] - chan + NODESEP_PT / 2 + CHAN_STEP * (double)(r - row);
+			for (q = 0; q * c->bc < c->n_hosts; q++) {
+				size_t from = q * c->bc, to = from + c->bc < c->n_hosts ? from + c->bc : c->n_hosts;
+				double rw = 0, hx;
+				for (k = from; k < to; k++)
+					rw += block_width(d, c->hosts[k], names) + (k > from ? NODESEP_PT : 0);
+				hx = cx - rw / 2;
+				for (k = from; k < to; k++) {
+					double w = block_width(d, c->hosts[k], names);
+					d->gx[c->hosts[k]] = hx + w / 2;
+					d->gy[c->hosts[k]] = hy - (double)q * HOST_PITCH;
+					d->feed_y[c->hosts[k]] = d->gy[c->hosts[k]] + HOST_PITCH / 2;
+					hx += w + NODESEP_PT;
+				}
+			}
+			if (q > deepest)
+				deepest = q;
+		}
+		hy -= (double)deepest * HOST_PITCH + HOST_GAP;
+	}
+	/* Hosts on no leaf: a row of their own (wrapped at the width). */
+	for (i = h0, x = 0; i < h1; i++) {
+		double w;
+		if (d->block_of[all[i].e])
+			continue;
+		w = block_width(d, all[i].e, names);
+		if (lone && x + w > *width) {
+			hy -= HOST_PITCH + HOST_GAP;
+			x = 0;
+		}
+		d->gx[all[i].e] = -*width / 2 + x + w / 2;
+		d->gy[all[i].e] = hy;
+		x += w + NODESEP_PT;
+		lone++;
+	}
+	for (i = 0; i < n; i++)
+		free(v[i].hosts);
+	free(v);
+	free(cw);
+	return hy;
+}
+
+void draw_grid_route(const struct draw *d, size_t u, size_t w, struct strbuf *sb)
+{
+	double ux, uy, wx, wy, cx, ey, fy;
+
+	if (!d->grid || !d->block_of || d->block_of[w] != u + 1)
+		return;
+	ux = d->gx[u], uy = d->gy[u], wx = d->gx[w], wy = d->gy[w];
+	cx = d->chan_x[u], ey = d->exit_y[u], fy = d->feed_y[w];
+	/* Straight pieces as Bezier segments (each a point, its end twice): down, across, down the channel, across, down. */
+	sb_addf(sb, "pos=\"%.1f,%.1f", ux, uy);
+	sb_addf(sb, " %.1f,%.1f %.1f,%.1f %.1f,%.1f", ux, uy, ux, ey, ux, ey);
+	sb_addf(sb, " %.1f,%.1f %.1f,%.1f %.1f,%.1f", ux, ey, cx, ey, cx, ey);
+	sb_addf(sb, " %.1f,%.1f %.1f,%.1f %.1f,%.1f", cx, ey, cx, fy, cx, fy);
+	sb_addf(sb, " %.1f,%.1f %.1f,%.1f %.1f,%.1f", cx, fy, wx, fy, wx, fy);
+	sb_addf(sb, " %.1f,%.1f %.1f,%.1f %.1f,%.1f\", ", wx, fy, wx, wy, wx, wy);
+}
+
+/*
  * The grid: each row centred on x = 0, its nodes side by side at their
  * estimated widths (a tenth more, for safety) and nodesep apart; rows from
  * the top down RANK_PT apart, a rank more between two tiers (where the
@@ -253,6 +474,25 @@ void draw_grid_positions(struct draw *d, const struct ord *all, size_t n_rows, c
 	for (r = 0; r < n_rows; r++) {
 		double width = 0, x;
 		t = d->tier[all[first].e];
+		if (t == 1 && r + 1 < n_rows) {
+			/* The leaves, and the hosts under them (when every row left is of one of the two). */
+			size_t l0 = first, l1 = first, h1, q;
+			for (q = r; q < n_rows && d->tier[all[l1].e] == 1; q++)
+				l1 += row_len[q];
+			for (h1 = l1; q < n_rows && d->tier[all[h1].e] == 0; q++)
+				h1 += row_len[q];
+			if (q == n_rows && h1 > l1) {
+				if (r && t != prev)
+					y -= RANK_PT;
+				tier_high[1] = y;
+				d->block_of = xcalloc(d->f->n_nodes + d->n_groups, sizeof(*d->block_of));
+				d->chan_x = xcalloc(d->f->n_nodes + d->n_groups, sizeof(*d->chan_x));
+				d->exit_y = xcalloc(d->f->n_nodes + d->n_groups, sizeof(*d->exit_y));
+				d->feed_y = xcalloc(d->f->n_nodes + d->n_groups, sizeof(*d->feed_y));
+				y = grid_leaves(d, all, l0, l1, l1, h1, y, &tier_width, names, tier_low);
+				break;
+			}
+		}
 		if (r && t != prev)
 			y -= RANK_PT; /* the junctions' rank */
 		if (t >= 0 && t < 64) {

@@ -34,7 +34,8 @@ struct report_in {
  * Write the page: summary, map with pan and zoom, search, node details and
  * findings. The data are the topology, health and counters JSON documents,
  * each in a <script type="application/json"> element, escaped so that no
- * string can end that element or be read as markup. Every script and style
+ * string can end that element or be read as markup (one over 1 MiB
+ * deflated and in base64, docs/json-schema.md). Every script and style
  * is inline and named by hash in the page's Content-Security-Policy, which
  * allows nothing else: no network, no other script. -1 on a write error.
  */

@@ -118,7 +118,7 @@ char *render_drawing_svg(const struct render_drawing *d, size_t *len, char **err
 		goto out_ctx;
 	}
 	if (gv.gvLayout(gvc, g, d->engine ? d->engine : "dot")) {
-		*err = gv_error(d->engine && !strcmp(d->engine, "nop") ? "nop layout failed (is libgvc's neato plugin installed?)"
+		*err = gv_error(d->engine && !strncmp(d->engine, "nop", 3) ? "nop layout failed (is libgvc's neato plugin installed?)"
 									: "dot layout failed (is libgvc's dot plugin installed?)");
 		goto out_graph;
 	}

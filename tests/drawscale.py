@@ -15,6 +15,13 @@ fabric in that file, read independently here. Used by tests/cli/t_drawscale.sh.
     legend   the legend above every node (so no cable crosses it), on a
              white background
     edges=N  at most N visible edges
+    blocks   each leaf's hosts in a block under it: the leaf's centre within
+             the x-span of its hosts' boxes (hosts and groups cabled to it
+             alone); no leaf-host cable crossing another leaf's, and none
+             running through a node other than its two ends, no two nodes
+             overlapping (the cables'
+             paths taken as the polygons of their Bezier points, which for
+             straight pieces are the pieces)
 Prints the measured figures.
 """
 import re
@@ -94,6 +101,128 @@ def bbox(g):
     return min(xs), min(ys), max(xs), max(ys)
 
 
+def path_points(g):
+    pts = []
+    for e in g.iter(NS + 'path'):
+        pts += [(float(x), float(y)) for x, y in re.findall(r'(-?[0-9.]+),(-?[0-9.]+)', e.get('d'))]
+    return pts
+
+
+def seg_cross(p, q, r, s):
+    """Whether segments pq and rs cross properly (touching ends do not count)."""
+    def orient(a, b, c):
+        v = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+        return 0 if abs(v) < 1e-6 else (1 if v > 0 else -1)
+    return (orient(p, q, r) * orient(p, q, s) < 0) and (orient(r, s, p) * orient(r, s, q) < 0)
+
+
+def seg_box(p, q, b):
+    """Whether segment pq runs through the inside of box b (x0, y0, x1, y1), shrunk by 1."""
+    x0, y0, x1, y1 = b[0] + 1, b[1] + 1, b[2] - 1, b[3] - 1
+    if x0 >= x1 or y0 >= y1:
+        return False
+    t0, t1 = 0.0, 1.0
+    dx, dy = q[0] - p[0], q[1] - p[1]
+    for pp, qq in ((-dx, p[0] - x0), (dx, x1 - p[0]), (-dy, p[1] - y0), (dy, y1 - p[1])):
+        if pp == 0:
+            if qq < 0:
+                return False
+            continue
+        t = qq / pp
+        if pp < 0:
+            t0 = max(t0, t)
+        else:
+            t1 = min(t1, t)
+        if t0 >= t1:
+            return False
+    return True
+
+
+BIN = 200.0
+
+
+def bins(x0, x1):
+    return range(int(x0 // BIN), int(x1 // BIN) + 1)
+
+
+def check_blocks(root, box, lv, bad):
+    """Leaf-host cables: hosts under their leaf, no crossings, nothing run through."""
+    edges = []  # (leaf, host end, segments)
+    for g in root.iter(NS + 'g'):
+        if g.get('class') != 'edge':
+            continue
+        t = g.find(NS + 'title')
+        if t is None or '--' not in (t.text or ''):
+            continue
+        a, b = t.text.split('--', 1)
+        ta, tb = lv.get(a), lv.get(b)
+        if ta == 1 and tb == 0:
+            leaf, host = a, b
+        elif tb == 1 and ta == 0:
+            leaf, host = b, a
+        else:
+            continue
+        pts = path_points(g)
+        edges.append((leaf, host, list(zip(pts, pts[1:]))))
+    leaves_of = {}
+    for leaf, host, _ in edges:
+        leaves_of.setdefault(host, set()).add(leaf)
+    under, n_blocks = 0, 0
+    hosts_of = {}
+    for host, ls in leaves_of.items():
+        if len(ls) == 1 and host in box:
+            hosts_of.setdefault(next(iter(ls)), []).append(host)
+    for leaf, hs in hosts_of.items():
+        if leaf not in box:
+            continue
+        n_blocks += 1
+        lx = (box[leaf][0] + box[leaf][2]) / 2
+        x0, x1 = min(box[h][0] for h in hs), max(box[h][2] for h in hs)
+        if x0 <= lx <= x1:
+            under += 1
+    if under < n_blocks:
+        bad.append('%d of %d leaves have their hosts elsewhere, not under them' % (n_blocks - under, n_blocks))
+    # Segments binned by x: crossings between different leaves' cables; boxes run through.
+    seg_bins, box_bins = {}, {}
+    for i, (leaf, host, segs) in enumerate(edges):
+        for j, (p, q) in enumerate(segs):
+            for k in bins(min(p[0], q[0]), max(p[0], q[0])):
+                seg_bins.setdefault(k, []).append((i, j))
+    for name, b in box.items():
+        for k in bins(b[0], b[2]):
+            box_bins.setdefault(k, []).append(name)
+    crossings, through = set(), set()
+    for k, v in seg_bins.items():
+        for x in range(len(v)):
+            i, j = v[x]
+            p, q = edges[i][2][j]
+            for y in range(x + 1, len(v)):
+                i2, j2 = v[y]
+                if edges[i2][0] == edges[i][0]:
+                    continue
+                if seg_cross(p, q, *edges[i2][2][j2]):
+                    crossings.add((min(i, i2), max(i, i2)))
+            for name in box_bins.get(k, ()):
+                if name not in (edges[i][0], edges[i][1]) and seg_box(p, q, box[name]):
+                    through.add((i, name))
+    overlaps = set()
+    for k, names in box_bins.items():
+        for x in range(len(names)):
+            a = box[names[x]]
+            for y in range(x + 1, len(names)):
+                b = box[names[y]]
+                if min(a[2], b[2]) - max(a[0], b[0]) > 1 and min(a[3], b[3]) - max(a[1], b[1]) > 1:
+                    overlaps.add(tuple(sorted((names[x], names[y]))))
+    if overlaps:
+        bad.append('%d pairs of nodes overlap, e.g. %s' % (len(overlaps), sorted(overlaps)[0]))
+    if crossings:
+        bad.append('%d pairs of leaf-host cables of different leaves cross' % len(crossings))
+    if through:
+        bad.append('%d times a leaf-host cable runs through a node other than its ends' % len(through))
+    print('blocks: %d leaves with their hosts under them of %d; %d leaf-host cables, %d crossings, %d through a node'
+          % (under, n_blocks, len(edges), len(crossings), len(through)))
+
+
 def main():
     svg_p, net_p = sys.argv[1], sys.argv[2]
     checks = sys.argv[3:] or ['size', 'tiers', 'an', 'legend']
@@ -165,6 +294,14 @@ def main():
                 bad.append('the legend reaches down to y %.1f, the nodes start at %.1f' % (lb[3], top))
             if not any(e.get('fill') == 'white' for e in lg.iter(NS + 'polygon')):
                 bad.append('the legend has no white background')
+        elif c == 'blocks':
+            tier_of = {}
+            for k in box:
+                tier_of[k] = 0 if k.startswith('g-') else lv.get(k)
+            ids = {('n-%016x' % v['guid']): tier_of.get(k) for k, v in nodes.items()}
+            ids.update({k: 0 for k in box if k.startswith('g-')})
+            check_blocks(root, {('n-%016x' % nodes[k]['guid']) if not k.startswith('g-') else k: b
+                                for k, b in box.items()}, ids, bad)
         elif c.startswith('edges='):
             if n_edges > int(c[6:]):
                 bad.append('%d edges, want at most %s' % (n_edges, c[6:]))

@@ -7,9 +7,33 @@
 (function () {
 	'use strict';
 
+	/*
+	 * A large document is stored deflated, in base64 (data-encoding, output/report.c):
+	 * its text, inflated by the browser's own DecompressionStream.
+	 */
+	function inflate(e) {
+		var bin = atob(e.textContent), u = new Uint8Array(bin.length), i;
+		for (i = 0; i < bin.length; i++)
+			u[i] = bin.charCodeAt(i);
+		return new Response(new Blob([u]).stream().pipeThrough(new DecompressionStream('deflate'))).text();
+	}
+
+	var texts = {};
+	var stored = document.querySelectorAll('script[data-encoding="deflate-base64"]');
+	Promise.all(Array.prototype.map.call(stored, function (e) {
+		return inflate(e).then(function (t) {
+			texts[e.id] = t;
+		});
+	})).then(start, function (err) {
+		document.getElementById('summary').textContent = 'The report\'s data could not be read: ' + err;
+	});
+
+function start() {
 	function doc(id) {
 		var e = document.getElementById(id);
-		return e ? JSON.parse(e.textContent) : null;
+		if (!e)
+			return null;
+		return JSON.parse(texts[id] !== undefined ? texts[id] : e.textContent);
 	}
 
 	var meta = doc('ibs-meta');
@@ -45,10 +69,10 @@
 
 	/* A GUID as the map's ids spell it: 16 lowercase hex digits. */
 	function hex(g) {
-		var s = String(g || '').toLowerCase().replace(/^0x/, '');
-		while (s.length < 16)
-			s = '0' + s;
-		return s;
+		var s = String(g || '').toLowerCase();
+		if (s.charAt(0) === '0' && s.charAt(1) === 'x')
+			s = s.slice(2);
+		return s.length < 16 ? '0000000000000000'.slice(s.length) + s : s;
 	}
 
 	function fmtNum(v) {
@@ -72,19 +96,32 @@
 
 	nodes.forEach(function (n) {
 		push(byGuid, hex(n.guid), n);
-		if (n.lid)
-			push(byLid, n.lid, n);
-		(n.ports || []).forEach(function (p) {
-			if (p.guid)
-				push(byPortGuid, hex(p.guid), n);
-			if (p.lid)
-				push(byLid, p.lid, n);
+	});
+	/*
+	 * Ports and cables are indexed when a search or a node's details first need them: on
+	 * the 8,831-node fabric that is 46,000 ports and 23,000 cables, 0.7 s before the page
+	 * would answer a wheel or a drag.
+	 */
+	var portsIndexed = false;
+	function indexPorts() {
+		if (portsIndexed)
+			return;
+		portsIndexed = true;
+		nodes.forEach(function (n) {
+			if (n.lid)
+				push(byLid, n.lid, n);
+			(n.ports || []).forEach(function (p) {
+				if (p.guid)
+					push(byPortGuid, hex(p.guid), n);
+				if (p.lid)
+					push(byLid, p.lid, n);
+			});
 		});
-	});
-	(topo.links || []).forEach(function (l) {
-		var a = hex(l.a.guid), b = hex(l.b.guid);
-		push(linksByPair, a < b ? a + '-' + b : b + '-' + a, l);
-	});
+		(topo.links || []).forEach(function (l) {
+			var a = hex(l.a.guid), b = hex(l.b.guid);
+			push(linksByPair, a < b ? a + '-' + b : b + '-' + a, l);
+		});
+	}
 	var findings = (health && health.findings) || [];
 	findings.forEach(function (f, i) {
 		if (f.node && f.node.guid)
@@ -325,6 +362,7 @@
 
 	/* Every cable between two nodes, as "index:port" of one end. */
 	function cablesBetween(a, b) {
+		indexPorts();
 		return (linksByPair[a < b ? a + '-' + b : b + '-' + a] || []).map(function (l) {
 			return l.a.index + ':' + l.a.port;
 		});
@@ -528,6 +566,7 @@
 	/* ---- search: name, GUID (node or port) or LID ---- */
 	function search(q) {
 		var out = [], seen = {};
+		indexPorts();
 		q = q.trim();
 		if (!q)
 			return out;
@@ -780,5 +819,6 @@
 	details.appendChild(el('p', { class: 'placeholder' }, [
 		'Click a node on the map, a search result or a finding to see its ports and counters.'
 	]));
-	window.ibscanReport = { select: select, search: search, ready: true };
+	window.ibscanReport = { select: select, search: search, doc: doc, ready: true };
+}
 }());

@@ -355,3 +355,50 @@ test('the 2,900-node report opens in a few seconds', { skip: !fs.existsSync(path
 	await r.page.close();
 	await tiersInOrder('large').then((x) => x.page.close());
 });
+
+// A string's FNV-1a hash: the page's documents compared with the JSON view's without moving 36 MB through the driver.
+const fnv = (s) => {
+	let h = 0x811c9dc5;
+	for (let i = 0; i < s.length; i++)
+		h = Math.imul(h ^ s.charCodeAt(i), 0x01000193) >>> 0;
+	return h;
+};
+
+// Issue 28: the 8,831-node fabric's page under 15 MB (it was 72 MB: every document plain JSON);
+// its large documents are stored deflated and read back whole. How soon it answers is a figure
+// (logged here, recorded in docs/performance.md), not a bound: no timed test.
+test('the 8,831-node report is under 15 MB and its documents read back whole', { skip: !fs.existsSync(path.join(REPORTS || '', 'huge.html')) && 'BROWSER_LARGE=0' }, async () => {
+	const file = path.join(REPORTS, 'huge.html');
+	const size = fs.statSync(file).size;
+	assert.ok(size < 15e6, `the page is ${size} bytes, over 15 MB`);
+	const html = fs.readFileSync(file, 'utf8');
+	assert.match(html, /<script type="application\/octet-stream" id="ibs-topology" data-encoding="deflate-base64">/,
+		'the topology is stored deflated');
+	const r = await open('huge');
+	const t = topology('huge');
+	assert.equal(t.nodes.length, 8831);
+	const got = await r.page.evaluate(() => {
+		const hash = (s) => { // fnv, above (the page's Content-Security-Policy allows no eval)
+			let h = 0x811c9dc5;
+			for (let i = 0; i < s.length; i++)
+				h = Math.imul(h ^ s.charCodeAt(i), 0x01000193) >>> 0;
+			return h;
+		};
+		const d = window.ibscanReport.doc('ibs-topology'), c = window.ibscanReport.doc('ibs-counters');
+		return { nodes: d.nodes.length, hash: hash(JSON.stringify(d)), ports: c.ports, counted: c.ports_counters.length };
+	});
+	assert.equal(got.nodes, 8831);
+	assert.equal(got.hash, fnv(JSON.stringify(t)), 'the page\'s topology is the JSON view\'s');
+	assert.ok(got.ports > 46000 && got.counted === got.ports, `counters of ${got.counted} of ${got.ports} ports`);
+	// The first wheel over the map, after the page said it is ready: how long until it zoomed.
+	const before = await r.page.$eval('#map svg', (e) => e.style.transform);
+	const t0 = Date.now();
+	await r.page.mouse.move(700, 500);
+	await r.page.mouse.wheel({ deltaY: -200 });
+	await r.page.waitForFunction((b) => document.querySelector('#map svg').style.transform !== b, {}, before);
+	const zoomMs = Date.now() - t0;
+	console.log(`# the ${t.nodes.length}-node report (${size} bytes) was ready in ${r.ms} ms; a wheel zoomed it ${zoomMs} ms later`);
+	await shot(r.page, 'report-huge');
+	clean(r);
+	await r.page.close();
+});

@@ -14,13 +14,21 @@
 # - full meshes between two switch tiers drawn as bundles (a junction, one
 #   arm per switch): the pod's 384 leaf-spine pairs are 40 arms, the whole
 #   pod 56 edges where it was 440;
+# - blocks: on ibscan's grid, each leaf's hosts (its groups, and hosts drawn
+#   alone, here two with a degraded cable) in a block under it, and no
+#   leaf-host cable crossing another leaf's or running through a node (the
+#   leaves of a wrapped tier had their hosts in rows spread across the
+#   drawing: on the 1,223-node tree below 41 of 45 leaves had their hosts
+#   elsewhere, 9 pairs of cables crossed, 37 times one ran through a node
+#   and 4 pairs of nodes overlapped; on the 8,831-node one 424 of 425,
+#   16,723 pairs and 3,595 times);
 # - size: no side over 16,000 px at 96 dpi, aspect within 1:4 .. 4:1, on
 #   every fabric here, 74 to 29,938 nodes (the pod was 31:1, 19,051 px
 #   wide); from DRAW_GRID_MIN (600) drawn nodes on, ibscan computes the
 #   positions and Graphviz's nop engine draws them (dot, with the tiers
 #   wrapped, took 182 s on the 2,562-node tree and drew it 125,872 px wide;
-#   with the meshes bundled the 9,530-node one 38,881 px). Measured here: 2,562 nodes 0.3 s, 9,530 nodes 0.8 s, 29,938 nodes
-#   2.9 s (4,452 edges, 13,684 x 11,319 px).
+#   with the meshes bundled the 9,530-node one 38,881 px). Measured here (CPU): 2,562 nodes 0.2 s, 29,938 nodes
+#   2.0 s (4,452 edges, 13,381 x 13,556 px).
 . "$(dirname "$0")/lib.sh"
 draw=$ROOT/build/rel/drawfile
 check=$ROOT/tests/drawscale.py
@@ -35,14 +43,25 @@ grep -q '24 × 16 mesh: 4xEDR each, 384 cables' "$TMP/pod.svg" || fail "pod: the
 # A three-level tree of 2,562 nodes (2,000 hosts, 562 switches): meshes bundled (4,397 edges unbundled).
 python3 "$ROOT/tools/genfabric.py" --levels 3 --radix 36 --hosts 2000 -o "$TMP/t2k.net" 2>/dev/null
 "$draw" svg "$TMP/t2k.net" "$TMP/t2k.svg" || fail "t2k: no drawing"
-python3 "$check" "$TMP/t2k.svg" "$TMP/t2k.net" size tiers legend edges=1000 || fail "t2k: size, tiers, legend, bundles"
+python3 "$check" "$TMP/t2k.svg" "$TMP/t2k.net" size tiers legend blocks edges=1000 || fail "t2k: size, tiers, legend, blocks, bundles"
 grep -q 'layout=nop' <("$draw" dot "$TMP/t2k.net" /dev/stdout) || fail "t2k: not laid out by ibscan"
 # 9,530 and 29,938 nodes (three levels, radix 64).
 for h in 8000 27200; do
 	python3 "$ROOT/tools/genfabric.py" --levels 3 --radix 64 --hosts $h -o "$TMP/t$h.net" 2>/dev/null
 	"$draw" svg "$TMP/t$h.net" "$TMP/t$h.svg" || fail "t$h: no drawing"
-	python3 "$check" "$TMP/t$h.svg" "$TMP/t$h.net" size tiers legend edges=6000 || fail "t$h: size, tiers, legend, bundles"
+	python3 "$check" "$TMP/t$h.svg" "$TMP/t$h.net" size tiers legend blocks edges=6000 || fail "t$h: size, tiers, legend, blocks, bundles"
 done
+
+# 1,223 nodes (800 hosts on 45 leaves, a tier wrapped: on the grid), two hosts drawn alone
+# beside their leaf's group; and the 8,831-node tree of the report's size test (tests/browser).
+python3 "$ROOT/tools/genfabric.py" --levels 3 --radix 36 --hosts 800 --degrade 'H-node0005[1]=1xEDR' \
+	--degrade 'H-node0100[1]=4xFDR' -o "$TMP/t1k.net" 2>/dev/null
+python3 "$ROOT/tools/genfabric.py" --levels 3 --radix 36 --hosts 7650 -o "$TMP/t8k.net" 2>/dev/null
+for c in t1k t8k; do
+	"$draw" svg "$TMP/$c.net" "$TMP/$c.svg" || fail "$c: no drawing"
+	python3 "$check" "$TMP/$c.svg" "$TMP/$c.net" size tiers legend blocks || fail "$c: size, tiers, legend, blocks"
+done
+grep -q 'layout=nop2' <("$draw" dot "$TMP/t1k.net" /dev/stdout) || fail "t1k: not laid out by ibscan"
 
 # A two-level tree of 100 nodes, and the small rail fabric of the rails tests (74 nodes), with Aggregation Nodes.
 python3 "$ROOT/tools/genfabric.py" --levels 2 --radix 36 --hosts 80 -o "$TMP/t100.net" 2>/dev/null
@@ -51,5 +70,5 @@ for c in t100 rail; do
 	"$draw" svg "$TMP/$c.net" "$TMP/$c.svg" || fail "$c: no drawing"
 	python3 "$check" "$TMP/$c.svg" "$TMP/$c.net" size tiers an legend || fail "$c: size, tiers, aggregation nodes, legend"
 done
-echo "ok: tiers in order, legend on top, aggregation nodes in their switch, meshes bundled, sizes"
+echo "ok: tiers in order, legend on top, aggregation nodes in their switch, meshes bundled, hosts under their leaves, sizes"
 t_done
