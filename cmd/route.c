@@ -270,7 +270,7 @@ static int job_cas(const struct ibs_fabric *f, struct rjob *j)
 /* routes --check, --through, --nodes: the analysis of the tables read. */
 static int analyse(const struct ibs_fabric *f, struct rjob *j)
 {
-	struct ibs_rc_opts o = { NULL, 0, NULL };
+	struct ibs_rc_opts o = { .through = NULL, .through_port = 0, .job = NULL, .vls = NULL };
 	int rc;
 
 	if (j->through && (rc = through_cable(f, j)) != EXIT_OK)

@@ -228,6 +228,17 @@ enum ibs_err ibs_session_read_lfts(struct ibs_session *s, struct ibs_lft **out, 
 	return step(s, ibs_read_lfts(s->e, s->f, out, n));
 }
 
+enum ibs_err ibs_session_read_sl2vl(struct ibs_session *s, struct ibs_sl2vls *t)
+{
+	if (s->rc || !s->e)
+		return s->rc ? s->rc : IBS_E_INVAL;
+	if (!ibs_replay_holds(s->t, IBS_CLASS_SMI_DR, IBS_ATTR_SL2VL)) {
+		t->not_held = true;
+		return IBS_OK;
+	}
+	return step(s, ibs_read_sl2vl(s->e, s->f, t));
+}
+
 enum ibs_err ibs_session_trace_route(struct ibs_session *s, const struct ibs_node *src, uint8_t src_port,
 				     uint16_t dlid, struct ibs_route *out)
 {

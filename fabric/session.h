@@ -83,6 +83,8 @@ enum ibs_err ibs_session_walk(struct ibs_session *s, const struct ibs_walk_opts 
 enum ibs_err ibs_session_read_counters(struct ibs_session *s, const struct ibs_counter_opts *co, double interval_s);
 /* Every switch's forwarding table (ibs_read_lfts). */
 enum ibs_err ibs_session_read_lfts(struct ibs_session *s, struct ibs_lft **out, size_t *n);
+/* The SL2VL pairs of t (ibs_read_sl2vl); from a capture that holds none, nothing is asked (t->not_held). */
+enum ibs_err ibs_session_read_sl2vl(struct ibs_session *s, struct ibs_sl2vls *t);
 /* Trace a route from src to dlid (ibs_route_trace). */
 enum ibs_err ibs_session_trace_route(struct ibs_session *s, const struct ibs_node *src, uint8_t src_port,
 				     uint16_t dlid, struct ibs_route *out);
