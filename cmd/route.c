@@ -62,7 +62,11 @@ static void query(struct ibs_session *s, struct rjob *j)
 	uint16_t st;
 
 	if (j->kind == K_ROUTES) {
-		ibs_session_read_lfts(s, &j->lfts, &j->n_lfts);
+		/* --check: on the session, which reads the SL2VL it needs. */
+		if (ibs_session_read_lfts(s, &j->lfts, &j->n_lfts) == IBS_OK && j->check) {
+			ibs_session_routecheck(s, j->lfts, j->n_lfts, &j->rc);
+			j->have_rc = true;
+		}
 		return;
 	}
 	if (ibs_fabric_resolve(f, j->src, &sn, &sp, &sl, &msg) ||
@@ -280,7 +284,8 @@ static int analyse(const struct ibs_fabric *f, struct rjob *j)
 	o.through = j->thr_node;
 	o.through_port = j->thr_port;
 	o.job = j->job;
-	ibs_routecheck_opts(f, j->lfts, j->n_lfts, &o, &j->rc);
+	if (!j->have_rc)
+		ibs_routecheck_opts(f, j->lfts, j->n_lfts, &o, &j->rc);
 	j->have_rc = true;
 	return EXIT_OK;
 }

@@ -388,7 +388,7 @@ static void want_pair(struct ibs_sl2vl *v, unsigned in, unsigned out)
 }
 
 void ibs_sl2vl_pairs(const struct ibs_fabric *f, const struct ibs_lft *lfts, size_t n, uint8_t sl,
-		     struct ibs_sl2vls *t)
+		     ibs_want_out_fn want_out, void *ctx, struct ibs_sl2vls *t)
 {
 	const struct ibs_lft **by = xcalloc(f->n_nodes + 1, sizeof(*by));
 	struct ibs_sl2vl **slot = xcalloc(f->n_nodes + 1, sizeof(*slot));
@@ -441,7 +441,7 @@ void ibs_sl2vl_pairs(const struct ibs_fabric *f, const struct ibs_lft *lfts, siz
 			outs[o >> 6] |= 1ull << (o & 63);
 			nl = by[op->peer->index];
 			o2 = nl && lid < nl->n ? nl->ports[lid] : 0;
-			if (nl && sw_peer(op->peer, o2, &np2))
+			if (nl && sw_peer(op->peer, o2, &np2) && (!want_out || want_out(ctx, op->peer, o2)))
 				want_pair(slot[op->peer->index], op->peer_port, o2);
 		}
 		/* Routes from the CAs cabled here leave by any of those. */
@@ -450,7 +450,7 @@ void ibs_sl2vl_pairs(const struct ibs_fabric *f, const struct ibs_lft *lfts, siz
 			if (!p->peer || p->peer->ni.node_type == IBS_NODE_SWITCH)
 				continue;
 			for (o = 1; o < v->np && o < 256; o++)
-				if (outs[o >> 6] & 1ull << (o & 63))
+				if (outs[o >> 6] & 1ull << (o & 63) && (!want_out || want_out(ctx, v->node, o)))
 					want_pair(v, p->num, o);
 		}
 	}

@@ -79,9 +79,13 @@ struct ibs_sl2vls {
 	size_t asked, answered;
 	bool not_held;       /* a replayed capture holds no SLtoVLMappingTable: none asked */
 };
-/* The (in, out) pairs the routes of lfts use at each switch, into *out (allocated); no MADs. */
+/*
+ * The (in, out) pairs the routes of lfts use at each switch, into *out
+ * (allocated); no MADs. With want_out, only the out-ports it says yes to.
+ */
+typedef bool (*ibs_want_out_fn)(void *ctx, const struct ibs_node *sw, unsigned out_port);
 void ibs_sl2vl_pairs(const struct ibs_fabric *f, const struct ibs_lft *lfts, size_t n, uint8_t sl,
-		     struct ibs_sl2vls *out);
+		     ibs_want_out_fn want_out, void *ctx, struct ibs_sl2vls *out);
 /* Ask every pair of t, LID-routed where the LFT reads are (within the per-switch cap). */
 enum ibs_err ibs_read_sl2vl(struct ibs_engine *e, const struct ibs_fabric *f, struct ibs_sl2vls *t);
 /* The VL of sl from in to out at switch v, or IBS_VL_UNREAD. */

@@ -214,6 +214,14 @@ void ibs_rc_cdg_finish(struct ibs_rc_cdg *g, struct ibs_routecheck *rc)
 			}
 		}
 	}
+	/* The channels of the parts with a cycle: the only ones whose VLs can make or break one. */
+	for (i = 0; i < rc->n_cycles; i++)
+		on[roots[2 * i + 1] % N] = true; /* on[] is free now: by part number (< nch) */
+	for (i = 0; i < g->nch; i++) {
+		int32_t t = g->ch_sw[i];
+		if (comp[i] != SIZE_MAX && on[comp[i]])
+			rc->sw[t].cyclic[(i - g->cbase[t]) / g->nvl] = true;
+	}
 	/* index and stk are free now: parent and queue of the cycle searches. */
 	for (i = 0; i < g->nch; i++)
 		index[i] = SIZE_MAX;

@@ -521,6 +521,7 @@ void ibs_routecheck_opts(const struct ibs_fabric *f, const struct ibs_lft *lfts,
 		w->lids = xcalloc(w->n_ports, sizeof(*w->lids));
 		w->routes = xcalloc(w->n_ports, sizeof(*w->routes));
 		w->role = xcalloc(w->n_ports, sizeof(*w->role));
+		w->cyclic = xcalloc(w->n_ports, sizeof(*w->cyclic));
 	}
 	for (i = 0; i < n; i++)
 		if (lfts[i].node && t.swidx[lfts[i].node->index] >= 0 && f->nodes[lfts[i].node->index] == lfts[i].node)
@@ -630,6 +631,22 @@ void ibs_routecheck_opts(const struct ibs_fabric *f, const struct ibs_lft *lfts,
 	free(t.cross);
 }
 
+bool ibs_rc_cyclic_out(void *ctx, const struct ibs_node *sw, unsigned out)
+{
+	const struct ibs_routecheck *rc = ctx;
+	size_t lo = 0, hi = rc->n_sw;
+
+	/* rc->sw is in fabric order: by node index. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (rc->sw[mid].node->index < sw->index)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < rc->n_sw && rc->sw[lo].node == sw && out < rc->sw[lo].n_ports && rc->sw[lo].cyclic[out];
+}
+
 void ibs_routecheck_free(struct ibs_routecheck *rc)
 {
 	size_t i;
@@ -638,6 +655,7 @@ void ibs_routecheck_free(struct ibs_routecheck *rc)
 		free(rc->sw[i].lids);
 		free(rc->sw[i].routes);
 		free(rc->sw[i].role);
+		free(rc->sw[i].cyclic);
 		free(rc->sw[i].job);
 		free(rc->sw[i].job_in);
 	}

@@ -70,6 +70,7 @@ struct ibs_rc_switch {
 	uint32_t *lids;       /* CA destination LIDs (LMC ranges included) the table sends out of each port */
 	uint64_t *routes;     /* source-to-LID routes that leave by each port */
 	uint8_t *role;        /* enum ibs_rc_role of each port */
+	bool *cyclic;         /* the channel out of each port (on some VL) is in a strongly connected part with a cycle */
 	struct ibs_rc_group up, down;
 	uint64_t *job;        /* with ibs_rc_opts.job: routes among the job's CAs leaving by each port */
 	uint64_t *job_in;     /* with ibs_rc_opts.job: those entering by each port from the job's CA cabled to it */
@@ -136,6 +137,8 @@ bool *ibs_rc_all_hosts(const struct ibs_fabric *f);
 void ibs_routecheck_opts(const struct ibs_fabric *f, const struct ibs_lft *lfts, size_t n, const struct ibs_rc_opts *o,
 			 struct ibs_routecheck *out);
 void ibs_routecheck_free(struct ibs_routecheck *rc);
+/* Whether the channel out of sw's port out is in a part of the graph with a cycle (an ibs_want_out_fn; ctx: the check). */
+bool ibs_rc_cyclic_out(void *ctx, const struct ibs_node *sw, unsigned out);
 
 /* The monitoring-plugin verdict: CRITICAL for a finding or a credit loop, WARNING for imbalance or up/down turns. */
 enum ibs_rc_status { IBS_RC_OK, IBS_RC_WARNING, IBS_RC_CRITICAL, IBS_RC_UNKNOWN };
