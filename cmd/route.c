@@ -62,7 +62,11 @@ static void query(struct ibs_session *s, struct rjob *j)
 	uint16_t st;
 
 	if (j->kind == K_ROUTES) {
-		ibs_session_read_lfts(s, &j->lfts, &j->n_lfts);
+		/* --check: on the session, which reads the SL2VL it needs. */
+		if (ibs_session_read_lfts(s, &j->lfts, &j->n_lfts) == IBS_OK && j->check) {
+			ibs_session_routecheck(s, j->lfts, j->n_lfts, &j->rc);
+			j->have_rc = true;
+		}
 		return;
 	}
 	if (ibs_fabric_resolve(f, j->src, &sn, &sp, &sl, &msg) ||
@@ -270,7 +274,7 @@ static int job_cas(const struct ibs_fabric *f, struct rjob *j)
 /* routes --check, --through, --nodes: the analysis of the tables read. */
 static int analyse(const struct ibs_fabric *f, struct rjob *j)
 {
-	struct ibs_rc_opts o = { NULL, 0, NULL };
+	struct ibs_rc_opts o = { .through = NULL, .through_port = 0, .job = NULL, .vls = NULL };
 	int rc;
 
 	if (j->through && (rc = through_cable(f, j)) != EXIT_OK)
@@ -280,7 +284,8 @@ static int analyse(const struct ibs_fabric *f, struct rjob *j)
 	o.through = j->thr_node;
 	o.through_port = j->thr_port;
 	o.job = j->job;
-	ibs_routecheck_opts(f, j->lfts, j->n_lfts, &o, &j->rc);
+	if (!j->have_rc)
+		ibs_routecheck_opts(f, j->lfts, j->n_lfts, &o, &j->rc);
 	j->have_rc = true;
 	return EXIT_OK;
 }

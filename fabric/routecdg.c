@@ -1,10 +1,11 @@
 /*
  * The channel dependency graph of the routes (Dally and Seitz: a cycle can
  * deadlock the fabric under load) and its cycles, for routecheck.h. A
- * channel is a switch port's outgoing link to another switch; channels into
- * CAs have no dependency out and channels from CAs none in, so neither can
- * be in a cycle and neither is kept. Dependencies are bits: for each switch
- * and in-port, the out-ports a route continues by. Cycles are found with an
+ * channel is a switch port's outgoing link to another switch on one VL;
+ * channels into CAs have no dependency out and channels from CAs none in,
+ * so neither can be in a cycle and neither is kept. Dependencies are bits:
+ * for each switch, in-port and VL, the (out-port, VL) pairs a route
+ * continues by. With one VL (SL2VL not read) that is one bit per out-port. Cycles are found with an
  * iterative Tarjan (no recursion depth to run out of); each strongly
  * connected part yields its shortest cycle through the part's root.
  */
@@ -18,8 +19,9 @@ struct ibs_rc_cdg {
 	const struct ibs_node *const *sws;
 	const int32_t *swidx;
 	size_t n_sw;
-	size_t *cbase;    /* switch k's channels are cbase[k] + port */
-	size_t *rbase;    /* its dependency rows: rbase[k] + in_port * words[k] */
+	unsigned nvl;     /* VLs in the graph: channel (port, vl) is port * nvl + vl of its switch */
+	size_t *cbase;    /* switch k's channels are cbase[k] + port * nvl + vl */
+	size_t *rbase;    /* its dependency rows: rbase[k] + (in_port * nvl + vl) * words[k] */
 	unsigned *words;
 	int32_t *ch_sw;   /* the switch of each channel */
 	uint64_t *bits;
@@ -27,7 +29,7 @@ struct ibs_rc_cdg {
 };
 
 struct ibs_rc_cdg *ibs_rc_cdg_new(const struct ibs_fabric *f, const int32_t *swidx, size_t n_sw,
-				  const struct ibs_node *const *sws)
+				  const struct ibs_node *const *sws, unsigned nvl)
 {
 	struct ibs_rc_cdg *g = xcalloc(1, sizeof(*g));
 	size_t k, nb = 0;
@@ -36,11 +38,12 @@ struct ibs_rc_cdg *ibs_rc_cdg_new(const struct ibs_fabric *f, const int32_t *swi
 	g->sws = sws;
 	g->swidx = swidx;
 	g->n_sw = n_sw;
+	g->nvl = nvl ? nvl : 1;
 	g->cbase = xcalloc(n_sw + 1, sizeof(*g->cbase));
 	g->rbase = xcalloc(n_sw + 1, sizeof(*g->rbase));
 	g->words = xcalloc(n_sw + 1, sizeof(*g->words));
 	for (k = 0; k < n_sw; k++) {
-		unsigned np = (unsigned)sws[k]->ni.num_ports + 1;
+		unsigned np = ((unsigned)sws[k]->ni.num_ports + 1) * g->nvl;
 		g->cbase[k] = g->nch;
 		g->nch += np;
 		g->words[k] = (np + 63) / 64;
@@ -51,25 +54,27 @@ struct ibs_rc_cdg *ibs_rc_cdg_new(const struct ibs_fabric *f, const int32_t *swi
 	g->ch_sw = xmalloc((g->nch ? g->nch : 1) * sizeof(*g->ch_sw));
 	for (k = 0; k < n_sw; k++) {
 		size_t c;
-		for (c = g->cbase[k]; c < g->cbase[k] + sws[k]->ni.num_ports + 1u; c++)
+		for (c = g->cbase[k]; c < g->cbase[k] + (sws[k]->ni.num_ports + 1u) * g->nvl; c++)
 			g->ch_sw[c] = (int32_t)k;
 	}
 	g->bits = xcalloc(nb ? nb : 1, sizeof(*g->bits));
 	return g;
 }
 
-void ibs_rc_cdg_add(struct ibs_rc_cdg *g, int32_t k, uint8_t in_port, uint8_t out_port)
+void ibs_rc_cdg_add(struct ibs_rc_cdg *g, int32_t k, uint8_t in_port, uint8_t in_vl, uint8_t out_port, uint8_t out_vl)
 {
-	uint64_t *row = g->bits + g->rbase[k] + (size_t)in_port * g->words[k];
+	uint64_t *row = g->bits + g->rbase[k] + ((size_t)in_port * g->nvl + in_vl) * g->words[k];
+	unsigned b = (unsigned)out_port * g->nvl + out_vl;
 
-	row[out_port >> 6] |= 1ull << (out_port & 63);
+	row[b >> 6] |= 1ull << (b & 63);
 }
 
 /* The dependency row of channel v (the switch it leads into and its in-port), or NULL if it leads to no switch. */
 static const uint64_t *row_of(const struct ibs_rc_cdg *g, size_t v, int32_t *sk)
 {
 	int32_t t = g->ch_sw[v];
-	const struct ibs_port *p = ibs_node_port(g->sws[t], (unsigned)(v - g->cbase[t]));
+	size_t b = v - g->cbase[t];
+	const struct ibs_port *p = ibs_node_port(g->sws[t], (unsigned)(b / g->nvl));
 	int32_t s;
 
 	if (!p || !p->peer || p->peer->ni.node_type != IBS_NODE_SWITCH)
@@ -78,7 +83,7 @@ static const uint64_t *row_of(const struct ibs_rc_cdg *g, size_t v, int32_t *sk)
 	if (s < 0)
 		return NULL;
 	*sk = s;
-	return g->bits + g->rbase[s] + (size_t)p->peer_port * g->words[s];
+	return g->bits + g->rbase[s] + ((size_t)p->peer_port * g->nvl + b % g->nvl) * g->words[s];
 }
 
 /* The next successor of v from bit position *pos on, or SIZE_MAX. */
@@ -139,7 +144,8 @@ static void cycle_of(const struct ibs_rc_cdg *g, size_t r, const size_t *comp, s
 	for (v = end, i = n; v != SIZE_MAX && i > 0; v = v == r ? SIZE_MAX : parent[v]) {
 		int32_t t = g->ch_sw[v];
 		out->links[--i].node = g->sws[t];
-		out->links[i].port = (uint8_t)(v - g->cbase[t]);
+		out->links[i].port = (uint8_t)((v - g->cbase[t]) / g->nvl);
+		out->links[i].vl = (uint8_t)((v - g->cbase[t]) % g->nvl);
 	}
 	for (i = 0; i < tail; i++)
 		parent[queue[i]] = SIZE_MAX;
@@ -207,6 +213,14 @@ void ibs_rc_cdg_finish(struct ibs_rc_cdg *g, struct ibs_routecheck *rc)
 				ncomp++;
 			}
 		}
+	}
+	/* The channels of the parts with a cycle: the only ones whose VLs can make or break one. */
+	for (i = 0; i < rc->n_cycles; i++)
+		on[roots[2 * i + 1] % N] = true; /* on[] is free now: by part number (< nch) */
+	for (i = 0; i < g->nch; i++) {
+		int32_t t = g->ch_sw[i];
+		if (comp[i] != SIZE_MAX && on[comp[i]])
+			rc->sw[t].cyclic[(i - g->cbase[t]) / g->nvl] = true;
 	}
 	/* index and stk are free now: parent and queue of the cycle searches. */
 	for (i = 0; i < g->nch; i++)

@@ -69,6 +69,82 @@ static bool step(struct st *t, int32_t s, const struct dest *d)
 	return false;
 }
 
+/* The VL a route of SL 0 leaves switch k by, from in to out: 0 with one VL; IBS_RC_VL_DROP for VL 15. */
+static uint8_t vl_at(const struct st *t, int32_t k, uint8_t in, uint8_t out)
+{
+	uint8_t v;
+
+	if (!t->vl)
+		return 0;
+	v = ibs_sl2vl_get(t->vl[k], in, out);
+	if (v == IBS_VL_UNREAD)
+		return 0; /* not asked: ibs_sl2vl_pairs asks every pair the routes use */
+	return v >= IBS_RC_VL_DROP ? IBS_RC_VL_DROP : v;
+}
+
+/*
+ * The switches' SL2VL tables, when every pair asked was answered (else one
+ * VL for all, and rc->vl_why says why), and the VLs the routes from the CAs
+ * at each switch leave each port on.
+ */
+static void use_vls(struct st *t, const struct ibs_sl2vls *vls)
+{
+	struct ibs_routecheck *rc = t->rc;
+	size_t i, k, total = t->nhbase[t->S];
+
+	t->srcvl = xmalloc((total ? total : 1) * sizeof(*t->srcvl));
+	for (i = 0; i < total; i++)
+		t->srcvl[i] = 1; /* VL 0 */
+	t->vmask = xcalloc(t->S ? t->S : 1, sizeof(*t->vmask));
+	if (!vls)
+		return;
+	rc->vl_pairs = vls->asked;
+	rc->vl_answered = vls->answered;
+	for (i = 0; i < vls->n; i++)
+		rc->vl_incomplete += vls->v[i].answered < vls->v[i].asked;
+	if (vls->not_held) {
+		rc->vl_why = "the capture holds no SL2VL";
+		return;
+	}
+	if (rc->vl_incomplete) {
+		rc->vl_why = "SL2VL not answered by every switch";
+		return;
+	}
+	t->vl = xcalloc(t->S ? t->S : 1, sizeof(*t->vl));
+	for (i = 0; i < vls->n; i++) {
+		const struct ibs_sl2vl *v = &vls->v[i];
+		size_t j;
+		if (!v->node || v->node->index >= t->f->n_nodes || t->f->nodes[v->node->index] != v->node ||
+		    t->swidx[v->node->index] < 0)
+			continue;
+		t->vl[t->swidx[v->node->index]] = v;
+		for (j = 0; j < (size_t)v->np * v->np; j++)
+			if (v->vl[j] < IBS_RC_VL_DROP && v->vl[j] + 1u > rc->n_vls)
+				rc->n_vls = v->vl[j] + 1u;
+	}
+	rc->vl_read = true;
+	rc->vl_why = NULL;
+	for (k = 0; k < t->S; k++) {
+		const struct ibs_node *sw = t->sws[k];
+		const struct ibs_port *p;
+		if (!t->vl[k])
+			continue;
+		for (i = 0; i < total - t->nhbase[k] && i <= sw->ni.num_ports; i++)
+			t->srcvl[t->nhbase[k] + i] = 0;
+		for (p = ibs_node_ports_from(sw, 1); p < ibs_node_ports_end(sw); p++) {
+			const struct ibs_port *cp = p->peer && !is_sw(p->peer) ? ibs_node_port(p->peer, p->peer_port) : NULL;
+			unsigned e;
+			if (!cp || source_switch(t, cp) != (int32_t)k || !source_active(cp))
+				continue;
+			for (e = 1; e <= sw->ni.num_ports; e++) {
+				uint8_t v = vl_at(t, (int32_t)k, p->num, (uint8_t)e);
+				if (v < IBS_RC_VL_DROP)
+					t->srcvl[t->nhbase[k] + e] |= (uint16_t)(1u << v);
+			}
+		}
+	}
+}
+
 /* Settle s and every switch on its chain toward d, each once. */
 static void resolve(struct st *t, int32_t s, const struct dest *d)
 {
@@ -224,8 +300,16 @@ static void carry(struct st *t)
 			continue;
 		t->cnt[nx] += t->cnt[s];
 		op = ibs_node_port(t->sws[s], t->outp[s]);
-		if (t->nxt[nx] >= 0 && op)
-			ibs_rc_cdg_add(t->cdg, nx, op->peer_port, t->outp[nx]);
+		if (t->nxt[nx] >= 0 && op) {
+			uint8_t v2 = vl_at(t, nx, op->peer_port, t->outp[nx]);
+			unsigned v;
+			if (v2 >= IBS_RC_VL_DROP)
+				continue; /* mapped to VL 15: the switch drops it */
+			for (v = 0; v < t->rc->n_vls; v++)
+				if (t->vmask[s] & 1u << v)
+					ibs_rc_cdg_add(t->cdg, nx, op->peer_port, (uint8_t)v, t->outp[nx], v2);
+			t->vmask[nx] |= (uint16_t)(1u << v2);
+		}
 	}
 }
 
@@ -243,12 +327,15 @@ static void one_dest(struct st *t, const struct dest *d)
 	for (k = 0; k < (int32_t)t->S; k++) {
 		uint64_t w = t->nsrc[k] - (d->src && d->att == k);
 		t->cnt[k] = 0;
+		t->vmask[k] = 0;
 		if (!w)
 			continue;
 		rc->pairs += w;
 		if (t->res[k] == R_OK) {
 			unsigned h = 1u + t->hops[k];
 			t->cnt[k] = w;
+			if (t->nxt[k] >= 0)
+				t->vmask[k] = t->srcvl[t->nhbase[k] + t->outp[k]];
 			rc->ok += w;
 			count_hops(t, h, w);
 			if (t->dist[k] >= 0) {
@@ -406,6 +493,8 @@ void ibs_routecheck_opts(const struct ibs_fabric *f, const struct ibs_lft *lfts,
 	t.f = f;
 	t.rc = rc;
 	t.o = o && (o->through || o->job) ? o : NULL;
+	rc->n_vls = 1;
+	rc->vl_why = "SL2VL not read";
 	t.swidx = xmalloc(N * sizeof(*t.swidx));
 	t.level = ibs_fabric_levels(f, &rc->max_level);
 	for (i = 0; i < f->n_nodes; i++) {
@@ -432,6 +521,7 @@ void ibs_routecheck_opts(const struct ibs_fabric *f, const struct ibs_lft *lfts,
 		w->lids = xcalloc(w->n_ports, sizeof(*w->lids));
 		w->routes = xcalloc(w->n_ports, sizeof(*w->routes));
 		w->role = xcalloc(w->n_ports, sizeof(*w->role));
+		w->cyclic = xcalloc(w->n_ports, sizeof(*w->cyclic));
 	}
 	for (i = 0; i < n; i++)
 		if (lfts[i].node && t.swidx[lfts[i].node->index] >= 0 && f->nodes[lfts[i].node->index] == lfts[i].node)
@@ -487,10 +577,11 @@ void ibs_routecheck_opts(const struct ibs_fabric *f, const struct ibs_lft *lfts,
 	t.touched = xmalloc(S1 * sizeof(*t.touched));
 	t.bucket = xmalloc((S1 + 2) * sizeof(*t.bucket));
 	t.order = xmalloc(S1 * sizeof(*t.order));
-	t.cdg = ibs_rc_cdg_new(f, t.swidx, t.S, t.sws);
 	if (t.o)
 		ibs_rc_sources(&t);
 	next_hops(&t);
+	use_vls(&t, o ? o->vls : NULL);
+	t.cdg = ibs_rc_cdg_new(f, t.swidx, t.S, t.sws, rc->n_vls);
 	for (i = 0; i < nd; i++) {
 		/* The topology's minimum for routes to CAs (data); a switch's own LID gets none: one BFS per leaf. */
 		if (!d[i].ca && att != -1)
@@ -528,6 +619,9 @@ void ibs_routecheck_opts(const struct ibs_fabric *f, const struct ibs_lft *lfts,
 	free(t.order);
 	free(t.nh);
 	free(t.nhbase);
+	free(t.vl);
+	free(t.srcvl);
+	free(t.vmask);
 	free(t.sbase);
 	free(t.src);
 	free(t.src_node);
@@ -535,6 +629,22 @@ void ibs_routecheck_opts(const struct ibs_fabric *f, const struct ibs_lft *lfts,
 	free(t.okd);
 	free(t.own);
 	free(t.cross);
+}
+
+bool ibs_rc_cyclic_out(void *ctx, const struct ibs_node *sw, unsigned out)
+{
+	const struct ibs_routecheck *rc = ctx;
+	size_t lo = 0, hi = rc->n_sw;
+
+	/* rc->sw is in fabric order: by node index. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (rc->sw[mid].node->index < sw->index)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < rc->n_sw && rc->sw[lo].node == sw && out < rc->sw[lo].n_ports && rc->sw[lo].cyclic[out];
 }
 
 void ibs_routecheck_free(struct ibs_routecheck *rc)
@@ -545,6 +655,7 @@ void ibs_routecheck_free(struct ibs_routecheck *rc)
 		free(rc->sw[i].lids);
 		free(rc->sw[i].routes);
 		free(rc->sw[i].role);
+		free(rc->sw[i].cyclic);
 		free(rc->sw[i].job);
 		free(rc->sw[i].job_in);
 	}

@@ -39,10 +39,11 @@ struct ibs_rc_finding {
 	uint64_t pairs;
 };
 
-/* One link of a credit loop: the channel out of node's port. */
+/* One link of a credit loop: the channel out of node's port, on VL vl. */
 struct ibs_rc_chan {
 	const struct ibs_node *node;
 	uint8_t port;
+	uint8_t vl;
 };
 
 /* A cycle of channel dependencies, its links in order; scc is how many channels its strongly connected part holds. */
@@ -69,6 +70,7 @@ struct ibs_rc_switch {
 	uint32_t *lids;       /* CA destination LIDs (LMC ranges included) the table sends out of each port */
 	uint64_t *routes;     /* source-to-LID routes that leave by each port */
 	uint8_t *role;        /* enum ibs_rc_role of each port */
+	bool *cyclic;         /* the channel out of each port (on some VL) is in a strongly connected part with a cycle */
 	struct ibs_rc_group up, down;
 	uint64_t *job;        /* with ibs_rc_opts.job: routes among the job's CAs leaving by each port */
 	uint64_t *job_in;     /* with ibs_rc_opts.job: those entering by each port from the job's CA cabled to it */
@@ -92,11 +94,22 @@ struct ibs_routecheck {
 	size_t n_sw;
 	size_t unread;          /* switches whose table is missing or incomplete */
 	unsigned max_level;
-	/* The channel dependency graph (one VL: SL 0 assumed, SL2VL not read). */
+	/*
+	 * The channel dependency graph: a channel is a link on a VL. Every route
+	 * is on SL 0 (PathRecords are not read: sl0_assumed). With the switches'
+	 * SL2VL tables (ibs_rc_opts.vls, every pair answered: vl_read) the VL of
+	 * each hop is theirs; else one VL per link, and vl_why says why.
+	 */
 	uint64_t channels, deps;
 	struct ibs_rc_cycle *cycles;
 	size_t n_cycles;
 	bool sl0_assumed;
+	bool vl_read;
+	unsigned n_vls;         /* VLs in the graph (1 without the tables) */
+	size_t vl_pairs;        /* (in, out) pairs asked / answered */
+	size_t vl_answered;
+	size_t vl_incomplete;   /* switches that left a pair unanswered */
+	const char *vl_why;     /* static text: why the tables were not used, or NULL */
 	/* With ibs_rc_opts.through: host-to-host routes crossing the link, by node index (CAs only). */
 	uint64_t *thr_from, *thr_to;
 	uint64_t thr_routes;
@@ -110,6 +123,7 @@ struct ibs_rc_opts {
 	const struct ibs_node *through; /* routes crossing the cable at through's port through_port (either way) */
 	uint8_t through_port;
 	const bool *job;                /* by node index: the CAs of a job, whose routes among themselves are counted */
+	const struct ibs_sl2vls *vls;   /* the switches' SL2VL tables for SL 0 (ibs_sl2vl_pairs of the same lfts), or NULL */
 };
 
 /*
@@ -123,6 +137,8 @@ bool *ibs_rc_all_hosts(const struct ibs_fabric *f);
 void ibs_routecheck_opts(const struct ibs_fabric *f, const struct ibs_lft *lfts, size_t n, const struct ibs_rc_opts *o,
 			 struct ibs_routecheck *out);
 void ibs_routecheck_free(struct ibs_routecheck *rc);
+/* Whether the channel out of sw's port out is in a part of the graph with a cycle (an ibs_want_out_fn; ctx: the check). */
+bool ibs_rc_cyclic_out(void *ctx, const struct ibs_node *sw, unsigned out);
 
 /* The monitoring-plugin verdict: CRITICAL for a finding or a credit loop, WARNING for imbalance or up/down turns. */
 enum ibs_rc_status { IBS_RC_OK, IBS_RC_WARNING, IBS_RC_CRITICAL, IBS_RC_UNKNOWN };
@@ -133,10 +149,11 @@ size_t ibs_routecheck_unbalanced(const struct ibs_routecheck *rc);
 
 /* fabric/routecdg.c: the cycles of a dependency graph, internal to the check. */
 struct ibs_rc_cdg;
+/* A graph of the channels of n_sw switches on nvl VLs (0..nvl-1). */
 struct ibs_rc_cdg *ibs_rc_cdg_new(const struct ibs_fabric *f, const int32_t *swidx, size_t n_sw,
-				  const struct ibs_node *const *sws);
-/* A route enters switch k on in_port and leaves on out_port (both to switches). */
-void ibs_rc_cdg_add(struct ibs_rc_cdg *g, int32_t k, uint8_t in_port, uint8_t out_port);
+				  const struct ibs_node *const *sws, unsigned nvl);
+/* A route enters switch k on in_port on VL in_vl and leaves on out_port on VL out_vl (both ports to switches). */
+void ibs_rc_cdg_add(struct ibs_rc_cdg *g, int32_t k, uint8_t in_port, uint8_t in_vl, uint8_t out_port, uint8_t out_vl);
 /* Find the cycles (one per strongly connected part with a cycle) into rc; frees g. */
 void ibs_rc_cdg_finish(struct ibs_rc_cdg *g, struct ibs_routecheck *rc);
 

@@ -9,8 +9,10 @@ struct ibs_lft;
 struct ibs_routecheck;
 struct ibs_rc_opts;
 struct ibs_rc_cdg;
+struct ibs_sl2vl;
 
 /* A switch's state toward one destination: enum ibs_rc_kind, or these. */
+enum { IBS_RC_VL_DROP = 15 }; /* SL2VL's VL 15: the packet is dropped */
 enum { R_OK = 4 /* IBS_RC_KINDS, checked in routecheck.c */, R_STACK = 0xfd, R_UNKNOWN = 0xfe };
 enum { F_UP = 1, F_BAD = 2 };
 enum { NH_DOWN = -1, NH_CA = -2 }; /* struct st's nh[] besides a switch number */ /* the route from here goes up somewhere; it goes down and then up */
@@ -44,6 +46,9 @@ struct st {
 	size_t ntouched, capf;
 	uint32_t *bucket, *order;
 	struct ibs_rc_cdg *cdg;
+	const struct ibs_sl2vl **vl;   /* switch k's SL2VL (NULL: one VL) */
+	uint16_t *srcvl;               /* the VLs routes from the CAs at switch k leave port e on: srcvl[nhbase[k] + e] */
+	uint16_t *vmask;               /* per destination: the VLs on the channel switch k sends it out by */
 	uint64_t hop_sum;
 	bool have_min;
 	/* --through and --nodes */

@@ -228,6 +228,32 @@ enum ibs_err ibs_session_read_lfts(struct ibs_session *s, struct ibs_lft **out, 
 	return step(s, ibs_read_lfts(s->e, s->f, out, n));
 }
 
+enum ibs_err ibs_session_routecheck(struct ibs_session *s, const struct ibs_lft *lfts, size_t n,
+				    struct ibs_routecheck *out)
+{
+	struct ibs_rc_opts o = { .through = NULL, .through_port = 0, .job = NULL, .vls = NULL };
+	struct ibs_sl2vls t;
+	enum ibs_err rc = IBS_OK;
+
+	ibs_routecheck_opts(s->f, lfts, n, NULL, out);
+	if (!out->n_cycles) {
+		out->vl_why = "no cycle even on one VL, so none on any: SL2VL not needed";
+		return IBS_OK;
+	}
+	ibs_sl2vl_pairs(s->f, lfts, n, 0, ibs_rc_cyclic_out, out, &t);
+	if (s->rc || !s->e)
+		rc = s->rc ? s->rc : IBS_E_INVAL;
+	else if (!ibs_replay_holds(s->t, IBS_CLASS_SMI_DR, IBS_ATTR_SL2VL))
+		t.not_held = true;
+	else
+		rc = step(s, ibs_read_sl2vl(s->e, s->f, &t));
+	ibs_routecheck_free(out);
+	o.vls = &t;
+	ibs_routecheck_opts(s->f, lfts, n, &o, out);
+	ibs_sl2vls_free(&t);
+	return rc;
+}
+
 enum ibs_err ibs_session_trace_route(struct ibs_session *s, const struct ibs_node *src, uint8_t src_port,
 				     uint16_t dlid, struct ibs_route *out)
 {

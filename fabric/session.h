@@ -28,6 +28,7 @@
 #include "model.h"
 #include "namemap.h"
 #include "route.h"
+#include "routecheck.h"
 #include "run.h"
 #include "walk.h"
 #include "../core/mad/engine.h"
@@ -83,6 +84,16 @@ enum ibs_err ibs_session_walk(struct ibs_session *s, const struct ibs_walk_opts 
 enum ibs_err ibs_session_read_counters(struct ibs_session *s, const struct ibs_counter_opts *co, double interval_s);
 /* Every switch's forwarding table (ibs_read_lfts). */
 enum ibs_err ibs_session_read_lfts(struct ibs_session *s, struct ibs_lft **out, size_t *n);
+/*
+ * routes --check on the tables lfts, into *out (ibs_routecheck_free). When
+ * the channel dependency graph has a cycle on one VL, the switches' SL2VL
+ * for SL 0 are read, only for the pairs whose out-channel is in a part
+ * with a cycle (no other can make or break one), and the check is done
+ * again with them; without a cycle on one VL there is none on any, and
+ * nothing is read. A capture that holds no SL2VL is not asked.
+ */
+enum ibs_err ibs_session_routecheck(struct ibs_session *s, const struct ibs_lft *lfts, size_t n,
+				    struct ibs_routecheck *out);
 /* Trace a route from src to dlid (ibs_route_trace). */
 enum ibs_err ibs_session_trace_route(struct ibs_session *s, const struct ibs_node *src, uint8_t src_port,
 				     uint16_t dlid, struct ibs_route *out);

@@ -147,28 +147,59 @@ static void findings(struct emit *e, const struct ibs_routecheck *rc)
 	emit_arr_close(e);
 }
 
+/* The VLs a cycle's links are on, once each: as " on VL 1" or " on VLs 0,1" in text when there is more than one VL. */
+static void cycle_vls(struct emit *e, const struct ibs_rc_cycle *c, bool text)
+{
+	unsigned mask = 0, v, n = 0;
+	size_t j;
+
+	for (j = 0; j < c->n; j++)
+		mask |= 1u << (c->links[j].vl & 15);
+	emit_arr_open(e, "vls");
+	if (text)
+		emit_text(e, " on VL%s", mask & (mask - 1) ? "s" : "");
+	for (v = 0; v < 16; v++)
+		if (mask & 1u << v)
+			emit_uint(e, NULL, !text ? NULL : n++ ? ",%" PRIu64 : " %" PRIu64, v);
+	emit_arr_close(e);
+}
+
 static void cycles(struct emit *e, const struct ibs_routecheck *rc)
 {
 	size_t i, j;
+	bool vls = rc->n_vls > 1;
 
 	emit_obj_open(e, "credit_loops");
-	emit_bool(e, "sl0_assumed",
-		  rc->sl0_assumed ? "credit loops: every route assumed on SL 0, one VL per link (SL2VL not read)" : NULL,
+	emit_bool(e, "sl0_assumed", rc->sl0_assumed ? "credit loops: every route assumed on SL 0" : NULL,
 		  rc->sl0_assumed);
-	emit_uint(e, "channels", "; %" PRIu64 " switch-to-switch channels", rc->channels);
+	emit_bool(e, "sl2vl_read", rc->vl_read ? " (PathRecords not read), VLs from the switches' SL2VL tables" : NULL,
+		  rc->vl_read);
+	emit_uint(e, "sl2vl_pairs", rc->vl_read ? " (%" PRIu64 " in/out pairs" : NULL, rc->vl_pairs);
+	emit_uint(e, "sl2vl_answered", NULL, rc->vl_answered);
+	emit_uint(e, "vls", !rc->vl_read ? NULL : rc->n_vls == 1 ? ", %" PRIu64 " VL used)" : ", %" PRIu64 " VLs used)", rc->n_vls);
+	if (rc->vl_why)
+		emit_str(e, "sl2vl_note", ", one VL per link (%s)", rc->vl_why);
+	else
+		emit_null(e, "sl2vl_note", NULL);
+	emit_uint(e, "channels", vls ? "; %" PRIu64 " switch-to-switch channels (a link on a VL)"
+				     : "; %" PRIu64 " switch-to-switch channels",
+		  rc->channels);
 	emit_uint(e, "dependencies", ", %" PRIu64 " dependencies", rc->deps);
 	emit_uint(e, "count", rc->n_cycles == 1 ? ", %" PRIu64 " cycle\n" : ", %" PRIu64 " cycles\n", rc->n_cycles);
 	emit_arr_open(e, "cycles");
 	for (i = 0; i < rc->n_cycles; i++) {
 		const struct ibs_rc_cycle *c = &rc->cycles[i];
 		emit_obj_open(e, NULL);
-		emit_uint(e, "channels_in_part", "  cycle (%" PRIu64 " channels depend on each other):", c->scc);
+		emit_text(e, "  cycle");
+		cycle_vls(e, c, vls);
+		emit_uint(e, "channels_in_part", " (%" PRIu64 " channels depend on each other):", c->scc);
 		emit_arr_open(e, "links");
 		for (j = 0; j < c->n; j++) {
 			const struct ibs_port *p = ibs_node_port(c->links[j].node, c->links[j].port);
 			emit_obj_open(e, NULL);
 			node_short(e, "from", j ? " -> \"%s\"" : " \"%s\"", c->links[j].node);
 			emit_uint(e, "port", "[%" PRIu64 "]", c->links[j].port);
+			emit_uint(e, "vl", vls ? " vl %" PRIu64 : NULL, c->links[j].vl);
 			node_short(e, "to", NULL, p ? p->peer : NULL);
 			emit_uint(e, "to_port", NULL, p ? p->peer_port : 0);
 			emit_obj_close(e);

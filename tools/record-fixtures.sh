@@ -104,20 +104,26 @@ cp "$root/fixtures/baselines/net.2sw2path4hca.json" "$root/fixtures/baselines/ca
 cp "$root/fixtures/baselines/net.2sw2path4hca.json" "$root/fixtures/baselines/moved.json"
 echo "fixtures: bad-status, dup-port-guid, lid-zero: edited from net.2sw2path4hca.cap; degraded: edited"
 
-# fixtures/routes/: walks with every forwarding table (`ibscan routes --dump`) under
+# fixtures/routes/: walks with every forwarding table, and the SL2VL pairs of a
+# loop's channels (`ibscan routes --check`, which exits 1 or 2 on what it finds) under
 # OpenSM's own engines, for the heat map and the report's route findings
 # (tests/cli/t_heat.sh, tests/browser): kept out of captures/ (no golden files).
 mkdir -p "$root/fixtures/routes"
+record_check() { # CAPTURE
+	local rc=0
+	sim_run "$root/ibscan" routes --check --record "$1" >/dev/null || rc=$?
+	[ $rc -le 2 ] || { echo "fixtures: $1: ibscan routes --check exited $rc" >&2; exit 1; }
+}
 SIM_OSM_ARGS="-R ftree" sim_start "$fab/fattree2-small"
 n=$(sim_subnet_up_count)
 sim_console 'Unlink "S-leaf01"[19]' >/dev/null # leaf01's cable to spine01, the SM resweeping
 sim_wait_subnet_up $((n + 1))
-sim_run "$root/ibscan" routes --dump --record "$root/fixtures/routes/fattree2-small-cut.cap" >/dev/null
+record_check "$root/fixtures/routes/fattree2-small-cut.cap"
 sim_stop
 SIM_OSM_ARGS="-R minhop" sim_start "$fab/ring4" # a credit loop round the ring
-sim_run "$root/ibscan" routes --dump --record "$root/fixtures/routes/ring4-minhop.cap" >/dev/null
+record_check "$root/fixtures/routes/ring4-minhop.cap"
 sim_stop
-echo "fixtures: routes/fattree2-small-cut.cap, routes/ring4-minhop.cap: every forwarding table"
+echo "fixtures: routes/fattree2-small-cut.cap, routes/ring4-minhop.cap: every forwarding table (and ring4 the SL2VL of its loop)"
 # A forwarding loop planted in ftree's own tables, for a host of leaf03 (the report's loop highlight).
 SIM_OSM_ARGS="-R ftree" sim_start "$fab/fattree2-small"
 tmpr=$(mktemp -d)
@@ -136,7 +142,7 @@ python3 "$root/tests/sim/routecheck/plant.py" "$tmpr/ft.lfts" "$tmpr/planted.lft
 	"set MF0;leaf01:MSB7800/U1 $lid 19, set MF0;spine01:MSB7800/U1 $lid 3," \
 	"set MF0;leaf02:MSB7800/U1 $lid 21, set MF0;spine02:MSB7800/U1 $lid 1"
 SIM_OSM_ARGS="-R file -U $tmpr/planted.lfts" sim_start "$fab/fattree2-small"
-sim_run "$root/ibscan" routes --dump --record "$root/fixtures/routes/fattree2-small-loop.cap" >/dev/null
+record_check "$root/fixtures/routes/fattree2-small-loop.cap"
 sim_stop
 rm -rf "$tmpr"
 echo "fixtures: routes/fattree2-small-loop.cap: a forwarding loop planted for LID $lid"

@@ -47,6 +47,7 @@ enum {
 	IBS_ATTR_SWITCH_INFO = 0x0012,
 	IBS_ATTR_GUID_INFO = 0x0014,
 	IBS_ATTR_PORT_INFO = 0x0015,
+	IBS_ATTR_SL2VL = 0x0017,
 	IBS_ATTR_LFT = 0x0019,
 	IBS_ATTR_SM_INFO = 0x0020,
 	/* Mellanox's vendor SMP attribute (libibmad: IB_ATTR_MLNX_EXT_PORT_INFO): FDR10. */
@@ -303,6 +304,16 @@ void ibs_path_record_query(uint8_t *data, uint16_t slid, uint16_t dlid);
 enum ibs_err ibs_decode_path_record(const uint8_t *mad, size_t len, struct ibs_path_record *out);
 /* LinearForwardingTable block (IBA 14.2.5.10): 64 egress ports, one per LID. */
 enum ibs_err ibs_decode_lft_block(const uint8_t *mad, size_t len, uint8_t ports[64]);
+/*
+ * SLtoVLMappingTable (IBA 14.2.5.8): the VL of each of the 16 SLs, 4 bits
+ * each. Of a switch, the attribute modifier names the pair: input port in
+ * bits 15:8, output port in bits 7:0 (ibs_sl2vl_mod).
+ */
+enum ibs_err ibs_decode_sl2vl(const uint8_t *mad, size_t len, uint8_t vl[16]);
+static inline uint32_t ibs_sl2vl_mod(uint8_t in_port, uint8_t out_port)
+{
+	return (uint32_t)in_port << 8 | out_port;
+}
 
 #define IBS_GUIDINFO_PER_BLOCK 8
 #define IBS_NODE_DESC_LEN 64

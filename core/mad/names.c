@@ -96,6 +96,8 @@ const char *ibs_attr_name(uint8_t c, uint16_t a)
 			return "PortInfo";
 		case IBS_ATTR_LFT:
 			return "LinearForwardingTable";
+		case IBS_ATTR_SL2VL:
+			return "SLtoVLMappingTable";
 		case IBS_ATTR_SM_INFO:
 			return "SMInfo";
 		case IBS_ATTR_MLNX_EXT_PORT_INFO:

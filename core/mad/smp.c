@@ -1,6 +1,6 @@
 /*
  * The SMP attributes ibscan reads (NodeInfo, PortInfo, SwitchInfo, SMInfo,
- * GUIDInfo, NodeDescription, LinearForwardingTable), decoded through
+ * GUIDInfo, NodeDescription, LinearForwardingTable, SLtoVLMappingTable), decoded through
  * libibmad's field tables (field.h). Every decoder first checks that the
  * response holds the whole attribute, then decodes from a zero-padded copy
  * (libibmad's API is not const-correct and must never read past what was
@@ -200,5 +200,20 @@ enum ibs_err ibs_decode_lft_block(const uint8_t *mad, size_t len, uint8_t ports[
 	if (!mad || len < IBS_SMP_DATA_OFFS + IBS_SMP_DATA_SIZE)
 		return IBS_E_MALFORMED;
 	memcpy(ports, mad + IBS_SMP_DATA_OFFS, 64);
+	return IBS_OK;
+}
+
+/* IBA 14.2.5.8: 8 bytes, SL 0 in the high nibble of the first (libibmad's field is the whole 64 bits). */
+enum ibs_err ibs_decode_sl2vl(const uint8_t *mad, size_t len, uint8_t vl[16])
+{
+	uint8_t d[IBS_MAD_SIZE];
+	uint64_t v;
+	unsigned sl;
+
+	if (smp_data(mad, len, 8, d))
+		return IBS_E_MALFORMED;
+	v = GET64(d, IB_SLTOVL_MAPPING_TABLE_F);
+	for (sl = 0; sl < 16; sl++)
+		vl[sl] = (uint8_t)(v >> (60 - 4 * sl) & 0xf);
 	return IBS_OK;
 }

@@ -11,7 +11,7 @@ out_has "IBSCAN ROUTES OK - 20 routes, all reach their destination, no credit lo
 # on it or to the other switch, 3 to a host on the other.
 out_has "sources 4 CA ports, destinations 6 LIDs, 20 routes, 20 reach their destination"
 out_has "hops histogram: 1:4 2:8 3:8"
-out_has "credit loops: every route assumed on SL 0, one VL per link (SL2VL not read)"
+out_has "credit loops: every route assumed on SL 0, one VL per link (no cycle even on one VL, so none on any: SL2VL not needed)"
 echo "ok: text"
 
 run 0 routes --check --replay "$cap" --json
@@ -86,4 +86,36 @@ out_has "IBSCAN UNKNOWN"
 run 3 health --threshold route.imbalance=x --routing
 err_has "want a whole number"
 echo "ok: health --routing"
+
+# Credit loops per VL (fixtures/routes/ring4-minhop.cap: ring4 under minhop,
+# recorded by routes --check with the SL2VL pairs of the loop's channels).
+ring=$ROOT/fixtures/routes/ring4-minhop.cap
+run 2 routes --check --replay "$ring" --json
+python3 - "$TMP/out" <<'PY' || fail "ring4: SL2VL read"
+import json, sys
+cl = json.load(open(sys.argv[1]))["credit_loops"]
+# The out-channels of the loop (port 2 of each switch) from every in-port a route enters by:
+# SwA and SwB each from a host, HostE and the ring, SwC from a host and the ring, SwD from the ring.
+assert cl["sl2vl_read"] and cl["sl2vl_note"] is None, cl
+assert (cl["sl2vl_pairs"], cl["sl2vl_answered"], cl["vls"]) == (10, 10, 1), cl
+assert cl["count"] == 1 and cl["cycles"][0]["vls"] == [0], cl
+assert [l["vl"] for l in cl["cycles"][0]["links"]] == [0, 0, 0, 0], cl
+PY
+# The same capture without its SL2VL exchanges (as one recorded by routes --dump),
+# and without one switch's: one VL per link, and why.
+strip() { # CAPTURE OUT PATTERN: CAPTURE without the exchanges whose x line matches PATTERN
+	awk -v pat="$3" 'skip > 0 { skip--; next } /^x / && $0 ~ pat { skip = 2; next } { print }' "$1" >"$2"
+}
+strip "$ring" "$TMP/nosl.cap" 'SLtoVLMappingTable'
+run 2 routes --check --replay "$TMP/nosl.cap"
+out_has "credit loops: every route assumed on SL 0, one VL per link (the capture holds no SL2VL); 8 switch-to-switch channels, 7 dependencies, 1 cycle"
+strip "$ring" "$TMP/onesw.cap" 'SLtoVLMappingTable .*addr=lid:6$'
+run 2 routes --check --replay "$TMP/onesw.cap" --json
+python3 - "$TMP/out" <<'PY' || fail "ring4: one switch's SL2VL missing"
+import json, sys
+cl = json.load(open(sys.argv[1]))["credit_loops"]
+assert not cl["sl2vl_read"] and cl["sl2vl_note"] == "SL2VL not answered by every switch", cl
+assert cl["sl2vl_pairs"] == 10 and cl["sl2vl_answered"] < 10 and cl["count"] == 1, cl
+PY
+echo "ok: credit loops per VL, and one VL when the capture holds no SL2VL or not every switch's"
 t_done

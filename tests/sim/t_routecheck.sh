@@ -28,6 +28,9 @@ assert s["ok"] == s["pairs"] and s["non_minimal"] == 0 and s["not_updown"] == 0,
 assert s["minimal_known"] == 96 * 95 and s["tiers"] == 2, s  # routes to CAs: switch LIDs are not compared
 assert d["findings"] == [] and d["credit_loops"]["count"] == 0, d["credit_loops"]
 assert d["credit_loops"]["dependencies"] > 0
+# No cycle on one VL: none on any, and no SL2VL asked (tests/sim/t_sl2vl.sh: a ring that loops).
+assert d["credit_loops"]["sl2vl_pairs"] == 0 and not d["credit_loops"]["sl2vl_read"], d["credit_loops"]
+assert d["credit_loops"]["sl2vl_note"].startswith("no cycle even on one VL"), d["credit_loops"]
 assert not [w for w in d["switches"] if w["up"]["unbalanced"]]
 print("pairs", s["pairs"], "hops", s["min_hops"], s["mean_hops"], s["max_hops"])
 PY

@@ -183,6 +183,24 @@ static void test_nodedesc_sanitised(void **state)
 	assert_true(ibs_text_is_clean(desc));
 }
 
+/* SLtoVLMappingTable as it is on the wire: SL 0 in the high nibble of byte 0, SL 15 in the low nibble of byte 7. */
+static void test_decode_sl2vl(void **state)
+{
+	uint8_t mad[IBS_MAD_SIZE] = { 0 }, vl[16];
+	static const uint8_t wire[8] = { 0x10, 0x32, 0x54, 0x76, 0x98, 0xba, 0xdc, 0xfe };
+	unsigned sl;
+
+	(void)state;
+	memcpy(mad + IBS_SMP_DATA_OFFS, wire, sizeof(wire));
+	assert_int_equal(ibs_decode_sl2vl(mad, sizeof(mad), vl), IBS_OK);
+	for (sl = 0; sl < 16; sl++)
+		assert_int_equal(vl[sl], sl ^ 1);
+	assert_int_equal(ibs_decode_sl2vl(mad, IBS_SMP_DATA_OFFS + 8, vl), IBS_OK);
+	assert_int_equal(vl[0], 1);
+	assert_int_equal(ibs_decode_sl2vl(mad, IBS_SMP_DATA_OFFS + 7, vl), IBS_E_MALFORMED);
+	assert_int_equal(ibs_sl2vl_mod(3, 5), 0x0305u);
+}
+
 static void test_addr_roundtrip(void **state)
 {
 	struct ibs_addr a, b;
@@ -533,6 +551,7 @@ int main(void)
 		cmocka_unit_test(test_decode_short_is_error),
 		cmocka_unit_test(test_decode_exact_length),
 		cmocka_unit_test(test_nodedesc_sanitised),
+		cmocka_unit_test(test_decode_sl2vl),
 		cmocka_unit_test(test_addr_roundtrip),
 		cmocka_unit_test(test_status_words),
 		cmocka_unit_test(test_ext_speeds_disabled),

@@ -51,10 +51,9 @@ static void start(void)
 	nn = 0;
 }
 
-/* Sort, hand the tables over and check. */
-static void check(struct ibs_routecheck *rc)
+/* Sort and hand the tables over (l holds MAXN): how many. */
+static size_t tables(struct ibs_lft *l)
 {
-	struct ibs_lft l[MAXN];
 	size_t i, n = 0;
 
 	ibs_fabric_sort(f);
@@ -66,6 +65,14 @@ static void check(struct ibs_routecheck *rc)
 		l[n].n = NLID;
 		l[n++].ok = true;
 	}
+	return n;
+}
+
+static void check(struct ibs_routecheck *rc)
+{
+	struct ibs_lft l[MAXN];
+	size_t n = tables(l);
+
 	ibs_routecheck(f, l, n, rc);
 }
 
@@ -153,6 +160,9 @@ static void test_ring_credit_loop(void **state)
 		assert_ptr_equal(ibs_node_port(c->node, 2)->peer, nx->node);
 	}
 	assert_true(rc.sl0_assumed);
+	assert_false(rc.vl_read);
+	assert_string_equal(rc.vl_why, "SL2VL not read");
+	assert_int_equal(rc.n_vls, 1);
 	finish(&rc);
 
 	/* The long way round clockwise: still every pair, but non-minimal routes. */
@@ -172,6 +182,127 @@ static void test_ring_credit_loop(void **state)
 	assert_int_equal(rc.ok, rc.pairs);
 	assert_int_equal(rc.n_cycles, 0);
 	assert_true(rc.deps > 0);
+	finish(&rc);
+}
+
+/*
+ * The ring's SL2VL tables as routes --check reads them
+ * (ibs_session_routecheck): the check on one VL, the pairs
+ * ibs_sl2vl_pairs asks for whose out-channel is in a part with a cycle,
+ * each given the VL vl_of(switch, in, out) says, then the check with them.
+ */
+static void check_vls(struct ibs_routecheck *rc, uint8_t (*vl_of)(size_t sw, unsigned in, unsigned out),
+		      size_t unanswered_at)
+{
+	struct ibs_lft l[MAXN];
+	struct ibs_sl2vls t;
+	struct ibs_rc_opts o = { .through = NULL, .through_port = 0, .job = NULL, .vls = &t };
+	size_t n = tables(l), k;
+
+	ibs_routecheck(f, l, n, rc);
+	assert_int_equal(rc->n_cycles, 1);
+	ibs_sl2vl_pairs(f, l, n, 0, NULL, NULL, &t);
+	assert_int_equal(t.asked, 12); /* every pair the routes use */
+	ibs_sl2vls_free(&t);
+	ibs_sl2vl_pairs(f, l, n, 0, ibs_rc_cyclic_out, rc, &t);
+	ibs_routecheck_free(rc);
+	assert_int_equal(t.n, 4);
+	for (k = 0; k < t.n; k++) {
+		struct ibs_sl2vl *v = &t.v[k];
+		size_t sw = num(v->node), b;
+		/*
+		 * Of those (from the host, port 1, out by 2 and 3; in by 3, out by 2),
+		 * only the clockwise channels (port 2) are in the loop: out by 3 is not asked.
+		 */
+		assert_int_equal(v->asked, 2);
+		for (b = 0; b < (size_t)v->np * v->np; b++) {
+			if (!(v->want[b / 64] & 1ull << (b % 64)))
+				continue;
+			assert_true((b / v->np == 1 || b / v->np == 3) && b % v->np == 2);
+			if (sw == unanswered_at)
+				continue;
+			v->vl[b] = vl_of(sw, (unsigned)(b / v->np), (unsigned)(b % v->np));
+			v->answered++;
+			t.answered++;
+		}
+	}
+	assert_int_equal(t.asked, 8);
+	ibs_routecheck_opts(f, l, n, &o, rc);
+	ibs_sl2vls_free(&t);
+}
+
+/* The dateline: routes that cross into the ring at switch 0 (in by port 3, on round by port 2) move to VL 1. */
+static uint8_t dateline(size_t sw, unsigned in, unsigned out)
+{
+	return sw == 0 && in == 3 && out == 2;
+}
+
+/* Switch 0 puts everything it sends round on VL 1, its own hosts' routes too: the loop goes through both VLs. */
+static uint8_t wrong_dateline(size_t sw, unsigned in, unsigned out)
+{
+	(void)in;
+	return sw == 0 && out == 2;
+}
+
+static uint8_t all_vl1(size_t sw, unsigned in, unsigned out)
+{
+	(void)sw, (void)in, (void)out;
+	return 1;
+}
+
+static void test_ring_sl2vl(void **state)
+{
+	struct ibs_routecheck rc;
+	size_t i;
+
+	(void)state;
+	/* The same min-hop ring that loops on one VL: none with the dateline on VL 1. */
+	ring(false, false);
+	check_vls(&rc, dateline, SIZE_MAX);
+	assert_true(rc.vl_read);
+	assert_null(rc.vl_why);
+	assert_true(rc.sl0_assumed); /* PathRecords are not read */
+	assert_int_equal(rc.n_vls, 2);
+	assert_int_equal(rc.vl_pairs, 8);
+	assert_int_equal(rc.vl_answered, 8);
+	assert_int_equal(rc.ok, rc.pairs);
+	assert_int_equal(rc.n_cycles, 0);
+	assert_true(rc.deps > 0);
+	assert_int_equal(ibs_routecheck_status(&rc), IBS_RC_OK);
+	finish(&rc);
+
+	/* Two VLs that do not cut it: the cycle crosses from VL 0 to VL 1 at switch 0 and back at switch 1. */
+	ring(false, false);
+	check_vls(&rc, wrong_dateline, SIZE_MAX);
+	assert_true(rc.vl_read);
+	assert_int_equal(rc.n_vls, 2);
+	assert_int_equal(rc.n_cycles, 1);
+	assert_int_equal(rc.cycles[0].n, 4);
+	for (i = 0; i < 4; i++) {
+		const struct ibs_rc_chan *c = &rc.cycles[0].links[i];
+		assert_int_equal(c->port, 2);
+		assert_int_equal(c->vl, c->node == nodes[0] ? 1 : 0);
+	}
+	finish(&rc);
+
+	/* Everything on VL 1: the loop is there, on VL 1. */
+	ring(false, false);
+	check_vls(&rc, all_vl1, SIZE_MAX);
+	assert_int_equal(rc.n_vls, 2);
+	assert_int_equal(rc.n_cycles, 1);
+	for (i = 0; i < rc.cycles[0].n; i++)
+		assert_int_equal(rc.cycles[0].links[i].vl, 1);
+	finish(&rc);
+
+	/* A switch that did not answer: one VL for all, as without the tables, and why. */
+	ring(false, false);
+	check_vls(&rc, dateline, 2);
+	assert_false(rc.vl_read);
+	assert_int_equal(rc.vl_incomplete, 1);
+	assert_string_equal(rc.vl_why, "SL2VL not answered by every switch");
+	assert_int_equal(rc.n_vls, 1);
+	assert_int_equal(rc.n_cycles, 1);
+	assert_int_equal(rc.cycles[0].links[0].vl, 0);
 	finish(&rc);
 }
 
@@ -579,6 +710,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ring_credit_loop),
+		cmocka_unit_test(test_ring_sl2vl),
 		cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_lmc),
 		cmocka_unit_test(test_faults),
