@@ -339,6 +339,7 @@ enum ibs_err ibs_read_lfts(struct ibs_engine *e, const struct ibs_fabric *f, str
 		const struct ibs_node *s = f->nodes[i];
 		struct ibs_lft *l;
 		unsigned b, blocks;
+		uint16_t lid;
 		if (s->ni.node_type != IBS_NODE_SWITCH || !s->has_si)
 			continue;
 		l = &v[nv++];
@@ -351,6 +352,7 @@ enum ibs_err ibs_read_lfts(struct ibs_engine *e, const struct ibs_fabric *f, str
 		l->ports = xmalloc(l->n);
 		memset(l->ports, 0xff, l->n);
 		blocks = (unsigned)((l->n + 63) / 64);
+		lid = lft_lid(f, own, s); /* once a switch: it says why when it is 0 */
 		for (b = 0; b < blocks; b++) {
 			struct lctx *c = xmalloc(sizeof(*c));
 			struct ibs_mad_req req;
@@ -358,7 +360,7 @@ enum ibs_err ibs_read_lfts(struct ibs_engine *e, const struct ibs_fabric *f, str
 			c->block = b;
 			c->root = root;
 			c->e = e;
-			lft_req(&req, s, lft_lid(f, own, s), b);
+			lft_req(&req, s, lid, b);
 			ibs_engine_submit(e, &req, on_lft, c);
 		}
 	}
