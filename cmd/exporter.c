@@ -192,6 +192,7 @@ struct sweeper {
 	struct exporter *x;
 	struct exp_args *a;
 	struct cli_common c;
+	struct cli_run run; /* the exporter's one run: every sweep's walk */
 	struct ibs_thresholds thr;
 	struct ibs_fabric *walked; /* the fabric the last full walk found, for the counters-only sweeps */
 	unsigned since_walk;       /* counters-only sweeps since it */
@@ -237,7 +238,7 @@ static void sweep(struct sweeper *s)
 		s->c.walked = s->walked; /* the session takes it over */
 	}
 	s->walked = NULL;
-	rc = cli_walk(&s->c, &f, &run);
+	rc = cli_walk(&s->run, &s->c, &f, &run);
 	s->c.walked = NULL;
 	if (rc != EXIT_OK || !f) {
 		why = xstrdup("the fabric could not be read");
@@ -323,6 +324,7 @@ static void *sweeper_main(void *arg)
 	}
 	ibs_fabric_free(s->walked);
 	s->walked = NULL;
+	cli_run_end(&s->run, EXIT_OK);
 	return NULL;
 }
 
