@@ -412,6 +412,27 @@ static void start_node(struct cctx *base, struct ibs_node *n)
 	}
 }
 
+/* Each port's reading becomes its first one (have_prev), before the next reading. */
+static void keep_readings(struct ibs_fabric *f)
+{
+	size_t i;
+	struct ibs_port *pt;
+
+	for (i = 0; i < f->n_nodes; i++)
+		for (pt = f->nodes[i]->ports; pt < ibs_node_ports_end(f->nodes[i]); pt++) {
+			struct ibs_port_counters *c = pt->ctr;
+			if (c && c->ok) {
+				c->prev = c->c;
+				c->prev_extended = c->extended;
+				c->prev_ext_errors = c->ext_errors;
+				c->prev_t_ns = c->t_ns;
+				c->have_prev = true;
+			} else if (c) {
+				c->have_prev = false;
+			}
+		}
+}
+
 /* With confirm, each PMA's node is asked who it is first (ibs_counters_confirm). */
 static enum ibs_err read_counters(struct ibs_engine *e, struct ibs_fabric *f, struct ibs_run *run,
 				  const struct ibs_counter_opts *o, bool confirm)
@@ -421,6 +442,10 @@ static enum ibs_err read_counters(struct ibs_engine *e, struct ibs_fabric *f, st
 	unsigned with_lid = 0, wanted = 0;
 	uint32_t *own;
 
+	if (o->again) {
+		keep_readings(f);
+		confirm = true;
+	}
 	run->counters_read = true;
 	run->local_state = 0;
 	memset(&base, 0, sizeof(base));
@@ -472,8 +497,6 @@ enum ibs_err ibs_read_counters_interval(struct ibs_engine *e, struct ibs_fabric 
 {
 	struct ibs_counter_opts first = *o;
 	enum ibs_err rc;
-	size_t i;
-	struct ibs_port *pt;
 
 	first.reset = false; /* a reset now would be the first delta's loss */
 	first.first_of_two = true;
@@ -481,17 +504,7 @@ enum ibs_err ibs_read_counters_interval(struct ibs_engine *e, struct ibs_fabric 
 	if (rc != IBS_OK || run->no_lids)
 		return rc;
 	/* Keep the first reading, wait, read again: deltas and rates. */
-	for (i = 0; i < f->n_nodes; i++)
-		for (pt = f->nodes[i]->ports; pt < ibs_node_ports_end(f->nodes[i]); pt++) {
-			struct ibs_port_counters *c = pt->ctr;
-			if (c && c->ok) {
-				c->prev = c->c;
-				c->prev_extended = c->extended;
-				c->prev_ext_errors = c->ext_errors;
-				c->prev_t_ns = c->t_ns;
-				c->have_prev = true;
-			}
-		}
+	keep_readings(f);
 	if ((double)ibs_engine_remaining_ms(e) < interval_s * 1000.0) {
 		log_error("no time left for a second reading %.3g s later (--deadline)", interval_s);
 		return IBS_E_DEADLINE;
