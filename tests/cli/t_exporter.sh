@@ -43,7 +43,8 @@ has_data() { curl -sf --max-time 5 "$URL/metrics" | grep -qx 'ibscan_up 1'; }
 
 # --- plain HTTP ---
 printf 'SymbolErrorCounter=100000\nPortRcvErrors=100000\nLinkDownedCounter=100000\n' >"$TMP/thr"
-start --thresholds "$TMP/thr"
+# 2 s between sweeps: the sweep after SIGHUP (judged on its totals) is served long enough to be seen
+start --thresholds "$TMP/thr" --interval 2
 poll 20 has_data || fail "no sweep served: $(cat "$TMP/exp.err")"
 [ "$(code "$URL/metrics")" = 200 ] || fail "/metrics"
 promtool check metrics <"$TMP/body" || fail "promtool rejects /metrics"
@@ -59,6 +60,16 @@ big=$(head -c 40000 /dev/zero | tr '\0' a)
 c=$(code -H "X-Big: $big" "$URL/metrics")
 [ "$c" != 200 ] || fail "a 40 kB header is answered 200"
 echo "ok: plain HTTP: /metrics (promtool), /healthz, 404, 405, 413, HEAD, a 40 kB header refused ($c)"
+# The second sweep is compared with the first (the same capture: nothing rose): PortXmitWait's share
+# of the time between them, 0 on every port read, and no counters finding on a total
+has_share() { curl -sf --max-time 5 -o "$TMP/body2" "$URL/metrics" && grep -q '^ibscan_port_xmit_wait_share{' "$TMP/body2"; }
+poll 20 has_share || fail "no ibscan_port_xmit_wait_share after two sweeps: $(grep -c . "$TMP/body2") lines"
+promtool check metrics <"$TMP/body2" || fail "promtool rejects /metrics with the share"
+nshare=$(grep -c '^ibscan_port_xmit_wait_share{.* 0$' "$TMP/body2")
+nread=$(grep -c '^ibscan_port_counters_ok{.* 1$' "$TMP/body2")
+[ "$nshare" = "$nread" ] && [ "$nread" -gt 0 ] || fail "share 0 on $nshare ports of $nread read"
+grep -q '^ibscan_port_xmit_wait_ticks_per_second{' "$TMP/body2" || fail "no PortXmitWait rate between sweeps"
+echo "ok: the sweep after the first: ibscan_port_xmit_wait_share 0 on all $nread ports read (nothing rose)"
 # SIGHUP: the thresholds file is read again
 : >"$TMP/thr" # the defaults again: three ports over them
 kill -HUP "$EXP_PID"
