@@ -9,9 +9,9 @@
 #include "signals.h"
 #include "../core/base/log.h"
 #include "../core/base/text.h"
-#include "../fabric/diff.h"
-#include "../fabric/load.h"
-#include "../fabric/plan.h"
+#include "../fabric/check/diff.h"
+#include "../fabric/load/load.h"
+#include "../fabric/check/plan.h"
 
 #include <stdlib.h>
 #include <string.h>

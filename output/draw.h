@@ -41,9 +41,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../fabric/health.h"
-#include "../fabric/model.h"
-#include "../fabric/routecheck.h"
+#include "../fabric/check/health.h"
+#include "../fabric/model/model.h"
+#include "../fabric/check/routecheck.h"
 
 /* Hosts on one leaf at one rate from which they are drawn as a group, by default. */
 #define RENDER_DRAW_GROUP_DEFAULT 4

@@ -12,9 +12,9 @@
 #include <stdint.h>
 
 #include "../core/base/strbuf.h"
-#include "../fabric/health.h"
-#include "../fabric/hosts.h"
-#include "../fabric/model.h"
+#include "../fabric/check/health.h"
+#include "../fabric/model/hosts.h"
+#include "../fabric/model/model.h"
 
 struct render_draw_opts;
 struct render_drawing;

@@ -8,7 +8,7 @@
  *
  *   drawfile dot|svg FILE OUT
  */
-#include "../fabric/load.h"
+#include "../fabric/load/load.h"
 #include "../output/dot.h"
 #include "../output/draw.h"
 #include "../output/svg.h"

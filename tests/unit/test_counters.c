@@ -6,8 +6,8 @@
 
 #include "lib/fabrics.h"
 #include "../../core/mad/engine.h"
-#include "../../fabric/counters.h"
-#include "../../fabric/run.h"
+#include "../../fabric/walk/counters.h"
+#include "../../fabric/walk/run.h"
 #include "../../output/counters.h"
 #include "../../output/prom.h"
 

@@ -17,9 +17,9 @@
 
 #include "lib/fabrics.h"
 #include "../../core/mad/engine.h"
-#include "../../fabric/counters.h"
-#include "../../fabric/health.h"
-#include "../../fabric/run.h"
+#include "../../fabric/walk/counters.h"
+#include "../../fabric/check/health.h"
+#include "../../fabric/walk/run.h"
 #include "../../output/counters.h"
 #include "../../output/emit.h"
 #include "../../output/prom.h"

@@ -11,9 +11,9 @@
 
 #include "lib/fabrics.h"
 #include "../../core/mad/engine.h"
-#include "../../fabric/counters.h"
-#include "../../fabric/health.h"
-#include "../../fabric/run.h"
+#include "../../fabric/walk/counters.h"
+#include "../../fabric/check/health.h"
+#include "../../fabric/walk/run.h"
 
 /*
  * A PMA (and an SMA for LID-routed NodeInfo) behind each LID 1..15:

@@ -5,8 +5,8 @@
 #include <cmocka.h>
 
 #include "lib/fake_railnet.h"
-#include "../../fabric/fattree.h"
-#include "../../fabric/health.h"
+#include "../../fabric/check/fattree.h"
+#include "../../fabric/check/health.h"
 
 static struct railnet rn;
 

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../fabric/hosts.h"
-#include "../../fabric/load.h"
-#include "../../fabric/namemap.h"
+#include "../../fabric/model/hosts.h"
+#include "../../fabric/load/load.h"
+#include "../../fabric/load/namemap.h"
 
 static void test_desc_default(void **state)
 {

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "../../core/capture/format.h"
-#include "../../fabric/load.h"
+#include "../../fabric/load/load.h"
 
 static void test_load_errors(void **state)
 {

@@ -6,8 +6,8 @@
 #include <cmocka.h>
 
 #include "lib/fake_railnet.h"
-#include "../../fabric/health.h"
-#include "../../fabric/plan.h"
+#include "../../fabric/check/health.h"
+#include "../../fabric/check/plan.h"
 #include "../../output/plan.h"
 
 static struct railnet rn;

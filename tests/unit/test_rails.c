@@ -8,10 +8,10 @@
 
 #include <sys/mman.h>
 #include <unistd.h>
-#include "../../fabric/health.h"
-#include "../../fabric/hosts.h"
-#include "../../fabric/namemap.h"
-#include "../../fabric/rails.h"
+#include "../../fabric/check/health.h"
+#include "../../fabric/model/hosts.h"
+#include "../../fabric/load/namemap.h"
+#include "../../fabric/check/rails.h"
 
 static struct railnet rn;
 

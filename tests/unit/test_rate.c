@@ -11,8 +11,8 @@
 
 #include "lib/fabrics.h"
 #include "../../core/mad/mad.h"
-#include "../../fabric/names.h"
-#include "../../fabric/rate.h"
+#include "../../fabric/model/names.h"
+#include "../../fabric/model/rate.h"
 
 #include <infiniband/mad.h>
 #include <string.h>

@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "lib/fabrics.h"
-#include "../../fabric/health.h"
-#include "../../fabric/hostlist.h"
-#include "../../fabric/routecheck.h"
+#include "../../fabric/check/health.h"
+#include "../../fabric/check/hostlist.h"
+#include "../../fabric/check/routecheck.h"
 
 #define MAXN 32
 #define NLID 64

@@ -12,8 +12,8 @@
 
 #include "lib/fabrics.h"
 #include "../../core/mad/engine.h"
-#include "../../fabric/route.h"
-#include "../../fabric/walk.h"
+#include "../../fabric/walk/route.h"
+#include "../../fabric/walk/walk.h"
 
 static struct ibs_fabric *walk_by_lid(struct ff *ff)
 {
