@@ -69,82 +69,6 @@ static bool step(struct st *t, int32_t s, const struct dest *d)
 	return false;
 }
 
-/* The VL a route of SL 0 leaves switch k by, from in to out: 0 with one VL; IBS_RC_VL_DROP for VL 15. */
-static uint8_t vl_at(const struct st *t, int32_t k, uint8_t in, uint8_t out)
-{
-	uint8_t v;
-
-	if (!t->vl)
-		return 0;
-	v = ibs_sl2vl_get(t->vl[k], in, out);
-	if (v == IBS_VL_UNREAD)
-		return 0; /* not asked: ibs_sl2vl_pairs asks every pair the routes use */
-	return v >= IBS_RC_VL_DROP ? IBS_RC_VL_DROP : v;
-}
-
-/*
- * The switches' SL2VL tables, when every pair asked was answered (else one
- * VL for all, and rc->vl_why says why), and the VLs the routes from the CAs
- * at each switch leave each port on.
- */
-static void use_vls(struct st *t, const struct ibs_sl2vls *vls)
-{
-	struct ibs_routecheck *rc = t->rc;
-	size_t i, k, total = t->nhbase[t->S];
-
-	t->srcvl = xmalloc((total ? total : 1) * sizeof(*t->srcvl));
-	for (i = 0; i < total; i++)
-		t->srcvl[i] = 1; /* VL 0 */
-	t->vmask = xcalloc(t->S ? t->S : 1, sizeof(*t->vmask));
-	if (!vls)
-		return;
-	rc->vl_pairs = vls->asked;
-	rc->vl_answered = vls->answered;
-	for (i = 0; i < vls->n; i++)
-		rc->vl_incomplete += vls->v[i].answered < vls->v[i].asked;
-	if (vls->not_held) {
-		rc->vl_why = "the capture holds no SL2VL";
-		return;
-	}
-	if (rc->vl_incomplete) {
-		rc->vl_why = "SL2VL not answered by every switch";
-		return;
-	}
-	t->vl = xcalloc(t->S ? t->S : 1, sizeof(*t->vl));
-	for (i = 0; i < vls->n; i++) {
-		const struct ibs_sl2vl *v = &vls->v[i];
-		size_t j;
-		if (!v->node || v->node->index >= t->f->n_nodes || t->f->nodes[v->node->index] != v->node ||
-		    t->swidx[v->node->index] < 0)
-			continue;
-		t->vl[t->swidx[v->node->index]] = v;
-		for (j = 0; j < (size_t)v->np * v->np; j++)
-			if (v->vl[j] < IBS_RC_VL_DROP && v->vl[j] + 1u > rc->n_vls)
-				rc->n_vls = v->vl[j] + 1u;
-	}
-	rc->vl_read = true;
-	rc->vl_why = NULL;
-	for (k = 0; k < t->S; k++) {
-		const struct ibs_node *sw = t->sws[k];
-		const struct ibs_port *p;
-		if (!t->vl[k])
-			continue;
-		for (i = 0; i < total - t->nhbase[k] && i <= sw->ni.num_ports; i++)
-			t->srcvl[t->nhbase[k] + i] = 0;
-		for (p = ibs_node_ports_from(sw, 1); p < ibs_node_ports_end(sw); p++) {
-			const struct ibs_port *cp = p->peer && !is_sw(p->peer) ? ibs_node_port(p->peer, p->peer_port) : NULL;
-			unsigned e;
-			if (!cp || source_switch(t, cp) != (int32_t)k || !source_active(cp))
-				continue;
-			for (e = 1; e <= sw->ni.num_ports; e++) {
-				uint8_t v = vl_at(t, (int32_t)k, p->num, (uint8_t)e);
-				if (v < IBS_RC_VL_DROP)
-					t->srcvl[t->nhbase[k] + e] |= (uint16_t)(1u << v);
-			}
-		}
-	}
-}
-
 /* Settle s and every switch on its chain toward d, each once. */
 static void resolve(struct st *t, int32_t s, const struct dest *d)
 {
@@ -301,7 +225,7 @@ static void carry(struct st *t)
 		t->cnt[nx] += t->cnt[s];
 		op = ibs_node_port(t->sws[s], t->outp[s]);
 		if (t->nxt[nx] >= 0 && op) {
-			uint8_t v2 = vl_at(t, nx, op->peer_port, t->outp[nx]);
+			uint8_t v2 = ibs_rc_vl_at(t, nx, op->peer_port, t->outp[nx]);
 			unsigned v;
 			if (v2 >= IBS_RC_VL_DROP)
 				continue; /* mapped to VL 15: the switch drops it */
@@ -416,64 +340,6 @@ static int finding_cmp(const void *a, const void *b)
 	return (x->port > y->port) - (x->port < y->port);
 }
 
-/*
- * Downlinks: what goes down to one switch is fixed by the tree, so only
- * parallel cables to the same switch can be unbalanced among themselves.
- */
-static bool parallel_unbalanced(const struct ibs_rc_switch *w)
-{
-	const struct ibs_port *p, *q;
-
-	for (p = ibs_node_ports_from(w->node, 1); p < ibs_node_ports_end(w->node); p++) {
-		if (p->num >= w->n_ports || w->role[p->num] != IBS_RC_DOWN)
-			continue;
-		for (q = p + 1; q < ibs_node_ports_end(w->node); q++)
-			if (q->num < w->n_ports && w->role[q->num] == IBS_RC_DOWN && q->peer == p->peer &&
-			    (w->lids[p->num] > w->lids[q->num] + 1 || w->lids[q->num] > w->lids[p->num] + 1))
-				return true;
-	}
-	return false;
-}
-
-/* Ports by role and the spread of CA LIDs over the uplinks and the downlinks. */
-static void balance(struct st *t)
-{
-	size_t k;
-
-	for (k = 0; k < t->S; k++) {
-		struct ibs_rc_switch *w = &t->rc->sw[k];
-		const struct ibs_port *p;
-		struct ibs_rc_group *g;
-		uint64_t up = 0, down = 0;
-		for (p = ibs_node_ports_from(w->node, 1); p < ibs_node_ports_end(w->node); p++) {
-			unsigned me = w->level, it;
-			if (p->num >= w->n_ports || !p->peer)
-				continue;
-			if (!is_sw(p->peer)) {
-				w->role[p->num] = IBS_RC_HOST;
-				continue;
-			}
-			it = t->level[p->peer->index];
-			w->role[p->num] = it > me ? IBS_RC_UP : it < me ? IBS_RC_DOWN : IBS_RC_SIDE;
-			g = it > me ? &w->up : it < me ? &w->down : NULL;
-			if (!g)
-				continue;
-			if (!g->ports || w->lids[p->num] < g->min)
-				g->min = w->lids[p->num];
-			if (w->lids[p->num] > g->max)
-				g->max = w->lids[p->num];
-			g->ports++;
-			*(it > me ? &up : &down) += w->lids[p->num];
-		}
-		if (w->up.ports)
-			w->up.mean = (double)up / w->up.ports;
-		if (w->down.ports)
-			w->down.mean = (double)down / w->down.ports;
-		w->up.unbalanced = w->up.max > w->up.min + 1;
-		w->down.unbalanced = parallel_unbalanced(w);
-	}
-}
-
 void ibs_routecheck(const struct ibs_fabric *f, const struct ibs_lft *lfts, size_t n, struct ibs_routecheck *rc)
 {
 	ibs_routecheck_opts(f, lfts, n, NULL, rc);
@@ -580,7 +446,7 @@ void ibs_routecheck_opts(const struct ibs_fabric *f, const struct ibs_lft *lfts,
 	if (t.o)
 		ibs_rc_sources(&t);
 	next_hops(&t);
-	use_vls(&t, o ? o->vls : NULL);
+	ibs_rc_use_vls(&t, o ? o->vls : NULL);
 	t.cdg = ibs_rc_cdg_new(f, t.swidx, t.S, t.sws, rc->n_vls);
 	for (i = 0; i < nd; i++) {
 		/* The topology's minimum for routes to CAs (data); a switch's own LID gets none: one BFS per leaf. */
@@ -593,7 +459,7 @@ void ibs_routecheck_opts(const struct ibs_fabric *f, const struct ibs_lft *lfts,
 	if (rc->ok)
 		rc->mean_hops = (double)t.hop_sum / (double)rc->ok;
 	ibs_rc_job_finish(&t);
-	balance(&t);
+	ibs_rc_balance(&t);
 	ibs_rc_cdg_finish(t.cdg, rc);
 	if (rc->n)
 		qsort(rc->v, rc->n, sizeof(*rc->v), finding_cmp);
@@ -668,33 +534,6 @@ void ibs_routecheck_free(struct ibs_routecheck *rc)
 	free(rc->v);
 	free(rc->hist);
 	memset(rc, 0, sizeof(*rc));
-}
-
-size_t ibs_routecheck_unbalanced(const struct ibs_routecheck *rc)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < rc->n_sw; i++)
-		n += rc->sw[i].up.unbalanced;
-	return n;
-}
-
-enum ibs_rc_status ibs_routecheck_status(const struct ibs_routecheck *rc)
-{
-	if (rc->n || rc->n_cycles)
-		return IBS_RC_CRITICAL;
-	if (rc->unread)
-		return IBS_RC_UNKNOWN;
-	if (rc->not_updown || ibs_routecheck_unbalanced(rc))
-		return IBS_RC_WARNING;
-	return IBS_RC_OK;
-}
-
-const char *ibs_rc_status_str(enum ibs_rc_status s)
-{
-	static const char *const v[] = { "OK", "WARNING", "CRITICAL", "UNKNOWN" };
-
-	return s <= IBS_RC_UNKNOWN ? v[s] : "UNKNOWN";
 }
 
 bool *ibs_rc_all_hosts(const struct ibs_fabric *f)

@@ -85,6 +85,14 @@ static inline bool source_active(const struct ibs_port *p)
 	return ibs_portinfo_active(&p->pi) && port_active(ibs_node_port(p->peer, p->peer_port));
 }
 
+/* routecheck_vl.c: the VL a route of SL 0 leaves switch k by, from in to out (0 with one VL; IBS_RC_VL_DROP for VL 15). */
+uint8_t ibs_rc_vl_at(const struct st *t, int32_t k, uint8_t in, uint8_t out);
+/* The switches' SL2VL tables vls (may be NULL) into t: t->vl, t->srcvl, t->vmask and the check's vl_* figures. */
+struct ibs_sl2vls;
+void ibs_rc_use_vls(struct st *t, const struct ibs_sl2vls *vls);
+/* routecheck_balance.c: ports by role and the spread of CA LIDs over the uplinks and the downlinks. */
+void ibs_rc_balance(struct st *t);
+
 /* routetrace.c */
 void ibs_rc_sources(struct st *t);
 void ibs_rc_through(struct st *t, const struct dest *d);
