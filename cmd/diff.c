@@ -1,7 +1,7 @@
 /*
  * `ibscan diff A B`: two topologies (ibscan JSON, ibnetdiscover netfile or
  * cache, or `live`); exit 1 when they differ. `diff PLAN.csv B`: B against
- * a cabling plan by names (fabric/plan.h).
+ * a cabling plan by names (fabric/check/plan.h).
  */
 #include "cli.h"
 #include "cmds.h"

@@ -72,7 +72,7 @@ struct draw {
 	size_t n_marks;
 	struct dlink *links;
 	size_t n_links;
-	struct ibs_hosts hosts;   /* which CAs are one server, and its name (fabric/hosts.h) */
+	struct ibs_hosts hosts;   /* which CAs are one server, and its name (fabric/model/hosts.h) */
 	/* Director chassis: two or more switches that share a system image GUID, drawn in one box. */
 	struct dchassis {
 		uint64_t sysimg;

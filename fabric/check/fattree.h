@@ -1,6 +1,6 @@
 /*
  * The fat-tree structure, checked with no plan (as ibdiagnet's fat-tree
- * check does): tiers from the topology (fabric/levels.h: leaves, spines,
+ * check does): tiers from the topology (fabric/model/levels.h: leaves, spines,
  * cores); every switch of a tier has the same number of cables to each
  * switch it is cabled to in the tier above, and the top tier is cabled to
  * every switch below it; the switches of a tier have equal degrees; hosts

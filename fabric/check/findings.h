@@ -1,7 +1,7 @@
 /*
  * Findings as data: the catalogue of checks (docs/checks.md), a finding
  * (check, severity, where, why) and the list the checks add to. Below the
- * checks: fabric/health.c runs them, and the checks that live in their own
+ * checks: fabric/check/health.c runs them, and the checks that live in their own
  * files (rails.c, fattree.c, plan.c) add findings through ibs_health_add.
  */
 #ifndef IBSCAN_FINDINGS_H
@@ -57,7 +57,7 @@ struct ibs_findings {
 
 void ibs_findings_free(struct ibs_findings *fs);
 
-/* Indexes of ibs_checks[] (fabric/findings.c), in catalogue order. */
+/* Indexes of ibs_checks[] (fabric/check/findings.c), in catalogue order. */
 enum {
 	CK_LINK_DOWN,
 	CK_LINK_DEGRADED,

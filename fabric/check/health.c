@@ -338,7 +338,7 @@ static void check_identity(const struct ibs_fabric *f, struct ibs_findings *fs)
 
 /*
  * CAs whose description names no host (a factory or distribution default,
- * fabric/hosts.c) and that no node-name-map entry names: Slurm, MPI and the
+ * fabric/model/hosts.c) and that no node-name-map entry names: Slurm, MPI and the
  * drawing cannot tell which server they are in.
  */
 static void check_default_desc(const struct ibs_fabric *f, struct ibs_findings *fs)

@@ -40,12 +40,12 @@ struct ibs_health_opts {
 	const struct ibs_thresholds *thresholds;
 	const struct ibs_fabric *baseline; /* or NULL */
 	bool counters;                     /* counters were asked for */
-	const struct ibs_rails *rails;     /* rail checks on these devices (fabric/rails.h), or NULL: none */
-	bool fat_tree;                     /* the fat-tree structure checks (fabric/fattree.h) */
-	const struct ibs_plan *plan;       /* compare with this cabling plan (fabric/plan.h), or NULL */
+	const struct ibs_rails *rails;     /* rail checks on these devices (fabric/check/rails.h), or NULL: none */
+	bool fat_tree;                     /* the fat-tree structure checks (fabric/check/fattree.h) */
+	const struct ibs_plan *plan;       /* compare with this cabling plan (fabric/check/plan.h), or NULL */
 	const struct ibs_routecheck *routes; /* health --routing: the route check, or NULL */
 	/*
-	 * health --state: the last run's readings (fabric/state.h), or NULL.
+	 * health --state: the last run's readings (fabric/load/state.h), or NULL.
 	 * Then error counters are judged by their rise since, a LinkDowned rise
 	 * is link.flapped, and what cannot be compared goes to notes.
 	 */
@@ -61,7 +61,7 @@ struct ibs_health_opts {
 void ibs_health_check(const struct ibs_fabric *f, const struct ibs_run *run, const struct ibs_health_opts *o,
 		      struct ibs_findings *out);
 
-/* fabric/health_route.c: the route.* checks from a route check. */
+/* fabric/check/health_route.c: the route.* checks from a route check. */
 void ibs_health_routes(const struct ibs_routecheck *rc, const struct ibs_thresholds *t, struct ibs_findings *fs);
 
 #endif

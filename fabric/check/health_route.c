@@ -1,6 +1,6 @@
 /*
  * The route.* health checks (docs/checks.md), from a route check
- * (fabric/routecheck.h): one finding per switch and kind of fault, one per
+ * (fabric/check/routecheck.h): one finding per switch and kind of fault, one per
  * credit loop, one per switch with unbalanced uplinks, one for routes that
  * are not up/down.
  */

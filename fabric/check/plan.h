@@ -8,7 +8,7 @@
  * bytes, read in one pass; errors name file:line.
  *
  * Compared with a fabric by node name (node-name map, else the
- * description; fabric/model.h ibs_node_name): plan.missing (a planned
+ * description; fabric/model/model.h ibs_node_name): plan.missing (a planned
  * cable not there), plan.extra (a cable the plan lacks), plan.miscabled (a
  * planned cable with one end elsewhere: the move; or at another rate).
  */

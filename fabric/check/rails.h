@@ -2,7 +2,7 @@
  * Rail-optimized cabling, checked with no plan: HCA k of every server of a
  * scalable unit goes to the rail-k leaf. A CA's host and device come from
  * its node-name-map entry or its NodeDescription, "HOST DEVICE" (rdma-ndd's
- * "%h %d", e.g. "dgx001 mlx5_3"); the host as fabric/hosts.h groups CAs.
+ * "%h %d", e.g. "dgx001 mlx5_3"); the host as fabric/model/hosts.h groups CAs.
  * A rail is a device name (port 2 of a device is the rail "DEVICE/2").
  *
  * A leaf's rail is the rail most of its host cables are on; a scalable

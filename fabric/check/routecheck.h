@@ -65,7 +65,7 @@ struct ibs_rc_group {
 
 struct ibs_rc_switch {
 	const struct ibs_node *node;
-	unsigned level;       /* fabric/levels.h: 1 leaf, 2 spine ... */
+	unsigned level;       /* fabric/model/levels.h: 1 leaf, 2 spine ... */
 	unsigned n_ports;     /* entries in lids, routes, role: ports 0..num_ports */
 	uint32_t *lids;       /* CA destination LIDs (LMC ranges included) the table sends out of each port */
 	uint64_t *routes;     /* source-to-LID routes that leave by each port */
@@ -147,7 +147,7 @@ const char *ibs_rc_status_str(enum ibs_rc_status s);
 /* Switches whose uplinks are unbalanced (check_lft_balance's rule: max > min + 1); the verdict's WARNING. */
 size_t ibs_routecheck_unbalanced(const struct ibs_routecheck *rc);
 
-/* fabric/routecdg.c: the cycles of a dependency graph, internal to the check. */
+/* fabric/check/routecdg.c: the cycles of a dependency graph, internal to the check. */
 struct ibs_rc_cdg;
 /* A graph of the channels of n_sw switches on nvl VLs (0..nvl-1). */
 struct ibs_rc_cdg *ibs_rc_cdg_new(const struct ibs_fabric *f, const int32_t *swidx, size_t n_sw,

@@ -18,7 +18,7 @@
 
 struct ibs_node;
 
-/* What the port's PMA said (fabric/counters.c). */
+/* What the port's PMA said (fabric/walk/counters.c). */
 /* Why a port's counters were not asked for (struct ibs_port_counters.not_read). */
 enum ibs_ctr_skip {
 	IBS_CTR_ASKED = 0,
@@ -33,7 +33,7 @@ enum ibs_ctr_skip {
  * A port's PortRcvErrorDetails ([IBS_DET_RCV]), PortXmitDiscardDetails
  * ([IBS_DET_XMIT]) or PortVLXmitWaitCounters ([IBS_DET_VL_WAIT]) in one
  * reading: asked only where the summary counter (PortRcvErrors,
- * PortXmitDiscards, PortXmitWait) moved (fabric/counters_details.c).
+ * PortXmitDiscards, PortXmitWait) moved (fabric/walk/counters_details.c).
  * The first IBS_N_DET are rendered as details; PortSamplesControl
  * ([IBS_DET_PSC], for PortXmitWait's tick) is asked the same way, only
  * where PortXmitWait rose between the two readings of --interval, and

@@ -55,7 +55,7 @@ void walk_read_rest(struct walker *w, struct ibs_node *n)
  * Phase A: everything about the nodes of this level. First the PortInfo
  * that gives a node's LID (a switch's port 0, a CA's port the walk came in
  * by), then the rest (walk_read_rest): a switch's by its LID where the
- * subnet routes, a CA's by directed route (fabric/walk_lid.c says why).
+ * subnet routes, a CA's by directed route (fabric/walk/walk_lid.c says why).
  */
 static void read_details(struct walker *w)
 {

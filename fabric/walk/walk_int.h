@@ -1,5 +1,5 @@
 /*
- * The walker's own state and the functions its parts share (fabric/walk.c
+ * The walker's own state and the functions its parts share (fabric/walk/walk.c
  * runs the levels, walk_path.c knows the paths into each node, walk_query.c
  * sends the queries and takes their answers). Not for use outside the walker.
  */

@@ -6,7 +6,7 @@
  * asked by LID only when no other node claims its LID and a LID-routed
  * NodeInfo named this node (GUID and port GUID); each LID-routed PortInfo
  * and GUIDInfo is checked against the node asked; anything else goes by
- * directed route (see fabric/walk.c).
+ * directed route (see fabric/walk/walk.c).
  *
  * The confirming NodeInfo says where the LID led before the reads, not
  * after: a LID the SM moves meanwhile brings another node's

@@ -1,7 +1,7 @@
 /*
  * The paths into each node the walker knows: the one that first reached it,
  * and others through other nodes one level up or a parallel cable, which a
- * query tries in turn when an attempt fails (see fabric/walk.c).
+ * query tries in turn when an attempt fails (see fabric/walk/walk.c).
  */
 #include "walk_int.h"
 #include "../../core/base/xalloc.h"

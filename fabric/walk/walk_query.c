@@ -1,7 +1,7 @@
 /*
  * The walker's queries (one context each, recycled) and the handlers that put
  * their answers into the model; a query that fails along every path waits for
- * the re-sweep (see fabric/walk.c).
+ * the re-sweep (see fabric/walk/walk.c).
  */
 #include "walk.h"
 #include "walk_int.h"

@@ -1,4 +1,4 @@
-/* libFuzzer target: the cabling plan CSV reader (fabric/plan.c). */
+/* libFuzzer target: the cabling plan CSV reader (fabric/check/plan.c). */
 #include <stdint.h>
 #include <stdlib.h>
 

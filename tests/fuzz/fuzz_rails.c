@@ -1,4 +1,4 @@
-/* libFuzzer target: the rails spec file reader (fabric/rails.c). */
+/* libFuzzer target: the rails spec file reader (fabric/check/rails.c). */
 #include <stdint.h>
 #include <stdlib.h>
 

@@ -1,4 +1,4 @@
-/* Unit tests of the PMA counter sweep (fabric/counters.c) over a scripted PMA. */
+/* Unit tests of the PMA counter sweep (fabric/walk/counters.c) over a scripted PMA. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

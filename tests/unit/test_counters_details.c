@@ -1,6 +1,6 @@
 /*
  * Unit tests of PortRcvErrorDetails and PortXmitDiscardDetails in the counter
- * sweep (fabric/counters_details.c) over a scripted PMA: a clean fabric sends
+ * sweep (fabric/walk/counters_details.c) over a scripted PMA: a clean fabric sends
  * no MAD more, a port whose PortRcvErrors or PortXmitDiscards moved has its
  * details read and decoded (and rendered in JSON, Prometheus and health), a
  * PMA that answers a bad status or nothing is asked once, not once per port,

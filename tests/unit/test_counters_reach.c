@@ -1,5 +1,5 @@
 /*
- * Unit tests of where the PMA counter sweep (fabric/counters.c) sends its
+ * Unit tests of where the PMA counter sweep (fabric/walk/counters.c) sends its
  * GMPs and what it makes of the answers: only to Active ports, ClassPortInfo
  * per PMA address, the 64-bit counters where the PMA has them, a LID that
  * moved between two readings, and PortRcvSwitchRelayErrors off by default.

@@ -1,4 +1,4 @@
-/* Unit tests of the fat-tree structure checks (fabric/fattree.c) on hand-built two-tier fabrics. */
+/* Unit tests of the fat-tree structure checks (fabric/check/fattree.c) on hand-built two-tier fabrics. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

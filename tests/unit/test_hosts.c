@@ -1,4 +1,4 @@
-/* Unit tests of fabric/hosts.c: descriptions that name no host, and which CAs are one host. */
+/* Unit tests of fabric/model/hosts.c: descriptions that name no host, and which CAs are one host. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

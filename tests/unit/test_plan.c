@@ -1,4 +1,4 @@
-/* Unit tests of the cabling plan: the CSV reader (untrusted input) and the comparison by names (fabric/plan.c). */
+/* Unit tests of the cabling plan: the CSV reader (untrusted input) and the comparison by names (fabric/check/plan.c). */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* Unit tests of the rail checks (fabric/rails.c) on hand-built rail-optimized fabrics. */
+/* Unit tests of the rail checks (fabric/check/rails.c) on hand-built rail-optimized fabrics. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

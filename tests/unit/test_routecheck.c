@@ -1,4 +1,4 @@
-/* Unit tests of the route check (fabric/routecheck.h) on small fabrics built by hand, with tables written by hand. */
+/* Unit tests of the route check (fabric/check/routecheck.h) on small fabrics built by hand, with tables written by hand. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /*
- * Unit tests of LID-routed walking (fabric/walk_lid.c) on a fake fabric
+ * Unit tests of LID-routed walking (fabric/walk/walk_lid.c) on a fake fabric
  * whose LID-routed SMPs follow its switches' forwarding tables: an answer is
  * kept only from the node that was asked.
  */
