@@ -5,6 +5,7 @@
 #                         [--ibscan PATH] [-C CA] [-P PORT] [--sysfs DIR]
 #                         [--perftest-port N] [--ibscan-port N] [--counter-interval S]
 #                         [--lat-iters N] [--bw-iters N] [--lat-tol US] [--bw-tol PCT]
+#                         [--only CHECK[,CHECK...]]
 #
 # Run as root on a host with an active InfiniBand or RoCE port. The
 # InfiniBand checks run on the InfiniBand port that holds the SMI (-C/-P,
@@ -26,7 +27,12 @@
 # detail" or "SKIP name: why"; the last line counts them. Exit 0: every
 # check that ran passed; 1: a check failed; 2: this host cannot run the
 # check (no RDMA device, not root, a tool missing), said on stderr within
-# seconds.
+# seconds. --only runs the checks named and prints nothing for the others
+# (what a check needs, such as the walk the counters are read after, still
+# runs): the InfiniBand checks vl15 topology walk-time counters
+# counters-ext counters-rate path routes sm port-states degraded gids
+# umad-permission sigint-walk; the probe checks local local-port
+# ping-latency ping-read ping-atomic ping-bandwidth sigint-ping teardown.
 #
 # Read-only towards the fabric: no SMP Set is sent and no counter is reset
 # (no perfquery -r/-R, no ibscan counters --reset-counters, no ibportstate;
@@ -46,6 +52,9 @@ lat_tol_us=0.3   # ibscan's median latency within this of perftest's t_typical
 bw_tol_pct=5     # ibscan's bandwidth within this percentage of ib_write_bw's average
 rate_tol_pct=10  # ibscan counters --interval's rate within this of perfquery's over the same span
 walk_slack=1.5   # ibscan's walk at most this many times ibnetdiscover's, plus 1 s
+only=            # --only: the checks to run, space-separated (none: all)
+ib_checks=(vl15 topology walk-time counters counters-ext counters-rate path routes sm port-states degraded gids umad-permission sigint-walk)
+probe_checks=(local local-port ping-latency ping-read ping-atomic ping-bandwidth sigint-ping teardown)
 
 die() {
 	echo "hwcheck: $*" >&2
@@ -69,6 +78,7 @@ while [ $# -gt 0 ]; do
 	--bw-iters) bw_iters=${2:?--bw-iters needs a number}; shift 2 ;;
 	--lat-tol) lat_tol_us=${2:?--lat-tol needs microseconds}; shift 2 ;;
 	--bw-tol) bw_tol_pct=${2:?--bw-tol needs a percentage}; shift 2 ;;
+	--only) only="$only ${2:?--only needs checks}"; shift 2 ;;
 	-h | --help) sed -n '2,/^set -u/{/^set -u/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
 	*) die "unknown argument '$1' (--help lists them)" ;;
 	esac
@@ -79,6 +89,18 @@ done
 [[ $bw_tol_pct =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--bw-tol needs a percentage, not '$bw_tol_pct'"
 [ "$pt_port" != "$ibs_port" ] || die "perftest and ibscan need two TCP ports (--perftest-port, --ibscan-port)"
 [ -n "$peer" ] || [ -z "$peer_ca$peer_port$peer_ibscan" ] || die "--peer-ca, --peer-port and --peer-ibscan need --peer"
+only=" ${only//,/ } "
+for c in $only; do
+	[[ " ${ib_checks[*]} ${probe_checks[*]} " == *" $c "* ]] || die "--only: no check '$c' (--help lists them)"
+done
+[ -n "${only// /}" ] || only=
+# wants CHECK...: true when one of them is to run (no --only: every one).
+wants() {
+	local c
+	[ -z "$only" ] && return 0
+	for c in "$@"; do [[ $only == *" $c "* ]] && return 0; done
+	return 1
+}
 
 # Active ports, "DEV PORT LINK_LAYER SMI" (SMI: no IsSMDisabled, PortInfo CapabilityMask bit 10).
 active_ports() {
@@ -131,7 +153,8 @@ cleanup() {
 trap cleanup EXIT
 
 pass=0 fail=0 skip=0
-verdict() { # verdict PASS|FAIL|SKIP NAME DETAIL
+verdict() { # verdict PASS|FAIL|SKIP NAME DETAIL (nothing for a check --only leaves out)
+	wants "$2" || return 0
 	printf '%s %s: %s\n' "$1" "$2" "$3"
 	case $1 in PASS) pass=$((pass + 1)) ;; FAIL) fail=$((fail + 1)) ;; *) skip=$((skip + 1)) ;; esac
 }
@@ -154,10 +177,9 @@ ib_on="$ica port $iport"
 [ -n "$ica" ] || ib_on="none: $ib_why"
 echo "hwcheck: probe on $pca port $pport ($link_layer); InfiniBand checks on $ib_on; $("$ibscan" --version 2>&1 | head -1)"
 
-ib_checks=(vl15 topology walk-time counters counters-ext counters-rate path routes sm port-states degraded gids umad-permission sigint-walk)
 if [ -z "$ica" ]; then
 	for c in "${ib_checks[@]}"; do verdict SKIP "$c" "$ib_why"; done
-else
+elif wants "${ib_checks[@]}"; then
 	lid=$(($(cat "$sysfs/class/infiniband/$ica/ports/$iport/lid")))
 	smlid=$(($(cat "$sysfs/class/infiniband/$ica/ports/$iport/sm_lid")))
 	# VL15Dropped on the local port before the walks: SMPs the port had to drop.
@@ -217,7 +239,9 @@ else
 	# it (a port with live errors or traffic moves between any two moments); data counters too, the
 	# extended ones, and an --interval rate against perfquery -x's over the same span.
 	lguid=$(jq -r '.local.node_guid // empty' "$tmp/topo.json" 2>/dev/null)
-	if need perfquery counters; then
+	if ! wants counters counters-ext counters-rate; then
+		:
+	elif need perfquery counters; then
 		if [ -z "$lguid" ]; then
 			verdict FAIL counters "no topology to find the local port in (see the topology check)"
 		else
@@ -242,7 +266,7 @@ else
 	fi
 
 	# saquery vs ibscan path: the SA's PathRecord from this port to the SM's.
-	if need saquery path; then
+	if wants path && need saquery path; then
 		if ! saquery -C "$ica" -P "$iport" -p --src-to-dst "$lid:$smlid" >"$tmp/sa" 2>"$tmp/sa.err"; then
 			verdict FAIL path "saquery failed: $(head -1 "$tmp/sa.err")"
 		elif ! ibs path "$lid" "$smlid" --json -o "$tmp/path.json" 2>"$tmp/path.err"; then
@@ -254,7 +278,7 @@ else
 
 	# ibroute -n vs ibscan routes: every switch's LID -> port entries (-n: no SMPs to every
 	# destination for its name).
-	if need ibroute routes; then
+	if wants routes && need ibroute routes; then
 		if ! ibs routes --dump --json -o "$tmp/routes.json" 2>"$tmp/routes.err"; then
 			verdict FAIL routes "ibscan routes failed: $(head -1 "$tmp/routes.err")"
 		else
@@ -272,14 +296,16 @@ else
 	fi
 
 	# sminfo vs ibscan sm: the master's LID, GUID, priority and state.
-	if need sminfo sm; then
+	if wants sm && need sminfo sm; then
 		sminfo -C "$ica" -P "$iport" >"$tmp/sminfo" 2>&1
 		ibs sm --json -o "$tmp/sm.json" 2>"$tmp/sm.err"
 		compare sm sm "$tmp/sminfo" "$tmp/sm.json"
 	fi
 
 	# iblinkinfo vs ibscan: every port's state, and the degraded links against its "Could be".
-	if need iblinkinfo port-states; then
+	if ! wants port-states degraded; then
+		:
+	elif need iblinkinfo port-states; then
 		iblinkinfo --line -C "$ica" -P "$iport" >"$tmp/li" 2>&1
 		ibs links --json -o "$tmp/links.json" 2>/dev/null
 		while read -r r; do
@@ -291,7 +317,7 @@ else
 	fi
 
 	# smpquery GUIDInfo vs ibscan --gids: the local port's GUID table.
-	if need smpquery gids; then
+	if wants gids && need smpquery gids; then
 		smpquery -C "$ica" -P "$iport" GI "$lid" >"$tmp/gi" 2>&1
 		ibs topology --gids --json -o "$tmp/gids.json" 2>/dev/null
 		gport=$(jq -r '.local.port' "$tmp/gids.json" 2>/dev/null)
@@ -299,7 +325,7 @@ else
 	fi
 
 	# The umad permission error, as an ordinary user, on the umad device of the port in use.
-	if need setpriv umad-permission; then
+	if wants umad-permission && need setpriv umad-permission; then
 		umad=
 		for u in "$sysfs"/class/infiniband_mad/umad*; do
 			[ "$(cat "$u/ibdev" 2>/dev/null)" = "$ica" ] && [ "$(cat "$u/port" 2>/dev/null)" = "$iport" ] &&
@@ -323,23 +349,27 @@ else
 
 	# SIGINT during a walk: exit 130, the capture so far readable.
 	# A background job of a script ignores SIGINT unless it says otherwise (bash, "SIGNALS").
-	(trap - INT; exec "$ibscan" topology -C "$ica" -P "$iport" --record "$tmp/int.cap" -o "$tmp/int.txt" 2>"$tmp/int.err") &
-	wpid=$!
-	# The first exchange recorded (at most 10 s): the walk is under way.
-	for _ in $(seq 500); do grep -q '^x ' "$tmp/int.cap" 2>/dev/null && break; sleep 0.02; done
-	kill -INT "$wpid" 2>/dev/null
-	wait "$wpid"
-	rc=$?
-	if { [ "$rc" = 130 ] || [ "$rc" = 0 ]; } && "$ibscan" capture info "$tmp/int.cap" >/dev/null 2>"$tmp/int.info"; then
-		verdict PASS sigint-walk "exit $rc, the capture of $(grep -c '^x ' "$tmp/int.cap") exchanges readable"
-	else
-		verdict FAIL sigint-walk "exit $rc, capture: $(head -1 "$tmp/int.info" 2>/dev/null)"
+	if wants sigint-walk; then
+		(trap - INT; exec "$ibscan" topology -C "$ica" -P "$iport" --record "$tmp/int.cap" -o "$tmp/int.txt" 2>"$tmp/int.err") &
+		wpid=$!
+		# The first exchange recorded (at most 10 s): the walk is under way.
+		for _ in $(seq 500); do grep -q '^x ' "$tmp/int.cap" 2>/dev/null && break; sleep 0.02; done
+		kill -INT "$wpid" 2>/dev/null
+		wait "$wpid"
+		rc=$?
+		if { [ "$rc" = 130 ] || [ "$rc" = 0 ]; } && "$ibscan" capture info "$tmp/int.cap" >/dev/null 2>"$tmp/int.info"; then
+			verdict PASS sigint-walk "exit $rc, the capture of $(grep -c '^x ' "$tmp/int.cap") exchanges readable"
+		else
+			verdict FAIL sigint-walk "exit $rc, capture: $(head -1 "$tmp/int.info" 2>/dev/null)"
+		fi
 	fi
 fi
 
 # sysfs vs ibscan local: every non-zero GID with its type and interface; ibv_devinfo vs ibscan local:
 # the port's state, link layer and LID.
-if ! "$ibscan" local --sysfs "$sysfs" --json -o "$tmp/local.json" 2>"$tmp/local.err"; then
+if ! wants local local-port; then
+	:
+elif ! "$ibscan" local --sysfs "$sysfs" --json -o "$tmp/local.json" 2>"$tmp/local.err"; then
 	verdict FAIL local "ibscan local failed: $(head -1 "$tmp/local.err")"
 else
 	pdir=$sysfs/class/infiniband/$pca/ports/$pport
@@ -410,6 +440,7 @@ gid_index=
 side_by_side() {
 	local check=$1 what=$2 tool=$3 size=$4 iters=$5 col=$6 jqf=$7 diff=$8 tol=$9 unit=${10} ref got ref2 spread='' rc=0
 	shift 11
+	wants "$check" || return 0
 	need "$tool" "$check" || return 0
 	probed=1
 	on_peer "$peer_ibscan" ping --listen -C "$peer_ca" -P "$peer_port" --tcp-port "$ibs_port"
@@ -474,26 +505,31 @@ side_by_side ping-bandwidth "64 KiB RDMA write, Gb/s" ib_write_bw 65536 "$bw_ite
 	--op write --bw
 
 # SIGINT during ping --bw: the client stops, and leaves no QP or MR behind (teardown counts them).
-probed=1
-on_peer "$peer_ibscan" ping --listen -C "$peer_ca" -P "$peer_port" --tcp-port "$ibs_port"
-if wait_listener "$ibs_port"; then
-	(trap - INT; exec "$ibscan" ping "$target" -C "$pca" -P "$pport" --tcp-port "$ibs_port" --op write --bw \
-		--iters 10000000 >/dev/null 2>"$tmp/int-ping.err") &
-	cpid=$!
-	sleep 0.5
-	kill -INT "$cpid" 2>/dev/null
-	wait "$cpid"
-	rc=$?
-	if [ "$rc" = 130 ]; then verdict PASS sigint-ping "ping --bw stopped by SIGINT: exit 130"
-	else verdict FAIL sigint-ping "ping --bw after SIGINT: exit $rc, $(head -1 "$tmp/int-ping.err")"; fi
-else
-	verdict FAIL sigint-ping "ibscan ping --listen did not listen on TCP port $ibs_port within 10 s"
+if wants sigint-ping; then
+	probed=1
+	on_peer "$peer_ibscan" ping --listen -C "$peer_ca" -P "$peer_port" --tcp-port "$ibs_port"
+	if wait_listener "$ibs_port"; then
+		(trap - INT; exec "$ibscan" ping "$target" -C "$pca" -P "$pport" --tcp-port "$ibs_port" --op write --bw \
+			--iters 10000000 >/dev/null 2>"$tmp/int-ping.err") &
+		cpid=$!
+		sleep 0.5
+		kill -INT "$cpid" 2>/dev/null
+		wait "$cpid"
+		rc=$?
+		if [ "$rc" = 130 ]; then verdict PASS sigint-ping "ping --bw stopped by SIGINT: exit 130"
+		else verdict FAIL sigint-ping "ping --bw after SIGINT: exit $rc, $(head -1 "$tmp/int-ping.err")"; fi
+	else
+		verdict FAIL sigint-ping "ibscan ping --listen did not listen on TCP port $ibs_port within 10 s"
+	fi
 fi
 
 if [ "$probed" = 0 ]; then
 	verdict SKIP teardown "no probe ran"
 elif [ -n "$qp_before" ]; then
-	for _ in $(seq 50); do [ "$(rdma_count qp)" -le "$qp_before" ] && break; sleep 0.1; done
+	# QPs the kernel has yet to destroy: up to 5 s for them to go (a deadline, not a count of
+	# tries: each count starts python, which takes a second or more on a slow host).
+	t_end=$((SECONDS + 5))
+	while [ "$(rdma_count qp)" -gt "$qp_before" ] && [ "$SECONDS" -lt "$t_end" ]; do sleep 0.1; done
 	qp_after=$(rdma_count qp) mr_after=$(rdma_count mr)
 	if [ "$qp_after" -le "$qp_before" ] && [ "$mr_after" -le "$mr_before" ]; then
 		verdict PASS teardown "rdma res show: $qp_after QPs on $pca/$pport, $mr_after MRs on $pca after the probes ($qp_before, $mr_before before)"

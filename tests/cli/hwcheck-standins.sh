@@ -5,9 +5,10 @@
 # iblinkinfo, sminfo, smpquery, ibroute, ibnetdiscover) print what the real
 # tools printed on the simulator (fixtures/hwcheck/, recorded by
 # tools/record-hwcheck-fixtures.sh); the ones that need RDMA hardware (rdma,
-# ibv_devinfo, perftest, ss) print the formats of their sources, cited in
-# each. STATE holds what they share: listeners (listen-PORT), the QPs and MRs
-# `rdma res show` lists, perfquery's reading count, the ssh log.
+# ibv_devinfo, perftest, ss, ibv_rc_pingpong) print the formats of their
+# sources, cited in each. STATE holds what they share: listeners
+# (listen-PORT), the QPs and MRs `rdma res show` lists, perfquery's reading
+# count, the ssh log.
 make_standins() {
 	local bin=$1 st=$2 fx=$3
 	mkdir -p "$bin" "$st"
@@ -64,6 +65,17 @@ SH
 # rdma res show qp|mr (iproute2 rdma/res-qp.c: "link DEV/PORT lqpn ..."; rdma/res-mr.c: "dev DEV mrn ...").
 [ "\$1 \$2" = "res show" ] || exit 1
 cat "$st/\$3"
+SH
+	cat >"$bin/ibv_rc_pingpong" <<SH
+#!/bin/bash
+# ibv_rc_pingpong's server (rdma-core libibverbs/examples/rc_pingpong.c): it creates its QP, then
+# waits for a client; here, its QP is in what rdma res show lists until it is stopped.
+dev=mlx5_0 port=1
+while [ \$# -gt 0 ]; do case \$1 in -d) dev=\$2; shift 2 ;; -i) port=\$2; shift 2 ;; *) shift ;; esac; done
+line="link \$dev/\$port lqpn 99 type RC state INIT sq-psn 0 pid \$\$ comm ibv_rc_pingpong"
+echo "\$line" >>"$st/qp"
+trap 'grep -vxF "\$line" "$st/qp" >"$st/qp.new"; mv "$st/qp.new" "$st/qp"; exit 0' TERM
+while :; do sleep 0.1; done
 SH
 	cat >"$bin/ibv_devinfo" <<'SH'
 #!/bin/bash
@@ -141,6 +153,9 @@ make_ibscan() {
 	local path=$1 real=$2 fx=$3 st=$4 caps=$5
 	cat >"$path" <<SH
 #!/bin/bash
+# A SIGINT while a command of this script runs (a grep, at a load where the 0.5 s before
+# hwcheck's signal pass first) would otherwise be taken as handled by it, and the script go on.
+trap 'exit 130' INT
 real=$real fx=$fx st=$st caps=$caps
 w=\${HWCHECK_WRONG:-}
 args=("\$@") out= tcp=18515

@@ -167,64 +167,51 @@ else
 	run_hw 1 "$TMP/nogids"
 	out_has "FAIL local:  no GID read from $TMP/nogids/class/infiniband/mlx5_0/ports/1/gids;"
 
-	# The GID check of a wrong ibscan (GID 3 as RoCE v1) on the RoCE fixture: caught.
-	# Every command but local is the stand-in itself (exec): hwcheck's cleanup stops the listener it started.
-cat >"$TMP/ibscan-gid" <<SH
-#!/bin/bash
-[ "\$1" = local ] || exec "$TMP/run/ibscan" "\$@"
-"$TMP/run/ibscan" "\$@" || exit
-[ "\$1" = local ] || exit 0
-while [ \$# -gt 1 ] && [ "\$1" != -o ]; do shift; done
-sed -i 's/"RoCE v2"/"IB\/RoCE v1"/' "\$2"
-SH
-	chmod +x "$TMP/ibscan-gid"
-	standins "$TMP/run"
-	rc=0
-	HWCHECK_SYSFS=fixtures/sysfs/roce PATH=$TMP/run/bin:$PATH bash "$hw" --ibscan "$TMP/ibscan-gid" --sysfs fixtures/sysfs/roce >"$TMP/out" 2>"$TMP/err" || rc=$?
-	[ "$rc" = 1 ] || fail "a wrong GID type: exit $rc, want 1"
+	# The lying ibscans of tests/hwcheck-liars.sh, each over the stand-in ibscan on the RoCE-only
+	# fixture (the guests of tests/rdma/t_hwcheck.sh run the same ones over the real ibscan): exactly
+	# the probe checks a lie touches fail, the others pass (--only: the probe checks, no SKIP lines);
+	# no listener is left running. Every command but the lie is the stand-in itself (exec):
+	# hwcheck's cleanup stops the listeners it started.
+	. "$ROOT/tests/hwcheck-liars.sh"
+	for lie in $LIARS; do
+		standins "$TMP/run"
+		make_liar "$TMP/liar-$lie" "$TMP/run/ibscan" "$lie"
+		rc=0
+		HWCHECK_SYSFS=fixtures/sysfs/roce PATH=$TMP/run/bin:$PATH timeout 120 bash "$hw" --ibscan "$TMP/liar-$lie" \
+			--sysfs fixtures/sysfs/roce --only "${probe_checks// /,}" >"$TMP/liar-$lie.out" 2>"$TMP/err" || rc=$?
+		PATH=$TMP/run/bin:$PATH liar_cleanup "$TMP/liar-$lie"
+		[ "$rc" = 1 ] || { cat "$TMP/liar-$lie.out" "$TMP/err" >&2; fail "an ibscan that lies ($lie): exit $rc, want 1"; }
+		liar_verdicts "$lie" "$TMP/liar-$lie.out" "$probe_checks" >&2 || { cat "$TMP/liar-$lie.out" >&2; fail "$lie: not exactly $(liar_fails "$lie") failed"; }
+		! ls "$TMP/run/st"/listen-* >/dev/null 2>&1 || fail "$lie: a listener is left running"
+	done
+	cp "$TMP/liar-gid-type.out" "$TMP/out"
 	out_has "sysfs '0000:0000:0000:0000:0000:ffff:c0a8:0a05 RoCE v2 ens1f0' ibscan '0000:0000:0000:0000:0000:ffff:c0a8:0a05 IB/RoCE v1 ens1f0'"
-	! ls "$TMP/run/st"/listen-* >/dev/null 2>&1 || fail "gid: a listener is left running"
-
-	# An ibscan ping client that prints nothing: each probe check fails at once, saying so
-	# (perftest is not run for nothing), and the listeners are stopped.
-cat >"$TMP/ibscan-mute" <<SH
-#!/bin/bash
-[ "\$1" = ping ] && ! printf '%s\n' "\$@" | grep -qx -- --listen && exit 0
-exec "$TMP/run/ibscan" "\$@"
-SH
-	chmod +x "$TMP/ibscan-mute"
-	standins "$TMP/run"
-	rc=0
-	HWCHECK_SYSFS=fixtures/sysfs/hw-ib PATH=$TMP/run/bin:$PATH bash "$hw" --ibscan "$TMP/ibscan-mute" --sysfs fixtures/sysfs/hw-ib >"$TMP/out" 2>"$TMP/err" || rc=$?
-	[ "$rc" = 1 ] || fail "a mute ibscan ping: exit $rc, want 1"
+	cp "$TMP/liar-port-state.out" "$TMP/out"
+	out_has "FAIL local-port: ibv_devinfo 'PORT_ACTIVE 0 Ethernet', ibscan local 'PORT_INIT 0 Ethernet'"
+	# Mute: each figure check fails at once, saying so (perftest is not run for nothing).
+	cp "$TMP/liar-mute.out" "$TMP/out"
 	for c in ping-latency ping-read ping-atomic ping-bandwidth; do out_has "FAIL $c: no figure from ibscan ping (exit 0)"; done
 	out_has "FAIL sigint-ping: ping --bw after SIGINT: exit 0"
-	! ls "$TMP/run/st"/listen-* >/dev/null 2>&1 || fail "mute: a listener is left running"
-
-	# An ibscan ping client that lies plausibly: every figure there, 1000 times off (a median of
-	# 1250 us instead of 1.25, as under emulation; 0.097 Gb/s instead of 97). The four figure checks
-	# fail, each against perftest's figure, and nothing else: hwcheck compares, not only asks for a number.
-cat >"$TMP/ibscan-liar" <<SH
-#!/bin/bash
-# Only the measured runs (ping --json -o FILE, not the listener): the rest is the stand-in itself.
-[ "\$1" = ping ] && printf '%s\n' "\$@" | grep -qx -- --json && ! printf '%s\n' "\$@" | grep -qx -- --listen ||
-	exec "$TMP/run/ibscan" "\$@"
-"$TMP/run/ibscan" "\$@" || exit
-while [ \$# -gt 1 ] && [ "\$1" != -o ]; do shift; done
-jq '(.latency_us.median |= if . then . * 1000 else . end) | .gbit_per_s /= 1000' "\$2" >"\$2.lie" && mv "\$2.lie" "\$2"
-SH
-	chmod +x "$TMP/ibscan-liar"
-	standins "$TMP/run"
-	rc=0
-	HWCHECK_SYSFS=fixtures/sysfs/hw-ib PATH=$TMP/run/bin:$PATH bash "$hw" --ibscan "$TMP/ibscan-liar" --sysfs fixtures/sysfs/hw-ib >"$TMP/out" 2>"$TMP/err" || rc=$?
-	[ "$rc" = 1 ] || { cat "$TMP/out" "$TMP/err" >&2; fail "a lying ibscan ping: exit $rc, want 1"; }
+	# Figures that are there but 1000 times off (a median of 1250 us instead of 1.25, as under
+	# emulation; 97,000 Gb/s instead of 97): each fails against perftest's figure: hwcheck
+	# compares, not only asks for a number.
+	cp "$TMP/liar-ping-figures.out" "$TMP/out"
 	out_has "FAIL ping-latency: 64 B send, median us: ibscan 1250, ib_send_lat 1.10"
 	out_has "FAIL ping-read: 64 B RDMA read, median us: ibscan 2100, ib_read_lat 2.00"
 	out_has "FAIL ping-atomic: 8 B atomic, median us: ibscan 2300, ib_atomic_lat 2.20"
-	out_has "FAIL ping-bandwidth: 64 KiB RDMA write, Gb/s: ibscan 0.097, ib_write_bw 97.45"
-	[ "$(grep -c '^FAIL' "$TMP/out")" = 4 ] || { cat "$TMP/out" >&2; fail "a lying ibscan ping fails more than the four figure checks"; }
-	tail -1 "$TMP/out" | grep -qx "hwcheck: 18 passed, 4 failed, 0 skipped" || fail "liar: $(tail -1 "$TMP/out")"
-	! ls "$TMP/run/st"/listen-* >/dev/null 2>&1 || fail "liar: a listener is left running"
+	out_has "FAIL ping-bandwidth: 64 KiB RDMA write, Gb/s: ibscan 97000, ib_write_bw 97.45"
+	tail -1 "$TMP/out" | grep -qx "hwcheck: 4 passed, 4 failed, 0 skipped" || fail "ping-figures: $(tail -1 "$TMP/out")"
+	cp "$TMP/liar-leak-qp.out" "$TMP/out"
+	out_has "FAIL teardown: rdma res show: 3 QPs on mlx5_0/1"
+
+	# --only: the checks named, nothing printed for the others; a name it does not know is refused.
+	run_hw 0 fixtures/sysfs/hw-ib --only sm,local-port --only teardown
+	[ "$(grep -cE '^(PASS|FAIL|SKIP) ' "$TMP/out")" = 3 ] || { cat "$TMP/out" >&2; fail "--only sm,local-port,teardown: not three verdicts"; }
+	out_has "PASS sm: "
+	out_has "PASS local-port: "
+	out_has "SKIP teardown: no probe ran"
+	hwcheck 2 --only sm,frobnicate --sysfs fixtures/sysfs/hw-ib
+	err_has "hwcheck: --only: no check 'frobnicate' (--help lists them)"
 fi
 
 # Read-only towards the fabric: no counter reset, no SMP Set, no port state change; smpquery reads GUIDInfo only.
