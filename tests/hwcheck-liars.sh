@@ -63,7 +63,15 @@ real=$real lie=$lie
 SH
 	cat >>"$path" <<'SH'
 # The trap first: a SIGINT that comes before the client starts is lied about too.
-[ "$lie" = sigint-exit ] && trap '[ -n "${c:-}" ] && kill -INT "$c" 2>/dev/null; wait; exit 0' INT
+# (Its own stderr closed first: job control would report the interrupted job there.)
+# Every other lie ends on SIGINT as ibscan does: without a trap, a SIGINT that comes while
+# this script waits for a command of its own (leak-qp's wait for its QP) would be taken as
+# handled by that command, and the script go on to a client that is never stopped.
+if [ "$lie" = sigint-exit ]; then
+	trap '[ -n "${c:-}" ] && kill -INT "$c" 2>/dev/null; exec 2>/dev/null; wait; exit 0' INT
+else
+	trap 'exit 130' INT
+fi
 args=("$@") out='' listen=0 json=0 dev='' port=1
 for ((i = 0; i < ${#args[@]}; i++)); do
 	case ${args[i]} in

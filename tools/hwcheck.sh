@@ -431,7 +431,7 @@ wait_listener() { # wait_listener TCPPORT: up to 10 s
 }
 rdma_count() { rdma res show "$1" 2>/dev/null | python3 "$py" rdma-count "$1" "$pca" "$pport"; }
 qp_before='' mr_before='' probed=0
-if command -v rdma >/dev/null; then qp_before=$(rdma_count qp); mr_before=$(rdma_count mr); fi
+if wants teardown && command -v rdma >/dev/null; then qp_before=$(rdma_count qp); mr_before=$(rdma_count mr); fi
 gid_index=
 # side_by_side CHECK WHAT TOOL SIZE ITERS COLUMN JQ AWK_DIFF TOL UNIT -- IBSCAN_PING_ARGS...:
 # ibscan ping's figure (JQ) vs perftest TOOL's (column COLUMN of its SIZE row), their difference

@@ -1,6 +1,6 @@
 #!/bin/bash
 # shellcheck disable=SC2016 # the guests' scripts expand in the guests
-# rdma-timeout: 480
+# rdma-timeout: 720
 # tools/hwcheck.sh for real: in guest A, as on a first machine with an HCA,
 # against guest B as its --peer (root ssh between the guests, one key pair
 # in the image). soft-RoCE has no InfiniBand port, so each InfiniBand check
@@ -9,8 +9,9 @@
 # ib_send_lat, ib_read_lat, ib_atomic_lat and ib_write_bw on the RoCE v2
 # IPv4 GID (the index sysfs gives), SIGINT during ping --bw, no QP or MR left;
 # exit 0 with the count, and nothing left running on the peer. Then the same
-# script with --ibscan a stand-in that prints nothing (and exits 0): every
-# probe check fails, and the script exits 1.
+# script with --ibscan each lying ibscan of tests/hwcheck-liars.sh over the
+# real one: exactly the checks each lie touches fail, the others pass, and
+# every probe check is made to fail by one of them.
 set -eu
 . "$ROOT/tests/done.sh"
 . "$ROOT/tests/rdma/lib.sh"
@@ -73,20 +74,57 @@ vm B 15 'for _ in $(seq 100); do
 		sleep 0.1
 	done; ps ax; rdma res show qp; rdma res show mr; exit 1' || { echo "hwcheck left something on the peer"; exit 1; }
 
-# A stand-in ibscan that prints nothing: no probe check may pass. The peer's listener is the
-# real one (it waits for a probe that never comes; hwcheck stops it).
-vm A 10 'printf "#!/bin/sh\nexit 0\n" >/tmp/mute-ibscan; chmod +x /tmp/mute-ibscan'
-rc=0
-vm A 280 "cd /root && bash tools/hwcheck.sh --ibscan /tmp/mute-ibscan --peer-ibscan /usr/local/bin/ibscan $args" \
-	>"$tmp/mute" 2>&1 || rc=$?
-cat "$tmp/mute"
-[ "$rc" = 1 ] || { echo "hwcheck with a mute ibscan exited $rc, want 1"; exit 1; }
-for c in local ping-latency ping-read ping-atomic ping-bandwidth sigint-ping; do
-	grep -q "^FAIL $c: " "$tmp/mute" || { echo "a mute ibscan: $c did not fail"; exit 1; }
+# The lying ibscans of tests/hwcheck-liars.sh (those tests/cli/t_hwcheck.sh runs over its
+# stand-in), each over the real ibscan in guest A, the peer's listener the real one: the run
+# exits 1, exactly the probe checks the lie touches FAIL and the others PASS. hwcheck runs
+# --only those checks (no SKIP lines): mute every probe check (its ping checks stop before
+# perftest), the others the checks they touch and one or two they do not, which keeps the
+# tier within its budget (ping-figures, the one that runs perftest, runs it twice a check all
+# the same).
+. "$ROOT/tests/hwcheck-liars.sh"
+runs=("mute:$probe_checks"
+	"gid-type:local local-port"
+	"port-state:local local-port"
+	"ping-figures:ping-latency ping-read ping-atomic ping-bandwidth sigint-ping teardown"
+	"sigint-exit:sigint-ping teardown"
+	"leak-qp:sigint-ping teardown")
+bad=0 proven='' failed_by=''
+for r in "${runs[@]}"; do
+	lie=${r%%:*} checks=${r#*:}
+	rc=0 t0=$SECONDS
+	vm A 280 "cd /root && . tests/hwcheck-liars.sh && make_liar /tmp/liar-$lie /usr/local/bin/ibscan $lie || exit 9
+		bash tools/hwcheck.sh --ibscan /tmp/liar-$lie --peer-ibscan /usr/local/bin/ibscan $args --only ${checks// /,}
+		rc=\$?; liar_cleanup /tmp/liar-$lie; exit \$rc" >"$tmp/$lie" 2>&1 || rc=$?
+	echo "--- an ibscan that lies: $lie (hwcheck --only ${checks// /,}): exit $rc in $((SECONDS - t0)) s"
+	cat "$tmp/$lie"
+	if [ "$rc" != 1 ]; then
+		echo "an ibscan that lies ($lie): hwcheck exited $rc, want 1"; bad=1
+	elif liar_verdicts "$lie" "$tmp/$lie" "$checks"; then
+		proven="$proven $lie:$(liar_fails "$lie" | tr ' ' ,)" failed_by="$failed_by $(liar_fails "$lie")"
+	else
+		bad=1
+	fi
 done
-! grep -q "^PASS ping-" "$tmp/mute" || { echo "a mute ibscan passed a probe check"; exit 1; }
+[ "$bad" = 0 ] || { echo "hwcheck did not catch every lie, alone"; exit 1; }
+# Every lie run here, and every probe check made to fail by at least one of them.
+for lie in $LIARS; do
+	[[ " ${runs[*]}" == *" $lie:"* ]] || { echo "the lie $lie is not run in the guests"; exit 1; }
+done
+for c in $probe_checks; do
+	[[ " $failed_by " == *" $c "* ]] || { echo "no lie makes $c fail"; exit 1; }
+done
+echo "proven: each lie and the checks it alone fails:$proven"
 grep -qx "FAIL ping-latency: no figure from ibscan ping (exit 0)" "$tmp/mute" ||
 	{ echo "a mute ibscan: ping-latency does not say it has no figure from ibscan"; exit 1; }
+grep -q "^FAIL ping-bandwidth: 64 KiB RDMA write, Gb/s: ibscan [0-9.]*, ib_write_bw [0-9.]* (more than " "$tmp/ping-figures" ||
+	{ echo "ping-figures: ping-bandwidth did not fail on the figures"; exit 1; }
+# Nothing left in either guest: no listener, perftest, probe or the liar's QP holder; no QP but
+# the GSI QP, no MR.
+vm A 15 'for _ in $(seq 100); do
+		! ps -e -o comm= | grep -qxE "ibv_rc_pingpong|'"$tools"'" &&
+			! rdma res show qp | grep -v "type GSI" | grep -q . && ! rdma res show mr | grep -q . && exit 0
+		sleep 0.1
+	done; ps ax; rdma res show qp; rdma res show mr; exit 1' || { echo "the lying runs left something in guest A"; exit 1; }
 vm B 15 'for _ in $(seq 100); do ! ps -e -o comm= | grep -qxE "'"$tools"'" && exit 0
-		sleep 0.1; done; ps ax; exit 1' || { echo "hwcheck with a mute ibscan left something on the peer"; exit 1; }
+		sleep 0.1; done; ps ax; exit 1' || { echo "the lying runs left something on the peer"; exit 1; }
 t_done
