@@ -1,5 +1,6 @@
 /* `ibscan counters` in text and JSON through the emitter: each port's PMA counters, or why they could not be read. */
 #include "counters.h"
+#include "health.h"
 #include "../fabric/walk/counters.h"
 
 #include <inttypes.h>
@@ -71,7 +72,19 @@ static void details_json(struct emit *e, const struct ibs_port_counters *c, unsi
 	emit_obj_close(e);
 }
 
-void render_counters(struct emit *e, const struct ibs_fabric *f, const struct ibs_run *run)
+/* Whether fs has a finding the counters view lists. */
+static bool text_findings(const struct ibs_findings *fs)
+{
+	size_t i;
+
+	for (i = 0; i < fs->n; i++)
+		if (ibs_check_of_counters(fs->v[i].check))
+			return true;
+	return false;
+}
+
+void render_counters(struct emit *e, const struct ibs_fabric *f, const struct ibs_run *run,
+		     const struct ibs_findings *fs)
 {
 	size_t i, k;
 	const struct ibs_port *pt;
@@ -206,5 +219,12 @@ void render_counters(struct emit *e, const struct ibs_fabric *f, const struct ib
 		}
 	}
 	emit_arr_close(e);
+	/* What the readings say, judged as health judges them (fabric/check/health.c). */
+	if (fs && text_findings(fs))
+		emit_text(e, "findings:\n");
+	if (fs)
+		render_findings(e, fs, true);
+	else
+		emit_null(e, "findings", NULL);
 	emit_obj_close(e);
 }

@@ -241,21 +241,27 @@ static int flush(FILE *out, struct strbuf *sb)
 	return rc || ferror(out) ? -1 : 0;
 }
 
+/* ibscan_findings per check; counters_only: the checks judged from counter readings (`counters`). */
+static void prom_findings(struct strbuf *sb, const struct ibs_findings *fs, bool counters_only)
+{
+	size_t i;
+
+	metric_head(sb, "ibscan_findings", "gauge", "Findings per check (docs/checks.md).");
+	for (i = 0; i < ibs_n_checks; i++)
+		if ((!ibs_checks[i].routing || fs->routing) && (!counters_only || ibs_check_of_counters(&ibs_checks[i])))
+			sb_addf(sb, "ibscan_findings{check=\"%s\"} %zu\n", ibs_checks[i].id, fs->count[i]);
+}
+
 int render_health_prom(FILE *out, const struct ibs_fabric *f, const struct ibs_run *run, const struct ibs_findings *fs)
 {
 	struct strbuf sb = STRBUF_INIT;
-	size_t i;
 
 	metric_head(&sb, "ibscan_up", "gauge", "Whether ibscan could look at the fabric (1) or not (0).");
 	sb_addf(&sb, "ibscan_up %d\n", f && !run->aborted ? 1 : 0);
 	metric_head(&sb, "ibscan_health_status", "gauge", "Verdict: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.");
 	sb_addf(&sb, "ibscan_health_status %d\n", fs ? (int)fs->verdict : 3);
-	if (fs) {
-		metric_head(&sb, "ibscan_findings", "gauge", "Findings per check (docs/checks.md).");
-		for (i = 0; i < ibs_n_checks; i++)
-			if (!ibs_checks[i].routing || fs->routing)
-				sb_addf(&sb, "ibscan_findings{check=\"%s\"} %zu\n", ibs_checks[i].id, fs->count[i]);
-	}
+	if (fs)
+		prom_findings(&sb, fs, false);
 	if (f) {
 		metric_head(&sb, "ibscan_nodes", "gauge", "Nodes found.");
 		sb_addf(&sb, "ibscan_nodes %zu\n", f->n_nodes);
@@ -270,12 +276,15 @@ int render_health_prom(FILE *out, const struct ibs_fabric *f, const struct ibs_r
 	return flush(out, &sb);
 }
 
-int render_counters_prom(FILE *out, const struct ibs_fabric *f, const struct ibs_run *run)
+int render_counters_prom(FILE *out, const struct ibs_fabric *f, const struct ibs_run *run,
+			 const struct ibs_findings *fs)
 {
 	struct strbuf sb = STRBUF_INIT;
 
 	metric_head(&sb, "ibscan_up", "gauge", "Whether ibscan could look at the fabric (1) or not (0).");
 	sb_addf(&sb, "ibscan_up %d\n", f && !run->aborted ? 1 : 0);
+	if (fs)
+		prom_findings(&sb, fs, true);
 	if (f)
 		prom_counters(&sb, f);
 	return flush(out, &sb);

@@ -126,9 +126,9 @@ static void check_counters(const struct ibs_fabric *f, const struct ibs_run *run
 {
 	size_t i, k;
 	struct ibs_port_counters prev;
+	const struct ibs_port_counters *cmp;
 	double since = 0;
-	bool since_last;
-	char *note = NULL;
+	char *note = NULL, when[64];
 
 	for (i = 0; i < f->n_nodes; i++) {
 		const struct ibs_node *n = f->nodes[i];
@@ -150,14 +150,27 @@ static void check_counters(const struct ibs_fabric *f, const struct ibs_run *run
 				    pt->ctr->not_read ? "" : ")");
 			if (!pt->ctr->ok)
 				continue;
-			if (o->state)
-				since_last = ibs_state_compare(o->state, n, pt, o->now, &prev, &since, &note);
-			else
-				since_last = false;
+			/*
+			 * The earlier reading a rise is judged against: the last run's (health
+			 * --state, the exporter's last sweep), or this run's first one
+			 * (counters --interval); with neither, the totals.
+			 */
+			cmp = NULL;
+			if (o->state) {
+				if (ibs_state_compare(o->state, n, pt, o->now, &prev, &since, &note))
+					cmp = &prev;
+			} else if (o->interval && (since = ibs_port_counters_elapsed(pt->ctr)) > 0) {
+				cmp = pt->ctr;
+			}
 			if (note) {
 				fs->notes = xgrow(fs->notes, &fs->notes_cap, fs->n_notes + 1, sizeof(*fs->notes));
 				fs->notes[fs->n_notes++] = note;
 			}
+			/* "since the last run (60 s ago" or "in the 5.0 s between the two readings" */
+			if (cmp == &prev)
+				snprintf(when, sizeof(when), "since the last run (%.0f s ago", since);
+			else if (cmp)
+				snprintf(when, sizeof(when), "in the %.3g s between the two readings (", since);
 			for (k = 0; k < ibs_n_counter_defs; k++) {
 				const struct ibs_counter_def *d = &ibs_counter_defs[k];
 				uint64_t v = ibs_counter_get(&pt->ctr->c, d);
@@ -166,16 +179,16 @@ static void check_counters(const struct ibs_fabric *f, const struct ibs_run *run
 				if (!d->error)
 					continue;
 				/*
-				 * Judged by the rise since the last run: a port clean since then is
-				 * quiet. A counter stopped at its maximum hides its rise: its total.
+				 * Judged by the rise since the earlier reading: a port clean since then
+				 * is quiet. A counter stopped at its maximum hides its rise: its total.
 				 */
-				if (since_last && ibs_port_counter_delta(&prev, d, &v)) {
+				if (cmp && ibs_port_counter_delta(cmp, d, &v)) {
 					if (d->offset == offsetof(struct ibs_pma_counters, link_downed) && v) {
 						x = add(fs, CK_LINK_FLAPPED, IBS_SEV_WARNING, n, (uint8_t)p,
-							"%s port %u went down %" PRIu64 " time%s since the last run (%.0f s ago; "
-							"LinkDownedCounter %" PRIu64 " to %" PRIu64 ")",
-							nm(n), p, v, v == 1 ? "" : "s", since, ibs_counter_get(&prev.prev, d),
-							ibs_counter_get(&pt->ctr->c, d));
+							"%s port %u went down %" PRIu64 " time%s %s%sLinkDownedCounter %" PRIu64
+							" to %" PRIu64 ")",
+							nm(n), p, v, v == 1 ? "" : "s", when, cmp == &prev ? "; " : "",
+							ibs_counter_get(&cmp->prev, d), ibs_counter_get(&pt->ctr->c, d));
 						x->counter = d;
 						x->value = v;
 						x->threshold = 0;
@@ -184,9 +197,9 @@ static void check_counters(const struct ibs_fabric *f, const struct ibs_run *run
 					if (v <= o->thresholds->t[k])
 						continue;
 					x = add(fs, CK_COUNTERS, IBS_SEV_WARNING, n, (uint8_t)p,
-						"%s port %u: %s rose by %" PRIu64 " since the last run (%.0f s ago; threshold %" PRIu64
-						"%s)",
-						nm(n), p, d->name, v, since, o->thresholds->t[k], why_counted(pt->ctr, d, det));
+						"%s port %u: %s rose by %" PRIu64 " %s%sthreshold %" PRIu64 "%s)", nm(n), p,
+						d->name, v, when, cmp == &prev ? "; " : "", o->thresholds->t[k],
+						why_counted(pt->ctr, d, det));
 				} else {
 					if (v <= o->thresholds->t[k])
 						continue;
@@ -198,7 +211,7 @@ static void check_counters(const struct ibs_fabric *f, const struct ibs_run *run
 				x->value = v;
 				x->threshold = o->thresholds->t[k];
 			}
-			check_congested(n, pt, since_last ? &prev : pt->ctr, since_last ? since : -1, o, fs);
+			check_congested(n, pt, cmp ? cmp : pt->ctr, cmp == &prev ? since : -1, o, fs);
 		}
 	}
 }
