@@ -11,6 +11,7 @@
 #include "rails.h"
 #include "fattree.h"
 #include "plan.h"
+#include "../../core/base/strbuf.h"
 #include "../../core/base/xalloc.h"
 
 #include <inttypes.h>
@@ -96,28 +97,53 @@ static const char *why_counted(const struct ibs_port_counters *c, const struct i
 /*
  * counters.congested: the share of the time the port had data to send and
  * sent none, over the two readings of --interval (since < 0) or since the
- * last run (health --state), where PortSamplesControl gave the tick.
+ * last run (health --state, the exporter's last sweep), where
+ * PortSamplesControl gave the tick; and per VL, where both readings have
+ * PortVLXmitWaitCounters (the state keeps them). One finding per port,
+ * when the port's share or a VL's is above the threshold, naming each VL
+ * above it; its value is the highest of these shares.
  */
 static void check_congested(const struct ibs_node *n, const struct ibs_port *pt, const struct ibs_port_counters *c,
 			    double since, const struct ibs_health_opts *o, struct ibs_findings *fs)
 {
-	double tick_s, share, dt = since < 0 ? ibs_port_counters_elapsed(c) : since;
+	double tick_s, share, dt = since < 0 ? ibs_port_counters_elapsed(c) : since, top, vs;
 	const struct ibs_counter_def *d = ibs_counter_find("PortXmitWait");
+	double thr = (double)o->thresholds->congested;
 	struct ibs_finding *x;
-	uint64_t w = 0;
+	struct strbuf vls = STRBUF_INIT;
+	uint64_t w = 0, vw;
+	unsigned vl;
+	bool port_known;
 	char why[192];
 
-	if (!ibs_xmit_wait_share(n, pt, c, dt, &tick_s, &share, why, sizeof(why)) ||
-	    share * 100.0 <= (double)o->thresholds->congested)
+	port_known = ibs_xmit_wait_share(n, pt, c, dt, &tick_s, &share, why, sizeof(why));
+	top = port_known ? share : 0;
+	for (vl = 0; vl < IBS_N_VL; vl++)
+		if (ibs_xmit_wait_vl_share(n, pt, c, dt, vl, &vw, &vs) && vs * 100.0 > thr) {
+			sb_addf(&vls, "%sVL%u %.1f%%", vls.len ? ", " : "", vl, vs * 100.0);
+			if (vs > top)
+				top = vs;
+		}
+	if (top * 100.0 <= thr) {
+		sb_free(&vls);
 		return;
+	}
 	ibs_port_counter_delta(c, d, &w);
-	x = add(fs, CK_CONGESTED, IBS_SEV_WARNING, n, pt->num,
-		"%s port %u: waited %.1f%% of the time with data to send (PortXmitWait rose by %" PRIu64
-		" ticks of %.3g ns in %.0f s%s; threshold %" PRIu64 "%%)",
-		nm(n), pt->num, share * 100.0, w, tick_s * 1e9, dt, since < 0 ? "" : " since the last run",
-		o->thresholds->congested);
+	if (port_known && share * 100.0 > thr)
+		x = add(fs, CK_CONGESTED, IBS_SEV_WARNING, n, pt->num,
+			"%s port %u: waited %.1f%% of the time with data to send (PortXmitWait rose by %" PRIu64
+			" ticks of %.3g ns in %.0f s%s; threshold %" PRIu64 "%%%s%s)",
+			nm(n), pt->num, share * 100.0, w, tick_s * 1e9, dt, since < 0 ? "" : " since the last run",
+			o->thresholds->congested, vls.len ? "; by VL above it: " : "", sb_str(&vls));
+	else
+		x = add(fs, CK_CONGESTED, IBS_SEV_WARNING, n, pt->num,
+			"%s port %u: waited with data to send on VLs above the threshold of %" PRIu64
+			"%% of the time (PortVLXmitWaitCounters in %.0f s%s: %s)",
+			nm(n), pt->num, o->thresholds->congested, dt, since < 0 ? "" : " since the last run",
+			sb_str(&vls));
+	sb_free(&vls);
 	x->counter = d;
-	x->value = (uint64_t)(share * 100.0);
+	x->value = (uint64_t)(top * 100.0);
 	x->threshold = o->thresholds->congested;
 }
 
