@@ -186,10 +186,14 @@ void render_counters(struct emit *e, const struct ibs_fabric *f, const struct ib
 							    tps);
 					else
 						emit_null(e, "xmit_wait_ticks_per_s", NULL);
-					if (tick_s > 0)
-						emit_double(e, "xmit_wait_tick_s", " (tick %.3g s)", tick_s);
-					else
+					if (tick_s > 0) {
+						bool doc = ibs_xmit_wait_tick_documented(n, c);
+						emit_double(e, "xmit_wait_tick_s", " (tick %.3g s", tick_s);
+						emit_bool(e, "xmit_wait_tick_assumed", doc ? ")" : ", assumed: the IBA's rule)", !doc);
+					} else {
 						emit_null(e, "xmit_wait_tick_s", NULL);
+						emit_null(e, "xmit_wait_tick_assumed", NULL);
+					}
 					if (known)
 						emit_double(e, "xmit_wait_share", share > 0 ? ", waiting %.3g of the time" : NULL,
 							    share);

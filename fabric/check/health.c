@@ -132,9 +132,11 @@ static void check_congested(const struct ibs_node *n, const struct ibs_port *pt,
 	if (port_known && share * 100.0 > thr)
 		x = add(fs, CK_CONGESTED, IBS_SEV_WARNING, n, pt->num,
 			"%s port %u: waited %.1f%% of the time with data to send (PortXmitWait rose by %" PRIu64
-			" ticks of %.3g ns in %.0f s%s; threshold %" PRIu64 "%%%s%s)",
-			nm(n), pt->num, share * 100.0, w, tick_s * 1e9, dt, since < 0 ? "" : " since the last run",
-			o->thresholds->congested, vls.len ? "; by VL above it: " : "", sb_str(&vls));
+			" ticks of %.3g ns%s in %.0f s%s; threshold %" PRIu64 "%%%s%s)",
+			nm(n), pt->num, share * 100.0, w, tick_s * 1e9,
+			ibs_xmit_wait_tick_documented(n, c) ? "" : " (assumed: the IBA's rule)", dt,
+			since < 0 ? "" : " since the last run", o->thresholds->congested, vls.len ? "; by VL above it: " : "",
+			sb_str(&vls));
 	else
 		x = add(fs, CK_CONGESTED, IBS_SEV_WARNING, n, pt->num,
 			"%s port %u: waited with data to send on VLs above the threshold of %" PRIu64

@@ -66,6 +66,13 @@ bool ibs_port_xmit_wait_rate(const struct ibs_port_counters *c, double *tps);
  */
 bool ibs_port_xmit_wait_share(const struct ibs_node *n, const struct ibs_port *pt, double *tick_s, double *share,
 			      char *why, size_t len);
+/*
+ * Whether the tick's length for n's PMA follows a published rule (NVIDIA's
+ * switches that say Tick 7 or 31: ibdiagnet manual), or only the IBA's
+ * definition read as it is, an assumption (ConnectX HCAs, other vendors):
+ * docs/checks.md. The renderers and the finding say which.
+ */
+bool ibs_xmit_wait_tick_documented(const struct ibs_node *n, const struct ibs_port_counters *c);
 /* The same of readings c (prev and c) dt seconds apart: health --state's since the last run. */
 bool ibs_xmit_wait_share(const struct ibs_node *n, const struct ibs_port *pt, const struct ibs_port_counters *c,
 			 double dt, double *tick_s, double *share, char *why, size_t len);

@@ -74,6 +74,21 @@ bool ibs_port_xmit_wait_share(const struct ibs_node *n, const struct ibs_port *p
 				   len);
 }
 
+bool ibs_xmit_wait_tick_documented(const struct ibs_node *n, const struct ibs_port_counters *c)
+{
+	/*
+	 * Only NVIDIA's switches have a published rule (ibdiagnet manual,
+	 * "Congestion Assessment on InfiniBand Links": Tick 7 on Quantum to
+	 * Quantum-3, Tick 31 on Switch-X to Switch-IB 2). ConnectX HCAs answer
+	 * PortSamplesControl from firmware (the kernel's mlx5 driver passes PMA
+	 * MADs it does not serve itself to MAD_IFC), and neither NVIDIA's
+	 * documents, rdma-core nor the kernel say how their PortXmitWait tick
+	 * counts: for them, as for other vendors, the IBA rule is an assumption.
+	 */
+	return c && c->det[IBS_DET_PSC].state == IBS_DET_OK && n->ni.vendor_id == IBS_VENDOR_NVIDIA &&
+	       n->ni.node_type == IBS_NODE_SWITCH && (c->d.psc_tick == 7 || c->d.psc_tick == 31);
+}
+
 /*
  * The length of one PortXmitWait tick of port pt (its PMA's reading c) into
  * *tick_s: PortSamplesControl's Tick and the port's active speed (and

@@ -673,13 +673,16 @@ static void test_share_from_tick(void **state)
 	assert_true(share == 0.0 && tick_s == 0.0);
 
 	buf = rendered(EMIT_TEXT, &r);
-	assert_non_null(strstr(buf, ", PortXmitWait 1953125 ticks/s (tick 1.28e-07 s), waiting 0.25 of the time"));
+	/* Not an NVIDIA switch: the tick is the IBA's rule, an assumption, and said so. */
+	assert_non_null(strstr(buf, ", PortXmitWait 1953125 ticks/s (tick 1.28e-07 s, assumed: the IBA's rule), waiting "
+				    "0.25 of the time"));
 	free(buf);
 	doc = rendered_json(&r);
 	d = json_object_get(port_json(doc, 1), "deltas");
 	assert_true(json_real_value(json_object_get(d, "xmit_wait_share")) > 0.249999);
 	assert_true(json_real_value(json_object_get(d, "xmit_wait_share")) < 0.250001);
 	assert_true(json_real_value(json_object_get(d, "xmit_wait_tick_s")) > 127.999e-9);
+	assert_true(json_is_true(json_object_get(d, "xmit_wait_tick_assumed")));
 	d = json_object_get(port_json(doc, 2), "deltas");
 	assert_true(json_number_value(json_object_get(d, "xmit_wait_share")) == 0.0);
 	assert_true(json_is_null(json_object_get(d, "xmit_wait_tick_s")));
@@ -700,7 +703,8 @@ static void test_share_from_tick(void **state)
 			assert_int_equal(fs.v[i].value, 25);
 			assert_int_equal(fs.v[i].threshold, 10);
 			if (!strstr(fs.v[i].message, "port 1: waited 25.0% of the time with data to send "
-								"(PortXmitWait rose by 1953125 ticks of 128 ns in 1 s; "
+								"(PortXmitWait rose by 1953125 ticks of 128 ns (assumed: the "
+								"IBA's rule) in 1 s; "
 								"threshold 10%)"))
 				fail_msg("%s", fs.v[i].message);
 		}
@@ -724,7 +728,7 @@ static void test_share_nvidia_per_port(void **state)
 	struct dpma p;
 	struct rig r;
 	double tick_s, share;
-	char why[192];
+	char why[192], *buf;
 
 	(void)state;
 	memset(&p, 0, sizeof(p));
@@ -734,6 +738,11 @@ static void test_share_nvidia_per_port(void **state)
 	assert_true(ibs_port_xmit_wait_share(r.n, &r.n->ports[1], &tick_s, &share, why, sizeof(why)));
 	assert_true(tick_s > 7.999e-9 && tick_s < 8.001e-9);
 	assert_true(share > 0.015624 && share < 0.015626);
+	/* NVIDIA's manual documents the Quantum rule: not an assumption, and the text says none. */
+	assert_true(ibs_xmit_wait_tick_documented(r.n, ctr(&r, 1)));
+	buf = rendered(EMIT_TEXT, &r);
+	assert_non_null(strstr(buf, " ticks/s (tick 8e-09 s), waiting "));
+	free(buf);
 	rig_close(&r);
 	/* Another vendor's Tick 7 is 8 symbol times of a lane, as the IBA has it. */
 	memset(&p, 0, sizeof(p));
@@ -741,6 +750,7 @@ static void test_share_nvidia_per_port(void **state)
 	congested_rig(&r, &p);
 	assert_true(ibs_port_xmit_wait_share(r.n, &r.n->ports[1], &tick_s, &share, why, sizeof(why)));
 	assert_true(share > 0.062499 && share < 0.062501);
+	assert_false(ibs_xmit_wait_tick_documented(r.n, ctr(&r, 1)));
 	rig_close(&r);
 }
 

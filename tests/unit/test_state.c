@@ -176,7 +176,8 @@ static void test_congested_since(void **state)
 	assert_int_equal(x->threshold, 10);
 	assert_string_equal(x->counter->name, "PortXmitWait");
 	assert_non_null(strstr(x->message, "waited 25.0% of the time with data to send (PortXmitWait rose by 1171875000 "
-					   "ticks of 128 ns in 600 s since the last run; threshold 10%)"));
+					   "ticks of 128 ns (assumed: the IBA's rule) in 600 s since the last run; "
+					   "threshold 10%)"));
 	ibs_findings_free(&fs);
 	/* The lifetime total alone (no state) makes no share. */
 	check(f, NULL, 1600, &fs);
@@ -251,7 +252,8 @@ static void test_congested_vl_since(void **state)
 	x = find(&fs, "counters.congested", 4);
 	assert_non_null(x);
 	if (!strstr(x->message, "port 4: waited 0.5% of the time with data to send (PortXmitWait rose by 39063 ticks "
-				"of 128 ns in 1 s since the last run; threshold 0%; by VL above it: VL3 0.5%)"))
+				"of 128 ns (assumed: the IBA's rule) in 1 s since the last run; threshold 0%; by VL "
+				"above it: VL3 0.5%)"))
 		fail_msg("%s", x->message);
 	x = find(&fs, "counters.congested", 3);
 	assert_non_null(x);
