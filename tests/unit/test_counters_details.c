@@ -23,6 +23,7 @@
 #include "../../output/counters.h"
 #include "../../output/emit.h"
 #include "../../output/prom.h"
+#include "../../fabric/load/state.h"
 
 #include <jansson.h>
 
@@ -41,6 +42,7 @@ struct dpma {
 	uint32_t rcv_rise;   /* with rise_after: port 2's PortRcvErrors rises by this much (0: 4) */
 	uint32_t downed_rise; /* with rise_after: port 3's LinkDownedCounter rises by this much */
 	uint32_t link_downed[NPORTS + 1];
+	uint32_t vl3_add;    /* added to every port's PortVLXmitWait3 */
 	uint8_t psc_tick;    /* PortSamplesControl's Tick */
 	bool psc_drop;       /* PortSamplesControl is never answered, as ibsim drops it */
 	uint32_t vendor_id;  /* NodeInfo's, for the NodeInfo of --interval */
@@ -114,6 +116,8 @@ static void dp_on_send(struct fake *f, const struct ibs_mad_req *req, const uint
 		/* Distinct per VL and port: port * 100 + VL. */
 		for (fl = IB_PC_PORT_VL_XMIT_WAIT0_F; fl <= IB_PC_PORT_VL_XMIT_WAIT15_F; fl++) {
 			v = port * 100 + (uint32_t)(fl - IB_PC_PORT_VL_XMIT_WAIT0_F);
+			if (fl == IB_PC_PORT_VL_XMIT_WAIT0_F + 3)
+				v += p->vl3_add;
 			mad_encode_field(data, fl, &v);
 		}
 	} else if (req->attr_id == IBS_ATTR_PORT_SAMPLES_CONTROL) {
@@ -755,6 +759,75 @@ static void test_share_nvidia_per_port(void **state)
 }
 
 /*
+ * Per VL across runs, through the fake PMA as the exporter reads it: a
+ * first sweep (PortXmitWait above 0: PortVLXmitWaitCounters and
+ * PortSamplesControl read, Tick 31) kept as a state, a counters-only sweep
+ * after port 1's PortXmitWait and VL3 rose by 39063, the state applied: VL3
+ * waited 39063 ticks of 128 ns in the 1 s since (0.5%), VL0 none; health
+ * names VL3 (threshold 0), Prometheus serves it with vl="3". (ibsim answers
+ * PortVLXmitWaitCounters but drops PortSamplesControl: no sim test can.)
+ */
+static void test_vl_share_across_sweeps(void **state)
+{
+	struct ibs_counter_opts o = { .tick = true }, again = { .tick = true, .again = true };
+	struct dpma p;
+	struct rig r;
+	struct ibs_state st;
+	struct ibs_thresholds t;
+	struct ibs_health_opts ho = { .thresholds = &t, .counters = true, .state = &st, .now = 1001 };
+	struct ibs_findings fs;
+	uint64_t ticks;
+	double share;
+	size_t len, i;
+	char *text, *msg = NULL, *buf;
+	bool named = false;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	p.xmit_wait[1] = 5000;
+	p.psc_tick = 31;
+	rig_run(&r, &p, &o, 0);
+	assert_int_equal(p.vl_gets, 1);
+	assert_int_equal(ctr(&r, 1)->det[IBS_DET_VL_WAIT].state, IBS_DET_OK);
+	text = ibs_state_format(r.f, NULL, 1000, &len);
+	assert_non_null(strstr(text, " vl=100,101,102,103,"));
+	assert_int_equal(ibs_state_parse("s", text, len, &st, &msg), IBS_OK);
+	free(text);
+
+	p.xmit_wait[1] += 39063;
+	p.vl3_add = 39063;
+	assert_int_equal(ibs_read_counters(r.e, r.f, &r.run, &again), IBS_OK);
+	assert_int_equal(p.vl_gets, 2);
+	ibs_state_apply(&st, r.f, 1001);
+	assert_true(ibs_xmit_wait_vl_share(r.n, &r.n->ports[1], ctr(&r, 1), ibs_port_counters_elapsed(ctr(&r, 1)), 3,
+					   &ticks, &share));
+	assert_int_equal(ticks, 39063);
+	assert_true(share > 0.0049999 && share < 0.0050001);
+	assert_true(ibs_xmit_wait_vl_share(r.n, &r.n->ports[1], ctr(&r, 1), 1.0, 0, &ticks, &share));
+	assert_int_equal(ticks, 0);
+
+	ibs_thresholds_default(&t);
+	t.congested = 0;
+	ibs_health_check(r.f, &r.run, &ho, &fs);
+	for (i = 0; i < fs.n; i++)
+		if (fs.v[i].check == &ibs_checks[CK_CONGESTED] && fs.v[i].port == 1)
+			named |= strstr(fs.v[i].message, "; by VL above it: VL3 0.5%)") != NULL;
+	assert_true(named);
+	ibs_findings_free(&fs);
+	buf = NULL;
+	{
+		FILE *m = open_memstream(&buf, &len);
+		assert_int_equal(render_health_prom(m, r.f, &r.run, NULL), 0);
+		fclose(m);
+	}
+	assert_non_null(strstr(buf, "ibscan_port_vl_xmit_wait_share{guid=\"0x0000000000200000\",port=\"1\","));
+	assert_non_null(strstr(buf, ",vl=\"3\"} 0.00500006\n"));
+	free(buf);
+	ibs_state_free(&st);
+	rig_close(&r);
+}
+
+/*
  * PortSamplesControl not answered, as under ibsim (which drops it): no
  * tick is assumed, so no share and no counters.congested finding, and the
  * text says why; the rate of ticks stands. Asked once, its retry too.
@@ -810,6 +883,7 @@ int main(void)
 		cmocka_unit_test(test_share_from_tick),
 		cmocka_unit_test(test_share_nvidia_per_port),
 		cmocka_unit_test(test_no_tick_no_share),
+		cmocka_unit_test(test_vl_share_across_sweeps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
