@@ -37,7 +37,7 @@ int cli_common_opt(const struct cmd_desc *cmd, struct cli_common *c, int opt, co
 int cli_parse(const struct cmd_desc *cmd, struct cli_common *c, int argc, char **argv,
 	      int (*own)(int opt, const char *arg, void *ctx), void *ctx)
 {
-	static struct cli_getopt g;
+	struct cli_getopt g; /* getopt keeps no pointer into it past the loop */
 	const struct cli_opt *o;
 	int opt, rc;
 

@@ -41,26 +41,49 @@ int cli_parse(const struct cmd_desc *cmd, struct cli_common *c, int argc, char *
 int cli_bad_option(const struct cmd_desc *cmd, char **argv, int opt);
 int cli_print_help(const struct cmd_desc *cmd);
 /*
+ * One run of a command, from its options to its exit status: what the walk
+ * helpers keep between the walks of the run (diff names one side from a
+ * file and walks the other; health --baseline names the baseline, then
+ * walks) and what the exit status depends on beyond the command's own
+ * result. The command owns it (CLI_RUN_INIT in its run function), gives
+ * it to every walk helper below, and returns cli_run_end(&r, rc). The
+ * exporter keeps one for as long as it sweeps.
+ */
+struct cli_run {
+	bool record_failed;  /* a walk's --record capture could not be written whole (said) */
+	bool progress_on;    /* the walk under way shows its progress line (--progress, or a terminal) */
+	bool progress_shown; /* and that line is on stderr, to be erased when the walk ends */
+	char *names_said;    /* the node-name map's warnings said in this run, one a line; NULL: none yet */
+};
+#define CLI_RUN_INIT                      \
+	{                                 \
+		false, false, false, NULL \
+	}
+/* The run's exit status for the command's rc: EXIT_RUNTIME instead of EXIT_OK when --record failed; frees r's state. */
+int cli_run_end(struct cli_run *r, int rc);
+
+/*
  * Open the session the options describe (device, replay or cache, with the
  * recorder and the node-name map) and walk it, reading the counters too
  * when c->want_counters. EXIT_OK with *s set: the command may ask the
  * session more (routes, path records) before cli_walk_end. Otherwise the
  * exit status, after saying why.
  */
-int cli_walk_begin(const struct cli_common *c, struct ibs_session **s);
+int cli_walk_begin(struct cli_run *r, const struct cli_common *c, struct ibs_session **s);
 /*
  * End the session's run and close it: EXIT_OK with *out set (f->partial
  * may be true) and *run filled in (the caller frees both), or EXIT_RUNTIME
  * with nothing, after saying why. A run cut short still gives its fabric;
  * run->aborted says so.
  */
-int cli_walk_end(const struct cli_common *c, struct ibs_session *s, struct ibs_fabric **out, struct ibs_run *run);
+int cli_walk_end(struct cli_run *r, const struct cli_common *c, struct ibs_session *s, struct ibs_fabric **out,
+		 struct ibs_run *run);
 /* cli_walk_begin and cli_walk_end, for commands that ask nothing more. */
-int cli_walk(const struct cli_common *c, struct ibs_fabric **out, struct ibs_run *run);
+int cli_walk(struct cli_run *r, const struct cli_common *c, struct ibs_fabric **out, struct ibs_run *run);
 /* cli_walk, and with tables every switch's forwarding table read on the same session (health
  * and report --routing, topology --heat); *lfts and *n stay as given when none are read. */
-int cli_walk_tables(const struct cli_common *c, bool tables, struct ibs_fabric **out, struct ibs_run *run,
-		    struct ibs_lft **lfts, size_t *n);
+int cli_walk_tables(struct cli_run *r, const struct cli_common *c, bool tables, struct ibs_fabric **out,
+		    struct ibs_run *run, struct ibs_lft **lfts, size_t *n);
 
 /*
  * Say why f is partial, in one line on stderr: the walk stopped early, so
@@ -72,10 +95,7 @@ void cli_report_partial(const struct cli_common *c, const struct ibs_fabric *f, 
 void cli_say_no_lids(const struct ibs_run *run);
 
 /* Name f's nodes from --node-name-map, if given (EXIT_RUNTIME, reported, when it cannot be read). */
-int cli_name_nodes(const struct cli_common *c, struct ibs_fabric *f);
-
-/* A command's exit status rc, or EXIT_RUNTIME instead of EXIT_OK when --record failed to write its capture. */
-int cli_exit_status(int rc);
+int cli_name_nodes(struct cli_run *r, const struct cli_common *c, struct ibs_fabric *f);
 
 /* --deadline in milliseconds, rounded up: a fraction of a millisecond must not become 0, "no deadline". */
 unsigned cli_deadline_ms(const struct cli_common *c);

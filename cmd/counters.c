@@ -75,7 +75,7 @@ static int counters_opt(int opt, const char *arg, void *ctx)
 }
 
 /* The walk with the counters read, the checks the view marks ports by, the rendering; the exit status. */
-static int run_counters(struct cli_common *c, enum cli_fmt fmt)
+static int run_counters(struct cli_run *cr, struct cli_common *c, enum cli_fmt fmt)
 {
 	struct ibs_thresholds thr;
 	struct ibs_fabric *f;
@@ -87,7 +87,7 @@ static int run_counters(struct cli_common *c, enum cli_fmt fmt)
 	c->want_counters = true;
 	c->needs = IBS_LACK_PMA;
 	c->ext_counters = true;
-	rc = cli_walk(c, &f, &run);
+	rc = cli_walk(cr, c, &f, &run);
 	if (rc)
 		return rc;
 	ibs_thresholds_default(&thr);
@@ -128,5 +128,8 @@ int cmd_counters(int argc, char **argv)
 				       c.deadline_s);
 	if (cli_check_outputs(&c, none) != CLI_PARSED)
 		return EXIT_USAGE;
-	return run_counters(&c, fmt);
+	{
+		struct cli_run cr = CLI_RUN_INIT;
+		return cli_run_end(&cr, run_counters(&cr, &c, fmt));
+	}
 }

@@ -17,14 +17,14 @@
 #include <string.h>
 #include <strings.h>
 
-static int get(const struct cli_common *c, const char *what, struct ibs_fabric **f)
+static int get(struct cli_run *cr, const struct cli_common *c, const char *what, struct ibs_fabric **f)
 {
 	char *msg = NULL;
 	struct ibs_run run;
 	int rc;
 
 	if (!strcmp(what, "live")) {
-		rc = cli_walk(c, f, &run);
+		rc = cli_walk(cr, c, f, &run);
 		if (rc == EXIT_OK)
 			ibs_run_free(&run); /* a diff is about the fabrics only */
 		if (rc == EXIT_OK && (*f)->partial) {
@@ -48,7 +48,7 @@ static int get(const struct cli_common *c, const char *what, struct ibs_fabric *
 		*f = NULL;
 		return EXIT_RUNTIME;
 	}
-	return cli_name_nodes(c, *f);
+	return cli_name_nodes(cr, c, *f);
 }
 
 /* Whether A names a cabling plan (a .csv file) rather than a topology. */
@@ -60,7 +60,7 @@ static bool is_plan(const char *a)
 }
 
 /* `diff PLAN.csv SOURCE`: the source against the plan by names; exit 1 when it is not as planned. */
-static int diff_plan(struct cli_common *c, const char *pa, const char *src, bool json)
+static int diff_plan(struct cli_run *cr, struct cli_common *c, const char *pa, const char *src, bool json)
 {
 	struct ibs_plan *plan = NULL;
 	struct ibs_fabric *b = NULL;
@@ -74,7 +74,7 @@ static int diff_plan(struct cli_common *c, const char *pa, const char *src, bool
 		free(msg);
 		return EXIT_RUNTIME;
 	}
-	rc = get(c, src, &b);
+	rc = get(cr, c, src, &b);
 	if (rc) {
 		ibs_plan_free(plan);
 		return rc;
@@ -105,6 +105,7 @@ int cmd_diff(int argc, char **argv)
 	struct ibs_fabric *a = NULL, *b = NULL;
 	struct ibs_diff d;
 	struct cli_render r = { .view = CLI_V_DIFF };
+	struct cli_run cr = CLI_RUN_INIT;
 	bool json;
 	char *an, *bn;
 	int rc;
@@ -127,7 +128,7 @@ int cmd_diff(int argc, char **argv)
 		rc = cli_check_outputs(&c, in);
 		if (rc != CLI_PARSED)
 			return rc;
-		return diff_plan(&c, argv[optind], argv[optind + 1], json);
+		return cli_run_end(&cr, diff_plan(&cr, &c, argv[optind], argv[optind + 1], json));
 	}
 	if (!strcmp(argv[optind], "live") && !strcmp(argv[optind + 1], "live"))
 		return cli_usage_error(cmd, "at most one side can be 'live'");
@@ -144,18 +145,18 @@ int cmd_diff(int argc, char **argv)
 	}
 	/* The file first: the walk ends the watchdog's cover (cli_walk_end), and reading a file may block. */
 	if (strcmp(argv[optind], "live")) {
-		rc = get(&c, argv[optind], &a);
+		rc = get(&cr, &c, argv[optind], &a);
 		if (rc == EXIT_OK)
-			rc = get(&c, argv[optind + 1], &b);
+			rc = get(&cr, &c, argv[optind + 1], &b);
 	} else {
-		rc = get(&c, argv[optind + 1], &b);
+		rc = get(&cr, &c, argv[optind + 1], &b);
 		if (rc == EXIT_OK)
-			rc = get(&c, argv[optind], &a);
+			rc = get(&cr, &c, argv[optind], &a);
 	}
 	if (rc) {
 		ibs_fabric_free(a);
 		ibs_fabric_free(b);
-		return rc;
+		return cli_run_end(&cr, rc);
 	}
 	sig_disarm_watchdog(); /* the inputs are read (cli_parse armed it): writing -o waits as sort -o does */
 	ibs_diff_fabrics(a, b, &d);
@@ -172,5 +173,5 @@ int cmd_diff(int argc, char **argv)
 	ibs_diff_free(&d);
 	ibs_fabric_free(a);
 	ibs_fabric_free(b);
-	return rc;
+	return cli_run_end(&cr, rc);
 }

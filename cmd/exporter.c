@@ -14,6 +14,7 @@
 #include "../core/base/log.h"
 #include "../core/base/xalloc.h"
 #include "../fabric/health.h"
+#include "../fabric/state.h"
 #include "../output/prom.h"
 
 #include <errno.h>
@@ -192,8 +193,15 @@ struct sweeper {
 	struct exporter *x;
 	struct exp_args *a;
 	struct cli_common c;
+	struct cli_run run; /* the exporter's one run: every sweep's walk */
 	struct ibs_thresholds thr;
 	struct ibs_fabric *walked; /* the fabric the last full walk found, for the counters-only sweeps */
+	/*
+	 * The last complete sweep's readings (bounded as health --state's file
+	 * is), so that each sweep is judged, and XmitWait made a share, on what
+	 * changed since: health --state's comparison, kept in memory.
+	 */
+	struct ibs_state last;
 	unsigned since_walk;       /* counters-only sweeps since it */
 };
 
@@ -210,6 +218,23 @@ static struct exp_doc *render_doc(const struct ibs_fabric *f, const struct ibs_r
 		return NULL;
 	}
 	return d;
+}
+
+/* This sweep's readings become the ones the next sweep is compared with. */
+static void keep_last(struct sweeper *s, const struct ibs_fabric *f, int64_t now)
+{
+	size_t len;
+	char *msg = NULL, *text = ibs_state_format(f, &s->last, now, &len);
+	struct ibs_state next;
+
+	if (ibs_state_parse("the last sweep's readings", text, len, &next, &msg) == IBS_OK) {
+		ibs_state_free(&s->last);
+		s->last = next;
+	} else {
+		log_error("%s", msg);
+		free(msg);
+	}
+	free(text);
 }
 
 /* One sweep: walk (or read the counters of the fabric walked last), check, render, publish. */
@@ -237,7 +262,7 @@ static void sweep(struct sweeper *s)
 		s->c.walked = s->walked; /* the session takes it over */
 	}
 	s->walked = NULL;
-	rc = cli_walk(&s->c, &f, &run);
+	rc = cli_walk(&s->run, &s->c, &f, &run);
 	s->c.walked = NULL;
 	if (rc != EXIT_OK || !f) {
 		why = xstrdup("the fabric could not be read");
@@ -247,11 +272,16 @@ static void sweep(struct sweeper *s)
 		memset(&ho, 0, sizeof(ho));
 		ho.thresholds = &s->thr;
 		ho.counters = true;
+		ho.now = (int64_t)time(NULL);
+		ho.state = &s->last;
+		ibs_state_apply(&s->last, f, ho.now);
 		ibs_health_check(f, &run, &ho, &fs);
 		d = render_doc(f, &run, &fs);
 		ibs_findings_free(&fs);
 		if (!d)
 			why = xstrdup("the metrics could not be rendered");
+		else if (run.counters_read)
+			keep_last(s, f, ho.now);
 	}
 	dt = now_s(CLOCK_MONOTONIC) - t0;
 	if (d) {
@@ -319,10 +349,14 @@ static void *sweeper_main(void *arg)
 		if (reload && load_thresholds(s->a, &s->thr) == 0) {
 			log_warn("SIGHUP: thresholds reloaded; sweeping now (the node-name map is read at every sweep)");
 			s->since_walk = s->a->walk_every; /* names and all: walk */
+			/* As a restart would: the next sweep is judged on its totals, by the new thresholds. */
+			ibs_state_free(&s->last);
 		}
 	}
 	ibs_fabric_free(s->walked);
 	s->walked = NULL;
+	ibs_state_free(&s->last);
+	cli_run_end(&s->run, EXIT_OK);
 	return NULL;
 }
 
@@ -404,6 +438,7 @@ int cmd_exporter(int argc, char **argv)
 		return EXIT_RUNTIME;
 	s.c.want_counters = true;
 	s.c.ext_counters = true;
+	s.c.want_tick = true; /* PortXmitWait's rise since the last sweep as a share of the time */
 	memset(&x, 0, sizeof(x));
 	pthread_mutex_init(&x.mu, NULL);
 	pthread_condattr_init(&ca);

@@ -247,7 +247,7 @@ static int save_state(const char *path, const struct ibs_fabric *f, const struct
 }
 
 /* Everything after the options: the inputs, the walk, the checks, the rendering; the exit status. */
-static int run_checks(struct cli_common *c, const struct health_args *h, enum cli_fmt fmt)
+static int run_checks(struct cli_run *cr, struct cli_common *c, const struct health_args *h, enum cli_fmt fmt)
 {
 	struct ibs_fabric *f = NULL, *base = NULL;
 	struct ibs_plan *plan = NULL;
@@ -302,7 +302,7 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 		return unknown(c, fmt, "the baseline holds a partial walk");
 	}
 	/* Nodes missing from the fabric are the baseline's: named by the same map. */
-	if (base && cli_name_nodes(c, base)) {
+	if (base && cli_name_nodes(cr, c, base)) {
 		ibs_fabric_free(base);
 		ibs_plan_free(plan);
 		ibs_state_free(&st);
@@ -315,7 +315,7 @@ static int run_checks(struct cli_common *c, const struct health_args *h, enum cl
 	c->want_tick = h->state != NULL;
 	if (h->routing)
 		c->needs |= IBS_LACK_LFT;
-	rc = cli_walk_tables(c, h->routing, &f, &run, &lfts, &n_lfts);
+	rc = cli_walk_tables(cr, c, h->routing, &f, &run, &lfts, &n_lfts);
 	if (rc) {
 		ibs_fabric_free(base);
 		ibs_plan_free(plan);
@@ -383,6 +383,7 @@ static int run_args(int argc, char **argv, struct health_args *hp)
 	struct cli_common c;
 	struct health_args h;
 	struct ibs_out verdict;
+	struct cli_run cr = CLI_RUN_INIT;
 	enum cli_fmt fmt = CLI_F_TEXT;
 	int rc;
 
@@ -425,7 +426,7 @@ static int run_args(int argc, char **argv, struct health_args *hp)
 	}
 	if (open_verdict(&c, fmt, &verdict) != 0)
 		return IBS_SEV_UNKNOWN;
-	rc = run_checks(&c, &h, fmt);
+	rc = run_checks(&cr, &c, &h, fmt);
 	/* Nothing written (a drawing that could not be laid out): UNKNOWN, not the last run's verdict. */
 	if (verdict.fp) {
 		unknown(&c, fmt, "the verdict could not be written in the format asked");
@@ -433,7 +434,7 @@ static int run_args(int argc, char **argv, struct health_args *hp)
 	}
 	if (verdict.fp)
 		ibs_out_abort(&verdict); /* nothing could be written at all: said */
-	return rc;
+	return cli_run_end(&cr, rc);
 }
 
 int cmd_health(int argc, char **argv)

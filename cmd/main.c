@@ -118,7 +118,7 @@ static int finish(int rc)
 			fprintf(stderr, "ibscan: error: cannot write to standard output\n");
 		return sig_guard_exit(EXIT_RUNTIME);
 	}
-	return sig_guard_exit(cli_exit_status(rc));
+	return sig_guard_exit(rc);
 }
 
 int main(int argc, char **argv)

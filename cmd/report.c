@@ -93,6 +93,7 @@ int cmd_report(int argc, char **argv)
 	char *svg, *why = NULL;
 	size_t svg_len;
 	struct ibs_run run;
+	struct cli_run cr = CLI_RUN_INIT;
 	char where[128];
 	struct ibs_lft *lfts = NULL;
 	size_t n_lfts = 0;
@@ -122,10 +123,10 @@ int cmd_report(int argc, char **argv)
 	c.ext_counters = o.chk.counters;
 	if (o.routing)
 		c.needs |= IBS_LACK_LFT;
-	rc = cli_walk_tables(&c, o.routing, &f, &run, &lfts, &n_lfts);
+	rc = cli_walk_tables(&cr, &c, o.routing, &f, &run, &lfts, &n_lfts);
 	if (rc) {
 		ibs_lfts_free(lfts, n_lfts);
-		return rc;
+		return cli_run_end(&cr, rc);
 	}
 	memset(&ho, 0, sizeof(ho));
 	ho.thresholds = &o.thr;
@@ -193,5 +194,5 @@ int cmd_report(int argc, char **argv)
 	ibs_lfts_free(lfts, n_lfts);
 	ibs_fabric_free(f);
 	ibs_run_free(&run);
-	return st;
+	return cli_run_end(&cr, st);
 }

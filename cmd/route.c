@@ -298,6 +298,7 @@ static int run(int argc, char **argv, enum kind kind)
 	struct ibs_fabric *f;
 	struct ibs_run run;
 	struct rjob j;
+	struct cli_run cr = CLI_RUN_INIT;
 	int rc;
 
 	memset(&j, 0, sizeof(j));
@@ -323,12 +324,12 @@ static int run(int argc, char **argv, enum kind kind)
 		return rc;
 	c.needs = kind == K_PATH ? IBS_LACK_SA : IBS_LACK_LFT;
 	j.replay = c.replay;
-	rc = cli_walk_begin(&c, &s);
+	rc = cli_walk_begin(&cr, &c, &s);
 	if (rc)
-		return rc;
+		return cli_run_end(&cr, rc);
 	if (ibs_session_status(s) == IBS_OK && ibs_session_fabric(s)->n_nodes)
 		query(s, &j);
-	rc = cli_walk_end(&c, s, &f, &run);
+	rc = cli_walk_end(&cr, &c, s, &f, &run);
 	if (!rc && !run.aborted && kind == K_ROUTES && !j.dump && (rc = analyse(f, &j)) != EXIT_OK) {
 		ibs_fabric_free(f);
 		ibs_run_free(&run);
@@ -338,7 +339,7 @@ static int run(int argc, char **argv, enum kind kind)
 		free(j.job);
 		ibs_route_free(&j.route);
 		ibs_lfts_free(j.lfts, j.n_lfts);
-		return rc;
+		return cli_run_end(&cr, rc);
 	}
 	if (run.aborted)
 		rc = EXIT_RUNTIME; /* cli_walk said why */
@@ -352,7 +353,7 @@ static int run(int argc, char **argv, enum kind kind)
 	ibs_lfts_free(j.lfts, j.n_lfts);
 	ibs_fabric_free(f);
 	ibs_run_free(&run);
-	return rc;
+	return cli_run_end(&cr, rc);
 }
 
 int cmd_route(int argc, char **argv)

@@ -57,6 +57,7 @@ static int run_view(int argc, char **argv, enum cli_view view)
 	struct ibs_fabric *f;
 	struct ibs_run run;
 	struct cli_render r = { .view = view };
+	struct cli_run cr = CLI_RUN_INIT;
 	struct ibs_lft *lfts = NULL;
 	size_t n_lfts = 0;
 	struct ibs_routecheck rcheck;
@@ -81,10 +82,10 @@ static int run_view(int argc, char **argv, enum cli_view view)
 		return rc;
 	if (heat)
 		c.needs |= IBS_LACK_LFT;
-	rc = cli_walk_tables(&c, heat, &f, &run, &lfts, &n_lfts);
+	rc = cli_walk_tables(&cr, &c, heat, &f, &run, &lfts, &n_lfts);
 	if (rc) {
 		ibs_lfts_free(lfts, n_lfts);
-		return rc;
+		return cli_run_end(&cr, rc);
 	}
 	if (heat && !run.aborted) {
 		/* Every CA is in the job: the routes among all hosts, per switch port either way. */
@@ -111,7 +112,7 @@ static int run_view(int argc, char **argv, enum cli_view view)
 	ibs_lfts_free(lfts, n_lfts);
 	ibs_fabric_free(f);
 	ibs_run_free(&run);
-	return st;
+	return cli_run_end(&cr, st);
 }
 
 int cmd_topology(int argc, char **argv)

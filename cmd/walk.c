@@ -146,13 +146,35 @@ void cli_report_partial(const struct cli_common *c, const struct ibs_fabric *f, 
 	free(missing);
 }
 
-/* --node-name-map, if given: EXIT_OK with *map set (or NULL), or EXIT_RUNTIME (reported). */
-static int load_namemap(const struct cli_common *c, struct ibs_namemap **map)
+/*
+ * What the map got wrong without being refused (a GUID named twice), said
+ * once a run for as long as the map says the same: diff and health
+ * --baseline name two fabrics with one map, and the exporter reads it at
+ * every sweep (an edited map's new warnings are said at the sweep that
+ * reads it).
+ */
+static void say_namemap_warnings(struct cli_run *r, const struct ibs_namemap *map)
 {
-	static bool warned; /* diff and health --baseline name two fabrics with one map */
-	char *msg = NULL;
+	struct strbuf sb = STRBUF_INIT;
 	const char *const *warns;
-	size_t i, n;
+	size_t i, n = ibs_namemap_warnings(map, &warns);
+
+	for (i = 0; i < n; i++)
+		sb_addf(&sb, "%s\n", warns[i]);
+	if (r->names_said && !strcmp(r->names_said, sb_str(&sb))) {
+		sb_free(&sb);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		log_warn("%s", warns[i]);
+	free(r->names_said);
+	r->names_said = sb_detach(&sb);
+}
+
+/* --node-name-map, if given: EXIT_OK with *map set (or NULL), or EXIT_RUNTIME (reported). */
+static int load_namemap(struct cli_run *r, const struct cli_common *c, struct ibs_namemap **map)
+{
+	char *msg = NULL;
 
 	*map = NULL;
 	if (c->namemap && ibs_namemap_load(c->namemap, map, &msg)) {
@@ -160,19 +182,15 @@ static int load_namemap(const struct cli_common *c, struct ibs_namemap **map)
 		free(msg);
 		return EXIT_RUNTIME;
 	}
-	/* What the map got wrong without being refused (a GUID named twice), said once a run. */
-	n = warned ? 0 : ibs_namemap_warnings(*map, &warns);
-	for (i = 0; i < n; i++)
-		log_warn("%s", warns[i]);
-	warned = true;
+	say_namemap_warnings(r, *map);
 	return EXIT_OK;
 }
 
-int cli_name_nodes(const struct cli_common *c, struct ibs_fabric *f)
+int cli_name_nodes(struct cli_run *r, const struct cli_common *c, struct ibs_fabric *f)
 {
 	struct ibs_namemap *map;
 
-	if (load_namemap(c, &map))
+	if (load_namemap(r, c, &map))
 		return EXIT_RUNTIME;
 	if (map) {
 		ibs_namemap_apply(map, f);
@@ -181,25 +199,20 @@ int cli_name_nodes(const struct cli_common *c, struct ibs_fabric *f)
 	return EXIT_OK;
 }
 
-/* The progress line of the walk under way (one a process at a time). */
-static struct progress {
-	bool on;
-	bool shown;
-} prog;
-
+/* The progress line of the walk under way, the run's (struct cli_run). */
 static void show_progress(void *ctx, const struct ibs_fabric *f, const struct ibs_engine_stats *s)
 {
-	struct progress *p = ctx;
+	struct cli_run *r = ctx;
 
 	/* Only walks longer than a second deserve a progress line. */
-	if (!p->on || s->elapsed_ms < 1000)
+	if (!r->progress_on || s->elapsed_ms < 1000)
 		return;
 	fprintf(stderr, "\ribscan: walking: %zu nodes, %llu MADs sent, %llu timeouts ", f->n_nodes,
 		(unsigned long long)s->sent, (unsigned long long)s->timeouts);
-	p->shown = true;
+	r->progress_shown = true;
 }
 
-int cli_walk_begin(const struct cli_common *c, struct ibs_session **out)
+int cli_walk_begin(struct cli_run *r, const struct cli_common *c, struct ibs_session **out)
 {
 	struct ibs_session_opts so;
 	struct ibs_walk_opts wo;
@@ -212,7 +225,7 @@ int cli_walk_begin(const struct cli_common *c, struct ibs_session **out)
 		return EXIT_USAGE;
 	}
 	memset(&so, 0, sizeof(so));
-	if (load_namemap(c, &so.names)) {
+	if (load_namemap(r, c, &so.names)) {
 		ibs_fabric_free(c->walked);
 		return EXIT_RUNTIME;
 	}
@@ -245,10 +258,10 @@ int cli_walk_begin(const struct cli_common *c, struct ibs_session **out)
 	memset(&wo, 0, sizeof(wo));
 	wo.gids = c->gids;
 	wo.sm = true;
-	prog.on = c->progress || isatty(STDERR_FILENO);
-	prog.shown = false;
+	r->progress_on = c->progress || isatty(STDERR_FILENO);
+	r->progress_shown = false;
 	wo.progress = show_progress;
-	wo.progress_ctx = &prog;
+	wo.progress_ctx = r;
 	rc = ibs_session_walk(*out, &wo);
 	if (rc == IBS_OK && c->want_counters) {
 		struct ibs_counter_opts co = { .reset = c->reset_counters, .extended = c->ext_counters, .tick = c->want_tick };
@@ -257,27 +270,28 @@ int cli_walk_begin(const struct cli_common *c, struct ibs_session **out)
 	return EXIT_OK;
 }
 
-/* --record's capture could not be written whole: a run that otherwise went well exits 3 (cli_exit_status). */
-static bool record_failed;
-
-int cli_exit_status(int rc)
+int cli_run_end(struct cli_run *r, int rc)
 {
-	return rc == EXIT_OK && record_failed ? EXIT_RUNTIME : rc;
+	free(r->names_said);
+	r->names_said = NULL;
+	/* --record's capture could not be written whole: a run that otherwise went well exits 3. */
+	return rc == EXIT_OK && r->record_failed ? EXIT_RUNTIME : rc;
 }
 
-int cli_walk_end(const struct cli_common *c, struct ibs_session *s, struct ibs_fabric **out, struct ibs_run *run)
+int cli_walk_end(struct cli_run *r, const struct cli_common *c, struct ibs_session *s, struct ibs_fabric **out,
+		 struct ibs_run *run)
 {
 	struct ibs_fabric *f;
 	enum ibs_err rc;
 
-	if (prog.shown)
+	if (r->progress_shown)
 		fputs("\r\033[K", stderr);
-	prog.shown = false;
+	r->progress_shown = false;
 	rc = ibs_session_end(s);
 	ibs_session_take(s, &f, run);
 	ibs_session_close(s);
 	*out = f;
-	record_failed |= run->record_failed;
+	r->record_failed |= run->record_failed;
 	sig_disarm_watchdog();
 	if (c->load_cache)
 		return EXIT_OK;
@@ -299,30 +313,30 @@ int cli_walk_end(const struct cli_common *c, struct ibs_session *s, struct ibs_f
 	return EXIT_OK;
 }
 
-int cli_walk(const struct cli_common *c, struct ibs_fabric **out, struct ibs_run *run)
+int cli_walk(struct cli_run *r, const struct cli_common *c, struct ibs_fabric **out, struct ibs_run *run)
 {
 	struct ibs_session *s;
-	int rc = cli_walk_begin(c, &s);
+	int rc = cli_walk_begin(r, c, &s);
 
 	*out = NULL;
 	memset(run, 0, sizeof(*run));
-	return rc ? rc : cli_walk_end(c, s, out, run);
+	return rc ? rc : cli_walk_end(r, c, s, out, run);
 }
 
-int cli_walk_tables(const struct cli_common *c, bool tables, struct ibs_fabric **out, struct ibs_run *run,
-		    struct ibs_lft **lfts, size_t *n)
+int cli_walk_tables(struct cli_run *r, const struct cli_common *c, bool tables, struct ibs_fabric **out,
+		    struct ibs_run *run, struct ibs_lft **lfts, size_t *n)
 {
 	struct ibs_session *s;
 	int rc;
 
 	if (!tables)
-		return cli_walk(c, out, run);
+		return cli_walk(r, c, out, run);
 	*out = NULL;
 	memset(run, 0, sizeof(*run));
-	rc = cli_walk_begin(c, &s);
+	rc = cli_walk_begin(r, c, &s);
 	if (rc)
 		return rc;
 	if (ibs_session_status(s) == IBS_OK && ibs_session_fabric(s)->n_nodes)
 		ibs_session_read_lfts(s, lfts, n);
-	return cli_walk_end(c, s, out, run);
+	return cli_walk_end(r, c, s, out, run);
 }

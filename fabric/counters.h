@@ -19,6 +19,13 @@ struct ibs_counter_opts {
 	 * reading too: health --state makes a share of its rise since the last run.
 	 */
 	bool tick;
+	/*
+	 * The fabric's counters were read before (the exporter's counters-only
+	 * sweep of a fabric walked before): that reading becomes each port's
+	 * first one, and each PMA's LID is asked who it is first, as before the
+	 * second reading of --interval (ibs_counters_confirm).
+	 */
+	bool again;
 };
 
 /*

@@ -218,6 +218,12 @@ enum ibs_err ibs_session_read_counters(struct ibs_session *s, const struct ibs_c
 		return s->rc;
 	if (interval_s > 0)
 		return step(s, ibs_read_counters_interval(s->e, s->f, &s->run, co, interval_s));
+	if (s->reused) {
+		/* Read before: its LIDs may lead elsewhere now, and that reading is each port's first. */
+		struct ibs_counter_opts again = *co;
+		again.again = true;
+		return step(s, ibs_read_counters(s->e, s->f, &s->run, &again));
+	}
 	return step(s, ibs_read_counters(s->e, s->f, &s->run, co));
 }
 

@@ -346,6 +346,38 @@ bool ibs_state_compare(const struct ibs_state *st, const struct ibs_node *n, con
 	return true;
 }
 
+void ibs_state_apply(const struct ibs_state *st, struct ibs_fabric *f, int64_t now)
+{
+	size_t i;
+
+	for (i = 0; i < f->n_nodes; i++) {
+		struct ibs_node *n = f->nodes[i];
+		struct ibs_port *pt;
+		for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
+			struct ibs_port_counters prev, *c = pt->ctr;
+			double since;
+			char *note = NULL;
+			uint64_t dt;
+			if (!c)
+				continue;
+			c->have_prev = false;
+			if (!ibs_state_compare(st, n, pt, now, &prev, &since, &note)) {
+				free(note);
+				continue;
+			}
+			dt = (uint64_t)(since * 1e9);
+			if (c->t_ns <= dt)
+				continue;
+			c->have_prev = true;
+			c->prev = prev.prev;
+			c->prev_ext_errors = prev.prev_ext_errors;
+			/* No data counters in the state: a width that differs makes ibs_port_data_delta say unknown. */
+			c->prev_extended = !c->extended;
+			c->prev_t_ns = c->t_ns - dt;
+		}
+	}
+}
+
 static void add_line(struct strbuf *sb, uint64_t guid, unsigned port, unsigned lid, int64_t t, bool ext,
 		     const struct ibs_pma_counters *c)
 {

@@ -58,6 +58,17 @@ bool ibs_state_compare(const struct ibs_state *st, const struct ibs_node *n, con
 		       struct ibs_port_counters *prev, double *since, char **note);
 
 /*
+ * Make the readings in st each port's first one: for every port of f whose
+ * counters were read, where ibs_state_compare says the two can be compared,
+ * p->ctr gets that reading as its prev (have_prev, prev_t_ns the seconds
+ * since it before t_ns), so that ibs_port_counter_delta, the XmitWait rate
+ * and share are over the time since; every other port gets none. The state
+ * keeps no data counters: their deltas stay unknown. For the exporter,
+ * whose st is its last sweep's.
+ */
+void ibs_state_apply(const struct ibs_state *st, struct ibs_fabric *f, int64_t now);
+
+/*
  * The state to write after this run: every port of f whose counters were
  * read now, at time now, and the earlier readings in old (may be NULL) of
  * ports not read this time (a port down at this run keeps its reading, so

@@ -475,6 +475,9 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 	free(d.chan_x);
 	free(d.exit_y);
 	free(d.feed_y);
+	free(d.leaf_row);
+	free(d.drop_x);
+	free(d.in_y);
 	free(d.n_beside);
 	free(d.level);
 	free(d.marks);

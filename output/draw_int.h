@@ -106,6 +106,14 @@ struct draw {
 	 */
 	size_t *block_of;
 	double *chan_x, *feed_y, *exit_y;
+	/*
+	 * And the cables from above into the leaves (draw_rows.c): per drawn endpoint, a leaf's row
+	 * + 1 (0: not routed), the x of its drop at its column's left and the y above it where its
+	 * cables come in; the band above the leaves where each source's cables run across, at a y
+	 * of their own (by the source's x, over the width bus_x0..bus_x1).
+	 */
+	size_t *leaf_row;
+	double *drop_x, *in_y, bus_lo, bus_hi, bus_x0, bus_x1;
 	size_t *heat_sw;
 	uint64_t heat_min, heat_max;
 };
@@ -159,8 +167,13 @@ size_t draw_plan_rows(const struct draw *d, const struct ord *all, size_t n, cha
 #define DRAW_GRID_MIN 600
 /* draw_rows.c: the grid's positions of the rows (d->gx, d->gy, d->legend_y, each bundle's junction). */
 void draw_grid_positions(struct draw *d, const struct ord *all, size_t n_rows, const size_t *row_len, char **names);
-/* The route of a leaf-host cable from drawn endpoint u down to w, as `pos="...", ` (nothing when it has none). */
+/*
+ * The route of a cable from drawn endpoint u down to w, as `pos="...", ` (nothing when it has
+ * none): a leaf-host cable, or one from a switch above into a leaf; and from the point (x, y)
+ * (a bundle's junction) down into leaf w.
+ */
 void draw_grid_route(const struct draw *d, size_t u, size_t w, struct strbuf *sb);
+void draw_grid_route_from(const struct draw *d, double x, double y, size_t w, struct strbuf *sb);
 
 /* draw.c: s as a DOT string (escaped, control bytes dropped); a port's element id for the page. */
 void draw_dot_str(struct strbuf *sb, const char *s);

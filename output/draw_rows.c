@@ -321,11 +321,22 @@ static struct leafcol *leaf_blocks(struct draw *d, const struct ord *all, size_t
 	return v;
 }
 
-/* The columns' widths with r rows of leaves (cw[0..cols), each with its channel); returns the total. */
+/*
+ * A column's room at its left, for the drops of the cables from above into the leaves of its
+ * rows under the first (the last row's outermost, DROP_STEP apart): none with one row.
+ */
+#define DROP_STEP 2.0 /* between two drops: each carries one leaf's cables; a third of a channel's step keeps a tall grid (29,938 nodes) within 16,000 px */
+
+static double drop_room(size_t r)
+{
+	return r > 1 ? NODESEP_PT / 2 + DROP_STEP * (double)(r - 2) + 4 : 0;
+}
+
+/* The columns' widths with r rows of leaves (cw[0..cols), each with its channel and drops); returns the total. */
 static double leaf_columns(const struct leafcol *v, size_t n, size_t r, double *cw)
 {
 	size_t cols = (n + r - 1) / r, i;
-	double total = 0, chan = NODESEP_PT + CHAN_STEP * (double)r;
+	double total = 0, chan = NODESEP_PT + CHAN_STEP * (double)r + drop_room(r);
 
 	for (i = 0; i < cols; i++)
 		cw[i] = 0;
@@ -390,13 +401,20 @@ static double grid_leaves(struct draw *d, const struct ord *all, size_t l0, size
 		for (i = row * cols; i < n && i < (row + 1) * cols; i++) {
 			struct leafcol *c = &v[i];
 			size_t col = i % cols, k;
-			double left, cx, chan = NODESEP_PT + CHAN_STEP * (double)r;
+			double left, cx, chan = NODESEP_PT + CHAN_STEP * (double)r, lm = drop_room(r);
 			for (k = 0, left = -total / 2; k < col; k++)
 				left += cw[k];
-			cx = left + (cw[col] - chan) / 2;
+			cx = left + lm + (cw[col] - chan - lm) / 2;
 			d->gx[c->e] = cx;
 			d->gy[c->e] = y - (double)row * RANK_PT;
 			d->exit_y[c->e] = d->gy[c->e] - RANK_PT / 2;
+			/*
+			 * Its cables from above: across the band above the leaves, down its drop (the first
+			 * row's: straight down), and in above it, under the cables of the leaf above going out.
+			 */
+			d->leaf_row[c->e] = row + 1;
+			d->drop_x[c->e] = row ? left + NODESEP_PT / 2 + DROP_STEP * (double)(r - 1 - row) : cx;
+			d->in_y[c->e] = d->gy[c->e] + RANK_PT / 4;
 			/* The top row's channel outermost: the cables of the rows under it come out inside it. */
 			d->chan_x[c->e] = left + cw[col] - chan + NODESEP_PT / 2 + CHAN_STEP * (double)(r - row);
 			for (q = 0; q * c->bc < c->n_hosts; q++) {
@@ -440,10 +458,48 @@ static double grid_leaves(struct draw *d, const struct ord *all, size_t l0, size
 	return hy;
 }
 
+/* Straight pieces as Bezier segments (each a point, its end twice), from (x, y) through pts[0..n). */
+static void put_route(struct strbuf *sb, double x, double y, const double (*pts)[2], size_t n)
+{
+	size_t i;
+
+	sb_addf(sb, "pos=\"%.1f,%.1f", x, y);
+	for (i = 0; i < n; i++) {
+		sb_addf(sb, " %.1f,%.1f %.1f,%.1f %.1f,%.1f", x, y, pts[i][0], pts[i][1], pts[i][0], pts[i][1]);
+		x = pts[i][0];
+		y = pts[i][1];
+	}
+	sb_adds(sb, "\", ");
+}
+
+void draw_grid_route_from(const struct draw *d, double x, double y, size_t w, struct strbuf *sb)
+{
+	double by, f, pts[5][2];
+
+	if (!d->grid || !d->leaf_row || !d->leaf_row[w])
+		return;
+	/* Each source's own y in the band, by its x: two sources' pieces across never lie on one line. */
+	f = d->bus_x1 > d->bus_x0 ? (x - d->bus_x0) / (d->bus_x1 - d->bus_x0) : 0.5;
+	f = f < 0 ? 0 : f > 1 ? 1 : f;
+	by = d->bus_hi - (d->bus_hi - d->bus_lo) * (0.1 + 0.8 * f);
+	if (by > y)
+		by = y;
+	pts[0][0] = x, pts[0][1] = by;
+	pts[1][0] = d->drop_x[w], pts[1][1] = by;
+	pts[2][0] = d->drop_x[w], pts[2][1] = d->in_y[w];
+	pts[3][0] = d->gx[w], pts[3][1] = d->in_y[w];
+	pts[4][0] = d->gx[w], pts[4][1] = d->gy[w];
+	put_route(sb, x, y, pts, 5);
+}
+
 void draw_grid_route(const struct draw *d, size_t u, size_t w, struct strbuf *sb)
 {
 	double ux, uy, wx, wy, cx, ey, fy;
 
+	if (d->grid && d->leaf_row && d->leaf_row[w] && d->tier[u] > d->tier[w]) {
+		draw_grid_route_from(d, d->gx[u], d->gy[u], w, sb);
+		return;
+	}
 	if (!d->grid || !d->block_of || d->block_of[w] != u + 1)
 		return;
 	ux = d->gx[u], uy = d->gy[u], wx = d->gx[w], wy = d->gy[w];
@@ -489,7 +545,13 @@ void draw_grid_positions(struct draw *d, const struct ord *all, size_t n_rows, c
 				d->chan_x = xcalloc(d->f->n_nodes + d->n_groups, sizeof(*d->chan_x));
 				d->exit_y = xcalloc(d->f->n_nodes + d->n_groups, sizeof(*d->exit_y));
 				d->feed_y = xcalloc(d->f->n_nodes + d->n_groups, sizeof(*d->feed_y));
+				d->leaf_row = xcalloc(d->f->n_nodes + d->n_groups, sizeof(*d->leaf_row));
+				d->drop_x = xcalloc(d->f->n_nodes + d->n_groups, sizeof(*d->drop_x));
+				d->in_y = xcalloc(d->f->n_nodes + d->n_groups, sizeof(*d->in_y));
 				y = grid_leaves(d, all, l0, l1, l1, h1, y, &tier_width, names, tier_low);
+				/* The band between the leaves' first row (a node: 36 pt) and the junctions' rank above it. */
+				d->bus_lo = tier_high[1] + 30;
+				d->bus_hi = tier_high[1] + RANK_PT - 12;
 				break;
 			}
 		}
@@ -528,6 +590,8 @@ void draw_grid_positions(struct draw *d, const struct ord *all, size_t n_rows, c
 		x->jy = t >= 1 && t < 64 ? (tier_low[t] + tier_high[t - 1]) / 2 : 0;
 	}
 	spread_junctions(d, tier_width);
+	d->bus_x0 = -tier_width / 2;
+	d->bus_x1 = tier_width / 2;
 	free(tier_low);
 	free(tier_high);
 }

@@ -63,8 +63,8 @@ static void metric_head(struct strbuf *sb, const char *name, const char *type, c
 
 /* Per-port counter metrics: error counters, XmitWait, data in bytes, packets. */
 /*
- * counters --interval: PortXmitWait ticks per second between each port's
- * two readings, and (share) the share of that time the port waited, where
+ * counters --interval (or the exporter's last two sweeps): PortXmitWait
+ * ticks per second between each port's two readings, and (share) the share of that time the port waited, where
  * PortSamplesControl gave the tick (docs/checks.md): gauges, each only
  * where some port has it.
  */
@@ -76,6 +76,11 @@ static void prom_xmit_wait(struct strbuf *sb, const struct ibs_fabric *f, bool s
 	size_t i;
 	double v, tick_s;
 	char why[192];
+	static const char share_help[] =
+		"Share of the time between the two readings (counters --interval; the exporter: its last two sweeps) "
+		"that the port had data to send and sent none (PortXmitWait x PortSamplesControl's tick / seconds, 0 to 1).";
+	static const char rate_help[] = "PortXmitWait ticks per second between the two readings (counters --interval; "
+					"the exporter: its last two sweeps).";
 
 	for (i = 0; i < f->n_nodes; i++) {
 		const struct ibs_node *n = f->nodes[i];
@@ -84,11 +89,7 @@ static void prom_xmit_wait(struct strbuf *sb, const struct ibs_fabric *f, bool s
 						: ibs_port_xmit_wait_rate(pt->ctr, &v)))
 				continue;
 			if (!head)
-				metric_head(sb, name, "gauge",
-					    share ? "Share of the time between the two readings of --interval that the port had "
-						    "data to send and sent none (PortXmitWait x PortSamplesControl's tick / "
-						    "seconds, 0 to 1)."
-						  : "PortXmitWait ticks per second between the two readings of --interval.");
+				metric_head(sb, name, "gauge", share ? share_help : rate_help);
 			head = true;
 			sb_adds(sb, name);
 			port_labels(sb, n, pt->num);

@@ -199,36 +199,9 @@ static struct emit *meta_doc(const struct report_in *in)
 	return e;
 }
 
-/*
- * The map inline: the SVG element on, without the XML declaration and
- * doctype before it, and without comments (Graphviz writes one per node and
- * edge; the page has no use for them, and then holds no "<!--" at all).
- * Text in Graphviz's SVG has '<' escaped, so "<!--" only starts a comment.
- */
-static void put_svg(FILE *out, const char *svg)
-{
-	const char *p = svg ? strstr(svg, "<svg") : NULL, *c, *end;
-
-	if (!p) {
-		fputs("<p class=\"empty\">No map in this report.</p>", out);
-		return;
-	}
-	while ((c = strstr(p, "<!--"))) {
-		fwrite(p, 1, (size_t)(c - p), out);
-		end = strstr(c + 4, "-->");
-		if (!end)
-			return;
-		p = end + 3;
-		/* The line the comment stood on. */
-		if (*p == '\n')
-			p++;
-	}
-	fputs(p, out);
-}
-
 int render_report(FILE *out, const struct report_in *in)
 {
-	struct emit *e;
+	struct emit *e, *tips;
 
 	fprintf(out,
 		"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -246,7 +219,7 @@ int render_report(FILE *out, const struct report_in *in)
 	      "<header id=\"summary\"></header>\n"
 	      "<main>\n<section id=\"mapbox\">\n<div id=\"toolbar\"></div>\n<div id=\"map\">",
 	      out);
-	put_svg(out, in->svg);
+	report_put_svg(out, in->svg, &tips);
 	fputs("</div>\n</section>\n<aside id=\"details\"></aside>\n</main>\n"
 	      "<section id=\"findings\"></section>\n",
 	      out);
@@ -264,6 +237,8 @@ int render_report(FILE *out, const struct report_in *in)
 	}
 	if (in->svg && in->drawing)
 		put_doc(out, "ibs-map", map_doc(in->drawing));
+	if (tips)
+		put_doc(out, "ibs-tips", tips);
 	if (in->routes)
 		put_doc(out, "ibs-routes", report_routes_doc(in));
 	fputs("<script>", out);

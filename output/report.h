@@ -48,4 +48,13 @@ int render_report(FILE *out, const struct report_in *in);
  */
 struct emit *report_routes_doc(const struct report_in *in);
 
+/*
+ * output/report_svg.c: the map as the page inlines it, written to out: the SVG element on,
+ * without the XML declaration, doctype and comments, and slimmed (each element's <title>,
+ * the tooltips' anchors and the attributes every label shares left out: the page's style
+ * sets those); the tooltips, by the id of the node, edge or cluster they were on, into
+ * *tips (an object, the page's ibs-tips document; NULL when there is no map).
+ */
+void report_put_svg(FILE *out, const char *svg, struct emit **tips);
+
 #endif

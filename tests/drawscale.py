@@ -22,6 +22,12 @@ fabric in that file, read independently here. Used by tests/cli/t_drawscale.sh.
              overlapping (the cables'
              paths taken as the polygons of their Bezier points, which for
              straight pieces are the pieces)
+    spines   spine-leaf cables (a switch of a tier above the leaves, or a
+             bundle's junction, to a leaf): none running through a node
+             other than its two ends, none crossing a leaf-host cable, and
+             every crossing between two of them in the band above the
+             leaves (where each bundle's cables run across to their
+             columns), not among the leaf rows
 Prints the measured figures.
 """
 import re
@@ -223,6 +229,88 @@ def check_blocks(root, box, lv, bad):
           % (under, n_blocks, len(edges), len(crossings), len(through)))
 
 
+def edge_ends(g):
+    t = g.find(NS + 'title')
+    if t is None or '--' not in (t.text or ''):
+        return None
+    return t.text.split('--', 1)
+
+
+def seg_point(p, q, r, s):
+    """Where the lines of segments pq and rs meet (they cross)."""
+    d = (q[0] - p[0]) * (s[1] - r[1]) - (q[1] - p[1]) * (s[0] - r[0])
+    t = ((r[0] - p[0]) * (s[1] - r[1]) - (r[1] - p[1]) * (s[0] - r[0])) / d
+    return p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1])
+
+
+def check_spines(root, box, lv, bad):
+    """Spine-leaf cables: through no node, across no leaf-host cable, crossing each other only above the leaves."""
+    up, down = [], []  # (ends, segments): spine-leaf cables; leaf-host cables
+    for g in root.iter(NS + 'g'):
+        if g.get('class') != 'edge':
+            continue
+        ab = edge_ends(g)
+        if not ab:
+            continue
+        a, b = ab
+        ta = 9 if re.match(r'b\d+$', a) else lv.get(a)
+        tb = 9 if re.match(r'b\d+$', b) else lv.get(b)
+        pts = path_points(g)
+        segs = list(zip(pts, pts[1:]))
+        if {ta, tb} == {0, 1}:
+            down.append(((a, b), segs))
+        elif (ta == 1 and tb is not None and tb >= 2) or (tb == 1 and ta is not None and ta >= 2):
+            up.append(((a, b), segs))
+    leaves = [b for k, b in box.items() if lv.get(k) == 1]
+    if not up or not leaves:
+        print('spines: no spine-leaf cable drawn')
+        return
+    top = min(b[1] for b in leaves)  # SVG y grows downwards
+    seg_bins, box_bins = {}, {}
+    for i, (_, segs) in enumerate(up + down):
+        for j, (p, q) in enumerate(segs):
+            for k in bins(min(p[0], q[0]), max(p[0], q[0])):
+                seg_bins.setdefault(k, []).append((i, j))
+    for name, b in box.items():
+        for k in bins(b[0], b[2]):
+            box_bins.setdefault(k, []).append(name)
+    allc = up + down
+    through, with_hosts, among, low = set(), set(), set(), set()
+    for k, v in seg_bins.items():
+        for x in range(len(v)):
+            i, j = v[x]
+            if i >= len(up):
+                continue
+            p, q = allc[i][1][j]
+            for name in box_bins.get(k, ()):
+                if name not in allc[i][0] and seg_box(p, q, box[name]):
+                    through.add((i, name))
+            for y in range(len(v)):
+                i2, j2 = v[y]
+                if i2 == i or (i2 < len(up) and i2 < i):
+                    continue
+                r, s2 = allc[i2][1][j2]
+                if not seg_cross(p, q, r, s2):
+                    continue
+                if i2 >= len(up):
+                    with_hosts.add((i, i2))
+                    continue
+                among.add((min(i, i2), max(i, i2)))
+                if seg_point(p, q, r, s2)[1] > top:
+                    low.add((min(i, i2), max(i, i2)))
+    if through:
+        i, name = sorted(through)[0]
+        bad.append('%d times a spine-leaf cable runs through a node other than its ends (%s--%s through %s)'
+                   % (len(through), allc[i][0][0], allc[i][0][1], name))
+    if with_hosts:
+        bad.append('%d pairs of a spine-leaf and a leaf-host cable cross' % len(with_hosts))
+    if low:
+        bad.append('%d pairs of spine-leaf cables cross among the leaf rows (below y %.1f)' % (len(low), top))
+    print('spines: %d spine-leaf cables, %d through a node, %d crossing a leaf-host cable, '
+          '%d pairs crossing each other (%d among the leaf rows)'
+          % (len(up), len(through), len(with_hosts), len(among), len(low)))
+
+
 def main():
     svg_p, net_p = sys.argv[1], sys.argv[2]
     checks = sys.argv[3:] or ['size', 'tiers', 'an', 'legend']
@@ -301,6 +389,11 @@ def main():
             ids = {('n-%016x' % v['guid']): tier_of.get(k) for k, v in nodes.items()}
             ids.update({k: 0 for k in box if k.startswith('g-')})
             check_blocks(root, {('n-%016x' % nodes[k]['guid']) if not k.startswith('g-') else k: b
+                                for k, b in box.items()}, ids, bad)
+        elif c == 'spines':
+            ids = {('n-%016x' % v['guid']): lv.get(k) for k, v in nodes.items()}
+            ids.update({k: 0 for k in box if k.startswith('g-')})
+            check_spines(root, {('n-%016x' % nodes[k]['guid']) if not k.startswith('g-') else k: b
                                 for k, b in box.items()}, ids, bad)
         elif c.startswith('edges='):
             if n_edges > int(c[6:]):

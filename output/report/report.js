@@ -1,7 +1,9 @@
 /*
  * ibscan report: builds the page from the JSON documents in it (written by
  * output/report.c): summary, map pan and zoom, search, node details and
- * findings. Every string from the fabric goes into the page as text (text
+ * findings. The map pans and zooms as soon as the script runs; the
+ * documents are inflated and parsed after the first paint (the 8,831-node
+ * fabric's take a second or more), the search saying "indexing" meanwhile. Every string from the fabric goes into the page as text (text
  * nodes, setAttribute), never as markup.
  */
 (function () {
@@ -18,33 +20,11 @@
 		return new Response(new Blob([u]).stream().pipeThrough(new DecompressionStream('deflate'))).text();
 	}
 
-	var texts = {};
-	var stored = document.querySelectorAll('script[data-encoding="deflate-base64"]');
-	Promise.all(Array.prototype.map.call(stored, function (e) {
-		return inflate(e).then(function (t) {
-			texts[e.id] = t;
-		});
-	})).then(start, function (err) {
-		document.getElementById('summary').textContent = 'The report\'s data could not be read: ' + err;
-	});
 
-function start() {
-	function doc(id) {
-		var e = document.getElementById(id);
-		if (!e)
-			return null;
-		return JSON.parse(texts[id] !== undefined ? texts[id] : e.textContent);
-	}
-
-	var meta = doc('ibs-meta');
-	var topo = doc('ibs-topology');
-	var health = doc('ibs-health');
-	/* The counters are parsed when first shown: a large fabric's page opens sooner. */
-	var ctrs = meta.counters ? undefined : null;
-	/* Which map element each node and each cabled port is drawn as (output/draw.h). */
-	var drawn = doc('ibs-map');
-	/* report --routing: the links of each credit loop and forwarding loop (output/report_routes.c). */
-	var routesDoc = doc('ibs-routes');
+	/* What the page can do before its documents are parsed, and what it does once they are. */
+	var app = { search: null, select: null, mapClick: function () {}, searchReady: function () {} };
+	/* For the browser tier: when the map answered (interactive) and when the rest did (ready), ms from navigation. */
+	var report = window.ibscanReport = { interactive: false, ready: false, timing: {} };
 
 	/* el('td', {class: 'num'}, ['text', otherElement]): children as text or nodes. */
 	function el(tag, attrs, kids) {
@@ -67,107 +47,6 @@ function start() {
 		return e;
 	}
 
-	/* A GUID as the map's ids spell it: 16 lowercase hex digits. */
-	function hex(g) {
-		var s = String(g || '').toLowerCase();
-		if (s.charAt(0) === '0' && s.charAt(1) === 'x')
-			s = s.slice(2);
-		return s.length < 16 ? '0000000000000000'.slice(s.length) + s : s;
-	}
-
-	function fmtNum(v) {
-		return v === null || v === undefined ? '-' : Number(v).toLocaleString('en-US');
-	}
-
-	/* ---- the model, indexed ---- */
-	var nodes = topo.nodes;
-	var byGuid = {};   /* hex GUID -> [node] (a duplicate GUID is two nodes) */
-	var byPortGuid = {};
-	var byLid = {};
-	var linksByPair = {};
-	var findingsByNode = {};
-
-	function push(map, k, v) {
-		if (!map[k])
-			map[k] = [];
-		if (map[k].indexOf(v) < 0)
-			map[k].push(v);
-	}
-
-	nodes.forEach(function (n) {
-		push(byGuid, hex(n.guid), n);
-	});
-	/*
-	 * Ports and cables are indexed when a search or a node's details first need them: on
-	 * the 8,831-node fabric that is 46,000 ports and 23,000 cables, 0.7 s before the page
-	 * would answer a wheel or a drag.
-	 */
-	var portsIndexed = false;
-	function indexPorts() {
-		if (portsIndexed)
-			return;
-		portsIndexed = true;
-		nodes.forEach(function (n) {
-			if (n.lid)
-				push(byLid, n.lid, n);
-			(n.ports || []).forEach(function (p) {
-				if (p.guid)
-					push(byPortGuid, hex(p.guid), n);
-				if (p.lid)
-					push(byLid, p.lid, n);
-			});
-		});
-		(topo.links || []).forEach(function (l) {
-			var a = hex(l.a.guid), b = hex(l.b.guid);
-			push(linksByPair, a < b ? a + '-' + b : b + '-' + a, l);
-		});
-	}
-	var findings = (health && health.findings) || [];
-	findings.forEach(function (f, i) {
-		if (f.node && f.node.guid)
-			push(findingsByNode, hex(f.node.guid), i);
-		if (f.peer && f.peer.guid)
-			push(findingsByNode, hex(f.peer.guid), i);
-	});
-	var counters = {};
-
-	function loadCounters() {
-		if (ctrs !== undefined)
-			return ctrs;
-		ctrs = doc('ibs-counters');
-		if (ctrs)
-			(ctrs.ports_counters || []).forEach(function (c) {
-				counters[hex(c.guid) + ':' + c.port] = c;
-			});
-		return ctrs;
-	}
-
-	var byIndex = {};
-	nodes.forEach(function (n) {
-		byIndex[n.index] = n;
-	});
-
-	function nodeByIndex(i) {
-		return byIndex[i] || null;
-	}
-
-	var nodeId = {}, portId = {}, idNodes = {}, idPorts = {};
-	if (drawn) {
-		drawn.nodes.forEach(function (x) {
-			nodeId[x.index] = x.id;
-			push(idNodes, x.id, x.index);
-		});
-		drawn.ports.forEach(function (x) {
-			portId[x.index + ':' + x.port] = x.id;
-			push(idPorts, x.id, x.index + ':' + x.port);
-		});
-	}
-
-	function oneByGuid(g) {
-		var v = byGuid[hex(g)];
-		return v ? v[0] : null;
-	}
-
 	/* ---- the map ---- */
 	var mapDiv = document.getElementById('map');
 	var svg = mapDiv.querySelector('svg');
@@ -181,33 +60,6 @@ function start() {
 	function byId(id) {
 		var e = document.getElementById(id);
 		return e && svg && svg.contains(e) ? e : null;
-	}
-
-	/* A node's element: its own, or (a host drawn in a group) its leaf's group. */
-	function nodeEl(n) {
-		if (drawn)
-			return nodeId[n.index] ? byId(nodeId[n.index]) : null;
-		var e = byId('n-' + hex(n.guid));
-		if (e || n.type === 'switch')
-			return e;
-		for (var i = 0; i < (n.ports || []).length; i++) {
-			var p = n.ports[i];
-			if (p.peer && (e = byId('g-' + hex(p.peer.guid))))
-				return e;
-		}
-		return null;
-	}
-
-	/* A cable's element: drawn alone (a problem), or merged with its siblings. */
-	function edgeEl(ga, pa, gb, pb) {
-		var a = hex(ga), b = hex(gb), t, n = oneByGuid(ga);
-		if (drawn)
-			return n && portId[n.index + ':' + pa] ? byId(portId[n.index + ':' + pa]) : null;
-		if (a > b || (a === b && pa > pb)) {
-			t = a; a = b; b = t;
-			t = pa; pa = pb; pb = t;
-		}
-		return byId('e-' + a + '-' + pa + '-' + b + '-' + pb) || byId('e-' + a + '-' + b);
 	}
 
 	function setView() {
@@ -326,10 +178,272 @@ function start() {
 			drag = null;
 			mapDiv.classList.remove('dragging');
 			if (ev.type === 'pointerup' && !moved)
-				mapClick(ev.target);
+				app.mapClick(ev.target);
 		}
 		mapDiv.addEventListener('pointerup', endDrag);
 		mapDiv.addEventListener('pointercancel', endDrag);
+	}
+
+	function buildToolbar() {
+		var bar = document.getElementById('toolbar');
+		/* Until the documents are parsed the box says so, and a query typed meanwhile is answered then. */
+		var input = el('input', { type: 'search', id: 'search', placeholder: 'Indexing the fabric\u2026',
+					  class: 'indexing', 'aria-busy': 'true', autocomplete: 'off',
+					  'aria-label': 'Find a node by name, GUID or LID' });
+		var list = el('ul', { id: 'results', role: 'listbox', hidden: 'hidden' });
+		var active = -1, res = [], pendingEnter = false;
+		function render() {
+			clear(list);
+			res.slice(0, 100).forEach(function (r, i) {
+				var li = el('li', { class: i === active ? 'active' : null, role: 'option' }, [
+					el('span', { class: 'why' }, [r.why]), r.node.name, ' ',
+					el('span', { class: 'mono' }, [r.node.guid + (r.node.lid ? ' LID ' + r.node.lid : '')])
+				]);
+				li.addEventListener('mousedown', function (ev) {
+					ev.preventDefault();
+					choose(i);
+				});
+				list.appendChild(li);
+			});
+			if (!app.search && input.value.trim())
+				list.appendChild(el('li', { class: 'indexing' }, ['Indexing the fabric\u2026']));
+			else if (!res.length && input.value.trim())
+				list.appendChild(el('li', null, ['No node matches.']));
+			list.hidden = !input.value.trim();
+		}
+		function choose(i) {
+			if (!res[i])
+				return;
+			list.hidden = true;
+			app.select(res[i].node);
+		}
+		function answer() {
+			res = app.search ? app.search(input.value) : [];
+			active = res.length ? 0 : -1;
+			render();
+		}
+		input.addEventListener('input', answer);
+		app.searchReady = function () {
+			input.classList.remove('indexing');
+			input.removeAttribute('aria-busy');
+			input.setAttribute('placeholder', 'Find a node: name, GUID or LID');
+			if (input.value.trim())
+				answer();
+			/* Enter pressed while indexing: the first result, now. */
+			if (pendingEnter && res.length)
+				choose(active < 0 ? 0 : active);
+			pendingEnter = false;
+		};
+		input.addEventListener('keydown', function (ev) {
+			if (ev.key === 'ArrowDown' || ev.key === 'ArrowUp') {
+				ev.preventDefault();
+				if (res.length)
+					active = (active + (ev.key === 'ArrowDown' ? 1 : res.length - 1)) % Math.min(res.length, 100);
+				render();
+			} else if (ev.key === 'Enter') {
+				if (app.search)
+					choose(active < 0 ? 0 : active);
+				else
+					pendingEnter = true;
+			} else if (ev.key === 'Escape') {
+				list.hidden = true;
+			}
+		});
+		input.addEventListener('blur', function () {
+			list.hidden = true;
+		});
+		bar.appendChild(input);
+		bar.appendChild(list);
+		if (svg) {
+			[['+', 'Zoom in', function () { zoomCenter(1.5); }],
+			 ['\u2212', 'Zoom out', function () { zoomCenter(1 / 1.5); }],
+			 ['Fit', 'Show the whole map', fit]].forEach(function (b) {
+				var btn = el('button', { type: 'button', title: b[1] }, [b[0]]);
+				btn.addEventListener('click', b[2]);
+				bar.appendChild(btn);
+			});
+			bar.appendChild(el('span', { class: 'hint' }, ['Drag to pan, wheel to zoom, click a node for details']));
+		}
+	}
+
+	var details = document.getElementById('details');
+	buildToolbar();
+	/* The map's size is known once everything around it is laid out: the toolbar is. */
+	if (svg)
+		initMap();
+	details.appendChild(el('p', { class: 'placeholder' }, ['Indexing the fabric\u2026']));
+	document.getElementById('summary').appendChild(el('h1', null, ['ibscan report']));
+	report.interactive = true;
+	report.timing.interactive = performance.now();
+
+	/* A task after the next paint: what the page shows first is painted before the data work. */
+	function afterPaint(f) {
+		requestAnimationFrame(function () {
+			setTimeout(f, 0);
+		});
+	}
+
+	var texts = {};
+	afterPaint(function () {
+		var stored = document.querySelectorAll('script[data-encoding="deflate-base64"]');
+		Promise.all(Array.prototype.map.call(stored, function (e) {
+			return inflate(e).then(function (t) {
+				texts[e.id] = t;
+			});
+		})).then(function () {
+			/* Parsed in a task of its own: a wheel or a drag waiting since is handled first. */
+			setTimeout(start, 0);
+		}, function (err) {
+			document.getElementById('summary').textContent = 'The report\'s data could not be read: ' + err;
+		});
+	});
+
+function start() {
+	function doc(id) {
+		var e = document.getElementById(id);
+		if (!e)
+			return null;
+		return JSON.parse(texts[id] !== undefined ? texts[id] : e.textContent);
+	}
+
+	var meta = doc('ibs-meta');
+	var topo = doc('ibs-topology');
+	var health = doc('ibs-health');
+	/* The counters are parsed when first shown: a large fabric's page opens sooner. */
+	var ctrs = meta.counters ? undefined : null;
+	/* Which map element each node and each cabled port is drawn as (output/draw.h). */
+	var drawn = doc('ibs-map');
+	/* report --routing: the links of each credit loop and forwarding loop (output/report_routes.c). */
+	var routesDoc = doc('ibs-routes');
+	/* The map's tooltips, by element id (output/report_svg.c): each shown as its element's title when first pointed at. */
+	var tips = doc('ibs-tips') || {};
+
+	/* A GUID as the map's ids spell it: 16 lowercase hex digits. */
+	function hex(g) {
+		var s = String(g || '').toLowerCase();
+		if (s.charAt(0) === '0' && s.charAt(1) === 'x')
+			s = s.slice(2);
+		return s.length < 16 ? '0000000000000000'.slice(s.length) + s : s;
+	}
+
+	function fmtNum(v) {
+		return v === null || v === undefined ? '-' : Number(v).toLocaleString('en-US');
+	}
+
+	/* ---- the model, indexed ---- */
+	var nodes = topo.nodes;
+	var byGuid = {};   /* hex GUID -> [node] (a duplicate GUID is two nodes) */
+	var byPortGuid = {};
+	var byLid = {};
+	var linksByPair = {};
+	var findingsByNode = {};
+
+	function push(map, k, v) {
+		if (!map[k])
+			map[k] = [];
+		if (map[k].indexOf(v) < 0)
+			map[k].push(v);
+	}
+
+	nodes.forEach(function (n) {
+		push(byGuid, hex(n.guid), n);
+	});
+	/*
+	 * Ports and cables are indexed when a search or a node's details first need them: on
+	 * the 8,831-node fabric that is 46,000 ports and 23,000 cables, 0.7 s before the page
+	 * would answer a wheel or a drag.
+	 */
+	var portsIndexed = false;
+	function indexPorts() {
+		if (portsIndexed)
+			return;
+		portsIndexed = true;
+		nodes.forEach(function (n) {
+			if (n.lid)
+				push(byLid, n.lid, n);
+			(n.ports || []).forEach(function (p) {
+				if (p.guid)
+					push(byPortGuid, hex(p.guid), n);
+				if (p.lid)
+					push(byLid, p.lid, n);
+			});
+		});
+		(topo.links || []).forEach(function (l) {
+			var a = hex(l.a.guid), b = hex(l.b.guid);
+			push(linksByPair, a < b ? a + '-' + b : b + '-' + a, l);
+		});
+	}
+	var findings = (health && health.findings) || [];
+	findings.forEach(function (f, i) {
+		if (f.node && f.node.guid)
+			push(findingsByNode, hex(f.node.guid), i);
+		if (f.peer && f.peer.guid)
+			push(findingsByNode, hex(f.peer.guid), i);
+	});
+	var counters = {};
+
+	function loadCounters() {
+		if (ctrs !== undefined)
+			return ctrs;
+		ctrs = doc('ibs-counters');
+		if (ctrs)
+			(ctrs.ports_counters || []).forEach(function (c) {
+				counters[hex(c.guid) + ':' + c.port] = c;
+			});
+		return ctrs;
+	}
+
+	var byIndex = {};
+	nodes.forEach(function (n) {
+		byIndex[n.index] = n;
+	});
+
+	function nodeByIndex(i) {
+		return byIndex[i] || null;
+	}
+
+	var nodeId = {}, portId = {}, idNodes = {}, idPorts = {};
+	if (drawn) {
+		drawn.nodes.forEach(function (x) {
+			nodeId[x.index] = x.id;
+			push(idNodes, x.id, x.index);
+		});
+		drawn.ports.forEach(function (x) {
+			portId[x.index + ':' + x.port] = x.id;
+			push(idPorts, x.id, x.index + ':' + x.port);
+		});
+	}
+
+	function oneByGuid(g) {
+		var v = byGuid[hex(g)];
+		return v ? v[0] : null;
+	}
+
+	/* A node's element: its own, or (a host drawn in a group) its leaf's group. */
+	function nodeEl(n) {
+		if (drawn)
+			return nodeId[n.index] ? byId(nodeId[n.index]) : null;
+		var e = byId('n-' + hex(n.guid));
+		if (e || n.type === 'switch')
+			return e;
+		for (var i = 0; i < (n.ports || []).length; i++) {
+			var p = n.ports[i];
+			if (p.peer && (e = byId('g-' + hex(p.peer.guid))))
+				return e;
+		}
+		return null;
+	}
+
+	/* A cable's element: drawn alone (a problem), or merged with its siblings. */
+	function edgeEl(ga, pa, gb, pb) {
+		var a = hex(ga), b = hex(gb), t, n = oneByGuid(ga);
+		if (drawn)
+			return n && portId[n.index + ':' + pa] ? byId(portId[n.index + ':' + pa]) : null;
+		if (a > b || (a === b && pa > pb)) {
+			t = a; a = b; b = t;
+			t = pa; pa = pb; pb = t;
+		}
+		return byId('e-' + a + '-' + pa + '-' + b + '-' + pb) || byId('e-' + a + '-' + b);
 	}
 
 	/* A click on the map: a node, a host group or a cable shows its details. */
@@ -369,7 +483,6 @@ function start() {
 	}
 
 	/* ---- details ---- */
-	var details = document.getElementById('details');
 
 	function nodeButton(n, port) {
 		var b = el('button', { class: 'linklike', type: 'button' },
@@ -603,76 +716,13 @@ function start() {
 		return out;
 	}
 
-	function buildToolbar() {
-		var bar = document.getElementById('toolbar');
-		var input = el('input', { type: 'search', id: 'search', placeholder: 'Find a node: name, GUID or LID',
-					  autocomplete: 'off', 'aria-label': 'Find a node by name, GUID or LID' });
-		var list = el('ul', { id: 'results', role: 'listbox', hidden: 'hidden' });
-		var active = -1, res = [];
-		function render() {
-			clear(list);
-			res.slice(0, 100).forEach(function (r, i) {
-				var li = el('li', { class: i === active ? 'active' : null, role: 'option' }, [
-					el('span', { class: 'why' }, [r.why]), r.node.name, ' ',
-					el('span', { class: 'mono' }, [r.node.guid + (r.node.lid ? ' LID ' + r.node.lid : '')])
-				]);
-				li.addEventListener('mousedown', function (ev) {
-					ev.preventDefault();
-					choose(i);
-				});
-				list.appendChild(li);
-			});
-			if (!res.length && input.value.trim())
-				list.appendChild(el('li', null, ['No node matches.']));
-			list.hidden = !input.value.trim();
-		}
-		function choose(i) {
-			if (!res[i])
-				return;
-			list.hidden = true;
-			select(res[i].node);
-		}
-		input.addEventListener('input', function () {
-			res = search(input.value);
-			active = res.length ? 0 : -1;
-			render();
-		});
-		input.addEventListener('keydown', function (ev) {
-			if (ev.key === 'ArrowDown' || ev.key === 'ArrowUp') {
-				ev.preventDefault();
-				if (res.length)
-					active = (active + (ev.key === 'ArrowDown' ? 1 : res.length - 1)) % Math.min(res.length, 100);
-				render();
-			} else if (ev.key === 'Enter') {
-				choose(active < 0 ? 0 : active);
-			} else if (ev.key === 'Escape') {
-				list.hidden = true;
-			}
-		});
-		input.addEventListener('blur', function () {
-			list.hidden = true;
-		});
-		bar.appendChild(input);
-		bar.appendChild(list);
-		if (svg) {
-			[['+', 'Zoom in', function () { zoomCenter(1.5); }],
-			 ['\u2212', 'Zoom out', function () { zoomCenter(1 / 1.5); }],
-			 ['Fit', 'Show the whole map', fit]].forEach(function (b) {
-				var btn = el('button', { type: 'button', title: b[1] }, [b[0]]);
-				btn.addEventListener('click', b[2]);
-				bar.appendChild(btn);
-			});
-			bar.appendChild(el('span', { class: 'hint' }, ['Drag to pan, wheel to zoom, click a node for details']));
-		}
-	}
-
 	/* ---- summary ---- */
 	function stat(k, v) {
 		return el('div', { class: 'stat' }, [el('span', { class: 'v' }, [v]), el('span', { class: 'k' }, [k])]);
 	}
 
 	function buildSummary() {
-		var s = topo.summary, box = document.getElementById('summary');
+		var s = topo.summary, box = clear(document.getElementById('summary'));
 		var master = (topo.sm.sms || []).filter(function (x) {
 			return String(x.state).toLowerCase() === 'master';
 		})[0];
@@ -811,14 +861,29 @@ function start() {
 	}
 
 	buildSummary();
-	buildToolbar();
 	buildFindings();
-	/* Last: the map's size is known once everything around it is laid out. */
-	if (svg)
-		initMap();
+	clear(details);
 	details.appendChild(el('p', { class: 'placeholder' }, [
 		'Click a node on the map, a search result or a finding to see its ports and counters.'
 	]));
-	window.ibscanReport = { select: select, search: search, doc: doc, ready: true };
+	if (svg)
+		mapDiv.addEventListener('pointerover', function (ev) {
+			var g = ev.target.closest ? ev.target.closest('g.node, g.edge, g.cluster') : null;
+			var t;
+			if (!g || !g.id || !Object.prototype.hasOwnProperty.call(tips, g.id) || g.querySelector(':scope > title'))
+				return;
+			t = document.createElementNS('http://www.w3.org/2000/svg', 'title');
+			t.textContent = tips[g.id];
+			g.insertBefore(t, g.firstChild);
+		});
+	app.search = search;
+	app.select = select;
+	app.mapClick = mapClick;
+	app.searchReady();
+	report.select = select;
+	report.search = search;
+	report.doc = doc;
+	report.ready = true;
+	report.timing.ready = performance.now();
 }
 }());

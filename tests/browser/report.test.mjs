@@ -38,8 +38,23 @@ after(async () => {
 const hex = (g) => String(g).toLowerCase().replace(/^0x/, '').padStart(16, '0');
 const topology = (name) => JSON.parse(fs.readFileSync(path.join(REPORTS, name + '.json'), 'utf8'));
 
-// Open a report; every request but the page's own is recorded and refused.
-async function open(name) {
+// Before the page's script runs: every setTimeout held until window.__release() (the page
+// defers its documents' inflating and parsing to timeouts after the first paint).
+function holdTimeouts() {
+	const orig = window.setTimeout.bind(window), held = [];
+	window.setTimeout = (f, ms, ...a) => {
+		held.push([f, ms, a]);
+		return 0;
+	};
+	window.__release = () => {
+		window.setTimeout = orig;
+		held.forEach(([f, ms, a]) => orig(f, ms, ...a));
+	};
+}
+
+// Open a report; every request but the page's own is recorded and refused. With hold, the
+// page's timeouts are held (holdTimeouts) and the open waits only for its map to answer.
+async function open(name, { hold = false, interactive = hold } = {}) {
 	const file = path.join(REPORTS, name + '.html');
 	const url = 'file://' + file;
 	const page = await browser.newPage();
@@ -63,9 +78,13 @@ async function open(name) {
 			q.abort();
 		}
 	});
+	if (hold)
+		await page.evaluateOnNewDocument(holdTimeouts);
 	const t0 = Date.now();
-	await page.goto(url, { waitUntil: 'load', timeout: 60000 });
-	await page.waitForFunction(() => window.ibscanReport && window.ibscanReport.ready, { timeout: 60000 });
+	r.t0 = t0;
+	await page.goto(url, { waitUntil: interactive ? 'domcontentloaded' : 'load', timeout: 60000 });
+	await page.waitForFunction((i) => window.ibscanReport && (i ? window.ibscanReport.interactive : window.ibscanReport.ready),
+		{ timeout: 60000 }, interactive);
 	r.ms = Date.now() - t0;
 	return r;
 }
@@ -152,6 +171,59 @@ test('search finds a node by name, node GUID, port GUID and LID, and highlights 
 		assert.ok(mapIds(n).includes(got.hl[0]), `search '${q}' highlighted ${got.hl[0]}, not ${n.name}`);
 	}
 	await shot(r.page, 'report-search');
+	clean(r);
+	await r.page.close();
+});
+
+// The map answers before the documents are parsed: with the page's timeouts held (its data
+// work waits in them), a wheel zooms the map while the search says it is indexing, and a
+// query typed then is answered once the documents are in, Enter taking its first result.
+test('the map zooms while the search is indexing, and the search answers after', async () => {
+	const r = await open('degraded', { hold: true });
+	const t = topology('degraded');
+	const sw = t.nodes.find((n) => n.type === 'switch' && n.name === 'spine02');
+	const state = () => r.page.evaluate(() => ({
+		ready: window.ibscanReport.ready,
+		indexing: document.querySelector('#search').classList.contains('indexing'),
+		busy: document.querySelector('#search').getAttribute('aria-busy'),
+		placeholder: document.querySelector('#search').placeholder,
+		results: [...document.querySelectorAll('#results li')].map((e) => e.textContent),
+		title: document.querySelector('#details h2') && document.querySelector('#details h2').textContent,
+		transform: document.querySelector('#map svg').style.transform,
+	}));
+	let s = await state();
+	assert.equal(s.ready, false, 'the documents are not parsed yet');
+	assert.ok(s.indexing && s.busy === 'true', 'the search says it is indexing');
+	assert.match(s.placeholder, /Indexing/);
+	assert.ok(s.transform, 'the map has its view');
+	await r.page.mouse.move(400, 500);
+	await r.page.mouse.wheel({ deltaY: -300 });
+	await r.page.waitForFunction((b) => document.querySelector('#map svg').style.transform !== b, { timeout: 10000 }, s.transform);
+	await r.page.$eval('#search', (e, v) => {
+		e.value = v;
+		e.dispatchEvent(new Event('input'));
+	}, 'spine0');
+	await r.page.type('#search', '2');
+	await r.page.keyboard.press('Enter');
+	s = await state();
+	assert.equal(s.ready, false, 'still not parsed');
+	assert.deepEqual(s.results, ['Indexing the fabric\u2026'], 'the results say the search is indexing');
+	assert.equal(s.title, null, 'nothing selected yet');
+	await r.page.evaluate(() => window.__release());
+	await r.page.waitForFunction(() => window.ibscanReport.ready, { timeout: 60000 });
+	s = await state();
+	assert.ok(!s.indexing && s.busy === null, 'the search is no longer indexing');
+	assert.equal(s.title, sw.name, 'the query typed while indexing was answered, Enter took its first result');
+	const hl = await r.page.evaluate(() => [...document.querySelectorAll('#map .ibs-hl')].map((e) => e.id));
+	assert.deepEqual(hl, ['n-' + hex(sw.guid)]);
+	// The tooltips came with the documents: shown as the element's title when first pointed at.
+	const tip = await r.page.evaluate((id) => {
+		const g = document.getElementById(id);
+		g.querySelector('polygon, ellipse, path').dispatchEvent(new PointerEvent('pointerover', { bubbles: true }));
+		const e = g.querySelector(':scope > title');
+		return e && e.textContent;
+	}, 'n-' + hex(sw.guid));
+	assert.ok(tip && tip.includes(sw.guid), `spine02's tooltip: ${tip}`);
 	clean(r);
 	await r.page.close();
 });
@@ -309,7 +381,7 @@ test('hostile names and descriptions show as text and run nothing', async () => 
 		findings: document.querySelector('#findings').textContent,
 	}));
 	assert.equal(dom.pwned, undefined, 'no injected script ran');
-	assert.deepEqual(dom.scripts, ['ibs-meta', 'ibs-topology', 'ibs-health', 'ibs-counters', 'ibs-map', 'script'],
+	assert.deepEqual(dom.scripts, ['ibs-meta', 'ibs-topology', 'ibs-health', 'ibs-counters', 'ibs-map', 'ibs-tips', 'script'],
 		'the data elements and the page script, nothing injected');
 	assert.equal(dom.imgs, 0, 'no injected image');
 	assert.equal(dom.handlers, 0, 'no element with an event handler attribute');
@@ -390,15 +462,28 @@ test('the 8,831-node report is under 15 MB and its documents read back whole', {
 	assert.equal(got.nodes, 8831);
 	assert.equal(got.hash, fnv(JSON.stringify(t)), 'the page\'s topology is the JSON view\'s');
 	assert.ok(got.ports > 46000 && got.counted === got.ports, `counters of ${got.counted} of ${got.ports} ports`);
-	// The first wheel over the map, after the page said it is ready: how long until it zoomed.
-	const before = await r.page.$eval('#map svg', (e) => e.style.transform);
-	const t0 = Date.now();
-	await r.page.mouse.move(700, 500);
-	await r.page.mouse.wheel({ deltaY: -200 });
-	await r.page.waitForFunction((b) => document.querySelector('#map svg').style.transform !== b, {}, before);
-	const zoomMs = Date.now() - t0;
-	console.log(`# the ${t.nodes.length}-node report (${size} bytes) was ready in ${r.ms} ms; a wheel zoomed it ${zoomMs} ms later`);
+	const timing = await r.page.evaluate(() => window.ibscanReport.timing);
+	const host = t.nodes.find((n) => n.type === 'ca' && n.lid);
+	const found = await find(r.page, String(host.lid));
+	assert.equal(found.title, host.name, 'the search answers');
 	await shot(r.page, 'report-huge');
 	clean(r);
 	await r.page.close();
+	// Again, a wheel as soon as the map answers: how long from navigation until it zoomed, and
+	// whether the documents were still being read then (a figure, never a bound).
+	const q = await open('huge', { hold: false, interactive: true });
+	const before = await q.page.$eval('#map svg', (e) => e.style.transform);
+	await q.page.mouse.move(700, 500);
+	await q.page.mouse.wheel({ deltaY: -200 });
+	await q.page.waitForFunction((b) => document.querySelector('#map svg').style.transform !== b, {}, before);
+	const zoomMs = Date.now() - q.t0;
+	const then = await q.page.evaluate(() => window.ibscanReport.ready);
+	await q.page.waitForFunction(() => window.ibscanReport.ready, { timeout: 60000 });
+	const t2 = await q.page.evaluate(() => window.ibscanReport.timing);
+	console.log(`# the ${t.nodes.length}-node report (${size} bytes): map interactive at ${Math.round(timing.interactive)} ms, ` +
+		`documents parsed at ${Math.round(timing.ready)} ms (page clock); a wheel at the first chance zoomed it ` +
+		`${zoomMs} ms from navigation (${then ? 'after' : 'before'} the documents were parsed; ` +
+		`interactive ${Math.round(t2.interactive)} ms, parsed ${Math.round(t2.ready)} ms)`);
+	clean(q);
+	await q.page.close();
 });

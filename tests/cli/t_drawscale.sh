@@ -22,6 +22,11 @@
 #   elsewhere, 9 pairs of cables crossed, 37 times one ran through a node
 #   and 4 pairs of nodes overlapped; on the 8,831-node one 424 of 425,
 #   16,723 pairs and 3,595 times);
+# - spines: there too, the cables from the spines (the pods' bundles' junctions) into the
+#   leaves run across a band above the leaves, down a drop at their column's left and in
+#   above their leaf: none through a node, none across a leaf-host cable, and every crossing
+#   of two of them in that band (drawn diagonally, on the 1,223-node tree 41 ran through a
+#   leaf, 133 crossed a leaf-host cable and 109 pairs crossed among the leaf rows);
 # - size: no side over 16,000 px at 96 dpi, aspect within 1:4 .. 4:1, on
 #   every fabric here, 74 to 29,938 nodes (the pod was 31:1, 19,051 px
 #   wide); from DRAW_GRID_MIN (600) drawn nodes on, ibscan computes the
@@ -59,7 +64,7 @@ python3 "$ROOT/tools/genfabric.py" --levels 3 --radix 36 --hosts 800 --degrade '
 python3 "$ROOT/tools/genfabric.py" --levels 3 --radix 36 --hosts 7650 -o "$TMP/t8k.net" 2>/dev/null
 for c in t1k t8k; do
 	"$draw" svg "$TMP/$c.net" "$TMP/$c.svg" || fail "$c: no drawing"
-	python3 "$check" "$TMP/$c.svg" "$TMP/$c.net" size tiers legend blocks || fail "$c: size, tiers, legend, blocks"
+	python3 "$check" "$TMP/$c.svg" "$TMP/$c.net" size tiers legend blocks spines || fail "$c: size, tiers, legend, blocks, spines"
 done
 grep -q 'layout=nop2' <("$draw" dot "$TMP/t1k.net" /dev/stdout) || fail "t1k: not laid out by ibscan"
 

@@ -2,6 +2,7 @@
 # ibscan exporter on a replayed capture (no simulator): /metrics passes
 # promtool, /healthz, 404/405/413 and an oversized request refused; SIGHUP
 # rereads the thresholds file (a finding appears once they are lowered);
+# a node-name map edited under it says its new warning once;
 # the exporter-toolkit web config: basic auth with a bcrypt hash (401
 # without it or with a wrong password, 200 with it), TLS with a
 # self-signed certificate (curl verifies it; plain HTTP gets no answer),
@@ -42,7 +43,8 @@ has_data() { curl -sf --max-time 5 "$URL/metrics" | grep -qx 'ibscan_up 1'; }
 
 # --- plain HTTP ---
 printf 'SymbolErrorCounter=100000\nPortRcvErrors=100000\nLinkDownedCounter=100000\n' >"$TMP/thr"
-start --thresholds "$TMP/thr"
+# 2 s between sweeps: the sweep after SIGHUP (judged on its totals) is served long enough to be seen
+start --thresholds "$TMP/thr" --interval 2
 poll 20 has_data || fail "no sweep served: $(cat "$TMP/exp.err")"
 [ "$(code "$URL/metrics")" = 200 ] || fail "/metrics"
 promtool check metrics <"$TMP/body" || fail "promtool rejects /metrics"
@@ -58,6 +60,16 @@ big=$(head -c 40000 /dev/zero | tr '\0' a)
 c=$(code -H "X-Big: $big" "$URL/metrics")
 [ "$c" != 200 ] || fail "a 40 kB header is answered 200"
 echo "ok: plain HTTP: /metrics (promtool), /healthz, 404, 405, 413, HEAD, a 40 kB header refused ($c)"
+# The second sweep is compared with the first (the same capture: nothing rose): PortXmitWait's share
+# of the time between them, 0 on every port read, and no counters finding on a total
+has_share() { curl -sf --max-time 5 -o "$TMP/body2" "$URL/metrics" && grep -q '^ibscan_port_xmit_wait_share{' "$TMP/body2"; }
+poll 20 has_share || fail "no ibscan_port_xmit_wait_share after two sweeps: $(grep -c . "$TMP/body2") lines"
+promtool check metrics <"$TMP/body2" || fail "promtool rejects /metrics with the share"
+nshare=$(grep -c '^ibscan_port_xmit_wait_share{.* 0$' "$TMP/body2")
+nread=$(grep -c '^ibscan_port_counters_ok{.* 1$' "$TMP/body2")
+[ "$nshare" = "$nread" ] && [ "$nread" -gt 0 ] || fail "share 0 on $nshare ports of $nread read"
+grep -q '^ibscan_port_xmit_wait_ticks_per_second{' "$TMP/body2" || fail "no PortXmitWait rate between sweeps"
+echo "ok: the sweep after the first: ibscan_port_xmit_wait_share 0 on all $nread ports read (nothing rose)"
 # SIGHUP: the thresholds file is read again
 : >"$TMP/thr" # the defaults again: three ports over them
 kill -HUP "$EXP_PID"
@@ -67,6 +79,26 @@ grep -q 'SIGHUP: thresholds reloaded' "$TMP/exp.err" || fail "SIGHUP not said"
 kill -0 "$EXP_PID" || fail "SIGHUP ended the exporter"
 stop
 echo "ok: SIGHUP rereads the thresholds file; SIGTERM exits 0"
+
+# --- the node-name map, read at every sweep: a warning its edit brings is said once, at the sweep that reads it ---
+sweeps() { curl -sf --max-time 5 "$URL/metrics" | sed -n 's/^ibscan_exporter_sweeps_total //p'; }
+sweeps_past() { local n; n=$(sweeps) && [ "${n:-0}" -ge "$1" ]; }
+g=$("$IBSCAN" nodes --json --replay "$cap" | jq -r '.nodes[0].guid')
+printf '%s "first"\n' "$g" >"$TMP/names.map"
+start --node-name-map "$TMP/names.map"
+poll 20 has_data || fail "no sweep served with a name map: $(cat "$TMP/exp.err")"
+n=$(sweeps)
+poll 20 sweeps_past $((n + 2)) || fail "the sweeps stopped"
+grep -q 'is named again' "$TMP/exp.err" && fail "a warning before the map has anything to warn of"
+printf '%s "first"\n%s second\n' "$g" "$g" >"$TMP/names.new"
+mv "$TMP/names.new" "$TMP/names.map"
+poll 20 grep -qF "names.map:2: GUID $g is named again" "$TMP/exp.err" ||
+	fail "the edited map's warning is never said (the first sweep's 'said once' held for the process): $(cat "$TMP/exp.err")"
+n=$(sweeps)
+poll 20 sweeps_past $((n + 3)) || fail "the sweeps stopped"
+[ "$(grep -c 'is named again' "$TMP/exp.err")" = 1 ] || fail "the same map's warning said more than once: $(cat "$TMP/exp.err")"
+stop
+echo "ok: an edited node-name map's new warning is said once, at the sweep that reads it"
 
 # --- basic auth (bcrypt) ---
 hash=$(python3 -W ignore -c 'import crypt; print(crypt.crypt("s3cret", crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=16)))')

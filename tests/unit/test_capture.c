@@ -32,26 +32,31 @@ static void build(void)
 	ff.n[1].bad_status_attr = IB_ATTR_SWITCH_INFO;
 }
 
+/* How the capture tests walk: window 8, 50 ms, 1 retry, 10 s; GUIDInfo and SMInfo read. */
+#define CAP_ENGINE                                                                \
+	{                                                                         \
+		.window = 8, .timeout_ms = 50, .retries = 1, .deadline_ms = 10000 \
+	}
+#define CAP_WALK                         \
+	{                                \
+		.gids = true, .sm = true \
+	}
+
+/* t walked (the local port t's), as JSON. */
 static char *walk_json(struct ibs_transport *t)
 {
-	struct ibs_engine_opts o = { .window = 8, .timeout_ms = 50, .retries = 1, .deadline_ms = 10000 };
-	struct ibs_walk_opts wo = { true, true, NULL, NULL, false };
-	struct ibs_run run = { 0 };
-	struct ibs_engine *e = ibs_engine_new(t, &o);
-	struct ibs_fabric *f = ibs_fabric_new();
+	static const struct ff_walk_opts o = { .eo = CAP_ENGINE, .wo = CAP_WALK, .local_port = true };
+	struct ibs_fabric *f;
 	struct emit *em = emit_new(EMIT_JSON);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
 
-	ibs_transport_local_port(t, &f->local);
-	assert_int_equal(ibs_walk(e, f, &run, &wo), IBS_OK);
-	ibs_run_free(&run);
+	assert_int_equal(fb_walk_transport(t, &o, &f, NULL), IBS_OK);
 	render_topology(em, f, &(const struct ibs_run){ 0 });
 	emit_write(em, m);
 	fclose(m);
 	emit_free(em);
-	ibs_engine_free(e);
 	ibs_fabric_free(f);
 	return buf;
 }
@@ -117,10 +122,7 @@ static void test_replay_strict_and_missing(void **state)
 	char path[] = "/tmp/ibscan-test-capXXXXXX";
 	int fd = mkstemp(path);
 	struct ibs_transport *rp;
-	struct ibs_engine_opts o = { .window = 8, .timeout_ms = 50, .retries = 1, .deadline_ms = 10000 };
-	struct ibs_walk_opts wo = { true, true, NULL, NULL, false };
-	struct ibs_run run = { 0 };
-	struct ibs_engine *e;
+	static const struct ff_walk_opts o = { .eo = CAP_ENGINE, .wo = CAP_WALK };
 	struct ibs_fabric *f;
 
 	(void)state;
@@ -128,21 +130,13 @@ static void test_replay_strict_and_missing(void **state)
 	close(fd);
 	/* Not strict: the missing local NodeInfo is a dead target. */
 	assert_int_equal(ibs_replay_open(path, false, &rp, NULL), IBS_OK);
-	e = ibs_engine_new(rp, &o);
-	f = ibs_fabric_new();
-	assert_int_equal(ibs_walk(e, f, &run, &wo), IBS_E_TIMEOUT);
-	ibs_run_free(&run);
+	assert_int_equal(fb_walk_transport(rp, &o, &f, NULL), IBS_E_TIMEOUT);
 	assert_int_equal(f->n_nodes, 0);
-	ibs_engine_free(e);
 	ibs_fabric_free(f);
 	ibs_transport_close(rp);
 	/* Strict: an error naming the request ends the run. */
 	assert_int_equal(ibs_replay_open(path, true, &rp, NULL), IBS_OK);
-	e = ibs_engine_new(rp, &o);
-	f = ibs_fabric_new();
-	assert_int_equal(ibs_walk(e, f, &run, &wo), IBS_E_TRANSPORT);
-	ibs_run_free(&run);
-	ibs_engine_free(e);
+	assert_int_equal(fb_walk_transport(rp, &o, &f, NULL), IBS_E_TRANSPORT);
 	ibs_fabric_free(f);
 	ibs_transport_close(rp);
 	unlink(path);

@@ -52,18 +52,7 @@ static void dp_on_send(struct fake *f, const struct ibs_mad_req *req, const uint
 
 	memset(data, 0, sizeof(data));
 	if (req->mgmt_class == IBS_CLASS_SMI) {
-		uint64_t g = SW_GUID;
-		v = 1;
-		mad_encode_field(data, IB_NODE_BASE_VERS_F, &v);
-		mad_encode_field(data, IB_NODE_CLASS_VERS_F, &v);
-		v = NPORTS;
-		mad_encode_field(data, IB_NODE_NPORTS_F, &v);
-		v = IB_NODE_SWITCH;
-		mad_encode_field(data, IB_NODE_TYPE_F, &v);
-		mad_encode_field(data, IB_NODE_GUID_F, &g);
-		mad_encode_field(data, IB_NODE_PORT_GUID_F, &g);
-		mad_encode_field(data, IB_NODE_VENDORID_F, &p->vendor_id);
-		fake_answer(f, mad, 0, data, 0);
+		fake_answer_nodeinfo(f, mad, IB_NODE_SWITCH, NPORTS, SW_GUID, 0, p->vendor_id);
 		return;
 	}
 	assert_int_equal(req->mgmt_class, IBS_CLASS_PMA);

@@ -60,7 +60,7 @@ static void pf_on_send(struct fake *f, const struct ibs_mad_req *req, const uint
 	if (req->mgmt_class == IBS_CLASS_SMI) {
 		assert_int_equal(req->attr_id, IBS_ATTR_NODE_INFO);
 		p->nodeinfo[lid]++;
-		fake_answer_nodeinfo(f, mad, IB_NODE_CA, 1, p->node[lid], 1);
+		fake_answer_nodeinfo(f, mad, IB_NODE_CA, 1, p->node[lid], 1, 0);
 		return;
 	}
 	assert_int_equal(req->mgmt_class, IBS_CLASS_PMA);

@@ -270,13 +270,214 @@ static void test_held_down(void **state)
 	ibs_fabric_free(f);
 }
 
+/*
+ * A PortInfo answer in its wire layout (IBA 14.2.5.6, offsets within the
+ * attribute): an NDR-capable 4x port whose extended speeds are switched off
+ * (LinkSpeedExtEnabled 30), trained at QDR.
+ */
+static void portinfo_ext_disabled(uint8_t *mad)
+{
+	uint8_t *d = mad + IBS_SMP_DATA_OFFS;
+
+	memset(mad, 0, IBS_MAD_SIZE);
+	d[17] = 7;    /* LID 7 */
+	d[22] = 0x40; /* CapabilityMask bit 14: IsExtendedSpeedsSupported */
+	d[28] = 1;    /* LocalPortNum */
+	d[29] = 2;    /* LinkWidthEnabled 4x */
+	d[30] = 3;    /* LinkWidthSupported 1x, 4x */
+	d[31] = 2;    /* LinkWidthActive 4x */
+	d[32] = 0x74; /* LinkSpeedSupported SDR|DDR|QDR, PortState Active */
+	d[33] = 0x50; /* PortPhysicalState LinkUp */
+	d[35] = 0x47; /* LinkSpeedActive QDR, LinkSpeedEnabled SDR|DDR|QDR */
+	d[62] = 0x0f; /* LinkSpeedExtActive none, LinkSpeedExtSupported FDR|EDR|HDR|NDR */
+	d[63] = 30;   /* LinkSpeedExtEnabled 30: extended speeds disabled */
+}
+
+/*
+ * LinkSpeedExtEnabled 30 is not a set of speeds but "extended link speeds
+ * disabled" (libibmad prints it so; libibnetdisc reads it as 0): read as
+ * bits it would say EDR, HDR and NDR are enabled, and a link that both ends
+ * keep at QDR on purpose would be reported degraded.
+ */
+static void test_ext_speeds_disabled(void **state)
+{
+	uint8_t mad[IBS_MAD_SIZE];
+	struct ibs_port a, b;
+	const char *why = NULL;
+
+	(void)state;
+	portinfo_ext_disabled(mad);
+	memset(&a, 0, sizeof(a));
+	assert_int_equal(ibs_decode_portinfo(mad, sizeof(mad), &a.pi), IBS_OK);
+	assert_int_equal(a.pi.lid, 7);
+	assert_int_equal(a.pi.cap_mask, IBS_CAP_EXT_SPEEDS);
+	assert_int_equal(a.pi.state, 4);
+	assert_int_equal(a.pi.speed_active, 4);
+	assert_int_equal(a.pi.speed_ext_supported, 0x0f);
+	assert_int_equal(a.pi.speed_ext_active, 0);
+	assert_int_equal(a.pi.speed_ext_enabled, 0);
+	a.valid = true;
+	b = a;
+	assert_false(ibs_link_degraded(&a, &b, &why));
+	/* The same port with its extended speeds enabled (a set of bits) is degraded at QDR. */
+	mad[IBS_SMP_DATA_OFFS + 63] = 0x0f;
+	assert_int_equal(ibs_decode_portinfo(mad, sizeof(mad), &a.pi), IBS_OK);
+	assert_int_equal(a.pi.speed_ext_enabled, 0x0f);
+	b = a;
+	assert_true(ibs_link_degraded(&a, &b, &why));
+	assert_string_equal(why, "speed");
+}
+
+/*
+ * A CA port running XDR (IBA 14.2.5.6 as libibmad's tables lay it out):
+ * CapabilityMask IsExtendedSpeedsSupported and IsCapabilityMask2Supported,
+ * CapabilityMask2 IsExtendedSpeeds2Supported (0x0800), and in byte 56 of the
+ * attribute LinkSpeedExtActive2, LinkSpeedExtSupported2 and
+ * LinkSpeedExtEnabled2 set to XDR; LinkSpeedExt* still say NDR is supported
+ * and enabled, none active.
+ */
+static void portinfo_xdr(uint8_t *mad, bool cap2)
+{
+	uint8_t *d = mad + IBS_SMP_DATA_OFFS;
+
+	portinfo_ext_disabled(mad);
+	d[22] = 0xc0;                /* CapabilityMask bits 14, 15 */
+	d[56] = 1 << 5 | 1 << 3 | 1; /* LinkSpeedExtActive2, Supported2, Enabled2: XDR */
+	d[60] = cap2 ? 0x08 : 0;     /* CapabilityMask2 0x0800 */
+	d[63] = 0x0f;                /* LinkSpeedExtEnabled FDR..NDR */
+}
+
+/* An XDR link reads as XDR, at XDR's lane rate, and not degraded; without CapabilityMask2's bit, as before. */
+static void test_xdr_link(void **state)
+{
+	uint8_t mad[IBS_MAD_SIZE];
+	struct ibs_fabric *f = ibs_fabric_new();
+	struct ibs_node *a, *b;
+	struct ibs_link_rate r;
+	unsigned speed, ext;
+	const char *why = NULL;
+
+	(void)state;
+	portinfo_xdr(mad, true);
+	a = fb_node(f, IBS_NODE_CA, 1, 1, 0);
+	b = fb_node(f, IBS_NODE_CA, 1, 2, 0);
+	assert_int_equal(ibs_decode_portinfo(mad, sizeof(mad), &a->ports[1].pi), IBS_OK);
+	assert_int_equal(a->ports[1].pi.cap_mask2, 0x0800);
+	a->ports[1].valid = true;
+	b->ports[1] = a->ports[1];
+	assert_true(ibs_fabric_connect(a, 1, b, 1));
+	ibs_fabric_fix_ext_speeds(f);
+	ibs_port_active_rate(&a->ports[1], &r);
+	assert_string_equal(ibs_speed_str(r.speed, r.speed_ext), "XDR");
+	assert_int_equal(ibs_speed_mbps(r.speed, r.speed_ext), 212500);
+	assert_false(ibs_node_link_degraded(a, 1, b, 1, &why));
+	assert_true(ibs_link_best_rate(&a->ports[1], &b->ports[1], &r));
+	assert_string_equal(ibs_speed_str(r.speed, r.speed_ext), "XDR");
+	assert_true(ibs_speed_code("XDR", &speed, &ext));
+	assert_int_equal(ext, r.speed_ext);
+	assert_false(ibs_speed_code("?", &speed, &ext));
+	ibs_fabric_free(f);
+
+	/* Without IsExtendedSpeeds2Supported byte 56 means nothing: NDR supported, none active. */
+	f = ibs_fabric_new();
+	portinfo_xdr(mad, false);
+	a = fb_node(f, IBS_NODE_CA, 1, 1, 0);
+	assert_int_equal(ibs_decode_portinfo(mad, sizeof(mad), &a->ports[1].pi), IBS_OK);
+	a->ports[1].valid = true;
+	ibs_fabric_fix_ext_speeds(f);
+	ibs_port_active_rate(&a->ports[1], &r);
+	assert_string_equal(ibs_speed_str(r.speed, r.speed_ext), "QDR");
+	assert_true(ibs_link_best_rate(&a->ports[1], &a->ports[1], &r));
+	assert_string_equal(ibs_speed_str(r.speed, r.speed_ext), "NDR");
+	ibs_fabric_free(f);
+}
+
+/* Two CA ports cabled together, both with PortInfo pi and ExtendedPortInfo epi, speeds settled. */
+static struct ibs_fabric *fdr10_pair(const uint8_t *pi, const uint8_t *epi, struct ibs_node **a, struct ibs_node **b)
+{
+	struct ibs_fabric *f = ibs_fabric_new();
+
+	*a = fb_node(f, IBS_NODE_CA, 1, 1, 0);
+	*b = fb_node(f, IBS_NODE_CA, 1, 2, 0);
+	assert_int_equal(ibs_decode_portinfo(pi, IBS_MAD_SIZE, &(*a)->ports[1].pi), IBS_OK);
+	assert_int_equal(ibs_decode_mlnx_ext_portinfo(epi, IBS_MAD_SIZE, &(*a)->ports[1].pi), IBS_OK);
+	(*a)->ports[1].valid = true;
+	(*b)->ports[1] = (*a)->ports[1];
+	assert_true(ibs_fabric_connect(*a, 1, *b, 1));
+	ibs_fabric_fix_ext_speeds(f);
+	return f;
+}
+
+/*
+ * FDR10: PortInfo says 4x QDR and no extended speeds; Mellanox
+ * ExtendedPortInfo (bytes 7, 11, 15 of its data: LinkSpeedSupported, Enabled,
+ * Active, bit 0 FDR10) says what the link really runs.
+ */
+static void test_fdr10_link(void **state)
+{
+	uint8_t pi[IBS_MAD_SIZE], epi[IBS_MAD_SIZE];
+	uint8_t *d = epi + IBS_SMP_DATA_OFFS, *p = pi + IBS_SMP_DATA_OFFS;
+	struct ibs_portinfo short_pi;
+	struct ibs_fabric *f;
+	struct ibs_node *a, *b;
+	struct ibs_link_rate r;
+	unsigned speed, ext;
+	const char *why = NULL;
+
+	(void)state;
+	memset(pi, 0, sizeof(pi));
+	mad_set_field(p, 0, IB_PORT_LINK_WIDTH_ENABLED_F, 3);
+	mad_set_field(p, 0, IB_PORT_LINK_WIDTH_SUPPORTED_F, 3);
+	mad_set_field(p, 0, IB_PORT_LINK_WIDTH_ACTIVE_F, 2);
+	mad_set_field(p, 0, IB_PORT_LINK_SPEED_SUPPORTED_F, 7);
+	mad_set_field(p, 0, IB_PORT_LINK_SPEED_ENABLED_F, 7);
+	mad_set_field(p, 0, IB_PORT_LINK_SPEED_ACTIVE_F, 4);
+	mad_set_field(p, 0, IB_PORT_STATE_F, 4);
+	mad_set_field(p, 0, IB_PORT_PHYS_STATE_F, 5);
+	memset(epi, 0, sizeof(epi));
+	d[7] = d[11] = d[15] = 1;
+	/* An answer too short for byte 15 is malformed. */
+	assert_int_equal(ibs_decode_mlnx_ext_portinfo(epi, IBS_SMP_DATA_OFFS + 15, &short_pi), IBS_E_MALFORMED);
+
+	f = fdr10_pair(pi, epi, &a, &b);
+	assert_int_equal(a->ports[1].pi.mlnx_speed_supported, 1);
+	assert_int_equal(a->ports[1].pi.mlnx_speed_enabled, 1);
+	assert_int_equal(a->ports[1].pi.mlnx_speed_active, 1);
+	assert_int_equal(a->ports[1].pi.speed_active, 4); /* PortInfo's own word is kept */
+	ibs_port_active_rate(&a->ports[1], &r);
+	assert_string_equal(ibs_speed_str(r.speed, r.speed_ext), "FDR10");
+	assert_int_equal(ibs_speed_mbps(r.speed, r.speed_ext), 10312);
+	assert_false(ibs_node_link_degraded(a, 1, b, 1, &why));
+	assert_true(ibs_link_best_rate(&a->ports[1], &b->ports[1], &r));
+	assert_string_equal(ibs_speed_str(r.speed, r.speed_ext), "FDR10");
+	assert_true(ibs_speed_code("FDR10", &speed, &ext));
+	assert_int_equal(ext, IBS_SPEED_EXT_FDR10);
+	assert_int_equal(speed, 4);
+	ibs_fabric_free(f);
+
+	/* FDR10 enabled at both ends but not active: the link runs QDR, below what both ends can. */
+	d[15] = 0;
+	f = fdr10_pair(pi, epi, &a, &b);
+	ibs_port_active_rate(&a->ports[1], &r);
+	assert_string_equal(ibs_speed_str(r.speed, r.speed_ext), "QDR");
+	assert_true(ibs_node_link_degraded(a, 1, b, 1, &why));
+	assert_string_equal(why, "speed");
+	ibs_fabric_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_edr_hca_on_hdr_switch), cmocka_unit_test(test_hdr100_on_split_port),
-		cmocka_unit_test(test_ndr200),		      cmocka_unit_test(test_fdr10_against_edr),
-		cmocka_unit_test(test_xdr_hca_on_ndr_switch), cmocka_unit_test(test_really_degraded),
+		cmocka_unit_test(test_edr_hca_on_hdr_switch),
+		cmocka_unit_test(test_hdr100_on_split_port),
+		cmocka_unit_test(test_ndr200),
+		cmocka_unit_test(test_fdr10_against_edr),
+		cmocka_unit_test(test_xdr_hca_on_ndr_switch),
+		cmocka_unit_test(test_really_degraded),
 		cmocka_unit_test(test_held_down),
+		cmocka_unit_test(test_ext_speeds_disabled),
+		cmocka_unit_test(test_xdr_link),
+		cmocka_unit_test(test_fdr10_link),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

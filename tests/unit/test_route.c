@@ -4,13 +4,12 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "lib/fake_fabric.h"
+#include "lib/fabrics.h"
 #include "../../fabric/route.h"
 #include "../../fabric/walk.h"
 
 static struct ff ff;
-static struct fake fk;
-static struct ibs_engine *eng;
+static struct ff_live live; /* the walk's engine, kept for the traces */
 
 /* Switch1 (LID 1) -- Switch2 (LID 2), Hca1 (LID 3) on S1 port 1, Hca2 (LID 4) on S2 port 1. */
 static void build(void)
@@ -31,24 +30,19 @@ static void build(void)
 	}
 }
 
+/* ff walked (no GUIDInfo, no SMInfo), its engine kept in live for the traces. */
 static struct ibs_fabric *walk(void)
 {
-	struct ibs_engine_opts o = { .window = 8, .timeout_ms = 50, .retries = 1, .deadline_ms = 10000 };
-	struct ibs_walk_opts wo = { false, false, NULL, NULL, false };
-	struct ibs_run run = { 0 };
-	struct ibs_fabric *fab = ibs_fabric_new();
+	const struct ff_walk_opts o = { .eo = { .window = 8, .timeout_ms = 50, .retries = 1, .deadline_ms = 10000 } };
+	struct ibs_fabric *fab;
 
-	fake_init(&fk, ff_on_send, &ff);
-	eng = ibs_engine_new(&fk.t, &o);
-	assert_int_equal(ibs_walk(eng, fab, &run, &wo), IBS_OK);
-	ibs_run_free(&run);
+	assert_int_equal(ff_walk_live(&ff, &o, &fab, NULL, &live), IBS_OK);
 	return fab;
 }
 
 static void done(struct ibs_fabric *f)
 {
-	ibs_engine_free(eng);
-	fake_close(&fk.t);
+	ff_live_close(&live);
 	ibs_fabric_free(f);
 }
 
@@ -60,7 +54,7 @@ static void trace(struct ibs_fabric *f, const char *src, uint16_t dlid, struct i
 	char *msg = NULL;
 
 	assert_int_equal(ibs_fabric_resolve(f, src, &n, &p, &lid, &msg), IBS_OK);
-	assert_int_equal(ibs_route_trace(eng, f, n, p, dlid, r), IBS_OK);
+	assert_int_equal(ibs_route_trace(live.eng, f, n, p, dlid, r), IBS_OK);
 }
 
 static void test_route_ok(void **state)

@@ -231,6 +231,58 @@ static void test_no_false_delta(void **state)
 	ibs_fabric_free(f);
 }
 
+/*
+ * The exporter's sweeps: the last sweep's readings become each port's
+ * first one (ibs_state_apply), so the share and the rate are over the time
+ * since; a port whose LID moved, or a counter cleared, gets none.
+ */
+static void test_apply(void **state)
+{
+	struct ibs_fabric *f = fabric();
+	struct ibs_state st;
+	struct ibs_port *p4 = &f->nodes[0]->ports[4];
+	double tick_s, share, tps;
+	char why[192];
+	unsigned p;
+
+	(void)state;
+	for (p = 1; p <= 4; p++) {
+		struct ibs_port *pt = &f->nodes[0]->ports[p];
+		pt->pi.width_active = 2;
+		pt->pi.speed_active = 1;
+		pt->ctr->c.xmit_wait = 1000;
+		pt->ctr->det[IBS_DET_PSC].state = IBS_DET_OK;
+		pt->ctr->d.psc_tick = 31;
+		pt->ctr->t_ns = 5000000000000ull;
+	}
+	save(f, 1000, &st);
+	/* 600 s later: port 4 waited a quarter of the time, port 1 was cleared, port 2's LID moved. */
+	for (p = 1; p <= 4; p++)
+		f->nodes[0]->ports[p].ctr->t_ns += 600000000000ull;
+	ctr(f, 4)->xmit_wait = 1000 + 1171875000u;
+	ctr(f, 1)->xmit_wait = 10;
+	f->nodes[0]->ports[2].pi.lid = 99;
+	ibs_state_apply(&st, f, 1600);
+	assert_true(ibs_port_xmit_wait_share(f->nodes[0], p4, &tick_s, &share, why, sizeof(why)));
+	assert_true(share > 0.2499 && share < 0.2501);
+	assert_true(ibs_port_xmit_wait_rate(p4->ctr, &tps));
+	assert_true(tps > 1953124 && tps < 1953126);
+	assert_true(ibs_port_xmit_wait_share(f->nodes[0], &f->nodes[0]->ports[3], &tick_s, &share, why, sizeof(why)));
+	assert_true(share == 0);
+	assert_false(f->nodes[0]->ports[1].ctr->have_prev);
+	assert_false(f->nodes[0]->ports[2].ctr->have_prev);
+	/* The state holds no data counters: no data delta is made of it. */
+	{
+		uint64_t w;
+		assert_false(ibs_port_data_delta(p4->ctr, true, &w));
+	}
+	/* With no earlier readings at all, none. */
+	ibs_state_free(&st);
+	ibs_state_apply(&st, f, 1600);
+	assert_false(p4->ctr->have_prev);
+	ibs_fabric_free(f);
+}
+
 /* A port not read this run keeps its earlier reading: its flap shows when it is back. */
 static void test_carry_over(void **state)
 {
@@ -335,9 +387,9 @@ static void test_load_modes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_two_readings),
-		cmocka_unit_test(test_congested_since), cmocka_unit_test(test_no_false_delta),
-		cmocka_unit_test(test_carry_over),   cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_two_readings),   cmocka_unit_test(test_congested_since),
+		cmocka_unit_test(test_no_false_delta), cmocka_unit_test(test_carry_over),
+		cmocka_unit_test(test_apply),          cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_load_modes),
 	};
 	return cmocka_run_group_tests_name("state", tests, NULL, NULL);

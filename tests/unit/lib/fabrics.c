@@ -35,33 +35,71 @@ void ff_2sw4ca(struct ff *ff)
 		ff_link(ff, i < 2 ? s1 : s2, 1 + i % 2, ff_add(ff, IB_NODE_CA, 1, 0x100000 + 4 * (uint64_t)i, "hca"), 1);
 }
 
-enum ibs_err ff_walk_with(struct ff *ff, const struct ff_walk_opts *o, struct ibs_fabric **fab, struct ibs_run *run)
+/* One walk on engine e into fab: *run filled (NULL: freed here). */
+static enum ibs_err walk_on(struct ibs_engine *e, const struct ibs_walk_opts *wo, struct ibs_fabric *fab,
+			    struct ibs_run *run)
 {
-	struct fake f;
 	struct ibs_run own = { 0 };
-	struct ibs_engine *e;
 	enum ibs_err rc;
 
-	*fab = ibs_fabric_new();
-	fake_init(&f, o->on_send ? o->on_send : ff_on_send, ff);
-	f.shuffle = ff->shuffle;
-	if (o->sm_lid) {
-		f.local.sm_lid = o->sm_lid;
-		if (o->active) {
-			f.local.state = IBS_PORT_ACTIVE;
-			f.local.lid = (uint16_t)ff->n[ff->root].lid;
-		}
-		(*fab)->local = f.local;
-	}
 	if (!run)
 		run = &own;
 	memset(run, 0, sizeof(*run));
-	e = ibs_engine_new(&f.t, &o->eo);
-	rc = ibs_walk(e, *fab, run, &o->wo);
-	ff->overtaken = f.overtaken;
-	ibs_engine_free(e);
-	fake_close(&f.t);
+	rc = ibs_walk(e, fab, run, wo);
 	ibs_run_free(&own);
+	return rc;
+}
+
+enum ibs_err ff_walk_live(struct ff *ff, const struct ff_walk_opts *o, struct ibs_fabric **fab, struct ibs_run *run,
+			  struct ff_live *live)
+{
+	struct fake *f = &live->fk;
+	enum ibs_err rc;
+
+	*fab = ibs_fabric_new();
+	fake_init(f, o->on_send ? o->on_send : ff_on_send, ff);
+	f->shuffle = ff->shuffle;
+	if (o->sm_lid) {
+		f->local.sm_lid = o->sm_lid;
+		if (o->active) {
+			f->local.state = IBS_PORT_ACTIVE;
+			f->local.lid = (uint16_t)ff->n[ff->root].lid;
+		}
+		(*fab)->local = f->local;
+	}
+	live->eng = ibs_engine_new(&f->t, &o->eo);
+	rc = walk_on(live->eng, &o->wo, *fab, run);
+	ff->overtaken = f->overtaken;
+	return rc;
+}
+
+void ff_live_close(struct ff_live *live)
+{
+	ibs_engine_free(live->eng);
+	live->eng = NULL;
+	fake_close(&live->fk.t);
+}
+
+enum ibs_err ff_walk_with(struct ff *ff, const struct ff_walk_opts *o, struct ibs_fabric **fab, struct ibs_run *run)
+{
+	struct ff_live live;
+	enum ibs_err rc = ff_walk_live(ff, o, fab, run, &live);
+
+	ff_live_close(&live);
+	return rc;
+}
+
+enum ibs_err fb_walk_transport(struct ibs_transport *t, const struct ff_walk_opts *o, struct ibs_fabric **fab,
+			       struct ibs_run *run)
+{
+	struct ibs_engine *e = ibs_engine_new(t, &o->eo);
+	enum ibs_err rc;
+
+	*fab = ibs_fabric_new();
+	if (o->local_port)
+		ibs_transport_local_port(t, &(*fab)->local);
+	rc = walk_on(e, &o->wo, *fab, run);
+	ibs_engine_free(e);
 	return rc;
 }
 

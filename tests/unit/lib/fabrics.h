@@ -1,7 +1,8 @@
 /*
  * The fabrics the unit tests build, two ways: by hand, an ibs_fabric's
  * nodes and ports set as a walk would set them (fb_*), and by walking an
- * in-process fabric (fake_fabric.h) through the fake transport (ff_walk*).
+ * in-process fabric (fake_fabric.h) through the fake transport (ff_walk*),
+ * or any other transport (fb_walk_transport).
  */
 #ifndef IBSCAN_TEST_FABRICS_H
 #define IBSCAN_TEST_FABRICS_H
@@ -34,6 +35,8 @@ struct ff_walk_opts {
 	uint16_t sm_lid;
 	/* With sm_lid: the local port is Active at the root's LID (the walk routes by LID once LIDs are known). */
 	bool active;
+	/* fb_walk_transport: the fabric's local port is the transport's (as a recording or a replay has it). */
+	bool local_port;
 };
 
 /* Window 8, 100 ms, 1 retry, 10 s; GUIDInfo and SMInfo read. */
@@ -53,5 +56,25 @@ enum ibs_err ff_walk_with(struct ff *ff, const struct ff_walk_opts *o, struct ib
 
 /* ff walked with FF_WALK_DEFAULT into a new fabric and *run (ibs_run_free it); NULL if the walk failed. */
 struct ibs_fabric *ff_walk(struct ff *ff, struct ibs_run *run);
+
+/* A walk of an ff whose fake and engine stay open for what the test asks next (routes, tables). */
+struct ff_live {
+	struct fake fk;
+	struct ibs_engine *eng;
+};
+/* ff_walk_with, the fake and the engine kept in *live (which must not move) until ff_live_close. */
+enum ibs_err ff_walk_live(struct ff *ff, const struct ff_walk_opts *o, struct ibs_fabric **fab, struct ibs_run *run,
+			  struct ff_live *live);
+void ff_live_close(struct ff_live *live);
+
+/*
+ * Walk any transport t (a recorder around a fake, a replay) with o's
+ * engine and walk options (on_send, sm_lid and active are the fake's:
+ * unused) into a new fabric *fab, whatever the walk's result (the caller
+ * frees it), and *run (ibs_run_free it; NULL: freed here). Returns what
+ * the walk returned; the engine is freed, t stays open.
+ */
+enum ibs_err fb_walk_transport(struct ibs_transport *t, const struct ff_walk_opts *o, struct ibs_fabric **fab,
+			       struct ibs_run *run);
 
 #endif

@@ -44,7 +44,7 @@ void fake_answer(struct fake *f, const uint8_t *req, uint16_t status, const uint
 }
 
 void fake_answer_nodeinfo(struct fake *f, const uint8_t *req, unsigned type, unsigned n_ports, uint64_t guid,
-			  unsigned local_port)
+			  unsigned local_port, uint32_t vendor_id)
 {
 	uint8_t data[IBS_MAD_SIZE - IBS_GMP_DATA_OFFS];
 	uint32_t v = 1;
@@ -60,6 +60,7 @@ void fake_answer_nodeinfo(struct fake *f, const uint8_t *req, unsigned type, uns
 	mad_encode_field(data, IB_NODE_TYPE_F, &v);
 	mad_encode_field(data, IB_NODE_GUID_F, &guid);
 	mad_encode_field(data, IB_NODE_PORT_GUID_F, &guid);
+	mad_encode_field(data, IB_NODE_VENDORID_F, &vendor_id);
 	fake_answer(f, req, 0, data, 0);
 }
 

@@ -56,12 +56,13 @@ void fake_answer(struct fake *f, const uint8_t *req, uint16_t status, const uint
 
 /*
  * Answer a NodeInfo request as a node of this type (IB_NODE_*) and port
- * count whose node and port GUID are guid, asked through port local_port
- * (0 leaves it out), at once: a PMA fake's answer to the NodeInfo by LID
- * that confirms whom a LID leads to.
+ * count whose node and port GUID are guid, asked through port local_port,
+ * made by vendor_id (0 leaves either out), at once: a PMA fake's answer to
+ * the NodeInfo by LID that confirms whom a LID leads to (and whose
+ * VendorID says how to read PortSamplesControl's Tick).
  */
 void fake_answer_nodeinfo(struct fake *f, const uint8_t *req, unsigned type, unsigned n_ports, uint64_t guid,
-			  unsigned local_port);
+			  unsigned local_port, uint32_t vendor_id);
 
 /* An engine's paths (ibs_engine_set_paths) for a request to LID 7: that LID first, then the directed route 10. */
 bool fake_paths_lid_then_dr(void *ctx, unsigned i, struct ibs_addr *out);
