@@ -39,7 +39,7 @@ SANB := build/san
 
 # Every .c in a layer's folder and its subfolders (core/base, core/mad, ...).
 srcs_in = $(sort $(wildcard $(1)/*.c $(1)/*/*.c))
-LIB_SRCS := $(call srcs_in,core) $(call srcs_in,fabric) $(call srcs_in,output)
+LIB_SRCS := $(call srcs_in,core) $(call srcs_in,fabric) $(call srcs_in,host) $(call srcs_in,output)
 CMD_SRCS := $(call srcs_in,cmd)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 # The unit tests' library (tests/unit/lib): the test doubles and the fabric

@@ -11,8 +11,8 @@
 
 #include "../core/mad/engine.h"
 #include "../core/base/out.h"
-#include "../fabric/model.h"
-#include "../fabric/run.h"
+#include "../fabric/model/model.h"
+#include "../fabric/walk/run.h"
 #include "../fabric/session.h"
 #include "exit.h"
 #include "options.h"

@@ -5,7 +5,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "render.h"
-#include "../fabric/health.h"
+#include "../fabric/check/health.h"
 #include "../fabric/session.h"
 
 #include <string.h>

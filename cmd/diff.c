@@ -1,7 +1,7 @@
 /*
  * `ibscan diff A B`: two topologies (ibscan JSON, ibnetdiscover netfile or
  * cache, or `live`); exit 1 when they differ. `diff PLAN.csv B`: B against
- * a cabling plan by names (fabric/plan.h).
+ * a cabling plan by names (fabric/check/plan.h).
  */
 #include "cli.h"
 #include "cmds.h"
@@ -9,9 +9,9 @@
 #include "signals.h"
 #include "../core/base/log.h"
 #include "../core/base/text.h"
-#include "../fabric/diff.h"
-#include "../fabric/load.h"
-#include "../fabric/plan.h"
+#include "../fabric/check/diff.h"
+#include "../fabric/load/load.h"
+#include "../fabric/check/plan.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -13,8 +13,8 @@
 #include "exporter.h"
 #include "../core/base/log.h"
 #include "../core/base/xalloc.h"
-#include "../fabric/health.h"
-#include "../fabric/state.h"
+#include "../fabric/check/health.h"
+#include "../fabric/load/state.h"
 #include "../output/prom.h"
 
 #include <errno.h>

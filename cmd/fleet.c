@@ -5,9 +5,9 @@
 #include "../core/base/file.h"
 #include "../core/base/log.h"
 #include "../core/base/xalloc.h"
-#include "../fabric/fleet.h"
-#include "../fabric/hostcheck.h"
-#include "../fabric/hostjson.h"
+#include "../host/fleet.h"
+#include "../host/hostcheck.h"
+#include "../host/hostjson.h"
 #include "../output/emit.h"
 #include "../output/fleet.h"
 

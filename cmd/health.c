@@ -7,14 +7,14 @@
 #include "render.h"
 #include "../core/base/log.h"
 #include "../core/base/xalloc.h"
-#include "../fabric/health.h"
-#include "../fabric/load.h"
-#include "../fabric/plan.h"
-#include "../fabric/rails.h"
-#include "../fabric/route.h"
-#include "../fabric/routecheck.h"
+#include "../fabric/check/health.h"
+#include "../fabric/load/load.h"
+#include "../fabric/check/plan.h"
+#include "../fabric/check/rails.h"
+#include "../fabric/walk/route.h"
+#include "../fabric/check/routecheck.h"
 #include "../fabric/session.h"
-#include "../fabric/state.h"
+#include "../fabric/load/state.h"
 
 #include <stdlib.h>
 #include <string.h>

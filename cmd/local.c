@@ -8,8 +8,8 @@
 #include "render.h"
 #include "../core/base/file.h"
 #include "../core/base/log.h"
-#include "../fabric/hostcheck.h"
-#include "../fabric/hostinfo.h"
+#include "../host/hostcheck.h"
+#include "../host/hostinfo.h"
 #include "../output/emit.h"
 #include "../output/hostcheck.h"
 

@@ -6,7 +6,7 @@
 #include "../core/base/strbuf.h"
 #include "../core/base/xalloc.h"
 #include "../core/mad/engine.h"
-#include "../fabric/health.h"
+#include "../fabric/check/health.h"
 #include "../output/draw.h"
 
 #include <ctype.h>

@@ -3,10 +3,10 @@
 #include "cmds.h"
 #include "render.h"
 #include "../core/base/log.h"
-#include "../fabric/route.h"
-#include "../fabric/routecheck.h"
-#include "../fabric/hostlist.h"
-#include "../fabric/names.h"
+#include "../fabric/walk/route.h"
+#include "../fabric/check/routecheck.h"
+#include "../fabric/check/hostlist.h"
+#include "../fabric/model/names.h"
 #include "../core/base/xalloc.h"
 
 #include <stdlib.h>

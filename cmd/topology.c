@@ -4,8 +4,8 @@
 #include "render.h"
 #include "../core/base/log.h"
 #include "../core/base/xalloc.h"
-#include "../fabric/route.h"
-#include "../fabric/routecheck.h"
+#include "../fabric/walk/route.h"
+#include "../fabric/check/routecheck.h"
 #include "../fabric/session.h"
 
 #include <stdlib.h>

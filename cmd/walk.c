@@ -4,8 +4,8 @@
 #include "../core/base/log.h"
 #include "../core/base/strbuf.h"
 #include "../core/base/xalloc.h"
-#include "../fabric/namemap.h"
-#include "../fabric/names.h"
+#include "../fabric/load/namemap.h"
+#include "../fabric/model/names.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* One look at a fabric: open its source, build the engine, run the walk and the reads, release it all. */
 #include "session.h"
-#include "cache.h"
-#include "filekind.h"
+#include "load/cache.h"
+#include "load/filekind.h"
 #include "../core/base/log.h"
 #include "../core/base/xalloc.h"
 #include "../core/capture/format.h"

@@ -24,13 +24,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "counters.h"
-#include "model.h"
-#include "namemap.h"
-#include "route.h"
-#include "routecheck.h"
-#include "run.h"
-#include "walk.h"
+#include "walk/counters.h"
+#include "model/model.h"
+#include "load/namemap.h"
+#include "walk/route.h"
+#include "check/routecheck.h"
+#include "walk/run.h"
+#include "walk/walk.h"
 #include "../core/mad/engine.h"
 
 /* Where the fabric comes from: one of a live port, a capture, a cache. */

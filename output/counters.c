@@ -1,6 +1,6 @@
 /* `ibscan counters` in text and JSON through the emitter: each port's PMA counters, or why they could not be read. */
 #include "counters.h"
-#include "../fabric/counters.h"
+#include "../fabric/walk/counters.h"
 
 #include <inttypes.h>
 

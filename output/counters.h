@@ -3,8 +3,8 @@
 #define IBSCAN_OUT_COUNTERS_H
 
 #include "emit.h"
-#include "../fabric/model.h"
-#include "../fabric/run.h"
+#include "../fabric/model/model.h"
+#include "../fabric/walk/run.h"
 
 #define IBS_COUNTERS_SCHEMA "ibscan.counters/1"
 

@@ -1,7 +1,7 @@
 /* `ibscan diff` in text and JSON through the emitter: the changes between two fabrics, unified-diff style in text. */
 #include "diff.h"
 #include "portref.h"
-#include "../fabric/names.h"
+#include "../fabric/model/names.h"
 
 void render_diff(struct emit *e, const char *a_name, const char *b_name, const struct ibs_diff *d)
 {

@@ -3,7 +3,7 @@
 #define IBSCAN_OUT_DIFF_H
 
 #include "emit.h"
-#include "../fabric/diff.h"
+#include "../fabric/check/diff.h"
 
 #define IBS_DIFF_SCHEMA "ibscan.diff/1"
 

@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "draw.h"
-#include "../fabric/model.h"
+#include "../fabric/model/model.h"
 
 /* Graphviz DOT of the drawing (o may be NULL); returns -1 on a write error. */
 int render_dot(FILE *out, const struct ibs_fabric *f, const struct render_draw_opts *o);

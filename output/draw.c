@@ -6,13 +6,13 @@
  */
 #include "draw.h"
 #include "draw_int.h"
-#include "../fabric/rate.h"
+#include "../fabric/model/rate.h"
 #include "health.h"
 #include "hostlist.h"
 #include "../core/base/strbuf.h"
 #include "../core/base/xalloc.h"
-#include "../fabric/levels.h"
-#include "../fabric/names.h"
+#include "../fabric/model/levels.h"
+#include "../fabric/model/names.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -1,7 +1,7 @@
 /*
  * The fabric drawing: one Graphviz graph built in memory, laid out by the
  * caller (`dot`, or libgvc for SVG in output/svg.c). Tiers from the bottom:
- * hosts, leaves, spines, cores (fabric/levels.c), each on ranks of its own,
+ * hosts, leaves, spines, cores (fabric/model/levels.c), each on ranks of its own,
  * a wide tier wrapped into rows (output/draw_rows.c), the legend above;
  * parallel cables that agree drawn as one edge with a count; the hosts of a
  * leaf (or of a dual-rail pair of leaves) drawn as one group node from a
@@ -41,9 +41,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../fabric/health.h"
-#include "../fabric/model.h"
-#include "../fabric/routecheck.h"
+#include "../fabric/check/health.h"
+#include "../fabric/model/model.h"
+#include "../fabric/check/routecheck.h"
 
 /* Hosts on one leaf at one rate from which they are drawn as a group, by default. */
 #define RENDER_DRAW_GROUP_DEFAULT 4

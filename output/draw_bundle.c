@@ -15,7 +15,7 @@
 #include "draw_int.h"
 #include "../core/base/strbuf.h"
 #include "../core/base/xalloc.h"
-#include "../fabric/names.h"
+#include "../fabric/model/names.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -9,8 +9,8 @@
 #include "draw_int.h"
 #include "../core/base/strbuf.h"
 #include "../core/base/xalloc.h"
-#include "../fabric/names.h"
-#include "../fabric/rate.h"
+#include "../fabric/model/names.h"
+#include "../fabric/model/rate.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -1,7 +1,7 @@
 /*
  * The heat map on the drawing: each cable coloured by the host-to-host
  * routes that cross it, from a route check whose job is every CA
- * (fabric/routecheck.h: routes leaving each switch port, and entering it
+ * (fabric/check/routecheck.h: routes leaving each switch port, and entering it
  * from the CA cabled there). Its tooltip gives both ways and their sum
  * (the routes `routes --through` finds crossing it); its colour is its
  * busier way's count (a cable is full duplex: each way is a channel of its own); a merged

@@ -12,9 +12,9 @@
 #include <stdint.h>
 
 #include "../core/base/strbuf.h"
-#include "../fabric/health.h"
-#include "../fabric/hosts.h"
-#include "../fabric/model.h"
+#include "../fabric/check/health.h"
+#include "../fabric/model/hosts.h"
+#include "../fabric/model/model.h"
 
 struct render_draw_opts;
 struct render_drawing;
@@ -72,7 +72,7 @@ struct draw {
 	size_t n_marks;
 	struct dlink *links;
 	size_t n_links;
-	struct ibs_hosts hosts;   /* which CAs are one server, and its name (fabric/hosts.h) */
+	struct ibs_hosts hosts;   /* which CAs are one server, and its name (fabric/model/hosts.h) */
 	/* Director chassis: two or more switches that share a system image GUID, drawn in one box. */
 	struct dchassis {
 		uint64_t sysimg;

@@ -7,9 +7,9 @@
 #include "draw_int.h"
 #include "hostlist.h"
 #include "../core/base/xalloc.h"
-#include "../fabric/levels.h"
-#include "../fabric/names.h"
-#include "../fabric/rate.h"
+#include "../fabric/model/levels.h"
+#include "../fabric/model/names.h"
+#include "../fabric/model/rate.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -14,7 +14,7 @@
 #include "draw.h"
 #include "draw_int.h"
 #include "../core/base/xalloc.h"
-#include "../fabric/levels.h"
+#include "../fabric/model/levels.h"
 
 #include <stdlib.h>
 #include <string.h>

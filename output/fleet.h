@@ -3,7 +3,7 @@
 #define IBSCAN_OUTPUT_FLEET_H
 
 #include "emit.h"
-#include "../fabric/fleet.h"
+#include "../host/fleet.h"
 
 #define IBS_FLEET_SCHEMA "ibscan.fleet/1"
 

@@ -3,7 +3,7 @@
 #define IBSCAN_OUT_HEALTH_H
 
 #include "emit.h"
-#include "../fabric/health.h"
+#include "../fabric/check/health.h"
 
 #define IBS_HEALTH_SCHEMA "ibscan.health/1"
 

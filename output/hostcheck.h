@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "emit.h"
-#include "../fabric/hostcheck.h"
+#include "../host/hostcheck.h"
 
 #define IBS_LOCALCHECK_SCHEMA "ibscan.localcheck/1"
 

@@ -3,7 +3,7 @@
 #define IBSCAN_OUTPUT_HOSTINFO_H
 
 #include "emit.h"
-#include "../fabric/hostinfo.h"
+#include "../host/hostinfo.h"
 
 #define IBS_LOCAL_SCHEMA "ibscan.local/1"
 

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../fabric/model.h"
+#include "../fabric/model/model.h"
 
 /*
  * Names as one Slurm hostlist expression: "node[001-040,042],login1".

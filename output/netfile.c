@@ -6,7 +6,7 @@
  * "-<n>" suffix for the second and later nodes sharing a GUID.
  */
 #include "netfile.h"
-#include "../fabric/names.h"
+#include "../fabric/model/names.h"
 #include "../core/base/strbuf.h"
 #include "../core/base/xalloc.h"
 

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "../fabric/model.h"
+#include "../fabric/model/model.h"
 
 /* ibnetdiscover topology format (loadable by ibsim); returns -1 on a write error. */
 int render_netfile(FILE *out, const struct ibs_fabric *f);

@@ -1,5 +1,6 @@
 /* `ibscan ping`: a link probe's result (either side), one render function per object for text and JSON. */
 #include "ping.h"
+#include "../core/base/round.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -7,6 +8,24 @@
 static uint64_t mtu_bytes(unsigned mtu)
 {
 	return mtu >= 1 && mtu <= 5 ? 128u << mtu : 0;
+}
+
+/*
+ * Measured figures, rounded here so that text and JSON show the same digits
+ * (docs/json-schema.md, ibscan.ping/1): times to 1 ns, the clock's
+ * resolution; rates to 4 significant digits, fewer when the elapsed time
+ * has fewer digits of nanoseconds to divide by.
+ */
+static double us_ns(double us)
+{
+	return ibs_round_dec(us, 3);
+}
+
+static double rate(double v, double elapsed_s)
+{
+	double ns = elapsed_s * 1e9;
+
+	return ibs_round_sig(v, ns >= 1000 ? 4 : ns >= 100 ? 3 : ns >= 10 ? 2 : 1);
 }
 
 static void render_end(struct emit *e, const char *key, const char *label, const struct ibs_ping_end *n)
@@ -40,7 +59,7 @@ static void render_memory(struct emit *e, const struct ibs_ping_result *r)
 
 	emit_obj_open(e, "memory");
 	emit_uint(e, "bytes", "  memory: %" PRIu64 " bytes registered", r->mr.bytes);
-	emit_double(e, "register_us", " in %.1f us", r->mr.reg_us);
+	emit_double(e, "register_us", " in %.3f us", us_ns(r->mr.reg_us));
 	snprintf(key, sizeof(key), "0x%08" PRIx32, r->mr.lkey);
 	emit_str(e, "lkey", ", lkey %s", key);
 	snprintf(key, sizeof(key), "0x%08" PRIx32, r->mr.rkey);
@@ -56,11 +75,11 @@ static void render_latency(struct emit *e, const struct ibs_ping_result *r)
 	}
 	emit_obj_open(e, "latency_us");
 	emit_str(e, "kind", "  latency in us (%s):", r->half_rtt ? "half_round_trip" : "round_trip");
-	emit_double(e, "min", " min %.2f", r->lat_min_us);
-	emit_double(e, "median", ", median %.2f", r->lat_median_us);
-	emit_double(e, "p99", ", p99 %.2f", r->lat_p99_us);
-	emit_double(e, "max", ", max %.2f", r->lat_max_us);
-	emit_double(e, "mean", ", mean %.2f\n", r->lat_mean_us);
+	emit_double(e, "min", " min %.3f", us_ns(r->lat_min_us));
+	emit_double(e, "median", ", median %.3f", us_ns(r->lat_median_us));
+	emit_double(e, "p99", ", p99 %.3f", us_ns(r->lat_p99_us));
+	emit_double(e, "max", ", max %.3f", us_ns(r->lat_max_us));
+	emit_double(e, "mean", ", mean %.3f\n", us_ns(r->lat_mean_us));
 	emit_obj_close(e);
 }
 
@@ -125,9 +144,9 @@ void render_ping(struct emit *e, const struct ibs_ping_result *r)
 		return;
 	}
 	emit_text(e, "  %u operations", r->iters);
-	emit_double(e, "elapsed_s", " in %.6f s", r->elapsed_s);
-	emit_double(e, "messages_per_s", ": %.0f per second", r->msg_rate);
-	emit_double(e, "gbit_per_s", ", %.3f Gb/s", r->gbit_s);
+	emit_double(e, "elapsed_s", " in %.9f s", ibs_round_dec(r->elapsed_s, 9));
+	emit_double(e, "messages_per_s", ": %.0f per second", rate(r->msg_rate, r->elapsed_s));
+	emit_double(e, "gbit_per_s", ", %.4g Gb/s", rate(r->gbit_s, r->elapsed_s));
 	emit_uint(e, "bytes", " of payload (%" PRIu64 " bytes)\n", r->bytes);
 	emit_obj_close(e);
 }

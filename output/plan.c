@@ -1,7 +1,7 @@
 /* The fabric as a cabling plan (CSV: start device, start port, end device, end port, rate). */
 #include "plan.h"
-#include "../fabric/names.h"
-#include "../fabric/rate.h"
+#include "../fabric/model/names.h"
+#include "../fabric/model/rate.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,8 +5,8 @@
 #include <stdio.h>
 
 #include "emit.h"
-#include "../fabric/health.h"
-#include "../fabric/model.h"
+#include "../fabric/check/health.h"
+#include "../fabric/model/model.h"
 
 #define IBS_PLAN_DIFF_SCHEMA "ibscan.plan-diff/1"
 

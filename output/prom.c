@@ -6,8 +6,8 @@
 #include "prom.h"
 #include "../core/base/strbuf.h"
 #include "../core/base/xalloc.h"
-#include "../fabric/counters.h"
-#include "../fabric/rate.h"
+#include "../fabric/walk/counters.h"
+#include "../fabric/model/rate.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -5,8 +5,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "../fabric/health.h"
-#include "../fabric/run.h"
+#include "../fabric/check/health.h"
+#include "../fabric/walk/run.h"
 
 /*
  * Prometheus text exposition format; f and run may be NULL when the run

@@ -7,11 +7,11 @@
 #include <time.h>
 
 #include "draw.h"
-#include "../fabric/health.h"
-#include "../fabric/model.h"
-#include "../fabric/route.h"
-#include "../fabric/routecheck.h"
-#include "../fabric/run.h"
+#include "../fabric/check/health.h"
+#include "../fabric/model/model.h"
+#include "../fabric/walk/route.h"
+#include "../fabric/check/routecheck.h"
+#include "../fabric/walk/run.h"
 
 #define IBS_REPORT_SCHEMA "ibscan.report/1"
 

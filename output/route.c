@@ -1,6 +1,6 @@
 /* Views of routes (`ibscan route`), forwarding tables (`routes --dump`) and PathRecords (`path`). */
 #include "route.h"
-#include "../fabric/names.h"
+#include "../fabric/model/names.h"
 #include <stdlib.h>
 
 #include <inttypes.h>

@@ -3,7 +3,7 @@
 #define IBSCAN_OUT_ROUTE_H
 
 #include "emit.h"
-#include "../fabric/route.h"
+#include "../fabric/walk/route.h"
 
 #define IBS_ROUTE_SCHEMA "ibscan.route/1"
 #define IBS_ROUTES_SCHEMA "ibscan.routes/1"

@@ -1,6 +1,6 @@
 /* The route check rendered: one walk over the result for text and JSON (see routecheck.h). */
 #include "routecheck.h"
-#include "../fabric/names.h"
+#include "../fabric/model/names.h"
 
 #include "../core/base/xalloc.h"
 

@@ -3,7 +3,7 @@
 #define IBSCAN_OUT_ROUTECHECK_H
 
 #include "emit.h"
-#include "../fabric/routecheck.h"
+#include "../fabric/check/routecheck.h"
 
 #define IBS_ROUTECHECK_SCHEMA "ibscan.routecheck/1"
 #define IBS_ROUTETHROUGH_SCHEMA "ibscan.routethrough/1"

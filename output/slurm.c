@@ -7,7 +7,7 @@
  * Names. Slurm reads Nodes= and Switches= with its hostlist parser, so a
  * name must not hold whitespace, '#' (comment), '=', ',', '[' or ']'.
  * Every run of characters outside [A-Za-z0-9._-] becomes one '_', and '_'
- * at either end is dropped. A host's name is fabric/hosts.h's: the first
+ * at either end is dropped. A host's name is fabric/model/hosts.h's: the first
  * word of its CA's node-name-map entry or node description ("node0001
  * mlx5_0" is host node0001, as rdma-ndd writes descriptions), unless that
  * is a factory or distribution default ("MT4129 ConnectX7   Mellanox
@@ -21,7 +21,7 @@
  * "-2", "-3" ... where that is taken too), so every SwitchName is unique for
  * any input (unique_names() says why).
  *
- * Levels (fabric/levels.c). A leaf is a switch with a CA cabled to it: level 1. Any other
+ * Levels (fabric/model/levels.c). A leaf is a switch with a CA cabled to it: level 1. Any other
  * switch's level is 1 + the lowest level among the switches cabled to it,
  * i.e. breadth-first distance from the nearest leaf. On a fat tree that is
  * leaves 1, spines 2, cores 3. Switches= lists the neighbours exactly one
@@ -42,8 +42,8 @@
 #include "slurm.h"
 #include "slurm_int.h"
 #include "hostlist.h"
-#include "../fabric/hosts.h"
-#include "../fabric/levels.h"
+#include "../fabric/model/hosts.h"
+#include "../fabric/model/levels.h"
 #include "../core/base/err.h"
 #include "../core/base/htab.h"
 #include "../core/base/strbuf.h"
@@ -99,7 +99,7 @@ static const char *given_name(const struct ibs_node *n)
 
 #define sanitize slurm_sanitize
 
-/* The name of the host CA n is on (fabric/hosts.h), made fit for a hostlist. */
+/* The name of the host CA n is on (fabric/model/hosts.h), made fit for a hostlist. */
 static char *host_name(const struct ibs_hosts *hs, const struct ibs_node *n)
 {
 	const struct ibs_host *h = ibs_host_of(hs, n);
@@ -239,7 +239,7 @@ static void unique_names(struct sw *sws, size_t n)
 	free(made);
 }
 
-/* Levels are the fabric's (fabric/levels.c): the Slurm view and the drawing agree. */
+/* Levels are the fabric's (fabric/model/levels.c): the Slurm view and the drawing agree. */
 static void compute_levels(struct slurm *st, const struct ibs_fabric *f)
 {
 	unsigned max, *level = ibs_fabric_levels(f, &max);

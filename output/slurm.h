@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "../fabric/model.h"
+#include "../fabric/model/model.h"
 
 /* Slurm topology.conf for the topology/tree plugin; returns -1 on a write error. */
 int render_slurm(FILE *out, const struct ibs_fabric *f);

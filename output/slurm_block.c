@@ -9,8 +9,8 @@
 #include "slurm.h"
 #include "slurm_int.h"
 #include "hostlist.h"
-#include "../fabric/hosts.h"
-#include "../fabric/levels.h"
+#include "../fabric/model/hosts.h"
+#include "../fabric/model/levels.h"
 #include "../core/base/xalloc.h"
 
 #include <stdlib.h>

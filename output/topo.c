@@ -3,8 +3,8 @@
  * object is rendered by one function for both formats.
  */
 #include "topo.h"
-#include "../fabric/names.h"
-#include "../fabric/rate.h"
+#include "../fabric/model/names.h"
+#include "../fabric/model/rate.h"
 #include "../core/base/xalloc.h"
 
 #include <inttypes.h>

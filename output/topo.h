@@ -3,8 +3,8 @@
 #define IBSCAN_OUT_TOPO_H
 
 #include "emit.h"
-#include "../fabric/model.h"
-#include "../fabric/run.h"
+#include "../fabric/model/model.h"
+#include "../fabric/walk/run.h"
 
 #define IBS_TOPOLOGY_SCHEMA "ibscan.topology/1"
 #define IBS_NODES_SCHEMA "ibscan.nodes/1"

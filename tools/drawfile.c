@@ -2,13 +2,13 @@
  * The fabric drawing of a saved topology, for the drawing tests on generated
  * fabrics of any size (tests/cli/t_drawscale.sh) without a simulator: reads
  * an ibnetdiscover topology file, a `topology --json` or an ibnetdiscover
- * cache (fabric/load.c) and writes what `ibscan topology --format dot|svg`
+ * cache (fabric/load/load.c) and writes what `ibscan topology --format dot|svg`
  * would write for it, with the default options (hosts grouped). Not part of
  * ibscan.
  *
  *   drawfile dot|svg FILE OUT
  */
-#include "../fabric/load.h"
+#include "../fabric/load/load.h"
 #include "../output/dot.h"
 #include "../output/draw.h"
 #include "../output/svg.h"

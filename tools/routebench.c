@@ -1,5 +1,5 @@
 /*
- * make bench: the route check's analysis alone (fabric/routecheck.h) on a
+ * make bench: the route check's analysis alone (fabric/check/routecheck.h) on a
  * 3-level fat tree built in memory at the size of the 27,000-node bench
  * fabric (radix 48: 42 pods of 24 leaves and 24 spines, 576 cores, 24,192
  * hosts), with d-mod-k up/down tables written here. Prints pairs, the CPU
@@ -7,7 +7,7 @@
  * unless every route arrives, none is non-minimal and there is no cycle.
  * Usage: routebench [PODS]   (default 42)
  */
-#include "../fabric/routecheck.h"
+#include "../fabric/check/routecheck.h"
 #include "../core/base/xalloc.h"
 
 #include <stdio.h>

@@ -5,18 +5,23 @@ Usage: layers.py ROOT
 
 Reads every #include "..." (and every #include <...> that names a file of
 the tree, from the including file's folder or from ROOT) of the .c and .h files under ROOT/cmd, ROOT/core,
-ROOT/fabric and ROOT/output (and their subfolders), resolves it against the
-including file's folder, and checks:
+ROOT/fabric, ROOT/host and ROOT/output (and their subfolders), resolves it
+against the including file's folder, and checks:
 
-  layers   cmd -> output -> fabric -> core: a file includes its own layer
-           or a lower one, never a higher one, and nothing outside them;
+  layers   cmd -> output -> fabric and host -> core: a file includes its
+           own layer or a lower one, never a higher one, and nothing outside
+           them; fabric and host lie beside each other and include nothing
+           of one another;
+  fabric   the parts of fabric go fabric/ (the session) -> check -> load ->
+           walk -> model: a part includes its own or a lower one,
+           never a higher one;
   core     every core file lies in core/base, core/mad, core/capture or
            core/probe; base includes only base; mad includes base and mad;
            capture includes base, mad and capture; probe includes base and
            probe (mad, capture and probe include each other only as
            capture -> mad);
-  probe    fabric includes nothing of core/probe: the fabric model and the
-           host view know nothing of the probe;
+  probe    fabric and host include nothing of core/probe: the fabric model
+           and the host view know nothing of the probe;
   cycles   no include cycle between units, a unit being a .c file and the
            .h of the same name beside it (x.c including y.h while y.c
            includes x.h is a cycle, as one between headers is).
@@ -30,7 +35,10 @@ import os
 import re
 import sys
 
-LAYERS = ["core", "fabric", "output", "cmd"]  # lowest first
+LAYERS = ["core", "fabric", "host", "output", "cmd"]
+RANK = {"core": 0, "fabric": 1, "host": 1, "output": 2, "cmd": 3}  # fabric and host beside each other
+# The parts of fabric, lowest first; "" is fabric/ itself (the session), above them all.
+FABRIC = ["model", "walk", "load", "check", ""]
 CORE = {
     "base": {"base"},
     "mad": {"base", "mad"},
@@ -41,8 +49,13 @@ INCLUDE = re.compile(r'^\s*#\s*include\s*(?:"([^"]+)"|<([^>]+)>)', re.M)
 
 
 def layer(rel):
-    top = rel.split("/", 1)[0]
-    return LAYERS.index(top) if top in LAYERS else None
+    return RANK.get(rel.split("/", 1)[0])
+
+
+def fabric_part(rel):
+    """model, walk, load or check for a file in fabric/<part>/; '' for one directly in fabric/."""
+    parts = rel.split("/")
+    return parts[1] if len(parts) > 2 else ""
 
 
 def core_part(rel):
@@ -74,6 +87,8 @@ def check(root):
             part = core_part(src)
             if part not in CORE:
                 errors.append(f"{src}: core files belong in core/base, core/mad, core/capture or core/probe")
+        if src.startswith("fabric/") and fabric_part(src) not in FABRIC:
+            errors.append(f"{src}: fabric files belong in fabric/model, fabric/walk, fabric/load, fabric/check or fabric/")
         for m in INCLUDE.finditer(text):
             line = text.count("\n", 0, m.start()) + 1
             if m.group(1) is not None:
@@ -97,17 +112,25 @@ def check(root):
                 errors.append(f"{where}: no such file")
                 continue
             if layer(dst) is None:
-                errors.append(f"{where}: {dst} lies outside the layers (cmd, output, fabric, core)")
+                errors.append(f"{where}: {dst} lies outside the layers (cmd, output, fabric, host, core)")
                 continue
             if layer(dst) > layer(src):
                 errors.append(f"{where}: goes up a layer ({src.split('/')[0]} may not include {dst.split('/')[0]})")
+            elif layer(dst) == layer(src) and src.split("/")[0] != dst.split("/")[0]:
+                errors.append(f"{where}: {src.split('/')[0]} and {dst.split('/')[0]} lie beside each other "
+                              f"({src.split('/')[0]} may not include {dst.split('/')[0]})")
             if src.startswith("core/") and dst.startswith("core/"):
                 sp, dp = core_part(src), core_part(dst)
                 if sp in CORE and dp not in CORE[sp]:
                     allowed = ", ".join(p for p in CORE if p in CORE[sp])
                     errors.append(f"{where}: core/{sp} may include only core/{{{allowed}}}, not core/{dp or '.'}")
-            if src.startswith("fabric/") and dst.startswith("core/probe/"):
-                errors.append(f"{where}: fabric includes nothing of the probe (core/probe)")
+            if src.startswith("fabric/") and dst.startswith("fabric/"):
+                sp, dp = fabric_part(src), fabric_part(dst)
+                if sp in FABRIC and dp in FABRIC and FABRIC.index(dp) > FABRIC.index(sp):
+                    errors.append(f"{where}: goes up the parts of fabric (fabric/{sp} may not include "
+                                  f"fabric/{dp or '.'}; they go fabric/ -> check -> load -> walk -> model)")
+            if src.split("/")[0] in ("fabric", "host") and dst.startswith("core/probe/"):
+                errors.append(f"{where}: {src.split('/')[0]} includes nothing of the probe (core/probe)")
             if unit(dst) != unit(src):
                 graph.setdefault(unit(src), set()).add(unit(dst))
     for cycle in cycles(graph):

@@ -17,20 +17,29 @@ if ! NEED_WHO=cli "$root/tools/need.sh" cli; then
 	exit 1
 fi
 if [ $# -gt 0 ]; then tests=("$@"); else tests=("$root"/tests/cli/t_*.sh); fi
-pass=0 fail=0
-log=$(mktemp "${TMPDIR:-/tmp}/ibscan-cli-log.XXXXXX")
-for t in "${tests[@]}"; do
+logdir=$(mktemp -d "${TMPDIR:-/tmp}/ibscan-cli-logs.XXXXXX")
+# Two at a time (CLI_JOBS): each test works in its own mktemp folder and
+# binds only port 0, so they share nothing; a test gets 900 s at most.
+run_one() {
+	set -u
+	. "$ROOT/tests/runner.sh"
+	local t=$1 name log start rc=0 why
 	name=$(basename "$t" .sh)
-	rc=0
-	TEST_NAME=$name bash "$t" >"$log" 2>&1 || rc=$?
+	log="$logdir/$name.log"
+	start=$(date +%s%N)
+	TEST_NAME=$name timeout -k 10 900 bash "$t" >"$log" 2>&1 || rc=$?
 	if why=$(t_verdict "$name" "$rc" "$log"); then
-		pass=$((pass + 1))
-		printf 'ok   %s\n' "$name"
+		printf 'ok   %-28s %6.1fs\n' "$name" "$((($(date +%s%N) - start) / 1000000))e-3"
 	else
-		fail=$((fail + 1))
 		printf 'FAIL %s: %s\n%s\n' "$name" "$why" "$(tail -40 "$log" | sed 's/^/    /')"
 	fi
-done
-rm -f "$log"
+}
+export -f run_one
+export logdir REGENERATE
+printf '%s\n' "${tests[@]}" | xargs -P "${CLI_JOBS:-2}" -I{} bash -c 'run_one "$1"' _ {} >"$logdir/summary" 2>&1
+cat "$logdir/summary"
+pass=$(grep -c '^ok ' "$logdir/summary")
+fail=$(grep -c '^FAIL ' "$logdir/summary")
+rm -rf "$logdir"
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ] && [ "$pass" -eq "${#tests[@]}" ]

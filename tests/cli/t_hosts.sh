@@ -1,5 +1,5 @@
 #!/bin/bash
-# Hosts as servers (fabric/hosts.c) on the director capture: 27 CAs on 25
+# Hosts as servers (fabric/model/hosts.c) on the director capture: 27 CAs on 25
 # servers, six of them described by a factory or distribution default
 # ("MT4129 ConnectX7   Mellanox Technologies", "localhost HCA-1", "ubuntu").
 # health reports each such CA (identity.default_description, WARNING, with

@@ -200,6 +200,31 @@ SH
 	for c in ping-latency ping-read ping-atomic ping-bandwidth; do out_has "FAIL $c: no figure from ibscan ping (exit 0)"; done
 	out_has "FAIL sigint-ping: ping --bw after SIGINT: exit 0"
 	! ls "$TMP/run/st"/listen-* >/dev/null 2>&1 || fail "mute: a listener is left running"
+
+	# An ibscan ping client that lies plausibly: every figure there, 1000 times off (a median of
+	# 1250 us instead of 1.25, as under emulation; 0.097 Gb/s instead of 97). The four figure checks
+	# fail, each against perftest's figure, and nothing else: hwcheck compares, not only asks for a number.
+cat >"$TMP/ibscan-liar" <<SH
+#!/bin/bash
+# Only the measured runs (ping --json -o FILE, not the listener): the rest is the stand-in itself.
+[ "\$1" = ping ] && printf '%s\n' "\$@" | grep -qx -- --json && ! printf '%s\n' "\$@" | grep -qx -- --listen ||
+	exec "$TMP/run/ibscan" "\$@"
+"$TMP/run/ibscan" "\$@" || exit
+while [ \$# -gt 1 ] && [ "\$1" != -o ]; do shift; done
+jq '(.latency_us.median |= if . then . * 1000 else . end) | .gbit_per_s /= 1000' "\$2" >"\$2.lie" && mv "\$2.lie" "\$2"
+SH
+	chmod +x "$TMP/ibscan-liar"
+	standins "$TMP/run"
+	rc=0
+	HWCHECK_SYSFS=fixtures/sysfs/hw-ib PATH=$TMP/run/bin:$PATH bash "$hw" --ibscan "$TMP/ibscan-liar" --sysfs fixtures/sysfs/hw-ib >"$TMP/out" 2>"$TMP/err" || rc=$?
+	[ "$rc" = 1 ] || { cat "$TMP/out" "$TMP/err" >&2; fail "a lying ibscan ping: exit $rc, want 1"; }
+	out_has "FAIL ping-latency: 64 B send, median us: ibscan 1250, ib_send_lat 1.10"
+	out_has "FAIL ping-read: 64 B RDMA read, median us: ibscan 2100, ib_read_lat 2.00"
+	out_has "FAIL ping-atomic: 8 B atomic, median us: ibscan 2300, ib_atomic_lat 2.20"
+	out_has "FAIL ping-bandwidth: 64 KiB RDMA write, Gb/s: ibscan 0.097, ib_write_bw 97.45"
+	[ "$(grep -c '^FAIL' "$TMP/out")" = 4 ] || { cat "$TMP/out" >&2; fail "a lying ibscan ping fails more than the four figure checks"; }
+	tail -1 "$TMP/out" | grep -qx "hwcheck: 18 passed, 4 failed, 0 skipped" || fail "liar: $(tail -1 "$TMP/out")"
+	! ls "$TMP/run/st"/listen-* >/dev/null 2>&1 || fail "liar: a listener is left running"
 fi
 
 # Read-only towards the fabric: no counter reset, no SMP Set, no port state change; smpquery reads GUIDInfo only.

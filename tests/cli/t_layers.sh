@@ -1,8 +1,10 @@
 #!/bin/bash
 # The layers (docs/architecture.md): every #include "..." (and <...> naming a tree file) in cmd/ output/
-# fabric/ core/ goes down cmd -> output -> fabric -> core; in core, base
+# fabric/ host/ core/ goes down cmd -> output -> fabric and host -> core, fabric
+# and host beside each other; in fabric, the parts go fabric/ (the session) ->
+# check -> load -> walk -> model; in core, base
 # includes only base, and mad, capture and probe include each other only as
-# capture -> mad; fabric includes nothing of the probe; no include cycle
+# capture -> mad; fabric and host include nothing of the probe; no include cycle
 # (tests/cli/layers.py). Then the check itself: each kind of violation,
 # planted in a copy of the tree, must make it fail and be named.
 . "$(dirname "$0")/lib.sh"
@@ -20,7 +22,7 @@ plant() {
 	shift 2
 	rm -rf "$t"
 	mkdir -p "$t"
-	cp -r "$ROOT"/cmd "$ROOT"/core "$ROOT"/fabric "$ROOT"/output "$t"/
+	cp -r "$ROOT"/cmd "$ROOT"/core "$ROOT"/fabric "$ROOT"/host "$ROOT"/output "$t"/
 	while [ $# -gt 0 ]; do
 		mkdir -p "$(dirname "$t/$1")"
 		[ -s "$t/$1" ] || echo "/* planted */" >"$t/$1"
@@ -38,9 +40,22 @@ plant() {
 }
 
 # Up a layer.
-plant 1 'fabric/walk.c:2: #include "../output/emit.h": goes up a layer' fabric/walk.c ../output/emit.h
+plant 1 'fabric/walk/walk.c:2: #include "../../output/emit.h": goes up a layer' fabric/walk/walk.c ../../output/emit.h
+plant 1 'goes up a layer (host may not include output)' host/fleet.c ../output/fleet.h
 plant 1 'goes up a layer (output may not include cmd)' output/emit.c ../cmd/cli.h
-plant 1 'goes up a layer (core may not include fabric)' core/mad/engine.h ../../fabric/model.h
+plant 1 'goes up a layer (core may not include fabric)' core/mad/engine.h ../../fabric/model/model.h
+# fabric and host beside each other.
+plant 1 'fabric/model/hosts.c:2: #include "../../host/hostinfo.h": fabric and host lie beside each other (fabric may not include host)' \
+	fabric/model/hosts.c ../../host/hostinfo.h
+plant 1 'host and fabric lie beside each other (host may not include fabric)' host/hostinfo.h ../fabric/model/model.h
+# Inside fabric: the parts go fabric/ -> check -> load -> walk -> model.
+plant 1 'fabric/model/model.c:2: #include "../walk/walk.h": goes up the parts of fabric (fabric/model may not include fabric/walk' \
+	fabric/model/model.c ../walk/walk.h
+plant 1 'fabric/walk may not include fabric/load' fabric/walk/counters.c ../load/state.h
+plant 1 'fabric/load may not include fabric/check' fabric/load/load.h ../check/health.h
+plant 1 'fabric/check may not include fabric/.' fabric/check/health.c ../session.h
+plant 1 'fabric/x/y.c: fabric files belong in fabric/model, fabric/walk, fabric/load, fabric/check or fabric/' \
+	fabric/x/y.c ../model/model.h
 # Inside core.
 plant 1 'core/base may include only core/{base}, not core/mad' core/base/xalloc.c ../mad/mad.h
 plant 1 'core/base may include only core/{base}, not core/probe' core/base/gid.h ../probe/verbs.h
@@ -50,26 +65,32 @@ plant 1 'core/capture may include only core/{base, mad, capture}, not core/probe
 plant 1 'core/probe may include only core/{base, probe}, not core/mad' core/probe/run.c ../mad/mad.h
 plant 1 'core/probe may include only core/{base, probe}, not core/capture' core/probe/oob.h ../capture/format.h
 plant 1 'core/x.c: core files belong in core/base, core/mad, core/capture or core/probe' core/x.c base/err.h
-plant 1 'fabric includes nothing of the probe (core/probe)' fabric/hostinfo.c ../core/probe/ping.h
+plant 1 'fabric includes nothing of the probe (core/probe)' fabric/model/rate.c ../../core/probe/ping.h
+plant 1 'host includes nothing of the probe (core/probe)' host/hostinfo.c ../core/probe/ping.h
 # Cycles: two units (each a .c and its .h) that need each other, and two headers.
 plant 1 'include cycle: core/base/a -> core/base/b -> core/base/a' \
 	core/base/a.c b.h core/base/a.h err.h core/base/b.c a.h core/base/b.h err.h
-plant 1 'include cycle: fabric/model -> fabric/walk -> fabric/model' fabric/model.h walk.h
+plant 1 'include cycle: fabric/walk/run -> fabric/walk/walk -> fabric/walk/run' fabric/walk/run.h walk.h
 plant 1 'include cycle: core/capture/format -> core/capture/index -> core/capture/format' \
 	core/capture/format.c index.h
 # Anything else.
 plant 1 'core/mad/umad.c:2: #include "nosuch.h": no such file' core/mad/umad.c nosuch.h
 plant 1 'cmd/main.c:2: #include "../tests/x.h": tests/x.h lies outside the layers' cmd/main.c ../tests/x.h tests/x.h -
 # A system include that names a file of the tree is judged as "..." is; a real one is not read.
-plant 1 'fabric/walk.c:2: #include <../output/emit.h>: goes up a layer' fabric/walk.c '<../output/emit.h>'
-plant 1 'core/base/err.c:2: #include <fabric/model.h>: goes up a layer' core/base/err.c '<fabric/model.h>'
-plant 0 '' fabric/walk.c '<stdio.h>'
+plant 1 'fabric/walk/walk.c:2: #include <../../output/emit.h>: goes up a layer' fabric/walk/walk.c '<../../output/emit.h>'
+plant 1 'core/base/err.c:2: #include <fabric/model/model.h>: goes up a layer' core/base/err.c '<fabric/model/model.h>'
+plant 0 '' fabric/walk/walk.c '<stdio.h>'
 # A wrong root is not a pass.
 rc=0
 python3 "$check" "$TMP/nosuch" >"$TMP/out" 2>&1 || rc=$?
 [ "$rc" = 2 ] || { cat "$TMP/out" >&2; fail "a root with no source: exit $rc, want 2"; }
 grep -qF "no .c or .h file under $TMP/nosuch" "$TMP/out" || { cat "$TMP/out" >&2; fail "a root with no source: not said"; }
-# Allowed: capture -> mad, and any layer -> a lower one.
+# Allowed: capture -> mad, any layer -> a lower one, a part of fabric -> a lower one.
+plant 0 '' fabric/check/health.c ../walk/walk.h
+plant 0 '' fabric/session.c check/fattree.h
+plant 0 '' fabric/load/state.c ../walk/route.h
+plant 0 '' output/topo.c ../host/sysfs.h
+plant 0 '' host/fleet.c ../core/mad/engine.h
 plant 0 '' core/capture/stats.c ../mad/engine.h
 plant 0 '' cmd/main.c ../core/probe/ping.h
 plant 0 '' output/emit.c ../core/capture/format.h

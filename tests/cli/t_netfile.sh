@@ -1,7 +1,7 @@
 #!/bin/bash
-# ibnetdiscover topology files as operators have them (fabric/load_netfile.c):
+# ibnetdiscover topology files as operators have them (fabric/load/load_netfile.c):
 # grouped (-g) files, the man page's own example, files saved with 2>&1, and
-# other tools' outputs given by mistake (fabric/filekind.c). Every readable
+# other tools' outputs given by mistake (fabric/load/filekind.c). Every readable
 # form must load to the same model as the plain file: `ibscan diff` between
 # them says "no differences". tests/sim/t_netfile_forms.sh does the same with
 # files the real ibnetdiscover writes on the simulator.

@@ -46,7 +46,7 @@ while q:
             level[p['guid']] = level[g] + 1
             q.append(p['guid'])
 
-# Hosts, independently of fabric/hosts.c: the first word of a CA's name unless
+# Hosts, independently of fabric/model/hosts.c: the first word of a CA's name unless
 # its description names no host (docs/slurm.md's table), and the CAs that share
 # a system image GUID or a name are one host, named by its lowest name or
 # host-<lowest system image GUID>.

@@ -2,8 +2,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../../fabric/hostcheck.h"
-#include "../../fabric/hostjson.h"
+#include "../../host/hostcheck.h"
+#include "../../host/hostjson.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -5,7 +5,7 @@
 
 #include "../../core/base/text.h"
 
-#include "../../fabric/namemap.h"
+#include "../../fabric/load/namemap.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,8 +1,8 @@
-/* libFuzzer target: the cabling plan CSV reader (fabric/plan.c). */
+/* libFuzzer target: the cabling plan CSV reader (fabric/check/plan.c). */
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../../fabric/plan.h"
+#include "../../fabric/check/plan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -2,7 +2,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../../fabric/hostcheck.h"
+#include "../../host/hostcheck.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,8 +1,8 @@
-/* libFuzzer target: the rails spec file reader (fabric/rails.c). */
+/* libFuzzer target: the rails spec file reader (fabric/check/rails.c). */
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../../fabric/rails.h"
+#include "../../fabric/check/rails.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -2,7 +2,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../../fabric/state.h"
+#include "../../fabric/load/state.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../fabric/hostinfo.h"
+#include "../../host/hostinfo.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

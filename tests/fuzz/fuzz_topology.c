@@ -3,8 +3,8 @@
 #include <stdlib.h>
 
 #include "../../core/base/text.h"
-#include "../../fabric/diff.h"
-#include "../../fabric/load.h"
+#include "../../fabric/check/diff.h"
+#include "../../fabric/load/load.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,6 +1,6 @@
 #!/bin/bash
 # The forms of topology file the real ibnetdiscover writes load to one model
-# (fabric/load_netfile.c): plain, -g (here a real chassis: the director
+# (fabric/load/load_netfile.c): plain, -g (here a real chassis: the director
 # fabric's five ASICs share a system image GUID, and two servers have two
 # adapters each, so ibnetdiscover groups them as chassis), -f, and output
 # saved with 2>&1 while a switch drops every MAD (diagnostics on stderr).

@@ -20,7 +20,7 @@ size_t __sanitizer_get_current_allocated_bytes(void);
 #include "../../core/capture/replay.h"
 #include "../../core/base/file.h"
 #include "../../core/base/text.h"
-#include "../../fabric/walk.h"
+#include "../../fabric/walk/walk.h"
 #include "../../output/topo.h"
 
 static struct ff ff;

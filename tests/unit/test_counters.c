@@ -1,4 +1,4 @@
-/* Unit tests of the PMA counter sweep (fabric/counters.c) over a scripted PMA. */
+/* Unit tests of the PMA counter sweep (fabric/walk/counters.c) over a scripted PMA. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,8 +6,8 @@
 
 #include "lib/fabrics.h"
 #include "../../core/mad/engine.h"
-#include "../../fabric/counters.h"
-#include "../../fabric/run.h"
+#include "../../fabric/walk/counters.h"
+#include "../../fabric/walk/run.h"
 #include "../../output/counters.h"
 #include "../../output/prom.h"
 

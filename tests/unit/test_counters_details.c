@@ -1,6 +1,6 @@
 /*
  * Unit tests of PortRcvErrorDetails and PortXmitDiscardDetails in the counter
- * sweep (fabric/counters_details.c) over a scripted PMA: a clean fabric sends
+ * sweep (fabric/walk/counters_details.c) over a scripted PMA: a clean fabric sends
  * no MAD more, a port whose PortRcvErrors or PortXmitDiscards moved has its
  * details read and decoded (and rendered in JSON, Prometheus and health), a
  * PMA that answers a bad status or nothing is asked once, not once per port,
@@ -17,9 +17,9 @@
 
 #include "lib/fabrics.h"
 #include "../../core/mad/engine.h"
-#include "../../fabric/counters.h"
-#include "../../fabric/health.h"
-#include "../../fabric/run.h"
+#include "../../fabric/walk/counters.h"
+#include "../../fabric/check/health.h"
+#include "../../fabric/walk/run.h"
 #include "../../output/counters.h"
 #include "../../output/emit.h"
 #include "../../output/prom.h"

@@ -1,5 +1,5 @@
 /*
- * Unit tests of where the PMA counter sweep (fabric/counters.c) sends its
+ * Unit tests of where the PMA counter sweep (fabric/walk/counters.c) sends its
  * GMPs and what it makes of the answers: only to Active ports, ClassPortInfo
  * per PMA address, the 64-bit counters where the PMA has them, a LID that
  * moved between two readings, and PortRcvSwitchRelayErrors off by default.
@@ -11,9 +11,9 @@
 
 #include "lib/fabrics.h"
 #include "../../core/mad/engine.h"
-#include "../../fabric/counters.h"
-#include "../../fabric/health.h"
-#include "../../fabric/run.h"
+#include "../../fabric/walk/counters.h"
+#include "../../fabric/check/health.h"
+#include "../../fabric/walk/run.h"
 
 /*
  * A PMA (and an SMA for LID-routed NodeInfo) behind each LID 1..15:

@@ -1,12 +1,12 @@
-/* Unit tests of the fat-tree structure checks (fabric/fattree.c) on hand-built two-tier fabrics. */
+/* Unit tests of the fat-tree structure checks (fabric/check/fattree.c) on hand-built two-tier fabrics. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 
 #include "lib/fake_railnet.h"
-#include "../../fabric/fattree.h"
-#include "../../fabric/health.h"
+#include "../../fabric/check/fattree.h"
+#include "../../fabric/check/health.h"
 
 static struct railnet rn;
 

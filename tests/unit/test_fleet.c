@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "../../core/base/xalloc.h"
-#include "../../fabric/fleet.h"
-#include "../../fabric/hostcheck.h"
-#include "../../fabric/hostinfo.h"
-#include "../../fabric/hostjson.h"
+#include "../../host/fleet.h"
+#include "../../host/hostcheck.h"
+#include "../../host/hostinfo.h"
+#include "../../host/hostjson.h"
 #include "../../output/emit.h"
 #include "../../output/hostinfo.h"
 

@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #include "lib/fabrics.h"
-#include "../../fabric/walk.h"
+#include "../../fabric/walk/walk.h"
 #include "../../output/topo.h"
 
 static unsigned guidinfo_sent;

@@ -7,10 +7,10 @@
 
 #include "lib/fabrics.h"
 #include "../../core/capture/format.h"
-#include "../../fabric/diff.h"
-#include "../../fabric/health.h"
-#include "../../fabric/load.h"
-#include "../../fabric/walk.h"
+#include "../../fabric/check/diff.h"
+#include "../../fabric/check/health.h"
+#include "../../fabric/load/load.h"
+#include "../../fabric/walk/walk.h"
 #include "../../output/netfile.h"
 #include "../../output/topo.h"
 

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "../../core/base/xalloc.h"
-#include "../../fabric/hostcheck.h"
-#include "../../fabric/hostinfo.h"
+#include "../../host/hostcheck.h"
+#include "../../host/hostinfo.h"
 
 static struct ibs_host *load(const char *name)
 {

@@ -15,7 +15,7 @@
 
 #include "../../core/base/log.h"
 #include "../../core/base/xalloc.h"
-#include "../../fabric/hostinfo.h"
+#include "../../host/hostinfo.h"
 #include "../../output/hostinfo.h"
 
 static char *fixture(const char *name)

@@ -1,4 +1,4 @@
-/* Unit tests of fabric/hosts.c: descriptions that name no host, and which CAs are one host. */
+/* Unit tests of fabric/model/hosts.c: descriptions that name no host, and which CAs are one host. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../fabric/hosts.h"
-#include "../../fabric/load.h"
-#include "../../fabric/namemap.h"
+#include "../../fabric/model/hosts.h"
+#include "../../fabric/load/load.h"
+#include "../../fabric/load/namemap.h"
 
 static void test_desc_default(void **state)
 {

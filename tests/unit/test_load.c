@@ -1,4 +1,4 @@
-/* Unit tests of the topology loaders (fabric/load.c: JSON, netfile) on bad files, and a NUL line in a capture. */
+/* Unit tests of the topology loaders (fabric/load/load.c: JSON, netfile) on bad files, and a NUL line in a capture. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "../../core/capture/format.h"
-#include "../../fabric/load.h"
+#include "../../fabric/load/load.h"
 
 static void test_load_errors(void **state)
 {

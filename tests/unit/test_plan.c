@@ -1,4 +1,4 @@
-/* Unit tests of the cabling plan: the CSV reader (untrusted input) and the comparison by names (fabric/plan.c). */
+/* Unit tests of the cabling plan: the CSV reader (untrusted input) and the comparison by names (fabric/check/plan.c). */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -6,8 +6,8 @@
 #include <cmocka.h>
 
 #include "lib/fake_railnet.h"
-#include "../../fabric/health.h"
-#include "../../fabric/plan.h"
+#include "../../fabric/check/health.h"
+#include "../../fabric/check/plan.h"
 #include "../../output/plan.h"
 
 static struct railnet rn;

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <ftw.h>
+#include <math.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -27,6 +28,7 @@
 #include "lib/fake_verbs.h"
 #include "../../core/base/clock.h"
 #include "../../core/base/log.h"
+#include "../../core/base/round.h"
 #include "../../core/probe/oob.h"
 #include "../../core/probe/tcp.h"
 #include "../../core/probe/ping.h"
@@ -1774,6 +1776,108 @@ static void test_render(void **state)
 	side_free(&s);
 }
 
+/* Significant digits of the number after "key": " in JSON text s (leading and trailing zeros aside). */
+static int json_sig_digits(const char *s, const char *key, int *decimals)
+{
+	char pat[64];
+	const char *p, *first = NULL, *last = NULL;
+	int n = 0, dec = -1;
+
+	snprintf(pat, sizeof(pat), "\"%s\": ", key);
+	p = strstr(s, pat);
+	if (!p)
+		fail_msg("no %s in %s", pat, s);
+	for (p += strlen(pat); *p && strchr("0123456789.-", *p); p++) {
+		if (*p == '.') {
+			dec = 0;
+			continue;
+		}
+		if (dec >= 0)
+			dec++;
+		if (*p >= '1' && *p <= '9') {
+			if (!first)
+				first = p;
+			last = p;
+		}
+	}
+	for (p = first; p && p <= last; p++)
+		n += *p >= '0' && *p <= '9';
+	if (decimals)
+		*decimals = dec < 0 ? 0 : dec;
+	return n;
+}
+
+/* Measured figures carry what the measurement holds (docs/json-schema.md), in JSON and text alike. */
+static void test_render_rounding(void **state)
+{
+	static const char *const times[] = { "min", "median", "p99", "max", "mean", "register_us" };
+	struct side c, s;
+	char *buf;
+	size_t i;
+	int dec;
+
+	(void)state;
+	assert_true(ibs_round_sig(12345678, 4) == 12350000);
+	assert_true(ibs_round_sig(-0.0012345, 2) == -0.0012);
+	assert_true(ibs_round_sig(9.9996, 4) == 10);
+	assert_true(ibs_round_dec(2.0 / 3, 3) == 0.667);
+	assert_true(ibs_round_dec(0.5, 0) == 1);
+	assert_true(isnan(ibs_round_sig(NAN, 4)) && isinf(ibs_round_dec(INFINITY, 3)) && ibs_round_sig(0, 4) == 0);
+
+	/* A real run with the fake verbs: times to 1 ns, rates to 4 digits. */
+	opts(&c, IBS_OP_WRITE, false, 7, 64);
+	opts(&s, IBS_OP_WRITE, false, 0, 0);
+	run_pair(&c, &s);
+	assert_int_equal(c.rc, IBS_OK);
+	c.res.lat_mean_us += 1.0 / 3; /* whatever the fake's clock gave, a quotient with 17 digits */
+	buf = render(&c.res, EMIT_JSON);
+	for (i = 0; i < sizeof(times) / sizeof(times[0]); i++) {
+		json_sig_digits(buf, times[i], &dec);
+		if (dec > 3)
+			fail_msg("%s has %d decimals (finer than 1 ns): %s", times[i], dec, buf);
+	}
+	json_sig_digits(buf, "elapsed_s", &dec);
+	assert_true(dec <= 9);
+	assert_true(json_sig_digits(buf, "gbit_per_s", NULL) <= 4);
+	assert_true(json_sig_digits(buf, "messages_per_s", NULL) <= 4);
+	free(buf);
+
+	/* Figures as the soft-RoCE guests gave them: each rounded by its rule, text and JSON the same digits. */
+	c.res.lat_min_us = 1.2345678901234;
+	c.res.lat_median_us = 2.0 / 3;
+	c.res.lat_p99_us = 1234.5678901;
+	c.res.lat_max_us = 5000.0004999;
+	c.res.lat_mean_us = 10.0 / 3;
+	c.res.mr.reg_us = 12.345678901;
+	c.res.elapsed_s = 0.0123456789012345;
+	c.res.msg_rate = 7 / c.res.elapsed_s;
+	c.res.gbit_s = 0.017123456789012345;
+	buf = render(&c.res, EMIT_JSON);
+	has(buf, "\"min\": 1.235,");
+	has(buf, "\"median\": 0.667,");
+	has(buf, "\"p99\": 1234.568,");
+	has(buf, "\"max\": 5000.0,");
+	has(buf, "\"mean\": 3.333\n");
+	has(buf, "\"register_us\": 12.346,");
+	has(buf, "\"elapsed_s\": 0.012345679,");
+	has(buf, "\"messages_per_s\": 567.0,");
+	has(buf, "\"gbit_per_s\": 0.01712,");
+	free(buf);
+	buf = render(&c.res, EMIT_TEXT);
+	has(buf, "min 1.235, median 0.667, p99 1234.568, max 5000.000, mean 3.333\n");
+	has(buf, "registered in 12.346 us");
+	has(buf, "in 0.012345679 s: 567 per second, 0.01712 Gb/s");
+	free(buf);
+	/* 500 ns elapsed resolves 3 digits of a rate, not 4. */
+	c.res.elapsed_s = 5e-7;
+	c.res.gbit_s = 1.23456;
+	buf = render(&c.res, EMIT_JSON);
+	has(buf, "\"gbit_per_s\": 1.23,");
+	free(buf);
+	side_free(&c);
+	side_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1803,6 +1907,7 @@ int main(void)
 		cmocka_unit_test_setup(test_old_listener, setup),
 		cmocka_unit_test_setup(test_subnets, setup),
 		cmocka_unit_test_setup(test_render, setup),
+		cmocka_unit_test_setup(test_render_rounding, setup),
 	};
 	log_set_level(LOG_QUIET);
 	return cmocka_run_group_tests_name("probe", tests, NULL, NULL);

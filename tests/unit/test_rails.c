@@ -1,4 +1,4 @@
-/* Unit tests of the rail checks (fabric/rails.c) on hand-built rail-optimized fabrics. */
+/* Unit tests of the rail checks (fabric/check/rails.c) on hand-built rail-optimized fabrics. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,10 +8,10 @@
 
 #include <sys/mman.h>
 #include <unistd.h>
-#include "../../fabric/health.h"
-#include "../../fabric/hosts.h"
-#include "../../fabric/namemap.h"
-#include "../../fabric/rails.h"
+#include "../../fabric/check/health.h"
+#include "../../fabric/model/hosts.h"
+#include "../../fabric/load/namemap.h"
+#include "../../fabric/check/rails.h"
 
 static struct railnet rn;
 

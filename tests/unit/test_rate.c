@@ -1,5 +1,5 @@
 /*
- * Unit tests of the link-rate policy (fabric/rate.c) on PortInfo answers in
+ * Unit tests of the link-rate policy (fabric/model/rate.c) on PortInfo answers in
  * their wire layout, as real ports give them: what each end supports is not
  * what the simulator says (every width, every speed), so a link is judged
  * by what both ends support and enable together.
@@ -11,8 +11,8 @@
 
 #include "lib/fabrics.h"
 #include "../../core/mad/mad.h"
-#include "../../fabric/names.h"
-#include "../../fabric/rate.h"
+#include "../../fabric/model/names.h"
+#include "../../fabric/model/rate.h"
 
 #include <infiniband/mad.h>
 #include <string.h>

@@ -13,9 +13,9 @@
 
 /* The padding each side of an xlabel (output/draw.c XPAD: two no-break spaces). */
 #define NB2 "\xc2\xa0\xc2\xa0"
-#include "../../fabric/health.h"
-#include "../../fabric/namemap.h"
-#include "../../fabric/walk.h"
+#include "../../fabric/check/health.h"
+#include "../../fabric/load/namemap.h"
+#include "../../fabric/walk/walk.h"
 #include "../../output/draw.h"
 #include "../../output/dot.h"
 #include "../../output/netfile.h"

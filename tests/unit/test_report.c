@@ -6,7 +6,7 @@
 #include <jansson.h>
 
 #include "lib/fabrics.h"
-#include "../../fabric/health.h"
+#include "../../fabric/check/health.h"
 #include "../../output/topo.h"
 #include "../../output/report.h"
 

@@ -5,8 +5,8 @@
 #include <cmocka.h>
 
 #include "lib/fabrics.h"
-#include "../../fabric/route.h"
-#include "../../fabric/walk.h"
+#include "../../fabric/walk/route.h"
+#include "../../fabric/walk/walk.h"
 
 static struct ff ff;
 static struct ff_live live; /* the walk's engine, kept for the traces */

@@ -1,4 +1,4 @@
-/* Unit tests of the route check (fabric/routecheck.h) on small fabrics built by hand, with tables written by hand. */
+/* Unit tests of the route check (fabric/check/routecheck.h) on small fabrics built by hand, with tables written by hand. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "lib/fabrics.h"
-#include "../../fabric/health.h"
-#include "../../fabric/hostlist.h"
-#include "../../fabric/routecheck.h"
+#include "../../fabric/check/health.h"
+#include "../../fabric/check/hostlist.h"
+#include "../../fabric/check/routecheck.h"
 
 #define MAXN 32
 #define NLID 64

@@ -5,9 +5,9 @@
 #include <cmocka.h>
 
 #include "lib/fabrics.h"
-#include "../../fabric/load.h"
-#include "../../fabric/namemap.h"
-#include "../../fabric/walk.h"
+#include "../../fabric/load/load.h"
+#include "../../fabric/load/namemap.h"
+#include "../../fabric/walk/walk.h"
 #include "../../output/hostlist.h"
 #include "../../output/slurm.h"
 

@@ -12,8 +12,8 @@
 
 #include "lib/fabrics.h"
 #include "../../core/base/xalloc.h"
-#include "../../fabric/health.h"
-#include "../../fabric/state.h"
+#include "../../fabric/check/health.h"
+#include "../../fabric/load/state.h"
 
 /* A CA with four ports, each read (ctr ok) at LID 10 + port. */
 static struct ibs_fabric *fabric_guid(uint64_t guid)

@@ -11,7 +11,7 @@
 
 #include "lib/fake_umad.h"
 #include "../../core/mad/engine.h"
-#include "../../fabric/route.h"
+#include "../../fabric/walk/route.h"
 
 #include <infiniband/mad.h>
 

@@ -5,7 +5,7 @@
 #include <cmocka.h>
 
 #include "lib/fabrics.h"
-#include "../../fabric/walk.h"
+#include "../../fabric/walk/walk.h"
 #include "../../output/topo.h"
 
 static unsigned nodeinfo_sent;

@@ -1,5 +1,5 @@
 /*
- * Unit tests of LID-routed walking (fabric/walk_lid.c) on a fake fabric
+ * Unit tests of LID-routed walking (fabric/walk/walk_lid.c) on a fake fabric
  * whose LID-routed SMPs follow its switches' forwarding tables: an answer is
  * kept only from the node that was asked.
  */
@@ -12,8 +12,8 @@
 
 #include "lib/fabrics.h"
 #include "../../core/mad/engine.h"
-#include "../../fabric/route.h"
-#include "../../fabric/walk.h"
+#include "../../fabric/walk/route.h"
+#include "../../fabric/walk/walk.h"
 
 static struct ibs_fabric *walk_by_lid(struct ff *ff)
 {

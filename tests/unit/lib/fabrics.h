@@ -8,8 +8,8 @@
 #define IBSCAN_TEST_FABRICS_H
 
 #include "fake_fabric.h"
-#include "../../../fabric/model.h"
-#include "../../../fabric/run.h"
+#include "../../../fabric/model/model.h"
+#include "../../../fabric/walk/run.h"
 
 /* A node added to f at the empty directed route: its type, ports, node GUID and NodeInfo's port GUID (0: none). */
 struct ibs_node *fb_node(struct ibs_fabric *f, uint8_t type, unsigned n_ports, uint64_t guid, uint64_t port_guid);

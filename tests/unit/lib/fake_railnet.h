@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../../fabric/load.h"
+#include "../../../fabric/load/load.h"
 
 #define RN_MAX_LEAVES 16
 #define RN_MAX_SPINES 8

@@ -14,7 +14,7 @@
 
 #include "../../../core/mad/transport.h"
 #include "../../../core/base/xalloc.h"
-#include "../../../fabric/walk.h"
+#include "../../../fabric/walk/walk.h"
 
 struct fake_pkt {
 	struct ibs_packet pkt;

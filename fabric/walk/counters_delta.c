@@ -1,0 +1,131 @@
+/*
+ * What two readings of a port's PMA counters say (counters.h): each
+ * counter's rise (PortCounters saturate rather than wrap, IBA 16.1.3.5),
+ * the data counters' rise, the time between, and PortXmitWait as ticks per
+ * second and as the share of that time the port waited (its tick from
+ * PortSamplesControl, IBA 16.1.3.2).
+ */
+#include "counters.h"
+#include "../model/rate.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+/* now - before of a counter of `bits` bits that saturates: false when at the maximum or gone down. */
+static bool saturating_delta(uint64_t before, uint64_t now, unsigned bits, uint64_t *delta)
+{
+	uint64_t max = bits >= 64 ? UINT64_MAX : (1ull << bits) - 1;
+
+	if (before >= max || now >= max || now < before)
+		return false;
+	*delta = now - before;
+	return true;
+}
+
+unsigned ibs_counter_bits(const struct ibs_port_counters *c, const struct ibs_counter_def *d)
+{
+	/* Every counter of ibs_counter_defs is among PortCountersExtended's additional ones. */
+	(void)d;
+	return c->ext_errors ? 64 : d->bits;
+}
+
+bool ibs_port_counter_delta(const struct ibs_port_counters *c, const struct ibs_counter_def *d, uint64_t *delta)
+{
+	if (!c->have_prev || !c->ok || !ibs_counter_known(c, d) || c->ext_errors != c->prev_ext_errors)
+		return false;
+	return saturating_delta(ibs_counter_get(&c->prev, d), ibs_counter_get(&c->c, d), ibs_counter_bits(c, d),
+				delta);
+}
+
+bool ibs_port_data_delta(const struct ibs_port_counters *c, bool xmit, uint64_t *words)
+{
+	if (!c->have_prev || !c->ok || c->extended != c->prev_extended)
+		return false;
+	return saturating_delta(xmit ? c->prev.xmit_data : c->prev.rcv_data, xmit ? c->c.xmit_data : c->c.rcv_data,
+				c->extended ? 64 : 32, words);
+}
+
+double ibs_port_counters_elapsed(const struct ibs_port_counters *c)
+{
+	if (!c->have_prev || !c->ok || c->t_ns <= c->prev_t_ns)
+		return 0;
+	return (double)(c->t_ns - c->prev_t_ns) / 1e9;
+}
+
+bool ibs_port_xmit_wait_rate(const struct ibs_port_counters *c, double *tps)
+{
+	const struct ibs_counter_def *d = ibs_counter_find("PortXmitWait");
+	double dt = ibs_port_counters_elapsed(c);
+	uint64_t w;
+
+	if (dt <= 0 || !d || !ibs_port_counter_delta(c, d, &w))
+		return false;
+	*tps = (double)w / dt;
+	return true;
+}
+
+/* NVIDIA's (Mellanox's) IEEE OUI, NodeInfo VendorID. */
+#define IBS_VENDOR_NVIDIA 0x0002c9
+
+bool ibs_port_xmit_wait_share(const struct ibs_node *n, const struct ibs_port *pt, double *tick_s, double *share,
+			      char *why, size_t len)
+{
+	return ibs_xmit_wait_share(n, pt, pt->ctr, pt->ctr ? ibs_port_counters_elapsed(pt->ctr) : 0, tick_s, share, why,
+				   len);
+}
+
+bool ibs_xmit_wait_share(const struct ibs_node *n, const struct ibs_port *pt, const struct ibs_port_counters *c,
+			 double dt, double *tick_s, double *share, char *why, size_t len)
+{
+	const struct ibs_counter_def *d = ibs_counter_find("PortXmitWait");
+	double sym;
+	unsigned mbps, lanes, tick;
+	uint64_t w;
+
+	*tick_s = 0;
+	*share = 0;
+	snprintf(why, len, "no interval");
+	if (!c || dt <= 0 || !d)
+		return false;
+	if (!ibs_counter_known(c, d)) {
+		snprintf(why, len, "the PMA does not count PortXmitWait");
+		return false;
+	}
+	if (!ibs_port_counter_delta(c, d, &w)) {
+		snprintf(why, len, "PortXmitWait's rise is not known");
+		return false;
+	}
+	if (!w)
+		return true; /* it never waited: 0 whatever the tick */
+	if (c->det[IBS_DET_PSC].state != IBS_DET_OK) {
+		if (!ibs_port_details_why(c, IBS_DET_PSC, why, len))
+			snprintf(why, len, "PortSamplesControl not asked");
+		return false;
+	}
+	mbps = pt->valid ? ibs_speed_data_mbps(pt->pi.speed_active, pt->pi.speed_ext_active) : 0;
+	lanes = pt->valid ? ibs_width_lanes(pt->pi.width_active) : 0;
+	if (!mbps || !lanes) {
+		snprintf(why, len, "the port's link speed or width is not known");
+		return false;
+	}
+	tick = (unsigned)c->d.psc_tick;
+	sym = 8.0 / ((double)mbps * 1e6);
+	/*
+	 * IBA: a tick is Tick + 1 symbol times of one lane. NVIDIA's Quantum,
+	 * Quantum-2 and Quantum-3 switches say Tick 7 and count 8 bytes of the
+	 * whole port, whatever its width (ibdiagnet manual, "Congestion
+	 * Assessment on InfiniBand Links"); Switch-IB and Switch-X say 31 and
+	 * count per lane, as the IBA has it.
+	 */
+	*tick_s = (tick + 1) * sym;
+	if (n->ni.vendor_id == IBS_VENDOR_NVIDIA && n->ni.node_type == IBS_NODE_SWITCH && tick == 7)
+		*tick_s /= lanes;
+	*share = (double)w * *tick_s / dt;
+	if (*share > 1.0) {
+		snprintf(why, len, "PortXmitWait rose by %" PRIu64 " ticks of %.3g ns in %.3f s, more than the time: "
+			 "the PMA counts its tick otherwise", w, *tick_s * 1e9, dt);
+		*share = 0;
+		return false;
+	}
+	return true;
+}
