@@ -188,6 +188,19 @@ static void cycles(struct emit *e, const struct ibs_routecheck *rc)
 	emit_arr_close(e);
 	if (!rc->sl0_assumed)
 		emit_text(e, ")");
+	/* Each pair asked, JSON only: at most IBS_RC_MAX_PATHRECORDS of them. */
+	emit_arr_open(e, "pathrecords");
+	for (j = 0; j < rc->sl_pairs; j++) {
+		emit_obj_open(e, NULL);
+		emit_uint(e, "slid", NULL, rc->paths[j].slid);
+		emit_uint(e, "dlid", NULL, rc->paths[j].dlid);
+		if (rc->paths[j].answered)
+			emit_uint(e, "sl", NULL, rc->paths[j].sl);
+		else
+			emit_null(e, "sl", NULL);
+		emit_obj_close(e);
+	}
+	emit_arr_close(e);
 	emit_bool(e, "sl2vl_read", rc->vl_read ? ", VLs from the switches' SL2VL tables" : NULL, rc->vl_read);
 	emit_uint(e, "sl2vl_pairs", rc->vl_read ? " (%" PRIu64 " in/out pairs" : NULL, rc->vl_pairs);
 	emit_uint(e, "sl2vl_answered", NULL, rc->vl_answered);

@@ -533,6 +533,7 @@ void ibs_routecheck_free(struct ibs_routecheck *rc)
 	free(rc->cycles);
 	free(rc->v);
 	free(rc->hist);
+	free(rc->paths);
 	memset(rc, 0, sizeof(*rc));
 }
 

@@ -116,6 +116,7 @@ struct ibs_routecheck {
 	size_t sl_answered;
 	uint16_t sl_mask;       /* the SLs the routes are on (bit per SL): 1 (SL 0) when assumed */
 	const char *sl_why;     /* static text: why SL 0 was assumed, or NULL */
+	struct ibs_path_sl *paths; /* the sl_pairs PathRecords asked, by (dlid, slid), with the SA's answers; owned */
 	/* With ibs_rc_opts.through: host-to-host routes crossing the link, by node index (CAs only). */
 	uint64_t *thr_from, *thr_to;
 	uint64_t thr_routes;

@@ -29,6 +29,10 @@ static void use_sls(struct st *t, const struct ibs_rc_opts *o)
 	if (!o || !o->sls)
 		return;
 	rc->sl_pairs = o->n_sls;
+	if (o->n_sls) {
+		rc->paths = xmalloc(o->n_sls * sizeof(*rc->paths));
+		memcpy(rc->paths, o->sls, o->n_sls * sizeof(*rc->paths));
+	}
 	for (i = 0; i < o->n_sls; i++)
 		rc->sl_answered += o->sls[i].answered;
 	if (rc->sl_answered < rc->sl_pairs) {

@@ -1,7 +1,7 @@
 /* Asking the subnet administrator for PathRecords (IBA 15.2.5.16). */
 #include "route.h"
 #include "route_int.h"
-#include "../core/base/xalloc.h"
+#include "../../core/base/xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -146,7 +146,7 @@ names = sorted(l["from"]["name"] for l in c[0]["links"])
 assert names == ["SwA", "SwB", "SwC", "SwD"], names
 PY
 expect_rc 2 ibs routes --check
-grep -q '^  cycle (4 channels depend on each other): "Sw."\[[0-9]\] -> "Sw."\[[0-9]\] -> ' "$TMP/out" || fail "the cycle is not named: $(grep cycle "$TMP/out")"
+grep -q '^  cycle of SL 0 (4 channels depend on each other): "Sw."\[[0-9]\] -> "Sw."\[[0-9]\] -> ' "$TMP/out" || fail "the cycle is not named: $(grep cycle "$TMP/out")"
 ok "ring4 under minhop: the credit loop round the ring, $(grep -c '^  cycle' "$TMP/out") cycle(s): $(grep '^  cycle' "$TMP/out" | head -1 | cut -d: -f2-)"
 sim_stop
 

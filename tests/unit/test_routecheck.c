@@ -403,6 +403,14 @@ static void test_ring_sa_sls(void **state)
 	assert_int_equal(rc.sl_pairs, pairs);
 	assert_int_equal(rc.sl_answered, pairs);
 	assert_int_equal(rc.sl_mask, 0x3); /* SL 0 and SL 1 */
+	/* Each pair asked kept with the SA's answer, by (dlid, slid), for the JSON's pathrecords. */
+	for (i = 0; i < pairs; i++) {
+		assert_true(rc.paths[i].answered);
+		assert_int_equal(rc.paths[i].sl, host0_sl1(rc.paths[i].slid, rc.paths[i].dlid));
+		if (i)
+			assert_true(rc.paths[i - 1].dlid < rc.paths[i].dlid ||
+				    (rc.paths[i - 1].dlid == rc.paths[i].dlid && rc.paths[i - 1].slid < rc.paths[i].slid));
+	}
 	assert_true(rc.vl_read);
 	assert_int_equal(rc.n_vls, 2);
 	assert_int_equal(rc.ok, rc.pairs);
@@ -430,6 +438,8 @@ static void test_ring_sa_sls(void **state)
 	assert_int_equal(rc.sl_pairs, 16);
 	assert_int_equal(rc.sl_answered, 0);
 	assert_string_equal(rc.sl_why, "PathRecords not answered for every pair");
+	for (i = 0; i < pairs; i++)
+		assert_false(rc.paths[i].answered);
 	assert_int_equal(rc.sl_mask, 1);
 	assert_true(rc.vl_read);
 	assert_int_equal(rc.n_cycles, 1);
