@@ -252,7 +252,7 @@ static const char *ask_sls(struct ibs_session *s, struct ibs_path_sl *v, size_t 
 }
 
 enum ibs_err ibs_session_routecheck(struct ibs_session *s, const struct ibs_lft *lfts, size_t n,
-				    struct ibs_routecheck *out)
+				    const struct ibs_rc_opts *base, struct ibs_routecheck *out)
 {
 	struct ibs_rc_opts o;
 	struct ibs_sl2vls t;
@@ -262,17 +262,23 @@ enum ibs_err ibs_session_routecheck(struct ibs_session *s, const struct ibs_lft 
 	enum ibs_err rc = IBS_OK;
 
 	memset(&o, 0, sizeof(o));
-	ibs_routecheck_opts(s->f, lfts, n, NULL, out);
+	if (base) {
+		o.through = base->through;
+		o.through_port = base->through_port;
+		o.job = base->job;
+		o.all_hosts = base->all_hosts;
+	}
+	ibs_routecheck_opts(s->f, lfts, n, &o, out);
 	if (!out->n_cycles) {
 		out->vl_why = "no cycle even on one VL, so none on any: SL2VL not needed";
 		out->sl_why = "no cycle even on one VL, so none on any SL: PathRecords not needed";
 		return IBS_OK;
 	}
+	if (s->rc || !s->e)
+		return s->rc ? s->rc : IBS_OK; /* nothing to ask (a failed walk, or a saved one): "SL2VL not read" */
 	ibs_sl2vl_pairs(s->f, lfts, n, ibs_rc_cyclic_out, out, &t);
 	ibs_rc_sl_pairs(s->f, lfts, n, out, &sls, &n_sls);
-	if (s->rc || !s->e)
-		rc = s->rc ? s->rc : IBS_E_INVAL;
-	else if (!ibs_replay_holds(s->t, IBS_CLASS_SMI_DR, IBS_ATTR_SL2VL))
+	if (!ibs_replay_holds(s->t, IBS_CLASS_SMI_DR, IBS_ATTR_SL2VL))
 		t.not_held = true;
 	else
 		rc = step(s, ibs_read_sl2vl(s->e, s->f, &t));

@@ -93,10 +93,13 @@ enum ibs_err ibs_session_read_lfts(struct ibs_session *s, struct ibs_lft **out, 
  * each, at most IBS_RC_MAX_PATHRECORDS), and the check is done again with
  * them; without a cycle on one VL there is none on any VL or SL, and
  * nothing is read. A capture that holds no SL2VL (or no PathRecord) is
- * not asked: SL 0 is assumed, and the check says why.
+ * not asked: SL 0 is assumed, and the check says why. base (may be NULL)
+ * gives --through, the job or all_hosts; a failed or saved walk reads
+ * nothing (SL2VL and PathRecords "not read"). Shared by routes --check,
+ * health --routing and report --routing (cli_walk_tables).
  */
 enum ibs_err ibs_session_routecheck(struct ibs_session *s, const struct ibs_lft *lfts, size_t n,
-				    struct ibs_routecheck *out);
+				    const struct ibs_rc_opts *base, struct ibs_routecheck *out);
 /* Trace a route from src to dlid (ibs_route_trace). */
 enum ibs_err ibs_session_trace_route(struct ibs_session *s, const struct ibs_node *src, uint8_t src_port,
 				     uint16_t dlid, struct ibs_route *out);

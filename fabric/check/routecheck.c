@@ -345,9 +345,16 @@ void ibs_routecheck_opts(const struct ibs_fabric *f, const struct ibs_lft *lfts,
 	struct dest *d = NULL;
 	size_t nd = 0, capd = 0, i, N = f->n_nodes ? f->n_nodes : 1, S1;
 	int32_t att = -2;
+	struct ibs_rc_opts all;
+	bool *all_job = NULL;
 
 	memset(rc, 0, sizeof(*rc));
 	memset(&t, 0, sizeof(t));
+	if (o && o->all_hosts && !o->job) {
+		all = *o;
+		all.job = all_job = ibs_rc_all_hosts(f);
+		o = &all;
+	}
 	rc->sl0_assumed = true;
 	t.f = f;
 	t.rc = rc;
@@ -491,6 +498,7 @@ void ibs_routecheck_opts(const struct ibs_fabric *f, const struct ibs_lft *lfts,
 	free(t.okd);
 	free(t.own);
 	free(t.cross);
+	free(all_job);
 	if (t.prev) {
 		*o->sl_pairs = t.want;
 		*o->n_sl_pairs = t.n_want;

@@ -130,6 +130,7 @@ struct ibs_rc_opts {
 	const struct ibs_node *through; /* routes crossing the cable at through's port through_port (either way) */
 	uint8_t through_port;
 	const bool *job;                /* by node index: the CAs of a job, whose routes among themselves are counted */
+	bool all_hosts;                 /* without job: the job is every CA and router (ibs_rc_all_hosts), the heat map's */
 	const struct ibs_sl2vls *vls;   /* the switches' SL2VL tables (ibs_sl2vl_pairs of the same lfts), or NULL */
 	/* The SA's SLs of the pairs ibs_rc_sl_pairs chose, sorted by (dlid, slid) as it gives them; other pairs SL 0. */
 	const struct ibs_path_sl *sls;

@@ -8,6 +8,8 @@
 #   report the ring's loop;
 # - each pair's SL equals the one `saquery -p --slid S --dlid D` gives;
 # - the capture the check recorded replays to the same document;
+# - health --routing and report --routing read them the same way: no
+#   route.credit_loop, no credit loop on the page;
 # - with OpenSM stopped (no SA to answer, the tables kept), every route is
 #   taken to be on SL 0, the output says why, and the ring's loop is found.
 . "$(dirname "$0")/lib.sh"
@@ -50,6 +52,20 @@ expect_rc 0 "$IBSCAN" routes --check --json --replay "$TMP/lash.cap" -o "$TMP/la
 cmp -s "$TMP/lash.json" "$TMP/lash.replay.json" || fail "the replay differs: $(diff "$TMP/lash.json" "$TMP/lash.replay.json" | head -20)"
 ok "lash: the recorded capture (PathRecords included) replays to the same document"
 
+expect_rc 0 ibs health --routing --no-counters
+grep -q "^IBSCAN OK - .*| .* route_credit_loop=0 " "$TMP/out" || fail "health --routing: $(head -1 "$TMP/out")"
+expect_rc 0 ibs report --routing --no-counters -o "$TMP/lash.html"
+python3 - "$TMP/lash.html" <<'PY' || fail "report --routing: the page's documents"
+import json, re, sys
+page = open(sys.argv[1]).read()
+doc = lambda i: json.loads(re.search(r'<script type="application/json" id="%s">(.*?)</script>' % i, page).group(1))
+h, r = doc("ibs-health"), doc("ibs-routes")
+assert [f for f in h["findings"] if f["check"].startswith("route.")] == [] and r["credit_loops"] == [], (h["findings"], r)
+PY
+expect_rc 0 "$IBSCAN" health --routing --no-counters --replay "$TMP/lash.cap"
+grep -q "^IBSCAN OK - .*| .* route_credit_loop=0 " "$TMP/out" || fail "health --routing --replay: $(head -1 "$TMP/out")"
+ok "lash: health --routing OK (route_credit_loop=0), live and from the capture; report --routing shows no credit loop"
+
 sim_stop_opensm
 expect_rc 2 ibs routes --check --json -o "$TMP/silent.json"
 python3 - "$TMP/silent.json" "$n" <<'PY' || fail "SA stopped: $(head -c 2000 "$TMP/silent.json")"
@@ -66,5 +82,8 @@ expect_rc 2 ibs routes --check
 grep -q "^credit loops: every route assumed on SL 0 (PathRecords not answered for every pair), VLs from" "$TMP/out" ||
 	fail "SA stopped, text: $(grep 'credit loops' "$TMP/out")"
 ok "SA stopped: SL 0 assumed and why, $n PathRecords unanswered, the ring's loop reported (exit 2)"
+expect_rc 2 ibs health --routing --no-counters
+grep -q "^IBSCAN CRITICAL - .*| .* route_credit_loop=1 " "$TMP/out" || fail "SA stopped, health --routing: $(head -1 "$TMP/out")"
+ok "SA stopped: health --routing CRITICAL, route_credit_loop=1"
 sim_stop
 t_done
