@@ -84,6 +84,8 @@ grep -q "^credit loops: every route assumed on SL 0 (PathRecords not answered fo
 ok "SA stopped: SL 0 assumed and why, $n PathRecords unanswered, the ring's loop reported (exit 2)"
 expect_rc 2 ibs health --routing --no-counters
 grep -q "^IBSCAN CRITICAL - .*| .* route_credit_loop=1 " "$TMP/out" || fail "SA stopped, health --routing: $(head -1 "$TMP/out")"
+grep -q '^CRITICAL route.credit_loop: credit loop of 4 links (4 channels depend on each other; SL 0 assumed): ' "$TMP/out" ||
+	fail "SA stopped, health --routing: $(grep credit "$TMP/out")"
 ok "SA stopped: health --routing CRITICAL, route_credit_loop=1"
 sim_stop
 t_done

@@ -53,6 +53,11 @@ check default 0
 expect_rc 2 ibs routes --check
 grep -q "^credit loops: each route's SL from the sa ([0-9]* PathRecords, SL 0), VLs from the switches' SL2VL tables ([0-9]* in/out pairs, 1 VL used)" "$TMP/out" ||
 	fail "text: $(grep 'credit loops' "$TMP/out")"
+# health --routing reads the same (the same code): the loop, made by SL 0's routes as the SA says.
+expect_rc 2 ibs health --routing --no-counters
+grep -q '^CRITICAL route.credit_loop: credit loop of 4 links (4 channels depend on each other; routes of SL 0, SLs from the SA): "Sw.' "$TMP/out" ||
+	fail "health --routing: $(grep credit "$TMP/out")"
+ok "health --routing: the loop, of SL 0 from the SA"
 sim_stop
 
 # Two data VLs; SL 0 on VL 1 out of every switch port (qos_swe_sl2vl), CAs as before.
