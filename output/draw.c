@@ -478,6 +478,7 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 	free(d.leaf_row);
 	free(d.drop_x);
 	free(d.in_y);
+	draw_grid_free(&d);
 	free(d.n_beside);
 	free(d.level);
 	free(d.marks);

@@ -114,6 +114,16 @@ struct draw {
 	 */
 	size_t *leaf_row;
 	double *drop_x, *in_y, bus_lo, bus_hi, bus_x0, bus_x1;
+	/*
+	 * The grid's other rows (the switch tiers above the leaves, each tier wrapped into rows or
+	 * not): each row's y and its boxes' x-spans, left to right, as estimated when placed; the
+	 * cables down from a row pass the rows under it through the gaps between their boxes.
+	 */
+	struct grow {
+		double y, *x0, *x1;
+		size_t n;
+	} *grows;
+	size_t n_grows;
 	size_t *heat_sw;
 	uint64_t heat_min, heat_max;
 };
@@ -174,6 +184,9 @@ void draw_grid_positions(struct draw *d, const struct ord *all, size_t n_rows, c
  */
 void draw_grid_route(const struct draw *d, size_t u, size_t w, struct strbuf *sb);
 void draw_grid_route_from(const struct draw *d, double x, double y, size_t w, struct strbuf *sb);
+/* And from drawn endpoint u down to the point (x, y) (a bundle's junction); freeing the grid's rows. */
+void draw_grid_route_to(const struct draw *d, size_t u, double x, double y, struct strbuf *sb);
+void draw_grid_free(struct draw *d);
 
 /* draw.c: s as a DOT string (escaped, control bytes dropped); a port's element id for the page. */
 void draw_dot_str(struct strbuf *sb, const char *s);

@@ -27,7 +27,9 @@ fabric in that file, read independently here. Used by tests/cli/t_drawscale.sh.
              other than its two ends, none crossing a leaf-host cable, and
              every crossing between two of them in the band above the
              leaves (where each bundle's cables run across to their
-             columns), not among the leaf rows
+             columns), not among the leaf rows; and the cables among the
+             tiers above (spine-core, a bundle's arms): none through a
+             node other than its ends either (a tier wrapped into rows)
 Prints the measured figures.
 """
 import re
@@ -245,7 +247,7 @@ def seg_point(p, q, r, s):
 
 def check_spines(root, box, lv, bad):
     """Spine-leaf cables: through no node, across no leaf-host cable, crossing each other only above the leaves."""
-    up, down = [], []  # (ends, segments): spine-leaf cables; leaf-host cables
+    up, down, high = [], [], []  # (ends, segments): spine-leaf cables; leaf-host cables; the others above the leaves
     for g in root.iter(NS + 'g'):
         if g.get('class') != 'edge':
             continue
@@ -261,6 +263,8 @@ def check_spines(root, box, lv, bad):
             down.append(((a, b), segs))
         elif (ta == 1 and tb is not None and tb >= 2) or (tb == 1 and ta is not None and ta >= 2):
             up.append(((a, b), segs))
+        elif ta is not None and tb is not None and ta >= 2 and tb >= 2 and (ta, tb) != (9, 9):
+            high.append(((a, b), segs))
     leaves = [b for k, b in box.items() if lv.get(k) == 1]
     if not up or not leaves:
         print('spines: no spine-leaf cable drawn')
@@ -298,17 +302,30 @@ def check_spines(root, box, lv, bad):
                 among.add((min(i, i2), max(i, i2)))
                 if seg_point(p, q, r, s2)[1] > top:
                     low.add((min(i, i2), max(i, i2)))
+    # The cables among the tiers above (spine-core, and the bundles' arms): through no node either
+    # (a tier wrapped into rows: the upper row's cables pass the lower's between its boxes).
+    high_through = set()
+    for i, (ends, segs) in enumerate(high):
+        for p, q in segs:
+            for k in bins(min(p[0], q[0]), max(p[0], q[0])):
+                for name in box_bins.get(k, ()):
+                    if name not in ends and seg_box(p, q, box[name]):
+                        high_through.add((i, name))
     if through:
         i, name = sorted(through)[0]
         bad.append('%d times a spine-leaf cable runs through a node other than its ends (%s--%s through %s)'
                    % (len(through), allc[i][0][0], allc[i][0][1], name))
+    if high_through:
+        i, name = sorted(high_through)[0]
+        bad.append('%d times a cable among the tiers above the leaves runs through a node other than its ends '
+                   '(%s--%s through %s)' % (len(high_through), high[i][0][0], high[i][0][1], name))
     if with_hosts:
         bad.append('%d pairs of a spine-leaf and a leaf-host cable cross' % len(with_hosts))
     if low:
         bad.append('%d pairs of spine-leaf cables cross among the leaf rows (below y %.1f)' % (len(low), top))
     print('spines: %d spine-leaf cables, %d through a node, %d crossing a leaf-host cable, '
-          '%d pairs crossing each other (%d among the leaf rows)'
-          % (len(up), len(through), len(with_hosts), len(among), len(low)))
+          '%d pairs crossing each other (%d among the leaf rows); %d cables above, %d through a node'
+          % (len(up), len(through), len(with_hosts), len(among), len(low), len(high), len(high_through)))
 
 
 def main():
