@@ -126,6 +126,10 @@ struct draw {
 	size_t n_grows;
 	size_t *heat_sw;
 	uint64_t heat_min, heat_max;
+	/* Rails (draw_rails.c): per drawn endpoint, a leaf's rail + 1 (0: none); the rails' devices, in order. */
+	size_t *rail_of;
+	char (*rail_name)[32];
+	size_t n_rails;
 };
 
 struct ord {
@@ -206,6 +210,14 @@ void draw_write_bundles(struct draw *d, struct render_drawing *out, size_t *cap_
 /* draw_edges.c: find the label most switch-tier edges share (said once, in the legend); write the cables. */
 void draw_find_common(struct draw *d);
 void draw_write_edges(struct draw *d, struct render_drawing *out, size_t *cap_ports);
+
+/*
+ * draw_rails.c: a rail-optimized fabric's rails (each leaf's, d->rail_of; none unless two or
+ * more); its panels, one DOT cluster per rail (its leaves and their hosts), in dot's layout.
+ */
+void draw_find_rails(struct draw *d);
+void draw_write_panels(struct draw *d);
+void draw_rails_free(struct draw *d);
 
 /* draw_heat.c, with d->o->heat: the scale; a cable's routes each way (up: from its lower end, w's side). */
 void draw_heat_init(struct draw *d);

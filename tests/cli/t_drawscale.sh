@@ -27,6 +27,9 @@
 #   above their leaf: none through a node, none across a leaf-host cable, and every crossing
 #   of two of them in that band (drawn diagonally, on the 1,223-node tree 41 ran through a
 #   leaf, 133 crossed a leaf-host cable and 109 pairs crossed among the leaf rows);
+# - panels: a rail-optimized fabric (the pod, the rails tests' fabric) drawn as one panel per
+#   rail ("rail mlx5_2": its leaves and their hosts), the spines above shared, no panel on a fat
+#   tree of one device (t100); before, the leaves stood in one row by scalable unit, no rail shown;
 # - two rows of spines (a tier wrapped: fattree3's 72 spines, a generated tree's 54): the cables
 #   from the upper row down to the leaves, and the arms from the cores' bundles down to the lower
 #   row, pass the lower row between its boxes (aside just under the row above, down a gap), none
@@ -48,7 +51,7 @@ check=$ROOT/tests/drawscale.py
 # A DGX SuperPOD-like pod: 4 scalable units x 32 servers x 4 rails, 24 spines, an Aggregation Node in every switch (592 nodes).
 python3 "$ROOT/tools/genrails.py" --units 4 --servers 32 --rails 4 --spines 24 --sharp -o "$TMP/pod.net"
 "$draw" svg "$TMP/pod.net" "$TMP/pod.svg" || fail "pod: no drawing"
-python3 "$check" "$TMP/pod.svg" "$TMP/pod.net" size tiers an legend edges=56 || fail "pod: size, tiers, aggregation nodes, legend, bundles"
+python3 "$check" "$TMP/pod.svg" "$TMP/pod.net" size tiers an legend edges=56 panels=4 || fail "pod: size, tiers, aggregation nodes, legend, bundles, panels"
 grep -q '24 × 16 mesh: 4xEDR each, 384 cables' "$TMP/pod.svg" || fail "pod: the leaf-spine mesh is not one bundle"
 
 # A three-level tree of 2,562 nodes (2,000 hosts, 562 switches): meshes bundled (4,397 edges unbundled).
@@ -87,9 +90,10 @@ done
 # A two-level tree of 100 nodes, and the small rail fabric of the rails tests (74 nodes), with Aggregation Nodes.
 python3 "$ROOT/tools/genfabric.py" --levels 2 --radix 36 --hosts 80 -o "$TMP/t100.net" 2>/dev/null
 python3 "$ROOT/tools/genrails.py" --sharp -o "$TMP/rail.net"
-for c in t100 rail; do
+for c in t100:0 rail:4; do
+	p=${c#*:} c=${c%:*}
 	"$draw" svg "$TMP/$c.net" "$TMP/$c.svg" || fail "$c: no drawing"
-	python3 "$check" "$TMP/$c.svg" "$TMP/$c.net" size tiers an legend || fail "$c: size, tiers, aggregation nodes, legend"
+	python3 "$check" "$TMP/$c.svg" "$TMP/$c.net" size tiers an legend panels=$p || fail "$c: size, tiers, aggregation nodes, legend, $p panels"
 done
 echo "ok: tiers in order, legend on top, aggregation nodes in their switch, meshes bundled, hosts under their leaves, spine rows passed, sizes"
 t_done
