@@ -222,7 +222,7 @@ $(REL)/fabricmodel.so: tools/fabricmodel.c tools/fmodel.c tools/fmodel.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 $(WARN) -shared -fPIC -O2 -g $(CFLAGS) -o $@ tools/fabricmodel.c tools/fmodel.c \
 		-ldl -lpthread $(shell $(PKG_CONFIG) --libs libibumad libibmad 2>/dev/null || echo -libumad -libmad)
-$(REL)/tests/test_fabricmodel $(SANB)/tests/test_fabricmodel: tools/fmodel.c tools/fmodel.h
+$(REL)/tests/test_fmodel $(SANB)/tests/test_fmodel: tools/fmodel.c tools/fmodel.h
 
 fixtures: ibscan
 	@tools/record-fixtures.sh

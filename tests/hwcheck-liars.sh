@@ -107,10 +107,15 @@ sigint-exit)
 	fi ;;
 leak-qp)
 	if [ "$client" = 1 ] && [ ! -e "$0.leak" ]; then
+		# A SIGINT during the setup is taken after it: teardown must find the QP there.
+		int=0
+		trap 'int=1' INT
 		setsid -f bash -c 'echo $$ >"$1"; exec ibv_rc_pingpong -d "$2" -i "$3" -p 18519' _ "$0.leak" "$dev" "$port" \
 			</dev/null >/dev/null 2>&1
 		# Its QP listed before the probe goes on: teardown must not look before it is there.
 		for _ in $(seq 100); do rdma res show qp 2>/dev/null | grep -q ' comm ibv_rc_pingpong' && break; sleep 0.1; done
+		[ "$int" = 0 ] || exit 130
+		trap 'exit 130' INT
 	fi ;;
 esac
 exec "$real" "$@"

@@ -153,11 +153,12 @@ make_ibscan() {
 	local path=$1 real=$2 fx=$3 st=$4 caps=$5
 	cat >"$path" <<SH
 #!/bin/bash
-# A SIGINT while a command of this script runs (a grep, at a load where the 0.5 s before
-# hwcheck's signal pass first) would otherwise be taken as handled by it, and the script go on.
-trap 'exit 130' INT
 real=$real fx=$fx st=$st caps=$caps
 w=\${HWCHECK_WRONG:-}
+# SIGINT as ibscan takes it (exit 130), set before anything else: a signal that came while the script
+# was still reading its arguments would otherwise be taken by bash for its child's and lost (a loaded
+# machine, a 0.5 s wait). The wrong one for ping goes on (the walk's is below: it is signalled later).
+if [ "\$w" = sigint-ping ]; then trap '' INT; else trap 'exit 130' INT; fi
 args=("\$@") out= tcp=18515
 for ((i = 0; i < \${#args[@]}; i++)); do
 	case \${args[i]} in -o) out=\${args[i + 1]} ;; --tcp-port) tcp=\${args[i + 1]} ;; esac
