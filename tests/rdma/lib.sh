@@ -110,9 +110,9 @@ vm_accel() {
 vm_boot() {
 	local ov=$RDMA_RUN/overlay accel pa pb t0=$SECONDS
 	rm -rf "$ov"
-	mkdir -p "$ov/usr/local/bin" "$ov/root/tools"
+	mkdir -p "$ov/usr/local/bin" "$ov/root/tools/hwcheck"
 	cp "$IBSCAN" "$ov/usr/local/bin/ibscan"
-	cp "$ROOT/tools/hwcheck.sh" "$ROOT/tools/hwcheck.py" "$ov/root/tools/"
+	cp "$ROOT/tools/hwcheck/hwcheck.sh" "$ROOT/tools/hwcheck/hwcheck.py" "$ov/root/tools/hwcheck/"
 	(cd "$ov" && find . -print0 | cpio --null -o -H newc --quiet) >"$RDMA_RUN/overlay.cpio"
 	cat "$RDMA_OUT/rootfs.cpio" "$RDMA_RUN/overlay.cpio" >"$RDMA_RUN/initrd"
 	accel=$(vm_accel)
