@@ -222,7 +222,7 @@ $(REL)/fabricmodel.so: tools/bench/fabricmodel.c tools/bench/fmodel.c tools/benc
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 $(WARN) -shared -fPIC -O2 -g $(CFLAGS) -o $@ tools/bench/fabricmodel.c tools/bench/fmodel.c \
 		-ldl -lpthread $(shell $(PKG_CONFIG) --libs libibumad libibmad 2>/dev/null || echo -libumad -libmad)
-$(REL)/tests/test_fabricmodel $(SANB)/tests/test_fabricmodel: tools/bench/fmodel.c tools/bench/fmodel.h
+$(REL)/tests/test_fmodel $(SANB)/tests/test_fmodel: tools/bench/fmodel.c tools/bench/fmodel.h
 
 fixtures: ibscan
 	@tools/fixtures/record-fixtures.sh

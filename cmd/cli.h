@@ -80,10 +80,16 @@ int cli_walk_end(struct cli_run *r, const struct cli_common *c, struct ibs_sessi
 		 struct ibs_run *run);
 /* cli_walk_begin and cli_walk_end, for commands that ask nothing more. */
 int cli_walk(struct cli_run *r, const struct cli_common *c, struct ibs_fabric **out, struct ibs_run *run);
-/* cli_walk, and with tables every switch's forwarding table read on the same session (health
- * and report --routing, topology --heat); *lfts and *n stay as given when none are read. */
+/*
+ * cli_walk, and with tables every switch's forwarding table read on the same session (health
+ * and report --routing, topology --heat); *lfts and *n stay as given when none are read. With
+ * check (and tables), the route check with ro (may be NULL) into *check when it returns 0
+ * (ibs_routecheck_free): on the session, which reads the SL2VL and asks the SA the SLs it needs
+ * (ibs_session_routecheck), or, when the walk or the tables failed, from what was read.
+ */
 int cli_walk_tables(struct cli_run *r, const struct cli_common *c, bool tables, struct ibs_fabric **out,
-		    struct ibs_run *run, struct ibs_lft **lfts, size_t *n);
+		    struct ibs_run *run, struct ibs_lft **lfts, size_t *n, const struct ibs_rc_opts *ro,
+		    struct ibs_routecheck *check);
 
 /*
  * Say why f is partial, in one line on stderr: the walk stopped early, so

@@ -94,6 +94,7 @@ static int run_counters(struct cli_run *cr, struct cli_common *c, enum cli_fmt f
 	memset(&ho, 0, sizeof(ho));
 	ho.thresholds = &thr;
 	ho.counters = true;
+	ho.interval = c->interval_s > 0;
 	ho.now = (int64_t)time(NULL);
 	ibs_health_check(f, &run, &ho, &fs);
 	rc = cli_render(c, &(const struct cli_render){ .view = CLI_V_COUNTERS, .fmt = fmt, .f = f, .run = &run, .fs = &fs });

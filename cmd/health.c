@@ -259,7 +259,8 @@ static int run_checks(struct cli_run *cr, struct cli_common *c, const struct hea
 	struct ibs_lft *lfts = NULL;
 	size_t n_lfts = 0;
 	struct ibs_state st;
-	bool rendered, *job = NULL;
+	struct ibs_rc_opts ro;
+	bool rendered, heat;
 	int rc;
 	size_t i;
 	char *msg = NULL;
@@ -315,7 +316,10 @@ static int run_checks(struct cli_run *cr, struct cli_common *c, const struct hea
 	c->want_tick = h->state != NULL;
 	if (h->routing)
 		c->needs |= IBS_LACK_LFT;
-	rc = cli_walk_tables(cr, c, h->routing, &f, &run, &lfts, &n_lfts);
+	/* A drawing gets the heat map: every CA in the job, the routes among all hosts per cable. */
+	memset(&ro, 0, sizeof(ro));
+	ro.all_hosts = heat = h->routing && (fmt == CLI_F_DOT || fmt == CLI_F_SVG);
+	rc = cli_walk_tables(cr, c, h->routing, &f, &run, &lfts, &n_lfts, &ro, h->routing ? &rcheck : NULL);
 	if (rc) {
 		ibs_fabric_free(base);
 		ibs_plan_free(plan);
@@ -329,16 +333,8 @@ static int run_checks(struct cli_run *cr, struct cli_common *c, const struct hea
 	ho.rails = h->rails;
 	ho.fat_tree = h->fat_tree;
 	ho.plan = plan;
-	if (h->routing) {
-		/* A drawing gets the heat map: every CA in the job, the routes among all hosts per cable. */
-		struct ibs_rc_opts ro = { .through = NULL, .through_port = 0, .job = NULL };
-		if (fmt == CLI_F_DOT || fmt == CLI_F_SVG) {
-			job = ibs_rc_all_hosts(f);
-			ro.job = job;
-		}
-		ibs_routecheck_opts(f, lfts, n_lfts, &ro, &rcheck);
+	if (h->routing)
 		ho.routes = &rcheck;
-	}
 	ho.state = h->state ? &st : NULL;
 	ho.now = (int64_t)time(NULL);
 	ibs_health_check(f, &run, &ho, &fs);
@@ -350,7 +346,7 @@ static int run_checks(struct cli_run *cr, struct cli_common *c, const struct hea
 	r.f = f;
 	r.run = &run;
 	r.fs = &fs;
-	r.heat = job ? &rcheck : NULL;
+	r.heat = heat ? &rcheck : NULL;
 	rc = cli_render(c, &r);
 	rendered = rc == EXIT_OK;
 	rc = rc == EXIT_OK ? (int)fs.verdict : IBS_SEV_UNKNOWN;
@@ -368,7 +364,6 @@ static int run_checks(struct cli_run *cr, struct cli_common *c, const struct hea
 	ibs_findings_free(&fs);
 	if (h->routing)
 		ibs_routecheck_free(&rcheck);
-	free(job);
 	ibs_lfts_free(lfts, n_lfts);
 	ibs_fabric_free(f);
 	ibs_run_free(&run);

@@ -83,7 +83,7 @@ static void emit_view(struct emit *e, const struct cli_render *r)
 		render_health(e, r->f, r->fs);
 		break;
 	case CLI_V_COUNTERS:
-		render_counters(e, r->f, r->run);
+		render_counters(e, r->f, r->run, r->fs);
 		break;
 	case CLI_V_DIFF:
 		render_diff(e, r->a, r->b, r->diff);
@@ -141,7 +141,7 @@ static int write_view(FILE *out, void *ctx)
 	case CLI_F_SLURM_YAML:
 		return render_slurm_block(out, r->f, r->fmt == CLI_F_SLURM_YAML);
 	case CLI_F_PROM:
-		return r->view == CLI_V_COUNTERS ? render_counters_prom(out, r->f, r->run)
+		return r->view == CLI_V_COUNTERS ? render_counters_prom(out, r->f, r->run, r->fs)
 						 : render_health_prom(out, r->f, r->run, r->fs);
 	case CLI_F_HTML:
 		return render_report(out, r->report);

@@ -98,7 +98,8 @@ int cmd_report(int argc, char **argv)
 	struct ibs_lft *lfts = NULL;
 	size_t n_lfts = 0;
 	struct ibs_routecheck rcheck;
-	bool have_rc = false, *job = NULL;
+	struct ibs_rc_opts ro;
+	bool have_rc = false;
 	int rc, st;
 
 	memset(&o, 0, sizeof(o));
@@ -123,7 +124,10 @@ int cmd_report(int argc, char **argv)
 	c.ext_counters = o.chk.counters;
 	if (o.routing)
 		c.needs |= IBS_LACK_LFT;
-	rc = cli_walk_tables(&cr, &c, o.routing, &f, &run, &lfts, &n_lfts);
+	/* Every CA in the job: the routes among all hosts per cable, for the map (as topology --heat). */
+	memset(&ro, 0, sizeof(ro));
+	ro.all_hosts = true;
+	rc = cli_walk_tables(&cr, &c, o.routing, &f, &run, &lfts, &n_lfts, &ro, o.routing ? &rcheck : NULL);
 	if (rc) {
 		ibs_lfts_free(lfts, n_lfts);
 		return cli_run_end(&cr, rc);
@@ -132,13 +136,10 @@ int cmd_report(int argc, char **argv)
 	ho.thresholds = &o.thr;
 	ho.counters = c.want_counters; /* as health: checks that could not run make the verdict UNKNOWN */
 	if (o.routing && !run.aborted) {
-		/* Every CA in the job: the routes among all hosts per cable, for the map (as topology --heat). */
-		struct ibs_rc_opts ro = { .through = NULL, .through_port = 0, .job = NULL };
-		job = ibs_rc_all_hosts(f);
-		ro.job = job;
-		ibs_routecheck_opts(f, lfts, n_lfts, &ro, &rcheck);
 		have_rc = true;
 		ho.routes = &rcheck;
+	} else if (o.routing) {
+		ibs_routecheck_free(&rcheck); /* a walk cut short: no route check on the page */
 	}
 	ibs_health_check(f, &run, &ho, &fs);
 
@@ -190,7 +191,6 @@ int cmd_report(int argc, char **argv)
 	ibs_findings_free(&fs);
 	if (have_rc)
 		ibs_routecheck_free(&rcheck);
-	free(job);
 	ibs_lfts_free(lfts, n_lfts);
 	ibs_fabric_free(f);
 	ibs_run_free(&run);

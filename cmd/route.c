@@ -64,7 +64,7 @@ static void query(struct ibs_session *s, struct rjob *j)
 	if (j->kind == K_ROUTES) {
 		/* --check: on the session, which reads the SL2VL it needs. */
 		if (ibs_session_read_lfts(s, &j->lfts, &j->n_lfts) == IBS_OK && j->check) {
-			ibs_session_routecheck(s, j->lfts, j->n_lfts, &j->rc);
+			ibs_session_routecheck(s, j->lfts, j->n_lfts, NULL, &j->rc);
 			j->have_rc = true;
 		}
 		return;

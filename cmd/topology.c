@@ -82,7 +82,7 @@ static int run_view(int argc, char **argv, enum cli_view view)
 		return rc;
 	if (heat)
 		c.needs |= IBS_LACK_LFT;
-	rc = cli_walk_tables(&cr, &c, heat, &f, &run, &lfts, &n_lfts);
+	rc = cli_walk_tables(&cr, &c, heat, &f, &run, &lfts, &n_lfts, NULL, NULL);
 	if (rc) {
 		ibs_lfts_free(lfts, n_lfts);
 		return cli_run_end(&cr, rc);

@@ -324,9 +324,11 @@ int cli_walk(struct cli_run *r, const struct cli_common *c, struct ibs_fabric **
 }
 
 int cli_walk_tables(struct cli_run *r, const struct cli_common *c, bool tables, struct ibs_fabric **out,
-		    struct ibs_run *run, struct ibs_lft **lfts, size_t *n)
+		    struct ibs_run *run, struct ibs_lft **lfts, size_t *n, const struct ibs_rc_opts *ro,
+		    struct ibs_routecheck *check)
 {
 	struct ibs_session *s;
+	bool checked = false;
 	int rc;
 
 	if (!tables)
@@ -336,7 +338,19 @@ int cli_walk_tables(struct cli_run *r, const struct cli_common *c, bool tables, 
 	rc = cli_walk_begin(r, c, &s);
 	if (rc)
 		return rc;
-	if (ibs_session_status(s) == IBS_OK && ibs_session_fabric(s)->n_nodes)
-		ibs_session_read_lfts(s, lfts, n);
-	return cli_walk_end(r, c, s, out, run);
+	if (ibs_session_status(s) == IBS_OK && ibs_session_fabric(s)->n_nodes &&
+	    ibs_session_read_lfts(s, lfts, n) == IBS_OK && check) {
+		/* On the session, as routes --check: the SL2VL and the SA's SLs it needs. */
+		ibs_session_routecheck(s, *lfts, *n, ro, check);
+		checked = true;
+	}
+	rc = cli_walk_end(r, c, s, out, run);
+	if (rc) {
+		if (checked)
+			ibs_routecheck_free(check);
+		return rc;
+	}
+	if (check && !checked)
+		ibs_routecheck_opts(*out, *lfts, *n, ro, check); /* what the tables read say, nothing more asked */
+	return 0;
 }

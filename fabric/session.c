@@ -234,29 +234,76 @@ enum ibs_err ibs_session_read_lfts(struct ibs_session *s, struct ibs_lft **out, 
 	return step(s, ibs_read_lfts(s->e, s->f, out, n));
 }
 
-enum ibs_err ibs_session_routecheck(struct ibs_session *s, const struct ibs_lft *lfts, size_t n,
-				    struct ibs_routecheck *out)
+/* The SA's SL of each pair of v (n of them), or why not (static text). */
+static const char *ask_sls(struct ibs_session *s, struct ibs_path_sl *v, size_t n, enum ibs_err *rc)
 {
-	struct ibs_rc_opts o = { .through = NULL, .through_port = 0, .job = NULL, .vls = NULL };
+	size_t answered;
+
+	if (!n)
+		return NULL;
+	if (!s->f->local.sm_lid)
+		return "no subnet administrator to ask (SM LID 0)";
+	if (!ibs_replay_holds(s->t, IBS_CLASS_SA, IBS_ATTR_SA_PATH_RECORD))
+		return "the capture holds no PathRecord";
+	if (n > IBS_RC_MAX_PATHRECORDS)
+		return "more pairs cross a cycle than the PathRecords ibscan asks for (20000)";
+	*rc = step(s, ibs_query_path_sls(s->e, s->f, v, n, &answered));
+	return NULL;
+}
+
+enum ibs_err ibs_session_routecheck(struct ibs_session *s, const struct ibs_lft *lfts, size_t n,
+				    const struct ibs_rc_opts *base, struct ibs_routecheck *out)
+{
+	struct ibs_rc_opts o;
 	struct ibs_sl2vls t;
+	struct ibs_path_sl *sls = NULL;
+	size_t n_sls = 0;
+	const char *sl_why = NULL;
 	enum ibs_err rc = IBS_OK;
 
-	ibs_routecheck_opts(s->f, lfts, n, NULL, out);
+	memset(&o, 0, sizeof(o));
+	if (base) {
+		o.through = base->through;
+		o.through_port = base->through_port;
+		o.job = base->job;
+		o.all_hosts = base->all_hosts;
+	}
+	ibs_routecheck_opts(s->f, lfts, n, &o, out);
 	if (!out->n_cycles) {
 		out->vl_why = "no cycle even on one VL, so none on any: SL2VL not needed";
+		out->sl_why = "no cycle even on one VL, so none on any SL: PathRecords not needed";
 		return IBS_OK;
 	}
-	ibs_sl2vl_pairs(s->f, lfts, n, 0, ibs_rc_cyclic_out, out, &t);
 	if (s->rc || !s->e)
-		rc = s->rc ? s->rc : IBS_E_INVAL;
-	else if (!ibs_replay_holds(s->t, IBS_CLASS_SMI_DR, IBS_ATTR_SL2VL))
+		return s->rc ? s->rc : IBS_OK; /* nothing to ask (a failed walk, or a saved one): "SL2VL not read" */
+	ibs_sl2vl_pairs(s->f, lfts, n, ibs_rc_cyclic_out, out, &t);
+	ibs_rc_sl_pairs(s->f, lfts, n, out, &sls, &n_sls);
+	if (!ibs_replay_holds(s->t, IBS_CLASS_SMI_DR, IBS_ATTR_SL2VL))
 		t.not_held = true;
 	else
 		rc = step(s, ibs_read_sl2vl(s->e, s->f, &t));
+	if (!rc && !t.not_held)
+		sl_why = ask_sls(s, sls, n_sls, &rc);
+	else
+		sl_why = t.not_held ? "the capture holds no SL2VL" : "SL2VL not read";
 	ibs_routecheck_free(out);
 	o.vls = &t;
+	if (!sl_why && !rc) {
+		o.sls = sls;
+		o.n_sls = n_sls;
+	}
 	ibs_routecheck_opts(s->f, lfts, n, &o, out);
+	if (sl_why)
+		out->sl_why = sl_why;
+	if (!out->sl0_assumed && out->n_cycles) {
+		/* Which SLs make each cycle: the same check again, told the cycles. */
+		struct ibs_routecheck again;
+		o.cycle_sls = out;
+		ibs_routecheck_opts(s->f, lfts, n, &o, &again);
+		ibs_routecheck_free(&again);
+	}
 	ibs_sl2vls_free(&t);
+	free(sls);
 	return rc;
 }
 

@@ -87,13 +87,19 @@ enum ibs_err ibs_session_read_lfts(struct ibs_session *s, struct ibs_lft **out, 
 /*
  * routes --check on the tables lfts, into *out (ibs_routecheck_free). When
  * the channel dependency graph has a cycle on one VL, the switches' SL2VL
- * for SL 0 are read, only for the pairs whose out-channel is in a part
- * with a cycle (no other can make or break one), and the check is done
- * again with them; without a cycle on one VL there is none on any, and
- * nothing is read. A capture that holds no SL2VL is not asked.
+ * are read, only for the pairs whose out-channel is in a part with a cycle
+ * (no other can make or break one), and the SA's PathRecord SL of each
+ * (source port, LID) pair whose route crosses such a channel (one Get
+ * each, at most IBS_RC_MAX_PATHRECORDS), and the check is done again with
+ * them; without a cycle on one VL there is none on any VL or SL, and
+ * nothing is read. A capture that holds no SL2VL (or no PathRecord) is
+ * not asked: SL 0 is assumed, and the check says why. base (may be NULL)
+ * gives --through, the job or all_hosts; a failed or saved walk reads
+ * nothing (SL2VL and PathRecords "not read"). Shared by routes --check,
+ * health --routing and report --routing (cli_walk_tables).
  */
 enum ibs_err ibs_session_routecheck(struct ibs_session *s, const struct ibs_lft *lfts, size_t n,
-				    struct ibs_routecheck *out);
+				    const struct ibs_rc_opts *base, struct ibs_routecheck *out);
 /* Trace a route from src to dlid (ibs_route_trace). */
 enum ibs_err ibs_session_trace_route(struct ibs_session *s, const struct ibs_node *src, uint8_t src_port,
 				     uint16_t dlid, struct ibs_route *out);

@@ -1,5 +1,6 @@
 /* `ibscan counters` in text and JSON through the emitter: each port's PMA counters, or why they could not be read. */
 #include "counters.h"
+#include "health.h"
 #include "../fabric/walk/counters.h"
 
 #include <inttypes.h>
@@ -71,7 +72,19 @@ static void details_json(struct emit *e, const struct ibs_port_counters *c, unsi
 	emit_obj_close(e);
 }
 
-void render_counters(struct emit *e, const struct ibs_fabric *f, const struct ibs_run *run)
+/* Whether fs has a finding the counters view lists. */
+static bool text_findings(const struct ibs_findings *fs)
+{
+	size_t i;
+
+	for (i = 0; i < fs->n; i++)
+		if (ibs_check_of_counters(fs->v[i].check))
+			return true;
+	return false;
+}
+
+void render_counters(struct emit *e, const struct ibs_fabric *f, const struct ibs_run *run,
+		     const struct ibs_findings *fs)
 {
 	size_t i, k;
 	const struct ibs_port *pt;
@@ -173,10 +186,14 @@ void render_counters(struct emit *e, const struct ibs_fabric *f, const struct ib
 							    tps);
 					else
 						emit_null(e, "xmit_wait_ticks_per_s", NULL);
-					if (tick_s > 0)
-						emit_double(e, "xmit_wait_tick_s", " (tick %.3g s)", tick_s);
-					else
+					if (tick_s > 0) {
+						bool doc = ibs_xmit_wait_tick_documented(n, c);
+						emit_double(e, "xmit_wait_tick_s", " (tick %.3g s", tick_s);
+						emit_bool(e, "xmit_wait_tick_assumed", doc ? ")" : ", assumed: the IBA's rule)", !doc);
+					} else {
 						emit_null(e, "xmit_wait_tick_s", NULL);
+						emit_null(e, "xmit_wait_tick_assumed", NULL);
+					}
 					if (known)
 						emit_double(e, "xmit_wait_share", share > 0 ? ", waiting %.3g of the time" : NULL,
 							    share);
@@ -206,5 +223,12 @@ void render_counters(struct emit *e, const struct ibs_fabric *f, const struct ib
 		}
 	}
 	emit_arr_close(e);
+	/* What the readings say, judged as health judges them (fabric/check/health.c). */
+	if (fs && text_findings(fs))
+		emit_text(e, "findings:\n");
+	if (fs)
+		render_findings(e, fs, true);
+	else
+		emit_null(e, "findings", NULL);
 	emit_obj_close(e);
 }

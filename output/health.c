@@ -34,28 +34,15 @@ char *render_health_status_line(const struct ibs_fabric *f, const struct ibs_fin
 	return sb_detach(&sb);
 }
 
-void render_health(struct emit *e, const struct ibs_fabric *f, const struct ibs_findings *fs)
+void render_findings(struct emit *e, const struct ibs_findings *fs, bool counters_only)
 {
-	char *line = render_health_status_line(f, fs);
 	size_t i;
 
-	emit_obj_open(e, NULL);
-	emit_str(e, "schema", NULL, IBS_HEALTH_SCHEMA);
-	emit_str(e, "status", NULL, ibs_severity_str(fs->verdict));
-	emit_uint(e, "exit_code", NULL, fs->verdict);
-	emit_str(e, "summary", "%s\n", line);
-	emit_str(e, "reason", NULL, fs->verdict_reason);
-	emit_obj_open(e, "counts");
-	for (i = 0; i < ibs_n_checks; i++)
-		if (!ibs_checks[i].routing || fs->routing)
-			emit_uint(e, ibs_checks[i].id, NULL, fs->count[i]);
-	emit_obj_close(e);
-	emit_uint(e, "nodes", NULL, f ? f->n_nodes : 0);
-	emit_uint(e, "links", NULL, f ? ibs_fabric_n_links(f) : 0);
-	emit_bool(e, "partial", NULL, f ? f->partial : true);
 	emit_arr_open(e, "findings");
 	for (i = 0; i < fs->n; i++) {
 		const struct ibs_finding *x = &fs->v[i];
+		if (counters_only && !ibs_check_of_counters(x->check))
+			continue;
 		emit_obj_open(e, NULL);
 		emit_str(e, "severity", "%-8s", ibs_severity_str(x->severity));
 		emit_str(e, "check", " %s:", x->check->id);
@@ -82,6 +69,28 @@ void render_health(struct emit *e, const struct ibs_fabric *f, const struct ibs_
 		emit_obj_close(e);
 	}
 	emit_arr_close(e);
+}
+
+void render_health(struct emit *e, const struct ibs_fabric *f, const struct ibs_findings *fs)
+{
+	char *line = render_health_status_line(f, fs);
+	size_t i;
+
+	emit_obj_open(e, NULL);
+	emit_str(e, "schema", NULL, IBS_HEALTH_SCHEMA);
+	emit_str(e, "status", NULL, ibs_severity_str(fs->verdict));
+	emit_uint(e, "exit_code", NULL, fs->verdict);
+	emit_str(e, "summary", "%s\n", line);
+	emit_str(e, "reason", NULL, fs->verdict_reason);
+	emit_obj_open(e, "counts");
+	for (i = 0; i < ibs_n_checks; i++)
+		if (!ibs_checks[i].routing || fs->routing)
+			emit_uint(e, ibs_checks[i].id, NULL, fs->count[i]);
+	emit_obj_close(e);
+	emit_uint(e, "nodes", NULL, f ? f->n_nodes : 0);
+	emit_uint(e, "links", NULL, f ? ibs_fabric_n_links(f) : 0);
+	emit_bool(e, "partial", NULL, f ? f->partial : true);
+	render_findings(e, fs, false);
 	/* health --state only: what could not be compared with the last run (also said on stderr). */
 	if (fs->state_used) {
 		emit_obj_open(e, "state");

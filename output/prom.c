@@ -99,6 +99,43 @@ static void prom_xmit_wait(struct strbuf *sb, const struct ibs_fabric *f, bool s
 }
 
 /*
+ * The share of the time between the two readings each VL had data to send
+ * and sent none (ibs_xmit_wait_vl_share: both readings hold the port's
+ * PortVLXmitWaitCounters, as the exporter's last two sweeps and health
+ * --state's can): a gauge with a vl label, only where some VL has it.
+ */
+static void prom_vl_xmit_wait_share(struct strbuf *sb, const struct ibs_fabric *f)
+{
+	static const char name[] = "ibscan_port_vl_xmit_wait_share";
+	const struct ibs_port *pt;
+	bool head = false;
+	unsigned vl;
+	size_t i;
+	uint64_t ticks;
+	double v;
+	char vls[4];
+
+	for (i = 0; i < f->n_nodes; i++) {
+		const struct ibs_node *n = f->nodes[i];
+		for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++)
+			for (vl = 0; pt->ctr && vl < IBS_N_VL; vl++) {
+				if (!ibs_xmit_wait_vl_share(n, pt, pt->ctr, ibs_port_counters_elapsed(pt->ctr), vl, &ticks, &v))
+					continue;
+				if (!head)
+					metric_head(sb, name, "gauge",
+						    "Share of the time between the two readings (the exporter: its last two sweeps) "
+						    "that the VL had data to send and sent none (PortVLXmitWaitCounters x "
+						    "PortSamplesControl's tick / seconds, 0 to 1).");
+				head = true;
+				snprintf(vls, sizeof(vls), "%u", vl);
+				sb_adds(sb, name);
+				port_labels_with(sb, n, pt->num, "vl", vls);
+				sb_addf(sb, " %.6g\n", v);
+			}
+	}
+}
+
+/*
  * PortRcvErrorDetails and PortXmitDiscardDetails, one series per reason,
  * and PortVLXmitWaitCounters, one per VL, for the ports whose details were
  * read (PortRcvErrors, PortXmitDiscards or PortXmitWait moved): each family
@@ -183,6 +220,7 @@ static void prom_counters(struct strbuf *sb, const struct ibs_fabric *f)
 	}
 	prom_xmit_wait(sb, f, false);
 	prom_xmit_wait(sb, f, true);
+	prom_vl_xmit_wait_share(sb, f);
 	prom_details(sb, f);
 	metric_head(sb, "ibscan_port_counters_ok", "gauge", "Whether the port's PMA answered PortCounters (1) or not (0).");
 	for (i = 0; i < f->n_nodes; i++) {
@@ -241,21 +279,27 @@ static int flush(FILE *out, struct strbuf *sb)
 	return rc || ferror(out) ? -1 : 0;
 }
 
+/* ibscan_findings per check; counters_only: the checks judged from counter readings (`counters`). */
+static void prom_findings(struct strbuf *sb, const struct ibs_findings *fs, bool counters_only)
+{
+	size_t i;
+
+	metric_head(sb, "ibscan_findings", "gauge", "Findings per check (docs/checks.md).");
+	for (i = 0; i < ibs_n_checks; i++)
+		if ((!ibs_checks[i].routing || fs->routing) && (!counters_only || ibs_check_of_counters(&ibs_checks[i])))
+			sb_addf(sb, "ibscan_findings{check=\"%s\"} %zu\n", ibs_checks[i].id, fs->count[i]);
+}
+
 int render_health_prom(FILE *out, const struct ibs_fabric *f, const struct ibs_run *run, const struct ibs_findings *fs)
 {
 	struct strbuf sb = STRBUF_INIT;
-	size_t i;
 
 	metric_head(&sb, "ibscan_up", "gauge", "Whether ibscan could look at the fabric (1) or not (0).");
 	sb_addf(&sb, "ibscan_up %d\n", f && !run->aborted ? 1 : 0);
 	metric_head(&sb, "ibscan_health_status", "gauge", "Verdict: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.");
 	sb_addf(&sb, "ibscan_health_status %d\n", fs ? (int)fs->verdict : 3);
-	if (fs) {
-		metric_head(&sb, "ibscan_findings", "gauge", "Findings per check (docs/checks.md).");
-		for (i = 0; i < ibs_n_checks; i++)
-			if (!ibs_checks[i].routing || fs->routing)
-				sb_addf(&sb, "ibscan_findings{check=\"%s\"} %zu\n", ibs_checks[i].id, fs->count[i]);
-	}
+	if (fs)
+		prom_findings(&sb, fs, false);
 	if (f) {
 		metric_head(&sb, "ibscan_nodes", "gauge", "Nodes found.");
 		sb_addf(&sb, "ibscan_nodes %zu\n", f->n_nodes);
@@ -270,12 +314,15 @@ int render_health_prom(FILE *out, const struct ibs_fabric *f, const struct ibs_r
 	return flush(out, &sb);
 }
 
-int render_counters_prom(FILE *out, const struct ibs_fabric *f, const struct ibs_run *run)
+int render_counters_prom(FILE *out, const struct ibs_fabric *f, const struct ibs_run *run,
+			 const struct ibs_findings *fs)
 {
 	struct strbuf sb = STRBUF_INIT;
 
 	metric_head(&sb, "ibscan_up", "gauge", "Whether ibscan could look at the fabric (1) or not (0).");
 	sb_addf(&sb, "ibscan_up %d\n", f && !run->aborted ? 1 : 0);
+	if (fs)
+		prom_findings(&sb, fs, true);
 	if (f)
 		prom_counters(&sb, f);
 	return flush(out, &sb);

@@ -13,7 +13,9 @@
  * failed (ibscan_up 0). -1 on a write error.
  */
 int render_health_prom(FILE *out, const struct ibs_fabric *f, const struct ibs_run *run, const struct ibs_findings *fs);
-int render_counters_prom(FILE *out, const struct ibs_fabric *f, const struct ibs_run *run);
+/* The counters, and ibscan_findings of the checks judged from them where fs is not NULL. */
+int render_counters_prom(FILE *out, const struct ibs_fabric *f, const struct ibs_run *run,
+			 const struct ibs_findings *fs);
 
 /* How the exporter's sweeps went, as a scrape says it (cmd/exporter.c). */
 struct prom_sweep_status {

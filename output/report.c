@@ -232,7 +232,7 @@ int render_report(FILE *out, const struct report_in *in)
 	put_doc(out, "ibs-health", e);
 	if (in->counters) {
 		e = emit_new(EMIT_JSON);
-		render_counters(e, in->f, in->run);
+		render_counters(e, in->f, in->run, in->fs);
 		put_doc(out, "ibs-counters", e);
 	}
 	if (in->svg && in->drawing)

@@ -166,14 +166,42 @@ static void cycle_vls(struct emit *e, const struct ibs_rc_cycle *c, bool text)
 
 static void cycles(struct emit *e, const struct ibs_routecheck *rc)
 {
-	size_t i, j;
+	size_t i, j, n;
 	bool vls = rc->n_vls > 1;
 
 	emit_obj_open(e, "credit_loops");
 	emit_bool(e, "sl0_assumed", rc->sl0_assumed ? "credit loops: every route assumed on SL 0" : NULL,
 		  rc->sl0_assumed);
-	emit_bool(e, "sl2vl_read", rc->vl_read ? " (PathRecords not read), VLs from the switches' SL2VL tables" : NULL,
-		  rc->vl_read);
+	emit_str(e, "sl_source", rc->sl0_assumed ? NULL : "credit loops: each route's SL from the %s",
+		 rc->sl0_assumed ? "assumed_sl0" : "sa");
+	emit_uint(e, "pathrecords_asked", rc->sl0_assumed ? NULL : " (%" PRIu64 " PathRecords", rc->sl_pairs);
+	emit_uint(e, "pathrecords_answered", NULL, rc->sl_answered);
+	/* In text only with the SL2VL tables read: else the VLs' note that follows says why (the same reason). */
+	if (rc->sl0_assumed && rc->sl_why)
+		emit_str(e, "sl_note", rc->vl_read ? " (%s)" : NULL, rc->sl_why);
+	else
+		emit_null(e, "sl_note", NULL);
+	emit_arr_open(e, "sls");
+	for (j = 0, n = 0; j < 16; j++)
+		if (rc->sl_mask & 1u << j)
+			emit_uint(e, NULL, rc->sl0_assumed ? NULL : n++ ? ",%" PRIu64 : ", SL %" PRIu64, j);
+	emit_arr_close(e);
+	if (!rc->sl0_assumed)
+		emit_text(e, ")");
+	/* Each pair asked, JSON only: at most IBS_RC_MAX_PATHRECORDS of them. */
+	emit_arr_open(e, "pathrecords");
+	for (j = 0; j < rc->sl_pairs; j++) {
+		emit_obj_open(e, NULL);
+		emit_uint(e, "slid", NULL, rc->paths[j].slid);
+		emit_uint(e, "dlid", NULL, rc->paths[j].dlid);
+		if (rc->paths[j].answered)
+			emit_uint(e, "sl", NULL, rc->paths[j].sl);
+		else
+			emit_null(e, "sl", NULL);
+		emit_obj_close(e);
+	}
+	emit_arr_close(e);
+	emit_bool(e, "sl2vl_read", rc->vl_read ? ", VLs from the switches' SL2VL tables" : NULL, rc->vl_read);
 	emit_uint(e, "sl2vl_pairs", rc->vl_read ? " (%" PRIu64 " in/out pairs" : NULL, rc->vl_pairs);
 	emit_uint(e, "sl2vl_answered", NULL, rc->vl_answered);
 	emit_uint(e, "vls", !rc->vl_read ? NULL : rc->n_vls == 1 ? ", %" PRIu64 " VL used)" : ", %" PRIu64 " VLs used)", rc->n_vls);
@@ -192,6 +220,11 @@ static void cycles(struct emit *e, const struct ibs_routecheck *rc)
 		emit_obj_open(e, NULL);
 		emit_text(e, "  cycle");
 		cycle_vls(e, c, vls);
+		emit_arr_open(e, "sls");
+		for (j = 0, n = 0; j < 16; j++)
+			if (c->sls & 1u << j)
+				emit_uint(e, NULL, n++ ? ",%" PRIu64 : " of SL %" PRIu64, j);
+		emit_arr_close(e);
 		emit_uint(e, "channels_in_part", " (%" PRIu64 " channels depend on each other):", c->scc);
 		emit_arr_open(e, "links");
 		for (j = 0; j < c->n; j++) {

@@ -118,3 +118,8 @@ void ibs_findings_free(struct ibs_findings *fs)
 	free(fs->verdict_reason);
 	memset(fs, 0, sizeof(*fs));
 }
+
+bool ibs_check_of_counters(const struct ibs_check_def *c)
+{
+	return c == &ibs_checks[CK_COUNTERS] || c == &ibs_checks[CK_LINK_FLAPPED] || c == &ibs_checks[CK_CONGESTED];
+}

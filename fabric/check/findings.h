@@ -26,6 +26,8 @@ struct ibs_check_def {
 };
 extern const struct ibs_check_def ibs_checks[];
 extern const size_t ibs_n_checks;
+/* The checks judged from counter readings alone (counters, link.flapped, counters.congested): what `counters` lists. */
+bool ibs_check_of_counters(const struct ibs_check_def *c);
 
 struct ibs_finding {
 	const struct ibs_check_def *check;

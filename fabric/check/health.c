@@ -11,6 +11,7 @@
 #include "rails.h"
 #include "fattree.h"
 #include "plan.h"
+#include "../../core/base/strbuf.h"
 #include "../../core/base/xalloc.h"
 
 #include <inttypes.h>
@@ -96,28 +97,55 @@ static const char *why_counted(const struct ibs_port_counters *c, const struct i
 /*
  * counters.congested: the share of the time the port had data to send and
  * sent none, over the two readings of --interval (since < 0) or since the
- * last run (health --state), where PortSamplesControl gave the tick.
+ * last run (health --state, the exporter's last sweep), where
+ * PortSamplesControl gave the tick; and per VL, where both readings have
+ * PortVLXmitWaitCounters (the state keeps them). One finding per port,
+ * when the port's share or a VL's is above the threshold, naming each VL
+ * above it; its value is the highest of these shares.
  */
 static void check_congested(const struct ibs_node *n, const struct ibs_port *pt, const struct ibs_port_counters *c,
 			    double since, const struct ibs_health_opts *o, struct ibs_findings *fs)
 {
-	double tick_s, share, dt = since < 0 ? ibs_port_counters_elapsed(c) : since;
+	double tick_s, share, dt = since < 0 ? ibs_port_counters_elapsed(c) : since, top, vs;
 	const struct ibs_counter_def *d = ibs_counter_find("PortXmitWait");
+	double thr = (double)o->thresholds->congested;
 	struct ibs_finding *x;
-	uint64_t w = 0;
+	struct strbuf vls = STRBUF_INIT;
+	uint64_t w = 0, vw;
+	unsigned vl;
+	bool port_known;
 	char why[192];
 
-	if (!ibs_xmit_wait_share(n, pt, c, dt, &tick_s, &share, why, sizeof(why)) ||
-	    share * 100.0 <= (double)o->thresholds->congested)
+	port_known = ibs_xmit_wait_share(n, pt, c, dt, &tick_s, &share, why, sizeof(why));
+	top = port_known ? share : 0;
+	for (vl = 0; vl < IBS_N_VL; vl++)
+		if (ibs_xmit_wait_vl_share(n, pt, c, dt, vl, &vw, &vs) && vs * 100.0 > thr) {
+			sb_addf(&vls, "%sVL%u %.1f%%", vls.len ? ", " : "", vl, vs * 100.0);
+			if (vs > top)
+				top = vs;
+		}
+	if (top * 100.0 <= thr) {
+		sb_free(&vls);
 		return;
+	}
 	ibs_port_counter_delta(c, d, &w);
-	x = add(fs, CK_CONGESTED, IBS_SEV_WARNING, n, pt->num,
-		"%s port %u: waited %.1f%% of the time with data to send (PortXmitWait rose by %" PRIu64
-		" ticks of %.3g ns in %.0f s%s; threshold %" PRIu64 "%%)",
-		nm(n), pt->num, share * 100.0, w, tick_s * 1e9, dt, since < 0 ? "" : " since the last run",
-		o->thresholds->congested);
+	if (port_known && share * 100.0 > thr)
+		x = add(fs, CK_CONGESTED, IBS_SEV_WARNING, n, pt->num,
+			"%s port %u: waited %.1f%% of the time with data to send (PortXmitWait rose by %" PRIu64
+			" ticks of %.3g ns%s in %.0f s%s; threshold %" PRIu64 "%%%s%s)",
+			nm(n), pt->num, share * 100.0, w, tick_s * 1e9,
+			ibs_xmit_wait_tick_documented(n, c) ? "" : " (assumed: the IBA's rule)", dt,
+			since < 0 ? "" : " since the last run", o->thresholds->congested, vls.len ? "; by VL above it: " : "",
+			sb_str(&vls));
+	else
+		x = add(fs, CK_CONGESTED, IBS_SEV_WARNING, n, pt->num,
+			"%s port %u: waited with data to send on VLs above the threshold of %" PRIu64
+			"%% of the time (PortVLXmitWaitCounters in %.0f s%s: %s)",
+			nm(n), pt->num, o->thresholds->congested, dt, since < 0 ? "" : " since the last run",
+			sb_str(&vls));
+	sb_free(&vls);
 	x->counter = d;
-	x->value = (uint64_t)(share * 100.0);
+	x->value = (uint64_t)(top * 100.0);
 	x->threshold = o->thresholds->congested;
 }
 
@@ -126,9 +154,9 @@ static void check_counters(const struct ibs_fabric *f, const struct ibs_run *run
 {
 	size_t i, k;
 	struct ibs_port_counters prev;
+	const struct ibs_port_counters *cmp;
 	double since = 0;
-	bool since_last;
-	char *note = NULL;
+	char *note = NULL, when[64];
 
 	for (i = 0; i < f->n_nodes; i++) {
 		const struct ibs_node *n = f->nodes[i];
@@ -150,14 +178,27 @@ static void check_counters(const struct ibs_fabric *f, const struct ibs_run *run
 				    pt->ctr->not_read ? "" : ")");
 			if (!pt->ctr->ok)
 				continue;
-			if (o->state)
-				since_last = ibs_state_compare(o->state, n, pt, o->now, &prev, &since, &note);
-			else
-				since_last = false;
+			/*
+			 * The earlier reading a rise is judged against: the last run's (health
+			 * --state, the exporter's last sweep), or this run's first one
+			 * (counters --interval); with neither, the totals.
+			 */
+			cmp = NULL;
+			if (o->state) {
+				if (ibs_state_compare(o->state, n, pt, o->now, &prev, &since, &note))
+					cmp = &prev;
+			} else if (o->interval && (since = ibs_port_counters_elapsed(pt->ctr)) > 0) {
+				cmp = pt->ctr;
+			}
 			if (note) {
 				fs->notes = xgrow(fs->notes, &fs->notes_cap, fs->n_notes + 1, sizeof(*fs->notes));
 				fs->notes[fs->n_notes++] = note;
 			}
+			/* "since the last run (60 s ago" or "in the 5.0 s between the two readings" */
+			if (cmp == &prev)
+				snprintf(when, sizeof(when), "since the last run (%.0f s ago", since);
+			else if (cmp)
+				snprintf(when, sizeof(when), "in the %.3g s between the two readings (", since);
 			for (k = 0; k < ibs_n_counter_defs; k++) {
 				const struct ibs_counter_def *d = &ibs_counter_defs[k];
 				uint64_t v = ibs_counter_get(&pt->ctr->c, d);
@@ -166,16 +207,16 @@ static void check_counters(const struct ibs_fabric *f, const struct ibs_run *run
 				if (!d->error)
 					continue;
 				/*
-				 * Judged by the rise since the last run: a port clean since then is
-				 * quiet. A counter stopped at its maximum hides its rise: its total.
+				 * Judged by the rise since the earlier reading: a port clean since then
+				 * is quiet. A counter stopped at its maximum hides its rise: its total.
 				 */
-				if (since_last && ibs_port_counter_delta(&prev, d, &v)) {
+				if (cmp && ibs_port_counter_delta(cmp, d, &v)) {
 					if (d->offset == offsetof(struct ibs_pma_counters, link_downed) && v) {
 						x = add(fs, CK_LINK_FLAPPED, IBS_SEV_WARNING, n, (uint8_t)p,
-							"%s port %u went down %" PRIu64 " time%s since the last run (%.0f s ago; "
-							"LinkDownedCounter %" PRIu64 " to %" PRIu64 ")",
-							nm(n), p, v, v == 1 ? "" : "s", since, ibs_counter_get(&prev.prev, d),
-							ibs_counter_get(&pt->ctr->c, d));
+							"%s port %u went down %" PRIu64 " time%s %s%sLinkDownedCounter %" PRIu64
+							" to %" PRIu64 ")",
+							nm(n), p, v, v == 1 ? "" : "s", when, cmp == &prev ? "; " : "",
+							ibs_counter_get(&cmp->prev, d), ibs_counter_get(&pt->ctr->c, d));
 						x->counter = d;
 						x->value = v;
 						x->threshold = 0;
@@ -184,9 +225,9 @@ static void check_counters(const struct ibs_fabric *f, const struct ibs_run *run
 					if (v <= o->thresholds->t[k])
 						continue;
 					x = add(fs, CK_COUNTERS, IBS_SEV_WARNING, n, (uint8_t)p,
-						"%s port %u: %s rose by %" PRIu64 " since the last run (%.0f s ago; threshold %" PRIu64
-						"%s)",
-						nm(n), p, d->name, v, since, o->thresholds->t[k], why_counted(pt->ctr, d, det));
+						"%s port %u: %s rose by %" PRIu64 " %s%sthreshold %" PRIu64 "%s)", nm(n), p,
+						d->name, v, when, cmp == &prev ? "; " : "", o->thresholds->t[k],
+						why_counted(pt->ctr, d, det));
 				} else {
 					if (v <= o->thresholds->t[k])
 						continue;
@@ -198,7 +239,7 @@ static void check_counters(const struct ibs_fabric *f, const struct ibs_run *run
 				x->value = v;
 				x->threshold = o->thresholds->t[k];
 			}
-			check_congested(n, pt, since_last ? &prev : pt->ctr, since_last ? since : -1, o, fs);
+			check_congested(n, pt, cmp ? cmp : pt->ctr, cmp == &prev ? since : -1, o, fs);
 		}
 	}
 }

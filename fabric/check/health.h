@@ -50,6 +50,12 @@ struct ibs_health_opts {
 	 * is link.flapped, and what cannot be compared goes to notes.
 	 */
 	const struct ibs_state *state;
+	/*
+	 * counters --interval: without a state, error counters are judged by
+	 * their rise between each port's two readings, a LinkDowned rise there
+	 * is link.flapped (ports with one reading: their totals).
+	 */
+	bool interval;
 	int64_t now;                       /* seconds since the epoch, for the state */
 };
 

@@ -79,13 +79,22 @@ void ibs_health_routes(const struct ibs_routecheck *rc, const struct ibs_thresho
 		const struct ibs_rc_cycle *c = &rc->cycles[i];
 		struct strbuf sb = STRBUF_INIT;
 		char *links;
+		unsigned sl, k = 0;
+		/* Which SLs' routes make it: the SA's, or SL 0 taken for all. */
+		if (rc->sl0_assumed)
+			sb_addf(&sb, "SL 0 assumed");
+		for (sl = 0; !rc->sl0_assumed && sl < 16; sl++)
+			if (c->sls & 1u << sl)
+				sb_addf(&sb, k++ ? ",%u" : "routes of SL %u", sl);
+		if (!rc->sl0_assumed)
+			sb_addf(&sb, "%sSLs from the SA", k ? ", " : "");
+		sb_addf(&sb, "): ");
 		for (j = 0; j < c->n; j++)
 			sb_addf(&sb, "%s\"%s\"[%u]", j ? " -> " : "", ibs_node_name(c->links[j].node), c->links[j].port);
 		links = sb_detach(&sb);
 		ibs_health_add(fs, CK_ROUTE_CREDIT_LOOP, IBS_SEV_CRITICAL, c->n ? c->links[0].node : NULL,
-				c->n ? c->links[0].port : 0,
-				"credit loop of %zu links (%zu channels depend on each other; SL 0 assumed): %s", c->n,
-				c->scc, links);
+				c->n ? c->links[0].port : 0, "credit loop of %zu links (%zu channels depend on each other; %s",
+				c->n, c->scc, links);
 		free(links);
 	}
 	for (i = 0; i < rc->n_sw; i++) {

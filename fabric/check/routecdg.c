@@ -206,6 +206,7 @@ void ibs_rc_cdg_finish(struct ibs_rc_cdg *g, struct ibs_routecheck *rc)
 				if (size > 1) {
 					rc->cycles = xgrow(rc->cycles, &capc, rc->n_cycles + 1, sizeof(*rc->cycles));
 					roots = xgrow(roots, &capr, 2 * rc->n_cycles + 2, sizeof(*roots));
+					memset(&rc->cycles[rc->n_cycles], 0, sizeof(*rc->cycles));
 					rc->cycles[rc->n_cycles].scc = size;
 					roots[2 * rc->n_cycles] = v;
 					roots[2 * rc->n_cycles++ + 1] = ncomp;

@@ -224,16 +224,8 @@ static void carry(struct st *t)
 			continue;
 		t->cnt[nx] += t->cnt[s];
 		op = ibs_node_port(t->sws[s], t->outp[s]);
-		if (t->nxt[nx] >= 0 && op) {
-			uint8_t v2 = ibs_rc_vl_at(t, nx, op->peer_port, t->outp[nx]);
-			unsigned v;
-			if (v2 >= IBS_RC_VL_DROP)
-				continue; /* mapped to VL 15: the switch drops it */
-			for (v = 0; v < t->rc->n_vls; v++)
-				if (t->vmask[s] & 1u << v)
-					ibs_rc_cdg_add(t->cdg, nx, op->peer_port, (uint8_t)v, t->outp[nx], v2);
-			t->vmask[nx] |= (uint16_t)(1u << v2);
-		}
+		if (t->nxt[nx] >= 0 && op)
+			ibs_rc_vl_carry(t, s, nx, op->peer_port);
 	}
 }
 
@@ -244,6 +236,7 @@ static void one_dest(struct st *t, const struct dest *d)
 	size_t i;
 
 	memset(t->res, R_UNKNOWN, t->S);
+	memset(t->vmask, 0, (t->S ? t->S : 1) * t->nsl * sizeof(*t->vmask));
 	for (k = 0; k < (int32_t)t->S; k++)
 		if (t->res[k] == R_UNKNOWN)
 			resolve(t, k, d);
@@ -251,15 +244,13 @@ static void one_dest(struct st *t, const struct dest *d)
 	for (k = 0; k < (int32_t)t->S; k++) {
 		uint64_t w = t->nsrc[k] - (d->src && d->att == k);
 		t->cnt[k] = 0;
-		t->vmask[k] = 0;
 		if (!w)
 			continue;
 		rc->pairs += w;
 		if (t->res[k] == R_OK) {
 			unsigned h = 1u + t->hops[k];
 			t->cnt[k] = w;
-			if (t->nxt[k] >= 0)
-				t->vmask[k] = t->srcvl[t->nhbase[k] + t->outp[k]];
+			ibs_rc_vl_sources(t, k, d);
 			rc->ok += w;
 			count_hops(t, h, w);
 			if (t->dist[k] >= 0) {
@@ -290,6 +281,8 @@ static void one_dest(struct st *t, const struct dest *d)
 	carry(t);
 	if (t->o && t->o->through)
 		ibs_rc_through(t, d);
+	if (t->prev)
+		ibs_rc_want_sls(t, d);
 	if (t->o && t->o->job)
 		ibs_rc_job(t, d);
 }
@@ -352,13 +345,23 @@ void ibs_routecheck_opts(const struct ibs_fabric *f, const struct ibs_lft *lfts,
 	struct dest *d = NULL;
 	size_t nd = 0, capd = 0, i, N = f->n_nodes ? f->n_nodes : 1, S1;
 	int32_t att = -2;
+	struct ibs_rc_opts all;
+	bool *all_job = NULL;
 
 	memset(rc, 0, sizeof(*rc));
 	memset(&t, 0, sizeof(t));
+	if (o && o->all_hosts && !o->job) {
+		all = *o;
+		all.job = all_job = ibs_rc_all_hosts(f);
+		o = &all;
+	}
 	rc->sl0_assumed = true;
 	t.f = f;
 	t.rc = rc;
-	t.o = o && (o->through || o->job) ? o : NULL;
+	t.o = o && (o->through || o->job || o->sls || o->sl_pairs_of || o->cycle_sls) ? o : NULL;
+	t.prev = o ? o->sl_pairs_of : NULL;
+	rc->sl_mask = 1;
+	rc->sl_why = "PathRecords not read";
 	rc->n_vls = 1;
 	rc->vl_why = "SL2VL not read";
 	t.swidx = xmalloc(N * sizeof(*t.swidx));
@@ -446,7 +449,7 @@ void ibs_routecheck_opts(const struct ibs_fabric *f, const struct ibs_lft *lfts,
 	if (t.o)
 		ibs_rc_sources(&t);
 	next_hops(&t);
-	ibs_rc_use_vls(&t, o ? o->vls : NULL);
+	ibs_rc_use_vls(&t, o);
 	t.cdg = ibs_rc_cdg_new(f, t.swidx, t.S, t.sws, rc->n_vls);
 	for (i = 0; i < nd; i++) {
 		/* The topology's minimum for routes to CAs (data); a switch's own LID gets none: one BFS per leaf. */
@@ -495,6 +498,11 @@ void ibs_routecheck_opts(const struct ibs_fabric *f, const struct ibs_lft *lfts,
 	free(t.okd);
 	free(t.own);
 	free(t.cross);
+	free(all_job);
+	if (t.prev) {
+		*o->sl_pairs = t.want;
+		*o->n_sl_pairs = t.n_want;
+	}
 }
 
 bool ibs_rc_cyclic_out(void *ctx, const struct ibs_node *sw, unsigned out)
@@ -533,6 +541,7 @@ void ibs_routecheck_free(struct ibs_routecheck *rc)
 	free(rc->cycles);
 	free(rc->v);
 	free(rc->hist);
+	free(rc->paths);
 	memset(rc, 0, sizeof(*rc));
 }
 

@@ -51,6 +51,7 @@ struct ibs_rc_cycle {
 	struct ibs_rc_chan *links;
 	size_t n;
 	size_t scc;
+	uint16_t sls; /* with the SA's SLs: the SLs of the routes that make its dependencies (bit per SL); else 0 */
 };
 
 enum ibs_rc_role { IBS_RC_NONE, IBS_RC_HOST, IBS_RC_UP, IBS_RC_DOWN, IBS_RC_SIDE };
@@ -95,10 +96,11 @@ struct ibs_routecheck {
 	size_t unread;          /* switches whose table is missing or incomplete */
 	unsigned max_level;
 	/*
-	 * The channel dependency graph: a channel is a link on a VL. Every route
-	 * is on SL 0 (PathRecords are not read: sl0_assumed). With the switches'
-	 * SL2VL tables (ibs_rc_opts.vls, every pair answered: vl_read) the VL of
-	 * each hop is theirs; else one VL per link, and vl_why says why.
+	 * The channel dependency graph: a channel is a link on a VL. Each route's
+	 * SL is the SA's (ibs_rc_opts.sls, every pair asked answered) or SL 0
+	 * (sl0_assumed, and sl_why says why). With the switches' SL2VL tables
+	 * (ibs_rc_opts.vls, every pair answered: vl_read) the VL of each hop is
+	 * theirs for the route's SL; else one VL per link, and vl_why says why.
 	 */
 	uint64_t channels, deps;
 	struct ibs_rc_cycle *cycles;
@@ -110,6 +112,11 @@ struct ibs_routecheck {
 	size_t vl_answered;
 	size_t vl_incomplete;   /* switches that left a pair unanswered */
 	const char *vl_why;     /* static text: why the tables were not used, or NULL */
+	size_t sl_pairs;        /* (source port, LID) PathRecords asked / answered */
+	size_t sl_answered;
+	uint16_t sl_mask;       /* the SLs the routes are on (bit per SL): 1 (SL 0) when assumed */
+	const char *sl_why;     /* static text: why SL 0 was assumed, or NULL */
+	struct ibs_path_sl *paths; /* the sl_pairs PathRecords asked, by (dlid, slid), with the SA's answers; owned */
 	/* With ibs_rc_opts.through: host-to-host routes crossing the link, by node index (CAs only). */
 	uint64_t *thr_from, *thr_to;
 	uint64_t thr_routes;
@@ -123,8 +130,31 @@ struct ibs_rc_opts {
 	const struct ibs_node *through; /* routes crossing the cable at through's port through_port (either way) */
 	uint8_t through_port;
 	const bool *job;                /* by node index: the CAs of a job, whose routes among themselves are counted */
-	const struct ibs_sl2vls *vls;   /* the switches' SL2VL tables for SL 0 (ibs_sl2vl_pairs of the same lfts), or NULL */
+	bool all_hosts;                 /* without job: the job is every CA and router (ibs_rc_all_hosts), the heat map's */
+	const struct ibs_sl2vls *vls;   /* the switches' SL2VL tables (ibs_sl2vl_pairs of the same lfts), or NULL */
+	/* The SA's SLs of the pairs ibs_rc_sl_pairs chose, sorted by (dlid, slid) as it gives them; other pairs SL 0. */
+	const struct ibs_path_sl *sls;
+	size_t n_sls;
+	struct ibs_routecheck *cycle_sls; /* a check with the same opts: its cycles' sls are filled in */
+	/* ibs_rc_sl_pairs: the pairs whose routes cross a cyclic channel of sl_pairs_of, into *sl_pairs (unsorted). */
+	const struct ibs_routecheck *sl_pairs_of;
+	struct ibs_path_sl **sl_pairs;
+	size_t *n_sl_pairs;
 };
+
+/*
+ * Bounded: more pairs than this to ask the SA for, and every route is
+ * taken to be on SL 0 (with the reason), not asked one PathRecord each.
+ */
+#define IBS_RC_MAX_PATHRECORDS 20000
+/*
+ * The (source port base LID, destination LID) pairs whose routes cross a
+ * channel in a part of rc's graph with a cycle (rc: a check on one VL of
+ * the same lfts): only their SLs can make or break a cycle. Sorted by
+ * (dlid, slid), into *out (caller frees).
+ */
+void ibs_rc_sl_pairs(const struct ibs_fabric *f, const struct ibs_lft *lfts, size_t n, const struct ibs_routecheck *rc,
+		     struct ibs_path_sl **out, size_t *n_out);
 
 /*
  * Check every route of f through the tables lfts (n of them, from

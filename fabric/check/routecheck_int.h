@@ -10,6 +10,7 @@ struct ibs_routecheck;
 struct ibs_rc_opts;
 struct ibs_rc_cdg;
 struct ibs_sl2vl;
+struct ibs_path_sl;
 
 /* A switch's state toward one destination: enum ibs_rc_kind, or these. */
 enum { IBS_RC_VL_DROP = 15 }; /* SL2VL's VL 15: the packet is dropped */
@@ -48,7 +49,12 @@ struct st {
 	struct ibs_rc_cdg *cdg;
 	const struct ibs_sl2vl **vl;   /* switch k's SL2VL (NULL: one VL) */
 	uint16_t *srcvl;               /* the VLs routes from the CAs at switch k leave port e on: srcvl[nhbase[k] + e] */
-	uint16_t *vmask;               /* per destination: the VLs on the channel switch k sends it out by */
+	uint16_t *vmask;               /* per destination: the VLs on the channel switch k sends it out by, vmask[k * nsl + sl] */
+	unsigned nsl;                  /* 16 with the SA's SLs, else 1 (SL 0) */
+	/* ibs_rc_sl_pairs: the pairs whose routes cross a channel in a cyclic part of prev's graph */
+	const struct ibs_routecheck *prev;
+	struct ibs_path_sl *want;
+	size_t n_want, cap_want;
 	uint64_t hop_sum;
 	bool have_min;
 	/* --through and --nodes */
@@ -85,11 +91,16 @@ static inline bool source_active(const struct ibs_port *p)
 	return ibs_portinfo_active(&p->pi) && port_active(ibs_node_port(p->peer, p->peer_port));
 }
 
-/* routecheck_vl.c: the VL a route of SL 0 leaves switch k by, from in to out (0 with one VL; IBS_RC_VL_DROP for VL 15). */
-uint8_t ibs_rc_vl_at(const struct st *t, int32_t k, uint8_t in, uint8_t out);
-/* The switches' SL2VL tables vls (may be NULL) into t: t->vl, t->srcvl, t->vmask and the check's vl_* figures. */
-struct ibs_sl2vls;
-void ibs_rc_use_vls(struct st *t, const struct ibs_sl2vls *vls);
+/* routecheck_vl.c: the VL a route of SL sl leaves switch k by, from in to out (0 with one VL; IBS_RC_VL_DROP for VL 15). */
+uint8_t ibs_rc_vl_at(const struct st *t, int32_t k, uint8_t in, uint8_t out, uint8_t sl);
+/* The SA's SLs and switches' SL2VL tables of o (may be NULL) into t: t->vl, t->srcvl, t->vmask, the vl_ and sl_ figures. */
+void ibs_rc_use_vls(struct st *t, const struct ibs_rc_opts *o);
+/* Toward d: the VLs (per SL) the routes from the CAs at OK switch k leave it on (t->vmask). */
+void ibs_rc_vl_sources(struct st *t, int32_t k, const struct dest *d);
+/* The routes of switch s go on from nx (entered by port in): their dependencies there, per SL. */
+void ibs_rc_vl_carry(struct st *t, int32_t s, int32_t nx, uint8_t in);
+/* ibs_rc_sl_pairs: the pairs toward d whose routes cross a cyclic channel of t->prev. */
+void ibs_rc_want_sls(struct st *t, const struct dest *d);
 /* routecheck_balance.c: ports by role and the spread of CA LIDs over the uplinks and the downlinks. */
 void ibs_rc_balance(struct st *t);
 

@@ -17,7 +17,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAGIC "ibscan-state 1"
+/*
+ * Version 2 adds an optional "vl=V0,...,V15" after a port's counters (its
+ * PortVLXmitWaitCounters); version 1 files (none) are read as they are.
+ */
+#define MAGIC "ibscan-state 2"
+#define MAGIC_V1 "ibscan-state 1"
 
 void ibs_state_free(struct ibs_state *st)
 {
@@ -82,6 +87,32 @@ static bool field(const char **s, const char *end, int base, uint64_t max, uint6
 	return true;
 }
 
+/* "vl=V0,...,V15" (each 0-65535) into e; advances *s to the end of the line. */
+static bool vl_field(const char **s, const char *end, struct ibs_state_port *e)
+{
+	const char *p = *s;
+	unsigned vl;
+
+	if (end - p < 3 || memcmp(p, "vl=", 3))
+		return false;
+	p += 3;
+	for (vl = 0; vl < IBS_N_VL; vl++) {
+		unsigned x = 0, digits = 0;
+		if (vl && (p == end || *p++ != ','))
+			return false;
+		for (; p < end && *p >= '0' && *p <= '9' && digits < 6; p++, digits++)
+			x = x * 10 + (unsigned)(*p - '0');
+		if (!digits || x > 0xffff)
+			return false;
+		e->vl[vl] = (uint16_t)x;
+	}
+	if (p != end)
+		return false;
+	e->has_vl = true;
+	*s = p;
+	return true;
+}
+
 enum ibs_err ibs_state_parse(const char *name, const char *buf, size_t len, struct ibs_state *st, char **msg)
 {
 	const struct ibs_counter_def *cols[32];
@@ -100,8 +131,9 @@ enum ibs_err ibs_state_parse(const char *name, const char *buf, size_t len, stru
 		line++;
 		p = nl ? nl + 1 : end;
 		if (line == 1) {
-			if ((size_t)(le - s) != strlen(MAGIC) || memcmp(s, MAGIC, strlen(MAGIC))) {
-				*msg = xasprintf("%s:1: not an ibscan state file (want '" MAGIC "')", name);
+			if ((size_t)(le - s) != strlen(MAGIC) ||
+			    (memcmp(s, MAGIC, strlen(MAGIC)) && memcmp(s, MAGIC_V1, strlen(MAGIC_V1)))) {
+				*msg = xasprintf("%s:1: not an ibscan state file (want '" MAGIC "' or '" MAGIC_V1 "')", name);
 				goto bad;
 			}
 			continue;
@@ -156,6 +188,8 @@ enum ibs_err ibs_state_parse(const char *name, const char *buf, size_t len, stru
 					goto bad_line;
 				*(uint64_t *)((char *)&e.c + cols[i]->offset) = x;
 			}
+			if (s != le && !vl_field(&s, le, &e))
+				goto bad_line;
 			if (s != le)
 				goto bad_line;
 			if (st->n == IBS_STATE_MAX_PORTS) {
@@ -185,7 +219,8 @@ enum ibs_err ibs_state_parse(const char *name, const char *buf, size_t len, stru
 	qsort(st->by_lid, st->n, sizeof(*st->by_lid), lid_cmp);
 	return IBS_OK;
 bad_line:
-	*msg = xasprintf("%s:%zu: want 'GUID PORT LID TIME EXT' and %zu counter values", name, line, ncols);
+	*msg = xasprintf("%s:%zu: want 'GUID PORT LID TIME EXT', %zu counter values and optionally "
+			 "'vl=' and %u VL values", name, line, ncols, IBS_N_VL);
 bad:
 	ibs_state_free(st);
 	return IBS_E_INPUT;
@@ -340,6 +375,9 @@ bool ibs_state_compare(const struct ibs_state *st, const struct ibs_node *n, con
 	*prev = *p->ctr;
 	prev->have_prev = true;
 	prev->prev = e->c;
+	prev->prev_vl_ok = e->has_vl;
+	for (k = 0; k < IBS_N_VL; k++)
+		prev->prev_vl[k] = e->vl[k];
 	prev->prev_ext_errors = e->ext_errors;
 	prev->prev_extended = p->ctr->extended;
 	*since = (double)(now - e->t);
@@ -361,6 +399,7 @@ void ibs_state_apply(const struct ibs_state *st, struct ibs_fabric *f, int64_t n
 			if (!c)
 				continue;
 			c->have_prev = false;
+			c->prev_vl_ok = false;
 			if (!ibs_state_compare(st, n, pt, now, &prev, &since, &note)) {
 				free(note);
 				continue;
@@ -374,18 +413,23 @@ void ibs_state_apply(const struct ibs_state *st, struct ibs_fabric *f, int64_t n
 			/* No data counters in the state: a width that differs makes ibs_port_data_delta say unknown. */
 			c->prev_extended = !c->extended;
 			c->prev_t_ns = c->t_ns - dt;
+			c->prev_vl_ok = prev.prev_vl_ok;
+			memcpy(c->prev_vl, prev.prev_vl, sizeof(c->prev_vl));
 		}
 	}
 }
 
+/* One port's line; vl: its PortVLXmitWaitCounters, or NULL where they were not read. */
 static void add_line(struct strbuf *sb, uint64_t guid, unsigned port, unsigned lid, int64_t t, bool ext,
-		     const struct ibs_pma_counters *c)
+		     const struct ibs_pma_counters *c, const uint64_t *vl)
 {
 	size_t k;
 
 	sb_addf(sb, "0x%016" PRIx64 " %u %u %" PRId64 " %d", guid, port, lid, t, ext ? 1 : 0);
 	for (k = 0; k < ibs_n_counter_defs; k++)
 		sb_addf(sb, " %" PRIu64, ibs_counter_get(c, &ibs_counter_defs[k]));
+	for (k = 0; vl && k < IBS_N_VL; k++)
+		sb_addf(sb, "%s%" PRIu64, k ? "," : " vl=", vl[k] > 0xffff ? 0xffff : vl[k]);
 	sb_addc(sb, '\n');
 }
 
@@ -398,7 +442,7 @@ char *ibs_state_format(const struct ibs_fabric *f, const struct ibs_state *old, 
 
 	memset(&seen, 0, sizeof(seen));
 	sb_adds(&sb, MAGIC "\n# written by 'ibscan health --state': node GUID, port, LID, time (s), 64-bit error "
-		     "counters, then the counters named by 'keys'\nkeys");
+		     "counters, then the counters named by 'keys', then vl= PortVLXmitWait0-15 where read\nkeys");
 	for (k = 0; k < ibs_n_counter_defs; k++)
 		sb_addf(&sb, " %s", ibs_counter_defs[k].key);
 	sb_addc(&sb, '\n');
@@ -413,7 +457,8 @@ char *ibs_state_format(const struct ibs_fabric *f, const struct ibs_state *old, 
 			if (seen.n && ibs_state_find(&seen, n->ni.node_guid, pt->num))
 				continue;
 			add_line(&sb, n->ni.node_guid, pt->num, ibs_port_pma_lid(n, pt), now, pt->ctr->ext_errors,
-				 &pt->ctr->c);
+				 &pt->ctr->c,
+				 pt->ctr->det[IBS_DET_VL_WAIT].state == IBS_DET_OK ? pt->ctr->d.vl_xmit_wait : NULL);
 			written++;
 			memset(&e, 0, sizeof(e));
 			e.guid = n->ni.node_guid;
@@ -429,9 +474,12 @@ char *ibs_state_format(const struct ibs_fabric *f, const struct ibs_state *old, 
 	/* What was not read now keeps its earlier reading, while there is room. */
 	for (i = 0; old && i < old->n && written < IBS_STATE_MAX_PORTS; i++) {
 		const struct ibs_state_port *e = &old->v[i];
+		uint64_t vl[IBS_N_VL];
 		if (ibs_state_find(&seen, e->guid, e->port))
 			continue;
-		add_line(&sb, e->guid, e->port, e->lid, e->t, e->ext_errors, &e->c);
+		for (k = 0; k < IBS_N_VL; k++)
+			vl[k] = e->vl[k];
+		add_line(&sb, e->guid, e->port, e->lid, e->t, e->ext_errors, &e->c, e->has_vl ? vl : NULL);
 		written++;
 	}
 	free(seen.v);

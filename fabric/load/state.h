@@ -21,6 +21,8 @@ struct ibs_state_port {
 	bool ext_errors;   /* the error counters were PortCountersExtended's 64-bit ones */
 	int64_t t;         /* when it was read, seconds since the epoch */
 	struct ibs_pma_counters c;
+	bool has_vl;       /* PortVLXmitWaitCounters were read then (where PortXmitWait moved) */
+	uint16_t vl[IBS_N_VL];
 };
 
 struct ibs_state {

@@ -70,6 +70,9 @@ struct ibs_port_counters {
 	bool prev_ext_errors;     /* its error counters were too */
 	struct ibs_pma_counters prev;
 	uint64_t prev_t_ns;
+	/* The earlier reading's PortVLXmitWaitCounters, where it had them (the state, the exporter's last sweep). */
+	bool prev_vl_ok;
+	uint64_t prev_vl[IBS_N_VL];
 	struct ibs_port_det det[IBS_N_DET_ALL];
 	struct ibs_pma_details d; /* the members of the attributes in state IBS_DET_OK (psc_tick: [IBS_DET_PSC]) */
 };

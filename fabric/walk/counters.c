@@ -427,8 +427,11 @@ static void keep_readings(struct ibs_fabric *f)
 				c->prev_ext_errors = c->ext_errors;
 				c->prev_t_ns = c->t_ns;
 				c->have_prev = true;
+				c->prev_vl_ok = c->det[IBS_DET_VL_WAIT].state == IBS_DET_OK;
+				memcpy(c->prev_vl, c->d.vl_xmit_wait, sizeof(c->prev_vl));
 			} else if (c) {
 				c->have_prev = false;
+				c->prev_vl_ok = false;
 			}
 		}
 }

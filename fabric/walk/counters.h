@@ -66,9 +66,26 @@ bool ibs_port_xmit_wait_rate(const struct ibs_port_counters *c, double *tps);
  */
 bool ibs_port_xmit_wait_share(const struct ibs_node *n, const struct ibs_port *pt, double *tick_s, double *share,
 			      char *why, size_t len);
+/*
+ * Whether the tick's length for n's PMA follows a published rule (NVIDIA's
+ * switches that say Tick 7 or 31: ibdiagnet manual), or only the IBA's
+ * definition read as it is, an assumption (ConnectX HCAs, other vendors):
+ * docs/checks.md. The renderers and the finding say which.
+ */
+bool ibs_xmit_wait_tick_documented(const struct ibs_node *n, const struct ibs_port_counters *c);
 /* The same of readings c (prev and c) dt seconds apart: health --state's since the last run. */
 bool ibs_xmit_wait_share(const struct ibs_node *n, const struct ibs_port *pt, const struct ibs_port_counters *c,
 			 double dt, double *tick_s, double *share, char *why, size_t len);
+/*
+ * The same for VL vl (PortVLXmitWaitCounters, 16 bits): its rise between
+ * the earlier reading's VL counters (c->prev_vl, kept by the state and the
+ * exporter where they were read) and this one's, into *ticks, and the
+ * share of dt it waited (the port's tick). False where unknown: either
+ * reading has no VL counters, one is at 65535 or went down, no tick, or a
+ * share above 1. Not with --interval, whose first reading asks no details.
+ */
+bool ibs_xmit_wait_vl_share(const struct ibs_node *n, const struct ibs_port *pt, const struct ibs_port_counters *c,
+			    double dt, unsigned vl, uint64_t *ticks, double *share);
 /* Seconds between a port's two readings, or 0 when it has not two. */
 double ibs_port_counters_elapsed(const struct ibs_port_counters *c);
 

@@ -74,29 +74,33 @@ bool ibs_port_xmit_wait_share(const struct ibs_node *n, const struct ibs_port *p
 				   len);
 }
 
-bool ibs_xmit_wait_share(const struct ibs_node *n, const struct ibs_port *pt, const struct ibs_port_counters *c,
-			 double dt, double *tick_s, double *share, char *why, size_t len)
+bool ibs_xmit_wait_tick_documented(const struct ibs_node *n, const struct ibs_port_counters *c)
 {
-	const struct ibs_counter_def *d = ibs_counter_find("PortXmitWait");
-	double sym;
-	unsigned mbps, lanes, tick;
-	uint64_t w;
+	/*
+	 * Only NVIDIA's switches have a published rule (ibdiagnet manual,
+	 * "Congestion Assessment on InfiniBand Links": Tick 7 on Quantum to
+	 * Quantum-3, Tick 31 on Switch-X to Switch-IB 2). ConnectX HCAs answer
+	 * PortSamplesControl from firmware (the kernel's mlx5 driver passes PMA
+	 * MADs it does not serve itself to MAD_IFC), and neither NVIDIA's
+	 * documents, rdma-core nor the kernel say how their PortXmitWait tick
+	 * counts: for them, as for other vendors, the IBA rule is an assumption.
+	 */
+	return c && c->det[IBS_DET_PSC].state == IBS_DET_OK && n->ni.vendor_id == IBS_VENDOR_NVIDIA &&
+	       n->ni.node_type == IBS_NODE_SWITCH && (c->d.psc_tick == 7 || c->d.psc_tick == 31);
+}
 
-	*tick_s = 0;
-	*share = 0;
-	snprintf(why, len, "no interval");
-	if (!c || dt <= 0 || !d)
-		return false;
-	if (!ibs_counter_known(c, d)) {
-		snprintf(why, len, "the PMA does not count PortXmitWait");
-		return false;
-	}
-	if (!ibs_port_counter_delta(c, d, &w)) {
-		snprintf(why, len, "PortXmitWait's rise is not known");
-		return false;
-	}
-	if (!w)
-		return true; /* it never waited: 0 whatever the tick */
+/*
+ * The length of one PortXmitWait tick of port pt (its PMA's reading c) into
+ * *tick_s: PortSamplesControl's Tick and the port's active speed (and
+ * width, for NVIDIA's switches that count per port); false, and why, where
+ * it cannot be known.
+ */
+static bool xmit_wait_tick(const struct ibs_node *n, const struct ibs_port *pt, const struct ibs_port_counters *c,
+			   double *tick_s, char *why, size_t len)
+{
+	unsigned mbps, lanes, tick;
+	double sym;
+
 	if (c->det[IBS_DET_PSC].state != IBS_DET_OK) {
 		if (!ibs_port_details_why(c, IBS_DET_PSC, why, len))
 			snprintf(why, len, "PortSamplesControl not asked");
@@ -120,12 +124,68 @@ bool ibs_xmit_wait_share(const struct ibs_node *n, const struct ibs_port *pt, co
 	*tick_s = (tick + 1) * sym;
 	if (n->ni.vendor_id == IBS_VENDOR_NVIDIA && n->ni.node_type == IBS_NODE_SWITCH && tick == 7)
 		*tick_s /= lanes;
-	*share = (double)w * *tick_s / dt;
-	if (*share > 1.0) {
-		snprintf(why, len, "PortXmitWait rose by %" PRIu64 " ticks of %.3g ns in %.3f s, more than the time: "
-			 "the PMA counts its tick otherwise", w, *tick_s * 1e9, dt);
-		*share = 0;
+	return true;
+}
+
+/* w ticks of tick_s in dt seconds as a share: false (and why) above 1, where the PMA counts its tick otherwise. */
+static bool wait_share(const char *what, uint64_t w, double tick_s, double dt, double *share, char *why, size_t len)
+{
+	*share = (double)w * tick_s / dt;
+	if (*share <= 1.0)
+		return true;
+	snprintf(why, len, "%s rose by %" PRIu64 " ticks of %.3g ns in %.3f s, more than the time: "
+		 "the PMA counts its tick otherwise", what, w, tick_s * 1e9, dt);
+	*share = 0;
+	return false;
+}
+
+bool ibs_xmit_wait_share(const struct ibs_node *n, const struct ibs_port *pt, const struct ibs_port_counters *c,
+			 double dt, double *tick_s, double *share, char *why, size_t len)
+{
+	const struct ibs_counter_def *d = ibs_counter_find("PortXmitWait");
+	uint64_t w;
+
+	*tick_s = 0;
+	*share = 0;
+	snprintf(why, len, "no interval");
+	if (!c || dt <= 0 || !d)
+		return false;
+	if (!ibs_counter_known(c, d)) {
+		snprintf(why, len, "the PMA does not count PortXmitWait");
 		return false;
 	}
-	return true;
+	if (!ibs_port_counter_delta(c, d, &w)) {
+		snprintf(why, len, "PortXmitWait's rise is not known");
+		return false;
+	}
+	if (!w)
+		return true; /* it never waited: 0 whatever the tick */
+	if (!xmit_wait_tick(n, pt, c, tick_s, why, len))
+		return false;
+	return wait_share("PortXmitWait", w, *tick_s, dt, share, why, len);
+}
+
+bool ibs_xmit_wait_vl_share(const struct ibs_node *n, const struct ibs_port *pt, const struct ibs_port_counters *c,
+			    double dt, unsigned vl, uint64_t *ticks, double *share)
+{
+	uint64_t before, now;
+	double tick_s;
+	char why[192], what[24];
+
+	*share = 0;
+	*ticks = 0;
+	if (!c || dt <= 0 || vl >= IBS_N_VL || !c->ok || !c->prev_vl_ok || c->det[IBS_DET_VL_WAIT].state != IBS_DET_OK)
+		return false;
+	before = c->prev_vl[vl];
+	now = c->d.vl_xmit_wait[vl];
+	/* 16 bits, stopping at 65535 like the PortCounters (IBA 16.1.4.8): a maximum hides the rise. */
+	if (before >= 0xffff || now >= 0xffff || now < before)
+		return false;
+	*ticks = now - before;
+	if (!*ticks)
+		return true;
+	if (!xmit_wait_tick(n, pt, c, &tick_s, why, sizeof(why)))
+		return false;
+	snprintf(what, sizeof(what), "PortVLXmitWait%u", vl);
+	return wait_share(what, *ticks, tick_s, dt, share, why, sizeof(why));
 }

@@ -59,23 +59,23 @@ enum ibs_err ibs_read_lfts(struct ibs_engine *e, const struct ibs_fabric *f, str
 void ibs_lfts_free(struct ibs_lft *v, size_t n);
 
 /*
- * What switches' SLtoVLMappingTables say for one SL (IBA 14.2.5.8): the VL
- * a packet of that SL leaves by, for each (in-port, out-port) pair read.
- * Only the pairs routes use between switches are asked (ibs_sl2vl_pairs):
- * out-ports cabled to a switch, in-ports a route to some LID enters by.
+ * What switches' SLtoVLMappingTables say (IBA 14.2.5.8): the VL a packet
+ * of each SL leaves by, for each (in-port, out-port) pair read. Only the
+ * pairs routes use between switches are asked (ibs_sl2vl_pairs): out-ports
+ * cabled to a switch, in-ports a route to some LID enters by. One MAD a
+ * pair gives all 16 SLs.
  */
 #define IBS_VL_UNREAD 0xff
 struct ibs_sl2vl {
 	const struct ibs_node *node;
 	unsigned np;        /* num_ports + 1 */
-	uint8_t *vl;        /* vl[in * np + out], IBS_VL_UNREAD where not asked or not answered */
+	uint8_t *vl;        /* vl[(in * np + out) * 16 + sl], IBS_VL_UNREAD where not asked or not answered */
 	uint64_t *want;     /* the pairs to ask: bit in * np + out */
 	size_t asked, answered;
 };
 struct ibs_sl2vls {
 	struct ibs_sl2vl *v; /* every switch, in fabric order */
 	size_t n;
-	uint8_t sl;
 	size_t asked, answered;
 	bool not_held;       /* a replayed capture holds no SLtoVLMappingTable: none asked */
 };
@@ -84,16 +84,30 @@ struct ibs_sl2vls {
  * (allocated); no MADs. With want_out, only the out-ports it says yes to.
  */
 typedef bool (*ibs_want_out_fn)(void *ctx, const struct ibs_node *sw, unsigned out_port);
-void ibs_sl2vl_pairs(const struct ibs_fabric *f, const struct ibs_lft *lfts, size_t n, uint8_t sl,
-		     ibs_want_out_fn want_out, void *ctx, struct ibs_sl2vls *out);
+void ibs_sl2vl_pairs(const struct ibs_fabric *f, const struct ibs_lft *lfts, size_t n, ibs_want_out_fn want_out,
+		     void *ctx, struct ibs_sl2vls *out);
 /* Ask every pair of t, LID-routed where the LFT reads are (within the per-switch cap). */
 enum ibs_err ibs_read_sl2vl(struct ibs_engine *e, const struct ibs_fabric *f, struct ibs_sl2vls *t);
 /* The VL of sl from in to out at switch v, or IBS_VL_UNREAD. */
-static inline uint8_t ibs_sl2vl_get(const struct ibs_sl2vl *v, uint8_t in, uint8_t out)
+static inline uint8_t ibs_sl2vl_get(const struct ibs_sl2vl *v, uint8_t in, uint8_t out, uint8_t sl)
 {
-	return v && in < v->np && out < v->np ? v->vl[(size_t)in * v->np + out] : IBS_VL_UNREAD;
+	return v && in < v->np && out < v->np ? v->vl[((size_t)in * v->np + out) * 16 + (sl & 15)] : IBS_VL_UNREAD;
 }
 void ibs_sl2vls_free(struct ibs_sl2vls *t);
+
+/* The SL the SA's PathRecord gives the path from slid to dlid (asked: ibs_query_path_sls). */
+struct ibs_path_sl {
+	uint16_t slid, dlid;
+	uint8_t sl;
+	bool answered;
+};
+/*
+ * One PathRecord Get (SLID, DLID) for each of v[0..n-1], all through the
+ * engine (its window, the per-node cap at the SM's LID): the answered ones'
+ * SL into v, their count into *answered.
+ */
+enum ibs_err ibs_query_path_sls(struct ibs_engine *e, const struct ibs_fabric *f, struct ibs_path_sl *v, size_t n,
+				size_t *answered);
 
 /* One PathRecord from the SA at the local port's SM LID. */
 enum ibs_err ibs_query_path(struct ibs_engine *e, const struct ibs_fabric *f, uint16_t slid, uint16_t dlid,

@@ -22,8 +22,8 @@ static void want_pair(struct ibs_sl2vl *v, unsigned in, unsigned out)
 	v->want[b >> 6] |= 1ull << (b & 63);
 }
 
-void ibs_sl2vl_pairs(const struct ibs_fabric *f, const struct ibs_lft *lfts, size_t n, uint8_t sl,
-		     ibs_want_out_fn want_out, void *ctx, struct ibs_sl2vls *t)
+void ibs_sl2vl_pairs(const struct ibs_fabric *f, const struct ibs_lft *lfts, size_t n, ibs_want_out_fn want_out,
+		     void *ctx, struct ibs_sl2vls *t)
 {
 	const struct ibs_lft **by = xcalloc(f->n_nodes + 1, sizeof(*by));
 	struct ibs_sl2vl **slot = xcalloc(f->n_nodes + 1, sizeof(*slot));
@@ -31,7 +31,6 @@ void ibs_sl2vl_pairs(const struct ibs_fabric *f, const struct ibs_lft *lfts, siz
 	size_t i, k;
 
 	memset(t, 0, sizeof(*t));
-	t->sl = sl;
 	for (i = 0; i < n; i++)
 		if (lfts[i].node && lfts[i].node->index < f->n_nodes && f->nodes[lfts[i].node->index] == lfts[i].node)
 			by[lfts[i].node->index] = &lfts[i];
@@ -55,8 +54,8 @@ void ibs_sl2vl_pairs(const struct ibs_fabric *f, const struct ibs_lft *lfts, siz
 		v = slot[i] = &t->v[k++];
 		v->node = f->nodes[i];
 		v->np = (unsigned)v->node->ni.num_ports + 1;
-		v->vl = xmalloc((size_t)v->np * v->np);
-		memset(v->vl, IBS_VL_UNREAD, (size_t)v->np * v->np);
+		v->vl = xmalloc((size_t)v->np * v->np * 16);
+		memset(v->vl, IBS_VL_UNREAD, (size_t)v->np * v->np * 16);
 		v->want = xcalloc(((size_t)v->np * v->np + 63) / 64, sizeof(*v->want));
 	}
 	for (i = 0; i < f->n_nodes; i++) {
@@ -117,7 +116,7 @@ static void on_sl2vl(void *ctx, const struct ibs_mad_req *req, const struct ibs_
 	uint8_t vl[16];
 
 	if (r->outcome == IBS_MAD_OK && ibs_decode_sl2vl(r->mad, r->len, vl) == IBS_OK) {
-		c->v->vl[(size_t)c->in * c->v->np + c->out] = vl[c->t->sl & 15];
+		memcpy(&c->v->vl[((size_t)c->in * c->v->np + c->out) * 16], vl, 16);
 		c->v->answered++;
 		c->t->answered++;
 	} else if (ibs_again_by_dr(c->e, req, r, c->v->node, on_sl2vl, c)) {

@@ -143,6 +143,10 @@ make_ibscan() {
 #!/bin/bash
 real=$real fx=$fx st=$st caps=$caps
 w=\${HWCHECK_WRONG:-}
+# SIGINT as ibscan takes it (exit 130), set before anything else: a signal that came while the script
+# was still reading its arguments would otherwise be taken by bash for its child's and lost (a loaded
+# machine, a 0.5 s wait). The wrong one for ping goes on (the walk's is below: it is signalled later).
+if [ "\$w" = sigint-ping ]; then trap '' INT; else trap 'exit 130' INT; fi
 args=("\$@") out= tcp=18515
 for ((i = 0; i < \${#args[@]}; i++)); do
 	case \${args[i]} in -o) out=\${args[i + 1]} ;; --tcp-port) tcp=\${args[i + 1]} ;; esac

@@ -13,11 +13,15 @@ err_has "ibscan: warning: $st: no earlier readings (the first run): counters jud
 jq -e '.counts.counters == 3 and .counts["link.flapped"] == 0 and .state.notes == ["no earlier readings (the first run): counters judged on their totals"]' \
 	"$TMP/out" >/dev/null || fail "first run: $(cat "$TMP/out")"
 [ -f "$st" ] || fail "the state file was not written"
-head -1 "$st" | grep -qx "ibscan-state 1" || fail "the state file lacks its magic line"
+head -1 "$st" | grep -qx "ibscan-state 2" || fail "the state file lacks its magic line"
 [ "$(grep -c '^0x' "$st")" = 12 ] || fail "the state file does not hold the 12 ports read"
 grep -q '^0x0000000000200001 3 3 [0-9]* 0 0 0 40 ' "$st" || fail "Switch2 port 3's LinkDownedCounter 40 is not kept"
 [ "$(stat -c %a "$st")" = 644 ] || [ "$(stat -c %a "$st")" = 600 ] || fail "state file mode $(stat -c %a "$st")"
-echo "ok: the first run is said, judged on totals, and its readings kept"
+# Hca3[1]'s PortXmitWait moved: its PortVLXmitWaitCounters are kept too (vl=, docs/checks.md).
+grep -qx '0x0000000000100006 1 5 [0-9]* 0 0 0 0 0 0 0 0 0 0 0 0 0 123456 vl=1000,0,0,456,0,0,0,0,0,0,0,0,0,0,0,65535' "$st" ||
+	fail "Hca3[1]'s VL counters are not kept: $(grep '^0x0000000000100006 ' "$st")"
+[ "$(grep -c '^0x.* vl=' "$st")" = 1 ] || fail "VL counters kept where none were read: $(grep ' vl=' "$st")"
+echo "ok: the first run is said, judged on totals, and its readings kept (VL counters where read)"
 
 # Same counters again: nothing rose, so the lifetime totals (5000 symbol errors...) stop alarming.
 run 0 health --replay "$cap" --state "$st"
@@ -67,7 +71,7 @@ cmp -s "$st" "$TMP/keep" || fail "a refused state file was rewritten"
 chmod 644 "$st"
 printf 'not a state\n' >"$TMP/bad.state"
 run 3 health --replay "$cap" --state "$TMP/bad.state"
-err_has "$TMP/bad.state:1: not an ibscan state file (want 'ibscan-state 1')"
+err_has "$TMP/bad.state:1: not an ibscan state file (want 'ibscan-state 2' or 'ibscan-state 1')"
 run 3 health --replay "$cap" --state "$st" --no-counters
 err_has "--state keeps counter readings: --no-counters reads none"
 run 2 counters --replay "$cap" --state "$st"
@@ -106,4 +110,15 @@ fi
 err_has "ibscan: error: state file '$path' belongs to uid $owner, not to this user (uid $me): refused"
 out_has "IBSCAN UNKNOWN - the state file was refused"
 echo "ok: a state file another user owns is refused with one line"
+
+# A version 1 file (before the VL counters were kept) is read as it is and rewritten as version 2.
+v1=$TMP/v1.state
+sed -e '1s/.*/ibscan-state 1/' -e 's/ vl=[0-9,]*$//' "$st" >"$v1"
+chmod 600 "$v1"
+grep -q '^0x.* vl=' "$v1" && fail "the version 1 file holds vl="
+run 0 health --replay "$cap" --state "$v1"
+[ ! -s "$TMP/err" ] || fail "a version 1 file: $(cat "$TMP/err")"
+head -1 "$v1" | grep -qx "ibscan-state 2" || fail "the version 1 file was not rewritten as version 2"
+[ "$(grep -c '^0x.* vl=' "$v1")" = 1 ] || fail "the rewritten file lacks Hca3's VL counters"
+echo "ok: a version 1 state file is read, and written back as version 2"
 t_done

@@ -31,6 +31,10 @@ assert d["credit_loops"]["dependencies"] > 0
 # No cycle on one VL: none on any, and no SL2VL asked (tests/sim/t_sl2vl.sh: a ring that loops).
 assert d["credit_loops"]["sl2vl_pairs"] == 0 and not d["credit_loops"]["sl2vl_read"], d["credit_loops"]
 assert d["credit_loops"]["sl2vl_note"].startswith("no cycle even on one VL"), d["credit_loops"]
+# ... nor any PathRecord: every route on SL 0, and why.
+assert d["credit_loops"]["pathrecords_asked"] == 0 and d["credit_loops"]["pathrecords"] == [], d["credit_loops"]
+assert d["credit_loops"]["sl_source"] == "assumed_sl0", d["credit_loops"]
+assert d["credit_loops"]["sl_note"].startswith("no cycle even on one VL, so none on any SL"), d["credit_loops"]
 assert not [w for w in d["switches"] if w["up"]["unbalanced"]]
 print("pairs", s["pairs"], "hops", s["min_hops"], s["mean_hops"], s["max_hops"])
 PY
@@ -146,7 +150,7 @@ names = sorted(l["from"]["name"] for l in c[0]["links"])
 assert names == ["SwA", "SwB", "SwC", "SwD"], names
 PY
 expect_rc 2 ibs routes --check
-grep -q '^  cycle (4 channels depend on each other): "Sw."\[[0-9]\] -> "Sw."\[[0-9]\] -> ' "$TMP/out" || fail "the cycle is not named: $(grep cycle "$TMP/out")"
+grep -q '^  cycle of SL 0 (4 channels depend on each other): "Sw."\[[0-9]\] -> "Sw."\[[0-9]\] -> ' "$TMP/out" || fail "the cycle is not named: $(grep cycle "$TMP/out")"
 ok "ring4 under minhop: the credit loop round the ring, $(grep -c '^  cycle' "$TMP/out") cycle(s): $(grep '^  cycle' "$TMP/out" | head -1 | cut -d: -f2-)"
 sim_stop
 

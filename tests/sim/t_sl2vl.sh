@@ -1,7 +1,8 @@
 #!/bin/bash
-# routes --check reads the switches' SLtoVLMappingTables (SL 0, the (in,
-# out) pairs the routes use between switches) on ring4 under minhop, where
-# the routes loop round the ring:
+# routes --check reads the switches' SLtoVLMappingTables (the (in, out)
+# pairs the routes use between switches) and the SA's PathRecord SL of each
+# route that crosses the cyclic part, on ring4 under minhop, where the
+# routes loop round the ring and the SA puts every path on SL 0:
 # - OpenSM's default tables (SL 0 on VL 0): the credit loop on VL 0;
 # - OpenSM's QoS with switch ports mapping SL 0 to VL 1 (qos_swe_sl2vl):
 #   the same loop, on VL 1;
@@ -19,11 +20,16 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 want = int(sys.argv[2])
 cl = d["credit_loops"]
-assert cl["sl2vl_read"] and cl["sl2vl_note"] is None and cl["sl0_assumed"], cl
+assert cl["sl2vl_read"] and cl["sl2vl_note"] is None, cl
+# minhop: the SA answers every pair asked, each with SL 0.
+assert not cl["sl0_assumed"] and cl["sl_source"] == "sa" and cl["sl_note"] is None, cl
+assert cl["pathrecords_asked"] > 0 and cl["pathrecords_answered"] == cl["pathrecords_asked"], cl
+assert len(cl["pathrecords"]) == cl["pathrecords_asked"], cl
+assert {p["sl"] for p in cl["pathrecords"]} == {0} and cl["sls"] == [0], cl
 assert cl["sl2vl_pairs"] > 0 and cl["sl2vl_answered"] == cl["sl2vl_pairs"], cl
 assert cl["count"] == 1, cl
 c = cl["cycles"][0]
-assert c["vls"] == [want], c["vls"]
+assert c["vls"] == [want] and c["sls"] == [0], c
 links = c["links"]
 assert sorted(l["from"]["name"] for l in links) == ["SwA", "SwB", "SwC", "SwD"], links
 # Each hop: the switch the route enters (b's), its in-port (a's to_port), its out-port and the VL it leaves on.
@@ -45,8 +51,13 @@ PY
 SIM_OSM_ARGS="-R minhop" sim_start "$FABRICS/ring4"
 check default 0
 expect_rc 2 ibs routes --check
-grep -q "^credit loops: every route assumed on SL 0 (PathRecords not read), VLs from the switches' SL2VL tables ([0-9]* in/out pairs, 1 VL used)" "$TMP/out" ||
+grep -q "^credit loops: each route's SL from the sa ([0-9]* PathRecords, SL 0), VLs from the switches' SL2VL tables ([0-9]* in/out pairs, 1 VL used)" "$TMP/out" ||
 	fail "text: $(grep 'credit loops' "$TMP/out")"
+# health --routing reads the same (the same code): the loop, made by SL 0's routes as the SA says.
+expect_rc 2 ibs health --routing --no-counters
+grep -q '^CRITICAL route.credit_loop: credit loop of 4 links (4 channels depend on each other; routes of SL 0, SLs from the SA): "Sw.' "$TMP/out" ||
+	fail "health --routing: $(grep credit "$TMP/out")"
+ok "health --routing: the loop, of SL 0 from the SA"
 sim_stop
 
 # Two data VLs; SL 0 on VL 1 out of every switch port (qos_swe_sl2vl), CAs as before.
@@ -62,6 +73,6 @@ CONF
 SIM_OSM_ARGS="-R minhop -Q -F $TMP/osm.conf" sim_start "$FABRICS/ring4"
 check qos 1
 expect_rc 2 ibs routes --check
-grep -q '^  cycle on VL 1 (4 channels depend on each other): "Sw."\[2\] vl 1 -> ' "$TMP/out" || fail "text: $(grep cycle "$TMP/out")"
+grep -q '^  cycle on VL 1 of SL 0 (4 channels depend on each other): "Sw."\[2\] vl 1 -> ' "$TMP/out" || fail "text: $(grep cycle "$TMP/out")"
 sim_stop
 t_done

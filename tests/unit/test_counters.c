@@ -270,7 +270,7 @@ static void test_deltas_saturate(void **state)
 	c->prev.xmit_data = c->c.xmit_data = 0xffffffffu;
 	c->prev.rcv_data = 100;
 	c->c.rcv_data = 0xffffffffu;
-	render_counters(e, f, &run);
+	render_counters(e, f, &run, NULL);
 	assert_int_equal(emit_write(e, m), 0);
 	fclose(m);
 	emit_free(e);
@@ -304,7 +304,7 @@ static void test_deltas_saturate(void **state)
 	/* The same in the Prometheus output: a gauge for the port with a rate, none for the cleared one. */
 	buf = NULL;
 	m = open_memstream(&buf, &len);
-	assert_int_equal(render_counters_prom(m, f, &run), 0);
+	assert_int_equal(render_counters_prom(m, f, &run, NULL), 0);
 	fclose(m);
 	assert_non_null(strstr(buf, "# TYPE ibscan_port_xmit_wait_ticks_per_second gauge\n"));
 	assert_non_null(strstr(buf, "ibscan_port_xmit_wait_ticks_per_second{guid=\"0x0000000000100000\",port=\"1\","));

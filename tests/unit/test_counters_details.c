@@ -23,6 +23,7 @@
 #include "../../output/counters.h"
 #include "../../output/emit.h"
 #include "../../output/prom.h"
+#include "../../fabric/load/state.h"
 
 #include <jansson.h>
 
@@ -38,6 +39,10 @@ struct dpma {
 	bool det_drop;       /* the details are never answered */
 	unsigned rise_after; /* nonzero: after this many PortCounters answers, port 2's PortRcvErrors rises by 4 */
 	uint32_t wait_rise;  /* with rise_after: port 1's PortXmitWait rises by this much then too */
+	uint32_t rcv_rise;   /* with rise_after: port 2's PortRcvErrors rises by this much (0: 4) */
+	uint32_t downed_rise; /* with rise_after: port 3's LinkDownedCounter rises by this much */
+	uint32_t link_downed[NPORTS + 1];
+	uint32_t vl3_add;    /* added to every port's PortVLXmitWait3 */
 	uint8_t psc_tick;    /* PortSamplesControl's Tick */
 	bool psc_drop;       /* PortSamplesControl is never answered, as ibsim drops it */
 	uint32_t vendor_id;  /* NodeInfo's, for the NodeInfo of --interval */
@@ -72,8 +77,11 @@ static void dp_on_send(struct fake *f, const struct ibs_mad_req *req, const uint
 		mad_encode_field(data, IB_PC_XMT_DISCARDS_F, &v);
 		v = p->xmit_wait[port];
 		mad_encode_field(data, IB_PC_XMT_WAIT_F, &v);
+		v = p->link_downed[port];
+		mad_encode_field(data, IB_PC_LINK_DOWNED_F, &v);
 		if (p->rise_after && ++p->pc == p->rise_after) {
-			p->rcv_errors[2] += 4;
+			p->rcv_errors[2] += p->rcv_rise ? p->rcv_rise : 4;
+			p->link_downed[3] += p->downed_rise;
 			p->xmit_wait[1] += p->wait_rise;
 		}
 	} else if (req->attr_id == IBS_ATTR_PORT_RCV_ERROR_DETAILS ||
@@ -108,6 +116,8 @@ static void dp_on_send(struct fake *f, const struct ibs_mad_req *req, const uint
 		/* Distinct per VL and port: port * 100 + VL. */
 		for (fl = IB_PC_PORT_VL_XMIT_WAIT0_F; fl <= IB_PC_PORT_VL_XMIT_WAIT15_F; fl++) {
 			v = port * 100 + (uint32_t)(fl - IB_PC_PORT_VL_XMIT_WAIT0_F);
+			if (fl == IB_PC_PORT_VL_XMIT_WAIT0_F + 3)
+				v += p->vl3_add;
 			mad_encode_field(data, fl, &v);
 		}
 	} else if (req->attr_id == IBS_ATTR_PORT_SAMPLES_CONTROL) {
@@ -265,7 +275,7 @@ static void test_errors_read(void **state)
 	assert_false(r.f->partial);
 
 	r.run.counters_read = true;
-	render_counters(e, r.f, &r.run);
+	render_counters(e, r.f, &r.run, NULL);
 	m = open_memstream(&buf, &len);
 	assert_int_equal(emit_write(e, m), 0);
 	fclose(m);
@@ -286,7 +296,7 @@ static void test_errors_read(void **state)
 
 	buf = NULL;
 	m = open_memstream(&buf, &len);
-	assert_int_equal(render_counters_prom(m, r.f, &r.run), 0);
+	assert_int_equal(render_counters_prom(m, r.f, &r.run, NULL), 0);
 	fclose(m);
 	assert_non_null(strstr(buf, "# TYPE ibscan_port_rcv_error_details_total counter\n"));
 	assert_non_null(strstr(buf, "ibscan_port_rcv_error_details_total{guid=\"0x0000000000200000\",port=\"2\",name=\""));
@@ -380,8 +390,8 @@ static void test_interval_only_risen(void **state)
 	rig_close(&r);
 }
 
-/* The output of fn(e, f, run) in mode m, as a string (free it). */
-static char *rendered(enum emit_mode m, struct rig *r)
+/* The output of the counters view of r (fs: the findings it lists, or NULL) in mode m, as a string (free it). */
+static char *rendered_fs(enum emit_mode m, struct rig *r, const struct ibs_findings *fs)
 {
 	struct emit *e = emit_new(m);
 	char *buf = NULL;
@@ -389,11 +399,16 @@ static char *rendered(enum emit_mode m, struct rig *r)
 	FILE *f = open_memstream(&buf, &len);
 
 	r->run.counters_read = true;
-	render_counters(e, r->f, &r->run);
+	render_counters(e, r->f, &r->run, fs);
 	assert_int_equal(emit_write(e, f), 0);
 	fclose(f);
 	emit_free(e);
 	return buf;
+}
+
+static char *rendered(enum emit_mode m, struct rig *r)
+{
+	return rendered_fs(m, r, NULL);
 }
 
 /* The JSON document of the counters view (json_decref it). */
@@ -410,15 +425,103 @@ static json_t *rendered_json(struct rig *r)
 }
 
 /* The Prometheus exposition of the counters view (free it). */
-static char *rendered_prom(struct rig *r)
+static char *rendered_prom_fs(struct rig *r, const struct ibs_findings *fs)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
 
-	assert_int_equal(render_counters_prom(m, r->f, &r->run), 0);
+	assert_int_equal(render_counters_prom(m, r->f, &r->run, fs), 0);
 	fclose(m);
 	return buf;
+}
+
+static char *rendered_prom(struct rig *r)
+{
+	return rendered_prom_fs(r, NULL);
+}
+
+/*
+ * counters --interval judges what rose between the two readings, as health
+ * --state judges what rose since the last run: port 2's PortRcvErrors (30
+ * before, above its threshold of 10 both times) rose by 50, a counters
+ * finding "rose by"; port 3's LinkDownedCounter rose by 2, link.flapped;
+ * port 4's 40 PortRcvErrors did not move, no finding. The counters view
+ * lists them in text, JSON and Prometheus; without interval, the totals.
+ */
+static void test_interval_findings(void **state)
+{
+	struct ibs_counter_opts o = { 0 };
+	struct dpma p;
+	struct rig r;
+	struct ibs_thresholds t;
+	struct ibs_health_opts ho = { .thresholds = &t, .counters = true, .interval = true };
+	struct ibs_findings fs;
+	char *buf;
+	json_t *doc, *v;
+	size_t i;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	p.rcv_errors[2] = 30;
+	p.rcv_errors[4] = 40;
+	p.link_downed[3] = 7;
+	p.rise_after = NPORTS; /* between the two readings */
+	p.rcv_rise = 50;
+	p.downed_rise = 2;
+	rig_run(&r, &p, &o, 0.01);
+	ibs_thresholds_default(&t);
+	ibs_health_check(r.f, &r.run, &ho, &fs);
+	assert_int_equal(fs.count[CK_COUNTERS], 1);
+	assert_int_equal(fs.count[CK_LINK_FLAPPED], 1);
+	for (i = 0; i < fs.n; i++) {
+		const struct ibs_finding *x = &fs.v[i];
+		if (x->check == &ibs_checks[CK_COUNTERS]) {
+			assert_int_equal(x->port, 2);
+			assert_int_equal(x->value, 50);
+			if (!strstr(x->message, "port 2: PortRcvErrors rose by 50 in the ") ||
+			    !strstr(x->message, " s between the two readings (threshold 10"))
+				fail_msg("%s", x->message);
+		} else if (x->check == &ibs_checks[CK_LINK_FLAPPED]) {
+			assert_int_equal(x->port, 3);
+			assert_int_equal(x->value, 2);
+			if (!strstr(x->message, "port 3 went down 2 times in the ") ||
+			    !strstr(x->message, " s between the two readings (LinkDownedCounter 7 to 9)"))
+				fail_msg("%s", x->message);
+		}
+	}
+
+	buf = rendered_fs(EMIT_TEXT, &r, &fs);
+	assert_non_null(strstr(buf, "\nfindings:\nWARNING  link.flapped: "));
+	assert_non_null(strstr(buf, "\nWARNING  counters: 0x0000000000200000 port 2: PortRcvErrors rose by 50 in the "));
+	free(buf);
+	buf = rendered_fs(EMIT_JSON, &r, &fs);
+	doc = json_loads(buf, 0, NULL);
+	assert_non_null(doc);
+	free(buf);
+	v = json_object_get(doc, "findings");
+	assert_int_equal(json_array_size(v), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(v, 0), "check")), "link.flapped");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(v, 1), "check")), "counters");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(v, 1), "value")), 50);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(v, 1), "counter")), "PortRcvErrors");
+	json_decref(doc);
+	buf = rendered_prom_fs(&r, &fs);
+	assert_non_null(strstr(buf, "# TYPE ibscan_findings gauge\n"));
+	assert_non_null(strstr(buf, "ibscan_findings{check=\"counters\"} 1\n"));
+	assert_non_null(strstr(buf, "ibscan_findings{check=\"link.flapped\"} 1\n"));
+	assert_non_null(strstr(buf, "ibscan_findings{check=\"counters.congested\"} 0\n"));
+	assert_null(strstr(buf, "check=\"link.down\"")); /* only the checks judged from the readings */
+	free(buf);
+	ibs_findings_free(&fs);
+
+	/* One reading's judgement: the totals (ports 2 and 4 above 10; 9 link downs below it). */
+	ho.interval = false;
+	ibs_health_check(r.f, &r.run, &ho, &fs);
+	assert_int_equal(fs.count[CK_COUNTERS], 2);
+	assert_int_equal(fs.count[CK_LINK_FLAPPED], 0);
+	ibs_findings_free(&fs);
+	rig_close(&r);
 }
 
 /*
@@ -574,13 +677,16 @@ static void test_share_from_tick(void **state)
 	assert_true(share == 0.0 && tick_s == 0.0);
 
 	buf = rendered(EMIT_TEXT, &r);
-	assert_non_null(strstr(buf, ", PortXmitWait 1953125 ticks/s (tick 1.28e-07 s), waiting 0.25 of the time"));
+	/* Not an NVIDIA switch: the tick is the IBA's rule, an assumption, and said so. */
+	assert_non_null(strstr(buf, ", PortXmitWait 1953125 ticks/s (tick 1.28e-07 s, assumed: the IBA's rule), waiting "
+				    "0.25 of the time"));
 	free(buf);
 	doc = rendered_json(&r);
 	d = json_object_get(port_json(doc, 1), "deltas");
 	assert_true(json_real_value(json_object_get(d, "xmit_wait_share")) > 0.249999);
 	assert_true(json_real_value(json_object_get(d, "xmit_wait_share")) < 0.250001);
 	assert_true(json_real_value(json_object_get(d, "xmit_wait_tick_s")) > 127.999e-9);
+	assert_true(json_is_true(json_object_get(d, "xmit_wait_tick_assumed")));
 	d = json_object_get(port_json(doc, 2), "deltas");
 	assert_true(json_number_value(json_object_get(d, "xmit_wait_share")) == 0.0);
 	assert_true(json_is_null(json_object_get(d, "xmit_wait_tick_s")));
@@ -601,7 +707,8 @@ static void test_share_from_tick(void **state)
 			assert_int_equal(fs.v[i].value, 25);
 			assert_int_equal(fs.v[i].threshold, 10);
 			if (!strstr(fs.v[i].message, "port 1: waited 25.0% of the time with data to send "
-								"(PortXmitWait rose by 1953125 ticks of 128 ns in 1 s; "
+								"(PortXmitWait rose by 1953125 ticks of 128 ns (assumed: the "
+								"IBA's rule) in 1 s; "
 								"threshold 10%)"))
 				fail_msg("%s", fs.v[i].message);
 		}
@@ -625,7 +732,7 @@ static void test_share_nvidia_per_port(void **state)
 	struct dpma p;
 	struct rig r;
 	double tick_s, share;
-	char why[192];
+	char why[192], *buf;
 
 	(void)state;
 	memset(&p, 0, sizeof(p));
@@ -635,6 +742,11 @@ static void test_share_nvidia_per_port(void **state)
 	assert_true(ibs_port_xmit_wait_share(r.n, &r.n->ports[1], &tick_s, &share, why, sizeof(why)));
 	assert_true(tick_s > 7.999e-9 && tick_s < 8.001e-9);
 	assert_true(share > 0.015624 && share < 0.015626);
+	/* NVIDIA's manual documents the Quantum rule: not an assumption, and the text says none. */
+	assert_true(ibs_xmit_wait_tick_documented(r.n, ctr(&r, 1)));
+	buf = rendered(EMIT_TEXT, &r);
+	assert_non_null(strstr(buf, " ticks/s (tick 8e-09 s), waiting "));
+	free(buf);
 	rig_close(&r);
 	/* Another vendor's Tick 7 is 8 symbol times of a lane, as the IBA has it. */
 	memset(&p, 0, sizeof(p));
@@ -642,6 +754,76 @@ static void test_share_nvidia_per_port(void **state)
 	congested_rig(&r, &p);
 	assert_true(ibs_port_xmit_wait_share(r.n, &r.n->ports[1], &tick_s, &share, why, sizeof(why)));
 	assert_true(share > 0.062499 && share < 0.062501);
+	assert_false(ibs_xmit_wait_tick_documented(r.n, ctr(&r, 1)));
+	rig_close(&r);
+}
+
+/*
+ * Per VL across runs, through the fake PMA as the exporter reads it: a
+ * first sweep (PortXmitWait above 0: PortVLXmitWaitCounters and
+ * PortSamplesControl read, Tick 31) kept as a state, a counters-only sweep
+ * after port 1's PortXmitWait and VL3 rose by 39063, the state applied: VL3
+ * waited 39063 ticks of 128 ns in the 1 s since (0.5%), VL0 none; health
+ * names VL3 (threshold 0), Prometheus serves it with vl="3". (ibsim answers
+ * PortVLXmitWaitCounters but drops PortSamplesControl: no sim test can.)
+ */
+static void test_vl_share_across_sweeps(void **state)
+{
+	struct ibs_counter_opts o = { .tick = true }, again = { .tick = true, .again = true };
+	struct dpma p;
+	struct rig r;
+	struct ibs_state st;
+	struct ibs_thresholds t;
+	struct ibs_health_opts ho = { .thresholds = &t, .counters = true, .state = &st, .now = 1001 };
+	struct ibs_findings fs;
+	uint64_t ticks;
+	double share;
+	size_t len, i;
+	char *text, *msg = NULL, *buf;
+	bool named = false;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	p.xmit_wait[1] = 5000;
+	p.psc_tick = 31;
+	rig_run(&r, &p, &o, 0);
+	assert_int_equal(p.vl_gets, 1);
+	assert_int_equal(ctr(&r, 1)->det[IBS_DET_VL_WAIT].state, IBS_DET_OK);
+	text = ibs_state_format(r.f, NULL, 1000, &len);
+	assert_non_null(strstr(text, " vl=100,101,102,103,"));
+	assert_int_equal(ibs_state_parse("s", text, len, &st, &msg), IBS_OK);
+	free(text);
+
+	p.xmit_wait[1] += 39063;
+	p.vl3_add = 39063;
+	assert_int_equal(ibs_read_counters(r.e, r.f, &r.run, &again), IBS_OK);
+	assert_int_equal(p.vl_gets, 2);
+	ibs_state_apply(&st, r.f, 1001);
+	assert_true(ibs_xmit_wait_vl_share(r.n, &r.n->ports[1], ctr(&r, 1), ibs_port_counters_elapsed(ctr(&r, 1)), 3,
+					   &ticks, &share));
+	assert_int_equal(ticks, 39063);
+	assert_true(share > 0.0049999 && share < 0.0050001);
+	assert_true(ibs_xmit_wait_vl_share(r.n, &r.n->ports[1], ctr(&r, 1), 1.0, 0, &ticks, &share));
+	assert_int_equal(ticks, 0);
+
+	ibs_thresholds_default(&t);
+	t.congested = 0;
+	ibs_health_check(r.f, &r.run, &ho, &fs);
+	for (i = 0; i < fs.n; i++)
+		if (fs.v[i].check == &ibs_checks[CK_CONGESTED] && fs.v[i].port == 1)
+			named |= strstr(fs.v[i].message, "; by VL above it: VL3 0.5%)") != NULL;
+	assert_true(named);
+	ibs_findings_free(&fs);
+	buf = NULL;
+	{
+		FILE *m = open_memstream(&buf, &len);
+		assert_int_equal(render_health_prom(m, r.f, &r.run, NULL), 0);
+		fclose(m);
+	}
+	assert_non_null(strstr(buf, "ibscan_port_vl_xmit_wait_share{guid=\"0x0000000000200000\",port=\"1\","));
+	assert_non_null(strstr(buf, ",vl=\"3\"} 0.00500006\n"));
+	free(buf);
+	ibs_state_free(&st);
 	rig_close(&r);
 }
 
@@ -695,11 +877,13 @@ int main(void)
 		cmocka_unit_test(test_unsupported_asked_once),
 		cmocka_unit_test(test_timeout_asked_once),
 		cmocka_unit_test(test_interval_only_risen),
+		cmocka_unit_test(test_interval_findings),
 		cmocka_unit_test(test_vl_wait_read),
 		cmocka_unit_test(test_vl_wait_needs_xmit_wait_bit),
 		cmocka_unit_test(test_share_from_tick),
 		cmocka_unit_test(test_share_nvidia_per_port),
 		cmocka_unit_test(test_no_tick_no_share),
+		cmocka_unit_test(test_vl_share_across_sweeps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

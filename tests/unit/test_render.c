@@ -1,4 +1,4 @@
-/* Unit tests of the renderers and the node-name map. */
+/* Unit tests of the renderers (output/): topology text and JSON, DOT, netfile, routes, the emitter. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,7 +14,7 @@
 /* The padding each side of an xlabel (output/draw.c XPAD: two no-break spaces). */
 #define NB2 "\xc2\xa0\xc2\xa0"
 #include "../../fabric/check/health.h"
-#include "../../fabric/load/namemap.h"
+#include "../../fabric/load/namemap.h" /* test_long_names_whole */
 #include "../../fabric/walk/walk.h"
 #include "../../output/draw.h"
 #include "../../output/dot.h"
@@ -258,56 +258,7 @@ static void test_netfile_ibsim_limits(void **state)
 	ibs_fabric_free(f);
 }
 
-static void test_namemap(void **state)
-{
-	const char *map = "# comment\n\n0x200000 \"spine-a\"\n  0x0000000000100000   \"node-one\" # trailing\n"
-			  "0x100010 bare\n";
-	struct ibs_namemap *m;
-	struct ibs_fabric *f;
-	char *msg = NULL, *s;
-
-	(void)state;
-	assert_int_equal(ibs_namemap_parse("m", map, strlen(map), &m, &msg), IBS_OK);
-	assert_int_equal(ibs_namemap_count(m), 3);
-	assert_string_equal(ibs_namemap_get(m, 0x100000), "node-one");
-	assert_string_equal(ibs_namemap_get(m, 0x100010), "bare");
-	assert_null(ibs_namemap_get(m, 0x1));
-	f = walk_2sw();
-	ibs_namemap_apply(m, f);
-	s = capture(f, 0);
-	assert_non_null(strstr(s, "\"spine-a\""));
-	assert_non_null(strstr(s, "\"node-one\""));
-	free(s);
-	ibs_fabric_free(f);
-	ibs_namemap_free(m);
-}
-
-/* A GUID named twice keeps its first name, with a warning naming both lines; names are cleaned. */
-static void test_namemap_strict(void **state)
-{
-	const char *dup = "0x1 \"first\"\n0x2 two\n0x1 second\n0x1 \"\x1b[31mred\xe2\x80\xae\"\n";
-	const char *const *w;
-	struct ibs_namemap *m;
-	char *msg = NULL;
-
-	(void)state;
-	assert_int_equal(ibs_namemap_parse("m", dup, strlen(dup), &m, &msg), IBS_OK);
-	assert_int_equal(ibs_namemap_count(m), 2);
-	assert_string_equal(ibs_namemap_get(m, 1), "first");
-	assert_string_equal(ibs_namemap_get(m, 2), "two");
-	assert_int_equal(ibs_namemap_warnings(m, &w), 2);
-	assert_string_equal(w[0], "m:3: GUID 0x0000000000000001 is named again; the name on line 1 ('first') is kept");
-	assert_string_equal(w[1], "m:4: GUID 0x0000000000000001 is named again; the name on line 1 ('first') is kept");
-	ibs_namemap_free(m);
-	/* Names are cleaned where they enter. */
-	dup = "0x1 \"\x1b[31mred\xe2\x80\xae\x9b\"\n";
-	assert_int_equal(ibs_namemap_parse("m", dup, strlen(dup), &m, &msg), IBS_OK);
-	assert_string_equal(ibs_namemap_get(m, 1), "\\x1b[31mred\\u{202e}\\x9b");
-	assert_int_equal(ibs_namemap_warnings(m, &w), 0);
-	ibs_namemap_free(m);
-}
-
-/* A name-map name has no length limit: DOT labels and health messages keep all of it. */
+/* A name-map name has no length limit: DOT labels, the text view and health messages keep all of it. */
 static void test_long_names_whole(void **state)
 {
 	char map[2048], name[1001], *s;
@@ -331,6 +282,11 @@ static void test_long_names_whole(void **state)
 	s = capture(f, 2);
 	assert_non_null(strstr(s, name));
 	free(s);
+	/* The text view quotes the name whole. */
+	s = capture(f, 0);
+	snprintf(map, sizeof(map), "\"%s\"", name);
+	assert_non_null(strstr(s, map));
+	free(s);
 	/* Duplicate a LID so that health names the long-named switch in a finding. */
 	ibs_fabric_find_guid(f, 0x100000)->ports[1].pi.lid = 1;
 	ibs_thresholds_default(&t);
@@ -343,49 +299,6 @@ static void test_long_names_whole(void **state)
 	ibs_findings_free(&fs);
 	ibs_fabric_free(f);
 	ibs_namemap_free(m);
-}
-
-static void test_namemap_errors(void **state)
-{
-	struct {
-		const char *text;
-		const char *msg;
-	} cases[] = {
-		{ "0x1 \"a\"\nzzz \"b\"\n", "m:2: expected a GUID (0x and 1 to 16 hex digits) followed by a name" },
-		{ "0x1 \"unterminated\n", "m:1: unterminated quoted name" },
-		{ "0x1\n", "m:1: expected a GUID (0x and 1 to 16 hex digits) followed by a name" },
-		{ "0x1 \"\"\n", "m:1: empty name" },
-		{ "0x1 \"a\"\n\n\n0x99999999999999999999 \"b\"\n", "m:4: expected a GUID (0x and 1 to 16 hex digits) followed by a name" },
-		/* strtoull would take these: a sign, a blank, a decimal -1, 17 digits. */
-		{ "-1 \"x\"\n", "m:1: expected a GUID (0x and 1 to 16 hex digits) followed by a name" },
-		{ "0x-1 \"x\"\n", "m:1: expected a GUID (0x and 1 to 16 hex digits) followed by a name" },
-		{ "# c\n0x +1 \"x\"\n", "m:2: expected a GUID (0x and 1 to 16 hex digits) followed by a name" },
-		{ "0x10000000000000000 x\n", "m:1: expected a GUID (0x and 1 to 16 hex digits) followed by a name" },
-		{ "0x1 node01 extra\n", "m:1: text after the name (put a name with blanks in double quotes)" },
-		{ "0x1 \"node01\" extra\n", "m:1: text after the name (put a name with blanks in double quotes)" },
-	};
-	size_t i;
-
-	(void)state;
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct ibs_namemap *m = NULL;
-		char *msg = NULL;
-		assert_int_equal(ibs_namemap_parse("m", cases[i].text, strlen(cases[i].text), &m, &msg), IBS_E_INPUT);
-		assert_null(m);
-		assert_string_equal(msg, cases[i].msg);
-		free(msg);
-	}
-	{
-		char big[IBS_NAMEMAP_MAX_LINE + 10];
-		struct ibs_namemap *m = NULL;
-		char *msg = NULL;
-		memset(big, 'a', sizeof(big));
-		assert_int_equal(ibs_namemap_parse("m", big, sizeof(big), &m, &msg), IBS_E_INPUT);
-		assert_string_equal(msg, "m:1: line too long");
-		free(msg);
-		assert_int_equal(ibs_namemap_parse("m", "0x1 \"a\0b\"", 9, &m, &msg), IBS_E_INPUT);
-		free(msg);
-	}
 }
 
 static void test_json_escaping(void **state)
@@ -502,9 +415,6 @@ int main(void)
 		cmocka_unit_test(test_netfile),
 		cmocka_unit_test(test_netfile_ibsim_limits),
 		cmocka_unit_test(test_netfile_dup_guids),
-		cmocka_unit_test(test_namemap),
-		cmocka_unit_test(test_namemap_strict),
-		cmocka_unit_test(test_namemap_errors),
 		cmocka_unit_test(test_long_names_whole),
 		cmocka_unit_test(test_json_escaping),
 		cmocka_unit_test(test_text_formats),

@@ -185,31 +185,46 @@ static void test_ring_credit_loop(void **state)
 	finish(&rc);
 }
 
+/* The VL the tables give a route of SL sl from in to out at switch sw. */
+typedef uint8_t (*vl_fn)(size_t sw, unsigned in, unsigned out, unsigned sl);
+/* The SL the SA gives the path from slid to dlid. */
+typedef uint8_t (*sl_fn)(uint16_t slid, uint16_t dlid);
+
 /*
- * The ring's SL2VL tables as routes --check reads them
+ * The ring's SL2VL tables and the SA's SLs as routes --check reads them
  * (ibs_session_routecheck): the check on one VL, the pairs
  * ibs_sl2vl_pairs asks for whose out-channel is in a part with a cycle,
- * each given the VL vl_of(switch, in, out) says, then the check with them.
+ * each given the VLs vl_of(switch, in, out, SL) says for all 16 SLs; with
+ * sl_of, the (source, LID) pairs ibs_rc_sl_pairs picks, each given the SL
+ * sl_of says (answered unless sa_silent), then the check with them, and
+ * with the SA's SLs again for the cycles' SLs.
  */
-static void check_vls(struct ibs_routecheck *rc, uint8_t (*vl_of)(size_t sw, unsigned in, unsigned out),
-		      size_t unanswered_at)
+static void check_sls(struct ibs_routecheck *rc, vl_fn vl_of, size_t unanswered_at, sl_fn sl_of, bool sa_silent,
+		      size_t *n_pairs)
 {
 	struct ibs_lft l[MAXN];
 	struct ibs_sl2vls t;
-	struct ibs_rc_opts o = { .through = NULL, .through_port = 0, .job = NULL, .vls = &t };
-	size_t n = tables(l), k;
+	struct ibs_path_sl *sls = NULL;
+	size_t n_sls = 0;
+	struct ibs_rc_opts o;
+	size_t n = tables(l), k, i;
 
+	memset(&o, 0, sizeof(o));
+	o.vls = &t;
 	ibs_routecheck(f, l, n, rc);
 	assert_int_equal(rc->n_cycles, 1);
-	ibs_sl2vl_pairs(f, l, n, 0, NULL, NULL, &t);
+	ibs_sl2vl_pairs(f, l, n, NULL, NULL, &t);
 	assert_int_equal(t.asked, 12); /* every pair the routes use */
 	ibs_sl2vls_free(&t);
-	ibs_sl2vl_pairs(f, l, n, 0, ibs_rc_cyclic_out, rc, &t);
+	ibs_sl2vl_pairs(f, l, n, ibs_rc_cyclic_out, rc, &t);
+	if (sl_of)
+		ibs_rc_sl_pairs(f, l, n, rc, &sls, &n_sls);
 	ibs_routecheck_free(rc);
 	assert_int_equal(t.n, 4);
 	for (k = 0; k < t.n; k++) {
 		struct ibs_sl2vl *v = &t.v[k];
 		size_t sw = num(v->node), b;
+		unsigned sl;
 		/*
 		 * Of those (from the host, port 1, out by 2 and 3; in by 3, out by 2),
 		 * only the clockwise channels (port 2) are in the loop: out by 3 is not asked.
@@ -221,33 +236,77 @@ static void check_vls(struct ibs_routecheck *rc, uint8_t (*vl_of)(size_t sw, uns
 			assert_true((b / v->np == 1 || b / v->np == 3) && b % v->np == 2);
 			if (sw == unanswered_at)
 				continue;
-			v->vl[b] = vl_of(sw, (unsigned)(b / v->np), (unsigned)(b % v->np));
+			for (sl = 0; sl < 16; sl++) /* one MAD gives all 16 SLs */
+				v->vl[b * 16 + sl] = vl_of(sw, (unsigned)(b / v->np), (unsigned)(b % v->np), sl);
 			v->answered++;
 			t.answered++;
 		}
 	}
 	assert_int_equal(t.asked, 8);
+	for (i = 0; i < n_sls; i++) {
+		assert_true(i == 0 || sls[i - 1].dlid < sls[i].dlid ||
+			    (sls[i - 1].dlid == sls[i].dlid && sls[i - 1].slid < sls[i].slid)); /* sorted, no repeats */
+		sls[i].sl = sl_of(sls[i].slid, sls[i].dlid);
+		sls[i].answered = !sa_silent;
+	}
+	if (n_pairs)
+		*n_pairs = n_sls;
+	o.sls = sls;
+	o.n_sls = n_sls;
 	ibs_routecheck_opts(f, l, n, &o, rc);
+	if (!rc->sl0_assumed && rc->n_cycles) {
+		struct ibs_routecheck again;
+		o.cycle_sls = rc;
+		ibs_routecheck_opts(f, l, n, &o, &again);
+		ibs_routecheck_free(&again);
+	}
 	ibs_sl2vls_free(&t);
+	free(sls);
+}
+
+static void check_vls(struct ibs_routecheck *rc, vl_fn vl_of, size_t unanswered_at)
+{
+	check_sls(rc, vl_of, unanswered_at, NULL, false, NULL);
 }
 
 /* The dateline: routes that cross into the ring at switch 0 (in by port 3, on round by port 2) move to VL 1. */
-static uint8_t dateline(size_t sw, unsigned in, unsigned out)
+static uint8_t dateline(size_t sw, unsigned in, unsigned out, unsigned sl)
 {
+	(void)sl;
 	return sw == 0 && in == 3 && out == 2;
 }
 
 /* Switch 0 puts everything it sends round on VL 1, its own hosts' routes too: the loop goes through both VLs. */
-static uint8_t wrong_dateline(size_t sw, unsigned in, unsigned out)
+static uint8_t wrong_dateline(size_t sw, unsigned in, unsigned out, unsigned sl)
 {
-	(void)in;
+	(void)in, (void)sl;
 	return sw == 0 && out == 2;
 }
 
-static uint8_t all_vl1(size_t sw, unsigned in, unsigned out)
+static uint8_t all_vl1(size_t sw, unsigned in, unsigned out, unsigned sl)
+{
+	(void)sw, (void)in, (void)out, (void)sl;
+	return 1;
+}
+
+/* As LASH sets them: SL n on VL n everywhere (SL 15 on VL 7, as opensm's identity map under ibsim). */
+static uint8_t vl_is_sl(size_t sw, unsigned in, unsigned out, unsigned sl)
 {
 	(void)sw, (void)in, (void)out;
-	return 1;
+	return sl < 15 ? (uint8_t)sl : 7;
+}
+
+/* The SA puts host 0's routes (LID 5) on SL 1, every other route on SL 0. */
+static uint8_t host0_sl1(uint16_t slid, uint16_t dlid)
+{
+	(void)dlid;
+	return slid == 5;
+}
+
+static uint8_t all_sl0(uint16_t slid, uint16_t dlid)
+{
+	(void)slid, (void)dlid;
+	return 0;
 }
 
 static void test_ring_sl2vl(void **state)
@@ -303,6 +362,88 @@ static void test_ring_sl2vl(void **state)
 	assert_int_equal(rc.n_vls, 1);
 	assert_int_equal(rc.n_cycles, 1);
 	assert_int_equal(rc.cycles[0].links[0].vl, 0);
+	finish(&rc);
+}
+
+/*
+ * The SLs the SA gives each route (as LASH sets them), with tables that
+ * put SL n on VL n: the min-hop ring loops on SL 0, but only host 0's
+ * routes make the dependency from switch 0's clockwise link to switch 1's,
+ * so with them on SL 1 (VL 1) the loop on VL 0 is broken and VL 1 has a
+ * single dependency. Taken as SL 0, the loop is there.
+ */
+static void test_ring_sa_sls(void **state)
+{
+	struct ibs_routecheck rc;
+	size_t pairs, i;
+
+	(void)state;
+	/* The same tables, every route taken to be on SL 0: the loop (on VL 0). */
+	ring(false, false);
+	check_vls(&rc, vl_is_sl, SIZE_MAX);
+	assert_true(rc.vl_read);
+	assert_true(rc.sl0_assumed);
+	assert_string_equal(rc.sl_why, "PathRecords not read");
+	assert_int_equal(rc.sl_mask, 1);
+	assert_int_equal(rc.n_vls, 1); /* only SL 0's VLs count */
+	assert_int_equal(rc.n_cycles, 1);
+	finish(&rc);
+
+	/* Host 0's routes on SL 1: no loop. */
+	ring(false, false);
+	check_sls(&rc, vl_is_sl, SIZE_MAX, host0_sl1, false, &pairs);
+	/*
+	 * The pairs asked: each host to the 2 LIDs (switch, host) of each of
+	 * the 2 switches clockwise, whose routes leave by a clockwise link.
+	 * Routes that go anticlockwise, or stay at home, are not asked.
+	 */
+	assert_int_equal(pairs, 4 * 2 * 2);
+	assert_false(rc.sl0_assumed);
+	assert_null(rc.sl_why);
+	assert_int_equal(rc.sl_pairs, pairs);
+	assert_int_equal(rc.sl_answered, pairs);
+	assert_int_equal(rc.sl_mask, 0x3); /* SL 0 and SL 1 */
+	/* Each pair asked kept with the SA's answer, by (dlid, slid), for the JSON's pathrecords. */
+	for (i = 0; i < pairs; i++) {
+		assert_true(rc.paths[i].answered);
+		assert_int_equal(rc.paths[i].sl, host0_sl1(rc.paths[i].slid, rc.paths[i].dlid));
+		if (i)
+			assert_true(rc.paths[i - 1].dlid < rc.paths[i].dlid ||
+				    (rc.paths[i - 1].dlid == rc.paths[i].dlid && rc.paths[i - 1].slid < rc.paths[i].slid));
+	}
+	assert_true(rc.vl_read);
+	assert_int_equal(rc.n_vls, 2);
+	assert_int_equal(rc.ok, rc.pairs);
+	assert_true(rc.deps > 0);
+	assert_int_equal(rc.n_cycles, 0);
+	assert_int_equal(ibs_routecheck_status(&rc), IBS_RC_OK);
+	finish(&rc);
+
+	/* The SA says SL 0 for every route: the loop, from the SA's SLs, and made by SL 0. */
+	ring(false, false);
+	check_sls(&rc, vl_is_sl, SIZE_MAX, all_sl0, false, &pairs);
+	assert_false(rc.sl0_assumed);
+	assert_int_equal(rc.sl_mask, 1);
+	assert_int_equal(rc.n_cycles, 1);
+	assert_int_equal(rc.cycles[0].sls, 1);
+	for (i = 0; i < rc.cycles[0].n; i++)
+		assert_int_equal(rc.cycles[0].links[i].vl, 0);
+	finish(&rc);
+
+	/* The SA does not answer: SL 0 for all, as without it, and why; the loop is reported. */
+	ring(false, false);
+	check_sls(&rc, vl_is_sl, SIZE_MAX, host0_sl1, true, &pairs);
+	assert_int_equal(pairs, 16);
+	assert_true(rc.sl0_assumed);
+	assert_int_equal(rc.sl_pairs, 16);
+	assert_int_equal(rc.sl_answered, 0);
+	assert_string_equal(rc.sl_why, "PathRecords not answered for every pair");
+	for (i = 0; i < pairs; i++)
+		assert_false(rc.paths[i].answered);
+	assert_int_equal(rc.sl_mask, 1);
+	assert_true(rc.vl_read);
+	assert_int_equal(rc.n_cycles, 1);
+	assert_int_equal(rc.cycles[0].sls, 0); /* not known: SL 0 assumed */
 	finish(&rc);
 }
 
@@ -711,6 +852,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ring_credit_loop),
 		cmocka_unit_test(test_ring_sl2vl),
+		cmocka_unit_test(test_ring_sa_sls),
 		cmocka_unit_test(test_tree),
 		cmocka_unit_test(test_lmc),
 		cmocka_unit_test(test_faults),

@@ -14,6 +14,7 @@
 #include "../../core/base/xalloc.h"
 #include "../../fabric/check/health.h"
 #include "../../fabric/load/state.h"
+#include "../../output/prom.h"
 
 /* A CA with four ports, each read (ctr ok) at LID 10 + port. */
 static struct ibs_fabric *fabric_guid(uint64_t guid)
@@ -175,13 +176,125 @@ static void test_congested_since(void **state)
 	assert_int_equal(x->threshold, 10);
 	assert_string_equal(x->counter->name, "PortXmitWait");
 	assert_non_null(strstr(x->message, "waited 25.0% of the time with data to send (PortXmitWait rose by 1171875000 "
-					   "ticks of 128 ns in 600 s since the last run; threshold 10%)"));
+					   "ticks of 128 ns (assumed: the IBA's rule) in 600 s since the last run; "
+					   "threshold 10%)"));
 	ibs_findings_free(&fs);
 	/* The lifetime total alone (no state) makes no share. */
 	check(f, NULL, 1600, &fs);
 	assert_int_equal(count(&fs, "counters.congested"), 0);
 	ibs_findings_free(&fs);
 	ibs_state_free(&st);
+	ibs_fabric_free(f);
+}
+
+/* Port p read with PortVLXmitWaitCounters vl[0..15] (4xSDR, Tick 31: 128 ns a tick). */
+static void vl_reading(struct ibs_fabric *f, unsigned p, const uint64_t *vl)
+{
+	struct ibs_port *pt = &f->nodes[0]->ports[p];
+
+	pt->pi.width_active = 2;
+	pt->pi.speed_active = 1;
+	pt->ctr->det[IBS_DET_PSC].state = IBS_DET_OK;
+	pt->ctr->d.psc_tick = 31;
+	pt->ctr->det[IBS_DET_VL_WAIT].state = IBS_DET_OK;
+	memcpy(pt->ctr->d.vl_xmit_wait, vl, sizeof(pt->ctr->d.vl_xmit_wait));
+}
+
+/*
+ * Per VL since the last run: the state keeps each port's
+ * PortVLXmitWaitCounters (vl=), so the next run makes each VL's share of
+ * the time. Port 4's VL3 rose by 39063 ticks of 128 ns in 1 s (0.5%), its
+ * VL5 by 0, its PortXmitWait by as much as VL3: one counters.congested
+ * finding (threshold 0) naming VL3 alone; port 3's VL3 was at 65535 (a
+ * 16-bit counter stopped at its maximum): no VL share, the port's stands.
+ * The exporter's path (ibs_state_apply) serves ibscan_port_vl_xmit_wait_share
+ * with a vl label; a version 1 file (no vl=) is read, with no VL share.
+ */
+static void test_congested_vl_since(void **state)
+{
+	struct ibs_fabric *f = fabric();
+	struct ibs_state st;
+	struct ibs_findings fs;
+	const struct ibs_finding *x;
+	static struct ibs_thresholds t;
+	struct ibs_run run = { .counters_read = true };
+	struct ibs_health_opts o = { .thresholds = &t, .counters = true, .state = &st, .now = 1001 };
+	uint64_t vl[IBS_N_VL] = { 0 }, ticks;
+	double share;
+	size_t len;
+	char *text, *msg = NULL, *prom = NULL;
+	FILE *m;
+
+	(void)state;
+	ibs_thresholds_default(&t);
+	t.congested = 0;
+	vl[3] = 1000;
+	vl[5] = 7;
+	vl_reading(f, 4, vl);
+	vl[3] = 65535;
+	vl_reading(f, 3, vl);
+	ctr(f, 3)->xmit_wait = ctr(f, 4)->xmit_wait = 5000;
+	text = ibs_state_format(f, NULL, 1000, &len);
+	assert_non_null(strstr(text, "ibscan-state 2\n"));
+	assert_non_null(strstr(text, " vl=0,0,0,1000,0,7,0,0,0,0,0,0,0,0,0,0\n"));
+	assert_int_equal(ibs_state_parse("s", text, len, &st, &msg), IBS_OK);
+	free(text);
+	assert_true(ibs_state_find(&st, 0x100000, 4)->has_vl);
+	assert_int_equal(ibs_state_find(&st, 0x100000, 4)->vl[3], 1000);
+	assert_false(ibs_state_find(&st, 0x100000, 1)->has_vl); /* not read there */
+
+	vl[3] = 1000 + 39063;
+	vl_reading(f, 4, vl);
+	vl_reading(f, 3, vl);
+	ctr(f, 3)->xmit_wait = ctr(f, 4)->xmit_wait = 5000 + 39063;
+	ibs_health_check(f, &run, &o, &fs);
+	assert_int_equal(count(&fs, "counters.congested"), 2);
+	x = find(&fs, "counters.congested", 4);
+	assert_non_null(x);
+	if (!strstr(x->message, "port 4: waited 0.5% of the time with data to send (PortXmitWait rose by 39063 ticks "
+				"of 128 ns (assumed: the IBA's rule) in 1 s since the last run; threshold 0%; by VL "
+				"above it: VL3 0.5%)"))
+		fail_msg("%s", x->message);
+	x = find(&fs, "counters.congested", 3);
+	assert_non_null(x);
+	assert_null(strstr(x->message, "by VL")); /* VL3 was at 65535: no share */
+	ibs_findings_free(&fs);
+
+	/* The exporter: the state applied to the fabric, the Prometheus gauge per VL. */
+	f->nodes[0]->ports[4].ctr->t_ns = f->nodes[0]->ports[3].ctr->t_ns = 5000000000ull;
+	ibs_state_apply(&st, f, 1001);
+	assert_true(ibs_xmit_wait_vl_share(f->nodes[0], &f->nodes[0]->ports[4], f->nodes[0]->ports[4].ctr, 1.0, 3,
+					   &ticks, &share));
+	assert_int_equal(ticks, 39063);
+	assert_true(share > 0.0049999 && share < 0.0050001);
+	assert_false(ibs_xmit_wait_vl_share(f->nodes[0], &f->nodes[0]->ports[3], f->nodes[0]->ports[3].ctr, 1.0, 3,
+					    &ticks, &share));
+	m = open_memstream(&prom, &len);
+	run.counters_read = true;
+	assert_int_equal(render_health_prom(m, f, &run, NULL), 0);
+	fclose(m);
+	assert_non_null(strstr(prom, "# TYPE ibscan_port_vl_xmit_wait_share gauge\n"));
+	assert_non_null(strstr(prom, "ibscan_port_vl_xmit_wait_share{guid=\"0x0000000000100000\",port=\"4\",name=\""));
+	assert_non_null(strstr(prom, ",vl=\"3\"} 0.00500006\n"));
+	assert_non_null(strstr(prom, ",vl=\"5\"} 0\n"));
+	/* port 3's VL3 (at 65535 before) has no share; its other VLs rose by 0 */
+	assert_null(strstr(prom, "ibscan_port_vl_xmit_wait_share{guid=\"0x0000000000100000\",port=\"3\",name=\"0x0000000000100000\","
+				 "peer=\"\",vl=\"3\"}"));
+	assert_non_null(strstr(prom, "ibscan_port_vl_xmit_wait_share{guid=\"0x0000000000100000\",port=\"3\",name=\"0x0000000000100000\","
+				     "peer=\"\",vl=\"4\"} 0\n"));
+	free(prom);
+	ibs_state_free(&st);
+
+	/* A version 1 file: read, no VL counters, so no VL share. */
+	{
+		const char v1[] = "ibscan-state 1\nkeys xmit_wait\n0x0000000000100000 4 14 1000 0 5000\n";
+		assert_int_equal(ibs_state_parse("s", v1, sizeof(v1) - 1, &st, &msg), IBS_OK);
+		assert_false(st.v[0].has_vl);
+		ibs_state_apply(&st, f, 1001);
+		assert_false(ibs_xmit_wait_vl_share(f->nodes[0], &f->nodes[0]->ports[4], f->nodes[0]->ports[4].ctr, 1.0,
+						    3, &ticks, &share));
+		ibs_state_free(&st);
+	}
 	ibs_fabric_free(f);
 }
 
@@ -331,10 +444,14 @@ static void test_parse_errors(void **state)
 {
 	(void)state;
 	refused("", "is empty");
-	refused("ibscan-state 2\n", "s:1: not an ibscan state file");
+	refused("ibscan-state 3\n", "s:1: not an ibscan state file");
+	refused("ibscan-state 2\nkeys link_downed\n0x1 1 1 1 0 5 vl=1,2\n", "s:3: want 'GUID PORT LID TIME EXT', 1");
+	refused("ibscan-state 2\nkeys link_downed\n0x1 1 1 1 0 5 vl=0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,65536\n", "s:3:");
+	refused("ibscan-state 2\nkeys link_downed\n0x1 1 1 1 0 5 vl=0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n", "s:3:");
+	refused("ibscan-state 2\nkeys link_downed\n0x1 1 1 1 0 5 vl=0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 7\n", "s:3:");
 	refused("ibscan-state 1\n0x1 1 1 1 0\n", "s:2: want the 'keys' line first");
 	refused("ibscan-state 1\nkeys bogus\n", "s:2: unknown counter 'bogus'");
-	refused("ibscan-state 1\nkeys link_downed\n0x1 1 1 1 0\n", "s:3: want 'GUID PORT LID TIME EXT' and 1");
+	refused("ibscan-state 1\nkeys link_downed\n0x1 1 1 1 0\n", "s:3: want 'GUID PORT LID TIME EXT', 1 counter values");
 	refused("ibscan-state 1\nkeys link_downed\n0x1 1 1 1 0 5 6\n", "s:3:");
 	refused("ibscan-state 1\nkeys link_downed\n0x1 256 1 1 0 5\n", "s:3:");
 	refused("ibscan-state 1\nkeys link_downed\n0x1 1 1 1 2 5\n", "s:3:");
@@ -390,7 +507,7 @@ int main(void)
 		cmocka_unit_test(test_two_readings),   cmocka_unit_test(test_congested_since),
 		cmocka_unit_test(test_no_false_delta), cmocka_unit_test(test_carry_over),
 		cmocka_unit_test(test_apply),          cmocka_unit_test(test_parse_errors),
-		cmocka_unit_test(test_load_modes),
+		cmocka_unit_test(test_load_modes),     cmocka_unit_test(test_congested_vl_since),
 	};
 	return cmocka_run_group_tests_name("state", tests, NULL, NULL);
 }

@@ -342,19 +342,16 @@ static void test_lid_kept_no_warning(void **state)
 static void test_lfts_of_a_shared_lid(void **state)
 {
 	static struct ff ff;
-	struct fake f;
-	struct ibs_engine_opts o = { .window = 8, .timeout_ms = 100, .retries = 1, .deadline_ms = 20000 };
-	struct ibs_walk_opts wo = { .sm = true };
-	struct ibs_run run;
+	struct ff_walk_opts o = FF_WALK_DEFAULT;
+	struct ff_live live;
 	struct ibs_engine *e;
-	struct ibs_fabric *fab = ibs_fabric_new();
+	struct ibs_fabric *fab;
 	struct ibs_lft *l = NULL;
 	struct ibs_route r;
 	size_t n = 0, i;
 	int ix[8];
 
 	(void)state;
-	memset(&run, 0, sizeof(run));
 	moved_fabric(&ff, ix);
 	ff.n[ix[2]].lid = 2;
 	ff_route_lfts(&ff);
@@ -363,14 +360,13 @@ static void test_lfts_of_a_shared_lid(void **state)
 	ff.n[ix[1]].lft[10] = 2;
 	ff.n[ix[2]].lft[10] = 5;
 
-	fake_init(&f, ff_on_send, &ff);
-	f.local.state = 4;
-	f.local.sm_lid = 1;
-	f.local.lid = 1;
-	fab->local = f.local;
-	e = ibs_engine_new(&f.t, &o);
-	assert_int_equal(ibs_walk(e, fab, &run, &wo), IBS_OK);
-	ibs_run_free(&run);
+	/* Walked by LID from H0 (LID 1, Active, the SM at LID 1); the engine stays open for the tables and the trace. */
+	o.eo.deadline_ms = 20000;
+	o.wo.gids = false;
+	o.sm_lid = 1;
+	o.active = true;
+	assert_int_equal(ff_walk_live(&ff, &o, &fab, NULL, &live), IBS_OK);
+	e = live.eng;
 	assert_int_equal(ibs_read_lfts(e, fab, &l, &n), IBS_OK);
 	assert_int_equal(n, 3);
 	for (i = 0; i < n; i++) {
@@ -389,8 +385,7 @@ static void test_lfts_of_a_shared_lid(void **state)
 		fail_msg("the trace left S2 by port %u (%s), its table says 5", r.hops[1].out_port, r.why ? r.why : "");
 	ibs_route_free(&r);
 	ibs_lfts_free(l, n);
-	ibs_engine_free(e);
-	fake_close(&f.t);
+	ff_live_close(&live);
 	ibs_fabric_free(fab);
 }
 

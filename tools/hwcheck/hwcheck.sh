@@ -480,8 +480,14 @@ if wait_listener "$ibs_port"; then
 	(trap - INT; exec "$ibscan" ping "$target" -C "$pca" -P "$pport" --tcp-port "$ibs_port" --op write --bw \
 		--iters 10000000 >/dev/null 2>"$tmp/int-ping.err") &
 	cpid=$!
-	sleep 0.5
-	kill -INT "$cpid" 2>/dev/null
+	# A SIGINT sent before the client's subshell has reset the job's ignored SIGINT is lost (a loaded
+	# machine): send it every 0.5 s until the client ends, for at most 10 s, then kill it.
+	for _ in $(seq 20); do
+		sleep 0.5
+		kill -0 "$cpid" 2>/dev/null || break
+		kill -INT "$cpid" 2>/dev/null
+	done
+	kill -0 "$cpid" 2>/dev/null && { sleep 0.5; kill -KILL "$cpid" 2>/dev/null; }
 	wait "$cpid"
 	rc=$?
 	if [ "$rc" = 130 ]; then verdict PASS sigint-ping "ping --bw stopped by SIGINT: exit 130"

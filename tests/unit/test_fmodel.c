@@ -474,11 +474,10 @@ static void test_zero(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse),	 cmocka_unit_test(test_routes),	   cmocka_unit_test(test_delays),
-		cmocka_unit_test(test_fifo),	 cmocka_unit_test(test_drops),	   cmocka_unit_test(test_lid_vs_dr),
-		cmocka_unit_test(test_twice),	 cmocka_unit_test(test_slow_answer), cmocka_unit_test(test_run_ahead),
-		cmocka_unit_test(test_loss),
-		cmocka_unit_test(test_zero),
+		cmocka_unit_test(test_parse), cmocka_unit_test(test_routes),      cmocka_unit_test(test_delays),
+		cmocka_unit_test(test_fifo),  cmocka_unit_test(test_drops),       cmocka_unit_test(test_lid_vs_dr),
+		cmocka_unit_test(test_twice), cmocka_unit_test(test_slow_answer), cmocka_unit_test(test_run_ahead),
+		cmocka_unit_test(test_loss),  cmocka_unit_test(test_zero),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
