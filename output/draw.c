@@ -340,6 +340,7 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 	for (i = 0; i < n_ep; i++)
 		if (d.tier[i] > max_tier)
 			max_tier = d.tier[i];
+	draw_find_rails(&d);
 	draw_order_tiers(&d, names, n_ep);
 
 	sb_adds(&d.sb, "graph ibscan {\n");
@@ -441,6 +442,7 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 		free(all);
 	}
 	write_chassis(&d, names);
+	draw_write_panels(&d);
 	for (i = 0; i < f->n_nodes; i++)
 		draw_add_id(&out->nodes, &out->n_nodes, &cap_nodes, f->nodes[i], 0,
 			    d.beside[i] ? NULL : d.id[draw_endpoint(&d, i)]);
@@ -478,6 +480,8 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 	free(d.leaf_row);
 	free(d.drop_x);
 	free(d.in_y);
+	draw_grid_free(&d);
+	draw_rails_free(&d);
 	free(d.n_beside);
 	free(d.level);
 	free(d.marks);

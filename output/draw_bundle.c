@@ -180,10 +180,11 @@ static void write_arm(struct draw *d, struct render_drawing *out, size_t *cap_po
 		else
 			draw_add_id(&out->ports, &out->n_ports, cap_ports, c->b, c->pb, id);
 	}
-	if (up)
-		sb_addf(&d->sb, "\t\"%s\" -- \"b%zu\" [id=\"%s\", penwidth=%.1f, tooltip=", d->id[s], b + 1, id,
-			fmin(1 + log2((double)(n ? n : 1)), 3));
-	else {
+	if (up) {
+		sb_addf(&d->sb, "\t\"%s\" -- \"b%zu\" [id=\"%s\", ", d->id[s], b + 1, id);
+		draw_grid_route_to(d, s, d->bundles[b].jx, d->bundles[b].jy, &d->sb);
+		sb_addf(&d->sb, "penwidth=%.1f, tooltip=", fmin(1 + log2((double)(n ? n : 1)), 3));
+	} else {
 		sb_addf(&d->sb, "\t\"b%zu\" -- \"%s\" [id=\"%s\", ", b + 1, d->id[s], id);
 		draw_grid_route_from(d, d->bundles[b].jx, d->bundles[b].jy, s, &d->sb);
 		sb_addf(&d->sb, "penwidth=%.1f, tooltip=", fmin(1 + log2((double)(n ? n : 1)), 3));

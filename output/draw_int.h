@@ -114,8 +114,22 @@ struct draw {
 	 */
 	size_t *leaf_row;
 	double *drop_x, *in_y, bus_lo, bus_hi, bus_x0, bus_x1;
+	/*
+	 * The grid's other rows (the switch tiers above the leaves, each tier wrapped into rows or
+	 * not): each row's y and its boxes' x-spans, left to right, as estimated when placed; the
+	 * cables down from a row pass the rows under it through the gaps between their boxes.
+	 */
+	struct grow {
+		double y, *x0, *x1;
+		size_t n;
+	} *grows;
+	size_t n_grows;
 	size_t *heat_sw;
 	uint64_t heat_min, heat_max;
+	/* Rails (draw_rails.c): per drawn endpoint, a leaf's rail + 1 (0: none); the rails' devices, in order. */
+	size_t *rail_of;
+	char (*rail_name)[32];
+	size_t n_rails;
 };
 
 struct ord {
@@ -174,6 +188,9 @@ void draw_grid_positions(struct draw *d, const struct ord *all, size_t n_rows, c
  */
 void draw_grid_route(const struct draw *d, size_t u, size_t w, struct strbuf *sb);
 void draw_grid_route_from(const struct draw *d, double x, double y, size_t w, struct strbuf *sb);
+/* And from drawn endpoint u down to the point (x, y) (a bundle's junction); freeing the grid's rows. */
+void draw_grid_route_to(const struct draw *d, size_t u, double x, double y, struct strbuf *sb);
+void draw_grid_free(struct draw *d);
 
 /* draw.c: s as a DOT string (escaped, control bytes dropped); a port's element id for the page. */
 void draw_dot_str(struct strbuf *sb, const char *s);
@@ -193,6 +210,14 @@ void draw_write_bundles(struct draw *d, struct render_drawing *out, size_t *cap_
 /* draw_edges.c: find the label most switch-tier edges share (said once, in the legend); write the cables. */
 void draw_find_common(struct draw *d);
 void draw_write_edges(struct draw *d, struct render_drawing *out, size_t *cap_ports);
+
+/*
+ * draw_rails.c: a rail-optimized fabric's rails (each leaf's, d->rail_of; none unless two or
+ * more); its panels, one DOT cluster per rail (its leaves and their hosts), in dot's layout.
+ */
+void draw_find_rails(struct draw *d);
+void draw_write_panels(struct draw *d);
+void draw_rails_free(struct draw *d);
 
 /* draw_heat.c, with d->o->heat: the scale; a cable's routes each way (up: from its lower end, w's side). */
 void draw_heat_init(struct draw *d);

@@ -355,7 +355,9 @@ void draw_order_tiers(struct draw *d, char **names, size_t n_ep)
 			if (d->tier[i] == (int)lv) {
 				v[n].e = i;
 				v[n].name = names[i];
-				v[n].key = lv == 1 ? 0 : cnt[i] ? sum[i] / (double)cnt[i] : 1e300;
+				/* Leaves by rail first (a rail's panel), when the fabric has rails. */
+				v[n].key = lv == 1 ? (d->rail_of ? (double)d->rail_of[i] : 0)
+						   : cnt[i] ? sum[i] / (double)cnt[i] : 1e300;
 				n++;
 			}
 		if (lv == 1) {

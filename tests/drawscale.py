@@ -27,7 +27,15 @@ fabric in that file, read independently here. Used by tests/cli/t_drawscale.sh.
              other than its two ends, none crossing a leaf-host cable, and
              every crossing between two of them in the band above the
              leaves (where each bundle's cables run across to their
-             columns), not among the leaf rows
+             columns), not among the leaf rows; and the cables among the
+             tiers above (spine-core, a bundle's arms): none through a
+             node other than its ends either (a tier wrapped into rows)
+    panels=N a rail-optimized fabric drawn as N panels, one per rail (a
+             leaf's rail: the device, "dgx001 mlx5_2", most of its hosts'
+             cables come from; computed here): each panel (an SVG cluster
+             rail-K) holds the boxes of its rail's leaves and their hosts
+             and no other leaf, no switch above the leaves is in a panel
+             (the spines are shared), no two panels overlap
 Prints the measured figures.
 """
 import re
@@ -245,7 +253,7 @@ def seg_point(p, q, r, s):
 
 def check_spines(root, box, lv, bad):
     """Spine-leaf cables: through no node, across no leaf-host cable, crossing each other only above the leaves."""
-    up, down = [], []  # (ends, segments): spine-leaf cables; leaf-host cables
+    up, down, high = [], [], []  # (ends, segments): spine-leaf cables; leaf-host cables; the others above the leaves
     for g in root.iter(NS + 'g'):
         if g.get('class') != 'edge':
             continue
@@ -261,6 +269,8 @@ def check_spines(root, box, lv, bad):
             down.append(((a, b), segs))
         elif (ta == 1 and tb is not None and tb >= 2) or (tb == 1 and ta is not None and ta >= 2):
             up.append(((a, b), segs))
+        elif ta is not None and tb is not None and ta >= 2 and tb >= 2 and (ta, tb) != (9, 9):
+            high.append(((a, b), segs))
     leaves = [b for k, b in box.items() if lv.get(k) == 1]
     if not up or not leaves:
         print('spines: no spine-leaf cable drawn')
@@ -298,17 +308,98 @@ def check_spines(root, box, lv, bad):
                 among.add((min(i, i2), max(i, i2)))
                 if seg_point(p, q, r, s2)[1] > top:
                     low.add((min(i, i2), max(i, i2)))
+    # The cables among the tiers above (spine-core, and the bundles' arms): through no node either
+    # (a tier wrapped into rows: the upper row's cables pass the lower's between its boxes).
+    high_through = set()
+    for i, (ends, segs) in enumerate(high):
+        for p, q in segs:
+            for k in bins(min(p[0], q[0]), max(p[0], q[0])):
+                for name in box_bins.get(k, ()):
+                    if name not in ends and seg_box(p, q, box[name]):
+                        high_through.add((i, name))
     if through:
         i, name = sorted(through)[0]
         bad.append('%d times a spine-leaf cable runs through a node other than its ends (%s--%s through %s)'
                    % (len(through), allc[i][0][0], allc[i][0][1], name))
+    if high_through:
+        i, name = sorted(high_through)[0]
+        bad.append('%d times a cable among the tiers above the leaves runs through a node other than its ends '
+                   '(%s--%s through %s)' % (len(high_through), high[i][0][0], high[i][0][1], name))
     if with_hosts:
         bad.append('%d pairs of a spine-leaf and a leaf-host cable cross' % len(with_hosts))
     if low:
         bad.append('%d pairs of spine-leaf cables cross among the leaf rows (below y %.1f)' % (len(low), top))
     print('spines: %d spine-leaf cables, %d through a node, %d crossing a leaf-host cable, '
-          '%d pairs crossing each other (%d among the leaf rows)'
-          % (len(up), len(through), len(with_hosts), len(among), len(low)))
+          '%d pairs crossing each other (%d among the leaf rows); %d cables above, %d through a node'
+          % (len(up), len(through), len(with_hosts), len(among), len(low), len(high), len(high_through)))
+
+
+def leaf_rails(nodes, lv, an, adj):
+    """Each leaf's rail: the device most of its host CAs name, when more than half do."""
+    rails = {}
+    for k, t in lv.items():
+        if t != 1:
+            continue
+        devs = [nodes[p]['desc'].split()[1] for p in adj.get(k, ())
+                if nodes[p]['type'] == 'Ca' and p not in an and len(nodes[p]['desc'].split()) > 1]
+        hosts = [p for p in adj.get(k, ()) if nodes[p]['type'] == 'Ca' and p not in an]
+        if devs:
+            best = max(sorted(set(devs)), key=devs.count)
+            if 2 * devs.count(best) > len(hosts):
+                rails[k] = best
+    return rails
+
+
+def inside(b, c):
+    return b[0] >= c[0] and b[2] <= c[2] and b[1] >= c[1] and b[3] <= c[3]
+
+
+def check_panels(root, box, nodes, lv, an, adj, want, bad):
+    """One panel per rail: its leaves and their hosts in it, no other leaf and no spine."""
+    panels = {}
+    for g in root.iter(NS + 'g'):
+        if g.get('class') == 'cluster' and (g.get('id') or '').startswith('rail-'):
+            pts = [(float(x), float(y)) for e in g.iter(NS + 'path')
+                   for x, y in re.findall(r'(-?[0-9.]+),(-?[0-9.]+)', e.get('d'))]
+            if pts:
+                panels[g.get('id')] = (min(p[0] for p in pts), min(p[1] for p in pts),
+                                       max(p[0] for p in pts), max(p[1] for p in pts))
+    rails = leaf_rails(nodes, lv, an, adj)
+    if len(panels) != want:
+        bad.append('%d panels drawn, want %d (rails here: %s)' % (len(panels), want, sorted(set(rails.values()))))
+    panel_of, miss = {}, []
+    for leaf, rail in sorted(rails.items()):
+        if leaf not in box or not want:
+            continue
+        ps = [p for p, c in panels.items() if inside(box[leaf], c)]
+        if len(ps) != 1:
+            miss.append('%s (rail %s) in %d' % (leaf, rail, len(ps)))
+            continue
+        panel_of.setdefault(rail, set()).add(ps[0])
+        for h in adj.get(leaf, ()):
+            if nodes[h]['type'] == 'Ca' and h not in an:
+                hb = box.get(h) or box.get('g-%016x' % nodes[leaf]['guid'])
+                if hb and not inside(hb, panels[ps[0]]):
+                    bad.append('host %s of leaf %s is outside its panel' % (h, leaf))
+                    break
+    if miss:
+        bad.append('%d leaves not in exactly one panel, e.g. %s' % (len(miss), miss[0]))
+    for rail, ps in panel_of.items():
+        if len(ps) != 1:
+            bad.append('rail %s is drawn in %d panels' % (rail, len(ps)))
+    if len(set(frozenset(v) for v in panel_of.values())) != len(panel_of):
+        bad.append('two rails share a panel')
+    for k, b in box.items():
+        if not k.startswith('g-') and (lv.get(k) or 0) >= 2 and any(inside(b, c) for c in panels.values()):
+            bad.append('switch %s above the leaves is in a panel' % k)
+    names = sorted(panels)
+    for i in range(len(names)):
+        for j in range(i + 1, len(names)):
+            a, c = panels[names[i]], panels[names[j]]
+            if min(a[2], c[2]) - max(a[0], c[0]) > 0 and min(a[3], c[3]) - max(a[1], c[1]) > 0:
+                bad.append('panels %s and %s overlap' % (names[i], names[j]))
+    print('panels: %d, rails %s' % (len(panels), ', '.join('%s: %d leaves' % (r, list(rails.values()).count(r))
+                                                            for r in sorted(set(rails.values())))))
 
 
 def main():
@@ -395,6 +486,8 @@ def main():
             ids.update({k: 0 for k in box if k.startswith('g-')})
             check_spines(root, {('n-%016x' % nodes[k]['guid']) if not k.startswith('g-') else k: b
                                 for k, b in box.items()}, ids, bad)
+        elif c.startswith('panels='):
+            check_panels(root, box, nodes, lv, an, adj, int(c[7:]), bad)
         elif c.startswith('edges='):
             if n_edges > int(c[6:]):
                 bad.append('%d edges, want at most %s' % (n_edges, c[6:]))

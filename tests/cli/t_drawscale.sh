@@ -27,6 +27,15 @@
 #   above their leaf: none through a node, none across a leaf-host cable, and every crossing
 #   of two of them in that band (drawn diagonally, on the 1,223-node tree 41 ran through a
 #   leaf, 133 crossed a leaf-host cable and 109 pairs crossed among the leaf rows);
+# - panels: a rail-optimized fabric (the pod, the rails tests' fabric) drawn as one panel per
+#   rail ("rail mlx5_2": its leaves and their hosts), the spines above shared, no panel on a fat
+#   tree of one device (t100); before, the leaves stood in one row by scalable unit, no rail shown;
+# - two rows of spines (a tier wrapped: fattree3's 72 spines, a generated tree's 54): the cables
+#   from the upper row down to the leaves, and the arms from the cores' bundles down to the lower
+#   row, pass the lower row between its boxes (aside just under the row above, down a gap), none
+#   through a box (drawn straight, on fattree3 216 spine-leaf cables ran through a spine of the
+#   lower row and 126 times an arm through a spine; on the 440-node tree 162, and 436 times a
+#   spine-core cable through a spine or a core of a row under its own);
 # - size: no side over 16,000 px at 96 dpi, aspect within 1:4 .. 4:1, on
 #   every fabric here, 74 to 29,938 nodes (the pod was 31:1, 19,051 px
 #   wide); from DRAW_GRID_MIN (600) drawn nodes on, ibscan computes the
@@ -42,19 +51,19 @@ check=$ROOT/tests/drawscale.py
 # A DGX SuperPOD-like pod: 4 scalable units x 32 servers x 4 rails, 24 spines, an Aggregation Node in every switch (592 nodes).
 python3 "$ROOT/tools/fixtures/genrails.py" --units 4 --servers 32 --rails 4 --spines 24 --sharp -o "$TMP/pod.net"
 "$draw" svg "$TMP/pod.net" "$TMP/pod.svg" || fail "pod: no drawing"
-python3 "$check" "$TMP/pod.svg" "$TMP/pod.net" size tiers an legend edges=56 || fail "pod: size, tiers, aggregation nodes, legend, bundles"
+python3 "$check" "$TMP/pod.svg" "$TMP/pod.net" size tiers an legend edges=56 panels=4 || fail "pod: size, tiers, aggregation nodes, legend, bundles, panels"
 grep -q '24 × 16 mesh: 4xEDR each, 384 cables' "$TMP/pod.svg" || fail "pod: the leaf-spine mesh is not one bundle"
 
 # A three-level tree of 2,562 nodes (2,000 hosts, 562 switches): meshes bundled (4,397 edges unbundled).
 python3 "$ROOT/tools/fixtures/genfabric.py" --levels 3 --radix 36 --hosts 2000 -o "$TMP/t2k.net" 2>/dev/null
 "$draw" svg "$TMP/t2k.net" "$TMP/t2k.svg" || fail "t2k: no drawing"
-python3 "$check" "$TMP/t2k.svg" "$TMP/t2k.net" size tiers legend blocks edges=1000 || fail "t2k: size, tiers, legend, blocks, bundles"
+python3 "$check" "$TMP/t2k.svg" "$TMP/t2k.net" size tiers legend blocks spines edges=1000 || fail "t2k: size, tiers, legend, blocks, spines, bundles"
 grep -q 'layout=nop' <("$draw" dot "$TMP/t2k.net" /dev/stdout) || fail "t2k: not laid out by ibscan"
 # 9,530 and 29,938 nodes (three levels, radix 64).
 for h in 8000 27200; do
 	python3 "$ROOT/tools/fixtures/genfabric.py" --levels 3 --radix 64 --hosts $h -o "$TMP/t$h.net" 2>/dev/null
 	"$draw" svg "$TMP/t$h.net" "$TMP/t$h.svg" || fail "t$h: no drawing"
-	python3 "$check" "$TMP/t$h.svg" "$TMP/t$h.net" size tiers legend blocks edges=6000 || fail "t$h: size, tiers, legend, blocks, bundles"
+	python3 "$check" "$TMP/t$h.svg" "$TMP/t$h.net" size tiers legend blocks spines edges=6000 || fail "t$h: size, tiers, legend, blocks, spines, bundles"
 done
 
 # 1,223 nodes (800 hosts on 45 leaves, a tier wrapped: on the grid), two hosts drawn alone
@@ -68,12 +77,23 @@ for c in t1k t8k; do
 done
 grep -q 'layout=nop2' <("$draw" dot "$TMP/t1k.net" /dev/stdout) || fail "t1k: not laid out by ibscan"
 
+# Two rows of spines: fattree3 (612 nodes, 72 spines in rows of 36, 36 cores) and a generated
+# three-level tree of 440 nodes (radix 12, 300 hosts: 54 spines in two rows, 36 cores).
+cp "$ROOT/fixtures/fabrics/fattree3" "$TMP/ft3.net"
+python3 "$ROOT/tools/fixtures/genfabric.py" --levels 3 --radix 12 --hosts 300 -o "$TMP/t440.net" 2>/dev/null
+for c in ft3 t440; do
+	"$draw" svg "$TMP/$c.net" "$TMP/$c.svg" || fail "$c: no drawing"
+	python3 "$check" "$TMP/$c.svg" "$TMP/$c.net" size tiers legend blocks spines || fail "$c: size, tiers, legend, blocks, spines"
+	grep -q 'subgraph "tier2-2"' <("$draw" dot "$TMP/$c.net" /dev/stdout) || fail "$c: the spines are not in two rows"
+done
+
 # A two-level tree of 100 nodes, and the small rail fabric of the rails tests (74 nodes), with Aggregation Nodes.
 python3 "$ROOT/tools/fixtures/genfabric.py" --levels 2 --radix 36 --hosts 80 -o "$TMP/t100.net" 2>/dev/null
 python3 "$ROOT/tools/fixtures/genrails.py" --sharp -o "$TMP/rail.net"
-for c in t100 rail; do
+for c in t100:0 rail:4; do
+	p=${c#*:} c=${c%:*}
 	"$draw" svg "$TMP/$c.net" "$TMP/$c.svg" || fail "$c: no drawing"
-	python3 "$check" "$TMP/$c.svg" "$TMP/$c.net" size tiers an legend || fail "$c: size, tiers, aggregation nodes, legend"
+	python3 "$check" "$TMP/$c.svg" "$TMP/$c.net" size tiers an legend panels=$p || fail "$c: size, tiers, aggregation nodes, legend, $p panels"
 done
-echo "ok: tiers in order, legend on top, aggregation nodes in their switch, meshes bundled, hosts under their leaves, sizes"
+echo "ok: tiers in order, legend on top, aggregation nodes in their switch, meshes bundled, hosts under their leaves, spine rows passed, sizes"
 t_done
