@@ -87,12 +87,12 @@ $(eval $(call BUILD_template,SANB,$(SAN_FLAGS)))
 # SHA-256 that the page's Content-Security-Policy names them by.
 GEN := build/gen
 REPORT_ASSETS := output/report/report.js output/report/report.css
-$(GEN)/report_assets.h: tools/embed.py $(REPORT_ASSETS)
+$(GEN)/report_assets.h: tools/build/embed.py $(REPORT_ASSETS)
 	@mkdir -p $(dir $@)
-	python3 tools/embed.py $@ report_js=output/report/report.js report_css=output/report/report.css
+	python3 tools/build/embed.py $@ report_js=output/report/report.js report_css=output/report/report.css
 $(REL)/output/report.o $(SANB)/output/report.o: $(GEN)/report_assets.h
 
-# The fuzz targets (tests/fuzz/fuzz_*.c, run by tools/fuzz.sh): clang with
+# The fuzz targets (tests/fuzz/fuzz_*.c, run by tools/fuzz/fuzz.sh): clang with
 # libFuzzer, ASan and UBSan, from the same sources and flags as the other
 # builds (clang's warnings too); the library is compiled once for all.
 FUZZB := build/fuzz
@@ -136,12 +136,12 @@ ibscan: $(MAIN)/ibscan
 # The README's two commands first install what is missing (make deps), then
 # build: the -dev packages must be there before anything compiles.
 check:
-	@tools/deps.sh
+	@tools/deps/deps.sh
 	@$(MAKE) --no-print-directory test
 
 # The tiers alone, installing nothing: for packagers (dh_auto_test runs
 # `make test`) and anyone whose machine already has every tool. A missing
-# one fails its tier at once, named with its package (tools/need.sh).
+# one fails its tier at once, named with its package (tools/deps/need.sh).
 # Every build first (the sanitized and release ones, and clang's fuzz build,
 # whose warnings differ from gcc's), so that a compile error in any of them
 # fails in the first minutes, not after the tiers before it have run.
@@ -153,11 +153,11 @@ test:
 builds: $(SANB_UNIT_BINS) $(SANB)/ibscan $(REL)/ibscan
 	@if command -v $(FUZZ_CC) >/dev/null; then $(MAKE) --no-print-directory fuzz-targets >/dev/null; fi
 
-# Each tier checks every tool it needs first, all at once (tools/need.sh, from
-# tools/deps.list), before building anything.
+# Each tier checks every tool it needs first, all at once (tools/deps/need.sh, from
+# tools/deps/deps.list), before building anything.
 NEEDS := need-unit need-cli need-sim need-browser need-fuzz need-rdma
 $(NEEDS): need-%:
-	@NEED_WHO=$* tools/need.sh $*
+	@NEED_WHO=$* tools/deps/need.sh $*
 
 check-unit: need-unit $(SANB_UNIT_BINS)
 	@tests/run-unit.sh $(SANB_UNIT_BINS)
@@ -171,7 +171,7 @@ check-sim: need-sim ibscan
 # The HTML report in Debian's chromium, headless, driven by puppeteer-core,
 # which this target installs (npm ci) when it is missing: a test-only tool.
 check-browser:
-	@tools/deps.sh --driver
+	@tools/deps/deps.sh --driver
 	@$(MAKE) --no-print-directory run-browser
 run-browser: need-browser ibscan
 	@tests/browser/run.sh
@@ -180,9 +180,9 @@ run-browser: need-browser ibscan
 # time: 20 s in make check (about 2.5 minutes for 13 targets on 2 cores),
 # 60 s for make fuzz.
 check-fuzz: need-fuzz
-	@FUZZ_SECONDS=$${FUZZ_SECONDS:-20} tools/fuzz.sh
+	@FUZZ_SECONDS=$${FUZZ_SECONDS:-20} tools/fuzz/fuzz.sh
 fuzz:
-	@tools/fuzz.sh
+	@tools/fuzz/fuzz.sh
 
 # Real RDMA: Debian's kernel in two QEMU guests with soft-RoCE (tests/rdma);
 # the guests' image is built once under build/rdma. The release build of
@@ -191,41 +191,41 @@ check-rdma: need-rdma $(REL)/ibscan
 	@IBSCAN=$(CURDIR)/$(REL)/ibscan tests/rdma/run.sh
 
 deps:
-	@tools/deps.sh
+	@tools/deps/deps.sh
 
 # Only the Debian packages that build and run ibscan and the simulator (no npm).
 demo:
-	@tools/deps.sh --demo
+	@tools/deps/deps.sh --demo
 	@$(MAKE) --no-print-directory ibscan
-	@tools/demo.sh
+	@tools/dev/demo.sh
 
 # Discovery speed and scale against ibnetdiscover on simulated fat trees (minutes).
 bench: ibscan $(REL)/rawrate $(REL)/madcount.so $(REL)/fabricmodel.so $(REL)/routebench
-	@tools/bench.sh
+	@tools/bench/bench.sh
 
-$(REL)/rawrate: tools/rawrate.c $(REL)/libibscan.a
+$(REL)/rawrate: tools/bench/rawrate.c $(REL)/libibscan.a
 	$(CC) $(REL_CFLAGS) -o $@ $< $(REL)/libibscan.a $(LIBS)
 
-$(REL)/routebench: tools/routebench.c $(REL)/libibscan.a
+$(REL)/routebench: tools/bench/routebench.c $(REL)/libibscan.a
 	$(CC) $(REL_CFLAGS) -o $@ $< $(REL)/libibscan.a $(LIBS)
 
 # The drawing of a saved topology, for the drawing tests on generated fabrics (tests/cli/t_drawscale.sh).
-$(REL)/drawfile: tools/drawfile.c $(REL)/libibscan.a
+$(REL)/drawfile: tools/bench/drawfile.c $(REL)/libibscan.a
 	$(CC) $(REL_CFLAGS) -o $@ $< $(REL)/libibscan.a $(LIBS) -ldl
 
-$(REL)/madcount.so: tools/madcount.c
+$(REL)/madcount.so: tools/bench/madcount.c
 	$(CC) -shared -fPIC -O2 -o $@ $< -ldl
 
-# The fabric model layer (tools/fabricmodel.c) and its pure core, which the
+# The fabric model layer (tools/bench/fabricmodel.c) and its pure core, which the
 # unit test includes.
-$(REL)/fabricmodel.so: tools/fabricmodel.c tools/fmodel.c tools/fmodel.h
+$(REL)/fabricmodel.so: tools/bench/fabricmodel.c tools/bench/fmodel.c tools/bench/fmodel.h
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 $(WARN) -shared -fPIC -O2 -g $(CFLAGS) -o $@ tools/fabricmodel.c tools/fmodel.c \
+	$(CC) -std=gnu11 $(WARN) -shared -fPIC -O2 -g $(CFLAGS) -o $@ tools/bench/fabricmodel.c tools/bench/fmodel.c \
 		-ldl -lpthread $(shell $(PKG_CONFIG) --libs libibumad libibmad 2>/dev/null || echo -libumad -libmad)
-$(REL)/tests/test_fmodel $(SANB)/tests/test_fmodel: tools/fmodel.c tools/fmodel.h
+$(REL)/tests/test_fmodel $(SANB)/tests/test_fmodel: tools/bench/fmodel.c tools/bench/fmodel.h
 
 fixtures: ibscan
-	@tools/record-fixtures.sh
+	@tools/fixtures/record-fixtures.sh
 
 golden: ibscan
 	@IBSCAN=$(CURDIR)/ibscan tests/cli/run.sh --regenerate
@@ -293,6 +293,6 @@ uninstall:
 clean:
 	rm -rf build ibscan topology.json topology.svg topology.dot report.html
 
-# make print-VAR: a variable's value, for scripts (tools/fuzz.sh reads PKGS).
+# make print-VAR: a variable's value, for scripts (tools/fuzz/fuzz.sh reads PKGS).
 print-%:
 	@echo $($*)

@@ -98,10 +98,10 @@ static const struct cli_opt fabric_opts[] = {
 		      "port of that CA (default: its first active port)"),
 	ROW_UINT(SENDS, "window", OPT_WINDOW, "N", window, window_set, IBS_ENGINE_DEFAULT_WINDOW, 1, IBS_ENGINE_MAX_WINDOW,
 		 "MADs in flight at most"),
-	ROW_UINT(SENDS, "max-smps-per-switch", OPT_MAX_PER_SWITCH, "N", max_per_node, max_per_node_set,
+	ROW_UINT(SENDS, "max-smps-per-switch", OPT_MAX_PER_NODE, "N", max_per_node, max_per_node_set,
 		 IBS_ENGINE_DEFAULT_MAX_PER_NODE, 0, IBS_ENGINE_MAX_WINDOW,
 		 "MADs in flight at any one node: SMPs that a switch serves (counted at every switch of a "
-		 "directed route), and GMPs to an adapter; 0: no cap"),
+		 "directed route), and GMPs (PMA, SA) to the adapter or switch they go to; 0: no cap"),
 	{ .flags = SENDS, .name = "timeout", .id = OPT_TIMEOUT, .arg = "MS", .kind = CLI_K_UINT, .at = AT(timeout_ms),
 	  .given_at = AT(timeout_set), .lo = 1, .hi = 600000, .unit = "milliseconds", .has_def = true,
 	  .def = IBS_ENGINE_DEFAULT_TIMEOUT_MS, .help = "per-MAD deadline in milliseconds: the cap of the adaptive one" },

@@ -55,7 +55,7 @@ struct cli_common {
 	const char *ca;
 	int port;
 	unsigned window, timeout_ms, retries;
-	unsigned max_per_node; /* --max-smps-per-switch: the engine's per-node cap, under one name */
+	unsigned max_per_node; /* --max-smps-per-switch: the engine's per-node cap (ibs_engine_opts.max_per_node) */
 	bool fixed_timeout;      /* --fixed-timeout */
 	bool port_set, window_set, timeout_set, retries_set, deadline_set, mkey_set, max_per_node_set; /* given */
 	double deadline_s;
@@ -101,7 +101,7 @@ struct cli_common {
 enum {
 	OPT_WINDOW = 1000,
 	OPT_TIMEOUT,
-	OPT_MAX_PER_SWITCH,
+	OPT_MAX_PER_NODE,
 	OPT_FIXED_TIMEOUT,
 	OPT_RETRIES,
 	OPT_DEADLINE,

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Judge a laid-out fabric drawing (the SVG of `ibscan topology --format svg`,
-here tools/drawfile's of a generated ibnetdiscover topology file) against the
+here tools/bench/drawfile.c's of a generated ibnetdiscover topology file) against the
 fabric in that file, read independently here. Used by tests/cli/t_drawscale.sh.
 
   drawscale.py SVG NETFILE [checks...]     checks (default all):

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Stand-ins of ibscan that lie, one place for both tests of tools/hwcheck.sh
+# Stand-ins of ibscan that lie, one place for both tests of tools/hwcheck/hwcheck.sh
 # (tests/cli/t_hwcheck.sh on fixture machines, over the stand-in ibscan;
 # tests/rdma/t_hwcheck.sh in the soft-RoCE guests, over the real one):
 # make_liar PATH REAL LIE writes PATH, an ibscan that is REAL in everything

@@ -6,7 +6,7 @@
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/tests/runner.sh"
-if ! NEED_WHO=unit "$root/tools/need.sh" unit; then
+if ! NEED_WHO=unit "$root/tools/deps/need.sh" unit; then
 	echo "unit: 0 passed, 1 failed"
 	exit 1
 fi

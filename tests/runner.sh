@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # What every tier's runner asks of a test before it counts as passed
 # (tests/cli/run.sh, tests/sim/run.sh, tests/run-unit.sh, tests/browser/run.sh,
-# tools/fuzz.sh): it exited 0, it ran to its end (the line its runner
+# tools/fuzz/fuzz.sh): it exited 0, it ran to its end (the line its runner
 # requires: "done: NAME" from t_done, cmocka's summary, libFuzzer's "Done"),
 # and nothing on the way went wrong where a status cannot show it (a command
 # not found, an unset variable, a helper that crashed, inside an `if`, a

@@ -9,6 +9,7 @@
  */
 #include "cache.h"
 #include "filekind.h"
+#include "../walk/speeds.h"
 #include "../../core/base/xalloc.h"
 
 #include <errno.h>

@@ -229,18 +229,6 @@ uint32_t *ibs_fabric_lid_owners(const struct ibs_fabric *f);
 bool ibs_fabric_connect(struct ibs_node *a, uint8_t pa, struct ibs_node *b, uint8_t pb);
 struct ibs_walk_error *ibs_fabric_add_error(struct ibs_fabric *f);
 struct ibs_sm *ibs_fabric_add_sm(struct ibs_fabric *f);
-/*
- * The CapabilityMask and CapabilityMask2 that say which of port p's speed
- * fields mean something: its own, or a switch's port 0's (IBA 14.2.5.6;
- * 0 while port 0 is unread).
- */
-void ibs_port_cap_masks(const struct ibs_node *n, const struct ibs_port *p, uint32_t *cap, uint16_t *cap2);
-/*
- * Settle the extended speeds: cleared where the capability masks do not
- * have them, XDR from LinkSpeedExt*2 where they do, FDR10 from Mellanox
- * ExtendedPortInfo.
- */
-void ibs_fabric_fix_ext_speeds(struct ibs_fabric *f);
 /* Sort nodes by GUID then DR path and number them; links and output follow this order. */
 void ibs_fabric_sort(struct ibs_fabric *f);
 /* Every link once, from the lower (index, port) end; returns the count. Caller frees *out. */

@@ -26,30 +26,12 @@
  */
 #include "walk.h"
 #include "walk_int.h"
+#include "speeds.h"
 #include "../../core/base/log.h"
 #include "../../core/base/xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-void walk_read_rest(struct walker *w, struct ibs_node *n)
-{
-	unsigned p;
-
-	walk_query(walk_qctx(w, n, 0), n, 0, NULL, IBS_ATTR_NODE_DESC, 0);
-	if (n->ni.node_type == IBS_NODE_SWITCH) {
-		walk_query(walk_qctx(w, n, 0), n, 0, NULL, IBS_ATTR_SWITCH_INFO, 0);
-		/*
-		 * Every port, a cable learnt from its other end included: PortState
-		 * belongs to each end (the SM sets each with its own Set, and a
-		 * failed one leaves one end Armed or Init), so the far end's word
-		 * is not this end's. By the switch's LID when the walk routes by
-		 * LID, as libibnetdisc reads every switch port too.
-		 */
-		for (p = 1; p <= n->ni.num_ports; p++)
-			walk_query_port(w, n, (uint8_t)p, n, 0);
-	}
-}
 
 /*
  * Phase A: everything about the nodes of this level. First the PortInfo
@@ -506,6 +488,7 @@ enum ibs_err ibs_walk(struct ibs_engine *e, struct ibs_fabric *f, struct ibs_run
 	w.f = f;
 	w.run = state;
 	w.o = o;
+	w.gids = o->gids;
 	ibs_engine_set_progress(e, progress_cb, &w);
 	ibs_engine_set_paths(e, walk_query_path);
 	ibs_engine_set_route(e, walk_route);

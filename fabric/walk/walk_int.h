@@ -1,7 +1,9 @@
 /*
  * The walker's own state and the functions its parts share (fabric/walk/walk.c
  * runs the levels, walk_path.c knows the paths into each node, walk_query.c
- * sends the queries and takes their answers). Not for use outside the walker.
+ * sends the queries and takes their answers, walk_lid.c whose answers a LID
+ * brings). Calls go one way: walk.c calls the others, none of them walk.c.
+ * Not for use outside the walker.
  */
 #ifndef IBSCAN_WALK_INT_H
 #define IBSCAN_WALK_INT_H
@@ -69,6 +71,7 @@ struct walker {
 	struct ibs_fabric *f;
 	struct ibs_run *run;
 	const struct ibs_walk_opts *o;
+	bool gids;                 /* o->gids, for the queries (walk_query.c sees no walk.h) */
 	struct ibs_node **level;   /* nodes whose details to read */
 	size_t n_level, cap_level;
 	struct port_task {
@@ -168,7 +171,7 @@ void walk_send_query(struct qctx *c);
 void walk_query(struct qctx *c, struct ibs_node *base, uint8_t ext, const struct ibs_addr *fixed, uint16_t attr,
 		uint32_t mod);
 void walk_query_port(struct walker *w, struct ibs_node *n, uint8_t port, struct ibs_node *base, uint8_t ext);
-/* The rest of a node's details, once its first PortInfo (and so its LID) is in (walk.c). */
+/* The rest of a node's details, once its first PortInfo (and so its LID) is in. */
 void walk_read_rest(struct walker *w, struct ibs_node *n);
 void walk_record_error(struct walker *w, const struct ibs_mad_req *req, const struct ibs_addr *path,
 		       struct ibs_node *n, uint8_t port, const struct ibs_mad_result *r, bool unreachable);

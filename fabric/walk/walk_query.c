@@ -3,8 +3,8 @@
  * their answers into the model; a query that fails along every path waits for
  * the re-sweep (see fabric/walk/walk.c).
  */
-#include "walk.h"
 #include "walk_int.h"
+#include "speeds.h"
 #include "../../core/base/log.h"
 #include "../../core/base/xalloc.h"
 
@@ -352,7 +352,7 @@ static void portinfo_answer(void *ctx, const struct ibs_mad_req *req, const stru
 	if (n->ni.node_type == IBS_NODE_SWITCH)
 		p->guid = n->ni.port_guid;
 	/* GIDs beyond the port GUID exist only where GUIDCap says so (IBA 14.2.5.5). */
-	if (c->w->o->gids && p->pi.guid_cap > 1 &&
+	if (c->w->gids && p->pi.guid_cap > 1 &&
 	    (n->ni.node_type != IBS_NODE_SWITCH || c->port == 0)) {
 		p->n_gids = p->pi.guid_cap;
 		free(p->gids); /* a port read again */
@@ -430,4 +430,23 @@ static void on_sminfo(void *ctx, const struct ibs_mad_req *req, const struct ibs
 	else
 		walk_record_error_q(c, req, c->node, c->port, r, false);
 	walk_qctx_put(c);
+}
+
+void walk_read_rest(struct walker *w, struct ibs_node *n)
+{
+	unsigned p;
+
+	walk_query(walk_qctx(w, n, 0), n, 0, NULL, IBS_ATTR_NODE_DESC, 0);
+	if (n->ni.node_type == IBS_NODE_SWITCH) {
+		walk_query(walk_qctx(w, n, 0), n, 0, NULL, IBS_ATTR_SWITCH_INFO, 0);
+		/*
+		 * Every port, a cable learnt from its other end included: PortState
+		 * belongs to each end (the SM sets each with its own Set, and a
+		 * failed one leaves one end Armed or Init), so the far end's word
+		 * is not this end's. By the switch's LID when the walk routes by
+		 * LID, as libibnetdisc reads every switch port too.
+		 */
+		for (p = 1; p <= n->ni.num_ports; p++)
+			walk_query_port(w, n, (uint8_t)p, n, 0);
+	}
 }

@@ -17,11 +17,11 @@ fail() {
 	echo "browser: 0 passed, 1 failed"
 	exit 1
 }
-# Every tool first, all at once (tools/need.sh), then the driver.
-NEED_WHO=browser "$root/tools/need.sh" browser || fail "tools are missing (above)"
+# Every tool first, all at once (tools/deps/need.sh), then the driver.
+NEED_WHO=browser "$root/tools/deps/need.sh" browser || fail "tools are missing (above)"
 [ -x "$CHROMIUM" ] || fail "$CHROMIUM is missing: run 'make deps' (package chromium)"
 [ -d "$root/tests/browser/node_modules/puppeteer-core" ] ||
-	fail "puppeteer-core is missing: run 'make check-browser' or 'tools/deps.sh --driver' (npm)"
+	fail "puppeteer-core is missing: run 'make check-browser' or 'tools/deps/deps.sh --driver' (npm)"
 
 REPORTS=$(mktemp -d "${TMPDIR:-/tmp}/ibscan-browser.XXXXXX")
 export REPORTS
@@ -70,7 +70,7 @@ report hostile --replay "$REPORTS/hostile.cap" --node-name-map "$REPORTS/hostile
 # The 2,900-node fat tree of `make bench`, walked live.
 if [ "${BROWSER_LARGE:-1}" = 1 ]; then
 	. "$root/tests/sim/simlib.sh"
-	python3 "$root/tools/genfabric.py" --levels 3 --radix 36 --hosts 2304 -o "$REPORTS/large.fabric"
+	python3 "$root/tools/fixtures/genfabric.py" --levels 3 --radix 36 --hosts 2304 -o "$REPORTS/large.fabric"
 	sim_start "$REPORTS/large.fabric" || fail "the simulator did not start"
 	rc=0
 	t0=$(date +%s.%N)
@@ -88,7 +88,7 @@ fi
 # stay under 15 MB (72 MB when every document was plain JSON). Walked once live, recorded;
 # the topology JSON the test compares with is the replay of that same walk.
 if [ "${BROWSER_LARGE:-1}" = 1 ]; then
-	python3 "$root/tools/genfabric.py" --levels 3 --radix 36 --hosts 7650 -o "$REPORTS/huge.fabric" 2>/dev/null
+	python3 "$root/tools/fixtures/genfabric.py" --levels 3 --radix 36 --hosts 7650 -o "$REPORTS/huge.fabric" 2>/dev/null
 	sim_start "$REPORTS/huge.fabric" || fail "the simulator did not start (8,831 nodes)"
 	rc=0
 	sim_run "$IBSCAN" report --record "$REPORTS/huge.cap" -o "$REPORTS/huge.html" 2>"$REPORTS/huge.err" || rc=$?

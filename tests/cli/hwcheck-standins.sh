@@ -1,11 +1,11 @@
 # shellcheck shell=bash
-# Stand-ins for the tools tools/hwcheck.sh runs, for tests/cli/t_hwcheck.sh:
+# Stand-ins for the tools tools/hwcheck/hwcheck.sh runs, for tests/cli/t_hwcheck.sh:
 # make_standins BIN STATE FIXTURES writes them into BIN. They print those
 # tools' exact output: the infiniband-diags ones (saquery, perfquery,
 # iblinkinfo, sminfo, smpquery, ibroute, ibnetdiscover) print what the real
 # tools printed on the simulator (fixtures/hwcheck/, recorded by
-# tools/record-hwcheck-fixtures.sh); the ones that need RDMA hardware (rdma,
-# ibv_devinfo, perftest, ss, ibv_rc_pingpong) print the formats of their
+# tools/fixtures/record-hwcheck-fixtures.sh); the ones that need RDMA hardware
+# (rdma, ibv_devinfo, perftest, ss, ibv_rc_pingpong) print the formats of their
 # sources, cited in each. STATE holds what they share: listeners
 # (listen-PORT), the QPs and MRs `rdma res show` lists, perfquery's reading
 # count, the ssh log.

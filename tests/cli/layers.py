@@ -24,7 +24,11 @@ against the including file's folder, and checks:
            and the host view know nothing of the probe;
   cycles   no include cycle between units, a unit being a .c file and the
            .h of the same name beside it (x.c including y.h while y.c
-           includes x.h is a cycle, as one between headers is).
+           includes x.h is a cycle, as one between headers is);
+  tops     a file that runs the others of its family calls down only:
+           fabric/walk/walk.c runs the walker's other files
+           (fabric/walk/walk_*.c, which share walk_int.h), and none of
+           them includes walk.h or calls a function walk.c defines.
 
 Prints one line per violation and exits 1 when there is any; prints what it
 read and exits 0 otherwise. A ROOT with no source file under those folders is
@@ -45,6 +49,9 @@ CORE = {
     "capture": {"base", "mad", "capture"},
     "probe": {"base", "probe"},
 }
+# A file above the others of its family (their path's start): they neither include its header nor call it.
+TOPS = {"fabric/walk/walk.c": "fabric/walk/walk_"}
+DEFINES = re.compile(r"^(?!static\b)[A-Za-z_][\w \t\*]*?\b(\w+)\s*\([^;{]*\)\s*\{", re.M)
 INCLUDE = re.compile(r'^\s*#\s*include\s*(?:"([^"]+)"|<([^>]+)>)', re.M)
 
 
@@ -135,7 +142,33 @@ def check(root):
                 graph.setdefault(unit(src), set()).add(unit(dst))
     for cycle in cycles(graph):
         errors.append("include cycle: " + " -> ".join(cycle + [cycle[0]]))
+    errors += tops(root, graph)
     return errors, n_files, n_incs
+
+
+def strip_comments(text):
+    return re.sub(r"/\*.*?\*/|//[^\n]*", " ", text, flags=re.S)
+
+
+def tops(root, graph):
+    """The calls and includes of TOPS that go up: a family member that includes or calls its top."""
+    errors = []
+    for top, family in TOPS.items():
+        path = os.path.join(root, top)
+        if not os.path.isfile(path):
+            errors.append(f"{top}: no such file (the top of {family}*)")
+            continue
+        names = set(DEFINES.findall(strip_comments(open(path, encoding="utf-8", errors="replace").read())))
+        for src in sorted(sources(root)):
+            if not src.startswith(family) or unit(src) == unit(top):
+                continue
+            if unit(top) in graph.get(unit(src), ()):
+                errors.append(f"{src}: includes {unit(top)}.h, the header of the file above it ({top})")
+            text = strip_comments(open(os.path.join(root, src), encoding="utf-8", errors="replace").read())
+            for name in sorted(names):
+                if re.search(r"\b%s\s*\(" % re.escape(name), text):
+                    errors.append(f"{src}: calls or declares {name}, which {top} defines: {top} calls down to it, never back")
+    return errors
 
 
 def cycles(graph):

@@ -2,7 +2,7 @@
 # CLI tier: usage errors, exit codes, bad input and golden files on replayed
 # captures; no simulator needed. The unit and CLI tiers also run under
 # AddressSanitizer + UBSan (IBSCAN points at the sanitized build).
-# Every tool the tier needs is checked first (tools/need.sh); a test passes
+# Every tool the tier needs is checked first (tools/deps/need.sh); a test passes
 # only when it exits 0, reaches its end (t_done) and nothing broke on the
 # way (tests/runner.sh).
 # Usage: tests/cli/run.sh [--regenerate] [TEST.sh...]   (regenerate: rewrite golden files)
@@ -12,7 +12,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 export ROOT=$root IBSCAN=${IBSCAN:-$root/ibscan}
 export REGENERATE=0
 [ "${1:-}" = "--regenerate" ] && { REGENERATE=1; shift; }
-if ! NEED_WHO=cli "$root/tools/need.sh" cli; then
+if ! NEED_WHO=cli "$root/tools/deps/need.sh" cli; then
 	echo "cli: 0 passed, 1 failed"
 	exit 1
 fi

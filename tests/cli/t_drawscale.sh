@@ -1,6 +1,6 @@
 #!/bin/bash
 # The drawing of generated fabrics of real size, measured on the SVG that
-# libgvc lays out (tools/drawfile: what `topology --format svg` writes, for
+# libgvc lays out (tools/bench/drawfile.c: what `topology --format svg` writes, for
 # an ibnetdiscover topology file; judged by tests/drawscale.py, which reads
 # the fabric from the file itself):
 # - tiers: every spine strictly above every leaf, every leaf above every
@@ -49,28 +49,28 @@ check=$ROOT/tests/drawscale.py
 [ -x "$draw" ] || fail "$draw is not built (make build/rel/drawfile)"
 
 # A DGX SuperPOD-like pod: 4 scalable units x 32 servers x 4 rails, 24 spines, an Aggregation Node in every switch (592 nodes).
-python3 "$ROOT/tools/genrails.py" --units 4 --servers 32 --rails 4 --spines 24 --sharp -o "$TMP/pod.net"
+python3 "$ROOT/tools/fixtures/genrails.py" --units 4 --servers 32 --rails 4 --spines 24 --sharp -o "$TMP/pod.net"
 "$draw" svg "$TMP/pod.net" "$TMP/pod.svg" || fail "pod: no drawing"
 python3 "$check" "$TMP/pod.svg" "$TMP/pod.net" size tiers an legend edges=56 panels=4 || fail "pod: size, tiers, aggregation nodes, legend, bundles, panels"
 grep -q '24 × 16 mesh: 4xEDR each, 384 cables' "$TMP/pod.svg" || fail "pod: the leaf-spine mesh is not one bundle"
 
 # A three-level tree of 2,562 nodes (2,000 hosts, 562 switches): meshes bundled (4,397 edges unbundled).
-python3 "$ROOT/tools/genfabric.py" --levels 3 --radix 36 --hosts 2000 -o "$TMP/t2k.net" 2>/dev/null
+python3 "$ROOT/tools/fixtures/genfabric.py" --levels 3 --radix 36 --hosts 2000 -o "$TMP/t2k.net" 2>/dev/null
 "$draw" svg "$TMP/t2k.net" "$TMP/t2k.svg" || fail "t2k: no drawing"
 python3 "$check" "$TMP/t2k.svg" "$TMP/t2k.net" size tiers legend blocks spines edges=1000 || fail "t2k: size, tiers, legend, blocks, spines, bundles"
 grep -q 'layout=nop' <("$draw" dot "$TMP/t2k.net" /dev/stdout) || fail "t2k: not laid out by ibscan"
 # 9,530 and 29,938 nodes (three levels, radix 64).
 for h in 8000 27200; do
-	python3 "$ROOT/tools/genfabric.py" --levels 3 --radix 64 --hosts $h -o "$TMP/t$h.net" 2>/dev/null
+	python3 "$ROOT/tools/fixtures/genfabric.py" --levels 3 --radix 64 --hosts $h -o "$TMP/t$h.net" 2>/dev/null
 	"$draw" svg "$TMP/t$h.net" "$TMP/t$h.svg" || fail "t$h: no drawing"
 	python3 "$check" "$TMP/t$h.svg" "$TMP/t$h.net" size tiers legend blocks spines edges=6000 || fail "t$h: size, tiers, legend, blocks, spines, bundles"
 done
 
 # 1,223 nodes (800 hosts on 45 leaves, a tier wrapped: on the grid), two hosts drawn alone
 # beside their leaf's group; and the 8,831-node tree of the report's size test (tests/browser).
-python3 "$ROOT/tools/genfabric.py" --levels 3 --radix 36 --hosts 800 --degrade 'H-node0005[1]=1xEDR' \
+python3 "$ROOT/tools/fixtures/genfabric.py" --levels 3 --radix 36 --hosts 800 --degrade 'H-node0005[1]=1xEDR' \
 	--degrade 'H-node0100[1]=4xFDR' -o "$TMP/t1k.net" 2>/dev/null
-python3 "$ROOT/tools/genfabric.py" --levels 3 --radix 36 --hosts 7650 -o "$TMP/t8k.net" 2>/dev/null
+python3 "$ROOT/tools/fixtures/genfabric.py" --levels 3 --radix 36 --hosts 7650 -o "$TMP/t8k.net" 2>/dev/null
 for c in t1k t8k; do
 	"$draw" svg "$TMP/$c.net" "$TMP/$c.svg" || fail "$c: no drawing"
 	python3 "$check" "$TMP/$c.svg" "$TMP/$c.net" size tiers legend blocks spines || fail "$c: size, tiers, legend, blocks, spines"
@@ -80,7 +80,7 @@ grep -q 'layout=nop2' <("$draw" dot "$TMP/t1k.net" /dev/stdout) || fail "t1k: no
 # Two rows of spines: fattree3 (612 nodes, 72 spines in rows of 36, 36 cores) and a generated
 # three-level tree of 440 nodes (radix 12, 300 hosts: 54 spines in two rows, 36 cores).
 cp "$ROOT/fixtures/fabrics/fattree3" "$TMP/ft3.net"
-python3 "$ROOT/tools/genfabric.py" --levels 3 --radix 12 --hosts 300 -o "$TMP/t440.net" 2>/dev/null
+python3 "$ROOT/tools/fixtures/genfabric.py" --levels 3 --radix 12 --hosts 300 -o "$TMP/t440.net" 2>/dev/null
 for c in ft3 t440; do
 	"$draw" svg "$TMP/$c.net" "$TMP/$c.svg" || fail "$c: no drawing"
 	python3 "$check" "$TMP/$c.svg" "$TMP/$c.net" size tiers legend blocks spines || fail "$c: size, tiers, legend, blocks, spines"
@@ -88,8 +88,8 @@ for c in ft3 t440; do
 done
 
 # A two-level tree of 100 nodes, and the small rail fabric of the rails tests (74 nodes), with Aggregation Nodes.
-python3 "$ROOT/tools/genfabric.py" --levels 2 --radix 36 --hosts 80 -o "$TMP/t100.net" 2>/dev/null
-python3 "$ROOT/tools/genrails.py" --sharp -o "$TMP/rail.net"
+python3 "$ROOT/tools/fixtures/genfabric.py" --levels 2 --radix 36 --hosts 80 -o "$TMP/t100.net" 2>/dev/null
+python3 "$ROOT/tools/fixtures/genrails.py" --sharp -o "$TMP/rail.net"
 for c in t100:0 rail:4; do
 	p=${c#*:} c=${c%:*}
 	"$draw" svg "$TMP/$c.net" "$TMP/$c.svg" || fail "$c: no drawing"

@@ -1,10 +1,10 @@
 #!/bin/bash
-# tools/hwcheck.sh without RDMA hardware: its refusals; every check, PASS against a right ibscan and
+# tools/hwcheck/hwcheck.sh without RDMA hardware: its refusals; every check, PASS against a right ibscan and
 # FAIL against one wrong in what it compares, on fixture machines (InfiniBand only, RoCE first, a
 # planarized pair, RoCE only) with stand-ins of the tools; read-only towards the fabric; shellcheck-clean.
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT"
-hw=tools/hwcheck.sh
+hw=tools/hwcheck/hwcheck.sh
 
 # hwcheck WANT_RC ARGS...: stdout in $TMP/out, stderr in $TMP/err, within 10 s.
 hwcheck() {
@@ -30,7 +30,7 @@ err_has "(device mlx5_9)"
 hwcheck 2 --frobnicate
 err_has "hwcheck: unknown argument '--frobnicate'"
 hwcheck 0 --help
-out_has "Usage: tools/hwcheck.sh"
+out_has "Usage: tools/hwcheck/hwcheck.sh"
 
 # The script on fixture machines (fixtures/sysfs/hw-*), with stand-ins of every tool it runs
 # (tests/cli/hwcheck-standins.sh: the real tools' output recorded on the simulator, or the formats of

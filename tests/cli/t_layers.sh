@@ -5,7 +5,7 @@
 # check -> load -> walk -> model; in core, base
 # includes only base, and mad, capture and probe include each other only as
 # capture -> mad; fabric and host include nothing of the probe; no include cycle
-# (tests/cli/layers.py). Then the check itself: each kind of violation,
+# (tests/cli/layers.py); fabric/walk/walk.c calls the walker's other files, never they it. Then the check itself: each kind of violation,
 # planted in a copy of the tree, must make it fail and be named.
 . "$(dirname "$0")/lib.sh"
 check=$ROOT/tests/cli/layers.py
@@ -73,6 +73,17 @@ plant 1 'include cycle: core/base/a -> core/base/b -> core/base/a' \
 plant 1 'include cycle: fabric/walk/run -> fabric/walk/walk -> fabric/walk/run' fabric/walk/run.h walk.h
 plant 1 'include cycle: core/capture/format -> core/capture/index -> core/capture/format' \
 	core/capture/format.c index.h
+# The top of a family calls down only: walk.c's header, or a function it defines, used by the walker's other files.
+plant 1 'fabric/walk/walk_query.c: includes fabric/walk/walk.h, the header of the file above it (fabric/walk/walk.c)' \
+	fabric/walk/walk_query.c walk.h
+rm -rf "$TMP/tree" && mkdir -p "$TMP/tree" && cp -r "$ROOT"/cmd "$ROOT"/core "$ROOT"/fabric "$ROOT"/host "$ROOT"/output "$TMP/tree"/
+printf 'bool walk_lid_hides(const struct ibs_walk_error *er);\nbool walk_lid_hides(const struct ibs_walk_error *er)\n{\n\treturn ibs_walk_error_hides_neighbour(er);\n}\n' >>"$TMP/tree/fabric/walk/walk_lid.c"
+rc=0
+python3 "$check" "$TMP/tree" >"$TMP/out" 2>&1 || rc=$?
+[ "$rc" = 1 ] || { cat "$TMP/out" >&2; fail "planted call up to walk.c: the check exited $rc, want 1"; }
+out_has "fabric/walk/walk_lid.c: calls or declares ibs_walk_error_hides_neighbour, which fabric/walk/walk.c defines"
+n=$((n + 1))
+plant 0 '' fabric/walk/walk.c walk_int.h
 # Anything else.
 plant 1 'core/mad/umad.c:2: #include "nosuch.h": no such file' core/mad/umad.c nosuch.h
 plant 1 'cmd/main.c:2: #include "../tests/x.h": tests/x.h lies outside the layers' cmd/main.c ../tests/x.h tests/x.h -

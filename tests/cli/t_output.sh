@@ -74,7 +74,7 @@ fi
 BASE=${BASE:-$ROOT/fixtures/baselines/net.2sw2path4hca.json}
 
 # The tools never write through -o /dev/...: an older ibscan, as root, replaced the device with a file.
-! grep -nE '^[^#]*-o +"?/dev/' "$ROOT"/tools/*.sh || fail "a tool writes -o /dev/...: redirect stdout instead"
+! grep -nE '^[^#]*-o +"?/dev/' "$ROOT"/tools/*/*.sh || fail "a tool writes -o /dev/...: redirect stdout instead"
 
 # An open() wrapper that drops O_TMPFILE's mode, as the simulator's shim does.
 cc -shared -fPIC -o "$TMP/nomode.so" "$ROOT/tests/cli/preload/nomode.c" || fail "cannot build the preload"

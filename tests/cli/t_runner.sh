@@ -83,7 +83,7 @@ missing_named cli "$TMP/noxml.out" xmllint libxml2-utils
 echo "ok: cli tier without xmllint fails at once, naming it"
 p=$(without clang clang node)
 rc=0
-PATH=$p bash "$ROOT/tools/fuzz.sh" >"$TMP/noclang.out" 2>&1 || rc=$?
+PATH=$p bash "$ROOT/tools/fuzz/fuzz.sh" >"$TMP/noclang.out" 2>&1 || rc=$?
 [ $rc != 0 ] || fail "fuzz: passed without clang"
 missing_named fuzz "$TMP/noclang.out" clang clang
 rc=0
@@ -94,13 +94,13 @@ echo "ok: fuzz tier without clang and browser tier without node fail at once, na
 # The packagers' target runs every tier and installs nothing (make check installs first).
 make -n -C "$ROOT" test >"$TMP/test.n" 2>&1 || fail "make -n test: $(tail -3 "$TMP/test.n")"
 ! grep -q 'deps\.sh\|apt-get\|npm ' "$TMP/test.n" || fail "make test installs: $(grep 'deps\.sh\|apt-get\|npm ' "$TMP/test.n" | head -1)"
-for t in tests/run-unit.sh tests/cli/run.sh tests/sim/run.sh tests/browser/run.sh tools/fuzz.sh tests/rdma/run.sh; do
+for t in tests/run-unit.sh tests/cli/run.sh tests/sim/run.sh tests/browser/run.sh tools/fuzz/fuzz.sh tests/rdma/run.sh; do
 	grep -qF "$t" "$TMP/test.n" || fail "make test does not run $t"
 done
 make -n -C "$ROOT" check >"$TMP/check.n" 2>&1 || fail "make -n check: $(tail -3 "$TMP/check.n")"
-# tools/deps.sh before anything is built or run. Read without pipes: `grep | head -1` under
+# tools/deps/deps.sh before anything is built or run. Read without pipes: `grep | head -1` under
 # pipefail failed now and then (grep killed by SIGPIPE once head had its line).
-first_deps=$(awk '$0 == "tools/deps.sh" { print NR; exit }' "$TMP/check.n")
+first_deps=$(awk '$0 == "tools/deps/deps.sh" { print NR; exit }' "$TMP/check.n")
 first_work=$(awk '/^(cc|gcc|clang|ar|cp|mkdir|tests\/|tools\/need\.sh|NEED_WHO=|IBSCAN=)/ { print NR; exit }' "$TMP/check.n")
 [ -n "$first_deps" ] && { [ -z "$first_work" ] || [ "$first_deps" -lt "$first_work" ]; } ||
 	fail "make check does not install first: $(grep -v '^make' "$TMP/check.n" | sed -n 1,3p | tr '\n' '|')"

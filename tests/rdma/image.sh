@@ -5,7 +5,7 @@
 #                 from this machine's apt sources, plus rdma-core, ibverbs-providers,
 #                 ibverbs-utils, perftest, iproute2, infiniband-diags, ibscan's
 #                 runtime libraries, tcpdump (the packets on the wire), jq and
-#                 python3 (tools/hwcheck.sh), openssh (hwcheck's --peer: one
+#                 python3 (tools/hwcheck/hwcheck.sh), openssh (hwcheck's --peer: one
 #                 key pair made here, in both guests, for root between them), and
 #                 the kernel's modules the guest loads
 #                 (virtio-net, soft-RoCE rdma_rxe, ib_uverbs, ib_umad, crc32, 8021q)

@@ -106,14 +106,14 @@ vm_accel() {
 }
 
 # vm_boot: both guests, with the fresh ./ibscan and the guest helpers
-# (tools/hwcheck.sh, its lying ibscans tests/hwcheck-liars.sh) added to the
+# (tools/hwcheck/hwcheck.sh, its lying ibscans tests/hwcheck-liars.sh) added to the
 # cached image as a second cpio archive.
 vm_boot() {
 	local ov=$RDMA_RUN/overlay accel pa pb t0=$SECONDS
 	rm -rf "$ov"
-	mkdir -p "$ov/usr/local/bin" "$ov/root/tools" "$ov/root/tests"
+	mkdir -p "$ov/usr/local/bin" "$ov/root/tools/hwcheck" "$ov/root/tests"
 	cp "$IBSCAN" "$ov/usr/local/bin/ibscan"
-	cp "$ROOT/tools/hwcheck.sh" "$ROOT/tools/hwcheck.py" "$ov/root/tools/"
+	cp "$ROOT/tools/hwcheck/hwcheck.sh" "$ROOT/tools/hwcheck/hwcheck.py" "$ov/root/tools/hwcheck/"
 	cp "$ROOT/tests/hwcheck-liars.sh" "$ov/root/tests/"
 	(cd "$ov" && find . -print0 | cpio --null -o -H newc --quiet) >"$RDMA_RUN/overlay.cpio"
 	cat "$RDMA_OUT/rootfs.cpio" "$RDMA_RUN/overlay.cpio" >"$RDMA_RUN/initrd"

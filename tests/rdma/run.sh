@@ -12,7 +12,7 @@
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
-if ! NEED_WHO=rdma tools/need.sh rdma; then
+if ! NEED_WHO=rdma tools/deps/need.sh rdma; then
 	echo "rdma: 0 passed, 1 failed"
 	exit 1
 fi

@@ -1,7 +1,7 @@
 #!/bin/bash
 # shellcheck disable=SC2016 # the guests' scripts expand in the guests
 # rdma-timeout: 720
-# tools/hwcheck.sh for real: in guest A, as on a first machine with an HCA,
+# tools/hwcheck/hwcheck.sh for real: in guest A, as on a first machine with an HCA,
 # against guest B as its --peer (root ssh between the guests, one key pair
 # in the image). soft-RoCE has no InfiniBand port, so each InfiniBand check
 # says "SKIP NAME: no InfiniBand port"; the probe checks run on rxe0 port 1
@@ -43,7 +43,7 @@ echo "guest A: $ngids GIDs, the RoCE v2 IPv4 one at index $v2"
 vm A 30 'ssh 10.29.0.2 hostname' | grep -qx vmB || { echo "guest A cannot ssh to guest B"; exit 1; }
 
 rc=0
-vm A 280 "cd /root && bash tools/hwcheck.sh --ibscan /usr/local/bin/ibscan $args" >"$tmp/out" 2>"$tmp/err" || rc=$?
+vm A 280 "cd /root && bash tools/hwcheck/hwcheck.sh --ibscan /usr/local/bin/ibscan $args" >"$tmp/out" 2>"$tmp/err" || rc=$?
 cat "$tmp/out"
 [ "$rc" = 0 ] || { cat "$tmp/err"; echo "hwcheck exited $rc, want 0"; exit 1; }
 has() { grep -qF -- "$1" "$tmp/out" || { echo "hwcheck's output lacks: $1"; exit 1; }; }
@@ -93,7 +93,7 @@ for r in "${runs[@]}"; do
 	lie=${r%%:*} checks=${r#*:}
 	rc=0 t0=$SECONDS
 	vm A 280 "cd /root && . tests/hwcheck-liars.sh && make_liar /tmp/liar-$lie /usr/local/bin/ibscan $lie || exit 9
-		bash tools/hwcheck.sh --ibscan /tmp/liar-$lie --peer-ibscan /usr/local/bin/ibscan $args --only ${checks// /,}
+		bash tools/hwcheck/hwcheck.sh --ibscan /tmp/liar-$lie --peer-ibscan /usr/local/bin/ibscan $args --only ${checks// /,}
 		rc=\$?; liar_cleanup /tmp/liar-$lie; exit \$rc" >"$tmp/$lie" 2>&1 || rc=$?
 	echo "--- an ibscan that lies: $lie (hwcheck --only ${checks// /,}): exit $rc in $((SECONDS - t0)) s"
 	cat "$tmp/$lie"

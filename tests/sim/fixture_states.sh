@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # The simulator states that fixtures/captures/ were recorded in, for
-# tools/record-fixtures.sh (which records each) and tests/sim/t_golden_ibnd.sh
+# tools/fixtures/record-fixtures.sh (which records each) and tests/sim/t_golden_ibnd.sh
 # (which checks each golden topology against ibnetdiscover in the same
 # state). Needs simlib.sh sourced and FABRICS set.
 #

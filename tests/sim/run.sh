@@ -4,14 +4,14 @@
 # the others rely on), two at a time: each starts its own ibsim + opensm
 # with a unique IBSIM_SOCKNAME. Print one summary line, fail if any test
 # failed. Every tool the tier needs is checked first, all at once
-# (tools/need.sh): a missing simulator is a failure, never a skip. A test
+# (tools/deps/need.sh): a missing simulator is a failure, never a skip. A test
 # passes only when it exits 0, reaches its end (t_done) and nothing broke
 # on the way (tests/runner.sh).
 # Usage: tests/sim/run.sh [TEST...]   (names like t_compare_ibnd, or paths)
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
-if ! NEED_WHO=sim tools/need.sh sim; then
+if ! NEED_WHO=sim tools/deps/need.sh sim; then
 	echo "sim: 0 passed, 1 failed"
 	exit 1
 fi

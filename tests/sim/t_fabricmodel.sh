@@ -1,5 +1,5 @@
 #!/bin/bash
-# The bench's fabric model (tools/fabricmodel.c) between the tools and the
+# The bench's fabric model (tools/bench/fabricmodel.c) between the tools and the
 # simulator: it delays answers as modelled, serialises each switch, drops
 # past the queue limit (and then costs the tool its timeout, no instant
 # answer), counts what it was sent, and with zero latency and no limit changes

@@ -119,7 +119,7 @@ PY
 # 1. A quarter of the switches of a 264-node 3-level tree (2 cables per
 #    switch pair): every fourth in file order, so leaves, spines and cores,
 #    and S-leaf01 among them, where ibscan attaches (every answer crosses it).
-python3 "$ROOT/tools/genfabric.py" --levels 3 --radix 24 --parallel 2 --hosts 216 --cores 12 \
+python3 "$ROOT/tools/fixtures/genfabric.py" --levels 3 --radix 24 --parallel 2 --hosts 216 --cores 12 \
 	-o "$TMP/tree264.net" 2>/dev/null
 mapfile -t quarter < <(switches "$TMP/tree264.net" | awk 'NR % 4 == 1')
 [ ${#quarter[@]} -eq 12 ] || fail "want 12 lossy switches, got ${#quarter[@]}"

@@ -28,7 +28,7 @@ for i in $(seq 1 "$runs"); do
 	delay=$((RANDOM % 50))
 	cable=$((19 + RANDOM % 18)) # one of S-leaf02's spine cables, ports 19-36
 	rc=0
-	# As tools/record-fixtures.sh records: the walk, SMInfo and every counter query.
+	# As tools/fixtures/record-fixtures.sh records: the walk, SMInfo and every counter query.
 	ibs health --format prom -o "$TMP/r.prom" --record "$TMP/r.cap" -vvv 2>"$TMP/r.err" &
 	pid=$!
 	# Straight into the console FIFO: sim_console waits for ibsim's reply, which takes longer than a walk.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Gentle on switches (issue 15): under the fabric model (tools/fabricmodel.c,
+# Gentle on switches (issue 15): under the fabric model (tools/bench/fabricmodel.c,
 # default figures: a queue of 8 at each switch), ibscan keeps at most
 # --max-smps-per-switch SMPs in flight at any one switch (the model's out_max,
 # counting a directed-route SMP at every switch on its path), drops none,

@@ -1,12 +1,12 @@
 #!/bin/bash
 # Rails and fat-tree structure on the simulator: a rail-optimized fabric
-# (tools/genrails.py: 2 scalable units x 8 servers x 4 rails, a leaf per rail
+# (tools/fixtures/genrails.py: 2 scalable units x 8 servers x 4 rails, a leaf per rail
 # and unit, 2 spines, NodeDescriptions "dgx001 mlx5_0") says nothing when
 # cabled as designed; cables moved with ibsim's console (Unlink/Link) give
 # exactly the findings that name them and the fix.
 . "$(dirname "$0")/lib.sh"
 
-python3 "$ROOT/tools/genrails.py" --units 2 --servers 8 --rails 4 --spines 2 -o "$TMP/rail.net" ||
+python3 "$ROOT/tools/fixtures/genrails.py" --units 2 --servers 8 --rails 4 --spines 2 -o "$TMP/rail.net" ||
 	fail "genrails.py failed"
 
 health_json() { # WANT_RC ARGS...: health --json with the rail and tree checks, into $TMP/h.json

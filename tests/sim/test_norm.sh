@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_norm.sh: offline checks (no simulator) of the fixture generator and
-# the topology normalizers: tools/genfabric.py, tests/sim/ibnd2norm.py,
+# the topology normalizers: tools/fixtures/genfabric.py, tests/sim/ibnd2norm.py,
 # tests/sim/ibscan2norm.py, tests/sim/compare.sh.
 # Usage: tests/sim/test_norm.sh   (from anywhere; ends with "N passed, N failed")
 set -u -o pipefail
@@ -87,19 +87,19 @@ check "compare: reports both directions" \
 check_rc "compare: missing file exits 2" 2 "$compare" "$norm" "$tmp/nonexistent"
 
 # genfabric: help, determinism, each fixture regenerates from its header
-check "genfabric: --help" bash -c "'$root/tools/genfabric.py' --help | grep -q 'ibsim limits'"
+check "genfabric: --help" bash -c "'$root/tools/fixtures/genfabric.py' --help | grep -q 'ibsim limits'"
 for f in "$fabrics"/*; do
-	cmd=$(sed -n 's/^#   \(tools\/genfabric.py .*\)$/\1/p' "$f")
+	cmd=$(sed -n 's/^#   \(tools\/fixtures\/genfabric.py .*\)$/\1/p' "$f")
 	[[ -n $cmd ]] || continue
 	check "genfabric: $(basename "$f") regenerates byte for byte" \
 		bash -c "cd '$root' && $cmd 2>/dev/null | cmp - '$f'"
 done
 check_rc "genfabric: refuses too many hosts for 2 levels" 2 \
-	"$root/tools/genfabric.py" --levels 2 --radix 8 --hosts 100 -o "$tmp/x"
+	"$root/tools/fixtures/genfabric.py" --levels 2 --radix 8 --hosts 100 -o "$tmp/x"
 check_rc "genfabric: refuses a width ibsim would abort on" 2 \
-	"$root/tools/genfabric.py" --radix 8 --hosts 2 --degrade 'S-leaf01[1]=2xEDR' -o "$tmp/x"
+	"$root/tools/fixtures/genfabric.py" --radix 8 --hosts 2 --degrade 'S-leaf01[1]=2xEDR' -o "$tmp/x"
 check "genfabric: dual-port HCA ports on different leaves" \
-	bash -c "'$root/tools/genfabric.py' --radix 8 --hosts 6 --ports-per-hca 2 2>/dev/null | awk '
+	bash -c "'$root/tools/fixtures/genfabric.py' --radix 8 --hosts 6 --ports-per-hca 2 2>/dev/null | awk '
 		/^Ca/ { id = \$3 } /^\\[[12]\\]\\(/ && id != \"\" { split(\$0, a, \"\\\"\"); leaf[id, substr(\$1, 2, 1)] = a[2] }
 		END { for (k in leaf) { split(k, p, SUBSEP); if (p[2] == 1) { n++; if (leaf[p[1], 1] == leaf[p[1], 2]) bad++ } }
 		      exit !(n == 6 && bad == 0) }'"

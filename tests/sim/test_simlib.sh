@@ -75,7 +75,7 @@ for f in "$fabrics"/*; do
 			expected=$tmp/$name.expected
 		fi
 		# A generated fabric file that leaves the LIDs to opensm (lid 0 on its ports, as
-		# tools/genbigswitch.py writes) is compared without the CA ports' LIDs.
+		# tools/fixtures/genbigswitch.py writes) is compared without the CA ports' LIDs.
 		if grep -q '	# ".*" lid 0 ' "$f"; then
 			awk '$1 == "port" { $5 = "-" } { print }' "$expected" >"$tmp/$name.exp-nolid"
 			awk '$1 == "port" { $5 = "-" } { print }' "$tmp/$name.norm" >"$tmp/$name.norm-nolid"

@@ -1,4 +1,4 @@
-/* Unit tests of the bench's fabric model (tools/fmodel.c) on a fake clock: routes, delays, order, drops. */
+/* Unit tests of the bench's fabric model (tools/bench/fmodel.c) on a fake clock: routes, delays, order, drops. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* The model is a bench tool, not part of libibscan: build it into this test. */
-#include "../../tools/fmodel.c"
+#include "../../tools/bench/fmodel.c"
 
 /*
  *   H1 [1]--[1] S1 [3]==[3] S2 [1]--[1] H2      (S1-S2: ports 3 and 5, two cables)

@@ -13,6 +13,7 @@
 #include "../../core/mad/mad.h"
 #include "../../fabric/model/names.h"
 #include "../../fabric/model/rate.h"
+#include "../../fabric/walk/speeds.h"
 
 #include <infiniband/mad.h>
 #include <string.h>

@@ -10,7 +10,7 @@
  * (numbered from 1024; 2048 and up are issm fds) and answers every request at
  * once through ibsim. This layer wraps write, read and poll on those fds only:
  * a request is passed to the shim at once (ibsim computes the answer) and is
- * also run through the model (tools/fmodel.c); its answer is held until the
+ * also run through the model (tools/bench/fmodel.c); its answer is held until the
  * model releases it, then read() and poll() see it. A request the model drops
  * gets no answer; as the kernel does, it is sent again after its timeout_ms
  * (retries times) and then answered with status 110 (ETIMEDOUT), a MAD header

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The one-shot check for the first machine with an HCA: runs the reference tools and ibscan side by side, one verdict line per check.
 #
-# Usage: tools/hwcheck.sh [--peer HOST [--peer-ca CA] [--peer-port N] [--peer-ibscan PATH]]
+# Usage: tools/hwcheck/hwcheck.sh [--peer HOST [--peer-ca CA] [--peer-port N] [--peer-ibscan PATH]]
 #                         [--ibscan PATH] [-C CA] [-P PORT] [--sysfs DIR]
 #                         [--perftest-port N] [--ibscan-port N] [--counter-interval S]
 #                         [--lat-iters N] [--bw-iters N] [--lat-tol US] [--bw-tol PCT]
@@ -39,9 +39,9 @@
 # smpquery only reads GUIDInfo; tests/cli/t_hwcheck.sh checks the script).
 set -u -o pipefail
 
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 ibscan=$root/ibscan
-py=$root/tools/hwcheck.py
+py=$root/tools/hwcheck/hwcheck.py
 peer='' peer_ca='' peer_port='' peer_ibscan=''
 ca='' port='' sysfs=/sys
 pt_port=18516 ibs_port=18517
@@ -158,7 +158,7 @@ verdict() { # verdict PASS|FAIL|SKIP NAME DETAIL (nothing for a check --only lea
 	printf '%s %s: %s\n' "$1" "$2" "$3"
 	case $1 in PASS) pass=$((pass + 1)) ;; FAIL) fail=$((fail + 1)) ;; *) skip=$((skip + 1)) ;; esac
 }
-compare() { # compare NAME SUBCOMMAND ARGS...: tools/hwcheck.py's PASS/FAIL line as a verdict
+compare() { # compare NAME SUBCOMMAND ARGS...: tools/hwcheck/hwcheck.py's PASS/FAIL line as a verdict
 	local name=$1 r
 	shift
 	r=$(python3 "$py" "$@")

@@ -1,5 +1,5 @@
 /*
- * The fabric model of tools/fabricmodel.c (see fmodel.h): topology parsing,
+ * The fabric model of tools/bench/fabricmodel.c (see fmodel.h): topology parsing,
  * routes, and a discrete-event simulation of a MAD's trip through the nodes
  * that serve it. Pure C: no clock, no I/O, no interposition.
  */

@@ -1,5 +1,5 @@
 #!/bin/bash
-# tools/fresh-check.sh: the README's promise on a fresh machine. As root:
+# tools/dev/fresh-check.sh: the README's promise on a fresh machine. As root:
 # debootstrap a minimal Debian 12 root (--variant=minbase) from this
 # machine's own apt sources (the mirror is read from them, never written
 # here), install only git and make, clone this repository into it (its
@@ -8,11 +8,11 @@
 # on any difference from what the README promises: each exits 0, the demo
 # writes topology.json, topology.svg and report.html, and `make check`
 # ends with every tier's summary saying 0 failed.
-# Usage: tools/fresh-check.sh [--keep] [--stop-after demo] [DIR]
+# Usage: tools/dev/fresh-check.sh [--keep] [--stop-after demo] [DIR]
 #   DIR defaults to a new directory under /var/tmp; --keep leaves it.
 # Takes ~40 minutes on 2 cores (the debootstrap and apt-get download too).
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 keep=0 stop_after=""
 while [ $# -gt 0 ]; do
 	case $1 in

@@ -6,12 +6,12 @@
 # and is copied there (review it, fix the bug, commit the file).
 # FUZZ_TARGETS="mad capture" builds and runs only those targets.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 secs=${FUZZ_SECONDS:-60}
 out=$root/build/fuzz
 mkdir -p "$out"
 # Every tool first, all at once: clang and libFuzzer's runtime (libclang-rt-14-dev).
-NEED_WHO=fuzz "$root/tools/need.sh" fuzz || { echo "fuzz: 0 passed, 1 failed"; exit 1; }
+NEED_WHO=fuzz "$root/tools/deps/need.sh" fuzz || { echo "fuzz: 0 passed, 1 failed"; exit 1; }
 # The targets are built by the Makefile (build/fuzz: clang, libFuzzer, ASan and UBSan, from
 # the same sources and flags as the other builds, the library compiled once).
 targets=()

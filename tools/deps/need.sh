@@ -1,15 +1,15 @@
 #!/bin/bash
-# tools/need.sh [--list] TARGET...: check that every tool the targets (demo,
+# tools/deps/need.sh [--list] TARGET...: check that every tool the targets (demo,
 # unit, cli, sim, browser, fuzz, rdma) need is there, all at once, from
 # tools/deps.list. On anything missing: one message naming each missing tool
 # and its package, and exit 1; never stops at the first. With --list: print
-# the packages the targets need (for tools/deps.sh) and check nothing.
+# the packages the targets need (for tools/deps/deps.sh) and check nothing.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-list=${DEPS_LIST:-$root/tools/deps.list}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+list=${DEPS_LIST:-$root/tools/deps/deps.list}
 only_list=0
 [ "${1:-}" = --list ] && { only_list=1; shift; }
-[ $# -gt 0 ] || { echo "usage: tools/need.sh [--list] TARGET..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: tools/deps/need.sh [--list] TARGET..." >&2; exit 2; }
 wanted=" $* "
 # present CHECK: is the tool there? (cmd: on PATH or in /usr/sbin, where opensm is)
 present() {

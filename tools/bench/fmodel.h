@@ -1,5 +1,5 @@
 /*
- * The fabric model behind tools/fabricmodel.c, in plain C with no I/O and no
+ * The fabric model behind tools/bench/fabricmodel.c, in plain C with no I/O and no
  * clock of its own (times are nanoseconds the caller passes in), so that a
  * unit test can drive it with a fake clock: an ibsim topology, the route of a
  * MAD through it, and a discrete-event simulation of hop latency, per-node

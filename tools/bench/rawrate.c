@@ -5,8 +5,8 @@
  * "rawrate: N MADs in S s = R MADs/s".
  * Usage: rawrate [N] [WINDOW]
  */
-#include "../core/mad/engine.h"
-#include "../core/mad/transport.h"
+#include "../../core/mad/engine.h"
+#include "../../core/mad/transport.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,10 +5,10 @@
 #   ibscan topology        vs  ibnetdiscover (defaults) and ibnetdiscover -o 64
 #   ibscan health          vs  ibqueryerrors (defaults) and ibqueryerrors -o 64
 # (15 runs each up to the large size, 7 at xlarge, 5 at huge; BENCH_RUNS
-# overrides), count MADs (tools/madcount.c, an LD_PRELOAD
+# overrides), count MADs (tools/bench/madcount.c, an LD_PRELOAD
 # counter of umad_send), measure wall time and max RSS (/usr/bin/time), and
 # replay the capture of the walk, from its text and through its index
-# (`capture index`). Also the simulator's raw MAD rate (tools/rawrate.c:
+# (`capture index`). Also the simulator's raw MAD rate (tools/bench/rawrate.c:
 # NodeInfo to the local node, a window of 32).
 # Every measured run is checked (check_output): a run that exits non-zero or
 # answers wrong is an error, listed, not a figure. The bench fails when an
@@ -25,12 +25,12 @@
 # forwarding table read by `ibscan routes --dump` against dump_lfts in the
 # same run, and `routes --check` replayed from its capture (CPU, RSS); and
 # the route check's analysis alone on a 26,784-node tree built in memory
-# (tools/routebench.c: CPU per pair and per destination, RSS).
+# (tools/bench/routebench.c: CPU per pair and per destination, RSS).
 # Then the exporter row (bench_exporter, issue 30): its sweeps and scrapes on
 # the large tree beside ibqueryerrors.
 # BENCH_SIZES picks sizes: small medium large xlarge huge lossy routes exporter (default all).
 set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/sim/simlib.sh"
 out=$root/build/bench
 mkdir -p "$out"
@@ -55,10 +55,10 @@ gen() { # SIZE -> fabric file
 	local f=$out/$1.net
 	case $1 in
 	small) cp "$root/fixtures/fabrics/fattree2-small" "$f" ;;
-	medium) python3 "$root/tools/genfabric.py" --levels 2 --radix 36 -o "$f" 2>/dev/null ;;
-	large) python3 "$root/tools/genfabric.py" --levels 3 --radix 36 --hosts 2304 -o "$f" 2>/dev/null ;;
-	xlarge) python3 "$root/tools/genfabric.py" --levels 3 --radix 36 --hosts 7776 -o "$f" 2>/dev/null ;;
-	huge) python3 "$root/tools/genfabric.py" --levels 3 --radix 48 --hosts 24000 -o "$f" 2>/dev/null ;;
+	medium) python3 "$root/tools/fixtures/genfabric.py" --levels 2 --radix 36 -o "$f" 2>/dev/null ;;
+	large) python3 "$root/tools/fixtures/genfabric.py" --levels 3 --radix 36 --hosts 2304 -o "$f" 2>/dev/null ;;
+	xlarge) python3 "$root/tools/fixtures/genfabric.py" --levels 3 --radix 36 --hosts 7776 -o "$f" 2>/dev/null ;;
+	huge) python3 "$root/tools/fixtures/genfabric.py" --levels 3 --radix 48 --hosts 24000 -o "$f" 2>/dev/null ;;
 	esac
 	echo "$f"
 }
@@ -176,7 +176,7 @@ pairs() {
 # also an error, which fails the bench.
 bench_lossy() {
 	local f=$out/lossy.net n=${BENCH_RUNS:-15} i s cond tool t rss mads rc nodes eq sw
-	python3 "$root/tools/genfabric.py" --levels 3 --radix 24 --parallel 2 --hosts 216 --cores 12 -o "$f" 2>/dev/null
+	python3 "$root/tools/fixtures/genfabric.py" --levels 3 --radix 24 --parallel 2 --hosts 216 --cores 12 -o "$f" 2>/dev/null
 	sim_start "$f" || { echo "bench: lossy: the simulator did not come up" >&2; return; }
 	mapfile -t sw < <(grep -o '^Switch[[:space:]]*[0-9]* "[^"]*"' "$f" | sed 's/.*"\(.*\)"/\1/' | awk 'NR % 4 == 1')
 	(cd "$SIM_DIR" && LD_PRELOAD=$SIM_SHIM ibnetdiscover) >"$out/lossy.ibnd" 2>/dev/null
@@ -234,7 +234,7 @@ bench_lossy() {
 # ---- The modelled fabric (issue 15) ----
 # bench_model: on the running simulator of this size (large and huge; after
 # the zero-latency rows, same run, same fabric), each tool under the fabric
-# model (tools/fabricmodel.c, its default figures, docs/performance.md "A
+# model (tools/bench/fabricmodel.c, its default figures, docs/performance.md "A
 # fabric model"), run from the first host of the file (as on a cluster: its
 # leaf serves every directed-route SMP the tool sends): ibnetdiscover, -o 64,
 # ibscan topology, ibqueryerrors -o 64, ibscan health. Per run: wall time,
@@ -591,7 +591,7 @@ done
 	[ -s "$out/exporter.md" ] && cat "$out/exporter.md"
 	if [ -s "$out/model.md" ]; then
 		echo
-		echo "Modelled fabric (tools/fabricmodel.c; docs/performance.md, \"A fabric model\"): wall times of the runs that answered right; MADs, drops and the most at one switch of every run"
+		echo "Modelled fabric (tools/bench/fabricmodel.c; docs/performance.md, \"A fabric model\"): wall times of the runs that answered right; MADs, drops and the most at one switch of every run"
 		echo
 		echo "| fabric | tool | right/runs | wall min s | wall median s | MADs sent | dropped median | dropped max | most at one switch at once (where) | most in flight through one switch | timed out (status 110) | answers late, mean us (worst run) |"
 		echo "|---|---|---|---|---|---|---|---|---|---|---|---|"

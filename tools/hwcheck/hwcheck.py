@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The comparisons of tools/hwcheck.sh: a reference tool's output (in the
+"""The comparisons of tools/hwcheck/hwcheck.sh: a reference tool's output (in the
 format its source prints, cited at each parser) against ibscan's JSON. Each
 subcommand prints one line, "PASS detail" or "FAIL detail", and exits 0.
 

@@ -4,7 +4,7 @@
 # ibscan itself through libgvc) and report.html (ibscan report: open it in
 # a browser), print the text view, and stop everything that was started.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 fabric=${DEMO_FABRIC:-$root/fixtures/fabrics/fattree2-small}
 . "$root/tests/sim/simlib.sh"
 

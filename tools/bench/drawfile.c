@@ -8,10 +8,10 @@
  *
  *   drawfile dot|svg FILE OUT
  */
-#include "../fabric/load/load.h"
-#include "../output/dot.h"
-#include "../output/draw.h"
-#include "../output/svg.h"
+#include "../../fabric/load/load.h"
+#include "../../output/dot.h"
+#include "../../output/draw.h"
+#include "../../output/svg.h"
 
 #include <stdio.h>
 #include <stdlib.h>

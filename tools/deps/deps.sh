@@ -1,21 +1,21 @@
 #!/bin/bash
-# Install what ibscan needs on Debian 12, from tools/deps.list (the one list:
+# Install what ibscan needs on Debian 12, from tools/deps/deps.list (the one list:
 # each package, the targets that need it, and why).
-#   tools/deps.sh            every package (make deps, make check), then the browser driver
-#   tools/deps.sh --demo     only what builds and runs ibscan and the simulator (make demo): no npm
-#   tools/deps.sh --driver   only the browser tier's driver (make check-browser)
+#   tools/deps/deps.sh            every package (make deps, make check), then the browser driver
+#   tools/deps/deps.sh --demo     only what builds and runs ibscan and the simulator (make demo): no npm
+#   tools/deps/deps.sh --driver   only the browser tier's driver (make check-browser)
 # As root: apt-get installs what is missing. Otherwise: print the command and fail.
 # The driver is puppeteer-core at the version tests/browser/package-lock.json
 # pins, into tests/browser/node_modules (npm ci, for the tests only; it drives
 # Debian's chromium and downloads no browser).
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 mode=${1:-all}
 case $mode in
 all) targets="demo unit cli sim browser fuzz rdma" ;;
 --demo) targets="demo" ;;
 --driver) targets="" ;;
-*) echo "usage: tools/deps.sh [--demo | --driver]" >&2; exit 2 ;;
+*) echo "usage: tools/deps/deps.sh [--demo | --driver]" >&2; exit 2 ;;
 esac
 
 # puppeteer-core at the pinned version, unless it is there already.
@@ -36,15 +36,15 @@ if [ "$mode" = --driver ]; then
 	exit 0
 fi
 
-# A package is missing when dpkg does not have it installed and what tools/need.sh
+# A package is missing when dpkg does not have it installed and what tools/deps/need.sh
 # checks for it is not there either (nodejs from elsewhere holds npm, and
 # conflicts with Debian's npm: it counts as present).
-mapfile -t pkgs < <("$root/tools/need.sh" --list $targets)
+mapfile -t pkgs < <("$root/tools/deps/need.sh" --list $targets)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" && continue
-	DEPS_LIST=<(grep -E "^$p[[:space:]]" "$root/tools/deps.list" | sed -E 's/^(\S+\s+)\S+/\1all/') \
-		"$root/tools/need.sh" all 2>/dev/null && continue
+	DEPS_LIST=<(grep -E "^$p[[:space:]]" "$root/tools/deps/deps.list" | sed -E 's/^(\S+\s+)\S+/\1all/') \
+		"$root/tools/deps/need.sh" all 2>/dev/null && continue
 	missing+=("$p")
 done
 

@@ -7,8 +7,8 @@
  * unless every route arrives, none is non-minimal and there is no cycle.
  * Usage: routebench [PODS]   (default 42)
  */
-#include "../fabric/check/routecheck.h"
-#include "../core/base/xalloc.h"
+#include "../../fabric/check/routecheck.h"
+#include "../../core/base/xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
