@@ -366,7 +366,7 @@ bench_model_only() {
 } >>"$out/results.md"
 # bench_routes: the tables of the large tree read by ibscan and by dump_lfts,
 # alternately (BENCH_RUNS, default 5), then routes --check from a capture;
-# and tools/routebench.c. Into $out/routes.md; a run that fails is an error.
+# and tools/bench/routebench.c. Into $out/routes.md; a run that fails is an error.
 bench_routes() {
 	local f i rc t n sw
 	: >"$out/routes.runs"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # tools/deps/need.sh [--list] TARGET...: check that every tool the targets (demo,
 # unit, cli, sim, browser, fuzz, rdma) need is there, all at once, from
-# tools/deps.list. On anything missing: one message naming each missing tool
+# tools/deps/deps.list. On anything missing: one message naming each missing tool
 # and its package, and exit 1; never stops at the first. With --list: print
 # the packages the targets need (for tools/deps/deps.sh) and check nothing.
 set -euo pipefail
