@@ -18,131 +18,162 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct tally {
+/*
+ * A leaf's vote for its rail, over its host cables in one pass (Boyer and
+ * Moore's majority vote: the one device that can hold more than half), then
+ * a second pass counts that device: time linear in the cables, memory one
+ * vote per endpoint, whatever the descriptions say.
+ */
+struct vote {
 	char dev[32];
-	size_t n;
+	size_t n;     /* the vote's count, then the candidate's cables */
+	size_t total; /* host cables (a grouped host each) */
 };
 
-/* Count device dev into t[0..*n) (at most cap). */
-static void tally_add(struct tally *t, size_t *n, size_t cap, const char *dev)
+/* fn(the leaf's vote, the host's device or NULL) for each leaf's host cable (a group's hosts one by one). */
+static void each_host_cable(const struct draw *d, void (*fn)(struct vote *, const char *), struct vote *v)
 {
-	size_t i;
-
-	for (i = 0; i < *n; i++)
-		if (!strcmp(t[i].dev, dev)) {
-			t[i].n++;
-			return;
-		}
-	if (*n < cap) {
-		snprintf(t[*n].dev, sizeof(t[*n].dev), "%s", dev);
-		t[(*n)++].n = 1;
-	}
-}
-
-#define TALLY_MAX 16
-
-/* The majority device of leaf endpoint e's host cables into buf; false when none has more than half. */
-static bool leaf_rail(const struct draw *d, size_t e, char *buf, size_t len)
-{
-	struct tally t[TALLY_MAX];
-	size_t n = 0, total = 0, i, k, best = 0;
+	size_t i, k;
 	char dev[32];
 
 	for (i = 0; i < d->n_links; i++) {
 		const struct dlink *l = &d->links[i];
-		if (l->u != e || d->tier[l->w] != 0)
+		if (d->tier[l->u] != 1 || d->tier[l->w] != 0)
 			continue;
 		if (l->w >= d->f->n_nodes) {
 			const struct dgroup *g = &d->groups[l->w - d->f->n_nodes];
-			for (k = 0; k < g->n; k++, total++)
-				if (ibs_ca_device(d->f->nodes[g->hosts[k]], dev, sizeof(dev)))
-					tally_add(t, &n, TALLY_MAX, dev);
+			for (k = 0; k < g->n; k++)
+				fn(&v[l->u], ibs_ca_device(d->f->nodes[g->hosts[k]], dev, sizeof(dev)) ? dev : NULL);
 		} else {
-			total++;
-			if (ibs_ca_device(d->f->nodes[l->w], dev, sizeof(dev)))
-				tally_add(t, &n, TALLY_MAX, dev);
+			fn(&v[l->u], ibs_ca_device(d->f->nodes[l->w], dev, sizeof(dev)) ? dev : NULL);
 		}
 	}
-	for (i = 1; i < n; i++)
-		if (t[i].n > t[best].n)
-			best = i;
-	if (!n || 2 * t[best].n <= total)
-		return false;
-	snprintf(buf, len, "%s", t[best].dev);
-	return true;
 }
 
+static void vote_cast(struct vote *v, const char *dev)
+{
+	v->total++;
+	if (!dev)
+		return;
+	if (!v->n) {
+		snprintf(v->dev, sizeof(v->dev), "%s", dev);
+		v->n = 1;
+	} else if (!strcmp(v->dev, dev)) {
+		v->n++;
+	} else {
+		v->n--;
+	}
+}
+
+/* Second pass: n counts the candidate's cables (total is counted again from 0). */
+static void vote_count(struct vote *v, const char *dev)
+{
+	v->total++;
+	if (dev && v->dev[0] && !strcmp(v->dev, dev))
+		v->n++;
+}
+
+/* Natural order, then bytes: names it calls equal ("mlx5_01", "mlx5_1") still have one place. */
 static int name_cmp(const void *pa, const void *pb)
 {
-	return render_natcmp((const char *)pa, (const char *)pb);
+	int c = render_natcmp((const char *)pa, (const char *)pb);
+
+	return c ? c : strcmp((const char *)pa, (const char *)pb);
 }
 
 void draw_find_rails(struct draw *d)
 {
-	size_t n_ep = d->f->n_nodes + d->n_groups, e, r, n_leaves = 0;
-	char (*name)[32] = xcalloc(n_ep ? n_ep : 1, sizeof(*name)), dev[32];
-	bool *has = xcalloc(n_ep ? n_ep : 1, sizeof(*has));
+	size_t n_ep = d->f->n_nodes + d->n_groups, e, r, n_leaves = 0, n_names = 0;
+	struct vote *v = xcalloc(n_ep ? n_ep : 1, sizeof(*v));
+	bool ok = true;
 
 	d->rail_of = xcalloc(n_ep ? n_ep : 1, sizeof(*d->rail_of));
+	each_host_cable(d, vote_cast, v);
+	for (e = 0; e < n_ep; e++) {
+		if (!v[e].n)
+			v[e].dev[0] = 0;
+		v[e].n = v[e].total = 0;
+	}
+	each_host_cable(d, vote_count, v);
+	d->rail_name = xcalloc(n_ep ? n_ep : 1, sizeof(*d->rail_name));
 	for (e = 0; e < n_ep; e++) {
 		if (d->tier[e] != 1)
 			continue;
 		n_leaves++;
-		if (!leaf_rail(d, e, dev, sizeof(dev)))
-			continue;
-		has[e] = true;
-		memcpy(name[e], dev, sizeof(dev));
-		for (r = 0; r < d->n_rails && strcmp(d->rail_name[r], dev); r++)
-			;
-		if (r == d->n_rails) {
-			d->rail_name = xrealloc(d->rail_name, (d->n_rails + 1) * sizeof(*d->rail_name));
-			memcpy(d->rail_name[d->n_rails++], dev, sizeof(dev));
+		if (v[e].n && 2 * v[e].n > v[e].total) {
+			memcpy(d->rail_name[n_names++], v[e].dev, sizeof(v[e].dev));
+		} else {
+			v[e].dev[0] = 0;
+			if (v[e].total)
+				ok = false; /* a leaf with hosts and no rail: no panels */
 		}
 	}
+	/* The rails: the leaves' devices, sorted, each once. */
+	qsort(d->rail_name, n_names, sizeof(*d->rail_name), name_cmp);
+	for (e = r = 0; e < n_names; e++)
+		if (!r || strcmp(d->rail_name[r - 1], d->rail_name[e]))
+			memmove(d->rail_name[r++], d->rail_name[e], sizeof(*d->rail_name));
+	d->n_rails = r;
 	/* Panels only when the leaves with hosts all have a rail, in two rails or more (not a fat tree of one device). */
-	for (e = 0; e < n_ep && d->n_rails >= 2; e++)
-		if (d->tier[e] == 1 && !has[e]) {
-			size_t i;
-			for (i = 0; i < d->n_links; i++)
-				if (d->links[i].u == e && d->tier[d->links[i].w] == 0)
-					break;
-			if (i < d->n_links)
-				d->n_rails = 0; /* a leaf with hosts and no rail */
-		}
-	if (d->n_rails < 2 || n_leaves < 2) {
+	if (!ok || d->n_rails < 2 || n_leaves < 2) {
 		free(d->rail_name);
 		d->rail_name = NULL;
 		d->n_rails = 0;
 	} else {
-		qsort(d->rail_name, d->n_rails, sizeof(*d->rail_name), name_cmp);
-		for (e = 0; e < n_ep; e++)
-			for (r = 0; has[e] && r < d->n_rails; r++)
-				if (!strcmp(d->rail_name[r], name[e]))
-					d->rail_of[e] = r + 1;
+		for (e = 0; e < n_ep; e++) {
+			char (*hit)[32];
+			if (d->tier[e] != 1 || !v[e].dev[0])
+				continue;
+			hit = bsearch(v[e].dev, d->rail_name, d->n_rails, sizeof(*d->rail_name), name_cmp);
+			if (hit)
+				d->rail_of[e] = (size_t)(hit - d->rail_name) + 1;
+		}
 	}
-	free(name);
-	free(has);
-}
-
-/* How many leaves host endpoint h is cabled to. */
-static size_t host_leaves(const struct draw *d, size_t h)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < d->n_links; i++)
-		if (d->links[i].w == h && d->tier[d->links[i].u] == 1 && (!i || d->links[i - 1].u != d->links[i].u ||
-									  d->links[i - 1].w != h))
-			n++;
-	return n;
+	free(v);
 }
 
 void draw_write_panels(struct draw *d)
 {
-	size_t r, e, i, n_ep = d->f->n_nodes + d->n_groups;
+	size_t r, e, i, k, n_ep = d->f->n_nodes + d->n_groups;
+	size_t *leaves, *first, *by_leaf, *order, *at;
 
-	if (d->grid)
+	if (d->grid || !d->n_rails)
 		return;
-	for (r = 0; r < d->n_rails; r++) {
+	/*
+	 * In one pass each: how many leaves a host is cabled to (a run of one
+	 * leaf's cables to it counted once), each leaf's cables in their order,
+	 * and the leaves by rail (each rail's in endpoint order).
+	 */
+	leaves = xcalloc(n_ep, sizeof(*leaves));
+	first = xcalloc(n_ep + 1, sizeof(*first));
+	by_leaf = xcalloc(d->n_links ? d->n_links : 1, sizeof(*by_leaf));
+	order = xcalloc(n_ep, sizeof(*order));
+	at = xcalloc(d->n_rails + 2, sizeof(*at));
+	for (i = 0; i < d->n_links; i++) {
+		const struct dlink *l = &d->links[i];
+		if (d->tier[l->u] == 1 &&
+		    (!i || d->links[i - 1].u != l->u || d->links[i - 1].w != l->w))
+			leaves[l->w]++;
+		first[l->u + 1]++;
+	}
+	for (e = 0; e < n_ep; e++)
+		first[e + 1] += first[e];
+	{
+		size_t *fill = xcalloc(n_ep, sizeof(*fill));
+		for (i = 0; i < d->n_links; i++)
+			by_leaf[first[d->links[i].u] + fill[d->links[i].u]++] = i;
+		free(fill);
+	}
+	for (e = 0; e < n_ep; e++)
+		if (d->rail_of[e])
+			at[d->rail_of[e] + 1]++;
+	for (r = 1; r <= d->n_rails; r++)
+		at[r + 1] += at[r];
+	for (e = 0; e < n_ep; e++)
+		if (d->rail_of[e])
+			order[at[d->rail_of[e]]++] = e;
+	/* at[r] is now the end of rail r's leaves (rail r + 1 starts there). */
+	for (r = 0, k = 0; r < d->n_rails; r++) {
 		sb_addf(&d->sb, "\tsubgraph \"cluster_rail-%zu\" {\n\t\tid=\"rail-%zu\"; style=\"rounded\"; "
 				"color=\"#999999\"; fontsize=14; label=", r + 1, r + 1);
 		{
@@ -151,19 +182,23 @@ void draw_write_panels(struct draw *d)
 			draw_dot_str(&d->sb, label);
 		}
 		sb_adds(&d->sb, ";\n");
-		for (e = 0; e < n_ep; e++) {
-			if (d->rail_of[e] != r + 1)
-				continue;
+		for (; k < at[r + 1]; k++) {
+			e = order[k];
 			sb_addf(&d->sb, "\t\t\"%s\";\n", d->id[e]);
 			/* Its hosts: the groups and the hosts drawn alone whose only leaf it is. */
-			for (i = 0; i < d->n_links; i++) {
-				const struct dlink *l = &d->links[i];
-				if (l->u == e && d->tier[l->w] == 0 && host_leaves(d, l->w) == 1)
+			for (i = first[e]; i < first[e + 1]; i++) {
+				const struct dlink *l = &d->links[by_leaf[i]];
+				if (d->tier[l->w] == 0 && leaves[l->w] == 1)
 					sb_addf(&d->sb, "\t\t\"%s\";\n", d->id[l->w]);
 			}
 		}
 		sb_adds(&d->sb, "\t}\n");
 	}
+	free(leaves);
+	free(first);
+	free(by_leaf);
+	free(order);
+	free(at);
 }
 
 void draw_rails_free(struct draw *d)
