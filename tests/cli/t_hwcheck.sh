@@ -138,7 +138,7 @@ else
 	grep -q "exec ib_send_lat -d mlx5_7 -i 2 -s 64 -n 10000 -p 18516" "$log" || { cat "$log" >&2; fail "peer: perftest not on the peer's device and its own TCP port"; }
 	[ "$(grep -c '^kill ' "$log")" -ge 5 ] || { cat "$log" >&2; fail "peer: the processes started there are not stopped"; }
 	! ls "$TMP/run/st"/listen-* >/dev/null 2>&1 || fail "peer: a listener is left running"
-	# perftest varying by itself (88.00, then 97.45 Gb/s): ibscan's 97 is 9.3 % off its first run,
+	# perftest varying by itself (88.00, then 97.45 Gb/s): ibscan's 97 is 10.2 % off its first run,
 	# within twice perftest's own spread (20.4 %), so it passes, saying why.
 	HWCHECK_BW_SPREAD=1 run_hw 0 fixtures/sysfs/hw-ib
 	out_has "PASS ping-bandwidth: 64 KiB RDMA write, Gb/s: ibscan 97, ib_write_bw 88.00 (within 20.4 %, ib_write_bw spread 20.4 % over two runs"
@@ -161,10 +161,6 @@ else
 	out_has "PASS ping-latency: 64 B send, median us: ibscan 9.99, ib_send_lat 1.10 (within 10 us"
 	HWCHECK_WRONG=ping-bandwidth run_hw 0 fixtures/sysfs/hw-ib --bw-tol 50
 	out_has "PASS ping-bandwidth: 64 KiB RDMA write, Gb/s: ibscan 50, ib_write_bw 97.45 (within 50 %"
-	# The same either way round, in percent of the larger figure: ibscan's 97 against a perftest
-	# of 60 (its path not ibscan's) is 38.1 % apart, within 40 % (61.7 % of perftest's figure).
-	HWCHECK_WANT_GID=99 run_hw 0 fixtures/sysfs/hw-ib --bw-tol 40 --lat-tol 10
-	out_has "PASS ping-bandwidth: 64 KiB RDMA write, Gb/s: ibscan 97, ib_write_bw 60.00 (within 40 %"
 	# A GID table that reads empty (the port is active): local compared nothing, so it fails.
 	cp -a fixtures/sysfs/roce "$TMP/nogids"
 	for f in "$TMP"/nogids/class/infiniband/mlx5_0/ports/1/gids/*; do echo 0000:0000:0000:0000:0000:0000:0000:0000 >"$f"; done
