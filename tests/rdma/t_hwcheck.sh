@@ -20,9 +20,11 @@ ib_checks="vl15 topology walk-time counters counters-ext counters-rate path rout
 probe_checks="local local-port ping-latency ping-read ping-atomic ping-bandwidth sigint-ping teardown"
 # Few round trips: under emulation each takes about a millisecond. The figures jitter
 # tenfold from one run to the next (0.5-20 ms a round trip, 10-60 Mb/s), and two perftest
-# runs may agree by chance where a third differs: the tolerances are those of t_ping (a
-# median within 20 ms, a bandwidth within 95 %), widened further by perftest's own spread.
-args="--peer 10.29.0.2 --lat-iters 200 --bw-iters 50 --lat-tol 20000 --bw-tol 95"
+# runs may agree by chance where a third differs: a median within 20 ms, as t_ping, and a
+# bandwidth within 200 % (ibscan once measured 0.068 Gb/s where ib_write_bw's two runs gave
+# about 0.032: 113 % apart, at load 11), widened further by perftest's own spread. The lying
+# ibscan's figures are 1000 times off: far outside either.
+args="--peer 10.29.0.2 --lat-iters 200 --bw-iters 50 --lat-tol 20000 --bw-tol 200"
 
 # The RoCE v2 IPv4 GID's index and the non-zero GIDs, as sysfs has them in A (one grep
 # for the 1,024 entries: a cat each takes seconds under emulation).
