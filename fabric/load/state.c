@@ -19,7 +19,7 @@
 
 /*
  * Version 2 adds an optional "vl=V0,...,V15" after a port's counters (its
- * PortVLXmitWaitCounters); version 1 files (none) are read as they are.
+ * PortVLXmitWaitCounters); version 1 files (no VL counters) are read as they are.
  */
 #define MAGIC "ibscan-state 2"
 #define MAGIC_V1 "ibscan-state 1"
