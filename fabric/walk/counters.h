@@ -73,6 +73,13 @@ bool ibs_port_xmit_wait_share(const struct ibs_node *n, const struct ibs_port *p
  * docs/checks.md. The renderers and the finding say which.
  */
 bool ibs_xmit_wait_tick_documented(const struct ibs_node *n, const struct ibs_port_counters *c);
+/*
+ * The length of one PortXmitWait tick of port pt in reading c into
+ * *tick_s, as the shares use it: false where PortSamplesControl was not
+ * read (only ports whose PortXmitWait rose ask) or the speed is unknown.
+ */
+bool ibs_port_xmit_wait_tick(const struct ibs_node *n, const struct ibs_port *pt, const struct ibs_port_counters *c,
+			     double *tick_s);
 /* The same of readings c (prev and c) dt seconds apart: health --state's since the last run. */
 bool ibs_xmit_wait_share(const struct ibs_node *n, const struct ibs_port *pt, const struct ibs_port_counters *c,
 			 double dt, double *tick_s, double *share, char *why, size_t len);

@@ -696,6 +696,11 @@ static void test_share_from_tick(void **state)
 	assert_non_null(strstr(buf, "# TYPE ibscan_port_xmit_wait_share gauge\n"));
 	assert_non_null(strstr(buf, "ibscan_port_xmit_wait_share{guid=\"0x0000000000200000\",port=\"1\","));
 	assert_non_null(strstr(buf, ",peer=\"\"} 0.25\n"));
+	/* The share's basis: the tick, marked assumed (the IBA's rule), for port 1 alone (port 2 asked none). */
+	assert_non_null(strstr(buf, "# TYPE ibscan_port_xmit_wait_tick_seconds gauge\n"));
+	assert_non_null(strstr(buf, "ibscan_port_xmit_wait_tick_seconds{guid=\"0x0000000000200000\",port=\"1\","));
+	assert_non_null(strstr(buf, ",peer=\"\",rule=\"assumed\"} 1.28e-07\n"));
+	assert_null(strstr(buf, "ibscan_port_xmit_wait_tick_seconds{guid=\"0x0000000000200000\",port=\"2\","));
 	free(buf);
 
 	ibs_thresholds_default(&t);
@@ -746,6 +751,10 @@ static void test_share_nvidia_per_port(void **state)
 	assert_true(ibs_xmit_wait_tick_documented(r.n, ctr(&r, 1)));
 	buf = rendered(EMIT_TEXT, &r);
 	assert_non_null(strstr(buf, " ticks/s (tick 8e-09 s), waiting "));
+	free(buf);
+	buf = rendered_prom(&r);
+	assert_non_null(strstr(buf, ",peer=\"\",rule=\"documented\"} 8e-09\n"));
+	assert_null(strstr(buf, "rule=\"assumed\""));
 	free(buf);
 	rig_close(&r);
 	/* Another vendor's Tick 7 is 8 symbol times of a lane, as the IBA has it. */
