@@ -198,3 +198,11 @@ bool ibs_xmit_wait_vl_share(const struct ibs_node *n, const struct ibs_port *pt,
 	snprintf(what, sizeof(what), "PortVLXmitWait%u", vl);
 	return wait_share(what, *ticks, tick_s, dt, share, why, sizeof(why));
 }
+
+bool ibs_xmit_wait_vl_saturated(const struct ibs_port_counters *c, unsigned vl)
+{
+	if (!c || vl >= IBS_N_VL || !c->ok)
+		return false;
+	return (c->det[IBS_DET_VL_WAIT].state == IBS_DET_OK && c->d.vl_xmit_wait[vl] >= 0xffff) ||
+	       (c->prev_vl_ok && c->prev_vl[vl] >= 0xffff);
+}

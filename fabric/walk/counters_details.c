@@ -2,7 +2,8 @@
  * Why PortRcvErrors and PortXmitDiscards counted, and on which VLs
  * PortXmitWait did: PortRcvErrorDetails, PortXmitDiscardDetails (IBA
  * 16.1.4.1-2) and PortVLXmitWaitCounters (16.1.4.8), asked only for a port
- * whose summary counter moved, so that a clean fabric costs no MAD more;
+ * whose summary counter moved, so that a clean fabric costs no MAD more
+ * (except the VLs' in both readings of --interval: vl_wait_all);
  * PortSamplesControl (16.1.3.2) too, for PortXmitWait's tick, where
  * PortXmitWait rose between the two readings of --interval.
  * All three are optional and no ClassPortInfo bit says whether a PMA has
@@ -164,11 +165,16 @@ void ibs_counters_details(struct cctx *c)
 {
 	unsigned k;
 
-	if (c->o->first_of_two)
+	/* PortXmitWait counted, as ClassPortInfo says (its CapabilityMask bit 12): so the VLs' may be. */
+	bool vl_all = c->o->vl_wait_all && c->node->pma_cpi_ok && (c->node->pma_capmask & IBS_PM_XMIT_WAIT_SUP);
+
+	if (c->o->first_of_two && !vl_all)
 		return;
 	for (k = 0; k < IBS_N_DET_ALL; k++) {
 		struct ibs_port_det *pd = &c->port->ctr->det[k];
-		if (!moved(c->port->ctr, k, c->o))
+		if (k == IBS_DET_VL_WAIT && vl_all)
+			; /* whatever moved */
+		else if (c->o->first_of_two || !moved(c->port->ctr, k, c->o))
 			continue;
 		switch (c->node->pma_det[k]) {
 		case IBS_NODE_DET_UNKNOWN:

@@ -55,6 +55,25 @@ grep -qF "Hca3                     xmit" "$TMP/out" && grep -qF "PortXmitWait=12
 	fail "text: $(grep Hca3 "$TMP/out")"
 ok "text names the VLs that waited"
 
+# counters --interval: PortVLXmitWaitCounters in both readings of every port whose PMA's
+# ClassPortInfo says it counts PortXmitWait (ibsim's do), so each VL's rise is known: none
+# rose (share 0, no tick needed), and Hca3[1]'s VL15, at 65535, is said saturated (null).
+expect_rc 0 ibs counters --interval 1 --json --record "$TMP/iv.cap" -o "$TMP/iv.json"
+nread=$(jq '[.ports_counters[] | select(.counters != null)] | length' "$TMP/iv.json")
+[ "$nread" -gt 4 ] && [ "$(vl_reqs "$TMP/iv.cap")" = $((2 * nread)) ] ||
+	fail "want 2 x $nread PortVLXmitWaitCounters requests, got $(vl_reqs "$TMP/iv.cap")"
+jq -e '[.ports_counters[] | select(.counters != null) | .deltas.vl_xmit_wait_share as $v
+	| [range(16) | . as $i | $v["PortVLXmitWait\($i)"] == (if ($v.saturated | index($i)) then null else 0 end)] | all]
+	| length > 4 and all' "$TMP/iv.json" >/dev/null ||
+	fail "per-VL shares: $(jq -c '[.ports_counters[] | .deltas.vl_xmit_wait_share]' "$TMP/iv.json")"
+jq -e '[.ports_counters[] | select(.counters != null) | {k: "\(.name)[\(.port)]", v: .deltas.vl_xmit_wait_share.saturated}
+	| select(.v != [])] == [{k: "Hca3[1]", v: [15]}]' "$TMP/iv.json" >/dev/null ||
+	fail "saturated: $(jq -c '[.ports_counters[] | .deltas.vl_xmit_wait_share.saturated]' "$TMP/iv.json")"
+expect_rc 0 ibs counters --interval 1
+grep -qF ", VL15 is at 65535 (saturated: share unknown; clear with --reset-counters)" "$TMP/out" ||
+	fail "text: $(grep Hca3 "$TMP/out")"
+ok "counters --interval: VL counters read twice on all $nread ports, shares 0, Hca3[1] VL15 saturated"
+
 expect_rc 0 ibs health
 grep -qE 'XmitWait|VL[0-9]' "$TMP/out" && fail "health judged congestion: $(cat "$TMP/out")"
 ok "health: no finding of congestion"

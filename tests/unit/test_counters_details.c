@@ -43,6 +43,8 @@ struct dpma {
 	uint32_t downed_rise; /* with rise_after: port 3's LinkDownedCounter rises by this much */
 	uint32_t link_downed[NPORTS + 1];
 	uint32_t vl3_add;    /* added to every port's PortVLXmitWait3 */
+	uint32_t vl3_rise;   /* vl3_add rises by this much after NPORTS PortVLXmitWaitCounters answers */
+	bool vl15_max;       /* every port's PortVLXmitWait15 is at 65535 (saturated) */
 	uint8_t psc_tick;    /* PortSamplesControl's Tick */
 	bool psc_drop;       /* PortSamplesControl is never answered, as ibsim drops it */
 	uint32_t vendor_id;  /* NodeInfo's, for the NodeInfo of --interval */
@@ -118,8 +120,12 @@ static void dp_on_send(struct fake *f, const struct ibs_mad_req *req, const uint
 			v = port * 100 + (uint32_t)(fl - IB_PC_PORT_VL_XMIT_WAIT0_F);
 			if (fl == IB_PC_PORT_VL_XMIT_WAIT0_F + 3)
 				v += p->vl3_add;
+			if (fl == IB_PC_PORT_VL_XMIT_WAIT15_F && p->vl15_max)
+				v = 0xffff;
 			mad_encode_field(data, fl, &v);
 		}
+		if (p->vl_gets == NPORTS)
+			p->vl3_add += p->vl3_rise;
 	} else if (req->attr_id == IBS_ATTR_PORT_SAMPLES_CONTROL) {
 		p->psc_gets++;
 		assert_true(port >= 1 && port <= NPORTS); /* PortSelect names the port (qib refuses another) */
@@ -631,9 +637,8 @@ static void test_vl_wait_needs_xmit_wait_bit(void **state)
  * 128 ns / 1 s = 0.25. One PortSamplesControl, for port 1 alone (the
  * only one that rose), in the second reading only.
  */
-static void congested_rig(struct rig *r, struct dpma *p)
+static void congested_rig_o(struct rig *r, struct dpma *p, const struct ibs_counter_opts *o)
 {
-	struct ibs_counter_opts o = { 0 };
 	struct ibs_port_counters *c;
 	unsigned k;
 
@@ -641,12 +646,19 @@ static void congested_rig(struct rig *r, struct dpma *p)
 	p->xmit_wait[2] = 400; /* waited once, not since: share 0, no request */
 	p->rise_after = NPORTS;
 	p->wait_rise = 1953125;
-	rig_run(r, p, &o, 0.01);
+	rig_run(r, p, o, 0.01);
 	for (k = 1; k <= NPORTS; k++) {
 		c = r->n->ports[k].ctr;
 		c->prev_t_ns = 5000000000ull;
 		c->t_ns = 6000000000ull;
 	}
+}
+
+static void congested_rig(struct rig *r, struct dpma *p)
+{
+	struct ibs_counter_opts o = { 0 };
+
+	congested_rig_o(r, p, &o);
 }
 
 static void test_share_from_tick(void **state)
@@ -837,6 +849,87 @@ static void test_vl_share_across_sweeps(void **state)
 }
 
 /*
+ * counters --interval, per VL: both readings ask PortVLXmitWaitCounters of
+ * every port whose PMA's ClassPortInfo says it counts PortXmitWait (the
+ * first cannot know which will rise); port 1's VL3 rises by 39063 ticks of
+ * 128 ns in the 1 s between: 0.5% in the text, JSON, Prometheus and the
+ * finding (threshold 0). A PMA that does not say so is asked none.
+ */
+static void test_interval_vl_share(void **state)
+{
+	struct ibs_counter_opts o = { .extended = true };
+	struct dpma p;
+	struct rig r;
+	struct ibs_thresholds t;
+	struct ibs_health_opts ho = { .thresholds = &t, .counters = true, .interval = true };
+	struct ibs_findings fs;
+	uint64_t ticks;
+	double share;
+	char *buf;
+	json_t *doc, *d;
+	size_t i;
+	bool named = false;
+	unsigned k;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	p.capmask = IBS_PM_XMIT_WAIT_SUP;
+	p.psc_tick = 31;
+	p.xmit_wait[1] = 1000;
+	p.rise_after = NPORTS; /* between the two readings */
+	p.wait_rise = 1953125;
+	p.vl3_rise = 39063;
+	congested_rig_o(&r, &p, &o);
+	assert_int_equal(p.vl_gets, 2 * NPORTS);
+	assert_true(ctr(&r, 1)->prev_vl_ok);
+	assert_true(ibs_xmit_wait_vl_share(r.n, &r.n->ports[1], ctr(&r, 1), ibs_port_counters_elapsed(ctr(&r, 1)), 3,
+					   &ticks, &share));
+	assert_int_equal(ticks, 39063);
+	assert_true(share > 0.0049999 && share < 0.0050001);
+
+	buf = rendered(EMIT_TEXT, &r);
+	if (!strstr(buf, ", waiting 0.25 of the time, by VL: VL3 0.005"))
+		fail_msg("%s", buf);
+	free(buf);
+	doc = rendered_json(&r);
+	d = json_object_get(json_object_get(port_json(doc, 1), "deltas"), "vl_xmit_wait_share");
+	assert_true(json_is_object(d));
+	assert_true(json_real_value(json_object_get(d, "PortVLXmitWait3")) > 0.0049999);
+	assert_true(json_real_value(json_object_get(d, "PortVLXmitWait3")) < 0.0050001);
+	assert_true(json_number_value(json_object_get(d, "PortVLXmitWait0")) == 0.0);
+	/* Port 2 waited on no VL in between: every VL 0, no tick needed. */
+	d = json_object_get(json_object_get(port_json(doc, 2), "deltas"), "vl_xmit_wait_share");
+	for (k = 0; k < IBS_N_VL; k++) {
+		char key[24];
+		snprintf(key, sizeof(key), "PortVLXmitWait%u", k);
+		assert_true(json_number_value(json_object_get(d, key)) == 0.0);
+	}
+	json_decref(doc);
+	buf = rendered_prom(&r);
+	assert_non_null(strstr(buf, ",vl=\"3\"} 0.00500006\n"));
+	free(buf);
+
+	ibs_thresholds_default(&t);
+	t.congested = 0;
+	ibs_health_check(r.f, &r.run, &ho, &fs);
+	for (i = 0; i < fs.n; i++)
+		if (fs.v[i].check == &ibs_checks[CK_CONGESTED] && fs.v[i].port == 1)
+			named |= strstr(fs.v[i].message, "; by VL above it: VL3 0.5%)") != NULL;
+	assert_true(named);
+	ibs_findings_free(&fs);
+	rig_close(&r);
+
+	/* ClassPortInfo does not say PortXmitWait is counted: no PortVLXmitWaitCounters in either reading. */
+	memset(&p, 0, sizeof(p));
+	p.psc_tick = 31;
+	p.rise_after = NPORTS;
+	p.vl3_rise = 39063;
+	congested_rig_o(&r, &p, &o);
+	assert_int_equal(p.vl_gets, 0);
+	rig_close(&r);
+}
+
+/*
  * PortSamplesControl not answered, as under ibsim (which drops it): no
  * tick is assumed, so no share and no counters.congested finding, and the
  * text says why; the rate of ticks stands. Asked once, its retry too.
@@ -892,6 +985,7 @@ int main(void)
 		cmocka_unit_test(test_share_from_tick),
 		cmocka_unit_test(test_share_nvidia_per_port),
 		cmocka_unit_test(test_no_tick_no_share),
+		cmocka_unit_test(test_interval_vl_share),
 		cmocka_unit_test(test_vl_share_across_sweeps),
 	};
 
