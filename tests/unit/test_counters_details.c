@@ -780,6 +780,29 @@ static void test_share_nvidia_per_port(void **state)
 }
 
 /*
+ * Whether health's checks of r, with ho and thresholds t (reset to the
+ * defaults, counters.congested 0), make a counters.congested finding
+ * on port whose message holds needle.
+ */
+static bool congested_names(struct rig *r, struct ibs_health_opts *ho, struct ibs_thresholds *t, unsigned port,
+			    const char *needle)
+{
+	struct ibs_findings fs;
+	size_t i;
+	bool named = false;
+
+	ibs_thresholds_default(t);
+	t->congested = 0;
+	ho->thresholds = t;
+	ibs_health_check(r->f, &r->run, ho, &fs);
+	for (i = 0; i < fs.n; i++)
+		if (fs.v[i].check == &ibs_checks[CK_CONGESTED] && fs.v[i].port == port)
+			named |= strstr(fs.v[i].message, needle) != NULL;
+	ibs_findings_free(&fs);
+	return named;
+}
+
+/*
  * Per VL across runs, through the fake PMA as the exporter reads it: a
  * first sweep (PortXmitWait above 0: PortVLXmitWaitCounters and
  * PortSamplesControl read, Tick 31) kept as a state, a counters-only sweep
@@ -796,12 +819,10 @@ static void test_vl_share_across_sweeps(void **state)
 	struct ibs_state st;
 	struct ibs_thresholds t;
 	struct ibs_health_opts ho = { .thresholds = &t, .counters = true, .state = &st, .now = 1001 };
-	struct ibs_findings fs;
 	uint64_t ticks;
 	double share;
-	size_t len, i;
+	size_t len;
 	char *text, *msg = NULL, *buf;
-	bool named = false;
 
 	(void)state;
 	memset(&p, 0, sizeof(p));
@@ -827,14 +848,7 @@ static void test_vl_share_across_sweeps(void **state)
 	assert_true(ibs_xmit_wait_vl_share(r.n, &r.n->ports[1], ctr(&r, 1), 1.0, 0, &ticks, &share));
 	assert_int_equal(ticks, 0);
 
-	ibs_thresholds_default(&t);
-	t.congested = 0;
-	ibs_health_check(r.f, &r.run, &ho, &fs);
-	for (i = 0; i < fs.n; i++)
-		if (fs.v[i].check == &ibs_checks[CK_CONGESTED] && fs.v[i].port == 1)
-			named |= strstr(fs.v[i].message, "; by VL above it: VL3 0.5%)") != NULL;
-	assert_true(named);
-	ibs_findings_free(&fs);
+	assert_true(congested_names(&r, &ho, &t, 1, "; by VL above it: VL3 0.5%)"));
 	buf = NULL;
 	{
 		FILE *m = open_memstream(&buf, &len);
@@ -862,13 +876,10 @@ static void test_interval_vl_share(void **state)
 	struct rig r;
 	struct ibs_thresholds t;
 	struct ibs_health_opts ho = { .thresholds = &t, .counters = true, .interval = true };
-	struct ibs_findings fs;
 	uint64_t ticks;
 	double share;
 	char *buf;
 	json_t *doc, *d;
-	size_t i;
-	bool named = false;
 	unsigned k;
 
 	(void)state;
@@ -909,14 +920,7 @@ static void test_interval_vl_share(void **state)
 	assert_non_null(strstr(buf, ",vl=\"3\"} 0.00500006\n"));
 	free(buf);
 
-	ibs_thresholds_default(&t);
-	t.congested = 0;
-	ibs_health_check(r.f, &r.run, &ho, &fs);
-	for (i = 0; i < fs.n; i++)
-		if (fs.v[i].check == &ibs_checks[CK_CONGESTED] && fs.v[i].port == 1)
-			named |= strstr(fs.v[i].message, "; by VL above it: VL3 0.5%)") != NULL;
-	assert_true(named);
-	ibs_findings_free(&fs);
+	assert_true(congested_names(&r, &ho, &t, 1, "; by VL above it: VL3 0.5%)"));
 	rig_close(&r);
 
 	/* ClassPortInfo does not say PortXmitWait is counted: no PortVLXmitWaitCounters in either reading. */
