@@ -173,6 +173,40 @@ static void prom_vl_xmit_wait_share(struct strbuf *sb, const struct ibs_fabric *
 }
 
 /*
+ * The VLs whose PortVLXmitWaitCounters stopped at 65535 (16 bits) in
+ * either reading: their rise, so their share, stays unknown until the
+ * counters are cleared (ibscan does only with --reset-counters). A gauge
+ * at 1 per such VL, where some port has one.
+ */
+static void prom_vl_saturated(struct strbuf *sb, const struct ibs_fabric *f)
+{
+	static const char name[] = "ibscan_port_vl_xmit_wait_saturated";
+	const struct ibs_port *pt;
+	bool head = false;
+	unsigned vl;
+	size_t i;
+	char vls[4];
+
+	for (i = 0; i < f->n_nodes; i++) {
+		const struct ibs_node *n = f->nodes[i];
+		for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++)
+			for (vl = 0; vl < IBS_N_VL; vl++) {
+				if (!ibs_xmit_wait_vl_saturated(pt->ctr, vl))
+					continue;
+				if (!head)
+					metric_head(sb, name, "gauge",
+						    "1: the VL's PortVLXmitWaitCounters is at 65535 (16 bits, saturated): its "
+						    "share is unknown until the counters are cleared (--reset-counters).");
+				head = true;
+				snprintf(vls, sizeof(vls), "%u", vl);
+				sb_adds(sb, name);
+				port_labels_with(sb, n, pt->num, "vl", vls);
+				sb_adds(sb, " 1\n");
+			}
+	}
+}
+
+/*
  * PortRcvErrorDetails and PortXmitDiscardDetails, one series per reason,
  * and PortVLXmitWaitCounters, one per VL, for the ports whose details were
  * read (PortRcvErrors, PortXmitDiscards or PortXmitWait moved): each family
@@ -259,6 +293,7 @@ static void prom_counters(struct strbuf *sb, const struct ibs_fabric *f)
 	prom_xmit_wait(sb, f, true);
 	prom_vl_xmit_wait_share(sb, f);
 	prom_xmit_wait_tick(sb, f);
+	prom_vl_saturated(sb, f);
 	prom_details(sb, f);
 	metric_head(sb, "ibscan_port_counters_ok", "gauge", "Whether the port's PMA answered PortCounters (1) or not (0).");
 	for (i = 0; i < f->n_nodes; i++) {

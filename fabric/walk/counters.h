@@ -167,7 +167,8 @@ bool ibs_port_data_delta(const struct ibs_port_counters *c, bool xmit, uint64_t 
  * 16.1.4.1-2) and PortVLXmitWaitCounters (16.1.4.8, one per VL), read
  * where PortRcvErrors, PortXmitDiscards or PortXmitWait moved: above 0,
  * and with --interval risen between the two readings (counters_details.c).
- * Never cleared: --reset-counters clears PortCounters only.
+ * --reset-counters clears PortCounters and the PortVLXmitWaitCounters read,
+ * never the error details.
  */
 struct ibs_detail_def {
 	const char *name;   /* IBA name, e.g. "PortLocalPhysicalErrors" (JSON key) */

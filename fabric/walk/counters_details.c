@@ -13,6 +13,7 @@
  */
 #include "counters.h"
 #include "counters_int.h"
+#include "../../core/base/log.h"
 #include "../../core/base/xalloc.h"
 
 #include <inttypes.h>
@@ -105,6 +106,34 @@ static bool moved(const struct ibs_port_counters *pc, unsigned k, const struct i
 
 static void on_details(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r);
 
+static void on_vl_clear(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r)
+{
+	struct cctx *c = ctx;
+
+	if (ibs_follow_redirect(c, req, r, on_vl_clear))
+		return;
+	if (r->outcome != IBS_MAD_OK)
+		log_warn("could not clear the PortVLXmitWaitCounters of 0x%016llx port %u: %s",
+			 (unsigned long long)c->node->ni.node_guid, c->port->num, ibs_outcome_str(r->outcome));
+	free(c);
+}
+
+/*
+ * --reset-counters: clear the VL counters just read, as PortCounters are,
+ * once this reading of them is back (16 bits that stay at 65535 once
+ * there: only a clear makes a share of them possible again).
+ */
+static void submit_vl_clear(struct cctx *base, struct ibs_port *pt)
+{
+	struct ibs_mad_req req;
+	uint8_t data[64];
+
+	ibs_pma_req(&req, ibs_port_pma_lid(base->node, pt), IBS_ATTR_PORT_VL_XMIT_WAIT, pt->num, false, false, data);
+	ibs_pma_vl_xmit_wait_clear(data, sizeof(data), pt->num);
+	req.method = IBS_METHOD_SET;
+	ibs_engine_submit(base->e, &req, on_vl_clear, ibs_cctx(base, base->node, pt, false));
+}
+
 static void submit(struct cctx *base, struct ibs_port *pt, unsigned k)
 {
 	struct ibs_mad_req req;
@@ -134,6 +163,8 @@ static void on_details(void *ctx, const struct ibs_mad_req *req, const struct ib
 	/* Not the fabric's partial: the summary reading stands whole, the reason is unknown. */
 	if (out == IBS_MAD_OK) {
 		pd->state = IBS_DET_OK;
+		if (k == IBS_DET_VL_WAIT && c->o->reset)
+			submit_vl_clear(c, c->port);
 		if (n->pma_det[k] == IBS_NODE_DET_PROBING)
 			n->pma_det[k] = IBS_NODE_DET_HAS;
 	} else {

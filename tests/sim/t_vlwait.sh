@@ -86,5 +86,18 @@ grep -qE '^ibscan_port_vl_xmit_wait_total\{guid="[^"]+",port="1",name="Hca3",pee
 	fail "no VL3 series: $(grep vl_xmit_wait "$TMP/h.prom")"
 grep -qF '# TYPE ibscan_port_vl_xmit_wait_total counter' "$TMP/h.prom" || fail "no TYPE line"
 ok "prom: one series per VL with a vl label, promtool passes"
+grep -qE '^ibscan_port_vl_xmit_wait_saturated\{guid="[^"]+",port="1",name="Hca3",peer="[^"]*",vl="15"\} 1$' "$TMP/h.prom" ||
+	fail "VL15 not marked saturated: $(grep -c vl_xmit_wait_saturated "$TMP/h.prom") series"
+[ "$(grep -c '^ibscan_port_vl_xmit_wait_saturated{' "$TMP/h.prom")" = 1 ] || fail "other VLs marked saturated"
+ok "prom: Hca3[1] VL15 marked saturated, no other"
+
+# --reset-counters clears the VL counters it read (Hca3[1]'s, the only port whose
+# PortXmitWait moved): one Set of PortVLXmitWaitCounters, and perfquery reads 0 on every VL.
+expect_rc 0 ibs counters --reset-counters --record "$TMP/reset.cap"
+[ "$(grep -cE '^x PMA Set PortVLXmitWaitCounters ' "$TMP/reset.cap" || true)" = 1 ] ||
+	fail "want one VL Set: $(grep -E '^x PMA Set' "$TMP/reset.cap" | cut -d' ' -f1-4 | sort | uniq -c)"
+sim_run perfquery --vlxmitcounters "$lid" 1 >"$TMP/pq2" 2>&1 || fail "perfquery: $(cat "$TMP/pq2")"
+[ "$(grep -cE '^PortVLXmitWait[0-9]+:\.*0$' "$TMP/pq2")" = 16 ] || fail "VLs not cleared: $(cat "$TMP/pq2")"
+ok "--reset-counters: Hca3[1]'s PortVLXmitWaitCounters cleared (perfquery: 16 VLs at 0)"
 sim_stop
 t_done

@@ -49,6 +49,7 @@ struct dpma {
 	bool psc_drop;       /* PortSamplesControl is never answered, as ibsim drops it */
 	uint32_t vendor_id;  /* NodeInfo's, for the NodeInfo of --interval */
 	unsigned pc, det_gets[2], vl_gets, psc_gets, sets, other;
+	unsigned vl_sets;    /* Sets of PortVLXmitWaitCounters, each checked to clear every VL of a port 1-NPORTS */
 };
 
 static void dp_on_send(struct fake *f, const struct ibs_mad_req *req, const uint8_t *mad)
@@ -66,6 +67,15 @@ static void dp_on_send(struct fake *f, const struct ibs_mad_req *req, const uint
 	assert_int_equal(req->addr.lid, SW_LID);
 	if (req->method == IBS_METHOD_SET) {
 		p->sets++;
+		if (req->attr_id == IBS_ATTR_PORT_VL_XMIT_WAIT) {
+			uint32_t sel = 0, sel2 = 1;
+			mad_decode_field((uint8_t *)mad + IBS_GMP_DATA_OFFS, IB_PC_COUNTER_SELECT_F, &sel);
+			mad_decode_field((uint8_t *)mad + IBS_GMP_DATA_OFFS, IB_PC_COUNTER_SELECT2_F, &sel2);
+			assert_int_equal(sel, 0xffff); /* one bit per VL */
+			assert_int_equal(sel2, 0);
+			assert_true(port >= 1 && port <= NPORTS);
+			p->vl_sets++;
+		}
 		fake_answer(f, mad, 0, NULL, 0);
 		return;
 	}
@@ -863,6 +873,26 @@ static void test_vl_share_across_sweeps(void **state)
 }
 
 /*
+ * The rig of --interval per VL: a PMA that says it counts PortXmitWait,
+ * Tick 31, port 1's PortXmitWait risen by 1953125 and its VL3 by 39063 in
+ * the 1 s between the readings (vl15_max: every VL15 at 65535).
+ */
+static void interval_vl_rig(struct rig *r, struct dpma *p, bool vl15_max)
+{
+	struct ibs_counter_opts o = { .extended = true };
+
+	memset(p, 0, sizeof(*p));
+	p->capmask = IBS_PM_XMIT_WAIT_SUP;
+	p->psc_tick = 31;
+	p->xmit_wait[1] = 1000;
+	p->rise_after = NPORTS; /* between the two readings */
+	p->wait_rise = 1953125;
+	p->vl3_rise = 39063;
+	p->vl15_max = vl15_max;
+	congested_rig_o(r, p, &o);
+}
+
+/*
  * counters --interval, per VL: both readings ask PortVLXmitWaitCounters of
  * every port whose PMA's ClassPortInfo says it counts PortXmitWait (the
  * first cannot know which will rise); port 1's VL3 rises by 39063 ticks of
@@ -883,14 +913,7 @@ static void test_interval_vl_share(void **state)
 	unsigned k;
 
 	(void)state;
-	memset(&p, 0, sizeof(p));
-	p.capmask = IBS_PM_XMIT_WAIT_SUP;
-	p.psc_tick = 31;
-	p.xmit_wait[1] = 1000;
-	p.rise_after = NPORTS; /* between the two readings */
-	p.wait_rise = 1953125;
-	p.vl3_rise = 39063;
-	congested_rig_o(&r, &p, &o);
+	interval_vl_rig(&r, &p, false);
 	assert_int_equal(p.vl_gets, 2 * NPORTS);
 	assert_true(ctr(&r, 1)->prev_vl_ok);
 	assert_true(ibs_xmit_wait_vl_share(r.n, &r.n->ports[1], ctr(&r, 1), ibs_port_counters_elapsed(ctr(&r, 1)), 3,
@@ -930,6 +953,76 @@ static void test_interval_vl_share(void **state)
 	p.vl3_rise = 39063;
 	congested_rig_o(&r, &p, &o);
 	assert_int_equal(p.vl_gets, 0);
+	rig_close(&r);
+}
+
+/*
+ * A VL counter at 65535 (16 bits, never wrapping) has no share, ever,
+ * until cleared: said in the text, JSON, Prometheus and the finding,
+ * rather than left out.
+ */
+static void test_interval_vl_saturated(void **state)
+{
+	struct dpma p;
+	struct rig r;
+	struct ibs_thresholds t;
+	struct ibs_health_opts ho = { .thresholds = &t, .counters = true, .interval = true };
+	uint64_t ticks;
+	double share;
+	char *buf;
+	json_t *doc, *d;
+
+	(void)state;
+	interval_vl_rig(&r, &p, true);
+	assert_false(ibs_xmit_wait_vl_share(r.n, &r.n->ports[1], ctr(&r, 1), 1.0, 15, &ticks, &share));
+	assert_true(ibs_xmit_wait_vl_saturated(ctr(&r, 1), 15));
+	assert_false(ibs_xmit_wait_vl_saturated(ctr(&r, 1), 3));
+
+	buf = rendered(EMIT_TEXT, &r);
+	if (!strstr(buf, ", by VL: VL3 0.005, VL15 is at 65535 (saturated: share unknown; clear with --reset-counters)"))
+		fail_msg("%s", buf);
+	free(buf);
+	doc = rendered_json(&r);
+	d = json_object_get(json_object_get(port_json(doc, 1), "deltas"), "vl_xmit_wait_share");
+	assert_true(json_is_null(json_object_get(d, "PortVLXmitWait15")));
+	assert_int_equal(json_array_size(json_object_get(d, "saturated")), 1);
+	assert_int_equal(json_integer_value(json_array_get(json_object_get(d, "saturated"), 0)), 15);
+	json_decref(doc);
+	buf = rendered_prom(&r);
+	assert_non_null(strstr(buf, "# TYPE ibscan_port_vl_xmit_wait_saturated gauge\n"));
+	assert_non_null(strstr(buf, "ibscan_port_vl_xmit_wait_saturated{guid=\"0x0000000000200000\",port=\"1\","));
+	assert_non_null(strstr(buf, ",vl=\"15\"} 1\n"));
+	assert_null(strstr(buf, ",vl=\"3\"} 1\n"));
+	free(buf);
+	assert_true(congested_names(&r, &ho, &t, 1,
+				    "; by VL above it: VL3 0.5%; VL15 at 65535 (saturated: share unknown; clear with "
+				    "--reset-counters))"));
+	rig_close(&r);
+}
+
+/* --reset-counters clears the PortVLXmitWaitCounters it read (CounterSelect every VL), and only those. */
+static void test_reset_clears_vl(void **state)
+{
+	struct ibs_counter_opts o = { .extended = true, .reset = true }, keep = { .extended = true };
+	struct dpma p;
+	struct rig r;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	p.capmask = IBS_PM_XMIT_WAIT_SUP;
+	p.xmit_wait[3] = 77;
+	rig_run(&r, &p, &o, 0);
+	assert_int_equal(p.vl_gets, 1);
+	assert_int_equal(p.vl_sets, 1);
+	assert_int_equal(p.sets, NPORTS + 1); /* PortCounters of each port, and port 3's VLs */
+	rig_close(&r);
+
+	memset(&p, 0, sizeof(p));
+	p.capmask = IBS_PM_XMIT_WAIT_SUP;
+	p.xmit_wait[3] = 77;
+	rig_run(&r, &p, &keep, 0);
+	assert_int_equal(p.vl_gets, 1);
+	assert_int_equal(p.sets, 0);
 	rig_close(&r);
 }
 
@@ -990,6 +1083,8 @@ int main(void)
 		cmocka_unit_test(test_share_nvidia_per_port),
 		cmocka_unit_test(test_no_tick_no_share),
 		cmocka_unit_test(test_interval_vl_share),
+		cmocka_unit_test(test_interval_vl_saturated),
+		cmocka_unit_test(test_reset_clears_vl),
 		cmocka_unit_test(test_vl_share_across_sweeps),
 	};
 
