@@ -423,7 +423,7 @@ bench_routes() {
 # for one sweep's reads: ibqueryerrors and ibqueryerrors -o 64 (every port's
 # PortCounters), alternately. Per sweep: its duration as the exporter's own
 # ibscan_sweep_duration_seconds says, and whether it walked; per
-# scrape: curl's time and the page's size; the exporter's RSS and peak RSS
+# scrape: curl's time and the page's size, plain and gzip; the exporter's RSS and peak RSS
 # at the end (/proc). Writes $out/exporter.md.
 bench_exporter() {
 	local f n=10 i pid port log=$out/exporter.err prom=$out/exporter.prom want t full ts last st sz rss hwm tool rc r
@@ -458,6 +458,9 @@ bench_exporter() {
 		read -r st sz <<<"$(curl -s -o "$prom.scrape" -w '%{time_total} %{size_download}' "http://127.0.0.1:$port/metrics")"
 		echo "sweep-$([ "$full" = 1 ] && echo walk || echo counters) $t 0 0" >>"$out/exp-runs"
 		echo "scrape $st 0 $sz" >>"$out/exp-runs"
+		# As Prometheus scrapes: Accept-Encoding: gzip (the page deflated once per sweep).
+		read -r st sz <<<"$(curl -s -H 'Accept-Encoding: gzip' -o /dev/null -w '%{time_total} %{size_download}' "http://127.0.0.1:$port/metrics")"
+		echo "scrape-gzip $st 0 $sz" >>"$out/exp-runs"
 	done
 	rss=$(awk '/^VmRSS/{print $2}' /proc/$pid/status 2>/dev/null)
 	hwm=$(awk '/^VmHWM/{print $2}' /proc/$pid/status 2>/dev/null)
@@ -482,10 +485,10 @@ bench_exporter() {
 		echo
 		echo "| what | count | min s | median s | max s | size B (median scrape) |"
 		echo "|---|---|---|---|---|---|"
-		for k in sweep-walk sweep-counters scrape ibqueryerrors ibqueryerrors-o64; do
+		for k in sweep-walk sweep-counters scrape scrape-gzip ibqueryerrors ibqueryerrors-o64; do
 			awk -v k=$k '$1 == k { print $2, $4 }' "$out/exp-runs" | sort -n | awk -v k=$k '{ v[NR] = $1; z[NR] = $2 } END {
 				if (!NR) { printf "| %s | 0 | - | - | - | - |\n", k; exit }
-				printf "| %s | %d | %.3f | %.3f | %.3f | %s |\n", k, NR, v[1], v[int((NR + 1) / 2)], v[NR], k == "scrape" ? z[int((NR + 1) / 2)] : "-" }'
+				printf "| %s | %d | %.3f | %.3f | %.3f | %s |\n", k, NR, v[1], v[int((NR + 1) / 2)], v[NR], k ~ /^scrape/ ? z[int((NR + 1) / 2)] : "-" }'
 		done
 		echo "| counters sweep / ibqueryerrors -o 64 | | | $(ratio "$(stats_of sweep-counters)" "$(stats_of ibqueryerrors-o64)") | | |"
 	} >"$out/exporter.md"
