@@ -194,9 +194,10 @@ static void prom_vl_saturated(struct strbuf *sb, const struct ibs_fabric *f)
 				if (!ibs_xmit_wait_vl_saturated(pt->ctr, vl))
 					continue;
 				if (!head)
-					metric_head(sb, name, "gauge",
-						    "1: the VL's PortVLXmitWaitCounters is at 65535 (16 bits, saturated): its "
-						    "share is unknown until the counters are cleared (--reset-counters).");
+					metric_head(
+						sb, name, "gauge",
+						"1: the VL's PortVLXmitWaitCounters is at 65535 (16 bits, saturated): its "
+						"share is unknown until the counters are cleared (--reset-counters).");
 				head = true;
 				snprintf(vls, sizeof(vls), "%u", vl);
 				sb_adds(sb, name);

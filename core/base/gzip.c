@@ -18,8 +18,7 @@ static int raw_init(z_stream *z)
 }
 
 /* Deflate in[0..len) into buf from *at (buf grown as needed), ending with flush; 0 or -1. */
-static int deflate_into(z_stream *z, const char *in, size_t len, int flush, unsigned char **buf, size_t *cap,
-			size_t *at)
+static int deflate_into(z_stream *z, const char *in, size_t len, int flush, unsigned char **buf, size_t *cap, size_t *at)
 {
 	int rc, f;
 	size_t room;

@@ -146,8 +146,7 @@ static bool check_congested(const struct ibs_node *n, const struct ibs_port *pt,
 		if (sat.len)
 			sb_addf(&what, "; %s at 65535 (saturated: share unknown; clear with --reset-counters)",
 				sb_str(&sat));
-		x = add(fs, CK_CONGESTED, IBS_SEV_WARNING, n, pt->num, "%s port %u: %s)", nm(n), pt->num,
-			sb_str(&what));
+		x = add(fs, CK_CONGESTED, IBS_SEV_WARNING, n, pt->num, "%s port %u: %s)", nm(n), pt->num, sb_str(&what));
 		x->counter = d;
 		x->value = (uint64_t)(top * 100.0);
 		x->threshold = o->thresholds->congested;
@@ -250,18 +249,17 @@ static void check_counters(const struct ibs_fabric *f, const struct ibs_run *run
 				x->value = v;
 				x->threshold = o->thresholds->t[k];
 			}
-			if (check_congested(n, pt, cmp ? cmp : pt->ctr, cmp == &prev ? since : -1, o, fs) &&
-			    !n_sat++)
+			if (check_congested(n, pt, cmp ? cmp : pt->ctr, cmp == &prev ? since : -1, o, fs) && !n_sat++)
 				snprintf(sat_at, sizeof(sat_at), "%s port %u", nm(n), p);
 		}
 	}
 	/* Said once, not per port: on a busy fabric that has run long, most waiting ports' VLs are at 65535. */
 	if (n_sat && o->state) {
 		fs->notes = xgrow(fs->notes, &fs->notes_cap, fs->n_notes + 1, sizeof(*fs->notes));
-		fs->notes[fs->n_notes++] =
-			xasprintf("PortVLXmitWaitCounters at 65535 (saturated, 16 bits) on %u port%s (%s%s): no share for "
-				  "those VLs until the counters are cleared (ibscan clears them only with --reset-counters)",
-				  n_sat, n_sat == 1 ? "" : "s", sat_at, n_sat > 1 ? ", ..." : "");
+		fs->notes[fs->n_notes++] = xasprintf(
+			"PortVLXmitWaitCounters at 65535 (saturated, 16 bits) on %u port%s (%s%s): no share for "
+			"those VLs until the counters are cleared (ibscan clears them only with --reset-counters)",
+			n_sat, n_sat == 1 ? "" : "s", sat_at, n_sat > 1 ? ", ..." : "");
 	}
 }
 

@@ -49,7 +49,7 @@ struct dpma {
 	bool psc_drop;       /* PortSamplesControl is never answered, as ibsim drops it */
 	uint32_t vendor_id;  /* NodeInfo's, for the NodeInfo of --interval */
 	unsigned pc, det_gets[2], vl_gets, psc_gets, sets, other;
-	unsigned vl_sets;    /* Sets of PortVLXmitWaitCounters, each checked to clear every VL of a port 1-NPORTS */
+	unsigned vl_sets; /* Sets of PortVLXmitWaitCounters, each checked to clear every VL of a port 1-NPORTS */
 };
 
 static void dp_on_send(struct fake *f, const struct ibs_mad_req *req, const uint8_t *mad)
@@ -1071,20 +1071,13 @@ static void test_no_tick_no_share(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_clean_costs_nothing),
-		cmocka_unit_test(test_errors_read),
-		cmocka_unit_test(test_unsupported_asked_once),
-		cmocka_unit_test(test_timeout_asked_once),
-		cmocka_unit_test(test_interval_only_risen),
-		cmocka_unit_test(test_interval_findings),
-		cmocka_unit_test(test_vl_wait_read),
-		cmocka_unit_test(test_vl_wait_needs_xmit_wait_bit),
-		cmocka_unit_test(test_share_from_tick),
-		cmocka_unit_test(test_share_nvidia_per_port),
-		cmocka_unit_test(test_no_tick_no_share),
-		cmocka_unit_test(test_interval_vl_share),
-		cmocka_unit_test(test_interval_vl_saturated),
-		cmocka_unit_test(test_reset_clears_vl),
+		cmocka_unit_test(test_clean_costs_nothing),    cmocka_unit_test(test_errors_read),
+		cmocka_unit_test(test_unsupported_asked_once), cmocka_unit_test(test_timeout_asked_once),
+		cmocka_unit_test(test_interval_only_risen),    cmocka_unit_test(test_interval_findings),
+		cmocka_unit_test(test_vl_wait_read),           cmocka_unit_test(test_vl_wait_needs_xmit_wait_bit),
+		cmocka_unit_test(test_share_from_tick),        cmocka_unit_test(test_share_nvidia_per_port),
+		cmocka_unit_test(test_no_tick_no_share),       cmocka_unit_test(test_interval_vl_share),
+		cmocka_unit_test(test_interval_vl_saturated),  cmocka_unit_test(test_reset_clears_vl),
 		cmocka_unit_test(test_vl_share_across_sweeps),
 	};
 
