@@ -91,6 +91,42 @@ grep -qE '^ibscan_port_vl_xmit_wait_saturated\{guid="[^"]+",port="1",name="Hca3"
 [ "$(grep -c '^ibscan_port_vl_xmit_wait_saturated{' "$TMP/h.prom")" = 1 ] || fail "other VLs marked saturated"
 ok "prom: Hca3[1] VL15 marked saturated, no other"
 
+# The tick behind the shares, in Prometheus: health --state asks PortSamplesControl where
+# PortXmitWait is above 0 (Hca3[1]); ibsim drops it, so the recorded answers are rewritten
+# into a GetResp with Tick 31 and replayed: Hca3[1] (a CA: the IBA's rule) gets
+# ibscan_port_xmit_wait_tick_seconds{...,rule="assumed"}, 32 symbol times of its link, and
+# promtool passes.
+expect_rc 0 ibs health --state "$TMP/st1" --format prom --record "$TMP/psc.cap" -o /dev/null
+python3 - "$TMP/psc.cap" "$TMP/psc2.cap" <<'PY' || fail "no PortSamplesControl request to rewrite"
+import sys
+src, dst = sys.argv[1:]
+out, req, n = [], None, 0
+for line in open(src):
+    if line.startswith("x "):
+        req = None
+        if " PortSamplesControl " in line:
+            req = ""
+    elif line.startswith("> ") and req == "":
+        req = line[2:].strip()
+    elif line.startswith("< ") and req:
+        b = bytearray(bytes.fromhex(req).ljust(256, b"\0"))
+        b[3] = 0x81          # GetResp, status 0
+        b[64 + 2] = 31       # data: OpCode, PortSelect (kept), Tick, CounterWidth
+        line = "< resp " + b.hex().rstrip("0") + "\n"
+        n += 1
+    out.append(line)
+assert n > 0, n
+open(dst, "w").writelines(out)
+PY
+"$IBSCAN" health --state "$TMP/st2" --format prom --replay "$TMP/psc2.cap" -o "$TMP/psc.prom" >"$TMP/out" 2>&1 ||
+	fail "replay: $(cat "$TMP/out")"
+promtool check metrics <"$TMP/psc.prom" >"$TMP/pt" 2>&1 || fail "promtool: $(cat "$TMP/pt")"
+grep -qF '# TYPE ibscan_port_xmit_wait_tick_seconds gauge' "$TMP/psc.prom" || fail "no tick gauge"
+grep -qE '^ibscan_port_xmit_wait_tick_seconds\{guid="[^"]+",port="1",name="Hca3",peer="[^"]*",rule="assumed"\} [0-9.e+-]+$' \
+	"$TMP/psc.prom" || fail "tick: $(grep xmit_wait_tick "$TMP/psc.prom")"
+[ "$(grep -c '^ibscan_port_xmit_wait_tick_seconds{' "$TMP/psc.prom")" = 1 ] || fail "a tick on other ports"
+ok "prom: Hca3[1]'s tick said assumed (ibscan_port_xmit_wait_tick_seconds), promtool passes"
+
 # --reset-counters clears the VL counters it read (Hca3[1]'s, the only port whose
 # PortXmitWait moved): one Set of PortVLXmitWaitCounters, and perfquery reads 0 on every VL.
 expect_rc 0 ibs counters --reset-counters --record "$TMP/reset.cap"
