@@ -13,7 +13,8 @@
 # - the same tables with OpenSM stopped (every route taken to be on SL 0):
 #   the five-switch x rings' loops, one per ring and direction, each named
 #   link by link (exit 2);
-# - the same fabric under minhop: a credit loop, named link by link (exit 2).
+# - the same fabric under minhop: a credit loop, named link by link (exit 2),
+#   its 420 PathRecords (SL 0) listed as one group of SL 0: a count and 8 pairs.
 . "$(dirname "$0")/lib.sh"
 here=$ROOT/tests/sim/routecheck
 
@@ -61,8 +62,14 @@ assert cl["pathrecords_asked"] > 0 and cl["pathrecords_answered"] == cl["pathrec
 assert cl["sls"] == [0, 1, 2, 3], cl["sls"]
 assert cl["sl2vl_read"] and cl["sl2vl_note"] is None and cl["sl2vl_answered"] == cl["sl2vl_pairs"] > 0, cl
 assert cl["vls"] == 2 and cl["count"] == 0 and cl["cycles"] == [], cl
-for p in cl["pathrecords"][::12]:
-    print(p["slid"], p["dlid"], p["sl"])
+# The pairs asked, grouped by SL: each group's count and its first 8 pairs.
+prs = cl["pathrecords"]
+assert [g["sl"] for g in prs] == [0, 1, 2, 3], prs
+assert sum(g["pairs"] for g in prs) == cl["pathrecords_asked"], prs
+for g in prs:
+    assert len(g["sample"]) == min(8, g["pairs"]), g
+    for p in g["sample"]:
+        print(p["slid"], p["dlid"], g["sl"])
 PY
 n=0
 while read -r slid dlid sl; do
@@ -72,7 +79,7 @@ while read -r slid dlid sl; do
 	n=$((n + 1))
 done <"$TMP/pairs"
 [ "$n" -gt 10 ] || fail "only $n pairs to compare"
-ok "torus-2QoS: no credit loop, on SLs 0-3 and 2 VLs; $n sampled pairs' SLs equal to saquery's"
+ok "torus-2QoS: no credit loop, on SLs 0-3 and 2 VLs; $n sampled pairs' SLs (8 of each SL) equal to saquery's"
 expect_rc 0 "$IBSCAN" routes --check --json --replay "$TMP/t2q.cap" -o "$TMP/t2q.replay.json"
 cmp -s "$TMP/t2q.json" "$TMP/t2q.replay.json" || fail "the replay differs: $(diff "$TMP/t2q.json" "$TMP/t2q.replay.json" | head -20)"
 ok "torus-2QoS: the recorded capture replays to the same document"
@@ -98,6 +105,11 @@ python3 - "$TMP/mh.json" <<'PY' || fail "minhop: $(head -c 2000 "$TMP/mh.json")"
 import json, sys
 cl = json.load(open(sys.argv[1]))["credit_loops"]
 assert cl["sl_source"] == "sa" and cl["sls"] == [0] and cl["sl2vl_read"] and cl["vls"] == 1, cl
+# 420 pairs asked, all on SL 0: one group, its count and 8 pairs, not 420 entries.
+assert cl["pathrecords_asked"] == cl["pathrecords_answered"] == 420, cl["pathrecords_asked"]
+assert len(cl["pathrecords"]) == 1 and cl["pathrecords"][0]["sl"] == 0 and cl["pathrecords"][0]["pairs"] == 420, cl["pathrecords"]
+s = cl["pathrecords"][0]["sample"]
+assert len(s) == 8 and s == sorted(s, key=lambda p: (p["dlid"], p["slid"])), s
 assert all(c["sls"] == [0] and c["vls"] == [0] for c in cl["cycles"]), cl["cycles"]
 PY
 cycles "$TMP/mh.json" some >"$TMP/c" || fail "minhop: the cycles"
