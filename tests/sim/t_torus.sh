@@ -2,19 +2,25 @@
 # routes --check on a torus, where OpenSM's torus-2QoS engine breaks the
 # rings' credit loops with datelines: each path's SL says which datelines
 # it crosses, and each switch's SL2VL tables put a hop on the VL of that
-# SL's bit for the direction the out-port points in. fixtures/fabrics/torus53
-# (5 x 3) cables the four directions to other ports on each switch, so the
-# tables differ from switch to switch (ibsim takes OpenSM's SL2VL Sets and
-# answers them back per switch):
+# SL's bit for the direction the out-port points in (and, after a turn that
+# dimension order forbids, on VL + 2: the in-port counts too).
+# fixtures/fabrics/torus55 (5 x 5) cables the four directions to other ports
+# on each switch, so the tables differ from switch to switch (ibsim takes
+# OpenSM's SL2VL Sets and answers them back per switch):
 # - torus-2QoS: `smpquery sl2vl` gives Sw00 and Sw01 different VLs out of
 #   the same port number; routes --check reads every switch's own tables and
 #   the SA's SLs (0-3, each pair's equal to saquery's), finds no credit loop
 #   (exit 0), and its capture replays to the same document;
 # - the same tables with OpenSM stopped (every route taken to be on SL 0):
-#   the five-switch x rings' loops, one per ring and direction, each named
+#   the five-switch rings' loops, one per ring and direction, each named
 #   link by link (exit 2);
+# - Sw22 unlinked, torus-2QoS routing round it with turns it puts on VLs 2
+#   and 3: no credit loop on the 4 VLs (exit 0). Reading every switch's
+#   tables, in-port by in-port, is what proves it: with Sw00's tables taken
+#   for every switch, or the in-port's VL bit dropped, the check finds 2
+#   loops on this fabric (measured by changing routecheck_vl.c);
 # - the same fabric under minhop: a credit loop, named link by link (exit 2),
-#   its 420 PathRecords (SL 0) listed as one group of SL 0: a count and 8 pairs.
+#   its 1200 PathRecords (SL 0) listed as one group of SL 0: a count and 8 pairs.
 . "$(dirname "$0")/lib.sh"
 here=$ROOT/tests/sim/routecheck
 
@@ -35,8 +41,8 @@ for c in cl["cycles"]:
 PY
 }
 
-SIM_OSM_ARGS="-R torus-2QoS,no_fallback -Q --torus_config $here/torus53.conf" sim_start "$FABRICS/torus53"
-grep -q "Built 5 x 3 x 1 torus w/ 45 links, 15 switches, 15 CA ports" "$SIM_DIR/osm.log" &&
+SIM_OSM_ARGS="-R torus-2QoS,no_fallback -Q --torus_config $here/torus55.conf" sim_start "$FABRICS/torus55"
+grep -q "Built 5 x 5 x 1 torus w/ 75 links, 25 switches, 25 CA ports" "$SIM_DIR/osm.log" &&
 	grep -q "torus-2QoS tables configured on all switches" "$SIM_DIR/osm.log" ||
 	fail "torus-2QoS did not route the torus: $(grep -i torus "$SIM_DIR/osm.log" | tail -5)"
 # Port 2 points +x on Sw00 (VL = SL bit 0) and +y on Sw01 (VL = SL bit 1): SLs 0-3 from the host's port.
@@ -54,7 +60,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["status"] == "OK" and d["findings"] == [], (d["status"], d["findings"])
 s = d["summary"]
-assert s["pairs"] == 15 * 29 and s["ok"] == s["pairs"] and s["non_minimal"] == 0, s
+assert s["pairs"] == 25 * 49 and s["ok"] == s["pairs"] and s["non_minimal"] == 0, s
 cl = d["credit_loops"]
 assert cl["sl_source"] == "sa" and not cl["sl0_assumed"] and cl["sl_note"] is None, cl
 assert cl["pathrecords_asked"] > 0 and cl["pathrecords_answered"] == cl["pathrecords_asked"], cl
@@ -92,22 +98,43 @@ import json, sys
 cl = json.load(open(sys.argv[1]))["credit_loops"]
 assert cl["sl0_assumed"] and cl["sl2vl_read"] and cl["vls"] == 1, cl
 rings = sorted(tuple(sorted(l["from"]["name"] for l in c["links"])) for c in cl["cycles"])
-want = sorted(tuple("Sw%d%d" % (x, y) for x in range(5)) for y in range(3) for _ in range(2))
+want = sorted([tuple("Sw%d%d" % (x, y) for x in range(5)) for y in range(5)] * 2 +
+              [tuple(sorted("Sw%d%d" % (x, y) for y in range(5))) for x in range(5)] * 2)
 assert rings == want, rings
 PY
-cycles "$TMP/sl0.json" 6 >"$TMP/c" || fail "SA stopped: the cycles"
-ok "SA stopped, SL 0 assumed: the 6 x-ring loops, e.g. $(head -1 "$TMP/c")"
+cycles "$TMP/sl0.json" 20 >"$TMP/c" || fail "SA stopped: the cycles"
+ok "SA stopped, SL 0 assumed: the 20 ring loops (5 x, 5 y, each way), e.g. $(head -1 "$TMP/c")"
 sim_stop
 
-SIM_OSM_ARGS="-R minhop" sim_start "$FABRICS/torus53"
+SIM_OSM_ARGS="-R torus-2QoS,no_fallback -Q --torus_config $here/torus55.conf" sim_start "$FABRICS/torus55"
+n=$(sim_subnet_up_count)
+sim_console 'Unlink "Sw22"' >/dev/null || fail "Unlink"
+sim_wait_subnet_up $((n + 1)) || fail "no resweep after the Unlink"
+[ "$(grep -c "torus-2QoS tables configured on all switches" "$SIM_DIR/osm.log")" = 2 ] ||
+	fail "torus-2QoS did not route round Sw22: $(grep -i torus "$SIM_DIR/osm.log" | tail -5)"
+expect_rc 0 ibs routes --check --json -o "$TMP/cut.json"
+python3 - "$TMP/cut.json" >"$TMP/nm" <<'PY' || fail "Sw22 unlinked: $(head -c 2000 "$TMP/cut.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+s, cl = d["summary"], d["credit_loops"]
+assert s["pairs"] == 24 * 47 and s["ok"] == s["pairs"] and s["non_minimal"] > 0, s
+assert cl["sl_source"] == "sa" and cl["pathrecords_answered"] == cl["pathrecords_asked"] > 0, cl
+assert cl["sl2vl_read"] and cl["vls"] == 4 and cl["count"] == 0, cl
+print(s["non_minimal"])
+PY
+ok "Sw22 unlinked: $(cat "$TMP/nm") routes detour round it, on 4 VLs; no credit loop"
+sim_stop
+
+SIM_OSM_ARGS="-R minhop" sim_start "$FABRICS/torus55"
 expect_rc 2 ibs routes --check --json -o "$TMP/mh.json"
 python3 - "$TMP/mh.json" <<'PY' || fail "minhop: $(head -c 2000 "$TMP/mh.json")"
 import json, sys
 cl = json.load(open(sys.argv[1]))["credit_loops"]
 assert cl["sl_source"] == "sa" and cl["sls"] == [0] and cl["sl2vl_read"] and cl["vls"] == 1, cl
-# 420 pairs asked, all on SL 0: one group, its count and 8 pairs, not 420 entries.
-assert cl["pathrecords_asked"] == cl["pathrecords_answered"] == 420, cl["pathrecords_asked"]
-assert len(cl["pathrecords"]) == 1 and cl["pathrecords"][0]["sl"] == 0 and cl["pathrecords"][0]["pairs"] == 420, cl["pathrecords"]
+# 1200 pairs asked, all on SL 0: one group, its count and 8 pairs, not 1200 entries.
+n = cl["pathrecords_asked"]
+assert n == cl["pathrecords_answered"] == 1200, (n, cl["pathrecords_answered"])
+assert len(cl["pathrecords"]) == 1 and cl["pathrecords"][0]["sl"] == 0 and cl["pathrecords"][0]["pairs"] == n, cl["pathrecords"]
 s = cl["pathrecords"][0]["sample"]
 assert len(s) == 8 and s == sorted(s, key=lambda p: (p["dlid"], p["slid"])), s
 assert all(c["sls"] == [0] and c["vls"] == [0] for c in cl["cycles"]), cl["cycles"]
