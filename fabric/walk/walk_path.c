@@ -1,9 +1,13 @@
 /*
- * The paths into each node the walker knows: the one that first reached it,
- * and others through other nodes one level up or a parallel cable, which a
- * query tries in turn when an attempt fails (see fabric/walk/walk.c).
+ * The ways into each node the walker knows: the directed route that first
+ * reached it, others through other nodes one level up or a parallel cable,
+ * which a query tries in turn when an attempt fails (see
+ * fabric/walk/walk.c), and its LID, once no other node claims it and a
+ * LID-routed NodeInfo confirmed it (walk_lid.c); and the nodes an attempt
+ * passes, for the engine's per-node cap.
  */
 #include "walk_int.h"
+#include "../../core/base/log.h"
 #include "../../core/base/xalloc.h"
 
 #include <string.h>
@@ -141,6 +145,42 @@ bool walk_query_path(void *ctx, unsigned i, struct ibs_addr *out)
 void walk_query_canon(struct qctx *c, struct ibs_addr *out)
 {
 	query_dr_path(c, 0, out);
+}
+
+void walk_lid_claim(struct walker *w, const struct ibs_node *n, const struct ibs_port *p)
+{
+	unsigned l, span;
+	uint32_t me = (uint32_t)n->index + 1;
+
+	if (!w->lid_owner || !p->pi.lid || (n->ni.node_type == IBS_NODE_SWITCH && p->num != 0))
+		return;
+	span = 1u << (p->pi.lmc & 7);
+	for (l = p->pi.lid; l < (unsigned)p->pi.lid + span && l < IBS_LID_UNICAST_END; l++) {
+		if (!w->lid_owner[l])
+			w->lid_owner[l] = me;
+		else if (w->lid_owner[l] != me && w->lid_owner[l] != LID_DUP) {
+			log_info("LID %u is claimed by two nodes: both are read by directed route", l);
+			w->lid_owner[l] = LID_DUP;
+		}
+	}
+}
+
+uint16_t walk_node_lid(struct walker *w, const struct ibs_node *n)
+{
+	const struct ibs_port *p;
+
+	if (!w->lid_route || !n->path.hops)
+		return 0;
+	if (w->lid_bad >= 8 && !w->lid_good)
+		return 0; /* LIDs do not answer here: directed routes only */
+	if (n->ni.node_type != IBS_NODE_SWITCH)
+		return 0; /* CAs and routers by directed route: see the top of walk_lid.c */
+	p = &n->ports[0];
+	if (!p->valid || !ibs_portinfo_active(&p->pi) || !p->pi.lid || p->pi.lid >= IBS_LID_UNICAST_END)
+		return 0;
+	if (w->lid_owner && w->lid_owner[p->pi.lid] != (uint32_t)n->index + 1)
+		return 0; /* another node claims it too */
+	return p->pi.lid;
 }
 
 /*
