@@ -7,6 +7,7 @@
  * passes, for the engine's per-node cap.
  */
 #include "walk_int.h"
+#include "smp_route.h"
 #include "../../core/base/log.h"
 #include "../../core/base/xalloc.h"
 
@@ -204,9 +205,8 @@ uint16_t walk_lid_for(const struct qctx *c)
 }
 
 /*
- * The nodes an attempt is served by: a LID-routed SMP by its destination
- * only (switches forward it in hardware); a directed-route one by every
- * switch on its path (their SMIs forward it) and its destination. A path's
+ * The nodes an attempt is served by (ibs_smp_route): by LID the node asked,
+ * by directed route every switch on its path and its destination. A path's
  * last hop into a node not known yet counts nowhere: every such path starts
  * at the switch next to the local node, which counts it.
  */
@@ -214,11 +214,5 @@ unsigned walk_route(void *ctx, const struct ibs_addr *a, uint32_t *keys, unsigne
 {
 	const struct qctx *c = ctx;
 
-	if (a->lid) {
-		if (!c->node || !max)
-			return 0;
-		keys[0] = (uint32_t)c->node->index;
-		return 1;
-	}
-	return ibs_fabric_dr_route(c->w->root, a, keys, max);
+	return ibs_smp_route(c->node, c->w->root, a, keys, max);
 }
