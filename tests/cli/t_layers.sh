@@ -6,7 +6,8 @@
 # includes only base, and mad, capture and probe include each other only as
 # capture -> mad; fabric and host include nothing of the probe; no include cycle
 # (tests/cli/layers.py); fabric/walk/walk.c calls the walker's other files, never they it, and they call down
-# walk_query.c -> walk_lid.c -> walk_path.c; fabric/model includes nothing of the engine and defines no
+# walk_query.c -> walk_lid.c -> walk_path.c, and the counter sweep's files counters.c -> counters_id.c ->
+# counters_details.c -> counters_delta.c -> counters_pma.c -> counters_port.c -> counters_defs.c; fabric/model includes nothing of the engine and defines no
 # function named for a route or the engine. Then the check itself: each kind of violation,
 # planted in a copy of the tree, must make it fail and be named.
 . "$(dirname "$0")/lib.sh"
@@ -110,6 +111,28 @@ plant_code 1 'fabric/walk/walk_lid.c: names walk_handler, which fabric/walk/walk
 plant_code 0 '' fabric/walk/walk_query.c 'void walk_query_forget(struct walker *w, struct uplinks *u)
 {
 	walk_lid_forget(w, u);
+}'
+# The counter sweep's files call down counters.c -> counters_id.c -> counters_details.c -> counters_delta.c ->
+# counters_pma.c -> counters_port.c -> counters_defs.c, never back.
+plant_code 1 'fabric/walk/counters_defs.c: names ibs_read_counters, which fabric/walk/counters.c defines' \
+	fabric/walk/counters_defs.c 'enum ibs_err ibs_counters_again(struct ibs_engine *e, struct ibs_fabric *f, struct ibs_run *run,
+				  const struct ibs_counter_opts *o)
+{
+	return ibs_read_counters(e, f, run, o);
+}'
+plant_code 1 'fabric/walk/counters_pma.c: names ibs_counters_details, which fabric/walk/counters_details.c defines' \
+	fabric/walk/counters_pma.c 'void ibs_cctx_details(struct cctx *c)
+{
+	ibs_counters_details(c);
+}'
+plant_code 1 'fabric/walk/counters_delta.c: names ibs_counters_confirm, which fabric/walk/counters_id.c defines' \
+	fabric/walk/counters_delta.c 'enum ibs_err ibs_counters_reconfirm(struct ibs_engine *e, struct ibs_fabric *f)
+{
+	return ibs_counters_confirm(e, f);
+}'
+plant_code 0 '' fabric/walk/counters_details.c 'uint16_t ibs_counters_details_lid(const struct ibs_node *n, const struct ibs_port *p)
+{
+	return ibs_port_pma_lid(n, p);
 }'
 # The model knows nothing of the engine, nor which nodes an SMP passes (fabric/walk/smp_route.c).
 plant 1 'fabric/model/model.h:2: #include "../../core/mad/engine.h": the model knows nothing of the engine' \
