@@ -6,7 +6,7 @@
  * reading of the details says. The bottom of the counter sweep's files:
  * it calls none of them.
  */
-#include "counters.h"
+#include "counters_defs.h"
 #include "counters_int.h"
 
 #include <inttypes.h>

@@ -11,7 +11,10 @@
  * wait for that answer, and a PMA that fails it (a bad status, no answer)
  * is not asked again for it in this reading.
  */
-#include "counters.h"
+#include "counters_opts.h"
+#include "counters_defs.h"
+#include "counters_delta.h"
+#include "counters_port.h"
 #include "counters_int.h"
 #include "../../core/base/log.h"
 #include "../../core/base/xalloc.h"

@@ -2,7 +2,7 @@
  * Which ports' counters the sweep asks for, through which LID (a switch's
  * port 0, a CA's own port), and why a port's were not read.
  */
-#include "counters.h"
+#include "counters_port.h"
 #include "counters_int.h"
 #include "../model/names.h"
 
