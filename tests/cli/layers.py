@@ -29,6 +29,9 @@ against the including file's folder, and checks:
            fabric/walk/walk.c runs the walker's other files
            (fabric/walk/walk_*.c, which share walk_int.h), and none of
            them includes walk.h or calls a function walk.c defines;
+           fabric/walk/counters.c runs the counter sweep's other files
+           (fabric/walk/counters_*), and none of them includes
+           counters.h or calls a function counters.c defines;
   chain    the walker's files call down one chain, walk.c -> walk_query.c
            -> walk_lid.c -> walk_path.c, and the counter sweep's files
            another, counters.c -> counters_id.c -> counters_details.c ->
@@ -61,8 +64,7 @@ CORE = {
     "probe": {"base", "probe"},
 }
 # A file above the others of its family (their path's start): they neither include its header nor call it.
-TOPS = {"fabric/walk/walk.c": "fabric/walk/walk_"}
-# Files that call down in this order only: each names no function that one before it defines.
+TOPS = {"fabric/walk/walk.c": "fabric/walk/walk_", "fabric/walk/counters.c": "fabric/walk/counters_"}
 # Files that call down one chain, the top first: (what they are, the files).
 CHAINS = [
     ("the walker's files", ["fabric/walk/walk.c", "fabric/walk/walk_query.c", "fabric/walk/walk_lid.c",

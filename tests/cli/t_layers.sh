@@ -5,9 +5,10 @@
 # check -> load -> walk -> model; in core, base
 # includes only base, and mad, capture and probe include each other only as
 # capture -> mad; fabric and host include nothing of the probe; no include cycle
-# (tests/cli/layers.py); fabric/walk/walk.c calls the walker's other files, never they it, and they call down
-# walk_query.c -> walk_lid.c -> walk_path.c, and the counter sweep's files counters.c -> counters_id.c ->
-# counters_details.c -> counters_delta.c -> counters_pma.c -> counters_port.c -> counters_defs.c; fabric/model includes nothing of the engine and defines no
+# (tests/cli/layers.py); fabric/walk/walk.c calls the walker's other files, never they it, and they call
+# down walk_query.c -> walk_lid.c -> walk_path.c; fabric/walk/counters.c calls the counter sweep's other
+# files, never they it, and they call down counters_id.c -> counters_details.c -> counters_delta.c ->
+# counters_pma.c -> counters_port.c -> counters_defs.c; fabric/model includes nothing of the engine and defines no
 # function named for a route or the engine. Then the check itself: each kind of violation,
 # planted in a copy of the tree, must make it fail and be named.
 . "$(dirname "$0")/lib.sh"
@@ -112,6 +113,8 @@ plant_code 0 '' fabric/walk/walk_query.c 'void walk_query_forget(struct walker *
 {
 	walk_lid_forget(w, u);
 }'
+plant 1 'fabric/walk/counters_id.c: includes fabric/walk/counters.h, the header of the file above it (fabric/walk/counters.c)' \
+	fabric/walk/counters_id.c counters.h
 # The counter sweep's files call down counters.c -> counters_id.c -> counters_details.c -> counters_delta.c ->
 # counters_pma.c -> counters_port.c -> counters_defs.c, never back.
 plant_code 1 'fabric/walk/counters_defs.c: names ibs_read_counters, which fabric/walk/counters.c defines' \
