@@ -33,7 +33,7 @@ against the including file's folder, and checks:
            (fabric/walk/counters_*), and none of them includes
            counters.h or calls a function counters.c defines;
   chain    the walker's files call down one chain, walk.c -> walk_query.c
-           -> walk_lid.c -> walk_path.c, and the counter sweep's files
+           -> walk_lid.c -> walk_path.c -> walk_match.c, and the counter sweep's files
            another, counters.c -> counters_id.c -> counters_details.c ->
            counters_delta.c -> counters_pma.c -> counters_port.c ->
            counters_defs.c: none names a function that a file before it on
@@ -68,7 +68,7 @@ TOPS = {"fabric/walk/walk.c": "fabric/walk/walk_", "fabric/walk/counters.c": "fa
 # Files that call down one chain, the top first: (what they are, the files).
 CHAINS = [
     ("the walker's files", ["fabric/walk/walk.c", "fabric/walk/walk_query.c", "fabric/walk/walk_lid.c",
-                            "fabric/walk/walk_path.c"]),
+                            "fabric/walk/walk_path.c", "fabric/walk/walk_match.c"]),
     ("the counter sweep's files", ["fabric/walk/counters.c", "fabric/walk/counters_id.c",
                                    "fabric/walk/counters_details.c", "fabric/walk/counters_delta.c",
                                    "fabric/walk/counters_pma.c", "fabric/walk/counters_port.c",

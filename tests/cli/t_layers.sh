@@ -6,7 +6,7 @@
 # includes only base, and mad, capture and probe include each other only as
 # capture -> mad; fabric and host include nothing of the probe; no include cycle
 # (tests/cli/layers.py); fabric/walk/walk.c calls the walker's other files, never they it, and they call
-# down walk_query.c -> walk_lid.c -> walk_path.c; fabric/walk/counters.c calls the counter sweep's other
+# down walk_query.c -> walk_lid.c -> walk_path.c -> walk_match.c; fabric/walk/counters.c calls the counter sweep's other
 # files, never they it, and they call down counters_id.c -> counters_details.c -> counters_delta.c ->
 # counters_pma.c -> counters_port.c -> counters_defs.c; fabric/model includes nothing of the engine and defines no
 # function named for a route or the engine. Then the check itself: each kind of violation,
@@ -97,7 +97,7 @@ bool walk_lid_hides(const struct ibs_walk_error *er)
 	return ibs_walk_error_hides_neighbour(er);
 }'
 plant 0 '' fabric/walk/walk.c walk_int.h
-# The walker's files call down walk.c -> walk_query.c -> walk_lid.c -> walk_path.c, never back (a call or a
+# The walker's files call down walk.c -> walk_query.c -> walk_lid.c -> walk_path.c -> walk_match.c, never back (a call or a
 # function's name).
 plant_code 1 'fabric/walk/walk_path.c: names walk_lid_forget, which fabric/walk/walk_lid.c defines' \
 	fabric/walk/walk_path.c 'void walk_path_forget(struct walker *w, struct uplinks *u)
@@ -108,6 +108,11 @@ plant_code 1 'fabric/walk/walk_lid.c: names walk_handler, which fabric/walk/walk
 	fabric/walk/walk_lid.c 'ibs_mad_cb walk_lid_cb(void)
 {
 	return walk_handler(IBS_ATTR_NODE_INFO);
+}'
+plant_code 1 'fabric/walk/walk_match.c: names walk_uplinks, which fabric/walk/walk_path.c defines' \
+	fabric/walk/walk_match.c 'struct uplinks *walk_match_uplinks(struct walker *w, const struct ibs_node *n)
+{
+	return walk_uplinks(w, n);
 }'
 plant_code 0 '' fabric/walk/walk_query.c 'void walk_query_forget(struct walker *w, struct uplinks *u)
 {
