@@ -1,203 +1,21 @@
-/* PMA counter sweep over the whole fabric (IBA 16.1: PortCounters, PortCountersExtended). */
+/*
+ * The PMA counter sweep over the whole fabric (IBA 16.1: PortCounters,
+ * PortCountersExtended): which ports each PMA is asked for, the readings,
+ * a reset, and the two readings of --interval. The top of the counters'
+ * files: it calls counters_id.c, counters_details.c, counters_pma.c and
+ * counters_port.c; none of them calls it.
+ */
 #include "counters.h"
 #include "counters_int.h"
-#include "../model/names.h"
-#include "../model/rate.h"
 #include "../../core/base/clock.h"
 #include "../../core/base/log.h"
 #include "../../core/base/xalloc.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
-
-#define DEF(n, k, err, thr, b) { n, #k, offsetof(struct ibs_pma_counters, k), err, thr, b }
-/* Default thresholds: a count above them in one reading is a finding. */
-const struct ibs_counter_def ibs_counter_defs[] = {
-	DEF("SymbolErrorCounter", symbol_errors, true, 10, 16),
-	DEF("LinkErrorRecoveryCounter", link_error_recovery, true, 10, 8),
-	DEF("LinkDownedCounter", link_downed, true, 10, 8),
-	DEF("PortRcvErrors", rcv_errors, true, 10, 16),
-	DEF("PortRcvRemotePhysicalErrors", rcv_remote_phys_errors, true, 100, 16),
-	/*
-	 * Off by default: on a long-running fabric it counts packets dropped
-	 * for routing reasons (a multicast packet's own ingress port, a LID
-	 * gone away), not link faults; ibqueryerrors leaves it out with -c.
-	 */
-	DEF("PortRcvSwitchRelayErrors", rcv_switch_relay_errors, true, IBS_THRESHOLD_OFF, 16),
-	DEF("PortXmitDiscards", xmit_discards, true, 100, 16),
-	DEF("PortXmitConstraintErrors", xmit_constraint_errors, true, 100, 8),
-	DEF("PortRcvConstraintErrors", rcv_constraint_errors, true, 100, 8),
-	DEF("LocalLinkIntegrityErrors", local_link_integrity_errors, true, 10, 4),
-	DEF("ExcessiveBufferOverrunErrors", excessive_buffer_overrun_errors, true, 10, 4),
-	DEF("VL15Dropped", vl15_dropped, true, 100, 16),
-	DEF("PortXmitWait", xmit_wait, false, 0, 32),
-};
-const size_t ibs_n_counter_defs = sizeof(ibs_counter_defs) / sizeof(ibs_counter_defs[0]);
-
-const struct ibs_counter_def *ibs_counter_find(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < ibs_n_counter_defs; i++)
-		if (!strcasecmp(ibs_counter_defs[i].name, name) || !strcasecmp(ibs_counter_defs[i].key, name))
-			return &ibs_counter_defs[i];
-	return NULL;
-}
-
-bool ibs_counter_known(const struct ibs_port_counters *c, const struct ibs_counter_def *d)
-{
-	return !(c->no_xmit_wait && d->offset == offsetof(struct ibs_pma_counters, xmit_wait));
-}
-
-bool ibs_port_wants_counters(const struct ibs_node *n, const struct ibs_port *p)
-{
-	if (p->num == 0 || !p->valid)
-		return false;
-	(void)n;
-	/* A port with a cable (or at least LinkUp) has counters worth reading. */
-	return p->peer || ibs_portinfo_linkup(&p->pi);
-}
-
-/*
- * The port a GMP to p's PMA enters by: a switch's port 0 (the PMA's, whatever
- * port is selected), a CA's or router's own port.
- */
-static const struct ibs_port *pma_port(const struct ibs_node *n, const struct ibs_port *p)
-{
-	return n->ni.node_type == IBS_NODE_SWITCH ? ibs_node_port(n, 0) : p;
-}
-
-uint16_t ibs_port_pma_lid(const struct ibs_node *n, const struct ibs_port *p)
-{
-	const struct ibs_port *via = pma_port(n, p);
-
-	return via && via->valid ? via->pi.lid : 0;
-}
-
-/*
- * Why no GMP can ask for p's counters, or IBS_CTR_ASKED. Only SMPs pass a
- * port in Init or Armed (IBA 7.2); a GMP needs the PMA's port Active, and
- * for a remote CA the switch port its cable goes to as well (every GMP to
- * it leaves by that port; its port 0 counts for a switch). A switch's
- * external port in Init is read through its port 0 all the same. A LID
- * another node holds too (own: ibs_fabric_lid_owners) would bring
- * whichever node's counters the forwarding tables lead to: not asked.
- */
-static uint8_t pma_skip(const struct ibs_node *n, const struct ibs_port *p, const uint32_t *own, uint8_t *state)
-{
-	const struct ibs_port *via = pma_port(n, p), *far;
-
-	if (!via || !via->valid)
-		return IBS_CTR_NO_LID;
-	if (!ibs_portinfo_active(&via->pi)) {
-		*state = via->pi.state;
-		return IBS_CTR_NOT_ACTIVE;
-	}
-	if (!via->pi.lid)
-		return IBS_CTR_NO_LID;
-	far = NULL;
-	if (n->ni.node_type != IBS_NODE_SWITCH && n->path.hops && p->peer)
-		far = ibs_node_port(p->peer, p->peer_port);
-	if (far && far->valid && !ibs_portinfo_active(&far->pi)) {
-		*state = far->pi.state;
-		return IBS_CTR_PEER_NOT_ACTIVE;
-	}
-	if (via->pi.lid < IBS_LID_UNICAST_END && own[via->pi.lid] == IBS_LID_SHARED)
-		return IBS_CTR_SHARED_LID;
-	return IBS_CTR_ASKED;
-}
-
-const char *ibs_port_counters_why(const struct ibs_node *n, const struct ibs_port *p)
-{
-	static char buf[192];
-	const struct ibs_port *via = pma_port(n, p);
-
-	if (!p->ctr || p->ctr->ok)
-		return NULL;
-	switch (p->ctr->not_read) {
-	case IBS_CTR_NO_LID:
-		return "the port has no LID";
-	case IBS_CTR_NOT_ACTIVE:
-		snprintf(buf, sizeof(buf), "%s is %s, and no GMP reaches a port that is not Active",
-			 via == p ? "the port" : "port 0", ibs_port_state_str(p->ctr->state));
-		return buf;
-	case IBS_CTR_MOVED:
-		return "its LID moved between the two readings";
-	case IBS_CTR_PEER_NOT_ACTIVE:
-		snprintf(buf, sizeof(buf),
-			 "%s port %u, its cable's other end, is %s, and no GMP crosses a port that is not Active",
-			 ibs_node_name(p->peer), p->peer_port, ibs_port_state_str(p->ctr->state));
-		return buf;
-	case IBS_CTR_SHARED_LID:
-		snprintf(buf, sizeof(buf), "its LID %u is another node's too: a GMP to it reaches either", via->pi.lid);
-		return buf;
-	}
-	return NULL;
-}
-
-struct cctx *ibs_cctx(struct cctx *base, struct ibs_node *n, struct ibs_port *p, bool ext)
-{
-	struct cctx *c = xmalloc(sizeof(*c));
-
-	*c = *base;
-	c->node = n;
-	c->port = p;
-	c->ext = ext;
-	c->redirected = false; /* a new request */
-	return c;
-}
-
-/*
- * A PMA that answers "redirect required" names in a ClassPortInfo the LID,
- * QP, Q_Key and SL to ask instead. libibmad's mad_rpc follows it, and so does
- * this: once per request (a second redirect stands as the answer, so two
- * agents cannot bounce a request for ever), by LID only. True when the
- * request went out again (c is then spent).
- */
-bool ibs_follow_redirect(struct cctx *c, const struct ibs_mad_req *req, const struct ibs_mad_result *r,
-			    ibs_mad_cb cb)
-{
-	struct ibs_mad_req again;
-	struct cctx *n;
-
-	if (r->outcome != IBS_MAD_STATUS || !(r->status & IBS_MAD_STATUS_REDIRECT) || c->redirected)
-		return false;
-	again = *req;
-	if (ibs_decode_redirect(r->mad, r->len, &again.addr) != IBS_OK) {
-		log_warn("the PMA of 0x%016llx redirects to an address ibscan cannot follow (by GID only)",
-			 (unsigned long long)c->node->ni.node_guid);
-		return false;
-	}
-	log_debug("the PMA of 0x%016llx redirects to LID %u QP 0x%x", (unsigned long long)c->node->ni.node_guid,
-		  again.addr.lid, again.addr.qp);
-	n = ibs_cctx(c, c->node, c->port, c->ext);
-	n->redirected = true;
-	ibs_engine_submit(c->e, &again, cb, n);
-	free(c);
-	return true;
-}
-
-void ibs_pma_req(struct ibs_mad_req *req, uint16_t lid, uint16_t attr, uint8_t port, bool ext, bool reset,
-		    uint8_t *data)
-{
-	struct ibs_addr a;
-
-	ibs_addr_lid(&a, lid, 1);
-	ibs_req_get(req, &a, IBS_CLASS_PMA, attr, 0);
-	if (attr != IBS_ATTR_CLASS_PORT_INFO) {
-		ibs_pma_select(data, 64, port, ext, reset);
-		req->data = data;
-		req->data_len = 64;
-		if (reset)
-			req->method = IBS_METHOD_SET;
-	}
-}
 
 static void on_reset(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r)
 {
@@ -375,7 +193,7 @@ static void prepare_ports(struct ibs_node *n, const uint32_t *own, bool *any, bo
 			continue;
 		*any = true;
 		c = fresh(pt);
-		why = pma_skip(n, pt, own, &c->state);
+		why = ibs_port_pma_skip(n, pt, own, &c->state);
 		if (ibs_port_pma_lid(n, pt))
 			*with_lid = true;
 		/* Not a failure: what the port's state allows (its own finding in health). */

@@ -1,11 +1,11 @@
 /*
- * What two readings of a port's PMA counters say (counters.h): each
+ * What two readings of a port's PMA counters say (counters_delta.h): each
  * counter's rise (PortCounters saturate rather than wrap, IBA 16.1.3.5),
  * the data counters' rise, the time between, and PortXmitWait as ticks per
  * second and as the share of that time the port waited (its tick from
  * PortSamplesControl, IBA 16.1.3.2).
  */
-#include "counters.h"
+#include "counters_delta.h"
 #include "../model/rate.h"
 
 #include <inttypes.h>

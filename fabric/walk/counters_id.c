@@ -4,7 +4,8 @@
  * and the PortGUID of the port the SMP entered by), since a PMA's answer
  * names no node and the subnet manager may have given the LIDs out anew.
  */
-#include "counters.h"
+#include "counters_id.h"
+#include "counters_port.h"
 #include "../../core/base/log.h"
 #include "../../core/base/xalloc.h"
 

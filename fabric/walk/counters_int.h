@@ -1,4 +1,9 @@
-/* What the counter sweep's files (counters.c, counters_details.c) share: one request's context and how it goes out. */
+/*
+ * What the counter sweep's files share: one request's context and how it
+ * goes out (counters_pma.c), the details' attribute IDs and decoders
+ * (counters_defs.c), why a port's PMA is not asked (counters_port.c), and
+ * the details' requests (counters_details.c).
+ */
 #ifndef IBSCAN_COUNTERS_INT_H
 #define IBSCAN_COUNTERS_INT_H
 
@@ -7,6 +12,7 @@
 #include "../../core/mad/engine.h"
 
 struct ibs_counter_opts;
+struct ibs_pma_details;
 
 struct cctx {
 	struct ibs_fabric *f;
@@ -19,7 +25,7 @@ struct cctx {
 	uint8_t det;     /* counters_details.c: IBS_DET_RCV or IBS_DET_XMIT */
 };
 
-/* A new request's context for port p of n, from base (free it in the callback). */
+/* counters_pma.c. A new request's context for port p of n, from base (free it in the callback). */
 struct cctx *ibs_cctx(struct cctx *base, struct ibs_node *n, struct ibs_port *p, bool ext);
 /*
  * A PMA that answers "redirect required": the request goes out again to
@@ -31,7 +37,16 @@ bool ibs_follow_redirect(struct cctx *c, const struct ibs_mad_req *req, const st
 void ibs_pma_req(struct ibs_mad_req *req, uint16_t lid, uint16_t attr, uint8_t port, bool ext, bool reset,
 		 uint8_t *data);
 /*
- * Port c->port's summary reading is whole: ask for PortRcvErrorDetails and
+ * counters_port.c: why no GMP can ask for p's counters (IBS_CTR_NO_LID...),
+ * or IBS_CTR_ASKED; state is set to the state of the port in the way. own
+ * is ibs_fabric_lid_owners'.
+ */
+uint8_t ibs_port_pma_skip(const struct ibs_node *n, const struct ibs_port *p, const uint32_t *own, uint8_t *state);
+/* counters_defs.c: detail k's attribute ID (IBS_ATTR_PORT_...), and its decoder into out. */
+uint16_t ibs_det_attr_id(unsigned k);
+enum ibs_err ibs_det_decode(unsigned k, const uint8_t *mad, size_t len, struct ibs_pma_details *out);
+/*
+ * counters_details.c. Port c->port's summary reading is whole: ask for PortRcvErrorDetails and
  * PortXmitDiscardDetails where PortRcvErrors or PortXmitDiscards moved.
  */
 void ibs_counters_details(struct cctx *c);

@@ -183,6 +183,11 @@ bool walk_lid_ask_again(const struct walker *w, uint32_t head, const struct lid_
  */
 bool walk_lid_closed(struct walker *w, struct ibs_node *n, const struct ibs_mad_req *req, const struct ibs_mad_result *r);
 
+/* Is candidate, entered on port k, the node already known at the far end of pr's from:port (walk_match.c)? */
+bool walk_same_node(const struct ibs_node *cand, uint8_t k, const struct probe *pr);
+/* Is pr an echo of a cable already known (walk_match.c)? */
+bool walk_echo_of_known(const struct walker *w, const struct probe *pr);
+
 /* Queries and their answers (walk_query.c). */
 ibs_mad_cb walk_handler(uint16_t attr);
 void walk_send_query(struct qctx *c);

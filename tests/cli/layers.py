@@ -29,9 +29,15 @@ against the including file's folder, and checks:
            fabric/walk/walk.c runs the walker's other files
            (fabric/walk/walk_*.c, which share walk_int.h), and none of
            them includes walk.h or calls a function walk.c defines;
+           fabric/walk/counters.c runs the counter sweep's other files
+           (fabric/walk/counters_*), and none of them includes
+           counters.h or calls a function counters.c defines;
   chain    the walker's files call down one chain, walk.c -> walk_query.c
-           -> walk_lid.c -> walk_path.c: none names a function that a file
-           before it defines (they share one header, so no include shows
+           -> walk_lid.c -> walk_path.c -> walk_match.c, and the counter sweep's files
+           another, counters.c -> counters_id.c -> counters_details.c ->
+           counters_delta.c -> counters_pma.c -> counters_port.c ->
+           counters_defs.c: none names a function that a file before it on
+           its chain defines (they share one header, so no include shows
            such a cycle);
   model    fabric/model knows nothing of the engine nor of the way a MAD
            goes: it includes nothing of core/mad/engine*, and defines no
@@ -58,9 +64,16 @@ CORE = {
     "probe": {"base", "probe"},
 }
 # A file above the others of its family (their path's start): they neither include its header nor call it.
-TOPS = {"fabric/walk/walk.c": "fabric/walk/walk_"}
-# Files that call down in this order only: each names no function that one before it defines.
-CHAIN = ["fabric/walk/walk.c", "fabric/walk/walk_query.c", "fabric/walk/walk_lid.c", "fabric/walk/walk_path.c"]
+TOPS = {"fabric/walk/walk.c": "fabric/walk/walk_", "fabric/walk/counters.c": "fabric/walk/counters_"}
+# Files that call down one chain, the top first: (what they are, the files).
+CHAINS = [
+    ("the walker's files", ["fabric/walk/walk.c", "fabric/walk/walk_query.c", "fabric/walk/walk_lid.c",
+                            "fabric/walk/walk_path.c", "fabric/walk/walk_match.c"]),
+    ("the counter sweep's files", ["fabric/walk/counters.c", "fabric/walk/counters_id.c",
+                                   "fabric/walk/counters_details.c", "fabric/walk/counters_delta.c",
+                                   "fabric/walk/counters_pma.c", "fabric/walk/counters_port.c",
+                                   "fabric/walk/counters_defs.c"]),
+]
 # What fabric/model may not name a function for (a word of its name, split at "_"), nor include.
 MODEL_NOT_NAMED = {"route", "routes", "engine"}
 MODEL_NOT_INCLUDED = re.compile(r"^core/mad/engine")
@@ -190,23 +203,24 @@ def tops(root, graph):
 
 
 def chain(root):
-    """The calls of CHAIN that go back: a file that names a function which a file before it defines."""
+    """The calls of each of CHAINS that go back: a file that names a function which a file before it defines."""
     errors = []
-    texts = {}
-    for f in CHAIN:
-        path = os.path.join(root, f)
-        if not os.path.isfile(path):
-            errors.append(f"{f}: no such file (on the chain {' -> '.join(CHAIN)})")
-            continue
-        texts[f] = strip_comments(open(path, encoding="utf-8", errors="replace").read())
-    for i, upper in enumerate(CHAIN):
-        if upper not in texts:
-            continue
-        for name in sorted(set(DEFINES.findall(texts[upper]))):
-            for lower in CHAIN[i + 1:]:
-                if lower in texts and re.search(r"\b%s\b" % re.escape(name), texts[lower]):
-                    errors.append(f"{lower}: names {name}, which {upper} defines: the walker's files call down "
-                                  f"{' -> '.join(os.path.basename(c) for c in CHAIN)}, never back")
+    for what, files in CHAINS:
+        texts = {}
+        for f in files:
+            path = os.path.join(root, f)
+            if not os.path.isfile(path):
+                errors.append(f"{f}: no such file (on the chain {' -> '.join(files)})")
+                continue
+            texts[f] = strip_comments(open(path, encoding="utf-8", errors="replace").read())
+        for i, upper in enumerate(files):
+            if upper not in texts:
+                continue
+            for name in sorted(set(DEFINES.findall(texts[upper]))):
+                for lower in files[i + 1:]:
+                    if lower in texts and re.search(r"\b%s\b" % re.escape(name), texts[lower]):
+                        errors.append(f"{lower}: names {name}, which {upper} defines: {what} call down "
+                                      f"{' -> '.join(os.path.basename(c) for c in files)}, never back")
     return errors
 
 

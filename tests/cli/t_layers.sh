@@ -5,8 +5,10 @@
 # check -> load -> walk -> model; in core, base
 # includes only base, and mad, capture and probe include each other only as
 # capture -> mad; fabric and host include nothing of the probe; no include cycle
-# (tests/cli/layers.py); fabric/walk/walk.c calls the walker's other files, never they it, and they call down
-# walk_query.c -> walk_lid.c -> walk_path.c; fabric/model includes nothing of the engine and defines no
+# (tests/cli/layers.py); fabric/walk/walk.c calls the walker's other files, never they it, and they call
+# down walk_query.c -> walk_lid.c -> walk_path.c -> walk_match.c; fabric/walk/counters.c calls the counter sweep's other
+# files, never they it, and they call down counters_id.c -> counters_details.c -> counters_delta.c ->
+# counters_pma.c -> counters_port.c -> counters_defs.c; fabric/model includes nothing of the engine and defines no
 # function named for a route or the engine. Then the check itself: each kind of violation,
 # planted in a copy of the tree, must make it fail and be named.
 . "$(dirname "$0")/lib.sh"
@@ -95,7 +97,7 @@ bool walk_lid_hides(const struct ibs_walk_error *er)
 	return ibs_walk_error_hides_neighbour(er);
 }'
 plant 0 '' fabric/walk/walk.c walk_int.h
-# The walker's files call down walk.c -> walk_query.c -> walk_lid.c -> walk_path.c, never back (a call or a
+# The walker's files call down walk.c -> walk_query.c -> walk_lid.c -> walk_path.c -> walk_match.c, never back (a call or a
 # function's name).
 plant_code 1 'fabric/walk/walk_path.c: names walk_lid_forget, which fabric/walk/walk_lid.c defines' \
 	fabric/walk/walk_path.c 'void walk_path_forget(struct walker *w, struct uplinks *u)
@@ -107,9 +109,38 @@ plant_code 1 'fabric/walk/walk_lid.c: names walk_handler, which fabric/walk/walk
 {
 	return walk_handler(IBS_ATTR_NODE_INFO);
 }'
+plant_code 1 'fabric/walk/walk_match.c: names walk_uplinks, which fabric/walk/walk_path.c defines' \
+	fabric/walk/walk_match.c 'struct uplinks *walk_match_uplinks(struct walker *w, const struct ibs_node *n)
+{
+	return walk_uplinks(w, n);
+}'
 plant_code 0 '' fabric/walk/walk_query.c 'void walk_query_forget(struct walker *w, struct uplinks *u)
 {
 	walk_lid_forget(w, u);
+}'
+plant 1 'fabric/walk/counters_id.c: includes fabric/walk/counters.h, the header of the file above it (fabric/walk/counters.c)' \
+	fabric/walk/counters_id.c counters.h
+# The counter sweep's files call down counters.c -> counters_id.c -> counters_details.c -> counters_delta.c ->
+# counters_pma.c -> counters_port.c -> counters_defs.c, never back.
+plant_code 1 'fabric/walk/counters_defs.c: names ibs_read_counters, which fabric/walk/counters.c defines' \
+	fabric/walk/counters_defs.c 'enum ibs_err ibs_counters_again(struct ibs_engine *e, struct ibs_fabric *f, struct ibs_run *run,
+				  const struct ibs_counter_opts *o)
+{
+	return ibs_read_counters(e, f, run, o);
+}'
+plant_code 1 'fabric/walk/counters_pma.c: names ibs_counters_details, which fabric/walk/counters_details.c defines' \
+	fabric/walk/counters_pma.c 'void ibs_cctx_details(struct cctx *c)
+{
+	ibs_counters_details(c);
+}'
+plant_code 1 'fabric/walk/counters_delta.c: names ibs_counters_confirm, which fabric/walk/counters_id.c defines' \
+	fabric/walk/counters_delta.c 'enum ibs_err ibs_counters_reconfirm(struct ibs_engine *e, struct ibs_fabric *f)
+{
+	return ibs_counters_confirm(e, f);
+}'
+plant_code 0 '' fabric/walk/counters_details.c 'uint16_t ibs_counters_details_lid(const struct ibs_node *n, const struct ibs_port *p)
+{
+	return ibs_port_pma_lid(n, p);
 }'
 # The model knows nothing of the engine, nor which nodes an SMP passes (fabric/walk/smp_route.c).
 plant 1 'fabric/model/model.h:2: #include "../../core/mad/engine.h": the model knows nothing of the engine' \
