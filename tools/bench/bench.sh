@@ -29,7 +29,8 @@
 # on trees built in memory up to 26,784 nodes (tools/bench/routebench.c:
 # CPU per pair and per destination, RSS).
 # Then the exporter row (bench_exporter, issue 30): its sweeps and scrapes on
-# the large tree beside ibqueryerrors.
+# the large tree beside ibqueryerrors and the other exporters' commands
+# (ibnetdiscover, perfquery), and a 1,000-sweep soak on the small fabric.
 # BENCH_SIZES picks sizes: small medium large xlarge huge lossy routes exporter (default all).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -505,9 +506,11 @@ bench_routes() {
 # PortCounters), alternately. Per sweep: its duration as the exporter's own
 # ibscan_sweep_duration_seconds says, and whether it walked; per
 # scrape: curl's time and the page's size, plain and gzip; the exporter's RSS and peak RSS
-# at the end (/proc). Writes $out/exporter.md.
+# at the end (/proc). Then others_pattern on the same simulator and
+# exporter_soak on the small fabric. Writes $out/exporter.md.
 bench_exporter() {
-	local f n=10 i pid port log=$out/exporter.err prom=$out/exporter.prom want t full ts last st sz rss hwm tool rc r
+	local f n=10 i pid port log=$out/exporter.err prom=$out/exporter.prom want t full ts last st sz rss hwm tool rc r load
+	load=$(cut -d' ' -f1-3 /proc/loadavg)
 	f=$(gen large)
 	sim_start "$f" || { echo "bench: exporter: the simulator did not come up" >>"$out/errors"; return; }
 	: >"$out/exp-runs"
@@ -559,20 +562,135 @@ bench_exporter() {
 			fi
 		done
 	done
+	others_pattern
 	sim_stop
+	exporter_soak
 	{
 		echo
-		echo "Exporter (large tree, $(grep -m1 '^# nodes' "$f" | awk '{print $3}' | tr -d :) nodes): $n sweeps, --walk-every 5, a scrape after each; RSS at the end ${rss:-?} kB, peak ${hwm:-?} kB"
+		echo "Exporter (large tree, $(grep -m1 '^# nodes' "$f" | awk '{print $3}' | tr -d :) nodes; load average at the start $load): $n sweeps, --walk-every 5, a scrape after each; RSS at the end ${rss:-?} kB, peak ${hwm:-?} kB"
 		echo
 		echo "| what | count | min s | median s | max s | size B (median scrape) |"
 		echo "|---|---|---|---|---|---|"
-		for k in sweep-walk sweep-counters scrape scrape-gzip ibqueryerrors ibqueryerrors-o64; do
+		for k in sweep-walk sweep-counters scrape scrape-gzip ibqueryerrors ibqueryerrors-o64 ibnetdiscover perfquery-switches perfquery-port; do
 			awk -v k=$k '$1 == k { print $2, $4 }' "$out/exp-runs" | sort -n | awk -v k=$k '{ v[NR] = $1; z[NR] = $2 } END {
 				if (!NR) { printf "| %s | 0 | - | - | - | - |\n", k; exit }
 				printf "| %s | %d | %.3f | %.3f | %.3f | %s |\n", k, NR, v[1], v[int((NR + 1) / 2)], v[NR], k ~ /^scrape/ ? z[int((NR + 1) / 2)] : "-" }'
 		done
 		echo "| counters sweep / ibqueryerrors -o 64 | | | $(ratio "$(stats_of sweep-counters)" "$(stats_of ibqueryerrors-o64)") | | |"
+		cat "$out/others.md"
+		cat "$out/soak.md"
 	} >"$out/exporter.md"
+}
+
+# others_pattern: on the simulator that is up (the large tree), what
+# treydock/infiniband_exporter runs for one collection (collectors/switch.go,
+# collectors/perfquery.go): ibnetdiscover once, then for each switch, one
+# after another (--perfquery.max-concurrent defaults to 1),
+# `perfquery -l -x -G GUID P1,P2,...` over its linked ports (its HCA
+# collector is off by default). Then `perfquery -x LID PORT` for a random
+# sample of BENCH_PERFQ_SAMPLE (500) of all linked ports, extrapolated to
+# all of them (labelled so). guilbaults/infiniband-exporter runs
+# ibqueryerrors (the rows above). Rows go to $out/exp-runs; the summary to
+# $out/others.md.
+others_pattern() {
+	local t0 t1 rc=0 sw=0 bad=0 guid ports lid p nports sample=${BENCH_PERFQ_SAMPLE:-500} total
+	: >"$out/others.md"
+	t0=$(date +%s.%N)
+	(cd "$SIM_DIR" && LD_PRELOAD=$SIM_SHIM ibnetdiscover >"$out/others.ibnd" 2>"$out/err") || rc=$?
+	t1=$(date +%s.%N)
+	[ "$rc" = 0 ] || { echo "exporter ibnetdiscover: exit $rc" >>"$out/errors"; return; }
+	echo "ibnetdiscover $(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') 0 0" >>"$out/exp-runs"
+	# "GUID ports" per switch, and "LID PORT" per linked port (switch or CA).
+	awk '/^Switch/ { sw = 1; g = $3; gsub(/"|S-/, "", g); lid = $0; sub(/.* lid /, "", lid); sub(/ .*/, "", lid); if (n) print "S", pg, pl; pg = "0x" g; pl = ""; n = 1; next }
+		/^(Ca|Rt)/ { sw = 0; next }
+		/^\[/ { p = $1; sub(/^\[/, "", p); sub(/\].*/, "", p)
+			if (sw) { pl = pl (pl == "" ? "" : ",") p; print "P", lid, p }
+			else { l = $0; sub(/.*# lid /, "", l); sub(/ .*/, "", l); print "P", l, p } }
+		END { if (n) print "S", pg, pl }' "$out/others.ibnd" >"$out/others.list"
+	t0=$(date +%s.%N)
+	while read -r guid ports; do
+		sw=$((sw + 1))
+		(cd "$SIM_DIR" && LD_PRELOAD=$SIM_SHIM perfquery -l -x -G "$guid" "$ports" >/dev/null 2>&1) || bad=$((bad + 1))
+	done < <(awk '$1 == "S" { print $2, $3 }' "$out/others.list")
+	t1=$(date +%s.%N)
+	[ "$bad" = 0 ] || echo "exporter perfquery -l -x -G: $bad of $sw switches failed" >>"$out/errors"
+	echo "perfquery-switches $(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') 0 $sw" >>"$out/exp-runs"
+	nports=$(grep -c '^P ' "$out/others.list")
+	bad=0
+	: >"$out/perfq.times"
+	while read -r lid p; do
+		t0=$(date +%s.%N)
+		(cd "$SIM_DIR" && LD_PRELOAD=$SIM_SHIM perfquery -x "$lid" "$p" >/dev/null 2>&1) || bad=$((bad + 1))
+		t1=$(date +%s.%N)
+		echo "perfquery-port $(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') 0 0" >>"$out/exp-runs"
+	done < <(awk '$1 == "P" { print $2, $3 }' "$out/others.list" | shuf -n "$sample" --random-source=<(yes))
+	[ "$bad" = 0 ] || echo "exporter perfquery -x LID PORT: $bad of $sample ports failed" >>"$out/errors"
+	total=$(awk '$1 == "perfquery-port" { s += $2; n++ } END { if (n) printf "%.0f", s / n * '"$nports"' }' "$out/exp-runs")
+	{
+		echo
+		echo "The other exporters' command pattern on the same simulator, same run: ibnetdiscover once; treydock's one \`perfquery -l -x -G GUID ports\` per switch, $sw switches one after another (perfquery-switches: the whole loop, one row); \`perfquery -x LID PORT\` for a random sample of $sample of the $nports linked ports (perfquery-port: one row per port)."
+		echo "Per port for all $nports ports, one after another: extrapolated from the sample, ${total:-?} s (not measured in full)."
+		echo "One collection as treydock's exporter does it: ibnetdiscover + perfquery-switches = $(awk -v a="$(stats_of ibnetdiscover)" -v b="$(stats_of perfquery-switches)" 'BEGIN { printf "%.1f", a + b }') s, beside one ibscan sweep with a walk: $(awk -v a="$(stats_of sweep-walk)" 'BEGIN { printf "%.1f", a }') s (median)."
+	} >"$out/others.md"
+}
+
+# exporter_soak: issue 30's soak. On the small fabric, `ibscan exporter
+# --interval 0.05 --walk-every 3` for 1,000 sweeps; at sweep 10 and every
+# 100 after, VmRSS and the open fds over 20 looks 10 ms apart (three
+# sweeps or more, so one with a walk): the highest RSS (where the sweep
+# stands moves it by megabytes), the least fd count (a sweep holds the umad
+# fds only while it runs). Flat: the median RSS of the samples at sweeps
+# 600-1000 within 1,024 kB of the median at 10-300 (a leak of 3 kB a sweep
+# shows; one sample's spike does not), the same fd count at every sample;
+# else an error. Writes $out/soak.md.
+exporter_soak() {
+	local f=$root/fixtures/fabrics/fattree2-small pid port log=$out/soak.err i n next=10 rss fds k m bad= t0 t1
+	: >"$out/soak.md"
+	: >"$out/soak.rows"
+	sim_start "$f" || { echo "exporter ibscan soak: the simulator did not come up" >>"$out/errors"; return; }
+	: >"$log"
+	(cd "$SIM_DIR" && LD_PRELOAD=$SIM_SHIM exec "$ibscan" exporter --listen 127.0.0.1:0 --interval 0.05 \
+		--walk-every 3 --deadline 10 2>>"$log") &
+	pid=$!
+	for i in $(seq 100); do grep -q 'listening on' "$log" && break; sleep 0.1; done
+	port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' "$log")
+	t0=$(date +%s)
+	while [ -n "$port" ] && [ "$next" -le 1000 ]; do
+		n=$(curl -s "http://127.0.0.1:$port/metrics" | awk '/^ibscan_exporter_sweeps_total /{print $2}')
+		if [ "${n:-0}" -ge "$next" ] 2>/dev/null; then
+			m=99999 rss=0
+			for k in $(seq 20); do
+				fds=$(ls /proc/$pid/fd | wc -l)
+				[ "$fds" -lt "$m" ] && m=$fds
+				k=$(awk '/^VmRSS/{print $2}' /proc/$pid/status)
+				[ "${k:-0}" -gt "$rss" ] && rss=$k
+				sleep 0.01
+			done
+			echo "$n $rss $m" >>"$out/soak.rows"
+			next=$(((next == 10 ? 0 : next) + 100))
+		fi
+		[ $(($(date +%s) - t0)) -lt 600 ] || break
+		sleep 0.05
+	done
+	t1=$(date +%s)
+	kill -TERM "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	sim_stop
+	[ "$(wc -l <"$out/soak.rows")" = 11 ] || bad="only $(wc -l <"$out/soak.rows") of 11 samples in $((t1 - t0)) s (exporter: $(head -1 "$log"))"
+	# The medians: of the first four samples (sweeps 10-300) and of the last five (600-1000).
+	[ -z "$bad" ] && bad=$(awk -v ma="$(head -4 "$out/soak.rows" | cut -d' ' -f2 | sort -n | awk '{ v[NR] = $1 } END { print (v[2] + v[3]) / 2 }')" \
+		-v mb="$(tail -5 "$out/soak.rows" | cut -d' ' -f2 | sort -n | sed -n 3p)" 'NR == 1 { f = $3 }
+		$3 != f { printf "%d fds at sweep %d (sweep 10: %d); ", $3, $1, f }
+		END { if (mb > ma + 1024) printf "RSS grew: median %d kB at sweeps 600-1000, %d kB at 10-300; ", mb, ma }' "$out/soak.rows")
+	[ -z "$bad" ] || echo "exporter ibscan soak: not flat: $bad" >>"$out/errors"
+	{
+		echo
+		echo "Soak (fattree2-small, 111 nodes, live through the simulator): 1,000 sweeps at --interval 0.05 --walk-every 3 in $((t1 - t0)) s; flat = the median RSS at sweeps 600-1000 within 1,024 kB of the median at 10-300, and the same open fd count throughout: $([ -z "$bad" ] && echo flat || echo "NOT flat: $bad")"
+		echo
+		echo "| sweep | VmRSS kB (highest of 20 looks) | open fds (least of 20) |"
+		echo "|---|---|---|"
+		awk '{ printf "| %d | %d | %d |\n", $1, $2, $3 }' "$out/soak.rows"
+	} >"$out/soak.md"
 }
 
 # stats_of NAME: the median wall time of NAME's runs in $out/exp-runs.
