@@ -80,7 +80,7 @@ struct render_drawing {
 	size_t n_drawn_nodes, n_drawn_edges;
 	/*
 	 * The Graphviz layout engine it is made for: "dot", or "nop" for a large
-	 * fabric, whose positions ibscan computes (output/draw_rows.c; the DOT
+	 * fabric, whose positions ibscan computes (output/draw_grid.c; the DOT
 	 * says layout=nop, as `neato -n`).
 	 */
 	const char *engine;
