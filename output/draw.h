@@ -22,8 +22,8 @@
  *   e-<leaf GUID>-g-<...>      the cables from a leaf to a group of hosts
  *   legend                     the legend
  *   rail-<K>                   a rail-optimized fabric's panel of rail K (1..,
- *                              in the devices' order; a cluster, in dot's
- *                              layout: output/draw_rails.c)
+ *                              in the devices' order; a cluster: placed by
+ *                              dot, or on ibscan's grid by output/draw_panels.c)
  * With a heat map (render_draw_opts.heat) every cable's tooltip has a line
  * "routes: N (up U, down D)" (N the larger way; a merged edge: its busiest
  * cable's, then the spread).

@@ -57,18 +57,8 @@ static void spread_junctions(struct draw *d, double width)
  * leaves (as before), the cables of a wrapped leaf tier fanned out across
  * each other and through the other rows.
  */
-#define HOST_PITCH 60.0  /* the rows of one block: a node (36 pt) and room for the cables coming in above it */
-#define HOST_GAP 40.0    /* between two host rows */
-#define CHAN_STEP 6.0    /* between two cables in a channel */
-
-struct leafcol {
-	size_t e;        /* the leaf's drawn endpoint */
-	size_t *hosts, n_hosts, bc; /* its block's endpoints, in order; the block's columns */
-	double bw;       /* the block's width */
-};
-
 /* A block's endpoint's width: a host drawn alone is an ellipse, wider than its label's box. */
-static double block_width(const struct draw *d, size_t e, char **names)
+double draw_block_width(const struct draw *d, size_t e, char **names)
 {
 	size_t chars;
 
@@ -80,7 +70,7 @@ static double block_width(const struct draw *d, size_t e, char **names)
 }
 
 /* The block of each leaf of all[l0..l1) from the hosts of all[h0..h1): leaves by their position. */
-static struct leafcol *leaf_blocks(struct draw *d, const struct ord *all, size_t l0, size_t l1, size_t h0, size_t h1,
+struct leafcol *draw_leaf_blocks(struct draw *d, const struct ord *all, size_t l0, size_t l1, size_t h0, size_t h1,
 				   char **names)
 {
 	size_t n_ep = d->f->n_nodes + d->n_groups, i, k, *col = xcalloc(n_ep, sizeof(*col));
@@ -118,7 +108,7 @@ static struct leafcol *leaf_blocks(struct draw *d, const struct ord *all, size_t
 		for (i = 0; i < c->n_hosts; i++) {
 			if (i % c->bc == 0)
 				rw = 0;
-			rw += block_width(d, c->hosts[i], names) + (i % c->bc ? NODESEP_PT : 0);
+			rw += draw_block_width(d, c->hosts[i], names) + (i % c->bc ? NODESEP_PT : 0);
 			if (rw > c->bw)
 				c->bw = rw;
 		}
@@ -130,13 +120,28 @@ static struct leafcol *leaf_blocks(struct draw *d, const struct ord *all, size_t
 	return v;
 }
 
-/*
- * A column's room at its left, for the drops of the cables from above into the leaves of its
- * rows under the first (the last row's outermost, DROP_STEP apart): none with one row.
- */
-#define DROP_STEP 2.0 /* between two drops: each carries one leaf's cables; a third of a channel's step keeps a tall grid (29,938 nodes) within 16,000 px */
+size_t draw_place_block(struct draw *d, const struct leafcol *c, double cx, double y, char **names)
+{
+	size_t q, k;
 
-static double drop_room(size_t r)
+	for (q = 0; q * c->bc < c->n_hosts; q++) {
+		size_t from = q * c->bc, to = from + c->bc < c->n_hosts ? from + c->bc : c->n_hosts;
+		double rw = 0, hx;
+		for (k = from; k < to; k++)
+			rw += draw_block_width(d, c->hosts[k], names) + (k > from ? NODESEP_PT : 0);
+		hx = cx - rw / 2;
+		for (k = from; k < to; k++) {
+			double w = draw_block_width(d, c->hosts[k], names);
+			d->gx[c->hosts[k]] = hx + w / 2;
+			d->gy[c->hosts[k]] = y - (double)q * HOST_PITCH;
+			d->feed_y[c->hosts[k]] = d->gy[c->hosts[k]] + HOST_PITCH / 2;
+			hx += w + NODESEP_PT;
+		}
+	}
+	return q;
+}
+
+double draw_drop_room(size_t r)
 {
 	return r > 1 ? NODESEP_PT / 2 + DROP_STEP * (double)(r - 2) + 4 : 0;
 }
@@ -145,7 +150,7 @@ static double drop_room(size_t r)
 static double leaf_columns(const struct leafcol *v, size_t n, size_t r, double *cw)
 {
 	size_t cols = (n + r - 1) / r, i;
-	double total = 0, chan = NODESEP_PT + CHAN_STEP * (double)r + drop_room(r);
+	double total = 0, chan = NODESEP_PT + CHAN_STEP * (double)r + draw_drop_room(r);
 
 	for (i = 0; i < cols; i++)
 		cw[i] = 0;
@@ -185,9 +190,9 @@ static double leaf_height(const struct leafcol *v, size_t n, size_t r)
 static double grid_leaves(struct draw *d, const struct ord *all, size_t l0, size_t l1, size_t h0, size_t h1,
 			  double y, double *width, char **names, double *tier_low)
 {
-	size_t n = l1 - l0, r, cols, i, q, row, lone = 0;
-	struct leafcol *v = leaf_blocks(d, all, l0, l1, h0, h1, names);
-	double *cw = xcalloc(n + 1, sizeof(*cw)), total = 0, x, hy;
+	size_t n = l1 - l0, r, cols, i, q, row;
+	struct leafcol *v = draw_leaf_blocks(d, all, l0, l1, h0, h1, names);
+	double *cw = xcalloc(n + 1, sizeof(*cw)), total = 0, hy;
 
 	/*
 	 * The fewest rows that make the leaves no wider than the rows above, or the drawing no
@@ -210,7 +215,7 @@ static double grid_leaves(struct draw *d, const struct ord *all, size_t l0, size
 		for (i = row * cols; i < n && i < (row + 1) * cols; i++) {
 			struct leafcol *c = &v[i];
 			size_t col = i % cols, k;
-			double left, cx, chan = NODESEP_PT + CHAN_STEP * (double)r, lm = drop_room(r);
+			double left, cx, chan = NODESEP_PT + CHAN_STEP * (double)r, lm = draw_drop_room(r);
 			for (k = 0, left = -total / 2; k < col; k++)
 				left += cw[k];
 			cx = left + lm + (cw[col] - chan - lm) / 2;
@@ -226,44 +231,40 @@ static double grid_leaves(struct draw *d, const struct ord *all, size_t l0, size
 			d->in_y[c->e] = d->gy[c->e] + RANK_PT / 4;
 			/* The top row's channel outermost: the cables of the rows under it come out inside it. */
 			d->chan_x[c->e] = left + cw[col] - chan + NODESEP_PT / 2 + CHAN_STEP * (double)(r - row);
-			for (q = 0; q * c->bc < c->n_hosts; q++) {
-				size_t from = q * c->bc, to = from + c->bc < c->n_hosts ? from + c->bc : c->n_hosts;
-				double rw = 0, hx;
-				for (k = from; k < to; k++)
-					rw += block_width(d, c->hosts[k], names) + (k > from ? NODESEP_PT : 0);
-				hx = cx - rw / 2;
-				for (k = from; k < to; k++) {
-					double w = block_width(d, c->hosts[k], names);
-					d->gx[c->hosts[k]] = hx + w / 2;
-					d->gy[c->hosts[k]] = hy - (double)q * HOST_PITCH;
-					d->feed_y[c->hosts[k]] = d->gy[c->hosts[k]] + HOST_PITCH / 2;
-					hx += w + NODESEP_PT;
-				}
-			}
+			q = draw_place_block(d, c, cx, hy, names);
 			if (q > deepest)
 				deepest = q;
 		}
 		hy -= (double)deepest * HOST_PITCH + HOST_GAP;
 	}
-	/* Hosts on no leaf: a row of their own (wrapped at the width). */
-	for (i = h0, x = 0; i < h1; i++) {
-		double w;
-		if (d->block_of[all[i].e])
-			continue;
-		w = block_width(d, all[i].e, names);
-		if (lone && x + w > *width) {
-			hy -= HOST_PITCH + HOST_GAP;
-			x = 0;
-		}
-		d->gx[all[i].e] = -*width / 2 + x + w / 2;
-		d->gy[all[i].e] = hy;
-		x += w + NODESEP_PT;
-		lone++;
-	}
+	hy = draw_lone_hosts(d, all, h0, h1, hy, *width, names);
 	for (i = 0; i < n; i++)
 		free(v[i].hosts);
 	free(v);
 	free(cw);
+	return hy;
+}
+
+double draw_lone_hosts(struct draw *d, const struct ord *all, size_t h0, size_t h1, double hy, double width,
+		       char **names)
+{
+	size_t i, lone = 0;
+	double x;
+
+	for (i = h0, x = 0; i < h1; i++) {
+		double w;
+		if (d->block_of[all[i].e])
+			continue;
+		w = draw_block_width(d, all[i].e, names);
+		if (lone && x + w > width) {
+			hy -= HOST_PITCH + HOST_GAP;
+			x = 0;
+		}
+		d->gx[all[i].e] = -width / 2 + x + w / 2;
+		d->gy[all[i].e] = hy;
+		x += w + NODESEP_PT;
+		lone++;
+	}
 	return hy;
 }
 
@@ -303,7 +304,8 @@ void draw_grid_positions(struct draw *d, const struct ord *all, size_t n_rows, c
 				d->leaf_row = xcalloc(d->f->n_nodes + d->n_groups, sizeof(*d->leaf_row));
 				d->drop_x = xcalloc(d->f->n_nodes + d->n_groups, sizeof(*d->drop_x));
 				d->in_y = xcalloc(d->f->n_nodes + d->n_groups, sizeof(*d->in_y));
-				y = grid_leaves(d, all, l0, l1, l1, h1, y, &tier_width, names, tier_low);
+				y = d->n_rails ? draw_grid_panels(d, all, l0, l1, l1, h1, y, &tier_width, names, tier_low)
+					       : grid_leaves(d, all, l0, l1, l1, h1, y, &tier_width, names, tier_low);
 				/* The band between the leaves' first row (a node: 36 pt) and the junctions' rank above it. */
 				d->bus_lo = tier_high[1] + 30;
 				d->bus_hi = tier_high[1] + RANK_PT - 12;

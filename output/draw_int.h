@@ -129,6 +129,8 @@ struct draw {
 	size_t *rail_of;
 	char (*rail_name)[32];
 	size_t n_rails;
+	/* On the grid (draw_panels.c): per rail, its panel's frame (x0, y0, x1, y1) and its title's centre (x, y). */
+	double (*panel_box)[6];
 };
 
 struct ord {
@@ -190,6 +192,44 @@ double draw_est_width(const struct draw *d, size_t e, char **names);
  * cabled to (fattree3: 18,138 x 1,531 pt; 9,530 nodes: 38,881 px wide, 27 s).
  */
 #define DRAW_GRID_MIN 600
+/*
+ * draw_grid.c: the grid's leaves, each with its hosts (its host groups, and the hosts drawn alone
+ * whose first leaf it is) in a block under it, in the same column.
+ */
+#define HOST_PITCH 60.0  /* the rows of one block: a node (36 pt) and room for the cables coming in above it */
+#define HOST_GAP 40.0    /* between two host rows */
+#define CHAN_STEP 6.0    /* between two cables in a channel */
+/* Between two drops: each carries one leaf's cables; a third of a channel's step keeps a tall grid (29,938 nodes) within 16,000 px. */
+#define DROP_STEP 2.0
+
+struct leafcol {
+	size_t e;        /* the leaf's drawn endpoint */
+	size_t *hosts, n_hosts, bc; /* its block's endpoints, in order; the block's columns */
+	double bw;       /* the block's width */
+};
+
+/* The block of each leaf of all[l0..l1) from the hosts of all[h0..h1) (d->block_of); caller frees each hosts and v. */
+struct leafcol *draw_leaf_blocks(struct draw *d, const struct ord *all, size_t l0, size_t l1, size_t h0, size_t h1,
+				 char **names);
+/* Leaf c's block, centred on cx, its rows from y down (gx, gy, feed_y of its hosts); returns its rows. */
+size_t draw_place_block(struct draw *d, const struct leafcol *c, double cx, double y, char **names);
+/* A block's endpoint's width: a host drawn alone is an ellipse, wider than its label's box. */
+double draw_block_width(const struct draw *d, size_t e, char **names);
+/*
+ * A column's room at its left, for the drops of the cables from above into the leaves of its
+ * rows under the first (the last row's outermost, DROP_STEP apart): none with one row of r.
+ */
+double draw_drop_room(size_t r);
+/* The hosts of all[h0..h1) in no leaf's block: rows of their own from hy down, wrapped at width; returns the last row's y. */
+double draw_lone_hosts(struct draw *d, const struct ord *all, size_t h0, size_t h1, double hy, double width,
+		       char **names);
+/*
+ * draw_panels.c: with rails (d->n_rails), the grid's leaves all[l0..l1) and hosts all[h0..h1)
+ * as one panel per rail (d->panel_box) from y down, as grid_leaves in draw_grid.c does without;
+ * returns the y below the last host row.
+ */
+double draw_grid_panels(struct draw *d, const struct ord *all, size_t l0, size_t l1, size_t h0, size_t h1, double y,
+			double *width, char **names, double *tier_low);
 /* draw_grid.c: the grid's positions of the rows (d->gx, d->gy, d->legend_y, each bundle's junction). */
 void draw_grid_positions(struct draw *d, const struct ord *all, size_t n_rows, const size_t *row_len, char **names);
 /*
@@ -225,7 +265,8 @@ void draw_write_edges(struct draw *d, struct render_drawing *out, size_t *cap_po
 
 /*
  * draw_rails.c: a rail-optimized fabric's rails (each leaf's, d->rail_of; none unless two or
- * more); its panels, one DOT cluster per rail (its leaves and their hosts), in dot's layout.
+ * more); its panels, one DOT cluster per rail (its leaves and their hosts): in dot's layout
+ * placed by dot, on the grid framed where draw_panels.c placed them.
  */
 void draw_find_rails(struct draw *d);
 void draw_write_panels(struct draw *d);

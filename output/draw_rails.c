@@ -4,9 +4,9 @@
  * of its host cables come from, "dgx001 mlx5_2" -> mlx5_2, each leaf's
  * majority more than half of them), the leaves are ordered by rail and each
  * rail's leaves and their hosts are drawn in a panel of their own (a DOT
- * cluster, "rail mlx5_2"), the spines above shared by every panel. Only
- * in dot's layout: on ibscan's grid (a large or wrapped fabric) the leaves
- * keep their columns.
+ * cluster, "rail mlx5_2"), the spines above shared by every panel. In
+ * dot's layout dot places the clusters; on ibscan's grid (a large or
+ * wrapped fabric) draw_panels.c places each panel and its frame (bb, lp).
  */
 #include "draw.h"
 #include "draw_int.h"
@@ -137,7 +137,7 @@ void draw_write_panels(struct draw *d)
 	size_t r, e, i, k, n_ep = d->f->n_nodes + d->n_groups;
 	size_t *leaves, *first, *by_leaf, *order, *at;
 
-	if (d->grid || !d->n_rails)
+	if (!d->n_rails || (d->grid && !d->panel_box))
 		return;
 	/*
 	 * In one pass each: how many leaves a host is cabled to (a run of one
@@ -181,6 +181,11 @@ void draw_write_panels(struct draw *d)
 			snprintf(label, sizeof(label), "rail %s", d->rail_name[r]);
 			draw_dot_str(&d->sb, label);
 		}
+		if (d->grid) {
+			const double *b = d->panel_box[r];
+			sb_addf(&d->sb, "; bb=\"%.1f,%.1f,%.1f,%.1f\"; lp=\"%.1f,%.1f\"", b[0], b[1], b[2], b[3], b[4],
+				b[5]);
+		}
 		sb_adds(&d->sb, ";\n");
 		for (; k < at[r + 1]; k++) {
 			e = order[k];
@@ -205,6 +210,8 @@ void draw_rails_free(struct draw *d)
 {
 	free(d->rail_of);
 	free(d->rail_name);
+	free(d->panel_box);
+	d->panel_box = NULL;
 	d->rail_of = NULL;
 	d->rail_name = NULL;
 	d->n_rails = 0;
