@@ -125,10 +125,15 @@ struct draw {
 	size_t n_grows;
 	size_t *heat_sw;
 	uint64_t heat_min, heat_max;
-	/* Rails (draw_rails.c): per drawn endpoint, a leaf's rail + 1 (0: none); the rails' devices, in order. */
+	/*
+	 * Rails (draw_rails.c): per drawn endpoint, a leaf's rail + 1 (0: none); the rails' devices,
+	 * in order. With panels per scalable unit, the units instead, each named by its hosts
+	 * (rail_title: "rail " or "unit ").
+	 */
 	size_t *rail_of;
 	char (*rail_name)[32];
 	size_t n_rails;
+	const char *rail_title;
 	/* On the grid (draw_panels.c): per rail, its panel's frame (x0, y0, x1, y1) and its title's centre (x, y). */
 	double (*panel_box)[6];
 };
@@ -199,7 +204,10 @@ double draw_est_width(const struct draw *d, size_t e, char **names);
 #define HOST_PITCH 60.0  /* the rows of one block: a node (36 pt) and room for the cables coming in above it */
 #define HOST_GAP 40.0    /* between two host rows */
 #define CHAN_STEP 6.0    /* between two cables in a channel */
-/* Between two drops: each carries one leaf's cables; a third of a channel's step keeps a tall grid (29,938 nodes) within 16,000 px. */
+/*
+ * Between two drops: each carries one leaf's cables; a third of a channel's step keeps a tall
+ * grid (29,938 nodes) within 16,000 px.
+ */
 #define DROP_STEP 2.0
 
 struct leafcol {
@@ -220,7 +228,10 @@ double draw_block_width(const struct draw *d, size_t e, char **names);
  * rows under the first (the last row's outermost, DROP_STEP apart): none with one row of r.
  */
 double draw_drop_room(size_t r);
-/* The hosts of all[h0..h1) in no leaf's block: rows of their own from hy down, wrapped at width; returns the last row's y. */
+/*
+ * The hosts of all[h0..h1) in no leaf's block: rows of their own from hy down, wrapped at
+ * width; returns the last row's y.
+ */
 double draw_lone_hosts(struct draw *d, const struct ord *all, size_t h0, size_t h1, double hy, double width,
 		       char **names);
 /*

@@ -14,21 +14,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PANEL_PAD 16.0   /* between two panels' frames, and from a frame to its columns */
-#define PANEL_HEAD 48.0  /* a frame's top to its leaves' centres: their boxes, and the cables coming in above them */
-#define PANEL_FOOT 30.0  /* the lowest host's centre to the frame's bottom */
-#define PANEL_GAP 30.0   /* between two rows of panels */
-#define SUB_GAP 66.0     /* a block's lowest host's centre to the leaves of the next row in its panel */
-#define LEAF_HOST 110.0  /* a leaf's centre to its block's first row */
+#define PANEL_PAD 16.0  /* between two panels' frames, and from a frame to its columns */
+#define PANEL_HEAD 48.0 /* a frame's top to its leaves' centres: their boxes, and the cables coming in above them */
+#define PANEL_FOOT 30.0 /* the lowest host's centre to the frame's bottom */
+#define PANEL_GAP 30.0  /* between two rows of panels */
+#define SUB_GAP 66.0    /* a block's lowest host's centre to the leaves of the next row in its panel */
+#define LEAF_HOST 110.0 /* a leaf's centre to its block's first row */
 /* A rail's leaves kept in one row, the panels one under another, up to this wide for its height (4:1 promised). */
 #define PANEL_ASPECT 2.5
-#define TITLE_PT 8.0     /* a character of a panel's title (14 pt) */
+#define TITLE_PT 8.0 /* a character of a panel's title (14 pt) */
 
 struct panels {
-	size_t n, n_leaves, lpr;   /* panels (the last one unframed: leaves of no rail), leaves, per row of a panel */
-	size_t *panel, *col;       /* per leaf: its panel, its place in it (row col / lpr, column col % lpr) */
-	size_t *cnt;               /* per panel: its leaves */
-	double title_w, *cw;       /* the title's room at each panel's left; per column of a panel slot, its width */
+	size_t n, n_leaves, lpr; /* panels (the last one unframed: leaves of no rail), leaves, per row of a panel */
+	size_t *panel, *col;     /* per leaf: its panel, its place in it (row col / lpr, column col % lpr) */
+	size_t *cnt;             /* per panel: its leaves */
+	double title_w, *cw;     /* the title's room at each panel's left; per column of a panel slot, its width */
 };
 
 /* The rows of leaves in each row of panels, pc side by side: the most of its panels'. */
@@ -141,7 +141,8 @@ double draw_grid_panels(struct draw *d, const struct ord *all, size_t l0, size_t
 	if (cnt[d->n_rails])
 		p.n++;
 	for (k = 0; k < p.n; k++) {
-		double tw = k < d->n_rails ? TITLE_PT * (double)(strlen(d->rail_name[k]) + 5) + 12 : 0;
+		size_t chars = k < d->n_rails ? strlen(d->rail_name[k]) + strlen(d->rail_title) : 0;
+		double tw = chars ? TITLE_PT * (double)chars + 12 : 0;
 		if (cnt[k] > most)
 			most = cnt[k];
 		if (tw > p.title_w)

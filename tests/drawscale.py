@@ -34,6 +34,10 @@ fabric in that file, read independently here. Used by tests/cli/t_drawscale.sh.
              columns), not among the leaf rows; and the cables among the
              tiers above (spine-core, a bundle's arms): none through a
              node other than its ends either (a tier wrapped into rows)
+    units=N  drawn as N panels, one per scalable unit (--panels su; the
+             leaves hosts' cables join, hosts by name, computed here): each
+             unit's leaves and their hosts in one panel of its own, titled
+             "unit <its hosts>"
     railrows=K each rail's leaves in at most K rows (their centres' y within 1 pt)
     panels=N a rail-optimized fabric drawn as N panels, one per rail (a
              leaf's rail: the device, "dgx001 mlx5_2", most of its hosts'
@@ -436,6 +440,48 @@ def check_panels(root, box, nodes, lv, an, adj, want, bad, max_rows=1 << 30):
                                                             for r in sorted(set(rails.values())))))
 
 
+def check_units(root, box, nodes, lv, an, adj, want, bad):
+    """One panel per scalable unit (--panels su): the leaves that hosts join (a host: the first
+    word of its CAs' descriptions), all of a unit's leaves and their hosts in its panel and no
+    other unit's, titled "unit <hosts>"."""
+    up = {}
+
+    def find(x):
+        while up.setdefault(x, x) != x:
+            x = up[x]
+        return x
+    for k, t in lv.items():
+        if t == 1:
+            for p in adj.get(k, ()):
+                if nodes[p]['type'] == 'Ca' and p not in an:
+                    up[find(k)] = find('host:' + nodes[p]['desc'].split()[0])
+    units = {}
+    for k, t in lv.items():
+        if t == 1 and any(nodes[p]['type'] == 'Ca' and p not in an for p in adj.get(k, ())):
+            units.setdefault(find(k), []).append(k)
+    found = panel_frames(root)
+    if len(found) != want or len(units) != want:
+        bad.append('%d panels drawn, %d units here, want %d' % (len(found), len(units), want))
+    seen = set()
+    for u, leaves in sorted(units.items()):
+        ps = {p for leaf in leaves if leaf in box for p, v in found.items() if inside(box[leaf], v[0])}
+        if len(ps) != 1:
+            bad.append('the leaves of unit %s are in %d panels' % (u, len(ps)))
+            continue
+        p = ps.pop()
+        if p in seen:
+            bad.append('two units share panel %s' % p)
+        seen.add(p)
+        if not (found[p][1] or '').startswith('unit '):
+            bad.append('panel %s is titled %r' % (p, found[p][1]))
+        for leaf in leaves:
+            for h in adj.get(leaf, ()):
+                hb = box.get(h) or box.get('g-%016x' % nodes[leaf]['guid'])
+                if nodes[h]['type'] == 'Ca' and h not in an and hb and not inside(hb, found[p][0]):
+                    bad.append('host %s of unit %s is outside its panel' % (h, u))
+    print('units: %d panels, %s' % (len(found), ', '.join(sorted(v[1] or '' for v in found.values()))))
+
+
 def main():
     svg_p, net_p = sys.argv[1], sys.argv[2]
     checks = sys.argv[3:] or ['size', 'tiers', 'an', 'legend']
@@ -544,6 +590,8 @@ def main():
         elif c.startswith('panels='):
             rr = [int(x[9:]) for x in checks if x.startswith('railrows=')]
             check_panels(root, box, nodes, lv, an, adj, int(c[7:]), bad, *rr)
+        elif c.startswith('units='):
+            check_units(root, box, nodes, lv, an, adj, int(c[6:]), bad)
         elif c.startswith('railrows='):
             pass  # with panels=N
         elif c.startswith('edges='):

@@ -72,6 +72,16 @@ for c in r8:8:1 r48:4:3; do
 	grep -q 'layout=nop2' <("$draw" dot "$TMP/$c.net" /dev/stdout) || fail "$c: not laid out by ibscan"
 done
 
+# --panels su: one panel per scalable unit (its leaves of every rail, its hosts) instead, on dot's
+# layout (the pod: 4) and on the grid (r8: 8); --panels none: no panel.
+for c in pod:4 r8:8; do
+	p=${c#*:} c=${c%:*}
+	"$draw" svg "$TMP/$c.net" "$TMP/$c.su.svg" --panels su || fail "$c: no drawing by unit"
+	python3 "$check" "$TMP/$c.su.svg" "$TMP/$c.net" size tiers legend units=$p || fail "$c: size, tiers, legend, $p units"
+done
+"$draw" svg "$TMP/pod.net" "$TMP/pod.none.svg" --panels none || fail "pod: no drawing without panels"
+python3 "$check" "$TMP/pod.none.svg" "$TMP/pod.net" size tiers legend panels=0 || fail "pod: a panel with --panels none"
+
 # A three-level tree of 2,562 nodes (2,000 hosts, 562 switches): meshes bundled (4,397 edges unbundled).
 python3 "$ROOT/tools/fixtures/genfabric.py" --levels 3 --radix 36 --hosts 2000 -o "$TMP/t2k.net" 2>/dev/null
 "$draw" svg "$TMP/t2k.net" "$TMP/t2k.svg" || fail "t2k: no drawing"
