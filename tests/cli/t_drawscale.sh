@@ -61,10 +61,12 @@ grep -q '24 × 16 mesh: 4xEDR each, 384 cables' "$TMP/pod.svg" || fail "pod: the
 # the spines above shared; 8 units x 32 servers x 8 rails (2,144 nodes), each rail's 8 leaves in one
 # row with their host groups under them (before: 64 leaves in 5 rows of 13 filled rail after rail,
 # no panel); 48 units x 3 servers x 4 rails (992 nodes, hosts drawn alone, Aggregation Nodes), each
-# rail's 48 leaves wrapped into rows of 16 inside its panel, each row's blocks under it.
+# rail's 48 leaves wrapped into rows of 16 inside its panel, each row's blocks under it; 4 x 32 x 8
+# with 64 spines (1,120 nodes, the spines wrapped): the panels three side by side, in three rows.
 python3 "$ROOT/tools/fixtures/genrails.py" --units 8 --servers 32 --rails 8 --spines 32 -o "$TMP/r8.net"
 python3 "$ROOT/tools/fixtures/genrails.py" --units 48 --servers 3 --rails 4 --spines 16 --sharp -o "$TMP/r48.net"
-for c in r8:8:1 r48:4:3; do
+python3 "$ROOT/tools/fixtures/genrails.py" --units 4 --servers 32 --rails 8 --spines 64 -o "$TMP/r4w.net"
+for c in r8:8:1 r48:4:3 r4w:8:1; do
 	p=${c#*:} c=${c%%:*} rr=${p#*:} p=${p%:*}
 	"$draw" svg "$TMP/$c.net" "$TMP/$c.svg" || fail "$c: no drawing"
 	python3 "$check" "$TMP/$c.svg" "$TMP/$c.net" size tiers an legend blocks spines panels=$p railrows=$rr ||
