@@ -1,6 +1,7 @@
 /* Reading the switches' linear forwarding tables (IBA 14.2.5.10): all of them, or one block. */
 #include "route.h"
 #include "route_int.h"
+#include "smp_route.h"
 #include "../model/names.h"
 #include "../../core/base/log.h"
 #include "../../core/base/xalloc.h"
@@ -100,25 +101,12 @@ struct lctx {
 	struct ibs_engine *e;        /* to ask again by directed route */
 };
 
-/* The switches a table read of sw is handled by: sw alone by LID, each switch on the way by directed route. */
-unsigned ibs_tbl_route(const struct ibs_node *sw, const struct ibs_node *root, const struct ibs_addr *a,
-			  uint32_t *keys, unsigned max)
-{
-	if (a->lid) {
-		if (!max)
-			return 0;
-		keys[0] = (uint32_t)sw->index;
-		return 1;
-	}
-	return ibs_fabric_dr_route(root, a, keys, max);
-}
-
 /* The switches an LFT read is handled by, for the engine's per-node cap (ibs_route_fn). */
 static unsigned lft_route(void *ctx, const struct ibs_addr *a, uint32_t *keys, unsigned max)
 {
 	const struct lctx *c = ctx;
 
-	return ibs_tbl_route(c->l->node, c->root, a, keys, max);
+	return ibs_smp_route(c->l->node, c->root, a, keys, max);
 }
 
 /* A table read by LID that failed is asked again along sw's directed route (cb, ctx as before): whether it was. */
