@@ -147,6 +147,8 @@ static const struct cli_opt draw_opts[] = {
 		 "drawings: a leaf's N or more healthy hosts at one rate are one node, named in hostlist form"),
 	{ .name = "all-hosts", .id = OPT_ALL_HOSTS, .help = "drawings: draw every host on its own", .kind = CLI_K_ZERO,
 	  .at = AT(group_hosts), .given_at = AT(group_hosts_set) },
+	ROW_STR(0, "panels", OPT_PANELS, "KIND", panels,
+		"drawings: a rail-optimized fabric as one panel per rail, per scalable unit (su), or none (default rail)"),
 	ROW_END,
 };
 

@@ -87,6 +87,7 @@ struct cli_common {
 	/* Drawings (--format dot, svg; the report's map): group a leaf's hosts from this many on, 0 never. */
 	unsigned group_hosts;
 	bool group_hosts_set; /* --group-hosts or --all-hosts given: drawings only */
+	const char *panels;   /* --panels rail|su|none (render_draw_panels_parse); NULL: rail */
 	const char *profile;  /* --profile: what a host should be (local --check and --nccl-env, fleet) */
 	/* The shared rows given, in the order given (a row once). */
 	const struct cli_opt *given[32];
@@ -119,6 +120,7 @@ enum {
 	OPT_HELP,
 	OPT_GROUP_HOSTS,
 	OPT_ALL_HOSTS,
+	OPT_PANELS,
 	OPT_PROFILE,
 	OPT_THRESHOLDS, /* the checks options (struct cli_checks) */
 	OPT_THRESHOLD,

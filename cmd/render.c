@@ -51,7 +51,21 @@ int cli_format(const struct cmd_desc *cmd, const struct cli_common *c, enum cli_
 	/* The drawing options change a drawing only: with another format they would do nothing. */
 	if (rc == CLI_PARSED && c->group_hosts_set && *fmt != CLI_F_DOT && *fmt != CLI_F_SVG && *fmt != CLI_F_HTML)
 		rc = cli_usage_error(cmd, "--group-hosts and --all-hosts go with --format dot or svg, not %s", name);
+	if (rc == CLI_PARSED && c->panels && *fmt != CLI_F_DOT && *fmt != CLI_F_SVG && *fmt != CLI_F_HTML)
+		rc = cli_usage_error(cmd, "--panels goes with --format dot or svg, not %s", name);
+	if (rc == CLI_PARSED) {
+		enum render_draw_panels p;
+		rc = cli_draw_panels(cmd, c, &p);
+	}
 	return rc;
+}
+
+int cli_draw_panels(const struct cmd_desc *cmd, const struct cli_common *c, enum render_draw_panels *out)
+{
+	*out = RENDER_PANELS_RAIL;
+	if (c->panels && !render_draw_panels_parse(c->panels, out))
+		return cli_usage_error(cmd, "--panels wants rail, su or none, not '%s'", c->panels);
+	return CLI_PARSED;
 }
 
 int cli_text_or_json(const struct cmd_desc *cmd, const struct cli_common *c, bool *json)
@@ -181,6 +195,8 @@ static int drawing(const struct cli_common *c, const struct cli_render *r, struc
 	struct render_draw_opts o = { .fs = r->fs, .group_min = c->group_hosts, .heat = r->heat };
 	char *err = NULL;
 
+	if (c->panels)
+		render_draw_panels_parse(c->panels, &o.panels); /* cli_format said whether it is one */
 	*svg = NULL;
 	if (r->f) {
 		render_drawing_build(d, r->f, &o);

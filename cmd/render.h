@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "options.h"
+#include "../output/draw.h"
 
 /* The formats; a command's --format values (struct cmd_desc's formats) are their names. */
 enum cli_fmt {
@@ -88,6 +89,8 @@ struct cli_render {
  * (CLI_PARSED when fine).
  */
 int cli_format(const struct cmd_desc *cmd, const struct cli_common *c, enum cli_fmt *fmt);
+/* --panels as the drawing's (rail when not given), or a usage error (CLI_PARSED when fine). */
+int cli_draw_panels(const struct cmd_desc *cmd, const struct cli_common *c, enum render_draw_panels *out);
 /* cli_format of a command whose formats are text and json: *json set. */
 int cli_text_or_json(const struct cmd_desc *cmd, const struct cli_common *c, bool *json);
 

@@ -27,6 +27,7 @@ struct ropts {
 	bool routing; /* --routing: read every forwarding table: the route.* findings and the heat map */
 	struct ibs_thresholds thr;
 	struct cli_checks chk; /* a refused thresholds file (said) ends the report with EXIT_RUNTIME */
+	enum render_draw_panels panels; /* --panels */
 };
 
 static int own_opt(int opt, const char *arg, void *ctx)
@@ -114,6 +115,9 @@ int cmd_report(int argc, char **argv)
 		return EXIT_RUNTIME;
 	if (optind < argc)
 		return cli_usage_error(o.cmd, "unexpected argument '%s'", argv[optind]);
+	rc = cli_draw_panels(o.cmd, &c, &o.panels);
+	if (rc != CLI_PARSED)
+		return rc;
 	{
 		const struct cli_file more[] = { { "--thresholds", o.chk.thresholds }, { NULL, NULL } };
 		rc = cli_check_outputs(&c, more);
@@ -164,6 +168,7 @@ int cmd_report(int argc, char **argv)
 	memset(&dopts, 0, sizeof(dopts));
 	dopts.fs = &fs;
 	dopts.group_min = c.group_hosts;
+	dopts.panels = o.panels;
 	dopts.heat = have_rc ? &rcheck : NULL;
 	in.routes = have_rc ? &rcheck : NULL;
 	in.lfts = lfts;

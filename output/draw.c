@@ -387,7 +387,7 @@ void render_drawing_build(struct render_drawing *out, const struct ibs_fabric *f
 				n_tiers += !q || d.tier[all[q].e] != d.tier[all[q - 1].e];
 			d.grid = k > DRAW_GRID_MIN || n_rows > n_tiers;
 		}
-		/* nop2: the positions as given, and the leaf-host cables' routes (draw_rows.c) too. */
+		/* nop2: the positions as given, and the leaf-host cables' routes (draw_grid.c, draw_route.c) too. */
 		out->engine = d.grid ? "nop2" : "dot";
 		if (d.grid) {
 			sb_adds(&d.sb, "\tgraph [layout=nop2];\n");

@@ -22,8 +22,10 @@
  *   e-<leaf GUID>-g-<...>      the cables from a leaf to a group of hosts
  *   legend                     the legend
  *   rail-<K>                   a rail-optimized fabric's panel of rail K (1..,
- *                              in the devices' order; a cluster, in dot's
- *                              layout: output/draw_rails.c)
+ *                              in the devices' order; with RENDER_PANELS_SU
+ *                              of scalable unit K, by their first hosts); a
+ *                              cluster: placed by dot, or on ibscan's grid by
+ *                              output/draw_panels.c
  * With a heat map (render_draw_opts.heat) every cable's tooltip has a line
  * "routes: N (up U, down D)" (N the larger way; a merged edge: its busiest
  * cable's, then the spread).
@@ -51,6 +53,11 @@
 /* Hosts on one leaf at one rate from which they are drawn as a group, by default. */
 #define RENDER_DRAW_GROUP_DEFAULT 4
 
+/* The panels of a rail-optimized fabric's drawing (`--panels`): one per rail (the default), per scalable unit, none. */
+enum render_draw_panels { RENDER_PANELS_RAIL, RENDER_PANELS_SU, RENDER_PANELS_NONE };
+/* "rail", "su", "none" as the enum (false: s is none of them). */
+bool render_draw_panels_parse(const char *s, enum render_draw_panels *out);
+
 struct render_draw_opts {
 	const struct ibs_findings *fs; /* health findings to put on the picture, or NULL */
 	unsigned group_min;            /* group a leaf's hosts from this many on; 0: draw every host */
@@ -60,6 +67,7 @@ struct render_draw_opts {
 	 * output/draw_heat.c), its counts in the tooltip.
 	 */
 	const struct ibs_routecheck *heat;
+	enum render_draw_panels panels;
 };
 
 /* One node (port 0) or one cabled port, and the element it is drawn as. */
@@ -80,7 +88,7 @@ struct render_drawing {
 	size_t n_drawn_nodes, n_drawn_edges;
 	/*
 	 * The Graphviz layout engine it is made for: "dot", or "nop" for a large
-	 * fabric, whose positions ibscan computes (output/draw_rows.c; the DOT
+	 * fabric, whose positions ibscan computes (output/draw_grid.c; the DOT
 	 * says layout=nop, as `neato -n`).
 	 */
 	const char *engine;

@@ -256,7 +256,7 @@ void draw_write_edges(struct draw *d, struct render_drawing *out, size_t *cap_po
 					sb_addf(sb, ", color=\"%s\", penwidth=%.1f", draw_heat_color(d, v, col),
 						draw_heat_pen(d, v));
 				} else if (best_n > 1) {
-					/* A routed cable runs in a channel beside others (draw_rows.c, CHAN_STEP apart): thinner. */
+					/* A routed cable runs in a channel beside others (draw_grid.c, CHAN_STEP apart): thinner. */
 					bool routed = d->grid && d->block_of && d->block_of[l->w] == l->u + 1;
 					write_edge_attrs(sb, NULL, NULL, fmin(1 + log2((double)best_n), routed ? 2 : 5));
 				}

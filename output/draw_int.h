@@ -1,8 +1,7 @@
 /*
- * The drawing's own state, shared by output/draw.c and draw_edges.c (writing the DOT) and
- * draw_plan.c (what is drawn, and in which order) only. It does not
- * include draw.h: each includes it first, and including it here would make
- * a cycle.
+ * The drawing's own state, shared by output/draw.c and draw_edges.c (writing the DOT),
+ * draw_plan.c (what is drawn, and in which order) and the other output/draw_*.c only. It
+ * does not include draw.h: each includes it first, and including it here would make a cycle.
  */
 #ifndef IBSCAN_OUT_DRAW_INT_H
 #define IBSCAN_OUT_DRAW_INT_H
@@ -100,14 +99,14 @@ struct draw {
 	bool grid;            /* positions computed here (gx, gy per drawn endpoint, points), laid out by nop */
 	double *gx, *gy, legend_y;
 	/*
-	 * The grid's leaf-host cables, routed (draw_rows.c): per drawn endpoint, a host's (or
-	 * group's) leaf + 1 (0: drawn as a straight line), the y above it where its cable comes
-	 * in; a leaf's channel x and the y below it where its cables go out.
+	 * The grid's leaf-host cables, routed (draw_grid.c, draw_route.c): per drawn endpoint, a
+	 * host's (or group's) leaf + 1 (0: drawn as a straight line), the y above it where its
+	 * cable comes in; a leaf's channel x and the y below it where its cables go out.
 	 */
 	size_t *block_of;
 	double *chan_x, *feed_y, *exit_y;
 	/*
-	 * And the cables from above into the leaves (draw_rows.c): per drawn endpoint, a leaf's row
+	 * And the cables from above into the leaves (draw_grid.c): per drawn endpoint, a leaf's row
 	 * + 1 (0: not routed), the x of its drop at its column's left and the y above it where its
 	 * cables come in; the band above the leaves where each source's cables run across, at a y
 	 * of their own (by the source's x, over the width bus_x0..bus_x1).
@@ -126,10 +125,17 @@ struct draw {
 	size_t n_grows;
 	size_t *heat_sw;
 	uint64_t heat_min, heat_max;
-	/* Rails (draw_rails.c): per drawn endpoint, a leaf's rail + 1 (0: none); the rails' devices, in order. */
+	/*
+	 * Rails (draw_rails.c): per drawn endpoint, a leaf's rail + 1 (0: none); the rails' devices,
+	 * in order. With panels per scalable unit, the units instead, each named by its hosts
+	 * (rail_title: "rail " or "unit ").
+	 */
 	size_t *rail_of;
 	char (*rail_name)[32];
 	size_t n_rails;
+	const char *rail_title;
+	/* On the grid (draw_panels.c): per rail, its panel's frame (x0, y0, x1, y1) and its title's centre (x, y). */
+	double (*panel_box)[6];
 };
 
 struct ord {
@@ -174,22 +180,79 @@ size_t draw_plan_rows(const struct draw *d, const struct ord *all, size_t n, cha
 		      size_t **row_len);
 
 /*
+ * The measures the rows and the grid are planned in (points), estimated before Graphviz lays
+ * anything out (draw_rows.c); what the rows aim at (width : height; the drawing promises at
+ * most 4:1).
+ */
+#define ASPECT_TARGET 1.0
+#define NODESEP_PT 21.6  /* nodesep=0.3 (inches) */
+#define RANK_PT 137.0    /* a rank: ranksep=1.4 in (100.8 pt) and a node of two lines (36 pt) */
+#define LEGEND_PT 160.0  /* the legend, on its own rank at the top */
+/* draw_rows.c: the estimated width of drawn endpoint e, in points (names: each endpoint's label name). */
+double draw_est_width(const struct draw *d, size_t e, char **names);
+
+/*
  * With more drawn endpoints than this, or a tier wrapped into rows, the drawing is laid out by
  * ibscan (d->grid): dot's own layout of wrapped rows spreads each row under the nodes it is
  * cabled to (fattree3: 18,138 x 1,531 pt; 9,530 nodes: 38,881 px wide, 27 s).
  */
 #define DRAW_GRID_MIN 600
-/* draw_rows.c: the grid's positions of the rows (d->gx, d->gy, d->legend_y, each bundle's junction). */
+/*
+ * draw_grid.c: the grid's leaves, each with its hosts (its host groups, and the hosts drawn alone
+ * whose first leaf it is) in a block under it, in the same column.
+ */
+#define HOST_PITCH 60.0  /* the rows of one block: a node (36 pt) and room for the cables coming in above it */
+#define HOST_GAP 40.0    /* between two host rows */
+#define CHAN_STEP 6.0    /* between two cables in a channel */
+/*
+ * Between two drops: each carries one leaf's cables; a third of a channel's step keeps a tall
+ * grid (29,938 nodes) within 16,000 px.
+ */
+#define DROP_STEP 2.0
+
+struct leafcol {
+	size_t e;        /* the leaf's drawn endpoint */
+	size_t *hosts, n_hosts, bc; /* its block's endpoints, in order; the block's columns */
+	double bw;       /* the block's width */
+};
+
+/* The block of each leaf of all[l0..l1) from the hosts of all[h0..h1) (d->block_of); caller frees each hosts and v. */
+struct leafcol *draw_leaf_blocks(struct draw *d, const struct ord *all, size_t l0, size_t l1, size_t h0, size_t h1,
+				 char **names);
+/* Leaf c's block, centred on cx, its rows from y down (gx, gy, feed_y of its hosts); returns its rows. */
+size_t draw_place_block(struct draw *d, const struct leafcol *c, double cx, double y, char **names);
+/* A block's endpoint's width: a host drawn alone is an ellipse, wider than its label's box. */
+double draw_block_width(const struct draw *d, size_t e, char **names);
+/*
+ * A column's room at its left, for the drops of the cables from above into the leaves of its
+ * rows under the first (the last row's outermost, DROP_STEP apart): none with one row of r.
+ */
+double draw_drop_room(size_t r);
+/*
+ * The hosts of all[h0..h1) in no leaf's block: rows of their own from hy down, wrapped at
+ * width; returns the last row's y.
+ */
+double draw_lone_hosts(struct draw *d, const struct ord *all, size_t h0, size_t h1, double hy, double width,
+		       char **names);
+/*
+ * draw_panels.c: with rails (d->n_rails), the grid's leaves all[l0..l1) and hosts all[h0..h1)
+ * as one panel per rail (d->panel_box) from y down, as grid_leaves in draw_grid.c does without;
+ * returns the y below the last host row.
+ */
+double draw_grid_panels(struct draw *d, const struct ord *all, size_t l0, size_t l1, size_t h0, size_t h1, double y,
+			double *width, char **names, double *tier_low);
+/* draw_grid.c: the grid's positions of the rows (d->gx, d->gy, d->legend_y, each bundle's junction). */
 void draw_grid_positions(struct draw *d, const struct ord *all, size_t n_rows, const size_t *row_len, char **names);
 /*
- * The route of a cable from drawn endpoint u down to w, as `pos="...", ` (nothing when it has
- * none): a leaf-host cable, or one from a switch above into a leaf; and from the point (x, y)
- * (a bundle's junction) down into leaf w.
+ * draw_route.c: the route of a cable from drawn endpoint u down to w, as `pos="...", `
+ * (nothing when it has none): a leaf-host cable, or one from a switch above into a leaf; and
+ * from the point (x, y) (a bundle's junction) down into leaf w.
  */
 void draw_grid_route(const struct draw *d, size_t u, size_t w, struct strbuf *sb);
 void draw_grid_route_from(const struct draw *d, double x, double y, size_t w, struct strbuf *sb);
-/* And from drawn endpoint u down to the point (x, y) (a bundle's junction); freeing the grid's rows. */
+/* And from drawn endpoint u down to the point (x, y) (a bundle's junction). */
 void draw_grid_route_to(const struct draw *d, size_t u, double x, double y, struct strbuf *sb);
+/* draw_grid.c: freeing the grid's rows. */
 void draw_grid_free(struct draw *d);
 
 /* draw.c: s as a DOT string (escaped, control bytes dropped); a port's element id for the page. */
@@ -213,7 +276,8 @@ void draw_write_edges(struct draw *d, struct render_drawing *out, size_t *cap_po
 
 /*
  * draw_rails.c: a rail-optimized fabric's rails (each leaf's, d->rail_of; none unless two or
- * more); its panels, one DOT cluster per rail (its leaves and their hosts), in dot's layout.
+ * more); its panels, one DOT cluster per rail (its leaves and their hosts): in dot's layout
+ * placed by dot, on the grid framed where draw_panels.c placed them.
  */
 void draw_find_rails(struct draw *d);
 void draw_write_panels(struct draw *d);

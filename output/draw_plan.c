@@ -369,8 +369,13 @@ void draw_order_tiers(struct draw *d, char **names, size_t n_ep)
 				    (!best[l->u] || render_natcmp(names[l->w], best[l->u]) < 0))
 					best[l->u] = names[l->w];
 			}
+			/*
+			 * A scalable unit's leaves (panels per unit) share their hosts: by their own names
+			 * there ("su1-r0", "su1-r1" ...), not by a first host that ties.
+			 */
+			bool own = d->o->panels == RENDER_PANELS_SU && d->n_rails;
 			for (i = 0; i < n; i++)
-				if (best[v[i].e])
+				if (best[v[i].e] && !own)
 					v[i].name = best[v[i].e];
 			free(best);
 		}

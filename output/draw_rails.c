@@ -4,9 +4,9 @@
  * of its host cables come from, "dgx001 mlx5_2" -> mlx5_2, each leaf's
  * majority more than half of them), the leaves are ordered by rail and each
  * rail's leaves and their hosts are drawn in a panel of their own (a DOT
- * cluster, "rail mlx5_2"), the spines above shared by every panel. Only
- * in dot's layout: on ibscan's grid (a large or wrapped fabric) the leaves
- * keep their columns.
+ * cluster, "rail mlx5_2"), the spines above shared by every panel. In
+ * dot's layout dot places the clusters; on ibscan's grid (a large or
+ * wrapped fabric) draw_panels.c places each panel and its frame (bb, lp).
  */
 #include "draw.h"
 #include "draw_int.h"
@@ -30,11 +30,10 @@ struct vote {
 	size_t total; /* host cables (a grouped host each) */
 };
 
-/* fn(the leaf's vote, the host's device or NULL) for each leaf's host cable (a group's hosts one by one). */
-static void each_host_cable(const struct draw *d, void (*fn)(struct vote *, const char *), struct vote *v)
+/* fn(d, leaf endpoint, host node index, ctx) for each leaf's host cable (a group's hosts one by one). */
+static void each_host_cable(const struct draw *d, void (*fn)(const struct draw *, size_t, size_t, void *), void *ctx)
 {
 	size_t i, k;
-	char dev[32];
 
 	for (i = 0; i < d->n_links; i++) {
 		const struct dlink *l = &d->links[i];
@@ -43,11 +42,20 @@ static void each_host_cable(const struct draw *d, void (*fn)(struct vote *, cons
 		if (l->w >= d->f->n_nodes) {
 			const struct dgroup *g = &d->groups[l->w - d->f->n_nodes];
 			for (k = 0; k < g->n; k++)
-				fn(&v[l->u], ibs_ca_device(d->f->nodes[g->hosts[k]], dev, sizeof(dev)) ? dev : NULL);
+				fn(d, l->u, g->hosts[k], ctx);
 		} else {
-			fn(&v[l->u], ibs_ca_device(d->f->nodes[l->w], dev, sizeof(dev)) ? dev : NULL);
+			fn(d, l->u, l->w, ctx);
 		}
 	}
+}
+
+/* The vote's passes over each_host_cable: the host's device (NULL: none) into its leaf's vote. */
+static void vote_cable(const struct draw *d, size_t leaf, size_t node, void *ctx,
+		       void (*fn)(struct vote *, const char *))
+{
+	char dev[32];
+
+	fn(&((struct vote *)ctx)[leaf], ibs_ca_device(d->f->nodes[node], dev, sizeof(dev)) ? dev : NULL);
 }
 
 static void vote_cast(struct vote *v, const char *dev)
@@ -73,6 +81,16 @@ static void vote_count(struct vote *v, const char *dev)
 		v->n++;
 }
 
+static void cast_cable(const struct draw *d, size_t leaf, size_t node, void *ctx)
+{
+	vote_cable(d, leaf, node, ctx, vote_cast);
+}
+
+static void count_cable(const struct draw *d, size_t leaf, size_t node, void *ctx)
+{
+	vote_cable(d, leaf, node, ctx, vote_count);
+}
+
 /* Natural order, then bytes: names it calls equal ("mlx5_01", "mlx5_1") still have one place. */
 static int name_cmp(const void *pa, const void *pb)
 {
@@ -81,20 +99,114 @@ static int name_cmp(const void *pa, const void *pb)
 	return c ? c : strcmp((const char *)pa, (const char *)pb);
 }
 
+bool render_draw_panels_parse(const char *s, enum render_draw_panels *out)
+{
+	static const char *const names[] = { "rail", "su", "none" };
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(s, names[i])) {
+			*out = (enum render_draw_panels)i;
+			return true;
+		}
+	return false;
+}
+
+static size_t uf_find(size_t *up, size_t x)
+{
+	while (up[x] != x)
+		x = up[x] = up[up[x]];
+	return x;
+}
+
+/* Each leaf's unit (rail_of) and the units' names (their hosts' hostlist), numbered by their first host. */
+static void name_units(struct draw *d, size_t *up, size_t n_ep)
+{
+	size_t e, k, n_units = 0, n_all = n_ep + d->hosts.n;
+	size_t *unit = xcalloc(n_all + 1, sizeof(*unit)), *root = xcalloc(n_all + 1, sizeof(*root));
+	bool *has_leaf = xcalloc(n_all + 1, sizeof(*has_leaf));
+	const char **names = xcalloc(d->hosts.n + 1, sizeof(*names));
+
+	for (e = 0; e < n_ep; e++)
+		if (d->tier[e] == 1)
+			has_leaf[uf_find(up, e)] = true;
+	for (k = 0; k < d->hosts.n; k++) {
+		size_t r = uf_find(up, n_ep + k);
+		if (has_leaf[r] && !unit[r]) {
+			unit[r] = ++n_units;
+			root[n_units - 1] = r;
+		}
+	}
+	if (n_units >= 2) {
+		d->rail_name = xcalloc(n_units, sizeof(*d->rail_name));
+		for (k = 0; k < n_units; k++) {
+			size_t m = 0, h;
+			char *list;
+			for (h = 0; h < d->hosts.n; h++)
+				if (uf_find(up, n_ep + h) == root[k])
+					names[m++] = d->hosts.v[h].name;
+			list = render_hostlist(names, m);
+			snprintf(d->rail_name[k], sizeof(d->rail_name[k]), "%s", list);
+			free(list);
+		}
+		for (e = 0; e < n_ep; e++)
+			if (d->tier[e] == 1)
+				d->rail_of[e] = unit[uf_find(up, e)];
+		d->n_rails = n_units;
+		d->rail_title = "unit ";
+	}
+	free(unit);
+	free(root);
+	free(has_leaf);
+	free(names);
+}
+
+/* A host cable joins its leaf and its server (up: the union over endpoints, then hosts). */
+static void join_cable(const struct draw *d, size_t leaf, size_t node, void *ctx)
+{
+	size_t *up = ctx, n_ep = d->f->n_nodes + d->n_groups;
+
+	if (d->hosts.host_of[node])
+		up[uf_find(up, leaf)] = uf_find(up, n_ep + d->hosts.host_of[node] - 1);
+}
+
+/*
+ * Scalable units: the leaves and the servers their host cables join (a server's CAs on
+ * several leaves join those leaves: every rail of a unit); a panel each, from two units on.
+ */
+static void find_units(struct draw *d)
+{
+	size_t n_ep = d->f->n_nodes + d->n_groups, i, *up = xcalloc(n_ep + d->hosts.n + 1, sizeof(*up));
+
+	for (i = 0; i < n_ep + d->hosts.n; i++)
+		up[i] = i;
+	each_host_cable(d, join_cable, up);
+	name_units(d, up, n_ep);
+	free(up);
+}
+
 void draw_find_rails(struct draw *d)
 {
 	size_t n_ep = d->f->n_nodes + d->n_groups, e, r, n_leaves = 0, n_names = 0;
-	struct vote *v = xcalloc(n_ep ? n_ep : 1, sizeof(*v));
+	struct vote *v;
 	bool ok = true;
 
 	d->rail_of = xcalloc(n_ep ? n_ep : 1, sizeof(*d->rail_of));
-	each_host_cable(d, vote_cast, v);
+	d->rail_title = "rail ";
+	if (d->o->panels == RENDER_PANELS_NONE)
+		return;
+	if (d->o->panels == RENDER_PANELS_SU) {
+		find_units(d);
+		return;
+	}
+	v = xcalloc(n_ep ? n_ep : 1, sizeof(*v));
+	each_host_cable(d, cast_cable, v);
 	for (e = 0; e < n_ep; e++) {
 		if (!v[e].n)
 			v[e].dev[0] = 0;
 		v[e].n = v[e].total = 0;
 	}
-	each_host_cable(d, vote_count, v);
+	each_host_cable(d, count_cable, v);
 	d->rail_name = xcalloc(n_ep ? n_ep : 1, sizeof(*d->rail_name));
 	for (e = 0; e < n_ep; e++) {
 		if (d->tier[e] != 1)
@@ -137,7 +249,7 @@ void draw_write_panels(struct draw *d)
 	size_t r, e, i, k, n_ep = d->f->n_nodes + d->n_groups;
 	size_t *leaves, *first, *by_leaf, *order, *at;
 
-	if (d->grid || !d->n_rails)
+	if (!d->n_rails || (d->grid && !d->panel_box))
 		return;
 	/*
 	 * In one pass each: how many leaves a host is cabled to (a run of one
@@ -178,8 +290,13 @@ void draw_write_panels(struct draw *d)
 				"color=\"#999999\"; fontsize=14; label=", r + 1, r + 1);
 		{
 			char label[48];
-			snprintf(label, sizeof(label), "rail %s", d->rail_name[r]);
+			snprintf(label, sizeof(label), "%s%s", d->rail_title, d->rail_name[r]);
 			draw_dot_str(&d->sb, label);
+		}
+		if (d->grid) {
+			const double *b = d->panel_box[r];
+			sb_addf(&d->sb, "; bb=\"%.1f,%.1f,%.1f,%.1f\"; lp=\"%.1f,%.1f\"", b[0], b[1], b[2], b[3], b[4],
+				b[5]);
 		}
 		sb_adds(&d->sb, ";\n");
 		for (; k < at[r + 1]; k++) {
@@ -205,6 +322,8 @@ void draw_rails_free(struct draw *d)
 {
 	free(d->rail_of);
 	free(d->rail_name);
+	free(d->panel_box);
+	d->panel_box = NULL;
 	d->rail_of = NULL;
 	d->rail_name = NULL;
 	d->n_rails = 0;

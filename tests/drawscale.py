@@ -8,7 +8,11 @@ fabric in that file, read independently here. Used by tests/cli/t_drawscale.sh.
              aspect between 1:4 and 4:1
     tiers    every node of a tier strictly above every node of the tier
              below (cores, spines, leaves, hosts; levels computed here from
-             the cables; a host group g-<leaf> is a host)
+             the cables; a host group g-<leaf> is a host); where rail panels
+             stand in rows, one under another (ibscan's grid), the leaves
+             above the hosts within each panel, each row of its leaves above
+             the hosts down to its next (and those in no panel against each
+             other), each tier above the leaves above all
     an       every SHARP Aggregation Node drawn in its switch's box (a
              "+ SHARP AN" line, its GUID in the switch's tooltip), not as a
              node of its own
@@ -30,12 +34,18 @@ fabric in that file, read independently here. Used by tests/cli/t_drawscale.sh.
              columns), not among the leaf rows; and the cables among the
              tiers above (spine-core, a bundle's arms): none through a
              node other than its ends either (a tier wrapped into rows)
+    units=N  drawn as N panels, one per scalable unit (--panels su; the
+             leaves hosts' cables join, hosts by name, computed here): each
+             unit's leaves and their hosts in one panel of its own, titled
+             "unit <its hosts>"
+    railrows=K each rail's leaves in at most K rows (their centres' y within 1 pt)
     panels=N a rail-optimized fabric drawn as N panels, one per rail (a
              leaf's rail: the device, "dgx001 mlx5_2", most of its hosts'
              cables come from; computed here): each panel (an SVG cluster
              rail-K) holds the boxes of its rail's leaves and their hosts
              and no other leaf, no switch above the leaves is in a panel
-             (the spines are shared), no two panels overlap
+             (the spines are shared), no two panels overlap; each panel
+             titled "rail <device>", its title inside its frame
 Prints the measured figures.
 """
 import re
@@ -354,16 +364,35 @@ def inside(b, c):
     return b[0] >= c[0] and b[2] <= c[2] and b[1] >= c[1] and b[3] <= c[3]
 
 
-def check_panels(root, box, nodes, lv, an, adj, want, bad):
-    """One panel per rail: its leaves and their hosts in it, no other leaf and no spine."""
+def panel_frames(root):
+    """The rail panels drawn (SVG clusters rail-K): id -> (frame box, title text, title's x, y)."""
     panels = {}
     for g in root.iter(NS + 'g'):
         if g.get('class') == 'cluster' and (g.get('id') or '').startswith('rail-'):
             pts = [(float(x), float(y)) for e in g.iter(NS + 'path')
                    for x, y in re.findall(r'(-?[0-9.]+),(-?[0-9.]+)', e.get('d'))]
+            t = next(g.iter(NS + 'text'), None)
             if pts:
-                panels[g.get('id')] = (min(p[0] for p in pts), min(p[1] for p in pts),
-                                       max(p[0] for p in pts), max(p[1] for p in pts))
+                panels[g.get('id')] = ((min(p[0] for p in pts), min(p[1] for p in pts),
+                                        max(p[0] for p in pts), max(p[1] for p in pts)),
+                                       t.text if t is not None else None,
+                                       float(t.get('x')) if t is not None else None,
+                                       float(t.get('y')) if t is not None else None)
+    return panels
+
+
+def stacked(frames):
+    """Whether a panel stands below another (rows of panels, on ibscan's grid): not side by side."""
+    fs = list(frames)
+    return any(min(a[2], c[2]) > max(a[0], c[0]) and (a[1] >= c[3] or c[1] >= a[3])
+               for i, a in enumerate(fs) for c in fs[i + 1:])
+
+
+def check_panels(root, box, nodes, lv, an, adj, want, bad, max_rows=1 << 30):
+    """One panel per rail: its leaves and their hosts in it, no other leaf and no spine; its
+    leaves in at most max_rows rows; its title ("rail mlx5_2") inside its frame."""
+    found = panel_frames(root)
+    panels = {k: v[0] for k, v in found.items()}
     rails = leaf_rails(nodes, lv, an, adj)
     if len(panels) != want:
         bad.append('%d panels drawn, want %d (rails here: %s)' % (len(panels), want, sorted(set(rails.values()))))
@@ -387,6 +416,15 @@ def check_panels(root, box, nodes, lv, an, adj, want, bad):
     for rail, ps in panel_of.items():
         if len(ps) != 1:
             bad.append('rail %s is drawn in %d panels' % (rail, len(ps)))
+            continue
+        ys = sorted(set(round((box[k][1] + box[k][3]) / 2) for k, r in rails.items() if r == rail and k in box))
+        if len(ys) > max_rows:
+            bad.append('the leaves of rail %s are in %d rows (y %s)' % (rail, len(ys), ys))
+        fr, text, tx, ty = found[next(iter(ps))]
+        if text != 'rail ' + rail:
+            bad.append('panel %s of rail %s is titled %r' % (next(iter(ps)), rail, text))
+        elif not (fr[0] <= tx <= fr[2] and fr[1] <= ty <= fr[3]):
+            bad.append('the title of rail %s is outside its frame' % rail)
     if len(set(frozenset(v) for v in panel_of.values())) != len(panel_of):
         bad.append('two rails share a panel')
     for k, b in box.items():
@@ -400,6 +438,48 @@ def check_panels(root, box, nodes, lv, an, adj, want, bad):
                 bad.append('panels %s and %s overlap' % (names[i], names[j]))
     print('panels: %d, rails %s' % (len(panels), ', '.join('%s: %d leaves' % (r, list(rails.values()).count(r))
                                                             for r in sorted(set(rails.values())))))
+
+
+def check_units(root, box, nodes, lv, an, adj, want, bad):
+    """One panel per scalable unit (--panels su): the leaves that hosts join (a host: the first
+    word of its CAs' descriptions), all of a unit's leaves and their hosts in its panel and no
+    other unit's, titled "unit <hosts>"."""
+    up = {}
+
+    def find(x):
+        while up.setdefault(x, x) != x:
+            x = up[x]
+        return x
+    for k, t in lv.items():
+        if t == 1:
+            for p in adj.get(k, ()):
+                if nodes[p]['type'] == 'Ca' and p not in an:
+                    up[find(k)] = find('host:' + nodes[p]['desc'].split()[0])
+    units = {}
+    for k, t in lv.items():
+        if t == 1 and any(nodes[p]['type'] == 'Ca' and p not in an for p in adj.get(k, ())):
+            units.setdefault(find(k), []).append(k)
+    found = panel_frames(root)
+    if len(found) != want or len(units) != want:
+        bad.append('%d panels drawn, %d units here, want %d' % (len(found), len(units), want))
+    seen = set()
+    for u, leaves in sorted(units.items()):
+        ps = {p for leaf in leaves if leaf in box for p, v in found.items() if inside(box[leaf], v[0])}
+        if len(ps) != 1:
+            bad.append('the leaves of unit %s are in %d panels' % (u, len(ps)))
+            continue
+        p = ps.pop()
+        if p in seen:
+            bad.append('two units share panel %s' % p)
+        seen.add(p)
+        if not (found[p][1] or '').startswith('unit '):
+            bad.append('panel %s is titled %r' % (p, found[p][1]))
+        for leaf in leaves:
+            for h in adj.get(leaf, ()):
+                hb = box.get(h) or box.get('g-%016x' % nodes[leaf]['guid'])
+                if nodes[h]['type'] == 'Ca' and h not in an and hb and not inside(hb, found[p][0]):
+                    bad.append('host %s of unit %s is outside its panel' % (h, u))
+    print('units: %d panels, %s' % (len(found), ', '.join(sorted(v[1] or '' for v in found.values()))))
 
 
 def main():
@@ -440,13 +520,34 @@ def main():
                 t = 0 if k.startswith('g-') else lv.get(k)
                 if t is not None:
                     tier.setdefault(t, []).append(b)
+            # Rows of rail panels (each its leaves and their hosts, tests/drawscale.py panels=N): the
+            # leaves above the hosts in each panel (and those in none against each other), every
+            # tier above the leaves above all of them.
+            frames = [v[0] for v in panel_frames(root).values()]
+            parts = stacked(frames)
             for t in sorted(tier):
                 if t == 0:
                     continue
-                low = max(b[3] for b in tier[t])  # SVG y grows downwards
-                top_below = min(b[1] for b in tier[t - 1]) if t - 1 in tier else None
-                if top_below is not None and low >= top_below:
-                    bad.append('tier %d reaches down to y %.1f, tier %d up to %.1f' % (t, low, t - 1, top_below))
+                if t == 1 and parts:
+                    groups = [[[b for b in tier[q] if not any(inside(b, fr) for fr in frames)] for q in (1, 0)]]
+                    for fr in frames:
+                        # A rail's leaves wrapped into rows: each row of leaves above its blocks' hosts.
+                        ups = [b for b in tier[1] if inside(b, fr)]
+                        downs = [b for b in tier[0] if inside(b, fr)]
+                        ys = sorted(set(b[1] for b in ups))
+                        for i, y0 in enumerate(ys):
+                            y1 = ys[i + 1] if i + 1 < len(ys) else float('inf')
+                            groups.append([[b for b in ups if b[1] == y0],
+                                           [b for b in downs if y0 < b[1] < y1]])
+                else:
+                    groups = [[tier[t], tier.get(t - 1, [])]]
+                for up, down in groups:
+                    if not up or not down:
+                        continue
+                    low = max(b[3] for b in up)  # SVG y grows downwards
+                    top_below = min(b[1] for b in down)
+                    if low >= top_below:
+                        bad.append('tier %d reaches down to y %.1f, tier %d up to %.1f' % (t, low, t - 1, top_below))
             print('tiers: ' + ', '.join('%d: %d nodes' % (t, len(tier[t])) for t in sorted(tier)))
         elif c == 'an':
             for a in sorted(an):
@@ -487,7 +588,12 @@ def main():
             check_spines(root, {('n-%016x' % nodes[k]['guid']) if not k.startswith('g-') else k: b
                                 for k, b in box.items()}, ids, bad)
         elif c.startswith('panels='):
-            check_panels(root, box, nodes, lv, an, adj, int(c[7:]), bad)
+            rr = [int(x[9:]) for x in checks if x.startswith('railrows=')]
+            check_panels(root, box, nodes, lv, an, adj, int(c[7:]), bad, *rr)
+        elif c.startswith('units='):
+            check_units(root, box, nodes, lv, an, adj, int(c[6:]), bad)
+        elif c.startswith('railrows='):
+            pass  # with panels=N
         elif c.startswith('edges='):
             if n_edges > int(c[6:]):
                 bad.append('%d edges, want at most %s' % (n_edges, c[6:]))

@@ -64,6 +64,18 @@ for f in text json netfile slurm; do
 	run 2 topology --format $f --group-hosts 4 --replay "$caps/fattree2-small.cap"
 done
 "$IBSCAN" report --all-hosts --replay "$caps/fattree2-small.cap" -o "$TMP/all-hosts.html" || fail "report --all-hosts"
+# --panels (the drawings themselves: tests/cli/t_drawscale.sh): a kind it knows, and a drawing format.
+for k in rail su none; do
+	"$IBSCAN" topology --format dot --panels $k --replay "$caps/fattree2-small.cap" -o "$TMP/p-$k.dot" ||
+		fail "--panels $k refused"
+done
+run 2 topology --format dot --panels rails --replay "$caps/fattree2-small.cap"
+err_has "--panels wants rail, su or none, not 'rails'"
+run 2 report --panels unit --replay "$caps/fattree2-small.cap" -o "$TMP/p.html"
+err_has "--panels wants rail, su or none, not 'unit'"
+run 2 topology --format json --panels su --replay "$caps/fattree2-small.cap"
+err_has "--panels goes with --format dot or svg, not json"
+"$IBSCAN" report --panels su --replay "$caps/fattree2-small.cap" -o "$TMP/p.html" || fail "report --panels su"
 echo "ok: tiers, proportions, merged edges and host groups"
 
 # The degraded fixture: leaf01[3] runs 1x (degraded), leaf02[6]-spine02 runs QDR (held down by

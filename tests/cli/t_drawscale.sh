@@ -30,6 +30,9 @@
 # - panels: a rail-optimized fabric (the pod, the rails tests' fabric) drawn as one panel per
 #   rail ("rail mlx5_2": its leaves and their hosts), the spines above shared, no panel on a fat
 #   tree of one device (t100); before, the leaves stood in one row by scalable unit, no rail shown;
+#   on ibscan's grid too (r8, r48): each panel framed and titled, its leaves in one row (or, too
+#   wide for that, rows of its own) with their blocks under them, the tiers in order inside each
+#   panel and the spines above every panel;
 # - two rows of spines (a tier wrapped: fattree3's 72 spines, a generated tree's 54): the cables
 #   from the upper row down to the leaves, and the arms from the cores' bundles down to the lower
 #   row, pass the lower row between its boxes (aside just under the row above, down a gap), none
@@ -53,6 +56,33 @@ python3 "$ROOT/tools/fixtures/genrails.py" --units 4 --servers 32 --rails 4 --sp
 "$draw" svg "$TMP/pod.net" "$TMP/pod.svg" || fail "pod: no drawing"
 python3 "$check" "$TMP/pod.svg" "$TMP/pod.net" size tiers an legend edges=56 panels=4 || fail "pod: size, tiers, aggregation nodes, legend, bundles, panels"
 grep -q '24 × 16 mesh: 4xEDR each, 384 cables' "$TMP/pod.svg" || fail "pod: the leaf-spine mesh is not one bundle"
+
+# Rail-optimized fabrics on ibscan's grid (over DRAW_GRID_MIN drawn nodes): one framed panel per rail,
+# the spines above shared; 8 units x 32 servers x 8 rails (2,144 nodes), each rail's 8 leaves in one
+# row with their host groups under them (before: 64 leaves in 5 rows of 13 filled rail after rail,
+# no panel); 48 units x 3 servers x 4 rails (992 nodes, hosts drawn alone, Aggregation Nodes), each
+# rail's 48 leaves wrapped into rows of 16 inside its panel, each row's blocks under it; 4 x 32 x 8
+# with 64 spines (1,120 nodes, the spines wrapped): the panels three side by side, in three rows.
+python3 "$ROOT/tools/fixtures/genrails.py" --units 8 --servers 32 --rails 8 --spines 32 -o "$TMP/r8.net"
+python3 "$ROOT/tools/fixtures/genrails.py" --units 48 --servers 3 --rails 4 --spines 16 --sharp -o "$TMP/r48.net"
+python3 "$ROOT/tools/fixtures/genrails.py" --units 4 --servers 32 --rails 8 --spines 64 -o "$TMP/r4w.net"
+for c in r8:8:1 r48:4:3 r4w:8:1; do
+	p=${c#*:} c=${c%%:*} rr=${p#*:} p=${p%:*}
+	"$draw" svg "$TMP/$c.net" "$TMP/$c.svg" || fail "$c: no drawing"
+	python3 "$check" "$TMP/$c.svg" "$TMP/$c.net" size tiers an legend blocks spines panels=$p railrows=$rr ||
+		fail "$c: size, tiers, legend, blocks, spines, $p panels, rails in $rr rows"
+	grep -q 'layout=nop2' <("$draw" dot "$TMP/$c.net" /dev/stdout) || fail "$c: not laid out by ibscan"
+done
+
+# --panels su: one panel per scalable unit (its leaves of every rail, its hosts) instead, on dot's
+# layout (the pod: 4) and on the grid (r8: 8); --panels none: no panel.
+for c in pod:4 r8:8; do
+	p=${c#*:} c=${c%:*}
+	"$draw" svg "$TMP/$c.net" "$TMP/$c.su.svg" --panels su || fail "$c: no drawing by unit"
+	python3 "$check" "$TMP/$c.su.svg" "$TMP/$c.net" size tiers legend units=$p || fail "$c: size, tiers, legend, $p units"
+done
+"$draw" svg "$TMP/pod.net" "$TMP/pod.none.svg" --panels none || fail "pod: no drawing without panels"
+python3 "$check" "$TMP/pod.none.svg" "$TMP/pod.net" size tiers legend panels=0 || fail "pod: a panel with --panels none"
 
 # A three-level tree of 2,562 nodes (2,000 hosts, 562 switches): meshes bundled (4,397 edges unbundled).
 python3 "$ROOT/tools/fixtures/genfabric.py" --levels 3 --radix 36 --hosts 2000 -o "$TMP/t2k.net" 2>/dev/null

@@ -3,10 +3,10 @@
  * fabrics of any size (tests/cli/t_drawscale.sh) without a simulator: reads
  * an ibnetdiscover topology file, a `topology --json` or an ibnetdiscover
  * cache (fabric/load/load.c) and writes what `ibscan topology --format dot|svg`
- * would write for it, with the default options (hosts grouped). Not part of
- * ibscan.
+ * would write for it, with the default options (hosts grouped; --panels as
+ * ibscan's). Not part of ibscan.
  *
- *   drawfile dot|svg FILE OUT
+ *   drawfile dot|svg FILE OUT [--panels rail|su|none]
  */
 #include "../../fabric/load/load.h"
 #include "../../output/dot.h"
@@ -25,8 +25,10 @@ int main(int argc, char **argv)
 	FILE *out;
 	int rc;
 
+	if (argc == 6 && !strcmp(argv[4], "--panels") && render_draw_panels_parse(argv[5], &o.panels))
+		argc = 4;
 	if (argc != 4 || (strcmp(argv[1], "dot") && strcmp(argv[1], "svg"))) {
-		fprintf(stderr, "usage: drawfile dot|svg FILE OUT\n");
+		fprintf(stderr, "usage: drawfile dot|svg FILE OUT [--panels rail|su|none]\n");
 		return 2;
 	}
 	if (ibs_fabric_load(argv[2], &f, &msg)) {
