@@ -511,10 +511,11 @@ side_by_side() {
 # 1 + TOL / B (TOL above B, and as far below in a factor: so a figure too low fails as surely
 # as one too high, at any tolerance; a difference is bounded below by -B, or -100 %, and let
 # every figure too low pass once the tolerance was that wide). Prints the band, "a factor of F
-# either way: LO to HI".
+# either way: LO to HI" (four digits, whole numbers from 1000 on: no 2.111e+04).
 within() {
-	awk -v a="$1" -v b="$2" -v t="$3" -v u="$4" 'BEGIN { f = (u == "%") ? 1 + t / 100 : 1 + t / b
-		printf "a factor of %.4g either way: %.4g to %.4g", f, b / f, b * f
+	awk -v a="$1" -v b="$2" -v t="$3" -v u="$4" 'function g(x) { return sprintf(x >= 1000 ? "%.0f" : "%.4g", x) }
+		BEGIN { f = (u == "%") ? 1 + t / 100 : 1 + t / b
+		printf "a factor of %s either way: %s to %s", g(f), g(b / f), g(b * f)
 		exit !(a * f >= b && a <= b * f) }'
 }
 ca_pt=$pca
