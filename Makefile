@@ -84,9 +84,10 @@ $(eval $(call BUILD_template,REL,))
 $(eval $(call BUILD_template,SANB,$(SAN_FLAGS)))
 
 # The report's script and style (output/report/) become C strings, with the
-# SHA-256 that the page's Content-Security-Policy names them by.
+# SHA-256 that the page's Content-Security-Policy names them by; the script is
+# report.js with the parts it includes (every other .js there) in place.
 GEN := build/gen
-REPORT_ASSETS := output/report/report.js output/report/report.css
+REPORT_ASSETS := $(sort $(wildcard output/report/*.js)) output/report/report.css
 $(GEN)/report_assets.h: tools/build/embed.py $(REPORT_ASSETS)
 	@mkdir -p $(dir $@)
 	python3 tools/build/embed.py $@ report_js=output/report/report.js report_css=output/report/report.css

@@ -252,7 +252,7 @@ void draw_write_edges(struct draw *d, struct render_drawing *out, size_t *cap_po
 				if (d->o->heat) {
 					char col[8];
 					uint64_t v = busiest(d, best, best_n, NULL);
-					/* The label stays grey: light yellow text would not read on white. */
+					/* The label stays grey: light green text would not read on white. */
 					sb_addf(sb, ", color=\"%s\", penwidth=%.1f", draw_heat_color(d, v, col),
 						draw_heat_pen(d, v));
 				} else if (best_n > 1) {

@@ -6,10 +6,13 @@
  * (the routes `routes --through` finds crossing it); its colour is its
  * busier way's count (a cable is full duplex: each way is a channel of its own); a merged
  * edge takes its busiest cable's. The scale runs linearly from no route
- * to the busiest cable of the fabric, light yellow to dark red (the
- * ColorBrewer YlOrRd ramp: its lightness falls steadily, so it reads on
- * white, in grey and to colour-blind eyes), and the edge grows wider with
- * it as well.
+ * to the busiest cable of the fabric, light green to dark blue (the
+ * ColorBrewer YlGnBu ramp without its palest steps: its lightness falls
+ * steadily, so it reads on white, in grey and to colour-blind eyes), and
+ * the edge grows wider with it as well. Not yellow to red: red and orange
+ * mark problems on the drawing (a cable not Active, degraded, a finding:
+ * draw_int.h), and a hot cable must not read as a broken one; every
+ * colour of this ramp lies more than 25 (CIE76) from each of those.
  */
 #include "draw.h"
 #include "draw_int.h"
@@ -21,8 +24,8 @@
 #include <stdlib.h>
 
 static const unsigned char ramp[][3] = {
-	{ 0xfe, 0xcc, 0x5c }, { 0xfe, 0xb2, 0x4c }, { 0xfd, 0x8d, 0x3c }, { 0xfc, 0x4e, 0x2a },
-	{ 0xe3, 0x1a, 0x1c }, { 0xbd, 0x00, 0x26 }, { 0x80, 0x00, 0x26 },
+	{ 0xa1, 0xda, 0xb4 }, { 0x7f, 0xcd, 0xbb }, { 0x41, 0xb6, 0xc4 }, { 0x1d, 0x91, 0xc0 },
+	{ 0x22, 0x5e, 0xa8 }, { 0x25, 0x34, 0x94 }, { 0x08, 0x1d, 0x58 },
 };
 #define RAMP_N (sizeof(ramp) / sizeof(ramp[0]))
 

@@ -164,6 +164,47 @@ static void cycle_vls(struct emit *e, const struct ibs_rc_cycle *c, bool text)
 	emit_arr_close(e);
 }
 
+/*
+ * The pairs asked, JSON only, grouped by the SA's SL (ascending, the
+ * unanswered last with SL null): each group's count and its first
+ * IBS_RC_PATHRECORD_SAMPLE pairs by (dlid, slid), so that the document stays
+ * at most 17 groups long however many pairs were asked.
+ */
+static void pathrecords(struct emit *e, const struct ibs_routecheck *rc)
+{
+	size_t pairs[17] = { 0 }, j;
+	unsigned g;
+
+	for (j = 0; j < rc->sl_pairs; j++)
+		pairs[rc->paths[j].answered ? rc->paths[j].sl & 15 : 16]++;
+	emit_arr_open(e, "pathrecords");
+	for (g = 0; g < 17; g++) {
+		size_t shown = 0;
+		if (!pairs[g])
+			continue;
+		emit_obj_open(e, NULL);
+		if (g < 16)
+			emit_uint(e, "sl", NULL, g);
+		else
+			emit_null(e, "sl", NULL);
+		emit_uint(e, "pairs", NULL, pairs[g]);
+		emit_arr_open(e, "sample");
+		for (j = 0; j < rc->sl_pairs && shown < IBS_RC_PATHRECORD_SAMPLE; j++) {
+			const struct ibs_path_sl *p = &rc->paths[j];
+			if ((p->answered ? p->sl & 15u : 16u) != g)
+				continue;
+			emit_obj_open(e, NULL);
+			emit_uint(e, "slid", NULL, p->slid);
+			emit_uint(e, "dlid", NULL, p->dlid);
+			emit_obj_close(e);
+			shown++;
+		}
+		emit_arr_close(e);
+		emit_obj_close(e);
+	}
+	emit_arr_close(e);
+}
+
 static void cycles(struct emit *e, const struct ibs_routecheck *rc)
 {
 	size_t i, j, n;
@@ -188,19 +229,7 @@ static void cycles(struct emit *e, const struct ibs_routecheck *rc)
 	emit_arr_close(e);
 	if (!rc->sl0_assumed)
 		emit_text(e, ")");
-	/* Each pair asked, JSON only: at most IBS_RC_MAX_PATHRECORDS of them. */
-	emit_arr_open(e, "pathrecords");
-	for (j = 0; j < rc->sl_pairs; j++) {
-		emit_obj_open(e, NULL);
-		emit_uint(e, "slid", NULL, rc->paths[j].slid);
-		emit_uint(e, "dlid", NULL, rc->paths[j].dlid);
-		if (rc->paths[j].answered)
-			emit_uint(e, "sl", NULL, rc->paths[j].sl);
-		else
-			emit_null(e, "sl", NULL);
-		emit_obj_close(e);
-	}
-	emit_arr_close(e);
+	pathrecords(e, rc);
 	emit_bool(e, "sl2vl_read", rc->vl_read ? ", VLs from the switches' SL2VL tables" : NULL, rc->vl_read);
 	emit_uint(e, "sl2vl_pairs", rc->vl_read ? " (%" PRIu64 " in/out pairs" : NULL, rc->vl_pairs);
 	emit_uint(e, "sl2vl_answered", NULL, rc->vl_answered);

@@ -5,7 +5,9 @@
 #include "emit.h"
 #include "../fabric/check/routecheck.h"
 
-#define IBS_ROUTECHECK_SCHEMA "ibscan.routecheck/1"
+#define IBS_ROUTECHECK_SCHEMA "ibscan.routecheck/2"
+/* The pairs of each SL that `routes --check --json` lists in its pathrecords. */
+#define IBS_RC_PATHRECORD_SAMPLE 8
 #define IBS_ROUTETHROUGH_SCHEMA "ibscan.routethrough/1"
 #define IBS_ROUTEJOB_SCHEMA "ibscan.routejob/1"
 

@@ -245,7 +245,7 @@ test('report --routing: clicking a loop finding highlights every cable of the lo
 		const d = await r.page.evaluate(() => ({
 			findings: JSON.parse(document.getElementById('ibs-health').textContent).findings,
 			ports: JSON.parse(document.getElementById('ibs-map').textContent).ports,
-			hot: document.querySelectorAll('#map g.edge path[stroke="#800026"]').length,
+			hot: document.querySelectorAll('#map g.edge path[stroke="#081d58"]').length,
 			legend: document.getElementById('legend').textContent,
 		}));
 		const i = d.findings.findIndex((f) => f.check === check);

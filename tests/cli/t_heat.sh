@@ -4,7 +4,7 @@
 # in tests/sim/t_routetrace.sh), on the 2-switch capture and on
 # fattree2-small under ftree with leaf01's cable to spine01 pulled (its
 # other cable to spine01 then carries both: the hot uplink, darkest); the
-# colours follow the counts; dot and xmllint take the output; report
+# colours follow the counts, none near a colour that marks a problem; dot and xmllint take the output; report
 # --routing holds the heat map and each cycle's cables; a source
 # without forwarding tables is refused with a one-line reason.
 . "$(dirname "$0")/lib.sh"
@@ -25,17 +25,19 @@ python3 "$ROOT/tests/cli/heat/heatcmp.py" "$IBSCAN" "$cut" "$TMP/cut.dot" >"$TMP
 	fail "fattree2-small cut: the heat map differs from routes --through"
 echo "ok: fattree2-small, a cable pulled: $(cat "$TMP/cmp")"
 # The hot uplink: leaf01's one cable left to spine01, darkest and widest, 156 routes down it.
-grep -F 'color="#800026", penwidth=5.0' "$TMP/cut.dot" >"$TMP/hot" || fail "no edge at the top of the scale"
+grep -F 'color="#081d58", penwidth=5.0' "$TMP/cut.dot" >"$TMP/hot" || fail "no edge at the top of the scale"
 [ "$(wc -l <"$TMP/hot")" = 1 ] && grep -qF 'MF0;leaf01:MSB7800/U1 [20] -- [2] MF0;spine01:MSB7800/U1 4xEDR: routes: 246 (up 90, down 156)' "$TMP/hot" ||
 	fail "the hottest edge is not leaf01's cable to spine01: $(cut -c1-300 "$TMP/hot")"
 echo "ok: the hot uplink is leaf01-spine01, alone at the top of the scale"
+python3 "$ROOT/tests/cli/heat/heatpalette.py" "$TMP/cut.dot" >"$TMP/pal" || fail "the heat map's colours"
+echo "ok: $(cat "$TMP/pal")"
 
 dot -Tsvg "$TMP/cut.dot" >"$TMP/dot.svg" 2>"$TMP/dot.err" || fail "dot refuses the drawing: $(head -3 "$TMP/dot.err")"
 [ ! -s "$TMP/dot.err" ] || fail "dot warns: $(head -3 "$TMP/dot.err")"
 xmllint --noout "$TMP/dot.svg" || fail "dot's SVG is not XML"
 run 0 topology --format svg --heat routes --replay "$cut"
 xmllint --noout "$TMP/out" || fail "the SVG is not XML"
-grep -q 'stroke="#800026"' "$TMP/out" || fail "the SVG has no edge at the top of the scale"
+grep -q 'stroke="#081d58"' "$TMP/out" || fail "the SVG has no edge at the top of the scale"
 echo "ok: dot -Tsvg and xmllint take it"
 
 # Without --heat the drawing has no counts.

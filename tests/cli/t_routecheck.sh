@@ -18,7 +18,7 @@ run 0 routes --check --replay "$cap" --json
 python3 - "$TMP/out" <<'PY' || fail "JSON"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["schema"] == "ibscan.routecheck/1", d["schema"]
+assert d["schema"] == "ibscan.routecheck/2", d["schema"]
 assert d["status"] == "OK" and d["exit_code"] == 0
 s = d["summary"]
 assert (s["pairs"], s["ok"], s["min_hops"], s["max_hops"]) == (20, 20, 1, 3), s

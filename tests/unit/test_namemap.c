@@ -2,7 +2,7 @@
  * Unit tests of the node-name map (fabric/load/namemap.c): its syntax,
  * a GUID named twice, names cleaned where they enter, every malformed line
  * named by file:line, and the names applied to a walked fabric. That a
- * mapped name reaches a drawing and a finding whole is test_render.c's
+ * mapped name reaches a drawing and a finding whole is test_dot.c's
  * test_long_names_whole.
  */
 #include <setjmp.h>

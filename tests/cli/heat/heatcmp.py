@@ -74,15 +74,15 @@ def lightness(hexc):
 edges.sort()
 lo, hi = edges[0][0], edges[-1][0]
 assert lo < hi, (lo, hi)
-assert [e[1] for e in edges if e[0] == hi] == ["#800026"] * len([e for e in edges if e[0] == hi]), edges[-3:]
+assert [e[1] for e in edges if e[0] == hi] == ["#081d58"] * len([e for e in edges if e[0] == hi]), edges[-3:]
 for (v1, c1, p1, i1), (v2, c2, p2, i2) in zip(edges, edges[1:]):
     assert lightness(c2) <= lightness(c1) + 1e-9, "%s (%d routes) %s is lighter than %s (%d) %s" % (
         i2, v2, c2, i1, v1, c1)
     assert p2 >= p1, (i1, p1, i2, p2)
-# Half the busiest or less: no darker than the middle of the ramp (#fc4e2a, orange-red).
+# Half the busiest or less: no darker than the middle of the ramp (#1d91c0, mid blue).
 for v, c, p, i in edges:
     if 2 * v <= hi:
-        assert lightness(c) >= lightness("#fc4e2a") - 1e-9, (i, v, c, hi)
+        assert lightness(c) >= lightness("#1d91c0") - 1e-9, (i, v, c, hi)
 leg = re.search(r'<td align="right">(\d+)</td>.*?<td align="left">(\d+)</td>', text)
 assert leg and (int(leg.group(1)), int(leg.group(2))) == (0, hi), (leg and leg.groups(), hi)
 print("%d edges, %d cables, %d checked against routes --through; edges from %d to %d routes, scale 0 to %d" % (

@@ -35,6 +35,18 @@ void ff_2sw4ca(struct ff *ff)
 		ff_link(ff, i < 2 ? s1 : s2, 1 + i % 2, ff_add(ff, IB_NODE_CA, 1, 0x100000 + 4 * (uint64_t)i, "hca"), 1);
 }
 
+void ff_2sw2ca(struct ff *ff)
+{
+	int s1, s2;
+
+	memset(ff, 0, sizeof(*ff));
+	s1 = ff_add(ff, IB_NODE_SWITCH, 8, 0x200000, "Switch1");
+	s2 = ff_add(ff, IB_NODE_SWITCH, 8, 0xf452140300200001ull, "Switch \"2\"");
+	ff_link(ff, s1, 3, s2, 3);
+	ff_link(ff, s1, 1, ff_add(ff, IB_NODE_CA, 1, 0x100000, "node01 mlx5_0"), 1);
+	ff_link(ff, s2, 1, ff_add(ff, IB_NODE_CA, 1, 0x100010, "node02 mlx5_0"), 1);
+}
+
 /* One walk on engine e into fab: *run filled (NULL: freed here). */
 static enum ibs_err walk_on(struct ibs_engine *e, const struct ibs_walk_opts *wo, struct ibs_fabric *fab,
 			    struct ibs_run *run)

@@ -25,6 +25,15 @@ struct ibs_port *fb_port(struct ibs_node *n, unsigned p, uint8_t state, uint8_t 
  */
 void ff_2sw4ca(struct ff *ff);
 
+/*
+ * The renderers' fabric: Switch1 (0x200000) and `Switch "2"`
+ * (0xf452140300200001: a GUID above 2^63, a name with quotes), 8 ports
+ * each, cabled port 3 to port 3; a CA on port 1 of each, "node01 mlx5_0"
+ * (0x100000) on Switch1 and "node02 mlx5_0" (0x100010) on Switch2. ff is
+ * cleared first.
+ */
+void ff_2sw2ca(struct ff *ff);
+
 /* How ff_walk_with walks: FF_WALK_DEFAULT is ff_walk's. */
 struct ff_walk_opts {
 	struct ibs_engine_opts eo;
