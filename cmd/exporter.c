@@ -147,6 +147,7 @@ static void doc_free(struct exp_doc *d)
 {
 	if (d) {
 		free(d->body);
+		gz_tail_free(&d->gz);
 		free(d);
 	}
 }
@@ -217,6 +218,9 @@ static struct exp_doc *render_doc(const struct ibs_fabric *f, const struct ibs_r
 		doc_free(d);
 		return NULL;
 	}
+	/* Once per sweep, here in the sweeping thread: a scrape that asks gzip only deflates its status lines. */
+	if (gz_tail_make(d->body, d->len, &d->gz))
+		log_warn("cannot compress the metrics (zlib): serving them uncompressed");
 	return d;
 }
 

@@ -13,12 +13,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../core/base/gzip.h"
 #include "../output/prom.h"
 
 /* One complete sweep's metrics (immutable; freed with its last reference). */
 struct exp_doc {
 	char *body;
 	size_t len;
+	/*
+	 * body deflated once, when the sweep is rendered (gz.data NULL where
+	 * zlib failed: served uncompressed), for the scrapes that accept gzip.
+	 */
+	struct gz_tail gz;
 	unsigned refs; /* under struct exporter's mu */
 	bool full_walk;
 	double duration_s;

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 
 #define WEB_CONFIG_MAX (64 * 1024)
@@ -263,6 +264,7 @@ struct held {
 	struct exporter *x;
 	struct exp_doc *d;
 	char *status;
+	unsigned char *gz_head, trailer[8]; /* gzip: the status lines deflated, and the member's trailer */
 };
 
 static void release(void *cls)
@@ -271,16 +273,43 @@ static void release(void *cls)
 
 	exp_doc_put(hd->x, hd->d);
 	free(hd->status);
+	free(hd->gz_head);
 	free(hd);
+}
+
+/*
+ * Whether an Accept-Encoding header value accepts gzip (RFC 9110 12.5.3):
+ * a "gzip" or "x-gzip" coding whose q is not 0. Prometheus sends "gzip".
+ */
+static bool accepts_gzip(const char *v)
+{
+	while (v && *v) {
+		size_t n;
+		const char *q, *end;
+		while (*v == ' ' || *v == '\t' || *v == ',')
+			v++;
+		n = strcspn(v, ";, \t");
+		end = v + strcspn(v, ",");
+		if ((n == 4 && !strncasecmp(v, "gzip", 4)) || (n == 6 && !strncasecmp(v, "x-gzip", 6))) {
+			q = strstr(v, "q=");
+			if (!q || q > end)
+				return true;
+			return strtod(q + 2, NULL) > 0;
+		}
+		v = end;
+	}
+	return false;
 }
 
 static enum MHD_Result metrics(struct exp_http *h, struct MHD_Connection *conn)
 {
 	struct held *hd = xcalloc(1, sizeof(*hd));
 	struct prom_sweep_status st;
-	struct MHD_IoVec iov[2];
+	struct MHD_IoVec iov[3];
 	struct MHD_Response *r;
-	size_t n;
+	size_t n, gn;
+	unsigned niov = 2;
+	bool gz;
 	enum MHD_Result rc;
 
 	hd->x = h->x;
@@ -290,11 +319,34 @@ static enum MHD_Result metrics(struct exp_http *h, struct MHD_Connection *conn)
 	iov[0].iov_len = n;
 	iov[1].iov_base = hd->d ? hd->d->body : "";
 	iov[1].iov_len = hd->d ? hd->d->len : 0;
-	r = MHD_create_response_from_iovec(iov, 2, release, hd);
+	/*
+	 * gzip where asked: one member of the status lines, deflated now, and
+	 * the sweep's page, deflated once when it was rendered (core/base/gzip.h).
+	 */
+	gz = accepts_gzip(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING)) &&
+	     (!hd->d || hd->d->gz.data);
+	if (gz)
+		hd->gz_head = gz_head(hd->status, n, hd->d ? &hd->d->gz : NULL, &gn, hd->trailer);
+	if (hd->gz_head) {
+		iov[0].iov_base = hd->gz_head;
+		iov[0].iov_len = gn;
+		niov = 1;
+		if (hd->d) {
+			iov[1].iov_base = hd->d->gz.data;
+			iov[1].iov_len = hd->d->gz.len;
+			iov[2].iov_base = hd->trailer;
+			iov[2].iov_len = sizeof(hd->trailer);
+			niov = 3;
+		}
+	}
+	r = MHD_create_response_from_iovec(iov, niov, release, hd);
 	if (!r) {
 		release(hd);
 		return MHD_NO;
 	}
+	if (hd->gz_head)
+		MHD_add_response_header(r, "Content-Encoding", "gzip");
+	MHD_add_response_header(r, "Vary", "Accept-Encoding");
 	MHD_add_response_header(r, "Content-Type", "text/plain; version=0.0.4; charset=utf-8");
 	rc = MHD_queue_response(conn, MHD_HTTP_OK, r);
 	MHD_destroy_response(r);

@@ -72,6 +72,49 @@ static void details_json(struct emit *e, const struct ibs_port_counters *c, unsi
 	emit_obj_close(e);
 }
 
+/*
+ * In the deltas, "vl_xmit_wait_share": null unless both readings hold the
+ * port's PortVLXmitWaitCounters (--interval reads them twice where the PMA
+ * counts PortXmitWait), else each VL's share of dt (0 where it did not
+ * rise, null where unknown) and "saturated", the VLs whose 16-bit counter
+ * stopped at 65535 in either reading: their share stays unknown until the
+ * counters are cleared. Text: the VLs that waited, and the saturated ones.
+ */
+static void vl_shares(struct emit *e, const struct ibs_node *n, const struct ibs_port *pt,
+		      const struct ibs_port_counters *c, double dt)
+{
+	unsigned vl, nsat = 0;
+	uint64_t ticks;
+	double share;
+	char key[24], fmt[48];
+	bool any = false;
+
+	if (!c->prev_vl_ok || c->det[IBS_DET_VL_WAIT].state != IBS_DET_OK) {
+		emit_null(e, "vl_xmit_wait_share", NULL);
+		return;
+	}
+	emit_obj_open(e, "vl_xmit_wait_share");
+	for (vl = 0; vl < IBS_N_VL; vl++) {
+		snprintf(key, sizeof(key), "PortVLXmitWait%u", vl);
+		if (!ibs_xmit_wait_vl_share(n, pt, c, dt, vl, &ticks, &share)) {
+			emit_null(e, key, NULL);
+			continue;
+		}
+		snprintf(fmt, sizeof(fmt), "%sVL%u %%.3g", any ? ", " : ", by VL: ", vl);
+		emit_double(e, key, share > 0 ? fmt : NULL, share);
+		any |= share > 0;
+	}
+	emit_arr_open(e, "saturated");
+	for (vl = 0; vl < IBS_N_VL; vl++)
+		if (ibs_xmit_wait_vl_saturated(c, vl))
+			emit_uint(e, NULL, nsat++ ? ", VL%" PRIu64 : ", VL%" PRIu64, vl);
+	emit_arr_close(e);
+	if (nsat)
+		emit_text(e, " %s at 65535 (saturated: share unknown; clear with --reset-counters)",
+			  nsat > 1 ? "are" : "is");
+	emit_obj_close(e);
+}
+
 /* Whether fs has a finding the counters view lists. */
 static bool text_findings(const struct ibs_findings *fs)
 {
@@ -151,9 +194,11 @@ void render_counters(struct emit *e, const struct ibs_fabric *f, const struct ib
 					continue;
 				}
 				emit_uint(e, ibs_counter_defs[k].name, NULL, v);
-				if (v)
+				/* With --interval the VLs are read where PortXmitWait is 0 too: said only where it counted. */
+				if (v) {
 					emit_text(e, " %s=%" PRIu64, ibs_counter_defs[k].name, v);
-				details_text(e, c, &ibs_counter_defs[k]);
+					details_text(e, c, &ibs_counter_defs[k]);
+				}
 			}
 			emit_obj_close(e);
 			for (k = 0; k < IBS_N_DET; k++)
@@ -202,6 +247,7 @@ void render_counters(struct emit *e, const struct ibs_fabric *f, const struct ib
 					if (rate && tps > 0 && !known)
 						emit_text(e, " (no share: %s)", why);
 				}
+				vl_shares(e, n, pt, c, dt);
 				for (k = 0; k < ibs_n_counter_defs; k++) {
 					if (!ibs_counter_known(c, &ibs_counter_defs[k])) {
 						emit_null(e, ibs_counter_defs[k].name, NULL);

@@ -78,7 +78,8 @@ static void prom_xmit_wait(struct strbuf *sb, const struct ibs_fabric *f, bool s
 	char why[192];
 	static const char share_help[] =
 		"Share of the time between the two readings (counters --interval; the exporter: its last two sweeps) "
-		"that the port had data to send and sent none (PortXmitWait x PortSamplesControl's tick / seconds, 0 to 1).";
+		"that the port had data to send and sent none (PortXmitWait x PortSamplesControl's tick / seconds, 0 to 1; "
+		"the tick and whether its rule is assumed: ibscan_port_xmit_wait_tick_seconds).";
 	static const char rate_help[] = "PortXmitWait ticks per second between the two readings (counters --interval; "
 					"the exporter: its last two sweeps).";
 
@@ -94,6 +95,41 @@ static void prom_xmit_wait(struct strbuf *sb, const struct ibs_fabric *f, bool s
 			sb_adds(sb, name);
 			port_labels(sb, n, pt->num);
 			sb_addf(sb, " %.6g\n", v);
+		}
+	}
+}
+
+/*
+ * The basis of the shares above and below: each port's PortXmitWait tick
+ * in seconds, where PortSamplesControl was read (ports whose PortXmitWait
+ * rose), with rule "documented" (NVIDIA's switch rules) or "assumed" (the
+ * IBA's rule read as it is): as JSON's xmit_wait_tick_s and
+ * xmit_wait_tick_assumed. An info-style gauge, so that the share's own
+ * series stay one per port (docs/checks.md).
+ */
+static void prom_xmit_wait_tick(struct strbuf *sb, const struct ibs_fabric *f)
+{
+	static const char name[] = "ibscan_port_xmit_wait_tick_seconds";
+	const struct ibs_port *pt;
+	bool head = false;
+	size_t i;
+	double tick_s;
+
+	for (i = 0; i < f->n_nodes; i++) {
+		const struct ibs_node *n = f->nodes[i];
+		for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++) {
+			if (!ibs_port_xmit_wait_tick(n, pt, pt->ctr, &tick_s))
+				continue;
+			if (!head)
+				metric_head(sb, name, "gauge",
+					    "One PortXmitWait tick of the port (PortSamplesControl's Tick and the link speed), "
+					    "the basis of its xmit_wait shares; rule: documented (the vendor's published rule) "
+					    "or assumed (the IBA's rule, no vendor document).");
+			head = true;
+			sb_adds(sb, name);
+			port_labels_with(sb, n, pt->num, "rule",
+					 ibs_xmit_wait_tick_documented(n, pt->ctr) ? "documented" : "assumed");
+			sb_addf(sb, " %.6g\n", tick_s);
 		}
 	}
 }
@@ -125,12 +161,48 @@ static void prom_vl_xmit_wait_share(struct strbuf *sb, const struct ibs_fabric *
 					metric_head(sb, name, "gauge",
 						    "Share of the time between the two readings (the exporter: its last two sweeps) "
 						    "that the VL had data to send and sent none (PortVLXmitWaitCounters x "
-						    "PortSamplesControl's tick / seconds, 0 to 1).");
+						    "PortSamplesControl's tick / seconds, 0 to 1; the tick: "
+						    "ibscan_port_xmit_wait_tick_seconds).");
 				head = true;
 				snprintf(vls, sizeof(vls), "%u", vl);
 				sb_adds(sb, name);
 				port_labels_with(sb, n, pt->num, "vl", vls);
 				sb_addf(sb, " %.6g\n", v);
+			}
+	}
+}
+
+/*
+ * The VLs whose PortVLXmitWaitCounters stopped at 65535 (16 bits) in
+ * either reading: their rise, so their share, stays unknown until the
+ * counters are cleared (ibscan does only with --reset-counters). A gauge
+ * at 1 per such VL, where some port has one.
+ */
+static void prom_vl_saturated(struct strbuf *sb, const struct ibs_fabric *f)
+{
+	static const char name[] = "ibscan_port_vl_xmit_wait_saturated";
+	const struct ibs_port *pt;
+	bool head = false;
+	unsigned vl;
+	size_t i;
+	char vls[4];
+
+	for (i = 0; i < f->n_nodes; i++) {
+		const struct ibs_node *n = f->nodes[i];
+		for (pt = ibs_node_ports_from(n, 1); pt < ibs_node_ports_end(n); pt++)
+			for (vl = 0; vl < IBS_N_VL; vl++) {
+				if (!ibs_xmit_wait_vl_saturated(pt->ctr, vl))
+					continue;
+				if (!head)
+					metric_head(
+						sb, name, "gauge",
+						"1: the VL's PortVLXmitWaitCounters is at 65535 (16 bits, saturated): its "
+						"share is unknown until the counters are cleared (--reset-counters).");
+				head = true;
+				snprintf(vls, sizeof(vls), "%u", vl);
+				sb_adds(sb, name);
+				port_labels_with(sb, n, pt->num, "vl", vls);
+				sb_adds(sb, " 1\n");
 			}
 	}
 }
@@ -221,6 +293,8 @@ static void prom_counters(struct strbuf *sb, const struct ibs_fabric *f)
 	prom_xmit_wait(sb, f, false);
 	prom_xmit_wait(sb, f, true);
 	prom_vl_xmit_wait_share(sb, f);
+	prom_xmit_wait_tick(sb, f);
+	prom_vl_saturated(sb, f);
 	prom_details(sb, f);
 	metric_head(sb, "ibscan_port_counters_ok", "gauge", "Whether the port's PMA answered PortCounters (1) or not (0).");
 	for (i = 0; i < f->n_nodes; i++) {

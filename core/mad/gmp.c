@@ -239,6 +239,15 @@ void ibs_pma_select(uint8_t *data, size_t len, uint8_t port, bool ext, bool rese
 	}
 }
 
+void ibs_pma_vl_xmit_wait_clear(uint8_t *data, size_t len, uint8_t port)
+{
+	uint32_t sel = 0xffff;
+
+	/* PortSelect, then CounterSelect: one bit per VL (IBA 16.1.4.8), as perfquery --vlxmitcounters -r sends. */
+	ibs_pma_select(data, len, port, false, false);
+	mad_encode_field(data, IB_PC_COUNTER_SELECT_F, &sel);
+}
+
 void ibs_path_record_query(uint8_t *data, uint16_t slid, uint16_t dlid)
 {
 	uint32_t v;

@@ -280,6 +280,8 @@ enum ibs_err ibs_decode_vl_xmit_wait(const uint8_t *mad, size_t len, struct ibs_
 enum ibs_err ibs_decode_port_samples_control(const uint8_t *mad, size_t len, struct ibs_pma_details *out);
 /* Payload selecting a port for PortCounters/PortCountersExtended (and the details); reset: CounterSelect all. */
 void ibs_pma_select(uint8_t *data, size_t len, uint8_t port, bool ext, bool reset);
+/* A Set of PortVLXmitWaitCounters that clears every VL's of port (no CounterSelect2: the attribute has none). */
+void ibs_pma_vl_xmit_wait_clear(uint8_t *data, size_t len, uint8_t port);
 
 /* SA PathRecord (IBA 15.2.5.16). */
 struct ibs_path_record {

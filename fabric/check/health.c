@@ -101,52 +101,61 @@ static const char *why_counted(const struct ibs_port_counters *c, const struct i
  * PortSamplesControl gave the tick; and per VL, where both readings have
  * PortVLXmitWaitCounters (the state keeps them). One finding per port,
  * when the port's share or a VL's is above the threshold, naming each VL
- * above it; its value is the highest of these shares.
+ * above it, and each VL whose counter stopped at 65535 (its share
+ * unknown); its value is the highest of these shares. True where both
+ * readings have the VL counters and one of them is saturated.
  */
-static void check_congested(const struct ibs_node *n, const struct ibs_port *pt, const struct ibs_port_counters *c,
+static bool check_congested(const struct ibs_node *n, const struct ibs_port *pt, const struct ibs_port_counters *c,
 			    double since, const struct ibs_health_opts *o, struct ibs_findings *fs)
 {
 	double tick_s, share, dt = since < 0 ? ibs_port_counters_elapsed(c) : since, top, vs;
 	const struct ibs_counter_def *d = ibs_counter_find("PortXmitWait");
 	double thr = (double)o->thresholds->congested;
+	const char *when = since < 0 ? "" : " since the last run";
 	struct ibs_finding *x;
-	struct strbuf vls = STRBUF_INIT;
+	struct strbuf vls = STRBUF_INIT, sat = STRBUF_INIT, what = STRBUF_INIT;
 	uint64_t w = 0, vw;
 	unsigned vl;
-	bool port_known;
+	bool port_known, saturated, both = dt > 0 && c->prev_vl_ok && c->det[IBS_DET_VL_WAIT].state == IBS_DET_OK;
 	char why[192];
 
 	port_known = ibs_xmit_wait_share(n, pt, c, dt, &tick_s, &share, why, sizeof(why));
 	top = port_known ? share : 0;
 	for (vl = 0; vl < IBS_N_VL; vl++)
-		if (ibs_xmit_wait_vl_share(n, pt, c, dt, vl, &vw, &vs) && vs * 100.0 > thr) {
+		if (both && ibs_xmit_wait_vl_saturated(c, vl))
+			sb_addf(&sat, "%sVL%u", sat.len ? ", " : "", vl);
+		else if (ibs_xmit_wait_vl_share(n, pt, c, dt, vl, &vw, &vs) && vs * 100.0 > thr) {
 			sb_addf(&vls, "%sVL%u %.1f%%", vls.len ? ", " : "", vl, vs * 100.0);
 			if (vs > top)
 				top = vs;
 		}
-	if (top * 100.0 <= thr) {
-		sb_free(&vls);
-		return;
+	if (top * 100.0 > thr) {
+		ibs_port_counter_delta(c, d, &w);
+		if (port_known && share * 100.0 > thr)
+			sb_addf(&what,
+				"waited %.1f%% of the time with data to send (PortXmitWait rose by %" PRIu64
+				" ticks of %.3g ns%s in %.0f s%s; threshold %" PRIu64 "%%%s%s",
+				share * 100.0, w, tick_s * 1e9,
+				ibs_xmit_wait_tick_documented(n, c) ? "" : " (assumed: the IBA's rule)", dt, when,
+				o->thresholds->congested, vls.len ? "; by VL above it: " : "", sb_str(&vls));
+		else
+			sb_addf(&what,
+				"waited with data to send on VLs above the threshold of %" PRIu64
+				"%% of the time (PortVLXmitWaitCounters in %.0f s%s: %s",
+				o->thresholds->congested, dt, when, sb_str(&vls));
+		if (sat.len)
+			sb_addf(&what, "; %s at 65535 (saturated: share unknown; clear with --reset-counters)",
+				sb_str(&sat));
+		x = add(fs, CK_CONGESTED, IBS_SEV_WARNING, n, pt->num, "%s port %u: %s)", nm(n), pt->num, sb_str(&what));
+		x->counter = d;
+		x->value = (uint64_t)(top * 100.0);
+		x->threshold = o->thresholds->congested;
 	}
-	ibs_port_counter_delta(c, d, &w);
-	if (port_known && share * 100.0 > thr)
-		x = add(fs, CK_CONGESTED, IBS_SEV_WARNING, n, pt->num,
-			"%s port %u: waited %.1f%% of the time with data to send (PortXmitWait rose by %" PRIu64
-			" ticks of %.3g ns%s in %.0f s%s; threshold %" PRIu64 "%%%s%s)",
-			nm(n), pt->num, share * 100.0, w, tick_s * 1e9,
-			ibs_xmit_wait_tick_documented(n, c) ? "" : " (assumed: the IBA's rule)", dt,
-			since < 0 ? "" : " since the last run", o->thresholds->congested, vls.len ? "; by VL above it: " : "",
-			sb_str(&vls));
-	else
-		x = add(fs, CK_CONGESTED, IBS_SEV_WARNING, n, pt->num,
-			"%s port %u: waited with data to send on VLs above the threshold of %" PRIu64
-			"%% of the time (PortVLXmitWaitCounters in %.0f s%s: %s)",
-			nm(n), pt->num, o->thresholds->congested, dt, since < 0 ? "" : " since the last run",
-			sb_str(&vls));
+	saturated = sat.len > 0;
 	sb_free(&vls);
-	x->counter = d;
-	x->value = (uint64_t)(top * 100.0);
-	x->threshold = o->thresholds->congested;
+	sb_free(&what);
+	sb_free(&sat);
+	return saturated;
 }
 
 static void check_counters(const struct ibs_fabric *f, const struct ibs_run *run, const struct ibs_health_opts *o,
@@ -156,7 +165,8 @@ static void check_counters(const struct ibs_fabric *f, const struct ibs_run *run
 	struct ibs_port_counters prev;
 	const struct ibs_port_counters *cmp;
 	double since = 0;
-	char *note = NULL, when[64];
+	char *note = NULL, when[64], sat_at[160];
+	unsigned n_sat = 0;
 
 	for (i = 0; i < f->n_nodes; i++) {
 		const struct ibs_node *n = f->nodes[i];
@@ -239,8 +249,17 @@ static void check_counters(const struct ibs_fabric *f, const struct ibs_run *run
 				x->value = v;
 				x->threshold = o->thresholds->t[k];
 			}
-			check_congested(n, pt, cmp ? cmp : pt->ctr, cmp == &prev ? since : -1, o, fs);
+			if (check_congested(n, pt, cmp ? cmp : pt->ctr, cmp == &prev ? since : -1, o, fs) && !n_sat++)
+				snprintf(sat_at, sizeof(sat_at), "%s port %u", nm(n), p);
 		}
+	}
+	/* Said once, not per port: on a busy fabric that has run long, most waiting ports' VLs are at 65535. */
+	if (n_sat && o->state) {
+		fs->notes = xgrow(fs->notes, &fs->notes_cap, fs->n_notes + 1, sizeof(*fs->notes));
+		fs->notes[fs->n_notes++] = xasprintf(
+			"PortVLXmitWaitCounters at 65535 (saturated, 16 bits) on %u port%s (%s%s): no share for "
+			"those VLs until the counters are cleared (ibscan clears them only with --reset-counters)",
+			n_sat, n_sat == 1 ? "" : "s", sat_at, n_sat > 1 ? ", ..." : "");
 	}
 }
 

@@ -129,26 +129,6 @@ struct ibs_port *ibs_node_port_find(const struct ibs_node *n, unsigned p)
 	return pt < ibs_node_ports_end(n) && pt->num == p ? pt : NULL;
 }
 
-unsigned ibs_fabric_dr_route(const struct ibs_node *root, const struct ibs_addr *a, uint32_t *keys, unsigned max)
-{
-	const struct ibs_node *cur = root;
-	unsigned i, n = 0;
-
-	if (!cur)
-		return 0;
-	for (i = 1; i <= a->hops && n + 1 < max; i++) {
-		const struct ibs_port *pt = ibs_node_port(cur, a->path[i]);
-		if (cur->ni.node_type == IBS_NODE_SWITCH)
-			keys[n++] = (uint32_t)cur->index;
-		if (!a->path[i] || !pt || !pt->peer)
-			return n;
-		cur = pt->peer;
-	}
-	if (n < max)
-		keys[n++] = (uint32_t)cur->index;
-	return n;
-}
-
 struct ibs_node *ibs_fabric_find_guid(const struct ibs_fabric *f, uint64_t guid)
 {
 	return ibs_htab_find(&f->by_guid, ibs_hash_u64(guid), same_guid, &guid);

@@ -204,13 +204,6 @@ static inline struct ibs_port *ibs_node_ports_end(const struct ibs_node *n)
 {
 	return n->n_ports ? n->ports + n->n_ports : n->ports; /* ports is NULL when there are none */
 }
-/*
- * The nodes (their index) that handle a directed-route SMP sent from root
- * along a, for the engine's per-node cap (ibs_route_fn): every switch on
- * the path (its SMI forwards it) and the destination, at most max of them.
- * A path that runs into a port without a known cable ends the count there.
- */
-unsigned ibs_fabric_dr_route(const struct ibs_node *root, const struct ibs_addr *a, uint32_t *keys, unsigned max);
 /* First node with this GUID (then node->next_same_guid), or NULL. */
 struct ibs_node *ibs_fabric_find_guid(const struct ibs_fabric *f, uint64_t guid);
 /* The port owning this LID (LMC range included), or NULL. */

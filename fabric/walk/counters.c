@@ -498,11 +498,12 @@ static void wait_s(double s)
 enum ibs_err ibs_read_counters_interval(struct ibs_engine *e, struct ibs_fabric *f, struct ibs_run *run,
 					const struct ibs_counter_opts *o, double interval_s)
 {
-	struct ibs_counter_opts first = *o;
+	struct ibs_counter_opts first = *o, second;
 	enum ibs_err rc;
 
 	first.reset = false; /* a reset now would be the first delta's loss */
 	first.first_of_two = true;
+	first.vl_wait_all = true;
 	rc = ibs_read_counters(e, f, run, &first);
 	if (rc != IBS_OK || run->no_lids)
 		return rc;
@@ -515,5 +516,7 @@ enum ibs_err ibs_read_counters_interval(struct ibs_engine *e, struct ibs_fabric 
 	wait_s(interval_s);
 	run->interval_s = interval_s;
 	/* PMA answers carry no identity: the LIDs of the first reading may lead elsewhere now. */
-	return read_counters(e, f, run, o, true);
+	second = *o;
+	second.vl_wait_all = true;
+	return read_counters(e, f, run, &second, true);
 }

@@ -26,6 +26,13 @@ struct ibs_counter_opts {
 	 * second reading of --interval (ibs_counters_confirm).
 	 */
 	bool again;
+	/*
+	 * Ask PortVLXmitWaitCounters of every port whose PMA's ClassPortInfo
+	 * says it counts PortXmitWait, whatever moved, in this reading too
+	 * (both readings of --interval: a VL's rise needs both, and a VL can
+	 * wait while its port sends another VL's data).
+	 */
+	bool vl_wait_all;
 };
 
 /*
@@ -73,6 +80,13 @@ bool ibs_port_xmit_wait_share(const struct ibs_node *n, const struct ibs_port *p
  * docs/checks.md. The renderers and the finding say which.
  */
 bool ibs_xmit_wait_tick_documented(const struct ibs_node *n, const struct ibs_port_counters *c);
+/*
+ * The length of one PortXmitWait tick of port pt in reading c into
+ * *tick_s, as the shares use it: false where PortSamplesControl was not
+ * read (only ports whose PortXmitWait rose ask) or the speed is unknown.
+ */
+bool ibs_port_xmit_wait_tick(const struct ibs_node *n, const struct ibs_port *pt, const struct ibs_port_counters *c,
+			     double *tick_s);
 /* The same of readings c (prev and c) dt seconds apart: health --state's since the last run. */
 bool ibs_xmit_wait_share(const struct ibs_node *n, const struct ibs_port *pt, const struct ibs_port_counters *c,
 			 double dt, double *tick_s, double *share, char *why, size_t len);
@@ -82,10 +96,16 @@ bool ibs_xmit_wait_share(const struct ibs_node *n, const struct ibs_port *pt, co
  * exporter where they were read) and this one's, into *ticks, and the
  * share of dt it waited (the port's tick). False where unknown: either
  * reading has no VL counters, one is at 65535 or went down, no tick, or a
- * share above 1. Not with --interval, whose first reading asks no details.
+ * share above 1. With --interval both readings ask them (vl_wait_all).
  */
 bool ibs_xmit_wait_vl_share(const struct ibs_node *n, const struct ibs_port *pt, const struct ibs_port_counters *c,
 			    double dt, unsigned vl, uint64_t *ticks, double *share);
+/*
+ * Whether VL vl's PortVLXmitWaitCounters stopped at 65535 in c or its
+ * earlier reading (c->prev_vl): its rise, and so its share, is unknown
+ * until the counters are cleared (--reset-counters clears them).
+ */
+bool ibs_xmit_wait_vl_saturated(const struct ibs_port_counters *c, unsigned vl);
 /* Seconds between a port's two readings, or 0 when it has not two. */
 double ibs_port_counters_elapsed(const struct ibs_port_counters *c);
 
@@ -147,7 +167,8 @@ bool ibs_port_data_delta(const struct ibs_port_counters *c, bool xmit, uint64_t 
  * 16.1.4.1-2) and PortVLXmitWaitCounters (16.1.4.8, one per VL), read
  * where PortRcvErrors, PortXmitDiscards or PortXmitWait moved: above 0,
  * and with --interval risen between the two readings (counters_details.c).
- * Never cleared: --reset-counters clears PortCounters only.
+ * --reset-counters clears PortCounters and the PortVLXmitWaitCounters read,
+ * never the error details.
  */
 struct ibs_detail_def {
 	const char *name;   /* IBA name, e.g. "PortLocalPhysicalErrors" (JSON key) */

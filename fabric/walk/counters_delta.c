@@ -127,6 +127,15 @@ static bool xmit_wait_tick(const struct ibs_node *n, const struct ibs_port *pt, 
 	return true;
 }
 
+bool ibs_port_xmit_wait_tick(const struct ibs_node *n, const struct ibs_port *pt, const struct ibs_port_counters *c,
+			     double *tick_s)
+{
+	char why[192];
+
+	*tick_s = 0;
+	return c && c->ok && xmit_wait_tick(n, pt, c, tick_s, why, sizeof(why));
+}
+
 /* w ticks of tick_s in dt seconds as a share: false (and why) above 1, where the PMA counts its tick otherwise. */
 static bool wait_share(const char *what, uint64_t w, double tick_s, double dt, double *share, char *why, size_t len)
 {
@@ -188,4 +197,12 @@ bool ibs_xmit_wait_vl_share(const struct ibs_node *n, const struct ibs_port *pt,
 		return false;
 	snprintf(what, sizeof(what), "PortVLXmitWait%u", vl);
 	return wait_share(what, *ticks, tick_s, dt, share, why, sizeof(why));
+}
+
+bool ibs_xmit_wait_vl_saturated(const struct ibs_port_counters *c, unsigned vl)
+{
+	if (!c || vl >= IBS_N_VL || !c->ok)
+		return false;
+	return (c->det[IBS_DET_VL_WAIT].state == IBS_DET_OK && c->d.vl_xmit_wait[vl] >= 0xffff) ||
+	       (c->prev_vl_ok && c->prev_vl[vl] >= 0xffff);
 }

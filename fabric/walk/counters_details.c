@@ -2,7 +2,8 @@
  * Why PortRcvErrors and PortXmitDiscards counted, and on which VLs
  * PortXmitWait did: PortRcvErrorDetails, PortXmitDiscardDetails (IBA
  * 16.1.4.1-2) and PortVLXmitWaitCounters (16.1.4.8), asked only for a port
- * whose summary counter moved, so that a clean fabric costs no MAD more;
+ * whose summary counter moved, so that a clean fabric costs no MAD more
+ * (except the VLs' in both readings of --interval: vl_wait_all);
  * PortSamplesControl (16.1.3.2) too, for PortXmitWait's tick, where
  * PortXmitWait rose between the two readings of --interval.
  * All three are optional and no ClassPortInfo bit says whether a PMA has
@@ -12,6 +13,7 @@
  */
 #include "counters.h"
 #include "counters_int.h"
+#include "../../core/base/log.h"
 #include "../../core/base/xalloc.h"
 
 #include <inttypes.h>
@@ -104,6 +106,34 @@ static bool moved(const struct ibs_port_counters *pc, unsigned k, const struct i
 
 static void on_details(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r);
 
+static void on_vl_clear(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r)
+{
+	struct cctx *c = ctx;
+
+	if (ibs_follow_redirect(c, req, r, on_vl_clear))
+		return;
+	if (r->outcome != IBS_MAD_OK)
+		log_warn("could not clear the PortVLXmitWaitCounters of 0x%016llx port %u: %s",
+			 (unsigned long long)c->node->ni.node_guid, c->port->num, ibs_outcome_str(r->outcome));
+	free(c);
+}
+
+/*
+ * --reset-counters: clear the VL counters just read, as PortCounters are,
+ * once this reading of them is back (16 bits that stay at 65535 once
+ * there: only a clear makes a share of them possible again).
+ */
+static void submit_vl_clear(struct cctx *base, struct ibs_port *pt)
+{
+	struct ibs_mad_req req;
+	uint8_t data[64];
+
+	ibs_pma_req(&req, ibs_port_pma_lid(base->node, pt), IBS_ATTR_PORT_VL_XMIT_WAIT, pt->num, false, false, data);
+	ibs_pma_vl_xmit_wait_clear(data, sizeof(data), pt->num);
+	req.method = IBS_METHOD_SET;
+	ibs_engine_submit(base->e, &req, on_vl_clear, ibs_cctx(base, base->node, pt, false));
+}
+
 static void submit(struct cctx *base, struct ibs_port *pt, unsigned k)
 {
 	struct ibs_mad_req req;
@@ -133,6 +163,8 @@ static void on_details(void *ctx, const struct ibs_mad_req *req, const struct ib
 	/* Not the fabric's partial: the summary reading stands whole, the reason is unknown. */
 	if (out == IBS_MAD_OK) {
 		pd->state = IBS_DET_OK;
+		if (k == IBS_DET_VL_WAIT && c->o->reset)
+			submit_vl_clear(c, c->port);
 		if (n->pma_det[k] == IBS_NODE_DET_PROBING)
 			n->pma_det[k] = IBS_NODE_DET_HAS;
 	} else {
@@ -164,11 +196,16 @@ void ibs_counters_details(struct cctx *c)
 {
 	unsigned k;
 
-	if (c->o->first_of_two)
+	/* PortXmitWait counted, as ClassPortInfo says (its CapabilityMask bit 12): so the VLs' may be. */
+	bool vl_all = c->o->vl_wait_all && c->node->pma_cpi_ok && (c->node->pma_capmask & IBS_PM_XMIT_WAIT_SUP);
+
+	if (c->o->first_of_two && !vl_all)
 		return;
 	for (k = 0; k < IBS_N_DET_ALL; k++) {
 		struct ibs_port_det *pd = &c->port->ctr->det[k];
-		if (!moved(c->port->ctr, k, c->o))
+		if (k == IBS_DET_VL_WAIT && vl_all)
+			; /* whatever moved */
+		else if (c->o->first_of_two || !moved(c->port->ctr, k, c->o))
 			continue;
 		switch (c->node->pma_det[k]) {
 		case IBS_NODE_DET_UNKNOWN:

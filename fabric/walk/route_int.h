@@ -19,9 +19,6 @@ void ibs_route_on_one(void *ctx, const struct ibs_mad_req *req, const struct ibs
 uint16_t ibs_lft_lid(const struct ibs_fabric *f, const uint32_t *own, const struct ibs_node *sw);
 /* A table read of sw (attribute attr, modifier mod): at lid, else along sw's directed route. */
 void ibs_tbl_req(struct ibs_mad_req *req, const struct ibs_node *sw, uint16_t lid, uint16_t attr, uint32_t mod);
-/* The switches a table read of sw is handled by (for an ibs_route_fn). */
-unsigned ibs_tbl_route(const struct ibs_node *sw, const struct ibs_node *root, const struct ibs_addr *a,
-		       uint32_t *keys, unsigned max);
 /* A table read by LID that failed is asked again along sw's directed route (cb, ctx as before): whether it was. */
 bool ibs_again_by_dr(struct ibs_engine *e, const struct ibs_mad_req *req, const struct ibs_mad_result *r,
 		     const struct ibs_node *sw, ibs_mad_cb cb, void *ctx);

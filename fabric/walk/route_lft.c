@@ -1,6 +1,7 @@
 /* Reading the switches' linear forwarding tables (IBA 14.2.5.10): all of them, or one block. */
 #include "route.h"
 #include "route_int.h"
+#include "smp_route.h"
 #include "../model/names.h"
 #include "../../core/base/log.h"
 #include "../../core/base/xalloc.h"
@@ -93,32 +94,36 @@ enum ibs_err ibs_lft_block(struct ibs_engine *e, const struct ibs_fabric *f, con
 	}
 }
 
-struct lctx {
+/*
+ * One switch's table being read: its blocks are submitted a few at a time,
+ * the next when one is answered, so that what waits in the engine is bounded
+ * by the switches (LFT_QUEUED each), not by every block of every switch (on a
+ * 27,000-node tree some 800,000 requests, 200 MB, queued at once).
+ */
+struct lsw {
 	struct ibs_lft *l;
-	unsigned block;
 	const struct ibs_node *root; /* the local node, where every directed route starts */
-	struct ibs_engine *e;        /* to ask again by directed route */
+	struct ibs_engine *e;        /* to ask again by directed route, and the next block */
+	uint16_t lid;                /* 0: by directed route */
+	unsigned next, blocks;       /* the next block to submit; how many there are */
 };
 
-/* The switches a table read of sw is handled by: sw alone by LID, each switch on the way by directed route. */
-unsigned ibs_tbl_route(const struct ibs_node *sw, const struct ibs_node *root, const struct ibs_addr *a,
-			  uint32_t *keys, unsigned max)
-{
-	if (a->lid) {
-		if (!max)
-			return 0;
-		keys[0] = (uint32_t)sw->index;
-		return 1;
-	}
-	return ibs_fabric_dr_route(root, a, keys, max);
-}
+struct lctx {
+	struct lsw *sw;
+	unsigned block;
+};
+
+/* Blocks queued per switch at least: more than the per-switch cap lets in flight. */
+#define LFT_QUEUED 8
+/* Blocks queued in all at least (when the switches are few), the engine's largest window. */
+#define LFT_QUEUED_ALL IBS_ENGINE_MAX_WINDOW
 
 /* The switches an LFT read is handled by, for the engine's per-node cap (ibs_route_fn). */
 static unsigned lft_route(void *ctx, const struct ibs_addr *a, uint32_t *keys, unsigned max)
 {
 	const struct lctx *c = ctx;
 
-	return ibs_tbl_route(c->l->node, c->root, a, keys, max);
+	return ibs_smp_route(c->sw->l->node, c->sw->root, a, keys, max);
 }
 
 /* A table read by LID that failed is asked again along sw's directed route (cb, ctx as before): whether it was. */
@@ -140,47 +145,71 @@ bool ibs_again_by_dr(struct ibs_engine *e, const struct ibs_mad_req *req, const 
 	return true;
 }
 
+static void on_lft(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r);
+
+/* Submit the switch's next block, if one is left. */
+static void lft_next(struct lsw *sw)
+{
+	struct lctx *c;
+	struct ibs_mad_req req;
+
+	if (sw->next >= sw->blocks)
+		return;
+	c = xmalloc(sizeof(*c));
+	c->sw = sw;
+	c->block = sw->next++;
+	lft_req(&req, sw->l->node, sw->lid, c->block);
+	ibs_engine_submit(sw->e, &req, on_lft, c);
+}
+
 static void on_lft(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r)
 {
 	struct lctx *c = ctx;
+	struct lsw *sw = c->sw;
+	struct ibs_lft *l = sw->l;
 	uint8_t ports[64];
 
 	if (r->outcome == IBS_MAD_OK && ibs_decode_lft_block(r->mad, r->len, ports) == IBS_OK) {
 		size_t base = (size_t)c->block * 64, k;
-		for (k = 0; k < 64 && base + k < c->l->n; k++)
-			c->l->ports[base + k] = ports[k];
-	} else if (ibs_again_by_dr(c->e, req, r, c->l->node, on_lft, c)) {
+		for (k = 0; k < 64 && base + k < l->n; k++)
+			l->ports[base + k] = ports[k];
+	} else if (ibs_again_by_dr(sw->e, req, r, l->node, on_lft, c)) {
 		return;
 	} else {
-		c->l->ok = false;
+		l->ok = false;
+		if (r->outcome == IBS_MAD_ABORTED)
+			sw->next = sw->blocks; /* the run is over (its deadline): ask nothing more */
 	}
 	free(c);
+	lft_next(sw);
 }
 
 enum ibs_err ibs_read_lfts(struct ibs_engine *e, const struct ibs_fabric *f, struct ibs_lft **out, size_t *n)
 {
 	struct ibs_lft *v;
+	struct lsw *sws;
 	const struct ibs_node *root = NULL;
 	size_t nv = 0, i;
+	unsigned depth, b;
 	enum ibs_err rc;
 	uint32_t *own = ibs_fabric_lid_owners(f);
 
-	/* Sized once: the requests in flight point into v. */
+	/* Sized once: the requests in flight point into v and sws. */
 	for (i = 0; i < f->n_nodes; i++) {
 		nv += f->nodes[i]->ni.node_type == IBS_NODE_SWITCH && f->nodes[i]->has_si;
 		if (!f->nodes[i]->path.hops && !f->nodes[i]->path.lid)
 			root = f->nodes[i];
 	}
 	v = xcalloc(nv ? nv : 1, sizeof(*v));
+	sws = xcalloc(nv ? nv : 1, sizeof(*sws));
+	depth = nv && nv * LFT_QUEUED < LFT_QUEUED_ALL ? (unsigned)((LFT_QUEUED_ALL + nv - 1) / nv) : LFT_QUEUED;
 	nv = 0;
 	for (i = 0; i < f->n_nodes; i++) {
 		const struct ibs_node *s = f->nodes[i];
 		struct ibs_lft *l;
-		unsigned b, blocks;
-		uint16_t lid;
 		if (s->ni.node_type != IBS_NODE_SWITCH || !s->has_si)
 			continue;
-		l = &v[nv++];
+		l = &v[nv];
 		l->node = s;
 		l->ok = true;
 		/* LinearFDBTop is the highest LID with an entry (IBA 14.2.5.4). */
@@ -189,26 +218,25 @@ enum ibs_err ibs_read_lfts(struct ibs_engine *e, const struct ibs_fabric *f, str
 			l->n = s->si.lft_cap;
 		l->ports = xmalloc(l->n);
 		memset(l->ports, 0xff, l->n);
-		blocks = (unsigned)((l->n + 63) / 64);
-		lid = ibs_lft_lid(f, own, s); /* once a switch: it says why when it is 0 */
-		for (b = 0; b < blocks; b++) {
-			struct lctx *c = xmalloc(sizeof(*c));
-			struct ibs_mad_req req;
-			c->l = l;
-			c->block = b;
-			c->root = root;
-			c->e = e;
-			lft_req(&req, s, lid, b);
-			ibs_engine_submit(e, &req, on_lft, c);
-		}
+		sws[nv].l = l;
+		sws[nv].root = root;
+		sws[nv].e = e;
+		sws[nv].blocks = (unsigned)((l->n + 63) / 64);
+		sws[nv].lid = ibs_lft_lid(f, own, s); /* once a switch: it says why when it is 0 */
+		nv++;
 	}
 	free(own);
+	/* The first blocks of every switch, then of the next round: switches interleave as before. */
+	for (b = 0; b < depth; b++)
+		for (i = 0; i < nv; i++)
+			lft_next(&sws[i]);
 	*out = v;
 	*n = nv;
 	/* Every block of a switch at once would land on it and on each switch on its path: the cap applies. */
 	ibs_engine_set_route(e, lft_route);
 	rc = ibs_engine_run(e);
 	ibs_engine_set_route(e, NULL);
+	free(sws);
 	return rc;
 }
 

@@ -1,6 +1,7 @@
 /* Reading the switches' SLtoVLMappingTables (IBA 14.2.5.8) for the (in, out) pairs the routes use. */
 #include "route.h"
 #include "route_int.h"
+#include "smp_route.h"
 #include "../model/names.h"
 #include "../../core/base/xalloc.h"
 
@@ -107,7 +108,7 @@ static unsigned sl2vl_route(void *ctx, const struct ibs_addr *a, uint32_t *keys,
 {
 	const struct vctx *c = ctx;
 
-	return ibs_tbl_route(c->v->node, c->root, a, keys, max);
+	return ibs_smp_route(c->v->node, c->root, a, keys, max);
 }
 
 static void on_sl2vl(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r)

@@ -1,4 +1,8 @@
-/* The fix a walk ends with: each port's extended speeds settled by the capability masks. */
+/*
+ * The speeds PortInfo leaves open: each port's extended speeds settled by the
+ * capability masks at the walk's end, and which ports may run FDR10 (whose
+ * Mellanox ExtendedPortInfo the walk asks).
+ */
 #include "speeds.h"
 
 /*
@@ -52,4 +56,45 @@ void ibs_fabric_fix_ext_speeds(struct ibs_fabric *f)
 			fold_fdr10(&pt->pi);
 		}
 	}
+}
+
+/*
+ * Devices that answer Mellanox ExtendedPortInfo, by device ID (the same set
+ * libibnetdisc asks): SwitchX, Switch-IB (2), Quantum; ConnectX-3 and
+ * later, Connect-IB, BlueField; Bull's rebadged ones under Bull's vendor ID.
+ */
+static bool knows_mlnx_ext_port_info(const struct ibs_nodeinfo *ni)
+{
+	static const struct {
+		uint32_t vendor; /* 0: any */
+		uint16_t first, last;
+	} ids[] = {
+		{ 0, 0xc738, 0xc73b },      { 0, 0xc839, 0xc839 },      { 0, 0xcb20, 0xcb20 },
+		{ 0, 0xcf08, 0xcf09 },      { 0, 0xd2f0, 0xd2f0 },      { 0, 0x1003, 0x101b },
+		{ 0, 0xa2d2, 0xa2d2 },      { 0x119f, 0x1b02, 0x1b02 }, { 0x119f, 0x1b33, 0x1b33 },
+		{ 0x119f, 0x1b40, 0x1b41 }, { 0x119f, 0x1b50, 0x1b50 }, { 0x119f, 0x1b60, 0x1b61 },
+		{ 0x119f, 0x1b73, 0x1b73 }, { 0x119f, 0x1b83, 0x1b83 }, { 0x119f, 0x1b93, 0x1b94 },
+		{ 0x119f, 0x1ba0, 0x1ba0 }, { 0x119f, 0x1bb4, 0x1bb5 }, { 0x119f, 0x1bc4, 0x1bc6 },
+		{ 0x119f, 0x1bd0, 0x1bd5 }, { 0x119f, 0x1bf0, 0x1bf0 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		if ((!ids[i].vendor || ids[i].vendor == ni->vendor_id) && ni->device_id >= ids[i].first &&
+		    ni->device_id <= ids[i].last)
+			return true;
+	return false;
+}
+
+bool ibs_port_may_run_fdr10(const struct ibs_node *n, const struct ibs_port *p)
+{
+	uint32_t cap;
+	uint16_t cap2;
+
+	if (p->num == 0 || !ibs_portinfo_linkup(&p->pi) || p->pi.speed_active != 4 || !knows_mlnx_ext_port_info(&n->ni))
+		return false;
+	ibs_port_cap_masks(n, p, &cap, &cap2);
+	if ((cap & IBS_CAP_EXT_SPEEDS) && p->pi.speed_ext_active)
+		return false;
+	return !(IBS_CAPS_EXT_SPEEDS2(cap, cap2) && (p->pi.speed_ext2_active & 1));
 }

@@ -20,5 +20,12 @@ void ibs_port_cap_masks(const struct ibs_node *n, const struct ibs_port *p, uint
  * ExtendedPortInfo.
  */
 void ibs_fabric_fix_ext_speeds(struct ibs_fabric *f);
+/*
+ * Whether port p of n may run FDR10, which only Mellanox ExtendedPortInfo
+ * tells (as ibnetdiscover and iblinkinfo ask it): linked up at QDR with no
+ * extended speed, on a device that answers ExtendedPortInfo. A switch's
+ * extended-speed capabilities are port 0's (IBA 14.2.5.6).
+ */
+bool ibs_port_may_run_fdr10(const struct ibs_node *n, const struct ibs_port *p);
 
 #endif

@@ -495,7 +495,7 @@ enum ibs_err ibs_walk(struct ibs_engine *e, struct ibs_fabric *f, struct ibs_run
 	/* An Active local port with a subnet manager: the SM has given LIDs and set up routes. */
 	w.lid_route = !o->dr_only && f->local.state == IBS_PORT_ACTIVE && f->local.sm_lid;
 	if (w.lid_route)
-		w.lid_owner = xcalloc(0xc000, sizeof(*w.lid_owner));
+		w.lid_owner = xcalloc(IBS_LID_UNICAST_END, sizeof(*w.lid_owner));
 
 	/* Level 0: the local node, by the empty path. */
 	ibs_addr_dr(&root, NULL, 0);

@@ -1,8 +1,10 @@
 /*
- * The walker's own state and the functions its parts share (fabric/walk/walk.c
- * runs the levels, walk_path.c knows the paths into each node, walk_query.c
- * sends the queries and takes their answers, walk_lid.c whose answers a LID
- * brings). Calls go one way: walk.c calls the others, none of them walk.c.
+ * The walker's own state and the functions its parts share. Calls go one
+ * way, down: walk.c runs the levels and calls the others; walk_query.c
+ * sends the queries and takes their answers (the LID's confirming and
+ * closing NodeInfos too); walk_lid.c judges whose answers a LID brings and
+ * keeps what a node got by it; walk_path.c knows the ways into each node
+ * (its directed routes and its LID). None calls a file above it.
  * Not for use outside the walker.
  */
 #ifndef IBSCAN_WALK_INT_H
@@ -131,10 +133,11 @@ struct qctx {
 	uint16_t lid;           /* path 0 is this LID (LID-routed), the DR paths follow; 0: DR only */
 };
 
+/* A query's context, and back to the free list (walk_query.c). */
 struct qctx *walk_qctx(struct walker *w, struct ibs_node *n, uint8_t port);
 void walk_qctx_put(struct qctx *c);
 
-/* Paths (walk_path.c). */
+/* The ways into a node (walk_path.c): its directed routes, and the LID it may be asked by. */
 struct uplinks *walk_uplinks(struct walker *w, const struct ibs_node *n);
 void walk_add_uplink(struct walker *w, struct ibs_node *n, uint8_t k, struct ibs_node *from, uint8_t port);
 /* Path i of a query, for the engine's retries (ibs_path_fn); path 0 is the one the model reports. */
@@ -143,16 +146,17 @@ bool walk_query_path(void *ctx, unsigned i, struct ibs_addr *out);
 void walk_query_canon(struct qctx *c, struct ibs_addr *out);
 /* The nodes an attempt to a is served by, for the engine's per-node cap (ibs_route_fn). */
 unsigned walk_route(void *ctx, const struct ibs_addr *a, uint32_t *keys, unsigned max);
-/* The LID to query c's node by (LID-routed), or 0: by directed route. */
-uint16_t walk_lid_for(const struct qctx *c);
-
-/* Whose answers a LID brings (walk_lid.c). */
 /* Port p of n says its LID: note who claims which LID. */
 void walk_lid_claim(struct walker *w, const struct ibs_node *n, const struct ibs_port *p);
 /* The LID n may be asked by, confirmed or not (0: none; always 0 for a CA or router). */
 uint16_t walk_node_lid(struct walker *w, const struct ibs_node *n);
-/* n's lead PortInfo is in: confirm its LID with a LID-routed NodeInfo, then read the rest (walk_read_rest). */
-void walk_confirm_lid(struct walker *w, struct ibs_node *n);
+/* The LID to query c's node by (LID-routed), or 0: by directed route. */
+uint16_t walk_lid_for(const struct qctx *c);
+
+/* Whose answers a LID brings (walk_lid.c): it judges, walk_query.c asks. */
+/* The confirming NodeInfo by LID answered (r): n's LID is confirmed, or refused. */
+void walk_lid_confirmed(struct walker *w, struct ibs_node *n, const struct ibs_mad_req *req,
+			const struct ibs_mad_result *r);
 /*
  * Did this LID-routed answer come from the node asked? False when it did
  * not (a PortInfo with another LID, a GUIDInfo with another port GUID): the
@@ -160,10 +164,24 @@ void walk_confirm_lid(struct walker *w, struct ibs_node *n);
  */
 bool walk_lid_answer_ok(struct qctx *c, const struct ibs_mad_req *req, const struct ibs_portinfo *pi,
 			const uint64_t *guids);
-/* Ask c again by directed route, after walk_lid_answer_ok said no. */
-void walk_lid_redo(struct qctx *c);
-/* c is about to go by LID (c->lid): its answer goes through walk_lid_answered, which returns this. */
-ibs_mad_cb walk_lid_sent(struct qctx *c);
+/* Keep what u's node got by LID (rd), until the closing NodeInfo. */
+void walk_lid_keep(struct walker *w, struct uplinks *u, const struct lid_read *rd);
+/* Forget what u's node got by LID: its answers stand, or have been asked again. */
+void walk_lid_forget(struct walker *w, struct uplinks *u);
+/*
+ * n's LID led elsewhere: refuse it, and undo what n got by it since its
+ * last confirmation (the model's fields and the walk errors). Returns the
+ * first of those reads (w->reads, chained by next), to ask again.
+ */
+uint32_t walk_lid_undo(struct walker *w, struct ibs_node *n);
+/* Whether read rd of the chain from head is asked again itself, not by its port's PortInfo answer. */
+bool walk_lid_ask_again(const struct walker *w, uint32_t head, const struct lid_read *rd);
+/*
+ * The closing NodeInfo by LID answered (r, not aborted): true when it
+ * named n (what n got by LID stands); false, said why, when n's reads are
+ * to be undone and asked again by directed route.
+ */
+bool walk_lid_closed(struct walker *w, struct ibs_node *n, const struct ibs_mad_req *req, const struct ibs_mad_result *r);
 
 /* Queries and their answers (walk_query.c). */
 ibs_mad_cb walk_handler(uint16_t attr);

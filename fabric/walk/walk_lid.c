@@ -24,6 +24,12 @@
  * directed routes they spare, and a switch's SMA forwards a directed-route
  * SMP as ibnetdiscover's are forwarded. A switch's dozens of PortInfo
  * reads are where LID routing pays.
+ *
+ * This file judges: what each answer by LID says of the LID, and what a
+ * node got by LID, kept until the closing NodeInfo and undone when the LID
+ * led elsewhere. It sends nothing: walk_query.c asks the confirming and
+ * closing NodeInfos and asks again by directed route; which LID a node is
+ * asked by is walk_path.c's.
  */
 #include "walk_int.h"
 #include "../../core/base/log.h"
@@ -31,44 +37,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-#define LID_UNICAST_END 0xc000
-
-void walk_lid_claim(struct walker *w, const struct ibs_node *n, const struct ibs_port *p)
-{
-	unsigned l, span;
-	uint32_t me = (uint32_t)n->index + 1;
-
-	if (!w->lid_owner || !p->pi.lid || (n->ni.node_type == IBS_NODE_SWITCH && p->num != 0))
-		return;
-	span = 1u << (p->pi.lmc & 7);
-	for (l = p->pi.lid; l < (unsigned)p->pi.lid + span && l < LID_UNICAST_END; l++) {
-		if (!w->lid_owner[l])
-			w->lid_owner[l] = me;
-		else if (w->lid_owner[l] != me && w->lid_owner[l] != LID_DUP) {
-			log_info("LID %u is claimed by two nodes: both are read by directed route", l);
-			w->lid_owner[l] = LID_DUP;
-		}
-	}
-}
-
-uint16_t walk_node_lid(struct walker *w, const struct ibs_node *n)
-{
-	const struct ibs_port *p;
-
-	if (!w->lid_route || !n->path.hops)
-		return 0;
-	if (w->lid_bad >= 8 && !w->lid_good)
-		return 0; /* LIDs do not answer here: directed routes only */
-	if (n->ni.node_type != IBS_NODE_SWITCH)
-		return 0; /* CAs and routers by directed route: see the top of this file */
-	p = &n->ports[0];
-	if (!p->valid || !ibs_portinfo_active(&p->pi) || !p->pi.lid || p->pi.lid >= LID_UNICAST_END)
-		return 0;
-	if (w->lid_owner && w->lid_owner[p->pi.lid] != (uint32_t)n->index + 1)
-		return 0; /* another node claims it too */
-	return p->pi.lid;
-}
 
 static void refuse(struct walker *w, const struct ibs_node *n, uint16_t lid, const char *why, uint64_t guid)
 {
@@ -80,16 +48,19 @@ static void refuse(struct walker *w, const struct ibs_node *n, uint16_t lid, con
 	u->lid_state = LID_REFUSED;
 }
 
-static void on_confirm(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r)
+/* The same node as n: GUID, port GUID and type. */
+static bool names_node(const struct ibs_nodeinfo *ni, const struct ibs_node *n)
 {
-	struct qctx *c = ctx;
-	struct walker *w = c->w;
-	struct ibs_node *n = c->node;
+	return ni->node_guid == n->ni.node_guid && ni->port_guid == n->ni.port_guid && ni->node_type == n->ni.node_type;
+}
+
+void walk_lid_confirmed(struct walker *w, struct ibs_node *n, const struct ibs_mad_req *req,
+			const struct ibs_mad_result *r)
+{
 	struct ibs_nodeinfo ni;
 
 	if (r->outcome == IBS_MAD_OK && ibs_decode_nodeinfo(r->mad, r->len, &ni) == IBS_OK) {
-		if (ni.node_guid == n->ni.node_guid && ni.port_guid == n->ni.port_guid &&
-		    ni.node_type == n->ni.node_type) {
+		if (names_node(&ni, n)) {
 			walk_uplinks(w, n)->lid_state = LID_CONFIRMED;
 			w->lid_good++;
 		} else {
@@ -100,28 +71,6 @@ static void on_confirm(void *ctx, const struct ibs_mad_req *req, const struct ib
 		if (r->outcome != IBS_MAD_ABORTED && w->lid_bad++ == 8 && !w->lid_good)
 			log_info("LID-routed SMPs get no answers: directed routes only");
 	}
-	walk_qctx_put(c);
-	walk_read_rest(w, n);
-}
-
-void walk_confirm_lid(struct walker *w, struct ibs_node *n)
-{
-	uint16_t lid = walk_node_lid(w, n);
-	struct ibs_mad_req req;
-	struct ibs_addr a;
-	struct qctx *c;
-
-	if (!lid || walk_uplinks(w, n)->lid_state != LID_UNKNOWN) {
-		walk_read_rest(w, n);
-		return;
-	}
-	c = walk_qctx(w, n, 0);
-	c->base = n;
-	c->attr = IBS_ATTR_NODE_INFO;
-	c->lid = lid;
-	ibs_addr_lid(&a, lid, 0);
-	ibs_req_get(&req, &a, IBS_CLASS_SMI, IBS_ATTR_NODE_INFO, 0);
-	ibs_engine_submit(w->e, &req, on_confirm, c);
 }
 
 bool walk_lid_answer_ok(struct qctx *c, const struct ibs_mad_req *req, const struct ibs_portinfo *pi,
@@ -151,13 +100,7 @@ bool walk_lid_answer_ok(struct qctx *c, const struct ibs_mad_req *req, const str
 	return true;
 }
 
-void walk_lid_redo(struct qctx *c)
-{
-	walk_send_query(c); /* walk_lid_for now says 0: by directed route */
-}
-
-/* Keep what n got by LID, until the closing NodeInfo. */
-static void keep_read(struct walker *w, struct uplinks *u, const struct lid_read *rd)
+void walk_lid_keep(struct walker *w, struct uplinks *u, const struct lid_read *rd)
 {
 	uint32_t i = w->free_read;
 
@@ -172,7 +115,7 @@ static void keep_read(struct walker *w, struct uplinks *u, const struct lid_read
 	u->lid_reads = i;
 }
 
-static void forget_reads(struct walker *w, struct uplinks *u)
+void walk_lid_forget(struct walker *w, struct uplinks *u)
 {
 	while (u->lid_reads) {
 		uint32_t i = u->lid_reads;
@@ -182,13 +125,20 @@ static void forget_reads(struct walker *w, struct uplinks *u)
 	}
 }
 
-/* Was port's PortInfo among n's LID-routed reads? (Its answer asks GUIDInfo and ExtendedPortInfo anew.) */
+/* Was port's PortInfo among the reads from i on? */
 static bool port_redone(const struct walker *w, uint32_t i, uint8_t port)
 {
 	for (; i; i = w->reads[i - 1].next)
 		if (w->reads[i - 1].attr == IBS_ATTR_PORT_INFO && w->reads[i - 1].port == port)
 			return true;
 	return false;
+}
+
+bool walk_lid_ask_again(const struct walker *w, uint32_t head, const struct lid_read *rd)
+{
+	/* A PortInfo answer asks its port's GUIDInfo and ExtendedPortInfo anew. */
+	return !((rd->attr == IBS_ATTR_GUID_INFO || rd->attr == IBS_ATTR_MLNX_EXT_PORT_INFO) &&
+		 port_redone(w, head, rd->port));
 }
 
 /*
@@ -225,12 +175,7 @@ static void forget_error(char **error, uint32_t rank, uint32_t want, uint32_t ha
 	}
 }
 
-/*
- * n's LID led elsewhere at some point since its last confirmation: what
- * it got by LID is not its own. Forget it, errors included, and ask it
- * all again by directed route (its LID is refused from now on).
- */
-static void redo_reads(struct walker *w, struct ibs_node *n)
+uint32_t walk_lid_undo(struct walker *w, struct ibs_node *n)
 {
 	struct uplinks *u = walk_uplinks(w, n);
 	uint32_t i, head = u->lid_reads;
@@ -271,39 +216,20 @@ static void redo_reads(struct walker *w, struct ibs_node *n)
 	if (drop)
 		drop_errors(w, drop);
 	free(drop);
-	for (i = head; i; i = w->reads[i - 1].next) {
-		const struct lid_read *rd = &w->reads[i - 1];
-		struct qctx *c;
-		if ((rd->attr == IBS_ATTR_GUID_INFO || rd->attr == IBS_ATTR_MLNX_EXT_PORT_INFO) &&
-		    port_redone(w, head, rd->port))
-			continue; /* asked again by that port's PortInfo answer */
-		c = walk_qctx(w, n, rd->port);
-		c->probe = rd->probe;
-		walk_query(c, n, 0, NULL, rd->attr, rd->mod); /* by directed route now */
-	}
-	forget_reads(w, walk_uplinks(w, n));
+	return head;
 }
 
-static void on_close(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r)
+bool walk_lid_closed(struct walker *w, struct ibs_node *n, const struct ibs_mad_req *req, const struct ibs_mad_result *r)
 {
-	struct qctx *c = ctx;
-	struct walker *w = c->w;
-	struct ibs_node *n = c->node;
 	struct uplinks *u = walk_uplinks(w, n);
 	struct ibs_nodeinfo ni;
 	char pb[256];
 
-	if (r->outcome == IBS_MAD_ABORTED) {
-		walk_qctx_put(c);
-		return;
-	}
-	if (r->outcome == IBS_MAD_OK && ibs_decode_nodeinfo(r->mad, r->len, &ni) == IBS_OK &&
-	    ni.node_guid == n->ni.node_guid && ni.port_guid == n->ni.port_guid && ni.node_type == n->ni.node_type) {
+	if (r->outcome == IBS_MAD_OK && ibs_decode_nodeinfo(r->mad, r->len, &ni) == IBS_OK && names_node(&ni, n)) {
 		w->lid_good++;
 		u->lid_state = LID_CONFIRMED; /* and it confirms the LID for what goes by it next */
-		forget_reads(w, u);
-		walk_qctx_put(c);
-		return;
+		walk_lid_forget(w, u);
+		return true;
 	}
 	ibs_addr_str(&n->path, pb, sizeof(pb));
 	if (r->outcome == IBS_MAD_OK && ibs_decode_nodeinfo(r->mad, r->len, &ni) == IBS_OK) {
@@ -317,69 +243,5 @@ static void on_close(void *ctx, const struct ibs_mad_req *req, const struct ibs_
 			 req->addr.lid, ibs_outcome_str(r->outcome == IBS_MAD_OK ? IBS_MAD_MALFORMED : r->outcome),
 			 (unsigned long long)n->ni.node_guid, pb);
 	}
-	walk_qctx_put(c);
-	redo_reads(w, n);
-}
-
-/* Every LID-routed query about n is answered: close them with a NodeInfo, or redo them at once. */
-static void close_reads(struct walker *w, struct ibs_node *n)
-{
-	struct uplinks *u = walk_uplinks(w, n);
-	uint16_t lid = walk_node_lid(w, n);
-	struct ibs_mad_req req;
-	struct ibs_addr a;
-	struct qctx *c;
-
-	if (!u->lid_reads || w->run->aborted)
-		return;
-	if (u->lid_state != LID_CONFIRMED) {
-		/* An answer showed another node's LID or port GUID meanwhile (walk_lid_answer_ok). */
-		log_warn("LID %u answered as another node while node 0x%016llx was read by it: "
-			 "what it answered by LID is read again by directed route",
-			 w->reads[u->lid_reads - 1].lid, (unsigned long long)n->ni.node_guid);
-		redo_reads(w, n);
-		return;
-	}
-	if (!lid) {
-		/* A node found meanwhile claims the LID too (identity.duplicate_lid says so). */
-		log_info("LID %u is claimed by another node too: what node 0x%016llx answered by it is read "
-			 "again by directed route",
-			 w->reads[u->lid_reads - 1].lid, (unsigned long long)n->ni.node_guid);
-		redo_reads(w, n);
-		return;
-	}
-	u->lid_state = LID_CLOSING;
-	c = walk_qctx(w, n, 0);
-	c->base = n;
-	c->attr = IBS_ATTR_NODE_INFO;
-	c->lid = lid;
-	ibs_addr_lid(&a, lid, 0);
-	ibs_req_get(&req, &a, IBS_CLASS_SMI, IBS_ATTR_NODE_INFO, 0);
-	ibs_engine_submit(w->e, &req, on_close, c);
-}
-
-static void on_lid_answered(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r)
-{
-	struct qctx *c = ctx;
-	struct walker *w = c->w;
-	struct ibs_node *n = c->node;
-	struct lid_read rd = { .probe = c->probe, .mod = c->mod, .attr = c->attr, .lid = c->lid, .port = c->port };
-	size_t n_err = w->f->n_errors, n_def = w->n_deferred;
-	struct uplinks *u;
-
-	walk_handler(rd.attr)(ctx, req, r); /* c is the handler's now */
-	u = walk_uplinks(w, n);
-	if (r->outcome != IBS_MAD_ABORTED && w->n_deferred == n_def) {
-		/* Not left for the re-sweep (which asks it again, and keeps that answer). */
-		rd.err = w->f->n_errors > n_err ? (uint32_t)n_err + 1 : 0;
-		keep_read(w, u, &rd);
-	}
-	if (!--u->lid_pending)
-		close_reads(w, n);
-}
-
-ibs_mad_cb walk_lid_sent(struct qctx *c)
-{
-	walk_uplinks(c->w, c->node)->lid_pending++;
-	return on_lid_answered;
+	return false;
 }

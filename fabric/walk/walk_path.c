@@ -1,9 +1,14 @@
 /*
- * The paths into each node the walker knows: the one that first reached it,
- * and others through other nodes one level up or a parallel cable, which a
- * query tries in turn when an attempt fails (see fabric/walk/walk.c).
+ * The ways into each node the walker knows: the directed route that first
+ * reached it, others through other nodes one level up or a parallel cable,
+ * which a query tries in turn when an attempt fails (see
+ * fabric/walk/walk.c), and its LID, once no other node claims it and a
+ * LID-routed NodeInfo confirmed it (walk_lid.c); and the nodes an attempt
+ * passes, for the engine's per-node cap.
  */
 #include "walk_int.h"
+#include "smp_route.h"
+#include "../../core/base/log.h"
 #include "../../core/base/xalloc.h"
 
 #include <string.h>
@@ -143,6 +148,42 @@ void walk_query_canon(struct qctx *c, struct ibs_addr *out)
 	query_dr_path(c, 0, out);
 }
 
+void walk_lid_claim(struct walker *w, const struct ibs_node *n, const struct ibs_port *p)
+{
+	unsigned l, span;
+	uint32_t me = (uint32_t)n->index + 1;
+
+	if (!w->lid_owner || !p->pi.lid || (n->ni.node_type == IBS_NODE_SWITCH && p->num != 0))
+		return;
+	span = 1u << (p->pi.lmc & 7);
+	for (l = p->pi.lid; l < (unsigned)p->pi.lid + span && l < IBS_LID_UNICAST_END; l++) {
+		if (!w->lid_owner[l])
+			w->lid_owner[l] = me;
+		else if (w->lid_owner[l] != me && w->lid_owner[l] != LID_DUP) {
+			log_info("LID %u is claimed by two nodes: both are read by directed route", l);
+			w->lid_owner[l] = LID_DUP;
+		}
+	}
+}
+
+uint16_t walk_node_lid(struct walker *w, const struct ibs_node *n)
+{
+	const struct ibs_port *p;
+
+	if (!w->lid_route || !n->path.hops)
+		return 0;
+	if (w->lid_bad >= 8 && !w->lid_good)
+		return 0; /* LIDs do not answer here: directed routes only */
+	if (n->ni.node_type != IBS_NODE_SWITCH)
+		return 0; /* CAs and routers by directed route: see the top of walk_lid.c */
+	p = &n->ports[0];
+	if (!p->valid || !ibs_portinfo_active(&p->pi) || !p->pi.lid || p->pi.lid >= IBS_LID_UNICAST_END)
+		return 0;
+	if (w->lid_owner && w->lid_owner[p->pi.lid] != (uint32_t)n->index + 1)
+		return 0; /* another node claims it too */
+	return p->pi.lid;
+}
+
 /*
  * A node can be asked by LID once the subnet manager has given it one and
  * routes to it: the local port is Active with an SM, and the node is a
@@ -164,9 +205,8 @@ uint16_t walk_lid_for(const struct qctx *c)
 }
 
 /*
- * The nodes an attempt is served by: a LID-routed SMP by its destination
- * only (switches forward it in hardware); a directed-route one by every
- * switch on its path (their SMIs forward it) and its destination. A path's
+ * The nodes an attempt is served by (ibs_smp_route): by LID the node asked,
+ * by directed route every switch on its path and its destination. A path's
  * last hop into a node not known yet counts nowhere: every such path starts
  * at the switch next to the local node, which counts it.
  */
@@ -174,11 +214,5 @@ unsigned walk_route(void *ctx, const struct ibs_addr *a, uint32_t *keys, unsigne
 {
 	const struct qctx *c = ctx;
 
-	if (a->lid) {
-		if (!c->node || !max)
-			return 0;
-		keys[0] = (uint32_t)c->node->index;
-		return 1;
-	}
-	return ibs_fabric_dr_route(c->w->root, a, keys, max);
+	return ibs_smp_route(c->node, c->w->root, a, keys, max);
 }

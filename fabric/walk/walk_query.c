@@ -1,7 +1,9 @@
 /*
  * The walker's queries (one context each, recycled) and the handlers that put
- * their answers into the model; a query that fails along every path waits for
- * the re-sweep (see fabric/walk/walk.c).
+ * their answers into the model, by directed route or by LID, with the
+ * NodeInfos that confirm a node's LID and close its reads by it (walk_lid.c
+ * judges their answers); a query that fails along every path waits for the
+ * re-sweep (see fabric/walk/walk.c).
  */
 #include "walk_int.h"
 #include "speeds.h"
@@ -47,6 +49,8 @@ static void on_portinfo(void *ctx, const struct ibs_mad_req *req, const struct i
 static void on_guidinfo(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r);
 static void on_sminfo(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r);
 static void on_mlnx_ext(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r);
+static void on_lid_answered(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r);
+static void confirm_lid(struct walker *w, struct ibs_node *n);
 
 /* Each attribute has its one handler (NodeInfo is only ever a probe). */
 ibs_mad_cb walk_handler(uint16_t attr)
@@ -78,7 +82,8 @@ void walk_send_query(struct qctx *c)
 		struct ibs_addr a;
 		ibs_addr_lid(&a, c->lid, 0);
 		ibs_req_get(&req, &a, IBS_CLASS_SMI, c->attr, c->mod);
-		ibs_engine_submit_paths(c->w->e, &req, walk_lid_sent(c), c);
+		walk_uplinks(c->w, c->node)->lid_pending++;
+		ibs_engine_submit_paths(c->w->e, &req, on_lid_answered, c);
 		return;
 	}
 	/* Path 0, built in place: this runs for every query of a walk. */
@@ -221,7 +226,7 @@ static void on_guidinfo(void *ctx, const struct ibs_mad_req *req, const struct i
 		return;
 	if (r->outcome == IBS_MAD_OK && ibs_decode_guidinfo(r->mad, r->len, g) == IBS_OK &&
 	    !walk_lid_answer_ok(c, req, NULL, g)) {
-		walk_lid_redo(c); /* another node's: ask by directed route */
+		walk_send_query(c); /* another node's: by directed route now (walk_lid_for says 0) */
 		return;
 	}
 	/*
@@ -242,52 +247,6 @@ static void on_guidinfo(void *ctx, const struct ibs_mad_req *req, const struct i
 }
 
 /*
- * Devices that answer Mellanox ExtendedPortInfo, by device ID (the same set
- * libibnetdisc asks): SwitchX, Switch-IB (2), Quantum; ConnectX-3 and
- * later, Connect-IB, BlueField; Bull's rebadged ones under Bull's vendor ID.
- */
-static bool knows_mlnx_ext_port_info(const struct ibs_nodeinfo *ni)
-{
-	static const struct {
-		uint32_t vendor; /* 0: any */
-		uint16_t first, last;
-	} ids[] = {
-		{ 0, 0xc738, 0xc73b },	    { 0, 0xc839, 0xc839 },	{ 0, 0xcb20, 0xcb20 },
-		{ 0, 0xcf08, 0xcf09 },	    { 0, 0xd2f0, 0xd2f0 },	{ 0, 0x1003, 0x101b },
-		{ 0, 0xa2d2, 0xa2d2 },	    { 0x119f, 0x1b02, 0x1b02 }, { 0x119f, 0x1b33, 0x1b33 },
-		{ 0x119f, 0x1b40, 0x1b41 }, { 0x119f, 0x1b50, 0x1b50 }, { 0x119f, 0x1b60, 0x1b61 },
-		{ 0x119f, 0x1b73, 0x1b73 }, { 0x119f, 0x1b83, 0x1b83 }, { 0x119f, 0x1b93, 0x1b94 },
-		{ 0x119f, 0x1ba0, 0x1ba0 }, { 0x119f, 0x1bb4, 0x1bb5 }, { 0x119f, 0x1bc4, 0x1bc6 },
-		{ 0x119f, 0x1bd0, 0x1bd5 }, { 0x119f, 0x1bf0, 0x1bf0 },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
-		if ((!ids[i].vendor || ids[i].vendor == ni->vendor_id) && ni->device_id >= ids[i].first &&
-		    ni->device_id <= ids[i].last)
-			return true;
-	return false;
-}
-
-/*
- * A linked-up port at QDR with no extended speed may run FDR10, which only
- * Mellanox ExtendedPortInfo tells (as ibnetdiscover and iblinkinfo ask it).
- * A switch's extended-speed capabilities are port 0's (IBA 14.2.5.6).
- */
-static bool may_run_fdr10(const struct ibs_node *n, const struct ibs_port *p)
-{
-	uint32_t cap;
-	uint16_t cap2;
-
-	if (p->num == 0 || !ibs_portinfo_linkup(&p->pi) || p->pi.speed_active != 4 || !knows_mlnx_ext_port_info(&n->ni))
-		return false;
-	ibs_port_cap_masks(n, p, &cap, &cap2);
-	if ((cap & IBS_CAP_EXT_SPEEDS) && p->pi.speed_ext_active)
-		return false;
-	return !(IBS_CAPS_EXT_SPEEDS2(cap, cap2) && (p->pi.speed_ext2_active & 1));
-}
-
-/*
  * Port p's Mellanox ExtendedPortInfo where it may run FDR10. A switch's
  * ports wait for port 0, whose capability mask decides, to be settled
  * (read, or failed for good): what the walk asks must never depend on the
@@ -299,14 +258,14 @@ static void ask_fdr10(struct qctx *c, struct ibs_node *n, uint8_t port)
 	unsigned q;
 
 	if (n->ni.node_type != IBS_NODE_SWITCH) {
-		if (may_run_fdr10(n, &n->ports[port]))
+		if (ibs_port_may_run_fdr10(n, &n->ports[port]))
 			walk_query(walk_qctx(c->w, n, port), c->is_fixed ? NULL : c->base, c->ext, c->fixed,
 				   IBS_ATTR_MLNX_EXT_PORT_INFO, port);
 		return;
 	}
 	u = walk_uplinks(c->w, n);
 	if (port) {
-		if (u->port0_settled && may_run_fdr10(n, &n->ports[port]))
+		if (u->port0_settled && ibs_port_may_run_fdr10(n, &n->ports[port]))
 			walk_query(walk_qctx(c->w, n, port), n, 0, NULL, IBS_ATTR_MLNX_EXT_PORT_INFO, port);
 		return;
 	}
@@ -314,7 +273,7 @@ static void ask_fdr10(struct qctx *c, struct ibs_node *n, uint8_t port)
 		return; /* port 0 read again: its ports were decided */
 	u->port0_settled = true;
 	for (q = 1; q <= n->ni.num_ports; q++)
-		if (n->ports[q].valid && may_run_fdr10(n, &n->ports[q]))
+		if (n->ports[q].valid && ibs_port_may_run_fdr10(n, &n->ports[q]))
 			walk_query(walk_qctx(c->w, n, (uint8_t)q), n, 0, NULL, IBS_ATTR_MLNX_EXT_PORT_INFO, q);
 }
 
@@ -331,7 +290,7 @@ static void portinfo_answer(void *ctx, const struct ibs_mad_req *req, const stru
 		return;
 	ok = r->outcome == IBS_MAD_OK && ibs_decode_portinfo(r->mad, r->len, &pi) == IBS_OK;
 	if (ok && !walk_lid_answer_ok(c, req, &pi, NULL)) {
-		walk_lid_redo(c); /* another node's: ask by directed route */
+		walk_send_query(c); /* another node's: by directed route now (walk_lid_for says 0) */
 		return;
 	}
 	if (ok)
@@ -376,7 +335,7 @@ static void on_portinfo(void *ctx, const struct ibs_mad_req *req, const struct i
 	c->lead = false;
 	portinfo_answer(ctx, req, r);
 	if (lead)
-		walk_confirm_lid(w, n); /* then the rest, by LID where it leads to n */
+		confirm_lid(w, n); /* then the rest, by LID where it leads to n */
 }
 
 static void on_probe(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r)
@@ -449,4 +408,132 @@ void walk_read_rest(struct walker *w, struct ibs_node *n)
 		for (p = 1; p <= n->ni.num_ports; p++)
 			walk_query_port(w, n, (uint8_t)p, n, 0);
 	}
+}
+
+/*
+ * The NodeInfos by LID that confirm a node's LID before its reads and close
+ * them after, and the reads asked again by directed route when the LID led
+ * elsewhere: walk_lid.c judges each answer (and says why).
+ */
+
+/* A NodeInfo to n by its LID; cb gets the answer. */
+static void ask_nodeinfo_by_lid(struct walker *w, struct ibs_node *n, uint16_t lid, ibs_mad_cb cb)
+{
+	struct ibs_mad_req req;
+	struct ibs_addr a;
+	struct qctx *c;
+
+	c = walk_qctx(w, n, 0);
+	c->base = n;
+	c->attr = IBS_ATTR_NODE_INFO;
+	c->lid = lid;
+	ibs_addr_lid(&a, lid, 0);
+	ibs_req_get(&req, &a, IBS_CLASS_SMI, IBS_ATTR_NODE_INFO, 0);
+	ibs_engine_submit(w->e, &req, cb, c);
+}
+
+static void on_confirm(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r)
+{
+	struct qctx *c = ctx;
+	struct walker *w = c->w;
+	struct ibs_node *n = c->node;
+
+	walk_lid_confirmed(w, n, req, r);
+	walk_qctx_put(c);
+	walk_read_rest(w, n);
+}
+
+/* n's lead PortInfo is in: confirm its LID with a LID-routed NodeInfo, then read the rest (walk_read_rest). */
+static void confirm_lid(struct walker *w, struct ibs_node *n)
+{
+	uint16_t lid = walk_node_lid(w, n);
+
+	if (!lid || walk_uplinks(w, n)->lid_state != LID_UNKNOWN) {
+		walk_read_rest(w, n);
+		return;
+	}
+	ask_nodeinfo_by_lid(w, n, lid, on_confirm);
+}
+
+/*
+ * n's LID led elsewhere at some point since its last confirmation: what
+ * it got by LID is not its own. Forget it, errors included, and ask it
+ * all again by directed route (its LID is refused from now on).
+ */
+static void redo_reads(struct walker *w, struct ibs_node *n)
+{
+	uint32_t i, head = walk_lid_undo(w, n);
+
+	for (i = head; i; i = w->reads[i - 1].next) {
+		const struct lid_read *rd = &w->reads[i - 1];
+		struct qctx *c;
+		if (!walk_lid_ask_again(w, head, rd))
+			continue; /* asked again by that port's PortInfo answer */
+		c = walk_qctx(w, n, rd->port);
+		c->probe = rd->probe;
+		walk_query(c, n, 0, NULL, rd->attr, rd->mod); /* by directed route now */
+	}
+	walk_lid_forget(w, walk_uplinks(w, n));
+}
+
+static void on_close(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r)
+{
+	struct qctx *c = ctx;
+	struct walker *w = c->w;
+	struct ibs_node *n = c->node;
+
+	bool redo = r->outcome != IBS_MAD_ABORTED && !walk_lid_closed(w, n, req, r);
+
+	walk_qctx_put(c);
+	if (redo)
+		redo_reads(w, n);
+}
+
+/* Every LID-routed query about n is answered: close them with a NodeInfo, or redo them at once. */
+static void close_reads(struct walker *w, struct ibs_node *n)
+{
+	struct uplinks *u = walk_uplinks(w, n);
+	uint16_t lid = walk_node_lid(w, n);
+
+	if (!u->lid_reads || w->run->aborted)
+		return;
+	if (u->lid_state != LID_CONFIRMED) {
+		/* An answer showed another node's LID or port GUID meanwhile (walk_lid_answer_ok). */
+		log_warn("LID %u answered as another node while node 0x%016llx was read by it: "
+			 "what it answered by LID is read again by directed route",
+			 w->reads[u->lid_reads - 1].lid, (unsigned long long)n->ni.node_guid);
+		redo_reads(w, n);
+		return;
+	}
+	if (!lid) {
+		/* A node found meanwhile claims the LID too (identity.duplicate_lid says so). */
+		log_info("LID %u is claimed by another node too: what node 0x%016llx answered by it is read "
+			 "again by directed route",
+			 w->reads[u->lid_reads - 1].lid, (unsigned long long)n->ni.node_guid);
+		redo_reads(w, n);
+		return;
+	}
+	u->lid_state = LID_CLOSING;
+	ask_nodeinfo_by_lid(w, n, lid, on_close);
+}
+
+/* A LID-routed query's answer: its handler's, then kept until the closing NodeInfo. */
+static void on_lid_answered(void *ctx, const struct ibs_mad_req *req, const struct ibs_mad_result *r)
+{
+	struct qctx *c = ctx;
+	struct walker *w = c->w;
+	struct ibs_node *n = c->node;
+	struct lid_read rd = { .probe = c->probe, .mod = c->mod, .attr = c->attr, .lid = c->lid, .port = c->port };
+	size_t n_err = w->f->n_errors, n_def = w->n_deferred;
+	struct uplinks *u;
+
+	walk_handler(rd.attr)(ctx, req, r); /* c is the handler's now */
+	u = walk_uplinks(w, n);
+	if (r->outcome != IBS_MAD_ABORTED && w->n_deferred == n_def) {
+		/* Not left for the re-sweep (which asks it again, and keeps that answer). */
+		rd.err = w->f->n_errors > n_err ? (uint32_t)n_err + 1 : 0;
+		walk_lid_keep(w, u, &rd);
+	}
+	if (!--u->lid_pending)
+		close_reads(w, n);
 }

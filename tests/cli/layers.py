@@ -28,7 +28,15 @@ against the including file's folder, and checks:
   tops     a file that runs the others of its family calls down only:
            fabric/walk/walk.c runs the walker's other files
            (fabric/walk/walk_*.c, which share walk_int.h), and none of
-           them includes walk.h or calls a function walk.c defines.
+           them includes walk.h or calls a function walk.c defines;
+  chain    the walker's files call down one chain, walk.c -> walk_query.c
+           -> walk_lid.c -> walk_path.c: none names a function that a file
+           before it defines (they share one header, so no include shows
+           such a cycle);
+  model    fabric/model knows nothing of the engine nor of the way a MAD
+           goes: it includes nothing of core/mad/engine*, and defines no
+           function named for a route or the engine (which nodes an SMP
+           passes, for the engine's per-node cap, is fabric/walk's).
 
 Prints one line per violation and exits 1 when there is any; prints what it
 read and exits 0 otherwise. A ROOT with no source file under those folders is
@@ -51,7 +59,13 @@ CORE = {
 }
 # A file above the others of its family (their path's start): they neither include its header nor call it.
 TOPS = {"fabric/walk/walk.c": "fabric/walk/walk_"}
+# Files that call down in this order only: each names no function that one before it defines.
+CHAIN = ["fabric/walk/walk.c", "fabric/walk/walk_query.c", "fabric/walk/walk_lid.c", "fabric/walk/walk_path.c"]
+# What fabric/model may not name a function for (a word of its name, split at "_"), nor include.
+MODEL_NOT_NAMED = {"route", "routes", "engine"}
+MODEL_NOT_INCLUDED = re.compile(r"^core/mad/engine")
 DEFINES = re.compile(r"^(?!static\b)[A-Za-z_][\w \t\*]*?\b(\w+)\s*\([^;{]*\)\s*\{", re.M)
+DEFINES_ANY = re.compile(r"^[A-Za-z_][\w \t\*]*?\b(\w+)\s*\([^;{]*\)\s*\{", re.M)  # static ones too
 INCLUDE = re.compile(r'^\s*#\s*include\s*(?:"([^"]+)"|<([^>]+)>)', re.M)
 
 
@@ -136,6 +150,8 @@ def check(root):
                 if sp in FABRIC and dp in FABRIC and FABRIC.index(dp) > FABRIC.index(sp):
                     errors.append(f"{where}: goes up the parts of fabric (fabric/{sp} may not include "
                                   f"fabric/{dp or '.'}; they go fabric/ -> check -> load -> walk -> model)")
+            if src.startswith("fabric/model/") and MODEL_NOT_INCLUDED.match(dst):
+                errors.append(f"{where}: the model knows nothing of the engine (fabric/model may not include {dst})")
             if src.split("/")[0] in ("fabric", "host") and dst.startswith("core/probe/"):
                 errors.append(f"{where}: {src.split('/')[0]} includes nothing of the probe (core/probe)")
             if unit(dst) != unit(src):
@@ -143,6 +159,8 @@ def check(root):
     for cycle in cycles(graph):
         errors.append("include cycle: " + " -> ".join(cycle + [cycle[0]]))
     errors += tops(root, graph)
+    errors += chain(root)
+    errors += model_names(root)
     return errors, n_files, n_incs
 
 
@@ -168,6 +186,41 @@ def tops(root, graph):
             for name in sorted(names):
                 if re.search(r"\b%s\s*\(" % re.escape(name), text):
                     errors.append(f"{src}: calls or declares {name}, which {top} defines: {top} calls down to it, never back")
+    return errors
+
+
+def chain(root):
+    """The calls of CHAIN that go back: a file that names a function which a file before it defines."""
+    errors = []
+    texts = {}
+    for f in CHAIN:
+        path = os.path.join(root, f)
+        if not os.path.isfile(path):
+            errors.append(f"{f}: no such file (on the chain {' -> '.join(CHAIN)})")
+            continue
+        texts[f] = strip_comments(open(path, encoding="utf-8", errors="replace").read())
+    for i, upper in enumerate(CHAIN):
+        if upper not in texts:
+            continue
+        for name in sorted(set(DEFINES.findall(texts[upper]))):
+            for lower in CHAIN[i + 1:]:
+                if lower in texts and re.search(r"\b%s\b" % re.escape(name), texts[lower]):
+                    errors.append(f"{lower}: names {name}, which {upper} defines: the walker's files call down "
+                                  f"{' -> '.join(os.path.basename(c) for c in CHAIN)}, never back")
+    return errors
+
+
+def model_names(root):
+    """The functions fabric/model defines that are named for a route or the engine."""
+    errors = []
+    for src in sorted(sources(root)):
+        if not src.startswith("fabric/model/") or not src.endswith(".c"):
+            continue
+        text = strip_comments(open(os.path.join(root, src), encoding="utf-8", errors="replace").read())
+        for name in sorted(set(DEFINES_ANY.findall(text))):
+            if MODEL_NOT_NAMED & set(name.lower().split("_")):
+                errors.append(f"{src}: defines {name}: the model knows nothing of the way a MAD goes or of the "
+                              f"engine (the nodes an SMP passes are fabric/walk's, smp_route.c)")
     return errors
 
 

@@ -1,6 +1,7 @@
 #!/bin/bash
 # ibscan exporter on a replayed capture (no simulator): /metrics passes
-# promtool, /healthz, 404/405/413 and an oversized request refused; SIGHUP
+# promtool, /healthz, 404/405/413 and an oversized request refused; gzip
+# where asked (the same page, one member); SIGHUP
 # rereads the thresholds file (a finding appears once they are lowered);
 # a node-name map edited under it says its new warning once;
 # the exporter-toolkit web config: basic auth with a bcrypt hash (401
@@ -70,6 +71,34 @@ nread=$(grep -c '^ibscan_port_counters_ok{.* 1$' "$TMP/body2")
 [ "$nshare" = "$nread" ] && [ "$nread" -gt 0 ] || fail "share 0 on $nshare ports of $nread read"
 grep -q '^ibscan_port_xmit_wait_ticks_per_second{' "$TMP/body2" || fail "no PortXmitWait rate between sweeps"
 echo "ok: the sweep after the first: ibscan_port_xmit_wait_share 0 on all $nread ports read (nothing rose)"
+# gzip where the scraper asks (Prometheus sends Accept-Encoding: gzip): Content-Encoding gzip, one
+# gzip member (the status lines deflated per scrape, the sweep's page once per sweep) that inflates
+# to the page served uncompressed (but for the age, which moves between the two scrapes); curl
+# --compressed reads the same; no gzip unasked or with q=0.
+plain_and_gz() {
+	curl -sf --max-time 5 -D "$TMP/plain.h" -o "$TMP/plain" "$URL/metrics" &&
+		curl -sf --max-time 5 -H 'Accept-Encoding: gzip' -D "$TMP/gz.h" -o "$TMP/gz" "$URL/metrics" &&
+		curl -sf --max-time 5 --compressed -o "$TMP/curlz" "$URL/metrics" &&
+		gzip -dc <"$TMP/gz" >"$TMP/gunz" &&
+		for f in plain gunz curlz; do grep -v '^ibscan_sweep_age_seconds ' "$TMP/$f" >"$TMP/$f.n"; done &&
+		cmp -s "$TMP/plain.n" "$TMP/gunz.n" && cmp -s "$TMP/plain.n" "$TMP/curlz.n"
+}
+poll 20 plain_and_gz || fail "gzip: not the same page: $(diff "$TMP/plain.n" "$TMP/gunz.n" | head -5)"
+grep -qi '^content-encoding: gzip' "$TMP/gz.h" || fail "gzip: no Content-Encoding: $(cat "$TMP/gz.h")"
+grep -qi '^vary: accept-encoding' "$TMP/gz.h" || fail "gzip: no Vary"
+grep -qi '^content-encoding' "$TMP/plain.h" && fail "unasked, the page is encoded: $(cat "$TMP/plain.h")"
+python3 - "$TMP/gz" "$TMP/gunz" <<'PY' || fail "gzip: not one member"
+import sys, zlib
+data, want = open(sys.argv[1], "rb").read(), open(sys.argv[2], "rb").read()
+d = zlib.decompressobj(16 + 15)
+out = d.decompress(data)
+assert d.eof and not d.unused_data and out == want, (d.eof, len(d.unused_data))
+PY
+curl -sf --max-time 5 -H 'Accept-Encoding: gzip;q=0, identity' -D "$TMP/q0.h" -o /dev/null "$URL/metrics" ||
+	fail "q=0 scrape"
+grep -qi '^content-encoding' "$TMP/q0.h" && fail "gzip;q=0 got gzip"
+promtool check metrics <"$TMP/gunz" || fail "promtool rejects the inflated page"
+echo "ok: gzip: $(wc -c <"$TMP/plain") bytes served as $(wc -c <"$TMP/gz") (one member, curl --compressed the same page)"
 # SIGHUP: the thresholds file is read again
 : >"$TMP/thr" # the defaults again: three ports over them
 kill -HUP "$EXP_PID"

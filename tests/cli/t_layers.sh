@@ -5,7 +5,9 @@
 # check -> load -> walk -> model; in core, base
 # includes only base, and mad, capture and probe include each other only as
 # capture -> mad; fabric and host include nothing of the probe; no include cycle
-# (tests/cli/layers.py); fabric/walk/walk.c calls the walker's other files, never they it. Then the check itself: each kind of violation,
+# (tests/cli/layers.py); fabric/walk/walk.c calls the walker's other files, never they it, and they call down
+# walk_query.c -> walk_lid.c -> walk_path.c; fabric/model includes nothing of the engine and defines no
+# function named for a route or the engine. Then the check itself: each kind of violation,
 # planted in a copy of the tree, must make it fail and be named.
 . "$(dirname "$0")/lib.sh"
 check=$ROOT/tests/cli/layers.py
@@ -76,14 +78,56 @@ plant 1 'include cycle: core/capture/format -> core/capture/index -> core/captur
 # The top of a family calls down only: walk.c's header, or a function it defines, used by the walker's other files.
 plant 1 'fabric/walk/walk_query.c: includes fabric/walk/walk.h, the header of the file above it (fabric/walk/walk.c)' \
 	fabric/walk/walk_query.c walk.h
-rm -rf "$TMP/tree" && mkdir -p "$TMP/tree" && cp -r "$ROOT"/cmd "$ROOT"/core "$ROOT"/fabric "$ROOT"/host "$ROOT"/output "$TMP/tree"/
-printf 'bool walk_lid_hides(const struct ibs_walk_error *er);\nbool walk_lid_hides(const struct ibs_walk_error *er)\n{\n\treturn ibs_walk_error_hides_neighbour(er);\n}\n' >>"$TMP/tree/fabric/walk/walk_lid.c"
-rc=0
-python3 "$check" "$TMP/tree" >"$TMP/out" 2>&1 || rc=$?
-[ "$rc" = 1 ] || { cat "$TMP/out" >&2; fail "planted call up to walk.c: the check exited $rc, want 1"; }
-out_has "fabric/walk/walk_lid.c: calls or declares ibs_walk_error_hides_neighbour, which fabric/walk/walk.c defines"
-n=$((n + 1))
+# plant_code WANT-RC PATTERN FILE CODE: a fresh copy of the tree with CODE added at the end of FILE.
+plant_code() {
+	local want=$1 pat=$2 rc=0
+	rm -rf "$TMP/tree" && mkdir -p "$TMP/tree" && cp -r "$ROOT"/cmd "$ROOT"/core "$ROOT"/fabric "$ROOT"/host "$ROOT"/output "$TMP/tree"/
+	printf '%s\n' "$4" >>"$TMP/tree/$3"
+	python3 "$check" "$TMP/tree" >"$TMP/out" 2>&1 || rc=$?
+	[ "$rc" = "$want" ] || { cat "$TMP/out" >&2; fail "planted code in $3: the check exited $rc, want $want"; }
+	[ "$want" = 0 ] || grep -qF -- "$pat" "$TMP/out" || { cat "$TMP/out" >&2; fail "planted code: the check does not say '$pat'"; }
+	n=$((n + 1))
+}
+plant_code 1 'fabric/walk/walk_lid.c: calls or declares ibs_walk_error_hides_neighbour, which fabric/walk/walk.c defines' \
+	fabric/walk/walk_lid.c 'bool walk_lid_hides(const struct ibs_walk_error *er);
+bool walk_lid_hides(const struct ibs_walk_error *er)
+{
+	return ibs_walk_error_hides_neighbour(er);
+}'
 plant 0 '' fabric/walk/walk.c walk_int.h
+# The walker's files call down walk.c -> walk_query.c -> walk_lid.c -> walk_path.c, never back (a call or a
+# function's name).
+plant_code 1 'fabric/walk/walk_path.c: names walk_lid_forget, which fabric/walk/walk_lid.c defines' \
+	fabric/walk/walk_path.c 'void walk_path_forget(struct walker *w, struct uplinks *u)
+{
+	walk_lid_forget(w, u);
+}'
+plant_code 1 'fabric/walk/walk_lid.c: names walk_handler, which fabric/walk/walk_query.c defines' \
+	fabric/walk/walk_lid.c 'ibs_mad_cb walk_lid_cb(void)
+{
+	return walk_handler(IBS_ATTR_NODE_INFO);
+}'
+plant_code 0 '' fabric/walk/walk_query.c 'void walk_query_forget(struct walker *w, struct uplinks *u)
+{
+	walk_lid_forget(w, u);
+}'
+# The model knows nothing of the engine, nor which nodes an SMP passes (fabric/walk/smp_route.c).
+plant 1 'fabric/model/model.h:2: #include "../../core/mad/engine.h": the model knows nothing of the engine' \
+	fabric/model/model.h ../../core/mad/engine.h
+plant_code 1 'fabric/model/model.c: defines ibs_fabric_dr_route: the model knows nothing of the way a MAD goes' \
+	fabric/model/model.c 'unsigned ibs_fabric_dr_route(const struct ibs_node *root, const struct ibs_addr *a)
+{
+	return root && a->hops ? 1 : 0;
+}'
+plant_code 1 'fabric/model/rate.c: defines engine_rate: the model knows nothing' \
+	fabric/model/rate.c 'static unsigned engine_rate(void)
+{
+	return 0;
+}'
+plant_code 0 '' fabric/model/model.c 'bool ibs_node_is_router(const struct ibs_node *n)
+{
+	return n->ni.node_type == IBS_NODE_ROUTER;
+}'
 # Anything else.
 plant 1 'core/mad/umad.c:2: #include "nosuch.h": no such file' core/mad/umad.c nosuch.h
 plant 1 'cmd/main.c:2: #include "../tests/x.h": tests/x.h lies outside the layers' cmd/main.c ../tests/x.h tests/x.h -

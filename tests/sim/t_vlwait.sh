@@ -55,6 +55,25 @@ grep -qF "Hca3                     xmit" "$TMP/out" && grep -qF "PortXmitWait=12
 	fail "text: $(grep Hca3 "$TMP/out")"
 ok "text names the VLs that waited"
 
+# counters --interval: PortVLXmitWaitCounters in both readings of every port whose PMA's
+# ClassPortInfo says it counts PortXmitWait (ibsim's do), so each VL's rise is known: none
+# rose (share 0, no tick needed), and Hca3[1]'s VL15, at 65535, is said saturated (null).
+expect_rc 0 ibs counters --interval 1 --json --record "$TMP/iv.cap" -o "$TMP/iv.json"
+nread=$(jq '[.ports_counters[] | select(.counters != null)] | length' "$TMP/iv.json")
+[ "$nread" -gt 4 ] && [ "$(vl_reqs "$TMP/iv.cap")" = $((2 * nread)) ] ||
+	fail "want 2 x $nread PortVLXmitWaitCounters requests, got $(vl_reqs "$TMP/iv.cap")"
+jq -e '[.ports_counters[] | select(.counters != null) | .deltas.vl_xmit_wait_share as $v
+	| [range(16) | . as $i | $v["PortVLXmitWait\($i)"] == (if ($v.saturated | index($i)) then null else 0 end)] | all]
+	| length > 4 and all' "$TMP/iv.json" >/dev/null ||
+	fail "per-VL shares: $(jq -c '[.ports_counters[] | .deltas.vl_xmit_wait_share]' "$TMP/iv.json")"
+jq -e '[.ports_counters[] | select(.counters != null) | {k: "\(.name)[\(.port)]", v: .deltas.vl_xmit_wait_share.saturated}
+	| select(.v != [])] == [{k: "Hca3[1]", v: [15]}]' "$TMP/iv.json" >/dev/null ||
+	fail "saturated: $(jq -c '[.ports_counters[] | .deltas.vl_xmit_wait_share.saturated]' "$TMP/iv.json")"
+expect_rc 0 ibs counters --interval 1
+grep -qF ", VL15 is at 65535 (saturated: share unknown; clear with --reset-counters)" "$TMP/out" ||
+	fail "text: $(grep Hca3 "$TMP/out")"
+ok "counters --interval: VL counters read twice on all $nread ports, shares 0, Hca3[1] VL15 saturated"
+
 expect_rc 0 ibs health
 grep -qE 'XmitWait|VL[0-9]' "$TMP/out" && fail "health judged congestion: $(cat "$TMP/out")"
 ok "health: no finding of congestion"
@@ -67,5 +86,54 @@ grep -qE '^ibscan_port_vl_xmit_wait_total\{guid="[^"]+",port="1",name="Hca3",pee
 	fail "no VL3 series: $(grep vl_xmit_wait "$TMP/h.prom")"
 grep -qF '# TYPE ibscan_port_vl_xmit_wait_total counter' "$TMP/h.prom" || fail "no TYPE line"
 ok "prom: one series per VL with a vl label, promtool passes"
+grep -qE '^ibscan_port_vl_xmit_wait_saturated\{guid="[^"]+",port="1",name="Hca3",peer="[^"]*",vl="15"\} 1$' "$TMP/h.prom" ||
+	fail "VL15 not marked saturated: $(grep -c vl_xmit_wait_saturated "$TMP/h.prom") series"
+[ "$(grep -c '^ibscan_port_vl_xmit_wait_saturated{' "$TMP/h.prom")" = 1 ] || fail "other VLs marked saturated"
+ok "prom: Hca3[1] VL15 marked saturated, no other"
+
+# The tick behind the shares, in Prometheus: health --state asks PortSamplesControl where
+# PortXmitWait is above 0 (Hca3[1]); ibsim drops it, so the recorded answers are rewritten
+# into a GetResp with Tick 31 and replayed: Hca3[1] (a CA: the IBA's rule) gets
+# ibscan_port_xmit_wait_tick_seconds{...,rule="assumed"}, 32 symbol times of its link, and
+# promtool passes.
+expect_rc 0 ibs health --state "$TMP/st1" --format prom --record "$TMP/psc.cap" -o /dev/null
+python3 - "$TMP/psc.cap" "$TMP/psc2.cap" <<'PY' || fail "no PortSamplesControl request to rewrite"
+import sys
+src, dst = sys.argv[1:]
+out, req, n = [], None, 0
+for line in open(src):
+    if line.startswith("x "):
+        req = None
+        if " PortSamplesControl " in line:
+            req = ""
+    elif line.startswith("> ") and req == "":
+        req = line[2:].strip()
+    elif line.startswith("< ") and req:
+        b = bytearray(bytes.fromhex(req).ljust(256, b"\0"))
+        b[3] = 0x81          # GetResp, status 0
+        b[64 + 2] = 31       # data: OpCode, PortSelect (kept), Tick, CounterWidth
+        line = "< resp " + b.hex().rstrip("0") + "\n"
+        n += 1
+    out.append(line)
+assert n > 0, n
+open(dst, "w").writelines(out)
+PY
+"$IBSCAN" health --state "$TMP/st2" --format prom --replay "$TMP/psc2.cap" -o "$TMP/psc.prom" >"$TMP/out" 2>&1 ||
+	fail "replay: $(cat "$TMP/out")"
+promtool check metrics <"$TMP/psc.prom" >"$TMP/pt" 2>&1 || fail "promtool: $(cat "$TMP/pt")"
+grep -qF '# TYPE ibscan_port_xmit_wait_tick_seconds gauge' "$TMP/psc.prom" || fail "no tick gauge"
+grep -qE '^ibscan_port_xmit_wait_tick_seconds\{guid="[^"]+",port="1",name="Hca3",peer="[^"]*",rule="assumed"\} [0-9.e+-]+$' \
+	"$TMP/psc.prom" || fail "tick: $(grep xmit_wait_tick "$TMP/psc.prom")"
+[ "$(grep -c '^ibscan_port_xmit_wait_tick_seconds{' "$TMP/psc.prom")" = 1 ] || fail "a tick on other ports"
+ok "prom: Hca3[1]'s tick said assumed (ibscan_port_xmit_wait_tick_seconds), promtool passes"
+
+# --reset-counters clears the VL counters it read (Hca3[1]'s, the only port whose
+# PortXmitWait moved): one Set of PortVLXmitWaitCounters, and perfquery reads 0 on every VL.
+expect_rc 0 ibs counters --reset-counters --record "$TMP/reset.cap"
+[ "$(grep -cE '^x PMA Set PortVLXmitWaitCounters ' "$TMP/reset.cap" || true)" = 1 ] ||
+	fail "want one VL Set: $(grep -E '^x PMA Set' "$TMP/reset.cap" | cut -d' ' -f1-4 | sort | uniq -c)"
+sim_run perfquery --vlxmitcounters "$lid" 1 >"$TMP/pq2" 2>&1 || fail "perfquery: $(cat "$TMP/pq2")"
+[ "$(grep -cE '^PortVLXmitWait[0-9]+:\.*0$' "$TMP/pq2")" = 16 ] || fail "VLs not cleared: $(cat "$TMP/pq2")"
+ok "--reset-counters: Hca3[1]'s PortVLXmitWaitCounters cleared (perfquery: 16 VLs at 0)"
 sim_stop
 t_done

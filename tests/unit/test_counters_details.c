@@ -43,10 +43,13 @@ struct dpma {
 	uint32_t downed_rise; /* with rise_after: port 3's LinkDownedCounter rises by this much */
 	uint32_t link_downed[NPORTS + 1];
 	uint32_t vl3_add;    /* added to every port's PortVLXmitWait3 */
+	uint32_t vl3_rise;   /* vl3_add rises by this much after NPORTS PortVLXmitWaitCounters answers */
+	bool vl15_max;       /* every port's PortVLXmitWait15 is at 65535 (saturated) */
 	uint8_t psc_tick;    /* PortSamplesControl's Tick */
 	bool psc_drop;       /* PortSamplesControl is never answered, as ibsim drops it */
 	uint32_t vendor_id;  /* NodeInfo's, for the NodeInfo of --interval */
 	unsigned pc, det_gets[2], vl_gets, psc_gets, sets, other;
+	unsigned vl_sets; /* Sets of PortVLXmitWaitCounters, each checked to clear every VL of a port 1-NPORTS */
 };
 
 static void dp_on_send(struct fake *f, const struct ibs_mad_req *req, const uint8_t *mad)
@@ -64,6 +67,15 @@ static void dp_on_send(struct fake *f, const struct ibs_mad_req *req, const uint
 	assert_int_equal(req->addr.lid, SW_LID);
 	if (req->method == IBS_METHOD_SET) {
 		p->sets++;
+		if (req->attr_id == IBS_ATTR_PORT_VL_XMIT_WAIT) {
+			uint32_t sel = 0, sel2 = 1;
+			mad_decode_field((uint8_t *)mad + IBS_GMP_DATA_OFFS, IB_PC_COUNTER_SELECT_F, &sel);
+			mad_decode_field((uint8_t *)mad + IBS_GMP_DATA_OFFS, IB_PC_COUNTER_SELECT2_F, &sel2);
+			assert_int_equal(sel, 0xffff); /* one bit per VL */
+			assert_int_equal(sel2, 0);
+			assert_true(port >= 1 && port <= NPORTS);
+			p->vl_sets++;
+		}
 		fake_answer(f, mad, 0, NULL, 0);
 		return;
 	}
@@ -118,8 +130,12 @@ static void dp_on_send(struct fake *f, const struct ibs_mad_req *req, const uint
 			v = port * 100 + (uint32_t)(fl - IB_PC_PORT_VL_XMIT_WAIT0_F);
 			if (fl == IB_PC_PORT_VL_XMIT_WAIT0_F + 3)
 				v += p->vl3_add;
+			if (fl == IB_PC_PORT_VL_XMIT_WAIT15_F && p->vl15_max)
+				v = 0xffff;
 			mad_encode_field(data, fl, &v);
 		}
+		if (p->vl_gets == NPORTS)
+			p->vl3_add += p->vl3_rise;
 	} else if (req->attr_id == IBS_ATTR_PORT_SAMPLES_CONTROL) {
 		p->psc_gets++;
 		assert_true(port >= 1 && port <= NPORTS); /* PortSelect names the port (qib refuses another) */
@@ -631,9 +647,8 @@ static void test_vl_wait_needs_xmit_wait_bit(void **state)
  * 128 ns / 1 s = 0.25. One PortSamplesControl, for port 1 alone (the
  * only one that rose), in the second reading only.
  */
-static void congested_rig(struct rig *r, struct dpma *p)
+static void congested_rig_o(struct rig *r, struct dpma *p, const struct ibs_counter_opts *o)
 {
-	struct ibs_counter_opts o = { 0 };
 	struct ibs_port_counters *c;
 	unsigned k;
 
@@ -641,12 +656,19 @@ static void congested_rig(struct rig *r, struct dpma *p)
 	p->xmit_wait[2] = 400; /* waited once, not since: share 0, no request */
 	p->rise_after = NPORTS;
 	p->wait_rise = 1953125;
-	rig_run(r, p, &o, 0.01);
+	rig_run(r, p, o, 0.01);
 	for (k = 1; k <= NPORTS; k++) {
 		c = r->n->ports[k].ctr;
 		c->prev_t_ns = 5000000000ull;
 		c->t_ns = 6000000000ull;
 	}
+}
+
+static void congested_rig(struct rig *r, struct dpma *p)
+{
+	struct ibs_counter_opts o = { 0 };
+
+	congested_rig_o(r, p, &o);
 }
 
 static void test_share_from_tick(void **state)
@@ -696,6 +718,11 @@ static void test_share_from_tick(void **state)
 	assert_non_null(strstr(buf, "# TYPE ibscan_port_xmit_wait_share gauge\n"));
 	assert_non_null(strstr(buf, "ibscan_port_xmit_wait_share{guid=\"0x0000000000200000\",port=\"1\","));
 	assert_non_null(strstr(buf, ",peer=\"\"} 0.25\n"));
+	/* The share's basis: the tick, marked assumed (the IBA's rule), for port 1 alone (port 2 asked none). */
+	assert_non_null(strstr(buf, "# TYPE ibscan_port_xmit_wait_tick_seconds gauge\n"));
+	assert_non_null(strstr(buf, "ibscan_port_xmit_wait_tick_seconds{guid=\"0x0000000000200000\",port=\"1\","));
+	assert_non_null(strstr(buf, ",peer=\"\",rule=\"assumed\"} 1.28e-07\n"));
+	assert_null(strstr(buf, "ibscan_port_xmit_wait_tick_seconds{guid=\"0x0000000000200000\",port=\"2\","));
 	free(buf);
 
 	ibs_thresholds_default(&t);
@@ -747,6 +774,10 @@ static void test_share_nvidia_per_port(void **state)
 	buf = rendered(EMIT_TEXT, &r);
 	assert_non_null(strstr(buf, " ticks/s (tick 8e-09 s), waiting "));
 	free(buf);
+	buf = rendered_prom(&r);
+	assert_non_null(strstr(buf, ",peer=\"\",rule=\"documented\"} 8e-09\n"));
+	assert_null(strstr(buf, "rule=\"assumed\""));
+	free(buf);
 	rig_close(&r);
 	/* Another vendor's Tick 7 is 8 symbol times of a lane, as the IBA has it. */
 	memset(&p, 0, sizeof(p));
@@ -756,6 +787,29 @@ static void test_share_nvidia_per_port(void **state)
 	assert_true(share > 0.062499 && share < 0.062501);
 	assert_false(ibs_xmit_wait_tick_documented(r.n, ctr(&r, 1)));
 	rig_close(&r);
+}
+
+/*
+ * Whether health's checks of r, with ho and thresholds t (reset to the
+ * defaults, counters.congested 0), make a counters.congested finding
+ * on port whose message holds needle.
+ */
+static bool congested_names(struct rig *r, struct ibs_health_opts *ho, struct ibs_thresholds *t, unsigned port,
+			    const char *needle)
+{
+	struct ibs_findings fs;
+	size_t i;
+	bool named = false;
+
+	ibs_thresholds_default(t);
+	t->congested = 0;
+	ho->thresholds = t;
+	ibs_health_check(r->f, &r->run, ho, &fs);
+	for (i = 0; i < fs.n; i++)
+		if (fs.v[i].check == &ibs_checks[CK_CONGESTED] && fs.v[i].port == port)
+			named |= strstr(fs.v[i].message, needle) != NULL;
+	ibs_findings_free(&fs);
+	return named;
 }
 
 /*
@@ -775,12 +829,10 @@ static void test_vl_share_across_sweeps(void **state)
 	struct ibs_state st;
 	struct ibs_thresholds t;
 	struct ibs_health_opts ho = { .thresholds = &t, .counters = true, .state = &st, .now = 1001 };
-	struct ibs_findings fs;
 	uint64_t ticks;
 	double share;
-	size_t len, i;
+	size_t len;
 	char *text, *msg = NULL, *buf;
-	bool named = false;
 
 	(void)state;
 	memset(&p, 0, sizeof(p));
@@ -806,14 +858,7 @@ static void test_vl_share_across_sweeps(void **state)
 	assert_true(ibs_xmit_wait_vl_share(r.n, &r.n->ports[1], ctr(&r, 1), 1.0, 0, &ticks, &share));
 	assert_int_equal(ticks, 0);
 
-	ibs_thresholds_default(&t);
-	t.congested = 0;
-	ibs_health_check(r.f, &r.run, &ho, &fs);
-	for (i = 0; i < fs.n; i++)
-		if (fs.v[i].check == &ibs_checks[CK_CONGESTED] && fs.v[i].port == 1)
-			named |= strstr(fs.v[i].message, "; by VL above it: VL3 0.5%)") != NULL;
-	assert_true(named);
-	ibs_findings_free(&fs);
+	assert_true(congested_names(&r, &ho, &t, 1, "; by VL above it: VL3 0.5%)"));
 	buf = NULL;
 	{
 		FILE *m = open_memstream(&buf, &len);
@@ -824,6 +869,160 @@ static void test_vl_share_across_sweeps(void **state)
 	assert_non_null(strstr(buf, ",vl=\"3\"} 0.00500006\n"));
 	free(buf);
 	ibs_state_free(&st);
+	rig_close(&r);
+}
+
+/*
+ * The rig of --interval per VL: a PMA that says it counts PortXmitWait,
+ * Tick 31, port 1's PortXmitWait risen by 1953125 and its VL3 by 39063 in
+ * the 1 s between the readings (vl15_max: every VL15 at 65535).
+ */
+static void interval_vl_rig(struct rig *r, struct dpma *p, bool vl15_max)
+{
+	struct ibs_counter_opts o = { .extended = true };
+
+	memset(p, 0, sizeof(*p));
+	p->capmask = IBS_PM_XMIT_WAIT_SUP;
+	p->psc_tick = 31;
+	p->xmit_wait[1] = 1000;
+	p->rise_after = NPORTS; /* between the two readings */
+	p->wait_rise = 1953125;
+	p->vl3_rise = 39063;
+	p->vl15_max = vl15_max;
+	congested_rig_o(r, p, &o);
+}
+
+/*
+ * counters --interval, per VL: both readings ask PortVLXmitWaitCounters of
+ * every port whose PMA's ClassPortInfo says it counts PortXmitWait (the
+ * first cannot know which will rise); port 1's VL3 rises by 39063 ticks of
+ * 128 ns in the 1 s between: 0.5% in the text, JSON, Prometheus and the
+ * finding (threshold 0). A PMA that does not say so is asked none.
+ */
+static void test_interval_vl_share(void **state)
+{
+	struct ibs_counter_opts o = { .extended = true };
+	struct dpma p;
+	struct rig r;
+	struct ibs_thresholds t;
+	struct ibs_health_opts ho = { .thresholds = &t, .counters = true, .interval = true };
+	uint64_t ticks;
+	double share;
+	char *buf;
+	json_t *doc, *d;
+	unsigned k;
+
+	(void)state;
+	interval_vl_rig(&r, &p, false);
+	assert_int_equal(p.vl_gets, 2 * NPORTS);
+	assert_true(ctr(&r, 1)->prev_vl_ok);
+	assert_true(ibs_xmit_wait_vl_share(r.n, &r.n->ports[1], ctr(&r, 1), ibs_port_counters_elapsed(ctr(&r, 1)), 3,
+					   &ticks, &share));
+	assert_int_equal(ticks, 39063);
+	assert_true(share > 0.0049999 && share < 0.0050001);
+
+	buf = rendered(EMIT_TEXT, &r);
+	if (!strstr(buf, ", waiting 0.25 of the time, by VL: VL3 0.005"))
+		fail_msg("%s", buf);
+	free(buf);
+	doc = rendered_json(&r);
+	d = json_object_get(json_object_get(port_json(doc, 1), "deltas"), "vl_xmit_wait_share");
+	assert_true(json_is_object(d));
+	assert_true(json_real_value(json_object_get(d, "PortVLXmitWait3")) > 0.0049999);
+	assert_true(json_real_value(json_object_get(d, "PortVLXmitWait3")) < 0.0050001);
+	assert_true(json_number_value(json_object_get(d, "PortVLXmitWait0")) == 0.0);
+	/* Port 2 waited on no VL in between: every VL 0, no tick needed. */
+	d = json_object_get(json_object_get(port_json(doc, 2), "deltas"), "vl_xmit_wait_share");
+	for (k = 0; k < IBS_N_VL; k++) {
+		char key[24];
+		snprintf(key, sizeof(key), "PortVLXmitWait%u", k);
+		assert_true(json_number_value(json_object_get(d, key)) == 0.0);
+	}
+	json_decref(doc);
+	buf = rendered_prom(&r);
+	assert_non_null(strstr(buf, ",vl=\"3\"} 0.00500006\n"));
+	free(buf);
+
+	assert_true(congested_names(&r, &ho, &t, 1, "; by VL above it: VL3 0.5%)"));
+	rig_close(&r);
+
+	/* ClassPortInfo does not say PortXmitWait is counted: no PortVLXmitWaitCounters in either reading. */
+	memset(&p, 0, sizeof(p));
+	p.psc_tick = 31;
+	p.rise_after = NPORTS;
+	p.vl3_rise = 39063;
+	congested_rig_o(&r, &p, &o);
+	assert_int_equal(p.vl_gets, 0);
+	rig_close(&r);
+}
+
+/*
+ * A VL counter at 65535 (16 bits, never wrapping) has no share, ever,
+ * until cleared: said in the text, JSON, Prometheus and the finding,
+ * rather than left out.
+ */
+static void test_interval_vl_saturated(void **state)
+{
+	struct dpma p;
+	struct rig r;
+	struct ibs_thresholds t;
+	struct ibs_health_opts ho = { .thresholds = &t, .counters = true, .interval = true };
+	uint64_t ticks;
+	double share;
+	char *buf;
+	json_t *doc, *d;
+
+	(void)state;
+	interval_vl_rig(&r, &p, true);
+	assert_false(ibs_xmit_wait_vl_share(r.n, &r.n->ports[1], ctr(&r, 1), 1.0, 15, &ticks, &share));
+	assert_true(ibs_xmit_wait_vl_saturated(ctr(&r, 1), 15));
+	assert_false(ibs_xmit_wait_vl_saturated(ctr(&r, 1), 3));
+
+	buf = rendered(EMIT_TEXT, &r);
+	if (!strstr(buf, ", by VL: VL3 0.005, VL15 is at 65535 (saturated: share unknown; clear with --reset-counters)"))
+		fail_msg("%s", buf);
+	free(buf);
+	doc = rendered_json(&r);
+	d = json_object_get(json_object_get(port_json(doc, 1), "deltas"), "vl_xmit_wait_share");
+	assert_true(json_is_null(json_object_get(d, "PortVLXmitWait15")));
+	assert_int_equal(json_array_size(json_object_get(d, "saturated")), 1);
+	assert_int_equal(json_integer_value(json_array_get(json_object_get(d, "saturated"), 0)), 15);
+	json_decref(doc);
+	buf = rendered_prom(&r);
+	assert_non_null(strstr(buf, "# TYPE ibscan_port_vl_xmit_wait_saturated gauge\n"));
+	assert_non_null(strstr(buf, "ibscan_port_vl_xmit_wait_saturated{guid=\"0x0000000000200000\",port=\"1\","));
+	assert_non_null(strstr(buf, ",vl=\"15\"} 1\n"));
+	assert_null(strstr(buf, ",vl=\"3\"} 1\n"));
+	free(buf);
+	assert_true(congested_names(&r, &ho, &t, 1,
+				    "; by VL above it: VL3 0.5%; VL15 at 65535 (saturated: share unknown; clear with "
+				    "--reset-counters))"));
+	rig_close(&r);
+}
+
+/* --reset-counters clears the PortVLXmitWaitCounters it read (CounterSelect every VL), and only those. */
+static void test_reset_clears_vl(void **state)
+{
+	struct ibs_counter_opts o = { .extended = true, .reset = true }, keep = { .extended = true };
+	struct dpma p;
+	struct rig r;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	p.capmask = IBS_PM_XMIT_WAIT_SUP;
+	p.xmit_wait[3] = 77;
+	rig_run(&r, &p, &o, 0);
+	assert_int_equal(p.vl_gets, 1);
+	assert_int_equal(p.vl_sets, 1);
+	assert_int_equal(p.sets, NPORTS + 1); /* PortCounters of each port, and port 3's VLs */
+	rig_close(&r);
+
+	memset(&p, 0, sizeof(p));
+	p.capmask = IBS_PM_XMIT_WAIT_SUP;
+	p.xmit_wait[3] = 77;
+	rig_run(&r, &p, &keep, 0);
+	assert_int_equal(p.vl_gets, 1);
+	assert_int_equal(p.sets, 0);
 	rig_close(&r);
 }
 
@@ -872,17 +1071,13 @@ static void test_no_tick_no_share(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_clean_costs_nothing),
-		cmocka_unit_test(test_errors_read),
-		cmocka_unit_test(test_unsupported_asked_once),
-		cmocka_unit_test(test_timeout_asked_once),
-		cmocka_unit_test(test_interval_only_risen),
-		cmocka_unit_test(test_interval_findings),
-		cmocka_unit_test(test_vl_wait_read),
-		cmocka_unit_test(test_vl_wait_needs_xmit_wait_bit),
-		cmocka_unit_test(test_share_from_tick),
-		cmocka_unit_test(test_share_nvidia_per_port),
-		cmocka_unit_test(test_no_tick_no_share),
+		cmocka_unit_test(test_clean_costs_nothing),    cmocka_unit_test(test_errors_read),
+		cmocka_unit_test(test_unsupported_asked_once), cmocka_unit_test(test_timeout_asked_once),
+		cmocka_unit_test(test_interval_only_risen),    cmocka_unit_test(test_interval_findings),
+		cmocka_unit_test(test_vl_wait_read),           cmocka_unit_test(test_vl_wait_needs_xmit_wait_bit),
+		cmocka_unit_test(test_share_from_tick),        cmocka_unit_test(test_share_nvidia_per_port),
+		cmocka_unit_test(test_no_tick_no_share),       cmocka_unit_test(test_interval_vl_share),
+		cmocka_unit_test(test_interval_vl_saturated),  cmocka_unit_test(test_reset_clears_vl),
 		cmocka_unit_test(test_vl_share_across_sweeps),
 	};
 

@@ -257,7 +257,12 @@ static void test_congested_vl_since(void **state)
 		fail_msg("%s", x->message);
 	x = find(&fs, "counters.congested", 3);
 	assert_non_null(x);
-	assert_null(strstr(x->message, "by VL")); /* VL3 was at 65535: no share */
+	assert_null(strstr(x->message, "by VL")); /* VL3 was at 65535: no share, and said so */
+	if (!strstr(x->message, "; VL3 at 65535 (saturated: share unknown; clear with --reset-counters))"))
+		fail_msg("%s", x->message);
+	assert_int_equal(fs.n_notes, 1);
+	if (!strstr(fs.notes[0], "PortVLXmitWaitCounters at 65535 (saturated, 16 bits) on 1 port ("))
+		fail_msg("%s", fs.notes[0]);
 	ibs_findings_free(&fs);
 
 	/* The exporter: the state applied to the fabric, the Prometheus gauge per VL. */

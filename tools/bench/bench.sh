@@ -23,9 +23,11 @@
 # Then the lossy row (bench_lossy): clean and lossy walks of a 264-node tree.
 # Then the routes row (bench_routes, issue 27): on the large tree, every
 # forwarding table read by `ibscan routes --dump` against dump_lfts in the
-# same run, and `routes --check` replayed from its capture (CPU, RSS); and
-# the route check's analysis alone on a 26,784-node tree built in memory
-# (tools/bench/routebench.c: CPU per pair and per destination, RSS).
+# same run, at zero latency and under the fabric model; `routes --check`
+# recorded live and replayed from its capture (CPU, RSS) at 702, 2,900 and
+# 26,584 nodes (BENCH_ROUTES_SIZES); and the route check's analysis alone
+# on trees built in memory up to 26,784 nodes (tools/bench/routebench.c:
+# CPU per pair and per destination, RSS).
 # Then the exporter row (bench_exporter, issue 30): its sweeps and scrapes on
 # the large tree beside ibqueryerrors.
 # BENCH_SIZES picks sizes: small medium large xlarge huge lossy routes exporter (default all).
@@ -364,55 +366,134 @@ bench_model_only() {
 	echo "| fabric | nodes | links | SM up s | tool | MADs | wall min s | wall median s | max RSS MB |"
 	echo "|---|---|---|---|---|---|---|---|---|"
 } >>"$out/results.md"
-# bench_routes: the tables of the large tree read by ibscan and by dump_lfts,
-# alternately (BENCH_RUNS, default 5), then routes --check from a capture;
-# and tools/bench/routebench.c. Into $out/routes.md; a run that fails is an error.
+# bench_routes: issue 27's targets, each as the issue states it. On the
+# large tree (2,900 nodes), every forwarding table read by `ibscan routes
+# --dump` and by dump_lfts, alternately, at zero latency (BENCH_RUNS,
+# default 5) and under the fabric model (tools/bench/fabricmodel.c, its
+# defaults, from the first host, as the modelled rows; BENCH_ROUTES_MODEL_RUNS,
+# default 3); a run that does not print every switch's table, or that the
+# model could not place or dropped, is an error. Then, at each of
+# BENCH_ROUTES_SIZES (default medium large huge: 702, 2,900 and 26,584
+# nodes), `routes --check --record` live (its wall time), and `routes
+# --check --replay` of that capture (3 runs; CPU user+sys and max RSS), from
+# the text and through its index. Then tools/bench/routebench.c (the
+# analysis alone, per pair and per destination) at 10, 21 and 42 pods.
+# The huge subnet takes about 4 minutes to come up. Into $out/routes.md.
+routes_sizes=${BENCH_ROUTES_SIZES:-medium large huge}
+
+# routes_read NAME MODE(zero|model) CMD...: one read of every table on the
+# running simulator of $f ($sw switches); "NAME-MODE wall rss" to routes.runs.
+routes_read() {
+	local name=$1 mode=$2 rc=0 n pre=$SIM_SHIM rep why=
+	shift 2
+	[ "$mode" = model ] && pre="$fabricmodel:$SIM_SHIM"
+	: >"$out/routes.report"
+	(
+		cd "$SIM_DIR" || exit 1
+		[ "$mode" = model ] && export SIM_HOST=$mhost FABRICMODEL_TOPO=$f FABRICMODEL_REPORT=$out/routes.report FABRICMODEL_LABEL=routes
+		LD_PRELOAD=$pre exec timeout 1200 /usr/bin/time -f "time %e %M" "$@" >"$out/run.out" 2>"$out/err"
+	) || rc=$?
+	case $name in
+	ibscan) n=$(grep -c '^switch ' "$out/run.out") ;;
+	*) n=$(grep -c '^Unicast lids' "$out/run.out") ;;
+	esac
+	[ "$rc" = 0 ] || why="exit $rc"
+	[ "$n" = "$sw" ] || why="${why:+$why, }$n of $sw switches"
+	rep=$(cat "$out/routes.report")
+	grep -q ' unresolved=[1-9]' <<<"$rep" && why="${why:+$why, }$(grep -o 'unresolved=[0-9]*' <<<"$rep") LIDs the model could not place"
+	grep -q ' dropped=[1-9]' <<<"$rep" && echo "$name-$mode $(grep -o 'dropped=[0-9]*' <<<"$rep") (not an error: counted)" >>"$out/routes.notes"
+	[ "$mode" = model ] && grep -o 'hop_us=[^ ]* switch_us=[^ ]* ca_us=[^ ]* queue=[^ ]*' <<<"$rep" >"$out/routes.params"
+	[ "$mode" = model ] && grep -o ' late_us_mean=[^ ]*' <<<"$rep" | tr -d ' ' >>"$out/routes.late"
+	if [ -n "$why" ]; then
+		echo "routes $name ($mode): $why" >>"$out/errors"
+		return
+	fi
+	echo "$name-$mode $(grep '^time ' "$out/err" | tail -1 | cut -d' ' -f2-)" >>"$out/routes.runs"
+}
+
+# median FILE KEY FIELD: the median of FIELD over FILE's lines whose first word is KEY.
+median() {
+	awk -v k="$2" -v c="$3" '$1 == k {print $c}' "$1" | sort -g | awk '{v[NR]=$1} END { if (NR) print v[int((NR+1)/2)]; else print "-" }'
+}
+# per_round A B: the ratio A/B of each round of routes.runs, as "min-max".
+per_round() {
+	paste -d' ' <(awk -v n="$1" '$1==n {print $2}' "$out/routes.runs") <(awk -v n="$2" '$1==n {print $2}' "$out/routes.runs") |
+		awk '$2 > 0 {print $1 / $2}' | sort -g | awk '{v[NR]=$1} END { if (NR) printf "%.2f-%.2f", v[1], v[NR]; else print "-" }'
+}
+
 bench_routes() {
-	local f i rc t n sw
+	local f i rc t n sw s nodes cap mr=${BENCH_ROUTES_MODEL_RUNS:-3} live
 	: >"$out/routes.runs"
-	f=$(gen large)
-	sim_start "$f" || { echo "routes: the simulator did not come up" >>"$out/errors"; return; }
-	sw=$(grep -c '^Switch' "$f")
-	for i in $(seq "${BENCH_RUNS:-5}"); do
-		rc=0
-		(cd "$SIM_DIR" && LD_PRELOAD=$SIM_SHIM /usr/bin/time -f "time %e %M" "$ibscan" routes --dump >"$out/run.out" 2>"$out/err") || rc=$?
-		n=$(grep -c '^switch ' "$out/run.out")
-		if [ "$rc" = 0 ] && [ "$n" = "$sw" ]; then
-			echo "ibscan-lfts $(grep '^time ' "$out/err" | tail -1 | cut -d' ' -f2-)" >>"$out/routes.runs"
-		else
-			echo "routes ibscan routes --dump: exit $rc, $n of $sw switches" >>"$out/errors"
+	: >"$out/routes.check"
+	: >"$out/routes.notes"
+	: >"$out/routes.late"
+	: >"$out/routes.params"
+	: >"$out/routes.sizes"
+	for s in $routes_sizes; do
+		f=$(gen "$s")
+		sw=$(grep -c '^Switch' "$f")
+		nodes=$(grep -m1 '^# nodes' "$f" | awk '{print $3}' | tr -d :)
+		mhost=$(grep -m1 -o '^\(Hca\|Ca\)[[:space:]]*[0-9]* "[^"]*"' "$f" | sed 's/.*"\(.*\)"/\1/')
+		sim_start "$f" || { echo "routes $s: the simulator did not come up" >>"$out/errors"; continue; }
+		echo "bench: routes $s: $nodes nodes, subnet up in ${SIM_UP_SECONDS}s" >&2
+		if [ "$s" = large ]; then
+			for i in $(seq "${BENCH_RUNS:-5}"); do
+				routes_read ibscan zero "$ibscan" routes --dump
+				routes_read dump_lfts zero dump_lfts
+			done
+			for i in $(seq "$mr"); do
+				routes_read ibscan model "$ibscan" routes --dump
+				routes_read dump_lfts model dump_lfts
+			done
 		fi
+		cap=$out/routes-$s.cap
+		rm -f "$cap" "$cap.idx"
 		rc=0
-		(cd "$SIM_DIR" && LD_PRELOAD=$SIM_SHIM /usr/bin/time -f "time %e %M" dump_lfts >"$out/run.out" 2>"$out/err") || rc=$?
-		n=$(grep -c '^Unicast lids' "$out/run.out")
-		if [ "$rc" = 0 ] && [ "$n" = "$sw" ]; then
-			echo "dump_lfts $(grep '^time ' "$out/err" | tail -1 | cut -d' ' -f2-)" >>"$out/routes.runs"
-		else
-			echo "routes dump_lfts: exit $rc, $n of $sw switches" >>"$out/errors"
-		fi
+		(cd "$SIM_DIR" && LD_PRELOAD=$SIM_SHIM /usr/bin/time -f "time %e %U %S %M" "$ibscan" routes --check --record "$cap" >"$out/run.out" 2>"$out/err") || rc=$?
+		live=$(grep '^time ' "$out/err" | tail -1 | cut -d' ' -f2)
+		sim_stop
+		[ "$rc" -le 2 ] || { echo "routes $s: routes --check --record exited $rc" >>"$out/errors"; continue; }
+		for t in text idx; do
+			[ $t = idx ] && "$ibscan" capture index "$cap"
+			for i in 1 2 3; do
+				rc=0
+				/usr/bin/time -f "time %e %U %S %M" "$ibscan" routes --check --replay "$cap" >"$out/run.out" 2>"$out/err" || rc=$?
+				if [ "$rc" -le 2 ]; then
+					echo "$s-$t $(grep '^time ' "$out/err" | tail -1 | cut -d' ' -f2- | awk '{print $1, $2 + $3, $4}')" >>"$out/routes.check"
+				else
+					echo "routes $s: routes --check --replay ($t) exited $rc" >>"$out/errors"
+				fi
+			done
+		done
+		echo "$s $nodes $sw ${live:--} $(du -m "$cap" | cut -f1) $(head -1 "$out/run.out" | cut -d'|' -f1)" >>"$out/routes.sizes"
 	done
-	rc=0
-	(cd "$SIM_DIR" && LD_PRELOAD=$SIM_SHIM "$ibscan" routes --check --record "$out/routes.cap" >/dev/null 2>&1) || rc=$?
-	sim_stop
-	[ "$rc" -le 2 ] || echo "routes: routes --check --record exited $rc" >>"$out/errors"
-	rc=0
-	/usr/bin/time -f "time %e %U %S %M" "$ibscan" routes --check --replay "$out/routes.cap" >"$out/run.out" 2>"$out/err" || rc=$?
-	t=$(grep '^time ' "$out/err" | tail -1 | cut -d' ' -f2-)
-	[ "$rc" -le 2 ] || echo "routes: routes --check --replay exited $rc" >>"$out/errors"
 	{
 		echo
-		echo "Routes (issue 27), the large tree ($sw switches), reading every forwarding table, medians of ${BENCH_RUNS:-5}:"
+		echo "Routes (issue 27). Every forwarding table of the large tree, alternately; under the model from $mhost, $(cat "$out/routes.params"); answers late, mean us per run: $(cut -d= -f2 "$out/routes.late" | tr '\n' ' ')"
 		echo
-		echo "| tool | wall median s | max RSS MB |"
-		echo "|---|---|---|"
-		for n in ibscan-lfts dump_lfts; do
-			awk -v n="$n" '$1==n {print $2, $3}' "$out/routes.runs" | sort -n |
-				awk -v n="$n" '{w[NR]=$1; r[NR]=$2} END { if (NR) printf "| %s | %s | %.1f |\n", n, w[int((NR+1)/2)], r[int((NR+1)/2)]/1024; else printf "| %s | - | - |\n", n }'
+		echo "| tool | latency | right runs | wall median s | max RSS MB |"
+		echo "|---|---|---|---|---|"
+		for t in zero model; do
+			for n in ibscan dump_lfts; do
+				echo "| $n$([ $n = ibscan ] && echo ' routes --dump') | $([ $t = zero ] && echo 'zero (simulator)' || echo 'fabric model') | $(grep -c "^$n-$t " "$out/routes.runs") | $(median "$out/routes.runs" $n-$t 2) | $(awk -v r="$(median "$out/routes.runs" $n-$t 3)" 'BEGIN { if (r == "-") print "-"; else printf "%.1f", r / 1024 }') |"
+			done
+			echo "| dump_lfts / ibscan | $t | | $(awk -v a="$(median "$out/routes.runs" dump_lfts-$t 2)" -v b="$(median "$out/routes.runs" ibscan-$t 2)" 'BEGIN { if (b + 0 > 0) printf "%.1fx", a / b; else print "-" }') (per round $(per_round dump_lfts-$t ibscan-$t)) | |"
 		done
+		[ -s "$out/routes.notes" ] && sed 's/^/    /' "$out/routes.notes"
 		echo
-		echo "routes --check --replay of its capture (exit $rc): wall, user, sys s, max RSS kB: $t; $(head -1 "$out/run.out" | cut -d'|' -f1)"
+		echo "routes --check: recorded live, then replayed from the capture (3 runs each, medians; CPU is user + sys):"
 		echo
-		"$root/build/rel/routebench" 2>&1 || echo "routes: routebench failed" >>"$out/errors"
+		echo "| fabric | nodes | switches | live record wall s | capture MB | replay (text) wall s | CPU s | max RSS MB | replay (index) wall s | CPU s | max RSS MB | verdict |"
+		echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+		while read -r s nodes sw live mb rest; do
+			echo "| $s | $nodes | $sw | $live | $mb | $(median "$out/routes.check" $s-text 2) | $(median "$out/routes.check" $s-text 3) | $(awk -v r="$(median "$out/routes.check" $s-text 4)" 'BEGIN { printf "%.1f", r / 1024 }') | $(median "$out/routes.check" $s-idx 2) | $(median "$out/routes.check" $s-idx 3) | $(awk -v r="$(median "$out/routes.check" $s-idx 4)" 'BEGIN { printf "%.1f", r / 1024 }') | $rest |"
+		done <"$out/routes.sizes"
+		echo
+		echo "The analysis alone (tools/bench/routebench.c, a tree built in memory, d-mod-k tables):"
+		echo
+		for n in 10 21 42; do
+			"$root/build/rel/routebench" $n 2>&1 || echo "routes: routebench $n failed" >>"$out/errors"
+		done
 	} >"$out/routes.md"
 }
 
@@ -423,7 +504,7 @@ bench_routes() {
 # for one sweep's reads: ibqueryerrors and ibqueryerrors -o 64 (every port's
 # PortCounters), alternately. Per sweep: its duration as the exporter's own
 # ibscan_sweep_duration_seconds says, and whether it walked; per
-# scrape: curl's time and the page's size; the exporter's RSS and peak RSS
+# scrape: curl's time and the page's size, plain and gzip; the exporter's RSS and peak RSS
 # at the end (/proc). Writes $out/exporter.md.
 bench_exporter() {
 	local f n=10 i pid port log=$out/exporter.err prom=$out/exporter.prom want t full ts last st sz rss hwm tool rc r
@@ -458,6 +539,9 @@ bench_exporter() {
 		read -r st sz <<<"$(curl -s -o "$prom.scrape" -w '%{time_total} %{size_download}' "http://127.0.0.1:$port/metrics")"
 		echo "sweep-$([ "$full" = 1 ] && echo walk || echo counters) $t 0 0" >>"$out/exp-runs"
 		echo "scrape $st 0 $sz" >>"$out/exp-runs"
+		# As Prometheus scrapes: Accept-Encoding: gzip (the page deflated once per sweep).
+		read -r st sz <<<"$(curl -s -H 'Accept-Encoding: gzip' -o /dev/null -w '%{time_total} %{size_download}' "http://127.0.0.1:$port/metrics")"
+		echo "scrape-gzip $st 0 $sz" >>"$out/exp-runs"
 	done
 	rss=$(awk '/^VmRSS/{print $2}' /proc/$pid/status 2>/dev/null)
 	hwm=$(awk '/^VmHWM/{print $2}' /proc/$pid/status 2>/dev/null)
@@ -482,10 +566,10 @@ bench_exporter() {
 		echo
 		echo "| what | count | min s | median s | max s | size B (median scrape) |"
 		echo "|---|---|---|---|---|---|"
-		for k in sweep-walk sweep-counters scrape ibqueryerrors ibqueryerrors-o64; do
+		for k in sweep-walk sweep-counters scrape scrape-gzip ibqueryerrors ibqueryerrors-o64; do
 			awk -v k=$k '$1 == k { print $2, $4 }' "$out/exp-runs" | sort -n | awk -v k=$k '{ v[NR] = $1; z[NR] = $2 } END {
 				if (!NR) { printf "| %s | 0 | - | - | - | - |\n", k; exit }
-				printf "| %s | %d | %.3f | %.3f | %.3f | %s |\n", k, NR, v[1], v[int((NR + 1) / 2)], v[NR], k == "scrape" ? z[int((NR + 1) / 2)] : "-" }'
+				printf "| %s | %d | %.3f | %.3f | %.3f | %s |\n", k, NR, v[1], v[int((NR + 1) / 2)], v[NR], k ~ /^scrape/ ? z[int((NR + 1) / 2)] : "-" }'
 		done
 		echo "| counters sweep / ibqueryerrors -o 64 | | | $(ratio "$(stats_of sweep-counters)" "$(stats_of ibqueryerrors-o64)") | | |"
 	} >"$out/exporter.md"

@@ -199,11 +199,14 @@ void ff_on_send(struct fake *f, const struct ibs_mad_req *req, const uint8_t *ma
 		break;
 	}
 	case IB_ATTR_LINEARFORWTBL: {
-		if (n->type != IB_NODE_SWITCH || mod > 1) {
+		if (n->type != IB_NODE_SWITCH || mod * 64 > (n->fdb_top ? n->fdb_top : 127u)) {
 			fake_answer(f, mad, 0x1c, NULL, dl);
 			return;
 		}
-		memcpy(d, n->lft + 64 * mod, 64);
+		if (mod > 1)
+			memset(d, 0xff, 64); /* above the 128 LIDs it holds: no entry */
+		else
+			memcpy(d, n->lft + 64 * mod, 64);
 		break;
 	}
 	case IB_ATTR_PORT_INFO: {
