@@ -10,14 +10,17 @@
 #   gid-type      local --json calls every RoCE v2 GID RoCE v1
 #   port-state    local --json calls an ACTIVE port INIT
 #   ping-figures  a measured ping run's median 1000 times too slow, its Gb/s
-#                 1000 times too fast (too fast: a figure too low by any amount
-#                 passes a tolerance that perftest's own spread widened past 100 %)
+#                 1000 times too fast
+#   ping-figures-low  the other way: its median 1000 times too fast, its Gb/s
+#                 1000 times too slow (a figure too low passed any tolerance of
+#                 100 % or more, or of more than perftest's median, while hwcheck
+#                 compared differences rather than ratios)
 #   sigint-exit   a ping client stopped by SIGINT exits 0, as if it had finished
 #   leak-qp       a ping client leaves a queue pair (and its MR) behind: a
 #                 process holding one (ibv_rc_pingpong's server, which creates
 #                 its QP before it waits for a client); liar_cleanup PATH ends it
 # shellcheck disable=SC2034 # for the scripts that source this one
-LIARS="mute gid-type port-state ping-figures sigint-exit leak-qp"
+LIARS="mute gid-type port-state ping-figures ping-figures-low sigint-exit leak-qp"
 
 # liar_fails LIE: the probe checks LIE makes fail.
 liar_fails() {
@@ -25,7 +28,7 @@ liar_fails() {
 	mute) echo "ping-latency ping-read ping-atomic ping-bandwidth sigint-ping" ;;
 	gid-type) echo local ;;
 	port-state) echo local-port ;;
-	ping-figures) echo "ping-latency ping-read ping-atomic ping-bandwidth" ;;
+	ping-figures | ping-figures-low) echo "ping-latency ping-read ping-atomic ping-bandwidth" ;;
 	sigint-exit) echo sigint-ping ;;
 	leak-qp) echo teardown ;;
 	*) echo "liar_fails: no lie '$1'" >&2; return 1 ;;
@@ -90,10 +93,12 @@ gid-type | port-state)
 		else sed -i 's/"state": "ACTIVE"/"state": "INIT"/' "$out"; fi
 		exit 0
 	fi ;;
-ping-figures)
+ping-figures | ping-figures-low)
 	if [ "$client" = 1 ] && [ "$json" = 1 ] && [ -n "$out" ]; then
 		"$real" "$@" || exit
-		jq '(.latency_us.median |= if . then . * 1000 else . end) | (.gbit_per_s |= if . then . * 1000 else . end)' \
+		k=1000
+		[ "$lie" = ping-figures-low ] && k=0.001
+		jq --argjson k "$k" '(.latency_us.median |= if . then . * $k else . end) | (.gbit_per_s |= if . then . * $k else . end)' \
 			"$out" >"$out.lie" && mv "$out.lie" "$out"
 		exit 0
 	fi ;;
