@@ -543,7 +543,7 @@ bench_exporter() {
 		echo "sweep-$([ "$full" = 1 ] && echo walk || echo counters) $t 0 0" >>"$out/exp-runs"
 		echo "scrape $st 0 $sz" >>"$out/exp-runs"
 		# As Prometheus scrapes: Accept-Encoding: gzip (the page deflated once per sweep).
-		read -r st sz <<<"$(curl -s -H 'Accept-Encoding: gzip' -o /dev/null -w '%{time_total} %{size_download}' "http://127.0.0.1:$port/metrics")"
+		read -r st sz <<<"$(curl -s -H 'Accept-Encoding: gzip' -o "$prom.scrape.gz" -w '%{time_total} %{size_download}' "http://127.0.0.1:$port/metrics")"
 		echo "scrape-gzip $st 0 $sz" >>"$out/exp-runs"
 	done
 	rss=$(awk '/^VmRSS/{print $2}' /proc/$pid/status 2>/dev/null)
